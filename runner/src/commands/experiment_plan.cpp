@@ -1,0 +1,56 @@
+#include "commands/experiment_plan.h"
+
+#include <unistd.h>
+
+#include <thread>
+
+#include "commands/commands.h"
+#include "experiment_loader.h"
+#include "identity.h"
+#include "matrix.h"
+#include "runner_error.h"
+#include "source_revision.h"
+
+namespace mt {
+
+ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
+                         const std::optional<std::filesystem::path>& engine) {
+  LoadResult loaded = load_experiment(experiment_file);
+  if (!loaded.experiment) throw RunnerError(kExitUsage, format_diagnostics(loaded.errors));
+  ExperimentPlan plan;
+  plan.experiment = std::move(*loaded.experiment);
+  plan.trials = expand_experiment(plan.experiment);
+  plan.context.engine = locate_engine(engine);
+  plan.context.launcher = plan.experiment.launcher;
+  plan.context.running_as_root = ::geteuid() == 0;
+  plan.context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  plan.source_revision = source_revision(plan.experiment.file.parent_path());
+  plan.plan_hash = mt::plan_hash(plan.trials);
+  plan.campaign_id = content_hash(plan.plan_hash + "@" + plan.source_revision).substr(0, 12);
+  return plan;
+}
+
+std::filesystem::path locate_engine(const std::optional<std::filesystem::path>& explicit_path) {
+  std::filesystem::path engine;
+  std::string source;
+  if (explicit_path) {
+    engine = *explicit_path;
+    source = "--engine";
+  } else if (const char* env = std::getenv("MTENGINE"); env && *env) {
+    engine = env;
+    source = "MTENGINE";
+  } else {
+    std::error_code ec;
+    engine = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "mtengine";
+    source = "the directory of mtrun";
+  }
+  std::error_code ec;
+  engine = std::filesystem::absolute(engine, ec);
+  if (!std::filesystem::is_regular_file(engine) || ::access(engine.c_str(), X_OK) != 0) {
+    throw RunnerError(kExitUsage, "mtengine not found at " + engine.string() + " (from " + source +
+                                      "); build it, or point --engine or MTENGINE at it");
+  }
+  return engine;
+}
+
+}  // namespace mt

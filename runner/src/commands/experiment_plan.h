@@ -1,0 +1,28 @@
+#pragma once
+// An experiment file turned into what would run: its trials, the command of each, and the
+// campaign they belong to. Shared by `run` and `plan` so that what plan shows is what run does.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment.h"
+#include "trial.h"
+#include "trial_command.h"
+
+namespace mt {
+
+struct ExperimentPlan {
+  Experiment experiment;
+  std::vector<Trial> trials;
+  LaunchContext context;
+  std::string source_revision;
+  std::string plan_hash;
+  std::string campaign_id;  // from plan hash and source revision
+};
+
+// Throws RunnerError (usage) with every diagnostic when the file is invalid.
+ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
+                         const std::optional<std::filesystem::path>& engine);
+
+}  // namespace mt

@@ -1,0 +1,84 @@
+// mtrun query SQL: answers questions from the database on a read-only connection.
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+#include "commands/commands.h"
+#include "runner_error.h"
+#include "sqlite_db.h"
+#include "text_table.h"
+
+namespace mt {
+namespace {
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string cell_text(Statement& s, int i) {
+  if (s.is_null(i)) return "";
+  return s.text(i);
+}
+
+}  // namespace
+
+int query_command(const QueryOptions& options, std::ostream& out) {
+  if (!std::filesystem::exists(options.db)) {
+    throw RunnerError(kExitUsage, fmt::format("no database at {} (run an experiment first, or pass --db)",
+                                              options.db.string()));
+  }
+  Database db(options.db, Database::Mode::ReadOnly);
+  db.exec("PRAGMA query_only = ON");
+  try {
+    Statement s = db.prepare(options.sql);
+    std::vector<std::string> header;
+    for (int i = 0; i < s.column_count(); ++i) header.push_back(s.column_name(i));
+    TextTable table(header);
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    if (options.format == QueryFormat::Csv) {
+      std::string line;
+      for (const auto& h : header) line += (line.empty() ? "" : ",") + csv_escape(h);
+      out << line << '\n';
+    }
+    while (s.step()) {
+      std::vector<std::string> cells;
+      nlohmann::ordered_json row = nlohmann::ordered_json::object();
+      for (int i = 0; i < s.column_count(); ++i) {
+        cells.push_back(cell_text(s, i));
+        if (s.is_null(i)) {
+          row[header[i]] = nullptr;
+        } else if (s.is_number(i)) {
+          row[header[i]] = s.real(i);
+        } else {
+          row[header[i]] = s.text(i);
+        }
+      }
+      if (options.format == QueryFormat::Csv) {
+        std::string line;
+        for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + csv_escape(cells[i]);
+        out << line << '\n';
+      } else if (options.format == QueryFormat::Json) {
+        rows.push_back(std::move(row));
+      } else {
+        table.add_row(std::move(cells));
+      }
+    }
+    if (options.format == QueryFormat::Json) out << rows.dump(2) << '\n';
+    if (options.format == QueryFormat::Table) out << table.render();
+  } catch (const SqliteError& e) {
+    std::string message = e.what();
+    if (message.find("readonly") != std::string::npos || message.find("query_only") != std::string::npos) {
+      throw RunnerError(kExitUsage, "mtrun query is read-only; statements that change the database are refused (" +
+                                        message + ")");
+    }
+    throw RunnerError(kExitUsage, "query failed: " + message);
+  }
+  return 0;
+}
+
+}  // namespace mt

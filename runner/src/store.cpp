@@ -1,0 +1,166 @@
+#include "store.h"
+
+#include <ctime>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace mt {
+
+const char* store_schema_sql();  // generated from schemas/store.sql
+
+namespace {
+
+AttemptState parse_state(const std::string& s) {
+  for (auto st : {AttemptState::Running, AttemptState::Succeeded, AttemptState::Failed, AttemptState::TimedOut,
+                  AttemptState::Crashed, AttemptState::LaunchFailed, AttemptState::Interrupted}) {
+    if (to_string(st) == s) return st;
+  }
+  throw SqliteError(fmt::format("unknown attempt state '{}' in database", s));
+}
+
+Campaign read_campaign(Statement& s) {
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), int(s.integer(5)), s.text(6)};
+}
+
+constexpr const char* kCampaignColumns =
+    "id, experiment, experiment_file, source_revision, plan_hash, trial_count, created_at";
+
+}  // namespace
+
+std::string to_string(AttemptState state) {
+  switch (state) {
+    case AttemptState::Running: return "running";
+    case AttemptState::Succeeded: return "succeeded";
+    case AttemptState::Failed: return "failed";
+    case AttemptState::TimedOut: return "timed_out";
+    case AttemptState::Crashed: return "crashed";
+    case AttemptState::LaunchFailed: return "launch_failed";
+    case AttemptState::Interrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The path itself, after creating its directory: a first run may name a database in a new folder.
+const std::filesystem::path& with_parent_created(const std::filesystem::path& file) {
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  return file;
+}
+
+Store::Store(const std::filesystem::path& file) : db_(with_parent_created(file), Database::Mode::ReadWrite) {
+  db_.exec("PRAGMA journal_mode=WAL");  // readers (status, query) never block the campaign
+  db_.exec("PRAGMA synchronous=NORMAL");
+  db_.exec("PRAGMA foreign_keys=ON");
+  migrate();
+}
+
+void Store::migrate() {
+  int version = db_.user_version();
+  if (version > kSchemaVersion) {
+    throw SqliteError(fmt::format("database schema version {} is newer than this mtrun understands ({}); "
+                                  "use a newer mtrun or another --db",
+                                  version, kSchemaVersion));
+  }
+  if (version == 0) {
+    Transaction tx(db_);
+    db_.exec(store_schema_sql());
+    db_.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
+    tx.commit();
+  }
+  // Forward-only migrations from version N to N+1 go here as the schema grows.
+}
+
+void Store::add_campaign_if_new(const Campaign& c) {
+  db_.prepare("INSERT OR IGNORE INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, "
+              "trial_count, created_at) VALUES (?,?,?,?,?,?,?)")
+      .bind(1, c.id).bind(2, c.experiment).bind(3, c.experiment_file).bind(4, c.source_revision)
+      .bind(5, c.plan_hash).bind(6, c.trial_count).bind(7, c.created_at)
+      .run();
+}
+
+std::optional<Campaign> Store::find_campaign(const std::string& id) {
+  auto s = db_.prepare(fmt::format("SELECT {} FROM campaigns WHERE id = ? OR id LIKE ? || '%' "
+                                   "ORDER BY id = ? DESC LIMIT 1", kCampaignColumns));
+  s.bind(1, id).bind(2, id).bind(3, id);
+  if (!s.step()) return std::nullopt;
+  return read_campaign(s);
+}
+
+std::optional<Campaign> Store::latest_campaign() {
+  auto s = db_.prepare(fmt::format(
+      "SELECT {} FROM campaigns c ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
+      "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, created_at DESC LIMIT 1", kCampaignColumns));
+  if (!s.step()) return std::nullopt;
+  return read_campaign(s);
+}
+
+std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial& t, int ordinal) {
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& p : t.params) params[p.name] = p.value;
+  db_.prepare("INSERT OR IGNORE INTO trials (campaign_id, identity, group_key, ordinal, study, workload, strategy, "
+              "ranks, repeat_index, parameters, axes) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+      .bind(1, campaign_id).bind(2, t.identity).bind(3, t.group_key).bind(4, ordinal).bind(5, t.study)
+      .bind(6, t.workload).bind(7, t.param("strategy", t.workload == "train" ? "ddp" : ""))
+      .bind(8, t.ranks).bind(9, t.repeat_index).bind(10, params.dump())
+      .bind(11, nlohmann::json(t.axis_names).dump())
+      .run();
+  auto s = db_.prepare("SELECT id FROM trials WHERE campaign_id = ? AND identity = ?");
+  s.bind(1, campaign_id).bind(2, t.identity);
+  s.step();
+  return s.integer(0);
+}
+
+std::optional<AttemptState> Store::latest_state(std::int64_t trial_row) {
+  auto s = db_.prepare("SELECT state FROM attempts WHERE trial_id = ? ORDER BY attempt DESC LIMIT 1");
+  s.bind(1, trial_row);
+  if (!s.step()) return std::nullopt;
+  return parse_state(s.text(0));
+}
+
+int Store::next_attempt_number(std::int64_t trial_row) {
+  auto s = db_.prepare("SELECT coalesce(max(attempt), 0) + 1 FROM attempts WHERE trial_id = ?");
+  s.bind(1, trial_row);
+  s.step();
+  return int(s.integer(0));
+}
+
+std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std::string& command,
+                                  const std::string& run_dir, const std::string& log_path) {
+  db_.prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at) "
+              "VALUES (?, ?, 'running', ?, ?, ?, ?)")
+      .bind(1, trial_row).bind(2, number).bind(3, command).bind(4, run_dir).bind(5, log_path).bind(6, utc_now())
+      .run();
+  return db_.last_insert_id();
+}
+
+void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o) {
+  Transaction tx(db_);
+  db_.prepare("UPDATE attempts SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
+              "error_reason = ?, finished_at = ?, duration_s = ?, result_json = ? WHERE id = ?")
+      .bind(1, to_string(o.state)).bind(2, o.exit_code).bind(3, o.signal).bind(4, o.error_rank)
+      .bind(5, o.error_step).bind(6, o.error_reason).bind(7, utc_now()).bind(8, o.duration_s)
+      .bind(9, o.result_json).bind(10, attempt_id)
+      .run();
+  auto metric = db_.prepare("INSERT OR REPLACE INTO metrics (attempt_id, name, value) VALUES (?,?,?)");
+  for (const auto& m : o.metrics) {
+    metric.bind(1, attempt_id).bind(2, m.name).bind(3, m.value).run();
+    metric.reset();
+  }
+  auto step = db_.prepare("INSERT OR REPLACE INTO step_metrics (attempt_id, name, rank, step, value) VALUES (?,?,?,?,?)");
+  for (const auto& v : o.steps) {
+    step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
+    step.reset();
+  }
+  tx.commit();
+}
+
+}  // namespace mt

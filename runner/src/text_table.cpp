@@ -1,0 +1,49 @@
+#include "text_table.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace mt {
+namespace {
+
+bool looks_numeric(const std::string& s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' || c == ' ' ||
+           c == '%';
+  }) || s.find("±") != std::string::npos;
+}
+
+}  // namespace
+
+std::string TextTable::render() const {
+  std::vector<size_t> width(header_.size(), 0);
+  auto display_width = [](const std::string& s) {
+    // Count code points, not bytes, so "±" lines up.
+    return size_t(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  };
+  for (size_t i = 0; i < header_.size(); ++i) width[i] = display_width(header_[i]);
+  for (const auto& row : rows_) {
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+  }
+  auto render_row = [&](const std::vector<std::string>& row, bool header) {
+    std::string line;
+    for (size_t i = 0; i < width.size(); ++i) {
+      std::string cell = i < row.size() ? row[i] : "";
+      std::string pad(width[i] - display_width(cell), ' ');
+      bool right = !header && looks_numeric(cell);
+      line += right ? pad + cell : cell + pad;
+      if (i + 1 < width.size()) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+  };
+  std::string out = render_row(header_, true);
+  std::string rule;
+  for (size_t i = 0; i < width.size(); ++i) rule += std::string(width[i], '-') + (i + 1 < width.size() ? "  " : "");
+  out += rule + "\n";
+  for (const auto& row : rows_) out += render_row(row, false);
+  return out;
+}
+
+}  // namespace mt

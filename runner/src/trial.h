@@ -1,0 +1,30 @@
+#pragma once
+// One trial: a single, fully resolved run of one study's workload — one MPI job.
+#include <string>
+#include <vector>
+
+namespace mt {
+
+struct Param {
+  std::string name;
+  std::string value;
+};
+
+struct Trial {
+  std::string study;
+  std::string workload;
+  int repeat_index = 0;
+  int ranks = 1;
+  double timeout_s = 600;
+  std::vector<Param> params;  // every resolved parameter (defaults, then axes), sorted by name
+  std::vector<std::string> axis_names;  // the study's axes: what varies between trials
+  std::string identity;   // hash of study, workload, params and repeat index
+  std::string group_key;  // the same without the repeat index: trials that are repeats of each other
+
+  // The value of `name`, or `fallback` when the trial does not set it.
+  std::string param(const std::string& name, const std::string& fallback = "") const;
+  // "strategy=ddp ranks=2 …" over the study's axes, for display.
+  std::string axes_label() const;
+};
+
+}  // namespace mt

@@ -1,0 +1,36 @@
+#pragma once
+// What each workload accepts: parameter names, types and allowed values. The runner validates an
+// experiment against this table before anything runs, so a typo fails in seconds, not mid-campaign.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mt {
+
+enum class ParamType { Integer, Number, Choice, Boolean };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type;
+  std::vector<std::string> choices;  // for Choice
+  double minimum = 0;                // for Integer/Number; inclusive
+  bool engine_flag = true;           // false: consumed by the runner (e.g. ranks)
+};
+
+struct WorkloadSpec {
+  std::string name;
+  std::string engine_subcommand;
+  std::vector<ParamSpec> params;
+
+  const ParamSpec* find(const std::string& param) const;
+  std::vector<std::string> param_names() const;
+};
+
+const std::vector<WorkloadSpec>& workload_table();
+const WorkloadSpec* find_workload(const std::string& name);
+std::vector<std::string> workload_names();
+
+// Why `value` is not acceptable for `spec`, or nullopt when it is.
+std::optional<std::string> check_param_value(const ParamSpec& spec, const std::string& value);
+
+}  // namespace mt

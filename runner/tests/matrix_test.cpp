@@ -1,0 +1,66 @@
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "experiment_loader.h"
+#include "matrix.h"
+
+using namespace mt;
+
+namespace {
+Experiment valid() {
+  LoadResult r = load_experiment(std::string(MT_TEST_DATA_DIR) + "/valid.yaml");
+  REQUIRE(r.experiment.has_value());
+  return *r.experiment;
+}
+}  // namespace
+
+TEST_CASE("expansion is the cross product of the axes, once per repeat") {
+  auto trials = expand_experiment(valid());
+  // study ddp: 2 ranks × 2 sync modes × repeat 2 = 8; study single: no axes × repeat 3 = 3
+  REQUIRE(trials.size() == 11);
+  CHECK(trials[0].study == "ddp");
+  CHECK(trials[10].study == "single");
+  CHECK(trials[10].ranks == 1);
+}
+
+TEST_CASE("repeats are the outer loop and the last axis turns fastest") {
+  auto trials = expand_experiment(valid());
+  CHECK(trials[0].axes_label() == "ranks=1 gradient_sync_mode=every");
+  CHECK(trials[1].axes_label() == "ranks=1 gradient_sync_mode=last");
+  CHECK(trials[2].axes_label() == "ranks=2 gradient_sync_mode=every");
+  CHECK(trials[2].ranks == 2);
+  CHECK(trials[3].repeat_index == 0);
+  CHECK(trials[4].repeat_index == 1);
+  CHECK(trials[4].axes_label() == trials[0].axes_label());
+}
+
+TEST_CASE("defaults reach every trial and parameters are sorted by name") {
+  auto trials = expand_experiment(valid());
+  CHECK(trials[0].param("d_model") == "64");
+  CHECK(trials[0].params.front().name == "d_model");
+  CHECK(trials[0].params.back().name == "ranks");
+}
+
+TEST_CASE("identities are distinct per trial, stable, and repeats share a group") {
+  auto a = expand_experiment(valid());
+  auto b = expand_experiment(valid());
+  std::set<std::string> ids;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ids.insert(a[i].identity);
+    CHECK(a[i].identity == b[i].identity);
+  }
+  CHECK(ids.size() == a.size());
+  CHECK(a[0].group_key == a[4].group_key);
+  CHECK(a[0].group_key != a[1].group_key);
+  CHECK(plan_hash(a) == plan_hash(b));
+}
+
+TEST_CASE("changing a default changes the identity") {
+  Experiment e = valid();
+  auto before = expand_experiment(e);
+  e.studies[0].defaults[0].value.text = "128";
+  auto after = expand_experiment(e);
+  CHECK(before[0].identity != after[0].identity);
+  CHECK(plan_hash(before) != plan_hash(after));
+}

@@ -1,0 +1,85 @@
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "process.h"
+
+using namespace mt;
+namespace fs = std::filesystem;
+
+namespace {
+ProcessSpec spec_for(std::vector<std::string> argv, double timeout_s = 30) {
+  fs::path dir = fs::temp_directory_path() / ("mtrun_process_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  ProcessSpec spec;
+  spec.argv = std::move(argv);
+  spec.log_file = dir / "log.txt";
+  spec.working_dir = dir;
+  spec.timeout_s = timeout_s;
+  spec.terminate_grace_s = 1;
+  return spec;
+}
+
+bool pid_alive(int pid) { return ::kill(pid, 0) == 0; }
+}  // namespace
+
+TEST_CASE("exit codes, output capture and signals are reported") {
+  auto ok = run_process(spec_for({"sh", "-c", "echo hello; echo oops >&2; exit 3"}));
+  CHECK(ok.end == ProcessEnd::Exited);
+  CHECK(ok.exit_code == 3);
+  std::ifstream log(spec_for({}).log_file);
+  std::string text((std::istreambuf_iterator<char>(log)), {});
+  CHECK(text.find("hello") != std::string::npos);
+  CHECK(text.find("oops") != std::string::npos);
+
+  auto killed = run_process(spec_for({"sh", "-c", "kill -9 $$"}));
+  CHECK(killed.end == ProcessEnd::Signaled);
+  CHECK(killed.signal == SIGKILL);
+}
+
+TEST_CASE("a missing program is a launch failure, not a crash") {
+  auto r = run_process(spec_for({"no-such-program-mtrun-test"}));
+  CHECK(r.end == ProcessEnd::LaunchFailed);
+  CHECK(r.launch_error == "'no-such-program-mtrun-test' not found (looked on PATH)");
+}
+
+TEST_CASE("a timeout kills the launcher and descendants in other process groups") {
+  become_child_subreaper();
+  // The grandchild runs in its own process group (like an Open MPI rank) and records its PID.
+  auto spec = spec_for({"sh", "-c", "set -m; sleep 300 & echo $! > grandchild.pid; wait"}, 1.0);
+  auto r = run_process(spec);
+  CHECK(r.end == ProcessEnd::TimedOut);
+  std::ifstream pid_file(spec.working_dir / "grandchild.pid");
+  int grandchild = 0;
+  pid_file >> grandchild;
+  REQUIRE(grandchild > 0);
+  CHECK_FALSE(pid_alive(grandchild));
+}
+
+TEST_CASE("a launcher that exits leaving an orphan behind does not leave it running") {
+  become_child_subreaper();
+  auto spec = spec_for({"sh", "-c", "set -m; sleep 300 & echo $! > orphan.pid; exit 0"});
+  auto r = run_process(spec);
+  CHECK(r.end == ProcessEnd::Exited);
+  std::ifstream pid_file(spec.working_dir / "orphan.pid");
+  int orphan = 0;
+  pid_file >> orphan;
+  REQUIRE(orphan > 0);
+  CHECK_FALSE(pid_alive(orphan));
+}
+
+TEST_CASE("an interrupt terminates the running job") {
+  std::atomic<bool> stop{false};
+  std::thread trigger([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  auto r = run_process(spec_for({"sleep", "300"}), &stop);
+  trigger.join();
+  CHECK(r.end == ProcessEnd::Interrupted);
+}

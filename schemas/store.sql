@@ -1,0 +1,103 @@
+-- mtrun results store, schema version 1 (PRAGMA user_version = 1).
+-- Later versions add forward-only migrations; a database newer than the binary is refused.
+
+-- One campaign = one resolved plan of one experiment at one source revision.
+CREATE TABLE campaigns (
+  id              TEXT PRIMARY KEY,           -- hash of plan_hash and source_revision
+  experiment      TEXT NOT NULL,              -- the experiment's name
+  experiment_file TEXT NOT NULL,              -- absolute path when it was run
+  source_revision TEXT NOT NULL,              -- git commit of the experiment's tree, or 'unknown'
+  plan_hash       TEXT NOT NULL,
+  trial_count     INTEGER NOT NULL,
+  created_at      TEXT NOT NULL               -- UTC, ISO 8601
+);
+
+-- One trial = one resolved parameter set and repeat index of a study: one MPI job per attempt.
+CREATE TABLE trials (
+  id           INTEGER PRIMARY KEY,
+  campaign_id  TEXT NOT NULL REFERENCES campaigns(id),
+  identity     TEXT NOT NULL,                 -- content hash of study, parameters, repeat index
+  group_key    TEXT NOT NULL,                 -- the same without the repeat index
+  ordinal      INTEGER NOT NULL,              -- position in the plan
+  study        TEXT NOT NULL,
+  workload     TEXT NOT NULL,
+  strategy     TEXT,
+  ranks        INTEGER NOT NULL,
+  repeat_index INTEGER NOT NULL,
+  parameters   TEXT NOT NULL,                 -- JSON object: every resolved parameter
+  axes         TEXT NOT NULL,                 -- JSON array: the names of the study's axes
+  UNIQUE (campaign_id, identity)
+);
+
+-- Every launch of a trial. Written as 'running' before the launch, finished afterwards; earlier
+-- attempts are never changed by a re-run.
+CREATE TABLE attempts (
+  id           INTEGER PRIMARY KEY,
+  trial_id     INTEGER NOT NULL REFERENCES trials(id),
+  attempt      INTEGER NOT NULL,               -- 1, 2, … per trial
+  state        TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'timed_out',
+                                               'crashed', 'launch_failed', 'interrupted')),
+  exit_code    INTEGER,
+  signal       INTEGER,
+  error_rank   INTEGER,
+  error_step   INTEGER,
+  error_reason TEXT,
+  command      TEXT NOT NULL,                  -- exact command line, shell-quoted
+  run_dir      TEXT NOT NULL,
+  log_path     TEXT NOT NULL,
+  started_at   TEXT NOT NULL,
+  finished_at  TEXT,
+  duration_s   REAL,
+  result_json  TEXT,                           -- the engine's result file, verbatim
+  UNIQUE (trial_id, attempt)
+);
+
+-- Scalar metrics of an attempt: every number in the result JSON, nested names joined by '.'.
+CREATE TABLE metrics (
+  attempt_id INTEGER NOT NULL REFERENCES attempts(id),
+  name       TEXT NOT NULL,
+  value      REAL NOT NULL,
+  PRIMARY KEY (attempt_id, name)
+) WITHOUT ROWID;
+
+-- Per-step series; rank is -1 for values already aggregated over ranks.
+CREATE TABLE step_metrics (
+  attempt_id INTEGER NOT NULL REFERENCES attempts(id),
+  name       TEXT NOT NULL,
+  rank       INTEGER NOT NULL,
+  step       INTEGER NOT NULL,
+  value      REAL NOT NULL,
+  PRIMARY KEY (attempt_id, name, rank, step)
+) WITHOUT ROWID;
+
+CREATE INDEX attempts_by_trial ON attempts(trial_id, attempt);
+CREATE INDEX trials_by_campaign ON trials(campaign_id, ordinal);
+
+-- The latest attempt of every trial: what `status` shows and what reports use.
+CREATE VIEW latest_attempts AS
+SELECT a.* FROM attempts a
+WHERE a.attempt = (SELECT max(b.attempt) FROM attempts b WHERE b.trial_id = a.trial_id);
+
+-- Training trials in wide form, one row per trial (its latest attempt).
+CREATE VIEW training AS
+SELECT t.campaign_id, c.experiment, t.identity AS trial, t.study, t.strategy, t.ranks, t.repeat_index,
+       json_extract(t.parameters, '$.precision') AS precision,
+       json_extract(t.parameters, '$.gradient_sync_mode') AS gradient_sync_mode,
+       json_extract(t.parameters, '$.grad_accum_steps') AS grad_accum_steps,
+       a.attempt, a.state, a.exit_code, a.duration_s,
+       max(CASE WHEN m.name = 'tokens_per_sec' THEN m.value END) AS tokens_per_sec,
+       max(CASE WHEN m.name = 'step_time_ms' THEN m.value END) AS step_time_ms,
+       max(CASE WHEN m.name = 'data_time_ms' THEN m.value END) AS data_time_ms,
+       max(CASE WHEN m.name = 'forward_backward_ms' THEN m.value END) AS forward_backward_ms,
+       max(CASE WHEN m.name = 'optimizer_step_ms' THEN m.value END) AS optimizer_step_ms,
+       max(CASE WHEN m.name = 'peak_memory_mb' THEN m.value END) AS peak_memory_mb,
+       max(CASE WHEN m.name = 'loss' THEN m.value END) AS loss,
+       max(CASE WHEN m.name = 'parameters' THEN m.value END) AS parameters,
+       max(CASE WHEN m.name = 'collectives_per_step.sync_rounds' THEN m.value END) AS sync_rounds,
+       max(CASE WHEN m.name = 'collectives_per_step.all_reduce' THEN m.value END) AS all_reduce_per_step
+FROM trials t
+JOIN campaigns c ON c.id = t.campaign_id
+JOIN latest_attempts a ON a.trial_id = t.id
+LEFT JOIN metrics m ON m.attempt_id = a.id
+WHERE t.workload = 'train'
+GROUP BY a.id;

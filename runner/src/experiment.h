@@ -33,6 +33,7 @@ struct Study {
   double timeout_s = 600;
   std::vector<Setting> defaults;  // in file order
   std::vector<Axis> axes;         // in file order; the first axis varies slowest
+  std::vector<std::string> engine_args;  // passed verbatim, for engine flags the runner does not know
   SourcePos pos;
 };
 

@@ -157,7 +157,8 @@ void read_matrix(Reader& r, const YAML::Node& node, const WorkloadSpec* workload
 }
 
 const std::vector<std::string> kTopKeys = {"name", "description", "repeat", "timeout_s", "launcher", "studies"};
-const std::vector<std::string> kStudyKeys = {"name", "workload", "repeat", "timeout_s", "defaults", "matrix"};
+const std::vector<std::string> kStudyKeys = {"name", "workload", "repeat", "timeout_s", "defaults", "matrix",
+                                            "engine_args"};
 const std::vector<std::string> kLauncherKeys = {"type", "args", "hostfile"};
 
 void read_study(Reader& r, const YAML::Node& node, int index, int default_repeat, double default_timeout,
@@ -196,6 +197,15 @@ void read_study(Reader& r, const YAML::Node& node, int index, int default_repeat
   }
   if (node["defaults"]) read_defaults(r, node["defaults"], workload, study);
   if (node["matrix"]) read_matrix(r, node["matrix"], workload, study);
+  if (const YAML::Node args = node["engine_args"]) {
+    if (!args.IsSequence()) {
+      r.error(pos_of(args), fmt::format("engine_args must be a list of strings, got {}", kind_name(args)));
+    } else {
+      for (const auto& a : args) {
+        if (auto s = r.scalar(a, "engine argument")) study.engine_args.push_back(*s);
+      }
+    }
+  }
   for (const auto& axis : study.axes) {
     for (const auto& d : study.defaults) {
       if (d.name == axis.name) {

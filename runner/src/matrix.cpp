@@ -13,6 +13,7 @@ namespace {
 std::string canonical_text(const Trial& t) {
   std::string text = fmt::format("study={}\nworkload={}\n", t.study, t.workload);
   for (const auto& p : t.params) text += fmt::format("{}={}\n", p.name, p.value);
+  for (const auto& a : t.engine_args) text += fmt::format("arg={}\n", a);
   return text;
 }
 
@@ -24,6 +25,7 @@ Trial make_trial(const Study& study, const std::map<std::string, std::string>& v
   t.timeout_s = study.timeout_s;
   for (const auto& [name, value] : values) t.params.push_back({name, value});  // std::map: sorted
   for (const auto& axis : study.axes) t.axis_names.push_back(axis.name);
+  t.engine_args = study.engine_args;
   t.ranks = std::stoi(t.param("ranks", "1"));
   std::string text = canonical_text(t);
   t.group_key = content_hash(text);

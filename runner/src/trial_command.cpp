@@ -23,6 +23,7 @@ std::vector<std::string> engine_argv(const Trial& trial, const LaunchContext& co
     argv.push_back(flag_name(p.name));
     argv.push_back(p.value);
   }
+  argv.insert(argv.end(), trial.engine_args.begin(), trial.engine_args.end());
   argv.push_back("--output");
   argv.push_back(result_file.string());
   return argv;

@@ -1,0 +1,14 @@
+# Shared helpers for the end-to-end tests: a scratch directory, assertions that say what broke.
+set -euo pipefail
+MTRUN="$MT_BUILD_DIR/bin/mtrun"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mt-e2e.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_eq() { [ "$1" == "$2" ] || fail "$3: expected '$2', got '$1'"; }
+expect_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: output lacks '$2'. Output was:
+$1"; }
+sql() { sqlite3 -batch -noheader "$DB" "$1"; }
+
+# Runs a command, storing its output in $OUT and its exit status in $RC (never aborts the test).
+capture() { set +e; OUT=$("$@" 2>&1); RC=$?; set -e; }

@@ -1,0 +1,109 @@
+#include "model/gpt.h"
+
+#include <cmath>
+
+namespace mt {
+namespace {
+
+torch::nn::LayerNorm layer_norm(int64_t d) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}));
+}
+
+// GPT-2 style initialisation: N(0, 0.02) weights, zero biases, unit LayerNorm.
+void init_weights(torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  for (auto& sub : module.modules(/*include_self=*/true)) {
+    if (auto* linear = sub->as<torch::nn::Linear>()) {
+      linear->weight.normal_(0.0, 0.02);
+      if (linear->bias.defined()) linear->bias.zero_();
+    } else if (auto* embedding = sub->as<torch::nn::Embedding>()) {
+      embedding->weight.normal_(0.0, 0.02);
+    }
+  }
+}
+
+}  // namespace
+
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_heads, int64_t max_seq,
+                                                 double dropout)
+    : n_heads_(n_heads), dropout_(dropout) {
+  qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
+  out_ = register_module("out", torch::nn::Linear(d_model, d_model));
+  causal_mask_ = register_buffer(
+      "causal_mask", torch::ones({max_seq, max_seq}, torch::kBool).triu(/*diagonal=*/1));
+}
+
+torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
+  const int64_t batch = x.size(0), seq = x.size(1), d = x.size(2);
+  const int64_t head_dim = d / n_heads_;
+  // [B, S, 3d] -> 3 × [B, H, S, hd]
+  auto qkv = qkv_(x).view({batch, seq, 3, n_heads_, head_dim}).permute({2, 0, 3, 1, 4});
+  auto q = qkv[0], k = qkv[1], v = qkv[2];
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));
+  using torch::indexing::Slice;
+  auto mask = causal_mask_.index({Slice(0, seq), Slice(0, seq)});
+  scores = scores.masked_fill(mask, -std::numeric_limits<float>::infinity());
+  auto weights = torch::softmax(scores, -1);
+  weights = torch::dropout(weights, dropout_, is_training());
+  auto y = torch::matmul(weights, v).transpose(1, 2).reshape({batch, seq, d});
+  return torch::dropout(out_(y), dropout_, is_training());
+}
+
+BlockImpl::BlockImpl(int64_t d_model, int64_t n_heads, int64_t max_seq, double dropout)
+    : dropout_(dropout) {
+  norm_attention_ = register_module("norm_attention", layer_norm(d_model));
+  attention_ = register_module("attention",
+                               CausalSelfAttention(d_model, n_heads, max_seq, dropout));
+  norm_mlp_ = register_module("norm_mlp", layer_norm(d_model));
+  fc_in_ = register_module("fc_in", torch::nn::Linear(d_model, 4 * d_model));
+  fc_out_ = register_module("fc_out", torch::nn::Linear(4 * d_model, d_model));
+}
+
+torch::Tensor BlockImpl::forward(torch::Tensor x) {
+  x = x + attention_(norm_attention_(x));
+  auto hidden = torch::gelu(fc_in_(norm_mlp_(x)));
+  return x + torch::dropout(fc_out_(hidden), dropout_, is_training());
+}
+
+GptImpl::GptImpl(const ModelConfig& config) : config_(config) {
+  token_embedding_ = register_module(
+      "token_embedding", torch::nn::Embedding(config.vocab_size, config.d_model));
+  position_embedding_ = register_module(
+      "position_embedding", torch::nn::Embedding(config.seq_length, config.d_model));
+  blocks_ = register_module("blocks", torch::nn::ModuleList());
+  for (int64_t i = 0; i < config.n_layers; ++i)
+    blocks_->push_back(Block(config.d_model, config.n_heads, config.seq_length, config.dropout));
+  final_norm_ = register_module("final_norm", layer_norm(config.d_model));
+}
+
+torch::Tensor GptImpl::forward(const torch::Tensor& inputs) {
+  const int64_t seq = inputs.size(1);
+  auto positions = torch::arange(seq, torch::TensorOptions().dtype(torch::kLong));
+  auto x = token_embedding_(inputs) + position_embedding_(positions);
+  x = torch::dropout(x, config_.dropout, is_training());
+  for (auto& block : *blocks_) x = block->as<Block>()->forward(x);
+  x = final_norm_(x);
+  // LM head tied to the token embedding: no weight or bias of its own.
+  return torch::matmul(x, token_embedding_->weight.t());
+}
+
+torch::Tensor GptImpl::loss(const torch::Tensor& inputs, const torch::Tensor& targets) {
+  auto logits = forward(inputs);
+  return torch::nn::functional::cross_entropy(logits.view({-1, config_.vocab_size}),
+                                              targets.reshape({-1}));
+}
+
+Gpt make_gpt(const ModelConfig& config, uint64_t seed) {
+  torch::manual_seed(seed);
+  Gpt model(config);
+  init_weights(*model);
+  return model;
+}
+
+int64_t parameter_count(torch::nn::Module& module) {
+  int64_t total = 0;
+  for (const auto& p : module.parameters()) total += p.numel();
+  return total;
+}
+
+}  // namespace mt

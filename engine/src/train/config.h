@@ -1,0 +1,33 @@
+// Everything `mtengine train` is told, as plain data, and its validation.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/model_config.h"
+
+namespace mt {
+
+struct TrainConfig {
+  ModelConfig model;
+  int64_t batch_size = 2;  // per rank, per micro-batch
+  int64_t steps = 20;      // measured steps
+  int64_t warmup_steps = 5;
+  double learning_rate = 3e-4;
+  uint64_t seed = 1337;
+  std::string strategy = "ddp";
+  int64_t grad_accum_steps = 1;
+  std::string gradient_sync_mode = "auto";
+  std::string precision = "fp32";
+  std::string backend = "mpi";
+  double bucket_cap_mb = 25.0;
+  int threads = 0;  // 0: pick from the environment (see default_threads)
+  std::string output;
+};
+
+// The first problem found, as a message naming the flag and value (without the
+// "mtengine train: " prefix), or nothing when the configuration is usable.
+std::optional<std::string> validate(const TrainConfig& config);
+
+}  // namespace mt

@@ -1,0 +1,44 @@
+#include "train/metrics.h"
+
+#include <numeric>
+
+#include "env/resources.h"
+
+namespace mt {
+
+double mean_from(const std::vector<double>& series, std::size_t first) {
+  if (first >= series.size()) return 0.0;
+  const double sum = std::accumulate(series.begin() + static_cast<long>(first), series.end(), 0.0);
+  return sum / static_cast<double>(series.size() - first);
+}
+
+double tokens_per_second(const TrainConfig& c, int world_size, double step_time_ms) {
+  if (step_time_ms <= 0) return 0.0;
+  const double tokens = static_cast<double>(c.batch_size) * c.model.seq_length * c.grad_accum_steps * world_size;
+  return tokens / (step_time_ms / 1000.0);
+}
+
+TrainSummary summarize(const TrainConfig& config, const RankRun& run, Communicator& comm) {
+  const auto first = static_cast<std::size_t>(config.warmup_steps);
+  auto max_over_ranks = [&](double local) { return comm.all_reduce_max(local); };
+  auto max_bytes = [&](int64_t local) {
+    return static_cast<int64_t>(comm.all_reduce_max(static_cast<double>(local)));
+  };
+
+  TrainSummary s;
+  s.step_time_ms = max_over_ranks(mean_from(run.step_ms, first));
+  s.data_time_ms = max_over_ranks(mean_from(run.data_ms, first));
+  s.forward_backward_ms = max_over_ranks(mean_from(run.forward_backward_ms, first));
+  s.optimizer_step_ms = max_over_ranks(mean_from(run.optimizer_ms, first));
+  s.tokens_per_sec = tokens_per_second(config, comm.world_size(), s.step_time_ms);
+  s.loss = run.mean_loss.empty() ? 0.0 : run.mean_loss.back();
+  s.peak_rss_bytes = max_bytes(peak_rss_bytes());
+  s.parameter_bytes = max_bytes(run.parameter_bytes);
+  s.gradient_bytes = max_bytes(run.gradient_bytes);
+  s.optimizer_state_bytes = max_bytes(run.optimizer_state_bytes);
+  s.step_ms_per_rank = comm.gather_to_root(run.step_ms);
+  s.hosts = comm.hostnames();
+  return s;
+}
+
+}  // namespace mt

@@ -1,0 +1,103 @@
+#include "train/result_json.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace mt {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+nlohmann::json config_fields(const TrainConfig& c, int world_size) {
+  const auto* entry = find_strategy(c.strategy);
+  nlohmann::json out = {
+      {"schema_version", 1},
+      {"benchmark", "train"},
+      {"strategy", c.strategy},
+      {"backend", c.backend},
+      {"world_size", world_size},
+      {"precision", c.precision},
+      {"model_config",
+       {{"vocab_size", c.model.vocab_size}, {"d_model", c.model.d_model},
+        {"n_heads", c.model.n_heads}, {"n_layers", c.model.n_layers},
+        {"seq_length", c.model.seq_length}, {"dropout", c.model.dropout}}},
+      {"batch_size_per_rank", c.batch_size},
+      {"gradient_accumulation_steps", c.grad_accum_steps},
+      {"gradient_sync_mode", c.gradient_sync_mode},
+      {"learning_rate", c.learning_rate},
+      {"seed", c.seed},
+      {"steps", c.steps},
+      {"warmup_steps", c.warmup_steps}};
+  if (entry) {
+    const SyncMode resolved = c.gradient_sync_mode == "auto" ? entry->auto_sync_mode
+                              : c.gradient_sync_mode == "every" ? SyncMode::every
+                                                                : SyncMode::last;
+    out["resolved_gradient_sync_mode"] = sync_mode_name(resolved);
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json train_result_json(const TrainConfig& c, int world_size, const RankRun& run,
+                                 const TrainSummary& s, const Environment& env) {
+  nlohmann::json out = config_fields(c, world_size);
+  out["status"] = "ok";
+  out["parameters"] = run.parameters;
+  out["resolved_gradient_sync_mode"] = sync_mode_name(run.sync_mode);
+  out["threads_per_rank"] = run.threads;
+  out["tokens_per_sec"] = s.tokens_per_sec;
+  out["step_time_ms"] = s.step_time_ms;
+  out["data_time_ms"] = s.data_time_ms;
+  out["forward_backward_ms"] = s.forward_backward_ms;
+  out["optimizer_step_ms"] = s.optimizer_step_ms;
+  out["peak_memory_mb"] = static_cast<double>(s.peak_rss_bytes) / kMiB;
+  out["loss"] = s.loss;
+  out["collectives_per_step"] = {{"sync_rounds", run.sync_rounds_per_step},
+                                 {"all_reduce", run.collectives_per_step.all_reduce},
+                                 {"all_gather", run.collectives_per_step.all_gather},
+                                 {"reduce_scatter", run.collectives_per_step.reduce_scatter},
+                                 {"broadcast", run.collectives_per_step.broadcast}};
+  out["buckets"] = {{"count", run.bucket_bytes.size()}, {"bytes", run.bucket_bytes}};
+  out["memory"] = {{"parameter_bytes", s.parameter_bytes},
+                   {"gradient_bytes", s.gradient_bytes},
+                   {"optimizer_state_bytes", s.optimizer_state_bytes},
+                   {"peak_rss_bytes", s.peak_rss_bytes}};
+  out["per_step"] = {{"loss", run.mean_loss}, {"step_time_ms", s.step_ms_per_rank}};
+  out["hosts"] = s.hosts;
+  out["environment"] = to_json(env, /*include_machine=*/true);
+  return out;
+}
+
+nlohmann::json error_result_json(const TrainConfig& c, int world_size, const RunError& e,
+                                 const Environment& env) {
+  nlohmann::json out = config_fields(c, world_size);
+  out["status"] = "error";
+  nlohmann::json error = {{"reason", e.reason}};
+  error["rank"] = e.rank ? nlohmann::json(*e.rank) : nlohmann::json(nullptr);
+  error["step"] = e.step ? nlohmann::json(*e.step) : nlohmann::json(nullptr);
+  if (!e.policy.empty()) error["policy"] = e.policy;
+  out["error"] = error;
+  out["environment"] = to_json(env, /*include_machine=*/true);
+  return out;
+}
+
+void write_json_atomically(const std::string& path, const nlohmann::json& document) {
+  // The pid keeps concurrent writers (several failing ranks) off each other's temporary file.
+  const std::string temporary = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << document.dump(2) << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write result file '" + temporary + "'");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot rename '" + temporary + "' to '" + path + "'");
+  }
+}
+
+}  // namespace mt

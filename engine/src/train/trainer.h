@@ -1,0 +1,39 @@
+// The training loop of one rank. Torch-free interface: callers see plain measurements.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "strategy/strategy_table.h"
+#include "train/config.h"
+
+namespace mt {
+
+// What one rank measured. Series cover every step, warmup included.
+struct RankRun {
+  int threads = 1;
+  SyncMode sync_mode = SyncMode::last;
+  int64_t parameters = 0;
+  std::vector<double> step_ms, data_ms, forward_backward_ms, optimizer_ms;
+  std::vector<double> mean_loss;  // mean over ranks; identical on every rank
+
+  // Per measured optimizer step (warmup excluded), from the counters.
+  long sync_rounds_per_step = 0;
+  CollectiveCounts collectives_per_step;
+
+  std::vector<int64_t> bucket_bytes;
+  int64_t parameter_bytes = 0, gradient_bytes = 0, optimizer_state_bytes = 0;
+
+  // Progress and the all-rank stop on a non-finite loss.
+  int64_t current_step = -1;
+  bool non_finite_loss = false;
+  int first_bad_rank = -1;
+};
+
+// Runs warmup + measured steps. Collective: every rank must call it. Throws on failure; on a
+// non-finite loss every rank stops at the same step and returns with non_finite_loss set.
+void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& run);
+
+}  // namespace mt

@@ -1,48 +1,39 @@
 #pragma once
-// The subcommands of mtrun. Each prints its normal output to `out`, returns the exit code, and
-// throws RunnerError for anything the user must fix.
+// The subcommands of mtrun. Each registers its flags on the CLI and returns the function that runs
+// it; that function prints normal output to `out`, returns the exit code, and throws RunnerError
+// for anything the user must fix. main() owns the table of them.
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+}
+
 namespace mt {
 
-struct RunOptions {
-  std::filesystem::path experiment;
-  std::filesystem::path db;
-  std::optional<std::filesystem::path> engine;  // default: $MTENGINE, else beside mtrun
-  bool force = false;                           // re-run trials that already succeeded
+// Options every subcommand sees.
+struct GlobalOptions {
+  std::filesystem::path db = "results/mtrun.sqlite";
 };
 
-struct PlanOptions {
-  std::filesystem::path experiment;
-  std::optional<std::filesystem::path> engine;
-};
+using CommandRunner = std::function<int(std::ostream& out)>;
 
-struct StatusOptions {
-  std::filesystem::path db;
-  std::optional<std::string> campaign;  // default: the most recently run campaign
-};
+// Each adds one subcommand to `app` and returns how to run it once flags are parsed.
+using CommandRegistration = CommandRunner (*)(CLI::App& app, const GlobalOptions& global);
 
-enum class QueryFormat { Table, Csv, Json };
-
-struct QueryOptions {
-  std::filesystem::path db;
-  std::string sql;
-  QueryFormat format = QueryFormat::Table;
-};
+CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global);
+CommandRunner register_plan_command(CLI::App& app, const GlobalOptions& global);
+CommandRunner register_status_command(CLI::App& app, const GlobalOptions& global);
+CommandRunner register_query_command(CLI::App& app, const GlobalOptions& global);
 
 // Set by main's signal handler: stop launching trials, terminate the running one.
 extern std::atomic<bool> g_stop_requested;
 // PID of the launcher now running (0 if none), so a second Ctrl-C can kill it at once.
 extern std::atomic<int> g_running_launcher;
-
-int run_command(const RunOptions& options, std::ostream& out);
-int plan_command(const PlanOptions& options, std::ostream& out);
-int status_command(const StatusOptions& options, std::ostream& out);
-int query_command(const QueryOptions& options, std::ostream& out);
 
 // mtengine to launch: the explicit path, else $MTENGINE, else the one beside this executable.
 std::filesystem::path locate_engine(const std::optional<std::filesystem::path>& explicit_path);

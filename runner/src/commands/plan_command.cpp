@@ -1,6 +1,8 @@
 // mtrun plan FILE: every trial, its identity and its exact command — nothing is run.
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -9,8 +11,11 @@
 
 namespace mt {
 
-int plan_command(const PlanOptions& options, std::ostream& out) {
-  ExperimentPlan plan = make_plan(options.experiment, options.engine);
+namespace {
+
+int print_plan(const std::filesystem::path& experiment, const std::optional<std::filesystem::path>& engine,
+               std::ostream& out) {
+  ExperimentPlan plan = make_plan(experiment, engine);
   const std::filesystem::path placeholder = "RUN_DIR/result.json";
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     const Trial& t = plan.trials[i];
@@ -23,6 +28,20 @@ int plan_command(const PlanOptions& options, std::ostream& out) {
   fmt::print(out, "{} trials in campaign {} (revision {})\n", plan.trials.size(), plan.campaign_id,
              plan.source_revision.substr(0, 12));
   return 0;
+}
+
+}  // namespace
+
+CommandRunner register_plan_command(CLI::App& app, const GlobalOptions&) {
+  struct Options {
+    std::filesystem::path experiment;
+    std::optional<std::filesystem::path> engine;
+  };
+  auto options = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("plan", "show every trial and its exact command without running anything");
+  cmd->add_option("FILE", options->experiment, "experiment YAML file")->required();
+  cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
+  return [options](std::ostream& out) { return print_plan(options->experiment, options->engine, out); };
 }
 
 }  // namespace mt

@@ -1,6 +1,8 @@
 // mtrun query SQL: answers questions from the database on a read-only connection.
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
@@ -12,6 +14,14 @@
 
 namespace mt {
 namespace {
+
+enum class QueryFormat { Table, Csv, Json };
+
+struct QueryOptions {
+  std::filesystem::path db;
+  std::string sql;
+  QueryFormat format = QueryFormat::Table;
+};
 
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -25,9 +35,7 @@ std::string cell_text(Statement& s, int i) {
   return s.text(i);
 }
 
-}  // namespace
-
-int query_command(const QueryOptions& options, std::ostream& out) {
+int run_query(const QueryOptions& options, std::ostream& out) {
   if (!std::filesystem::exists(options.db)) {
     throw RunnerError(kExitUsage, fmt::format("no database at {} (run an experiment first, or pass --db)",
                                               options.db.string()));
@@ -79,6 +87,22 @@ int query_command(const QueryOptions& options, std::ostream& out) {
     throw RunnerError(kExitUsage, "query failed: " + message);
   }
   return 0;
+}
+
+}  // namespace
+
+CommandRunner register_query_command(CLI::App& app, const GlobalOptions& global) {
+  auto options = std::make_shared<QueryOptions>();
+  auto* cmd = app.add_subcommand("query", "run a read-only SQL query against the database");
+  cmd->add_option("SQL", options->sql, "SQL; views: training, latest_attempts (see README)")->required();
+  auto* csv = cmd->add_flag("--csv", "comma-separated output");
+  auto* json = cmd->add_flag("--json", "JSON array of row objects");
+  csv->excludes(json);
+  return [options, csv, json, &global](std::ostream& out) {
+    options->db = global.db;
+    options->format = *csv ? QueryFormat::Csv : *json ? QueryFormat::Json : QueryFormat::Table;
+    return run_query(*options, out);
+  };
 }
 
 }  // namespace mt

@@ -2,6 +2,8 @@
 // recording each attempt before launch and its outcome after, then prints the summary.
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -36,6 +38,13 @@ std::string outcome_detail(const AttemptOutcome& o, const std::vector<MetricValu
   return detail;
 }
 
+struct RunOptions {
+  std::filesystem::path experiment;
+  std::filesystem::path db;
+  std::optional<std::filesystem::path> engine;
+  bool force = false;
+};
+
 struct CampaignCounts {
   int ran = 0, skipped = 0, failed = 0;
 };
@@ -69,9 +78,7 @@ void run_trial(Store& store, const ExperimentPlan& plan, const Trial& trial, std
   }
 }
 
-}  // namespace
-
-int run_command(const RunOptions& options, std::ostream& out) {
+int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine);
   Store store(options.db);
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
@@ -109,6 +116,21 @@ int run_command(const RunOptions& options, std::ostream& out) {
     return kExitFailure;
   }
   return kExitOk;
+}
+
+}  // namespace
+
+CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global) {
+  auto options = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "run the trials of an experiment that have not succeeded yet");
+  cmd->add_option("FILE", options->experiment, "experiment YAML file")->required();
+  cmd->add_flag("--force", options->force, "re-run trials that already succeeded");
+  cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
+  return [options, &global](std::ostream& out) {
+    options->db = global.db;
+    become_child_subreaper();
+    return run_experiment(*options, out);
+  };
 }
 
 }  // namespace mt

@@ -1,6 +1,8 @@
 // mtrun status: what ran, what failed and why, for one campaign.
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -11,7 +13,14 @@
 
 namespace mt {
 
-int status_command(const StatusOptions& options, std::ostream& out) {
+namespace {
+
+struct StatusOptions {
+  std::filesystem::path db;
+  std::optional<std::string> campaign;  // default: the most recently run campaign
+};
+
+int print_status(const StatusOptions& options, std::ostream& out) {
   if (!std::filesystem::exists(options.db)) {
     throw RunnerError(kExitUsage, fmt::format("no database at {} (run an experiment first, or pass --db)",
                                               options.db.string()));
@@ -41,6 +50,18 @@ int status_command(const StatusOptions& options, std::ostream& out) {
     fmt::print(out, "  {} {}: {}\n    log: {}\n", r.identity.substr(0, 12), *r.state, r.error_reason, r.log_path);
   }
   return 0;
+}
+
+}  // namespace
+
+CommandRunner register_status_command(CLI::App& app, const GlobalOptions& global) {
+  auto options = std::make_shared<StatusOptions>();
+  auto* cmd = app.add_subcommand("status", "what ran, what failed and why");
+  cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the latest)");
+  return [options, &global](std::ostream& out) {
+    options->db = global.db;
+    return print_status(*options, out);
+  };
 }
 
 }  // namespace mt

@@ -70,6 +70,26 @@ CREATE TABLE step_metrics (
   PRIMARY KEY (attempt_id, name, rank, step)
 ) WITHOUT ROWID;
 
+-- Where an attempt's numbers came from (DESIGN.md §5). complete = every required field present,
+-- a clean tree, and build_revision = source_commit; otherwise missing_fields says what is lacking.
+CREATE TABLE provenance (
+  attempt_id         INTEGER PRIMARY KEY REFERENCES attempts(id),
+  source_commit      TEXT,                   -- git commit of the experiment's tree
+  tree_dirty         INTEGER,                -- 1 if it had uncommitted changes
+  diff_hash          TEXT,                   -- hash of `git diff HEAD` when dirty
+  build_revision     TEXT,                   -- commit compiled into mtengine
+  image_ref          TEXT,                   -- container image reference, from the docker wrapper
+  image_id           TEXT,                   -- container image ID/digest
+  base_image         TEXT,
+  bare_metal         INTEGER NOT NULL,       -- 1 when not run in a container
+  engine_binary_hash TEXT,                   -- hash of the mtengine binary (bare metal)
+  software_stack     TEXT NOT NULL,          -- JSON object: libtorch, mpi, compiler, os, kernel, cpu_model, …
+  hosts              TEXT NOT NULL,          -- JSON array of host names
+  command            TEXT NOT NULL,          -- exact command line
+  complete           INTEGER NOT NULL,
+  missing_fields     TEXT NOT NULL           -- JSON array of field names; [] when complete
+);
+
 CREATE INDEX attempts_by_trial ON attempts(trial_id, attempt);
 CREATE INDEX trials_by_campaign ON trials(campaign_id, ordinal);
 

@@ -8,6 +8,7 @@ CREATE TABLE campaigns (
   experiment_file TEXT NOT NULL,              -- absolute path when it was run
   source_revision TEXT NOT NULL,              -- git commit of the experiment's tree, or 'unknown'
   plan_hash       TEXT NOT NULL,
+  launcher        TEXT NOT NULL,              -- JSON: launcher type, extra args, hostfile
   trial_count     INTEGER NOT NULL,
   created_at      TEXT NOT NULL               -- UTC, ISO 8601
 );
@@ -26,6 +27,7 @@ CREATE TABLE trials (
   repeat_index INTEGER NOT NULL,
   parameters   TEXT NOT NULL,                 -- JSON object: every resolved parameter
   axes         TEXT NOT NULL,                 -- JSON array: the names of the study's axes
+  spec         TEXT NOT NULL,                 -- JSON: everything needed to relaunch it (rerun)
   UNIQUE (campaign_id, identity)
 );
 
@@ -49,6 +51,8 @@ CREATE TABLE attempts (
   finished_at  TEXT,
   duration_s   REAL,
   result_json  TEXT,                           -- the engine's result file, verbatim
+  runner_host  TEXT NOT NULL,                  -- the mtrun that launched it, to tell a live
+  runner_pid   INTEGER NOT NULL,               -- campaign from one whose runner was killed
   UNIQUE (trial_id, attempt)
 );
 

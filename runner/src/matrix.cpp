@@ -14,6 +14,7 @@ std::string canonical_text(const Trial& t) {
   std::string text = fmt::format("study={}\nworkload={}\n", t.study, t.workload);
   for (const auto& p : t.params) text += fmt::format("{}={}\n", p.name, p.value);
   for (const auto& a : t.engine_args) text += fmt::format("arg={}\n", a);
+  for (const auto& e : t.environment) text += fmt::format("env.{}={}\n", e.name, e.value);
   return text;
 }
 

@@ -1,9 +1,14 @@
 #include "store.h"
 
+#include <unistd.h>
+
 #include <ctime>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "trial_json.h"
 
 namespace mt {
 
@@ -20,11 +25,24 @@ AttemptState parse_state(const std::string& s) {
 }
 
 Campaign read_campaign(Statement& s) {
-  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), int(s.integer(5)), s.text(6)};
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), int(s.integer(6)), s.text(7)};
 }
 
 constexpr const char* kCampaignColumns =
-    "id, experiment, experiment_file, source_revision, plan_hash, trial_count, created_at";
+    "id, experiment, experiment_file, source_revision, plan_hash, launcher, trial_count, created_at";
+
+std::string host_name() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+// True if `pid` is a live mtrun (not a recycled PID now used by something else).
+bool is_live_runner(std::int64_t pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  return std::getline(comm, name) && name == "mtrun";
+}
 
 }  // namespace
 
@@ -81,9 +99,9 @@ void Store::migrate() {
 
 void Store::add_campaign_if_new(const Campaign& c) {
   db_.prepare("INSERT OR IGNORE INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, "
-              "trial_count, created_at) VALUES (?,?,?,?,?,?,?)")
+              "launcher, trial_count, created_at) VALUES (?,?,?,?,?,?,?,?)")
       .bind(1, c.id).bind(2, c.experiment).bind(3, c.experiment_file).bind(4, c.source_revision)
-      .bind(5, c.plan_hash).bind(6, c.trial_count).bind(7, c.created_at)
+      .bind(5, c.plan_hash).bind(6, c.launcher).bind(7, c.trial_count).bind(8, c.created_at)
       .run();
 }
 
@@ -107,16 +125,41 @@ std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& p : t.params) params[p.name] = p.value;
   db_.prepare("INSERT OR IGNORE INTO trials (campaign_id, identity, group_key, ordinal, study, workload, strategy, "
-              "ranks, repeat_index, parameters, axes) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+              "ranks, repeat_index, parameters, axes, spec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
       .bind(1, campaign_id).bind(2, t.identity).bind(3, t.group_key).bind(4, ordinal).bind(5, t.study)
       .bind(6, t.workload).bind(7, t.param("strategy", t.workload == "train" ? "ddp" : ""))
       .bind(8, t.ranks).bind(9, t.repeat_index).bind(10, params.dump())
-      .bind(11, nlohmann::json(t.axis_names).dump())
+      .bind(11, nlohmann::json(t.axis_names).dump()).bind(12, trial_to_json(t))
       .run();
   auto s = db_.prepare("SELECT id FROM trials WHERE campaign_id = ? AND identity = ?");
   s.bind(1, campaign_id).bind(2, t.identity);
   s.step();
   return s.integer(0);
+}
+
+std::vector<Store::StoredTrial> Store::campaign_trial_specs(const std::string& campaign_id) {
+  auto s = db_.prepare("SELECT id, spec FROM trials WHERE campaign_id = ? ORDER BY ordinal");
+  s.bind(1, campaign_id);
+  std::vector<StoredTrial> out;
+  while (s.step()) out.push_back({s.integer(0), trial_from_json(s.text(1))});
+  return out;
+}
+
+int Store::interrupt_stale_attempts() {
+  auto running = db_.prepare("SELECT id, runner_pid FROM attempts WHERE state = 'running' AND runner_host = ?");
+  running.bind(1, host_name());
+  std::vector<std::pair<std::int64_t, std::int64_t>> stale;
+  while (running.step()) {
+    if (!is_live_runner(running.integer(1))) stale.emplace_back(running.integer(0), running.integer(1));
+  }
+  for (const auto& [attempt, pid] : stale) {
+    db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = ? "
+                "WHERE id = ? AND state = 'running'")
+        .bind(1, utc_now()).bind(2, fmt::format("mtrun (pid {}) stopped while this trial was running", pid))
+        .bind(3, attempt)
+        .run();
+  }
+  return int(stale.size());
 }
 
 std::optional<AttemptState> Store::latest_state(std::int64_t trial_row) {
@@ -135,9 +178,10 @@ int Store::next_attempt_number(std::int64_t trial_row) {
 
 std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std::string& command,
                                   const std::string& run_dir, const std::string& log_path) {
-  db_.prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at) "
-              "VALUES (?, ?, 'running', ?, ?, ?, ?)")
+  db_.prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
+              "runner_host, runner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)")
       .bind(1, trial_row).bind(2, number).bind(3, command).bind(4, run_dir).bind(5, log_path).bind(6, utc_now())
+      .bind(7, host_name()).bind(8, std::int64_t(::getpid()))
       .run();
   return db_.last_insert_id();
 }

@@ -22,6 +22,7 @@ struct Campaign {
   std::string experiment_file;
   std::string source_revision;
   std::string plan_hash;
+  std::string launcher;  // JSON, see trial_json.h
   int trial_count = 0;
   std::string created_at;
 };
@@ -67,6 +68,17 @@ class Store {
 
   // Row id of the trial, inserting it on first sight.
   std::int64_t add_trial_if_new(const std::string& campaign_id, const Trial& trial, int ordinal);
+
+  struct StoredTrial {
+    std::int64_t row;
+    Trial trial;
+  };
+  // Every trial of the campaign in plan order, rebuilt from what was stored.
+  std::vector<StoredTrial> campaign_trial_specs(const std::string& campaign_id);
+
+  // Attempts left 'running' by an mtrun on this host that no longer runs become 'interrupted'.
+  // Returns how many. Attempts of a live runner (another campaign in parallel) are left alone.
+  int interrupt_stale_attempts();
 
   // State of the trial's latest attempt, or nullopt if it never ran.
   std::optional<AttemptState> latest_state(std::int64_t trial_row);

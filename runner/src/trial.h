@@ -18,6 +18,7 @@ struct Trial {
   double timeout_s = 600;
   std::vector<Param> params;  // every resolved parameter (defaults, then axes), sorted by name
   std::vector<std::string> engine_args;  // verbatim extra engine arguments
+  std::vector<Param> environment;        // variables set for this trial's job (e.g. NCCL_ALGO)
   std::vector<std::string> axis_names;  // the study's axes: what varies between trials
   std::string identity;   // hash of study, workload, params and repeat index
   std::string group_key;  // the same without the repeat index: trials that are repeats of each other

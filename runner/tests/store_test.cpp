@@ -41,7 +41,7 @@ TEST_CASE("a new store has the schema version set") {
 TEST_CASE("attempts are numbered per trial and their outcome and metrics are stored") {
   auto path = fresh_db("attempts.sqlite");
   Store store(path);
-  store.add_campaign_if_new({"c1", "exp", "/x.yaml", "rev", "plan", 1, utc_now()});
+  store.add_campaign_if_new({"c1", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
   auto row = store.add_trial_if_new("c1", sample_trial(0), 0);
   CHECK(store.add_trial_if_new("c1", sample_trial(0), 0) == row);  // idempotent
   CHECK_FALSE(store.latest_state(row).has_value());

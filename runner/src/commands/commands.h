@@ -29,11 +29,15 @@ CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_plan_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_status_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_query_command(CLI::App& app, const GlobalOptions& global);
+CommandRunner register_rerun_command(CLI::App& app, const GlobalOptions& global);
 
 // Set by main's signal handler: stop launching trials, terminate the running one.
 extern std::atomic<bool> g_stop_requested;
 // PID of the launcher now running (0 if none), so a second Ctrl-C can kill it at once.
 extern std::atomic<int> g_running_launcher;
+
+// Where a campaign's attempt directories go: beside the database, runs/<campaign>/.
+std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id);
 
 // mtengine to launch: the explicit path, else $MTENGINE, else the one beside this executable.
 std::filesystem::path locate_engine(const std::optional<std::filesystem::path>& explicit_path);

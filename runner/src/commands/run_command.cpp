@@ -1,19 +1,18 @@
-// mtrun run FILE: runs every trial of the experiment that has not succeeded yet, one MPI job each,
-// recording each attempt before launch and its outcome after, then prints the summary.
+// mtrun run FILE: runs every trial of the experiment that has not succeeded yet in its campaign
+// (like make), one launcher job each, then prints the summary.
+#include <unistd.h>
+
 #include <iostream>
 
 #include <CLI/CLI.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "campaign_runner.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
 #include "process.h"
-#include "result_ingest.h"
-#include "runner_error.h"
-#include "store.h"
-#include "summary.h"
+#include "trial_json.h"
 
 namespace mt {
 
@@ -22,22 +21,6 @@ std::atomic<int> g_running_launcher{0};
 
 namespace {
 
-std::string outcome_detail(const AttemptOutcome& o, const std::vector<MetricValue>& metrics) {
-  if (o.state == AttemptState::Succeeded) {
-    for (const auto& m : metrics) {
-      if (m.name == "tokens_per_sec") return fmt::format("{:.0f} tokens/s", m.value);
-    }
-    return "";
-  }
-  std::string detail;
-  if (o.exit_code) detail += fmt::format("exit {}", *o.exit_code);
-  if (o.signal) detail += fmt::format("{}signal {}", detail.empty() ? "" : ", ", *o.signal);
-  if (o.error_rank) detail += fmt::format("{}rank {}", detail.empty() ? "" : ", ", *o.error_rank);
-  if (o.error_step) detail += fmt::format(", step {}", *o.error_step);
-  if (o.error_reason) detail += fmt::format("{}{}", detail.empty() ? "" : ": ", *o.error_reason);
-  return detail;
-}
-
 struct RunOptions {
   std::filesystem::path experiment;
   std::filesystem::path db;
@@ -45,80 +28,41 @@ struct RunOptions {
   bool force = false;
 };
 
-struct CampaignCounts {
-  int ran = 0, skipped = 0, failed = 0;
-};
-
-void run_trial(Store& store, const ExperimentPlan& plan, const Trial& trial, std::int64_t trial_row, int index,
-               const std::filesystem::path& campaign_dir, CampaignCounts& counts, std::ostream& out) {
-  const int number = store.next_attempt_number(trial_row);
-  const auto run_dir = campaign_dir / trial.identity / fmt::format("attempt-{}", number);
-  std::filesystem::create_directories(run_dir);
-  const auto result_file = run_dir / "result.json";
-  const auto log_file = run_dir / "log.txt";
-  TrialCommand command = build_trial_command(trial, plan.context, result_file);
-
-  fmt::print(out, "[{}/{}] {} {} rep {} ... ", index + 1, plan.trials.size(), trial.study, trial.axes_label(),
-             trial.repeat_index);
-  out.flush();
-  std::int64_t attempt = store.begin_attempt(trial_row, number, shell_quote(command.argv), run_dir.string(),
-                                             log_file.string());
-  ProcessSpec spec{command.argv, command.environment, log_file, run_dir, trial.timeout_s};
-  spec.running_pid = &g_running_launcher;
-  ProcessOutcome process = run_process(spec, &g_stop_requested);
-  AttemptOutcome outcome = classify_attempt(process, result_file, log_file);
-  store.finish_attempt(attempt, outcome);
-
-  ++counts.ran;
-  if (outcome.state != AttemptState::Succeeded) ++counts.failed;
-  fmt::print(out, "{} in {:.1f} s  {}\n", to_string(outcome.state), outcome.duration_s,
-             outcome_detail(outcome, outcome.metrics));
-  if (outcome.state != AttemptState::Succeeded && outcome.state != AttemptState::Interrupted) {
-    fmt::print(out, "      log: {}\n", log_file.string());
-  }
-}
-
 int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine);
   Store store(options.db);
+  if (int stale = store.interrupt_stale_attempts()) {
+    fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
+  }
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
-                             plan.source_revision, plan.plan_hash, int(plan.trials.size()), utc_now()});
-  const auto campaign_dir = std::filesystem::absolute(options.db).parent_path() / "runs" / plan.campaign_id;
-  fmt::print(out, "experiment {} — campaign {} — {} trials — engine {}\n", plan.experiment.name, plan.campaign_id,
-             plan.trials.size(), plan.context.engine.string());
-
-  std::vector<std::int64_t> rows;
+                             plan.source_revision, plan.plan_hash, launcher_to_json(plan.context.launcher),
+                             int(plan.trials.size()), utc_now()});
+  std::vector<Store::StoredTrial> to_run;
+  int skipped = 0;
   for (size_t i = 0; i < plan.trials.size(); ++i) {
-    rows.push_back(store.add_trial_if_new(plan.campaign_id, plan.trials[i], int(i)));
-  }
-  CampaignCounts counts;
-  for (size_t i = 0; i < plan.trials.size() && !g_stop_requested; ++i) {
-    if (!options.force && store.latest_state(rows[i]) == AttemptState::Succeeded) {
-      ++counts.skipped;
-      continue;
+    std::int64_t row = store.add_trial_if_new(plan.campaign_id, plan.trials[i], int(i));
+    if (!options.force && store.latest_state(row) == AttemptState::Succeeded) {
+      ++skipped;
+    } else {
+      to_run.push_back({row, plan.trials[i]});
     }
-    run_trial(store, plan, plan.trials[i], rows[i], int(i), campaign_dir, counts, out);
   }
-
-  if (counts.skipped > 0) {
-    fmt::print(out, "{} trial(s) had already succeeded in this campaign and were skipped (--force re-runs them)\n",
-               counts.skipped);
+  fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run; engine {}\n", plan.experiment.name,
+             plan.campaign_id, plan.trials.size(), to_run.size(), plan.context.engine.string());
+  if (skipped > 0) {
+    fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }
-  fmt::print(out, "\n{}", render_summary(campaign_trials(store, plan.campaign_id)));
-  fmt::print(out, "\nresults: {}  (mtrun status, mtrun query \"select * from training\")\n", options.db.string());
-  if (g_stop_requested) {
-    fmt::print(out, "interrupted: {} trial(s) not run; `mtrun run {}` continues where this stopped\n",
-               plan.trials.size() - counts.ran - counts.skipped, options.experiment.string());
-    return kExitInterrupted;
-  }
-  if (counts.failed > 0) {
-    fmt::print(out, "{} of {} trial(s) run did not succeed\n", counts.failed, counts.ran);
-    return kExitFailure;
-  }
-  return kExitOk;
+  CampaignRun run{plan.campaign_id, plan.context, campaign_runs_dir(options.db, plan.campaign_id),
+                  ::isatty(STDOUT_FILENO) == 1, &g_stop_requested, &g_running_launcher};
+  CampaignResult result = run_trials(store, run, to_run, out);
+  return finish_campaign(store, plan.campaign_id, result, options.db, out);
 }
 
 }  // namespace
+
+std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id) {
+  return std::filesystem::absolute(db).parent_path() / "runs" / campaign_id;
+}
 
 CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<RunOptions>();

@@ -1,0 +1,83 @@
+// mtrun rerun --failed: runs again, as new attempts, exactly the trials of a campaign whose latest
+// attempt did not succeed (and any never started because a runner was stopped). Trials are
+// rebuilt from the database, so an edited experiment file does not change what is re-run.
+#include <unistd.h>
+
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "campaign_runner.h"
+#include "commands/commands.h"
+#include "process.h"
+#include "runner_error.h"
+#include "trial_json.h"
+
+namespace mt {
+namespace {
+
+struct RerunOptions {
+  std::filesystem::path db;
+  bool failed = false;
+  std::optional<std::string> campaign;
+  std::optional<std::filesystem::path> engine;
+};
+
+int rerun_failed(const RerunOptions& options, std::ostream& out) {
+  if (!options.failed) throw RunnerError(kExitUsage, "rerun needs --failed (the only selection so far)");
+  if (!std::filesystem::exists(options.db)) {
+    throw RunnerError(kExitUsage, fmt::format("no database at {} (pass --db)", options.db.string()));
+  }
+  Store store(options.db);
+  if (int stale = store.interrupt_stale_attempts()) {
+    fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
+  }
+  std::optional<Campaign> campaign = options.campaign ? store.find_campaign(*options.campaign) : store.latest_campaign();
+  if (!campaign) {
+    throw RunnerError(kExitUsage, options.campaign ? fmt::format("no campaign '{}' in {}", *options.campaign,
+                                                                 options.db.string())
+                                                   : fmt::format("{} holds no campaign yet", options.db.string()));
+  }
+  std::vector<Store::StoredTrial> to_run;
+  int never_started = 0;
+  for (auto& stored : store.campaign_trial_specs(campaign->id)) {
+    std::optional<AttemptState> state = store.latest_state(stored.row);
+    if (state == AttemptState::Succeeded) continue;
+    if (state == AttemptState::Running) continue;  // a live runner owns it
+    if (!state) ++never_started;
+    to_run.push_back(std::move(stored));
+  }
+  fmt::print(out, "campaign {} ({}): {} trial(s) to run again ({} never started)\n", campaign->id,
+             campaign->experiment, to_run.size(), never_started);
+  if (to_run.empty()) return kExitOk;
+
+  LaunchContext context;
+  context.engine = locate_engine(options.engine);
+  context.launcher = launcher_from_json(campaign->launcher);
+  context.running_as_root = ::geteuid() == 0;
+  context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  CampaignRun run{campaign->id, context, campaign_runs_dir(options.db, campaign->id), ::isatty(STDOUT_FILENO) == 1,
+                  &g_stop_requested, &g_running_launcher};
+  CampaignResult result = run_trials(store, run, to_run, out);
+  return finish_campaign(store, campaign->id, result, options.db, out);
+}
+
+}  // namespace
+
+CommandRunner register_rerun_command(CLI::App& app, const GlobalOptions& global) {
+  auto options = std::make_shared<RerunOptions>();
+  auto* cmd = app.add_subcommand("rerun", "run again, as new attempts, the trials whose latest attempt failed");
+  cmd->add_flag("--failed", options->failed, "select trials whose latest attempt did not succeed")->required();
+  cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the latest)");
+  cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
+  return [options, &global](std::ostream& out) {
+    options->db = global.db;
+    become_child_subreaper();
+    return rerun_failed(*options, out);
+  };
+}
+
+}  // namespace mt

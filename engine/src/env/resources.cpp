@@ -1,5 +1,6 @@
 #include "env/resources.h"
 
+#include <dlfcn.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -27,6 +28,15 @@ int default_threads() {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int local_ranks = std::max(1, positive_env("OMPI_COMM_WORLD_LOCAL_SIZE"));
   return std::max(1, cores / local_ranks);
+}
+
+bool set_blas_threads(int threads) {
+  // Looked up at run time: the BLAS is whichever library Debian's alternatives point at.
+  using SetThreads = void (*)(int);
+  auto* set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (!set) return false;
+  set(threads);
+  return true;
 }
 
 int64_t peak_rss_bytes() {

@@ -9,6 +9,11 @@ namespace mt {
 // count coming from OMPI_COMM_WORLD_LOCAL_SIZE.
 int default_threads();
 
+// Applies `threads` to the BLAS's own thread pool when it has one (OpenBLAS's pthread build
+// ignores at::set_num_threads and otherwise starts one thread per core in every rank).
+// Returns whether a BLAS thread setting was found.
+bool set_blas_threads(int threads);
+
 // Peak resident set size of this process (VmHWM, else getrusage), bytes.
 int64_t peak_rss_bytes();
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "data/synthetic.h"
+#include "env/resources.h"
 #include "model/gpt.h"
 #include "strategy/strategy.h"
 
@@ -38,6 +39,7 @@ CollectiveCounts per_step(const CollectiveCounts& before, const CollectiveCounts
 
 void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& run) {
   at::set_num_threads(run.threads);
+  set_blas_threads(run.threads);
   const int rank = comm.rank();
   const StrategyEntry& entry = *find_strategy(config.strategy);  // validated before
 

@@ -58,15 +58,17 @@ bool find_rank_signal(const std::string& log, int& rank, int& signal) {
   return true;
 }
 
-// The engine prefixes its own error messages with "mtengine"; prefer those over launcher noise.
+// The most telling line of a failed job's log: the engine's own message (prefixed "mtengine" or
+// mentioning an error) if there is one, else the first line before mpirun's "----" epilogue.
 std::string reason_from_log(const std::string& log) {
   std::istringstream in(log);
-  std::string line, last;
+  std::string line, first;
   while (std::getline(in, line)) {
-    if (line.rfind("mtengine", 0) == 0) return line.substr(0, 500);
-    if (!line.empty() && line[0] != '-' && line.find_first_not_of(' ') != std::string::npos) last = line;
+    if (line.rfind("-----", 0) == 0) break;
+    if (line.rfind("mtengine", 0) == 0 || line.find("rror") != std::string::npos) return line.substr(0, 500);
+    if (first.empty() && line.find_first_not_of(' ') != std::string::npos) first = line;
   }
-  return last.substr(0, 500);
+  return first.substr(0, 500);
 }
 
 }  // namespace

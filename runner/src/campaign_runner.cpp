@@ -51,6 +51,7 @@ Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial&
       store.begin_attempt(stored.row, number, shell_quote(command.argv), run_dir.string(), log_file.string());
   ProcessSpec spec{command.argv, command.environment, log_file, run_dir, trial.timeout_s};
   spec.running_pid = run.running_launcher;
+  spec.guard = run.guard;
   ProcessOutcome process = run_process(spec, run.stop);
   AttemptOutcome outcome = classify_attempt(process, result_file, log_file);
   store.finish_attempt(attempt, outcome);

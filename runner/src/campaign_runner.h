@@ -19,6 +19,7 @@ struct CampaignRun {
   bool live_progress = false;
   std::atomic<bool>* stop = nullptr;          // set asynchronously to stop launching
   std::atomic<int>* running_launcher = nullptr;
+  std::filesystem::path guard;  // this mtrun's executable, to start jobs under a job guard
 };
 
 struct CampaignResult {

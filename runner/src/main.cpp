@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
+#include "job_guard.h"
 #include "runner_error.h"
 #include "sqlite_db.h"
 
@@ -53,6 +54,7 @@ int report_error(const std::string& message, int exit_code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == mt::kGuardSubcommand) return mt::run_job_guard(argc - 2, argv + 2);
   CLI::App app{"mtrun: declarative experiment runner for distributed training benchmarks"};
   app.require_subcommand(1);
   mt::GlobalOptions global;

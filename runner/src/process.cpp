@@ -14,6 +14,8 @@
 #include <boost/process/extend.hpp>
 #include <fmt/format.h>
 
+#include "job_guard.h"
+
 namespace bp = boost::process;
 
 namespace mt {
@@ -68,13 +70,14 @@ void terminate_job(bp::child& child, double grace_s) {
 
 void become_child_subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
-int signal_session(int session, int signal) {
+int signal_session(int session, int signal, int spare) {
   int count = 0;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (session_of(name) == session && ::kill(std::stoi(name), signal) == 0) ++count;
+    const int pid = std::stoi(name);
+    if (pid != spare && session_of(name) == session && ::kill(pid, signal) == 0) ++count;
   }
   return count;
 }
@@ -91,12 +94,15 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
     outcome.launch_error = fmt::format("'{}' not found (looked on PATH)", spec.argv[0]);
     return outcome;
   }
+  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  if (!spec.guard.empty()) {
+    args.insert(args.begin(), {kGuardSubcommand, exe.string()});
+    exe = spec.guard.string();
+  }
   bp::environment env = boost::this_process::environment();
   for (const auto& [name, value] : spec.environment) env[name] = value;
   std::error_code ec;
   std::filesystem::remove(spec.log_file, ec);  // Boost.Process appends to an existing file
-  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
-
   auto start = Clock::now();
   bp::child child(exe, bp::args(args), env, bp::start_dir(spec.working_dir.string()),
                   (bp::std_out & bp::std_err) > spec.log_file.string(), bp::std_in < bp::null,

@@ -18,6 +18,8 @@ struct ProcessSpec {
   double timeout_s = 600;
   double terminate_grace_s = 5;  // between SIGTERM and SIGKILL
   std::atomic<int>* running_pid = nullptr;  // if set, holds the launcher's PID while it runs
+  // mtrun itself, to start the command under a job guard (job_guard.h); empty: no guard.
+  std::filesystem::path guard;
 };
 
 enum class ProcessEnd { Exited, Signaled, TimedOut, Interrupted, LaunchFailed };
@@ -38,7 +40,8 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
 // found, killed and reaped instead of running on.
 void become_child_subreaper();
 
-// Sends `signal` to every process whose session id is `session`; returns how many were signalled.
-int signal_session(int session, int signal);
+// Sends `signal` to every process whose session id is `session` except `spare` (e.g. the caller);
+// returns how many were signalled.
+int signal_session(int session, int signal, int spare = 0);
 
 }  // namespace mt

@@ -39,6 +39,9 @@ extern std::atomic<int> g_running_launcher;
 // Where a campaign's attempt directories go: beside the database, runs/<campaign>/.
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id);
 
+// This mtrun's own executable (jobs start under it as their guard; mtengine is looked for beside it).
+std::filesystem::path mtrun_executable();
+
 // mtengine to launch: the explicit path, else $MTENGINE, else the one beside this executable.
 std::filesystem::path locate_engine(const std::optional<std::filesystem::path>& explicit_path);
 

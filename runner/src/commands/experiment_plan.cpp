@@ -30,6 +30,11 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   return plan;
 }
 
+std::filesystem::path mtrun_executable() {
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/self/exe", ec);
+}
+
 std::filesystem::path locate_engine(const std::optional<std::filesystem::path>& explicit_path) {
   std::filesystem::path engine;
   std::string source;
@@ -40,8 +45,7 @@ std::filesystem::path locate_engine(const std::optional<std::filesystem::path>& 
     engine = env;
     source = "MTENGINE";
   } else {
-    std::error_code ec;
-    engine = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "mtengine";
+    engine = mtrun_executable().parent_path() / "mtengine";
     source = "the directory of mtrun";
   }
   std::error_code ec;

@@ -61,6 +61,7 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
   context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
   CampaignRun run{campaign->id, context, campaign_runs_dir(options.db, campaign->id), ::isatty(STDOUT_FILENO) == 1,
                   &g_stop_requested, &g_running_launcher};
+  run.guard = mtrun_executable();
   CampaignResult result = run_trials(store, run, to_run, out);
   return finish_campaign(store, campaign->id, result, options.db, out);
 }

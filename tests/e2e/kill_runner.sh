@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Killing mtrun mid-campaign loses no completed trial and leaves no rank running; `rerun --failed`
+# then completes the campaign, every trial succeeding exactly once in its latest attempt.
+source "$(dirname "$0")/lib.sh"
+DB="$WORK/results/mtrun.sqlite"
+cat > "$WORK/kill.yaml" <<'YAML'
+name: kill
+repeat: 3
+timeout_s: 120
+studies:
+  - name: s
+    workload: train
+    defaults: {vocab_size: 512, d_model: 64, n_heads: 2, n_layers: 2, seq_length: 64, batch_size: 4, steps: 30, warmup_steps: 2}
+    matrix:
+      ranks: [1, 2]
+YAML
+
+wait_for_sql() {  # wait_for_sql QUERY EXPECTED: poll the live database (WAL) until QUERY gives EXPECTED
+  for _ in $(seq 1 600); do
+    [ "$(sql "$1" 2>/dev/null)" == "$2" ] && return 0
+    sleep 0.1
+  done
+  fail "timed out waiting for '$1' to be '$2'"
+}
+ranks_alive() { pgrep -f -- "--output $WORK/" | wc -l; }
+
+# 1. SIGKILL while the second trial runs: the runner cannot react, its job guard must.
+"$MTRUN" --db "$DB" run "$WORK/kill.yaml" > "$WORK/run1.log" 2>&1 &
+RUNNER=$!
+wait_for_sql "select count(*) from attempts where state='succeeded'" 1
+wait_for_sql "select count(*) from attempts where state='running'" 1
+kill -9 $RUNNER
+wait $RUNNER || true
+for _ in $(seq 1 100); do [ "$(ranks_alive)" -eq 0 ] && break; sleep 0.1; done
+expect_eq "$(ranks_alive)" 0 "engine processes left after SIGKILL of mtrun"
+expect_eq "$(sql 'PRAGMA integrity_check')" ok "integrity after SIGKILL"
+expect_eq "$(sql "select count(*) from attempts where state='succeeded'")" 1 "completed trial kept"
+expect_eq "$(sql "select count(*) from attempts where state='running'")" 1 "the killed trial is left running"
+
+# 2. SIGINT (Ctrl-C) while a trial runs: the running one is terminated and recorded interrupted.
+capture "$MTRUN" --db "$DB" status
+expect_contains "$OUT" "running" "status while stale"
+"$MTRUN" --db "$DB" run "$WORK/kill.yaml" > "$WORK/run2.log" 2>&1 &
+RUNNER=$!
+wait_for_sql "select count(*) from attempts where state='interrupted'" 1   # the stale attempt, at start
+wait_for_sql "select count(*) from attempts where state='running'" 1
+kill -INT $RUNNER
+set +e; wait $RUNNER; RC=$?; set -e
+expect_eq "$RC" 130 "exit code after Ctrl-C"
+expect_contains "$(cat "$WORK/run2.log")" "rerun --failed" "Ctrl-C tells how to continue"
+expect_eq "$(ranks_alive)" 0 "engine processes left after Ctrl-C"
+expect_eq "$(sql "select count(*) from attempts where state='running'")" 0 "nothing left running after Ctrl-C"
+expect_eq "$(sql "select count(*) from attempts where state='interrupted'")" 2 "both stopped attempts interrupted"
+
+# 3. rerun --failed completes the campaign.
+capture "$MTRUN" --db "$DB" rerun --failed
+echo "$OUT"
+expect_eq "$RC" 0 "rerun exit code"
+expect_eq "$(sql 'PRAGMA integrity_check')" ok "integrity at the end"
+expect_eq "$(sql "select count(*) from trials")" 6 "trials"
+expect_eq "$(sql "select count(*) from latest_attempts where state='succeeded'")" 6 "every trial's latest attempt succeeded"
+expect_eq "$(sql "select count(*) from (select trial_id from attempts where state='succeeded' group by trial_id having count(*) = 1)")" 6 "each trial succeeded exactly once"
+capture "$MTRUN" --db "$DB" rerun --failed
+expect_contains "$OUT" "0 trial(s) to run again" "nothing left to rerun"
+echo "PASS"

@@ -47,14 +47,14 @@ Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial&
   std::filesystem::remove(result_file);  // never ingest a stale result
   TrialCommand command = build_trial_command(trial, run.context, result_file);
 
-  std::int64_t attempt =
-      store.begin_attempt(stored.row, number, shell_quote(command.argv), run_dir.string(), log_file.string());
+  const std::string command_text = shell_quote(command.argv);
+  std::int64_t attempt = store.begin_attempt(stored.row, number, command_text, run_dir.string(), log_file.string());
   ProcessSpec spec{command.argv, command.environment, log_file, run_dir, trial.timeout_s};
   spec.running_pid = run.running_launcher;
   spec.guard = run.guard;
   ProcessOutcome process = run_process(spec, run.stop);
   AttemptOutcome outcome = classify_attempt(process, result_file, log_file);
-  store.finish_attempt(attempt, outcome);
+  store.finish_attempt(attempt, outcome, assemble_provenance(run.provenance, outcome.result_json, command_text));
   return {std::move(outcome), log_file};
 }
 

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <vector>
 
+#include "provenance.h"
 #include "store.h"
 #include "trial_command.h"
 
@@ -20,6 +21,7 @@ struct CampaignRun {
   std::atomic<bool>* stop = nullptr;          // set asynchronously to stop launching
   std::atomic<int>* running_launcher = nullptr;
   std::filesystem::path guard;  // this mtrun's executable, to start jobs under a job guard
+  ProvenanceContext provenance;
 };
 
 struct CampaignResult {

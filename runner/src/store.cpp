@@ -186,7 +186,7 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
   return db_.last_insert_id();
 }
 
-void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o) {
+void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, const Provenance& p) {
   Transaction tx(db_);
   db_.prepare("UPDATE attempts SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
               "error_reason = ?, finished_at = ?, duration_s = ?, result_json = ? WHERE id = ?")
@@ -204,6 +204,15 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o) {
     step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
     step.reset();
   }
+  const ProvenanceContext& c = p.context;
+  db_.prepare("INSERT OR REPLACE INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, "
+              "image_ref, image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, "
+              "complete, missing_fields) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+      .bind(1, attempt_id).bind(2, c.source.commit).bind(3, int(c.source.dirty)).bind(4, c.source.diff_hash)
+      .bind(5, p.build_revision).bind(6, c.image_ref).bind(7, c.image_id).bind(8, c.base_image)
+      .bind(9, int(c.bare_metal())).bind(10, c.engine_binary_hash).bind(11, p.software_stack).bind(12, p.hosts)
+      .bind(13, p.command).bind(14, int(p.complete)).bind(15, nlohmann::json(p.missing_fields).dump())
+      .run();
   tx.commit();
 }
 

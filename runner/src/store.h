@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "provenance.h"
 #include "sqlite_db.h"
 #include "trial.h"
 
@@ -88,7 +89,8 @@ class Store {
   // Records attempt `number` as running, before it is launched; returns its id.
   std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command,
                              const std::string& run_dir, const std::string& log_path);
-  void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome);
+  // Outcome, metrics and provenance in one transaction.
+  void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome, const Provenance& provenance);
 
  private:
   void migrate();

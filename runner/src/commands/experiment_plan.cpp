@@ -9,7 +9,6 @@
 #include "identity.h"
 #include "matrix.h"
 #include "runner_error.h"
-#include "source_revision.h"
 
 namespace mt {
 
@@ -24,7 +23,8 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   plan.context.launcher = plan.experiment.launcher;
   plan.context.running_as_root = ::geteuid() == 0;
   plan.context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  plan.source_revision = source_revision(plan.experiment.file.parent_path());
+  plan.provenance = capture_provenance_context(plan.experiment.file.parent_path(), plan.context.engine);
+  plan.source_revision = plan.provenance.source.revision();
   plan.plan_hash = mt::plan_hash(plan.trials);
   plan.campaign_id = content_hash(plan.plan_hash + "@" + plan.source_revision).substr(0, 12);
   return plan;

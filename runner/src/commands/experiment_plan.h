@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiment.h"
+#include "provenance.h"
 #include "trial.h"
 #include "trial_command.h"
 
@@ -16,7 +17,8 @@ struct ExperimentPlan {
   Experiment experiment;
   std::vector<Trial> trials;
   LaunchContext context;
-  std::string source_revision;
+  ProvenanceContext provenance;
+  std::string source_revision;  // commit, plus diff hash when the tree is dirty
   std::string plan_hash;
   std::string campaign_id;  // from plan hash and source revision
 };

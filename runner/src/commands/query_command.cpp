@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "runner_error.h"
 #include "sqlite_db.h"
@@ -36,10 +37,7 @@ std::string cell_text(Statement& s, int i) {
 }
 
 int run_query(const QueryOptions& options, std::ostream& out) {
-  if (!std::filesystem::exists(options.db)) {
-    throw RunnerError(kExitUsage, fmt::format("no database at {} (run an experiment first, or pass --db)",
-                                              options.db.string()));
-  }
+  require_database(options.db);
   Database db(options.db, Database::Mode::ReadOnly);
   db.exec("PRAGMA query_only = ON");
   try {

@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "campaign_runner.h"
+#include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "process.h"
 #include "runner_error.h"
@@ -28,42 +29,37 @@ struct RerunOptions {
 
 int rerun_failed(const RerunOptions& options, std::ostream& out) {
   if (!options.failed) throw RunnerError(kExitUsage, "rerun needs --failed (the only selection so far)");
-  if (!std::filesystem::exists(options.db)) {
-    throw RunnerError(kExitUsage, fmt::format("no database at {} (pass --db)", options.db.string()));
-  }
+  require_database(options.db);
   Store store(options.db);
   if (int stale = store.interrupt_stale_attempts()) {
     fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
   }
-  std::optional<Campaign> campaign = options.campaign ? store.find_campaign(*options.campaign) : store.latest_campaign();
-  if (!campaign) {
-    throw RunnerError(kExitUsage, options.campaign ? fmt::format("no campaign '{}' in {}", *options.campaign,
-                                                                 options.db.string())
-                                                   : fmt::format("{} holds no campaign yet", options.db.string()));
-  }
+  const Campaign campaign = select_campaign(store, options.campaign, options.db);
   std::vector<Store::StoredTrial> to_run;
   int never_started = 0;
-  for (auto& stored : store.campaign_trial_specs(campaign->id)) {
+  for (auto& stored : store.campaign_trial_specs(campaign.id)) {
     std::optional<AttemptState> state = store.latest_state(stored.row);
     if (state == AttemptState::Succeeded) continue;
     if (state == AttemptState::Running) continue;  // a live runner owns it
     if (!state) ++never_started;
     to_run.push_back(std::move(stored));
   }
-  fmt::print(out, "campaign {} ({}): {} trial(s) to run again ({} never started)\n", campaign->id,
-             campaign->experiment, to_run.size(), never_started);
+  fmt::print(out, "campaign {} ({}): {} trial(s) to run again ({} never started)\n", campaign.id,
+             campaign.experiment, to_run.size(), never_started);
   if (to_run.empty()) return kExitOk;
 
   LaunchContext context;
   context.engine = locate_engine(options.engine);
-  context.launcher = launcher_from_json(campaign->launcher);
+  context.launcher = launcher_from_json(campaign.launcher);
   context.running_as_root = ::geteuid() == 0;
   context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  CampaignRun run{campaign->id, context, campaign_runs_dir(options.db, campaign->id), ::isatty(STDOUT_FILENO) == 1,
+  CampaignRun run{campaign.id, context, campaign_runs_dir(options.db, campaign.id), ::isatty(STDOUT_FILENO) == 1,
                   &g_stop_requested, &g_running_launcher};
   run.guard = mtrun_executable();
+  run.provenance = capture_provenance_context(std::filesystem::path(campaign.experiment_file).parent_path(),
+                                              context.engine);
   CampaignResult result = run_trials(store, run, to_run, out);
-  return finish_campaign(store, campaign->id, result, options.db, out);
+  return finish_campaign(store, campaign.id, result, options.db, out);
 }
 
 }  // namespace

@@ -55,6 +55,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   CampaignRun run{plan.campaign_id, plan.context, campaign_runs_dir(options.db, plan.campaign_id),
                   ::isatty(STDOUT_FILENO) == 1, &g_stop_requested, &g_running_launcher};
   run.guard = mtrun_executable();
+  run.provenance = plan.provenance;
   CampaignResult result = run_trials(store, run, to_run, out);
   return finish_campaign(store, plan.campaign_id, result, options.db, out);
 }

@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "runner_error.h"
+#include "text_table.h"
 #include "store.h"
 #include "summary.h"
 
@@ -18,25 +20,34 @@ namespace {
 struct StatusOptions {
   std::filesystem::path db;
   std::optional<std::string> campaign;  // default: the most recently run campaign
+  bool provenance = false;
 };
 
+// One row per trial's latest attempt: is its provenance complete, and if not, what is missing.
+void print_provenance(Store& store, const std::string& campaign_id, std::ostream& out) {
+  auto s = store.db().prepare(R"sql(
+    SELECT t.identity, a.attempt, p.complete, p.source_commit, p.tree_dirty, p.build_revision,
+           CASE WHEN p.bare_metal THEN 'bare metal ' || p.engine_binary_hash ELSE p.image_ref || ' ' || p.image_id END,
+           p.hosts, p.missing_fields
+    FROM trials t JOIN latest_attempts a ON a.trial_id = t.id JOIN provenance p ON p.attempt_id = a.id
+    WHERE t.campaign_id = ? ORDER BY t.ordinal)sql");
+  s.bind(1, campaign_id);
+  TextTable table({"trial", "att", "complete", "source", "dirty", "build", "image / binary", "hosts", "missing"});
+  while (s.step()) {
+    table.add_row({s.text(0).substr(0, 12), s.text(1), s.integer(2) ? "yes" : "NO", s.text(3).substr(0, 12),
+                   s.integer(4) ? "yes" : "no", s.text(5).substr(0, 12), s.text(6), s.text(7), s.text(8)});
+  }
+  out << "\n" << (table.empty() ? std::string("no provenance recorded yet\n") : table.render());
+}
+
 int print_status(const StatusOptions& options, std::ostream& out) {
-  if (!std::filesystem::exists(options.db)) {
-    throw RunnerError(kExitUsage, fmt::format("no database at {} (run an experiment first, or pass --db)",
-                                              options.db.string()));
-  }
+  require_database(options.db);
   Store store(options.db);
-  std::optional<Campaign> campaign =
-      options.campaign ? store.find_campaign(*options.campaign) : store.latest_campaign();
-  if (!campaign) {
-    throw RunnerError(kExitUsage, options.campaign ? fmt::format("no campaign '{}' in {}", *options.campaign,
-                                                                 options.db.string())
-                                                   : fmt::format("{} holds no campaign yet", options.db.string()));
-  }
-  fmt::print(out, "campaign {}  experiment {}  revision {}  created {}\n  file {}\n\n", campaign->id,
-             campaign->experiment, campaign->source_revision.substr(0, 12), campaign->created_at,
-             campaign->experiment_file);
-  auto rows = campaign_trials(store, campaign->id);
+  Campaign campaign = select_campaign(store, options.campaign, options.db);
+  fmt::print(out, "campaign {}  experiment {}  revision {}  created {}\n  file {}\n\n", campaign.id,
+             campaign.experiment, campaign.source_revision.substr(0, 12), campaign.created_at,
+             campaign.experiment_file);
+  auto rows = campaign_trials(store, campaign.id);
   out << render_trial_table(rows);
   int done = 0, succeeded = 0;
   for (const auto& r : rows) {
@@ -49,6 +60,7 @@ int print_status(const StatusOptions& options, std::ostream& out) {
     if (!r.state || *r.state == "succeeded" || *r.state == "running") continue;
     fmt::print(out, "  {} {}: {}\n    log: {}\n", r.identity.substr(0, 12), *r.state, r.error_reason, r.log_path);
   }
+  if (options.provenance) print_provenance(store, campaign.id, out);
   return 0;
 }
 
@@ -58,6 +70,7 @@ CommandRunner register_status_command(CLI::App& app, const GlobalOptions& global
   auto options = std::make_shared<StatusOptions>();
   auto* cmd = app.add_subcommand("status", "what ran, what failed and why");
   cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the latest)");
+  cmd->add_flag("--provenance", options->provenance, "also show each trial's provenance and what it lacks");
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     return print_status(*options, out);

@@ -2,6 +2,7 @@
 // The experiment file as the user wrote it, after validation: studies with their defaults and
 // matrix axes, each value remembering where in the file it came from.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,38 @@ struct Setting {
   Value value;
 };
 
+// Axes varied together: the k-th values of every axis of the group form one point.
+struct ZipGroup {
+  std::string name;
+  std::vector<Axis> axes;  // all of the same length
+  SourcePos pos;
+};
+
+// A partial assignment of parameter values, for exclude and include lists.
+struct Assignment {
+  std::vector<Setting> values;
+  SourcePos pos;
+};
+
+// An expression as written, with the position of its first character in the file.
+struct ExpressionText {
+  std::string text;
+  SourcePos pos;
+};
+
+struct DerivedValue {
+  std::string name;
+  ExpressionText expression;
+};
+
+// How a `command` workload's metric is read from what the program wrote.
+struct MetricExtractor {
+  std::string name;
+  std::string regex;      // first capture group of the first match in the program's output, or
+  std::string json_path;  // a dotted path into the JSON file the program wrote ({result_file})
+  SourcePos pos;
+};
+
 struct Study {
   std::string name;
   std::string workload;
@@ -33,7 +66,16 @@ struct Study {
   double timeout_s = 600;
   std::vector<Setting> defaults;  // in file order
   std::vector<Axis> axes;         // in file order; the first axis varies slowest
+  std::vector<ZipGroup> zips;     // after the axes, in file order
+  std::vector<Assignment> exclude;  // combinations matching any of these are dropped
+  std::vector<Assignment> include;  // extra combinations: defaults plus these values
+  std::vector<DerivedValue> derived;  // computed per trial, in order; usable in where and commands
+  std::optional<ExpressionText> where;  // trials for which it is false are dropped
   std::vector<std::string> engine_args;  // passed verbatim, for engine flags the runner does not know
+  // `command` workload: argv template ({param} placeholders) and how to read its metrics.
+  std::vector<Value> command;
+  bool command_uses_launcher = true;  // run under mpirun/srun with `ranks`, or directly
+  std::vector<MetricExtractor> metrics;
   SourcePos pos;
 };
 

@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "expression.h"
 #include "identity.h"
+#include "workload_checks.h"
 
 namespace mt {
 namespace {
+
+// One combination of parameter values; each value remembers where in the file it was set.
+using Combination = std::map<std::string, Value>;
 
 std::string canonical_text(const Trial& t) {
   std::string text = fmt::format("study={}\nworkload={}\n", t.study, t.workload);
@@ -18,43 +24,181 @@ std::string canonical_text(const Trial& t) {
   return text;
 }
 
-Trial make_trial(const Study& study, const std::map<std::string, std::string>& values, int repeat) {
-  Trial t;
-  t.study = study.name;
-  t.workload = study.workload;
-  t.repeat_index = repeat;
-  t.timeout_s = study.timeout_s;
-  for (const auto& [name, value] : values) t.params.push_back({name, value});  // std::map: sorted
-  for (const auto& axis : study.axes) t.axis_names.push_back(axis.name);
-  t.engine_args = study.engine_args;
-  t.ranks = std::stoi(t.param("ranks", "1"));
-  std::string text = canonical_text(t);
-  t.group_key = content_hash(text);
-  t.identity = content_hash(text + fmt::format("repeat={}\n", repeat));
-  return t;
+// A dimension of the cross product: a single axis, or a zip group whose k-th points go together.
+using Dimension = std::vector<Combination>;
+
+std::vector<Dimension> dimensions_of(const Study& study) {
+  std::vector<Dimension> dims;
+  for (const auto& axis : study.axes) {
+    Dimension d;
+    for (const auto& v : axis.values) d.push_back({{axis.name, v}});
+    dims.push_back(std::move(d));
+  }
+  for (const auto& zip : study.zips) {
+    Dimension d(zip.axes.front().values.size());
+    for (const auto& axis : zip.axes) {
+      for (size_t k = 0; k < d.size() && k < axis.values.size(); ++k) d[k][axis.name] = axis.values[k];
+    }
+    dims.push_back(std::move(d));
+  }
+  return dims;
 }
 
-void expand_study(const Study& study, std::vector<Trial>& out) {
-  std::map<std::string, std::string> base;
-  for (const auto& d : study.defaults) base[d.name] = d.value.text;
-  // Odometer over axis value indices; the last axis turns fastest.
-  std::vector<std::map<std::string, std::string>> combinations;
-  std::vector<size_t> index(study.axes.size(), 0);
-  while (true) {
-    auto values = base;
-    for (size_t a = 0; a < study.axes.size(); ++a) values[study.axes[a].name] = study.axes[a].values[index[a]].text;
-    combinations.push_back(std::move(values));
-    size_t a = study.axes.size();
-    while (a > 0 && ++index[a - 1] == study.axes[a - 1].values.size()) {
-      index[a - 1] = 0;
-      --a;
+std::vector<Combination> cross_product(const Combination& base, const std::vector<Dimension>& dims) {
+  std::vector<Combination> out;
+  std::vector<size_t> index(dims.size(), 0);
+  while (true) {  // an odometer over the dimensions; the last one turns fastest
+    Combination c = base;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      for (const auto& [name, value] : dims[d][index[d]]) c[name] = value;
     }
-    if (a == 0) break;  // every axis wrapped: all combinations done
-  }
-  for (int r = 0; r < study.repeat; ++r) {
-    for (const auto& values : combinations) out.push_back(make_trial(study, values, r));
+    out.push_back(std::move(c));
+    size_t d = dims.size();
+    while (d > 0 && ++index[d - 1] == dims[d - 1].size()) {
+      index[d - 1] = 0;
+      --d;
+    }
+    if (d == 0) return out;
   }
 }
+
+bool matches(const Combination& c, const Assignment& a) {
+  return std::all_of(a.values.begin(), a.values.end(), [&](const Setting& s) {
+    auto it = c.find(s.name);
+    return it != c.end() && it->second.text == s.value.text;
+  });
+}
+
+bool same_values(const Combination& a, const Combination& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+           return x.first == y.first && x.second.text == y.second.text;
+         });
+}
+
+struct StudyExpander {
+  const Experiment& experiment;
+  const Study& study;
+  Expansion& result;
+
+  void error(SourcePos pos, std::string message) {
+    Diagnostic d{experiment.file.string(), pos, std::move(message)};
+    for (const auto& e : result.errors) {
+      if (e.pos.line == d.pos.line && e.pos.column == d.pos.column && e.message == d.message) return;
+    }
+    result.errors.push_back(std::move(d));
+  }
+
+  std::vector<Combination> combinations() {
+    Combination base;
+    for (const auto& d : study.defaults) base[d.name] = d.value;
+    std::vector<Combination> all;
+    for (auto& c : cross_product(base, dimensions_of(study))) {
+      bool excluded = std::any_of(study.exclude.begin(), study.exclude.end(), [&](const auto& a) { return matches(c, a); });
+      if (excluded) {
+        ++result.excluded;
+      } else {
+        all.push_back(std::move(c));
+      }
+    }
+    for (const auto& inc : study.include) {
+      Combination c = base;
+      for (const auto& s : inc.values) c[s.name] = s.value;
+      if (std::none_of(all.begin(), all.end(), [&](const auto& x) { return same_values(x, c); })) all.push_back(c);
+    }
+    return all;
+  }
+
+  // Adds derived values to `c` and applies the where filter; false when the trial is dropped.
+  bool derive_and_filter(Combination& c, std::vector<Param>& derived) {
+    Expression::Lookup lookup = [&](const std::string& name) -> std::optional<std::string> {
+      auto it = c.find(name);
+      if (it != c.end()) return it->second.text;
+      for (const auto& d : derived) {
+        if (d.name == name) return d.value;
+      }
+      return std::nullopt;
+    };
+    std::string error;
+    int column = 0;
+    for (const auto& d : study.derived) {
+      auto e = Expression::parse(d.expression.text, error, column);
+      auto v = e ? e->evaluate(lookup, error) : std::nullopt;
+      if (!v) {
+        error_at(d.expression.pos, fmt::format("derived value '{}': {}", d.name, error));
+        return false;
+      }
+      derived.push_back({d.name, v->to_param()});
+    }
+    if (!study.where) return true;
+    auto e = Expression::parse(study.where->text, error, column);
+    auto v = e ? e->evaluate(lookup, error) : std::nullopt;
+    if (!v) {
+      error_at(study.where->pos, fmt::format("where: {}", error));
+      return false;
+    }
+    if (!v->truthy()) ++result.filtered;
+    return v->truthy();
+  }
+
+  void error_at(SourcePos pos, std::string message) { error(pos, std::move(message)); }
+
+  Trial make_trial(const Combination& c, const std::vector<Param>& derived, int repeat) {
+    Trial t;
+    t.study = study.name;
+    t.workload = study.workload;
+    t.repeat_index = repeat;
+    t.timeout_s = study.timeout_s;
+    for (const auto& [name, value] : c) {
+      if (name.rfind("env.", 0) == 0) {
+        t.environment.push_back({name.substr(4), value.text});
+      } else {
+        t.params.push_back({name, value.text});
+      }
+    }
+    t.derived = derived;
+    t.engine_args = study.engine_args;
+    std::set<std::string> axes;
+    auto add_axis = [&](const std::string& name) {
+      if (axes.insert(name).second) t.axis_names.push_back(name);
+    };
+    for (const auto& axis : study.axes) add_axis(axis.name);
+    for (const auto& zip : study.zips) {
+      for (const auto& axis : zip.axes) add_axis(axis.name);
+    }
+    for (const auto& inc : study.include) {
+      for (const auto& s : inc.values) add_axis(s.name);
+    }
+    t.ranks = std::stoi(t.param("ranks", "1"));
+    std::string text = canonical_text(t);
+    t.group_key = content_hash(text);
+    t.identity = content_hash(text + fmt::format("repeat={}\n", repeat));
+    return t;
+  }
+
+  void expand() {
+    std::vector<std::pair<Combination, std::vector<Param>>> kept;
+    for (auto& c : combinations()) {
+      std::vector<Param> derived;
+      if (!derive_and_filter(c, derived)) continue;
+      auto problem = check_trial_params(study.workload, [&](const std::string& name) -> std::optional<std::string> {
+        auto it = c.find(name);
+        return it == c.end() ? std::nullopt : std::optional<std::string>(it->second.text);
+      });
+      if (problem) {
+        auto it = c.find(problem->blamed_param);
+        error(it != c.end() ? it->second.pos : study.pos, problem->message);
+        continue;
+      }
+      kept.emplace_back(std::move(c), std::move(derived));
+    }
+    if (kept.empty() && result.errors.empty()) {
+      error(study.pos, fmt::format("study '{}' has no trials left after exclude and where", study.name));
+    }
+    for (int r = 0; r < study.repeat; ++r) {
+      for (const auto& [c, derived] : kept) result.trials.push_back(make_trial(c, derived, r));
+    }
+  }
+};
 
 }  // namespace
 
@@ -69,15 +213,21 @@ std::string Trial::axes_label() const {
   std::string label;
   for (const auto& axis : axis_names) {
     if (!label.empty()) label += ' ';
-    label += fmt::format("{}={}", axis, param(axis));
+    std::string value = param(axis);
+    if (axis.rfind("env.", 0) == 0) {
+      for (const auto& e : environment) {
+        if ("env." + e.name == axis) value = e.value;
+      }
+    }
+    label += fmt::format("{}={}", axis, value);
   }
   return label;
 }
 
-std::vector<Trial> expand_experiment(const Experiment& experiment) {
-  std::vector<Trial> trials;
-  for (const auto& study : experiment.studies) expand_study(study, trials);
-  return trials;
+Expansion expand_experiment(const Experiment& experiment) {
+  Expansion result;
+  for (const auto& study : experiment.studies) StudyExpander{experiment, study, result}.expand();
+  return result;
 }
 
 std::string plan_hash(const std::vector<Trial>& trials) {

@@ -19,6 +19,7 @@ struct Trial {
   std::vector<Param> params;  // every resolved parameter (defaults, then axes), sorted by name
   std::vector<std::string> engine_args;  // verbatim extra engine arguments
   std::vector<Param> environment;        // variables set for this trial's job (e.g. NCCL_ALGO)
+  std::vector<Param> derived;            // values computed from the parameters (study `derived:`)
   std::vector<std::string> axis_names;  // the study's axes: what varies between trials
   std::string identity;   // hash of study, workload, params and repeat index
   std::string group_key;  // the same without the repeat index: trials that are repeats of each other

@@ -55,6 +55,11 @@ TrialCommand build_trial_command(const Trial& trial, const LaunchContext& contex
     cmd.argv.push_back("--hostfile");
     cmd.argv.push_back(context.launcher.hostfile.string());
   }
+  for (const auto& e : trial.environment) {  // study env.* values, exported to every rank
+    cmd.environment.push_back(e);
+    cmd.argv.push_back("-x");
+    cmd.argv.push_back(e.name);
+  }
   cmd.argv.insert(cmd.argv.end(), context.launcher.extra_args.begin(), context.launcher.extra_args.end());
   auto engine = engine_argv(trial, context, result_file);
   cmd.argv.insert(cmd.argv.end(), engine.begin(), engine.end());

@@ -31,6 +31,7 @@ std::string trial_to_json(const Trial& t) {
   j["params"] = params_to_json(t.params);
   j["engine_args"] = t.engine_args;
   j["environment"] = params_to_json(t.environment);
+  j["derived"] = params_to_json(t.derived);
   j["axis_names"] = t.axis_names;
   j["identity"] = t.identity;
   j["group_key"] = t.group_key;
@@ -48,6 +49,7 @@ Trial trial_from_json(const std::string& text) {
   t.params = params_from_json(j.at("params"));
   t.engine_args = j.at("engine_args").get<std::vector<std::string>>();
   t.environment = params_from_json(j.at("environment"));
+  t.derived = params_from_json(j.at("derived"));
   t.axis_names = j.at("axis_names").get<std::vector<std::string>>();
   t.identity = j.at("identity").get<std::string>();
   t.group_key = j.at("group_key").get<std::string>();

@@ -44,7 +44,10 @@ std::vector<WorkloadSpec> make_table() {
       number("dropout"),
       integer("threads"),
   };
-  return {train};
+  WorkloadSpec command{"command", "", {}};
+  command.params = {{"ranks", ParamType::Integer, {}, 1, /*engine_flag=*/false}};
+  command.free_form_params = true;
+  return {train, command};
 }
 
 }  // namespace

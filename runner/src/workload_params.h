@@ -21,6 +21,8 @@ struct WorkloadSpec {
   std::string name;
   std::string engine_subcommand;
   std::vector<ParamSpec> params;
+  // Any parameter name is accepted (as a template variable), e.g. for the `command` workload.
+  bool free_form_params = false;
 
   const ParamSpec* find(const std::string& param) const;
   std::vector<std::string> param_names() const;

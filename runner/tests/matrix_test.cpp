@@ -16,7 +16,7 @@ Experiment valid() {
 }  // namespace
 
 TEST_CASE("expansion is the cross product of the axes, once per repeat") {
-  auto trials = expand_experiment(valid());
+  auto trials = expand_experiment(valid()).trials;
   // study ddp: 2 ranks × 2 sync modes × repeat 2 = 8; study single: no axes × repeat 3 = 3
   REQUIRE(trials.size() == 11);
   CHECK(trials[0].study == "ddp");
@@ -25,7 +25,7 @@ TEST_CASE("expansion is the cross product of the axes, once per repeat") {
 }
 
 TEST_CASE("repeats are the outer loop and the last axis turns fastest") {
-  auto trials = expand_experiment(valid());
+  auto trials = expand_experiment(valid()).trials;
   CHECK(trials[0].axes_label() == "ranks=1 gradient_sync_mode=every");
   CHECK(trials[1].axes_label() == "ranks=1 gradient_sync_mode=last");
   CHECK(trials[2].axes_label() == "ranks=2 gradient_sync_mode=every");
@@ -36,15 +36,15 @@ TEST_CASE("repeats are the outer loop and the last axis turns fastest") {
 }
 
 TEST_CASE("defaults reach every trial and parameters are sorted by name") {
-  auto trials = expand_experiment(valid());
+  auto trials = expand_experiment(valid()).trials;
   CHECK(trials[0].param("d_model") == "64");
   CHECK(trials[0].params.front().name == "d_model");
   CHECK(trials[0].params.back().name == "ranks");
 }
 
 TEST_CASE("identities are distinct per trial, stable, and repeats share a group") {
-  auto a = expand_experiment(valid());
-  auto b = expand_experiment(valid());
+  auto a = expand_experiment(valid()).trials;
+  auto b = expand_experiment(valid()).trials;
   std::set<std::string> ids;
   for (size_t i = 0; i < a.size(); ++i) {
     ids.insert(a[i].identity);
@@ -58,9 +58,35 @@ TEST_CASE("identities are distinct per trial, stable, and repeats share a group"
 
 TEST_CASE("changing a default changes the identity") {
   Experiment e = valid();
-  auto before = expand_experiment(e);
+  auto before = expand_experiment(e).trials;
   e.studies[0].defaults[0].value.text = "128";
-  auto after = expand_experiment(e);
+  auto after = expand_experiment(e).trials;
   CHECK(before[0].identity != after[0].identity);
   CHECK(plan_hash(before) != plan_hash(after));
+}
+
+TEST_CASE("zip, exclude, include, derived values, where and env axes") {
+  LoadResult r = load_experiment(std::string(MT_TEST_DATA_DIR) + "/valid_language.yaml");
+  REQUIRE(r.errors.empty());
+  Expansion e = expand_experiment(*r.experiment);
+  REQUIRE(e.errors.empty());
+  // 2 strategies × 3 ranks × 2 zipped shapes = 12; exclude drops fsdp×1 (2 shapes) = 10;
+  // include adds zero1×2 = 11; where keeps global_batch = 2·ranks ≤ 4 (ranks 1, 2) or zero1:
+  // ddp 1,2 × 2 shapes = 4, fsdp 2 × 2 shapes = 2, zero1 = 1 → 7.
+  CHECK(e.excluded == 2);
+  CHECK(e.filtered == 4);
+  REQUIRE(e.trials.size() == 7);
+  for (const auto& t : e.trials) {
+    CAPTURE(t.axes_label());
+    CHECK((t.param("d_model") == "64") == (t.param("n_heads") == "2"));  // zipped together
+    CHECK_FALSE((t.param("strategy") == "fsdp" && t.ranks == 1));
+    REQUIRE(t.derived.size() == 1);
+    CHECK(t.derived[0].value == std::to_string(2 * t.ranks));
+  }
+  const Trial& first = e.trials.front();
+  REQUIRE(first.environment.size() == 1);
+  CHECK(first.environment[0].name == "NCCL_ALGO");
+  CHECK(first.environment[0].value == "Ring");
+  CHECK(first.axes_label() == "strategy=ddp ranks=1 env.NCCL_ALGO=Ring d_model=64 n_heads=2");
+  CHECK(e.trials.back().param("strategy") == "zero1");
 }

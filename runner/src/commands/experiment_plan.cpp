@@ -18,7 +18,11 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   if (!loaded.experiment) throw RunnerError(kExitUsage, format_diagnostics(loaded.errors));
   ExperimentPlan plan;
   plan.experiment = std::move(*loaded.experiment);
-  plan.trials = expand_experiment(plan.experiment);
+  Expansion expansion = expand_experiment(plan.experiment);
+  if (!expansion.errors.empty()) throw RunnerError(kExitUsage, format_diagnostics(expansion.errors));
+  plan.trials = std::move(expansion.trials);
+  plan.excluded = expansion.excluded;
+  plan.filtered = expansion.filtered;
   plan.context.engine = locate_engine(engine);
   plan.context.launcher = plan.experiment.launcher;
   plan.context.running_as_root = ::geteuid() == 0;

@@ -16,6 +16,8 @@ namespace mt {
 struct ExperimentPlan {
   Experiment experiment;
   std::vector<Trial> trials;
+  int excluded = 0;  // combinations dropped by exclude lists
+  int filtered = 0;  // combinations dropped by where filters
   LaunchContext context;
   ProvenanceContext provenance;
   std::string source_revision;  // commit, plus diff hash when the tree is dirty

@@ -25,8 +25,8 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
     fmt::print(out, "{} {} {} rep {} (timeout {} s)\n    {}{}\n", t.identity.substr(0, 12), t.study, t.axes_label(),
                t.repeat_index, t.timeout_s, env, shell_quote(cmd.argv));
   }
-  fmt::print(out, "{} trials in campaign {} (revision {})\n", plan.trials.size(), plan.campaign_id,
-             plan.source_revision.substr(0, 12));
+  fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
+             plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
   return 0;
 }
 

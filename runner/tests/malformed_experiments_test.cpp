@@ -1,0 +1,81 @@
+#include <doctest/doctest.h>
+
+#include "experiment_loader.h"
+#include "matrix.h"
+
+using namespace mt;
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(MT_TEST_DATA_DIR) + "/" + name + ".yaml"; }
+
+// Everything the user would be told about a file: load errors, else expansion errors.
+std::string problems_of(const std::string& name) {
+  LoadResult r = load_experiment(data(name));
+  if (!r.experiment) return format_diagnostics(r.errors);
+  return format_diagnostics(expand_experiment(*r.experiment).errors);
+}
+
+struct Case {
+  const char* file;
+  const char* message;  // after "FILE:"
+  const char* line;
+  const char* caret;
+};
+
+const Case kCases[] = {
+    {"zip_lengths", "8:9: zip group 'shape': axis 'n_heads' has 1 values but 'd_model' has 2; zipped axes need equal lengths",
+     "          n_heads: [2]",
+     "          ^"},
+    {"exclude_param", "8:10: unknown parameter 'rank' for workload 'train' (did you mean 'ranks'?)",
+     "        - {rank: 1}",
+     "           ^"},
+    {"where_syntax", "7:22: where: unexpected 'and'",
+     "      where: \"ranks >= and true\"",
+     "                       ^"},
+    {"where_name", "7:12: where uses 'rank', which is not a parameter of this study (did you mean 'ranks'?)",
+     "      where: rank == 2",
+     "             ^"},
+    {"heads_divide", "8:20: n_heads 3 does not divide d_model 64",
+     "        n_heads: [2, 3]",
+     "                     ^"},
+    {"set_twice", "8:7: 'ranks' is set twice (also at line 6); keep one",
+     "        ranks: [1, 2]",
+     "        ^"},
+    {"duplicate_value", "6:23: axis 'strategy' lists 'ddp' twice",
+     "        strategy: [ddp, ddp]",
+     "                        ^"},
+    {"bad_repeat", "2:9: repeat must be at least 1, got 0",
+     "  repeat: 0",
+     "          ^"},
+    {"bad_launcher", "3:9: unknown launcher 'mpirn' (did you mean 'mpirun'?)",
+     "    type: mpirn",
+     "          ^"},
+    {"no_studies", "1:1: the experiment needs 'studies': a list of studies, each with a name, a workload and a matrix",
+     "  name: bad",
+     "  ^"},
+    {"duplicate_study", "5:11: study name 's' is used twice",
+     "    - name: s",
+     "            ^"},
+    {"where_all", "3:5: study 's' has no trials left after exclude and where",
+     "    - name: s",
+     "      ^"},
+    {"command_missing", "3:5: study 's' has workload 'command' but no 'command' (an argv list)",
+     "    - name: s",
+     "      ^"},
+    {"metric_regex", "7:31: metric 'tokens_per_sec' regex is invalid: Mismatched '(' and ')' in regular expression",
+     "        tokens_per_sec: {regex: \"tokens/s ([0-9.]+\"}",
+     "                                ^"},
+    {"derived_type", "7:14: derived value 'twice': '*' needs numbers, got 'ddp' and 2",
+     "        twice: strategy * 2",
+     "               ^"},
+};
+
+}  // namespace
+
+TEST_CASE("each malformed experiment gets its exact positioned message, source line and caret") {
+  for (const Case& c : kCases) {
+    CAPTURE(c.file);
+    CHECK(problems_of(c.file) == data(c.file) + ":" + c.message + "\n" + c.line + "\n" + c.caret);
+  }
+}

@@ -26,7 +26,7 @@ int auto_decimals(double value) {
 }
 
 std::string auto_number(double value) {
-  if (std::fabs(value) >= 1000 && value == std::floor(value)) return fixed(value, 0);
+  if (value == std::floor(value) && std::fabs(value) < 1e15) return fixed(value, 0);  // counts stay counts
   return fixed(value, auto_decimals(value));
 }
 

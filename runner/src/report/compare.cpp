@@ -85,7 +85,7 @@ std::string render_comparison(const ReportData& a, const ReportData& b) {
       Summary sa = summarize(va), sb = summarize(vb);
       std::string ratio = sa.n && sb.n && sa.mean != 0 ? fixed(sb.mean / sa.mean, 3) : "-";
       auto test = welch_t_test(va, vb);
-      std::string p = test ? fixed(test->p, 3) : "-";
+      std::string p = !test ? "-" : test->p < 0.001 ? "< 0.001" : fixed(test->p, 3);
       std::string verdict = !test ? "too few repeats" : test->p >= kNoiseThreshold ? "within noise" : "differs";
       table.add_row({group_name(ga), m.name, side(sa, m.decimals), side(sb, m.decimals), ratio, p, verdict});
     }

@@ -33,7 +33,8 @@ bool mentions(const std::vector<std::string>& fields, const std::string& word) {
 TrialProvenance from_row(const ProvenanceRow& row) {
   TrialProvenance p;
   p.recorded = true;
-  p.revision = row.build_revision.empty() ? row.source_commit : row.build_revision;
+  p.commit = row.build_revision.empty() ? row.source_commit : row.build_revision;
+  p.revision = p.commit;
   bool dirty = row.tree_dirty.value_or(false);
   if (dirty && !p.revision.empty()) {
     p.revision += row.diff_hash.empty() ? "+dirty" : "+dirty(" + row.diff_hash.substr(0, 12) + ")";
@@ -67,8 +68,11 @@ TrialProvenance from_environment(const ReportTrial& trial) {
   const nlohmann::json* env = nullptr;
   if (trial.result.is_object() && trial.result.contains("environment")) env = &trial.result["environment"];
   if (env && env->is_object()) {
-    p.revision = env->value("build_revision", std::string());
-    if (env->value("build_tree_dirty", false) && !p.revision.empty()) {
+    auto revision = env->find("build_revision");
+    if (revision != env->end() && revision->is_string()) p.commit = revision->get<std::string>();
+    p.revision = p.commit;
+    auto dirty = env->find("build_tree_dirty");
+    if (dirty != env->end() && dirty->is_boolean() && dirty->get<bool>() && !p.revision.empty()) {
       p.revision += "+dirty";
       p.missing.push_back("clean tree (engine built from uncommitted changes)");
     }
@@ -124,7 +128,7 @@ bool ProvenanceAnalysis::group_mixed(const Group& group) const {
   for (const ReportTrial* t : group.succeeded) {
     for (const auto& s : stacks) {
       if (s.id != stack_of.at(t)) continue;
-      if (!s.provenance.revision.empty()) revs.insert(s.provenance.revision);
+      if (!s.provenance.commit.empty()) revs.insert(s.provenance.commit);
       if (!s.provenance.image.empty()) imgs.insert(s.provenance.image);
     }
   }
@@ -142,7 +146,7 @@ ProvenanceAnalysis analyse_provenance(const std::vector<ReportTrial>& trials) {
     ++a.included;
     TrialProvenance p = trial_provenance(t);
     if (!p.complete) a.incomplete.emplace_back(&t, p);
-    if (!p.revision.empty()) ++a.revisions[p.revision];
+    if (!p.commit.empty()) ++a.revisions[p.commit];
     if (!p.image.empty()) ++a.images[p.image];
     Stack* stack = nullptr;
     for (auto& s : a.stacks) {

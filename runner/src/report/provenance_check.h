@@ -13,7 +13,8 @@ namespace mt {
 
 struct TrialProvenance {
   bool recorded = false;  // from the provenance table; false: only the result's environment
-  std::string revision;   // commit that was built, "+dirty" (and diff hash) when the tree was not clean
+  std::string commit;     // commit that was built; what decides whether results mix revisions
+  std::string revision;   // the commit, with "+dirty" (and diff hash) when the tree was not clean
   std::string image;      // image ID/reference, "bare metal (engine …)", or empty when unknown
   std::string software_stack;  // "key=value; …" in key order
   bool complete = false;
@@ -35,7 +36,9 @@ struct ProvenanceAnalysis {
   std::vector<std::pair<const ReportTrial*, TrialProvenance>> incomplete;
   std::vector<Stack> stacks;
   std::map<const ReportTrial*, std::string> stack_of;
-  std::map<std::string, int> revisions;  // known revision → trials
+  // Known commits and images → trials. A dirty tree is not a revision of its own: it makes the trial
+  // incomplete (and says so) but does not make the results mixed.
+  std::map<std::string, int> revisions;
   std::map<std::string, int> images;     // known image → trials
 
   bool mixed() const { return revisions.size() > 1 || images.size() > 1; }

@@ -91,7 +91,7 @@ std::string legend(const ChartSpec& c, bool boxes) {
     double x = kLeft + kPlotW + 16;
     out += boxes ? fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\"/>\n", num(x), num(y - 9),
                                color(s, i))
-                 : fmt::format("<line x1=\"{}\" y1=\"{2}\" x2=\"{}\" y2=\"{2}\" stroke=\"{}\" stroke-width=\"2\"{}/>\n",
+                 : fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
                                num(x), num(x + 14), num(y - 4), color(s, i), s.dashed ? " stroke-dasharray=\"5,3\"" : "");
     out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", num(x + 20), num(y), escape(s.name));
   }

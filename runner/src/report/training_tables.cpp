@@ -28,6 +28,7 @@ std::string comparable_key(const Group& g) {
 }
 
 std::string sync_mode(const Group& g) { return g.first().param("gradient_sync_mode", "auto"); }
+std::string resolved_sync_mode(const Group& g) { return g.result_text("resolved_gradient_sync_mode"); }
 
 std::vector<MetricSpec> training_metrics() {
   return {{"tokens_per_sec", "tokens/s", 0},     {"step_time_ms", "step ms", 2},
@@ -86,7 +87,7 @@ const Group* comparable_group(const std::vector<const Group*>& groups, const Gro
     if (sync_mode(*g) == sync_mode(like)) return g;
   }
   for (const Group* g : candidates) {
-    if (sync_mode(*g) == "auto") return g;
+    if (!resolved_sync_mode(*g).empty() && resolved_sync_mode(*g) == resolved_sync_mode(like)) return g;
   }
   return nullptr;
 }
@@ -163,7 +164,8 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
       "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some failed). {}\n\n"
       "- scaling eff. = tokens/s ÷ (tokens/s of the same strategy at 1 rank × ranks), same parameters otherwise.\n"
       "- memory saving vs DDP = (DDP peak MiB − this peak MiB) ÷ DDP peak MiB, DDP at the same ranks and "
-      "parameters; positive means less memory than DDP.\n"
+      "parameters (the same requested gradient sync mode, else the same resolved one); positive means less "
+      "memory than DDP.\n"
       "- step time vs DDP = (this step ms − DDP step ms) ÷ DDP step ms; positive means slower than DDP.\n"
       "- Derived columns use the means; \"-\" means this report holds no comparable baseline.\n\n",
       kCellLegend);

@@ -25,8 +25,9 @@ struct TrainingRow {
 // One row per training group, ordered by strategy (ddp, fsdp, zero1, zero2, others), ranks, label.
 std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups);
 
-// The group of `strategy` at `ranks` that is otherwise configured like `like`; nullptr when none is,
-// or when several are and none matches its gradient sync mode.
+// The group of `strategy` at `ranks` that is otherwise configured like `like`. When several differ only
+// in gradient sync mode, the one requesting the same mode, else the one resolving to the same mode;
+// nullptr when there is none.
 const Group* comparable_group(const std::vector<const Group*>& groups, const Group& like, const std::string& strategy,
                               int ranks);
 

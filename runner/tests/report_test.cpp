@@ -256,7 +256,7 @@ TEST_CASE("report: failures list outcome, rank, step and log; campaigns are chos
   std::string md = render_report(data, {}).markdown;
   CHECK(contains(md, "| timed_out | 1 | 0 | 12 | trial exceeded its timeout; every rank was killed | "
                      "`results/runs/bbbb0002/"));
-  CHECK(contains(md, "1 trials: 0 succeeded, 1 did not"));
+  CHECK(contains(md, "1 trial: 0 succeeded, 1 did not"));
 }
 
 TEST_CASE("compare: ratio of means and Welch p-value, flagging differences within noise") {

@@ -36,10 +36,10 @@ std::string header(const ReportData& data) {
   size_t succeeded = 0;
   for (const auto& t : data.trials) succeeded += t.succeeded() ? 1 : 0;
   out += fmt::format(
-      "{} trials: {} succeeded, {} did not{}. Every number below comes from the latest successful attempt of a "
+      "{} trial{}: {} succeeded, {} did not{}. Every number below comes from the latest successful attempt of a "
       "trial; trials that differ only in their repeat index form a group, summarised as mean ± sample std over "
       "its n repeats.\n\n",
-      data.trials.size(), succeeded, data.trials.size() - succeeded,
+      data.trials.size(), data.trials.size() == 1 ? "" : "s", succeeded, data.trials.size() - succeeded,
       succeeded == data.trials.size() ? "" : " (see [Failures](#failures))");
   return out;
 }

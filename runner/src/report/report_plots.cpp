@@ -13,6 +13,25 @@
 namespace mt {
 namespace {
 
+// "every" for "gradient_sync_mode=every": charts have little room, and the values tell configurations apart.
+std::string config_values(const std::string& config) {
+  std::string out;
+  size_t start = 0;
+  while (start < config.size()) {
+    size_t end = std::min(config.find(' ', start), config.size());
+    std::string part = config.substr(start, end - start);
+    size_t eq = part.find('=');
+    out += (out.empty() ? "" : " ") + (eq == std::string::npos ? part : part.substr(eq + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string chart_label(const Group& g) {
+  std::string values = config_values(g.config);
+  return fmt::format("{} ×{}{}{}", g.strategy, g.ranks, values.empty() ? "" : " ", values);
+}
+
 // A line in the scaling chart: one configuration of one strategy over rank counts. Its one-rank
 // point is the comparable one-rank group (the same baseline the scaling efficiency uses).
 struct Line {
@@ -24,7 +43,8 @@ std::vector<Line> scaling_lines(const std::vector<TrainingRow>& rows, const std:
   std::vector<Line> lines;
   std::set<const Group*> used;
   auto line_for = [&](const Group& g) -> Line& {
-    std::string name = g.strategy + " " + (g.config.empty() ? g.study : g.config);
+    std::string values = config_values(g.config);
+    std::string name = values.empty() ? g.strategy : g.strategy + " " + values;
     for (auto& l : lines) {
       if (l.name == name) return l;
     }
@@ -61,7 +81,7 @@ Plot tokens_plot(const std::vector<Line>& lines) {
   for (size_t li = 0; li < lines.size(); ++li) {
     const Line& line = lines[li];
     ChartSeries measured{line.name, {}, {}, false, int(li)};
-    ChartSeries ideal{line.name + " ideal", {}, {}, true, int(li)};
+    ChartSeries ideal{"", {}, {}, true, int(li)};  // unnamed: the title explains the dashes
     auto base = line.by_ranks.find(1);
     double base_tokens = base == line.by_ranks.end() ? 0 : mean(base->second->sample("tokens_per_sec").values);
     for (int r : ranks) {
@@ -99,7 +119,7 @@ Plot breakdown_plot(const std::vector<TrainingRow>& rows) {
       opt{"optimizer", {}, {}, false, -1}, other{"other (step − parts)", {}, {}, false, -1};
   for (const auto& r : rows) {
     const Group& g = *r.group;
-    c.categories.push_back(fmt::format("{} ×{}{}{}", g.strategy, g.ranks, g.config.empty() ? "" : " ", g.config));
+    c.categories.push_back(chart_label(g));
     auto add = [](ChartSeries& s, const Summary& m) {
       s.values.push_back(m.n ? std::optional<double>(m.mean) : std::nullopt);
     };

@@ -11,7 +11,7 @@ namespace mt {
 namespace {
 
 constexpr double kWidth = 720, kHeight = 420;
-constexpr double kLeft = 80, kRight = 200, kTop = 44, kBottom = 80;  // plot margins; legend on the right
+constexpr double kLeft = 80, kRight = 200, kTop = 44, kBottom = 100;  // plot margins; legend on the right
 constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -65,7 +65,9 @@ std::string open_frame(const ChartSpec& c, Frame& f, double data_max) {
         "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>\n",
         num(kLeft), num(f.y(v)), num(kLeft + kPlotW), num(kLeft - 6), num(f.y(v) + 4), fixed(v, decimals));
   }
-  bool rotate = c.categories.size() > 4;
+  size_t longest = 0;
+  for (const auto& label : c.categories) longest = std::max(longest, label.size());
+  bool rotate = double(longest) * 7 > f.slot();  // about 7 px per character at this size
   for (size_t i = 0; i < c.categories.size(); ++i) {
     double y = kTop + kPlotH + 18;
     out += rotate ? fmt::format("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-30 {0} {1})\">{2}</text>\n",
@@ -85,9 +87,11 @@ std::string open_frame(const ChartSpec& c, Frame& f, double data_max) {
 
 std::string legend(const ChartSpec& c, bool boxes) {
   std::string out;
+  size_t row = 0;
   for (size_t i = 0; i < c.series.size(); ++i) {
     const auto& s = c.series[i];
-    double y = kTop + 8 + 20 * double(i);
+    if (s.name.empty()) continue;
+    double y = kTop + 8 + 20 * double(row++);
     double x = kLeft + kPlotW + 16;
     out += boxes ? fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\"/>\n", num(x), num(y - 9),
                                color(s, i))

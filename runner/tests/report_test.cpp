@@ -282,3 +282,31 @@ TEST_CASE("compare: ratio of means and Welch p-value, flagging differences withi
   // peak memory: 500 ± 10 vs 501 ± 7.55, Welch t = −0.138, ν = 3.72 → p = 0.897
   CHECK(contains(md, "| peak_memory_mb | 500.0 ± 10.0 (3) | 501.0 ± 7.5 (3) | 1.002 | 0.897 | within noise |"));
 }
+
+TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
+  ReportFixture f("sections.sqlite");
+  f.campaign("c1");
+  f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
+  CHECK_FALSE(contains(render(f).markdown, "## Mixture of experts"));
+  CHECK_FALSE(contains(render(f).markdown, "## Fault scenarios"));
+  FixtureTrial moe;
+  moe.study = "moe";
+  moe.workload = "moe";
+  moe.params = {{"ranks", "2"}, {"experts", "4"}};
+  moe.result = {{"status", "ok"}, {"world_size", 2}, {"tokens_per_sec", 5000.0}, {"misrouted_tokens", 0}};
+  f.trial(moe);
+  FixtureTrial fault = train_trial("faults", "ddp", 2, 0, 0, 0, 0);
+  fault.params["fault_step"] = "5";
+  fault.state = AttemptState::Failed;
+  fault.result = nlohmann::json::object();
+  fault.error_rank = 1;
+  fault.error_step = 5;
+  fault.error_reason = "injected fault";
+  f.trial(fault);
+  std::string md = render(f).markdown;
+  CHECK(contains(md, "## Mixture of experts"));
+  CHECK(contains(md, "| moe ×2 | misrouted_tokens | 0 ⚠n<3 | 1 |"));
+  CHECK(contains(md, "## Fault scenarios"));
+  CHECK(contains(md, "| faults ddp ×2 | 1 failed |"));
+  CHECK(contains(md, "| failed | 1 | 1 | 5 | injected fault |"));
+}

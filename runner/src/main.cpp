@@ -20,6 +20,8 @@ constexpr mt::CommandRegistration kCommands[] = {
     mt::register_status_command,
     mt::register_query_command,
     mt::register_rerun_command,
+    mt::register_report_command,
+    mt::register_compare_command,
 };
 
 // First Ctrl-C/SIGTERM: stop launching, terminate the running trial cleanly (the run loop does it).

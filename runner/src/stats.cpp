@@ -1,7 +1,10 @@
 #include "stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+
+#include <boost/math/distributions/students_t.hpp>
 
 namespace mt {
 
@@ -16,6 +19,92 @@ double sample_std(const std::vector<double>& xs) {
   double sum_sq = 0;
   for (double x : xs) sum_sq += (x - m) * (x - m);
   return std::sqrt(sum_sq / double(xs.size() - 1));
+}
+
+double median(std::vector<double> xs) {
+  if (xs.empty()) return 0;
+  std::sort(xs.begin(), xs.end());
+  size_t mid = xs.size() / 2;
+  return xs.size() % 2 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+}
+
+double median_absolute_deviation(const std::vector<double>& xs) {
+  double m = median(xs);
+  std::vector<double> deviations;
+  deviations.reserve(xs.size());
+  for (double x : xs) deviations.push_back(std::fabs(x - m));
+  return median(deviations);
+}
+
+std::vector<double> mad_scores(const std::vector<double>& xs) {
+  std::vector<double> scores(xs.size(), 0.0);
+  double mad = median_absolute_deviation(xs);
+  if (mad == 0) return scores;
+  double m = median(xs);
+  for (size_t i = 0; i < xs.size(); ++i) scores[i] = 0.6745 * std::fabs(xs[i] - m) / mad;
+  return scores;
+}
+
+std::vector<size_t> mad_outliers(const std::vector<double>& xs) {
+  std::vector<size_t> out;
+  auto scores = mad_scores(xs);
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (scores[i] > kOutlierScore) out.push_back(i);
+  }
+  return out;
+}
+
+std::optional<double> coefficient_of_variation(const std::vector<double>& xs) {
+  double m = mean(xs);
+  if (xs.size() < 2 || m == 0) return std::nullopt;
+  return sample_std(xs) / std::fabs(m);
+}
+
+double student_t_quantile(double p, double df) {
+  return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
+}
+
+std::optional<Interval> mean_confidence_interval(const std::vector<double>& xs, double confidence) {
+  if (xs.size() < 2) return std::nullopt;
+  double n = double(xs.size());
+  double half = student_t_quantile(1 - (1 - confidence) / 2, n - 1) * sample_std(xs) / std::sqrt(n);
+  double m = mean(xs);
+  return Interval{m - half, m + half};
+}
+
+std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() < 2 || b.size() < 2) return std::nullopt;
+  double na = double(a.size()), nb = double(b.size());
+  double va = sample_std(a) * sample_std(a) / na;  // squared standard errors
+  double vb = sample_std(b) * sample_std(b) / nb;
+  double diff = mean(a) - mean(b);
+  WelchTest result;
+  if (va + vb == 0) {
+    result.df = na + nb - 2;
+    result.t = diff == 0 ? 0 : std::copysign(INFINITY, diff);
+    result.p = diff == 0 ? 1 : 0;
+    return result;
+  }
+  result.t = diff / std::sqrt(va + vb);
+  result.df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
+  boost::math::students_t_distribution<double> dist(result.df);
+  result.p = 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(result.t)));
+  return result;
+}
+
+Summary summarize(const std::vector<double>& xs) {
+  Summary s;
+  s.n = xs.size();
+  if (xs.empty()) return s;
+  s.mean = mean(xs);
+  s.std = sample_std(xs);
+  auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  s.min = *lo;
+  s.max = *hi;
+  s.ci95 = mean_confidence_interval(xs, 0.95);
+  s.cv = coefficient_of_variation(xs);
+  s.outliers = mad_outliers(xs);
+  return s;
 }
 
 }  // namespace mt

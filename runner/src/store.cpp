@@ -186,7 +186,7 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
   return db_.last_insert_id();
 }
 
-void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, const Provenance& p) {
+void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, const std::optional<Provenance>& provenance) {
   Transaction tx(db_);
   db_.prepare("UPDATE attempts SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
               "error_reason = ?, finished_at = ?, duration_s = ?, result_json = ? WHERE id = ?")
@@ -204,6 +204,11 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
     step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
     step.reset();
   }
+  if (provenance) record_provenance(attempt_id, *provenance);
+  tx.commit();
+}
+
+void Store::record_provenance(std::int64_t attempt_id, const Provenance& p) {
   const ProvenanceContext& c = p.context;
   db_.prepare("INSERT OR REPLACE INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, "
               "image_ref, image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, "
@@ -213,7 +218,6 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
       .bind(9, int(c.bare_metal())).bind(10, c.engine_binary_hash).bind(11, p.software_stack).bind(12, p.hosts)
       .bind(13, p.command).bind(14, int(p.complete)).bind(15, nlohmann::json(p.missing_fields).dump())
       .run();
-  tx.commit();
 }
 
 }  // namespace mt

@@ -89,11 +89,13 @@ class Store {
   // Records attempt `number` as running, before it is launched; returns its id.
   std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command,
                              const std::string& run_dir, const std::string& log_path);
-  // Outcome, metrics and provenance in one transaction.
-  void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome, const Provenance& provenance);
+  // Outcome, metrics and (when given) provenance in one transaction.
+  void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,
+                      const std::optional<Provenance>& provenance);
 
  private:
   void migrate();
+  void record_provenance(std::int64_t attempt_id, const Provenance& provenance);
   Database db_;
 };
 

@@ -52,7 +52,7 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   AttemptOutcome failed;
   failed.state = AttemptState::Failed;
   failed.exit_code = 2;
-  store.finish_attempt(first, failed, Provenance{});
+  store.finish_attempt(first, failed, std::nullopt);
   CHECK(store.latest_state(row) == AttemptState::Failed);
 
   CHECK(store.next_attempt_number(row) == 2);
@@ -62,7 +62,7 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   ok.exit_code = 0;
   ok.metrics = {{"tokens_per_sec", 1234.5}, {"step_time_ms", 10}};
   ok.steps = {{"step_time_ms", 0, 0, 9.5}, {"step_time_ms", 1, 0, 10.5}};
-  store.finish_attempt(second, ok, Provenance{});
+  store.finish_attempt(second, ok, std::nullopt);
   CHECK(store.latest_state(row) == AttemptState::Succeeded);
 
   auto s = store.db().prepare("SELECT state, tokens_per_sec, attempt FROM training");

@@ -1,0 +1,81 @@
+// mtrun report: a markdown report of one campaign (or every campaign of an experiment), with its
+// plots written beside it.
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "commands/commands.h"
+#include "report/report.h"
+#include "report/results_source.h"
+#include "runner_error.h"
+
+namespace mt {
+namespace {
+
+struct ReportCommandOptions {
+  std::filesystem::path db;
+  std::optional<std::string> campaign;    // default: the latest
+  std::optional<std::string> experiment;  // every campaign of it
+  std::optional<std::filesystem::path> output;
+  bool allow_mixed = false;
+};
+
+void write_file(const std::filesystem::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw RunnerError(kExitFailure, fmt::format("cannot write {}", file.string()));
+}
+
+int run_report(const ReportCommandOptions& options, std::ostream& out) {
+  auto db = open_results(options.db);
+  std::vector<Campaign> campaigns;
+  if (options.experiment) {
+    campaigns = experiment_campaigns(*db, *options.experiment);
+  } else {
+    campaigns.push_back(options.campaign ? campaign_by_id(*db, *options.campaign) : latest_campaign(*db));
+  }
+  ReportData data = load_report_data(*db, campaigns);
+  ReportOptions report_options;
+  report_options.allow_mixed = options.allow_mixed;
+  if (options.output) report_options.plot_dir = options.output->stem().string();
+  RenderedReport report = render_report(data, report_options);
+  if (!options.output) {
+    out << report.markdown;
+    return kExitOk;
+  }
+  const std::filesystem::path& file = *options.output;
+  std::filesystem::path plot_dir = file.parent_path() / report_options.plot_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(plot_dir, ec);
+  if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", plot_dir.string(), ec.message()));
+  write_file(file, report.markdown);
+  for (const auto& plot : report.plots) write_file(plot_dir / plot.file, plot.svg);
+  fmt::print(out, "wrote {} and {} plot{} in {}\n", file.string(), report.plots.size(),
+             report.plots.size() == 1 ? "" : "s", plot_dir.string());
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global) {
+  auto options = std::make_shared<ReportCommandOptions>();
+  auto* cmd = app.add_subcommand("report", "markdown report: mean ± std, scaling, memory, provenance, plots");
+  auto* campaign = cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the latest)");
+  auto* experiment =
+      cmd->add_option("--experiment", options->experiment, "every campaign of this experiment, repeats pooled");
+  campaign->excludes(experiment);
+  cmd->add_option("-o,--output", options->output, "write the report here (plots go to a folder beside it)");
+  cmd->add_flag("--allow-mixed", options->allow_mixed,
+                "report results from different revisions or images together (tables say so)");
+  return [options, &global](std::ostream& out) {
+    options->db = global.db;
+    return run_report(*options, out);
+  };
+}
+
+}  // namespace mt

@@ -1,0 +1,35 @@
+#pragma once
+// How numbers appear in reports. Fixed decimals and no locale, so the same database always gives
+// the same bytes; weak evidence is marked in the cell itself, where a reader cannot miss it.
+#include <optional>
+#include <string>
+
+#include "stats.h"
+
+namespace mt {
+
+// Markers, explained by kCellLegend wherever they can appear.
+inline constexpr const char* kFewRepeatsMark = "⚠n<3";
+inline constexpr const char* kOutlierMark = "⚑";
+extern const char* const kCellLegend;
+
+// `value` with `decimals` digits after the point ("-0.0" is printed as "0.0").
+std::string fixed(double value, int decimals);
+// Decimals chosen by magnitude, for metrics whose scale the report does not know.
+std::string auto_number(double value);
+int auto_decimals(double value);
+// "12.5 %" of a ratio 0.125; "+3.1 %" with sign.
+std::string percent(double ratio, int decimals = 1);
+std::string signed_percent(double ratio, int decimals = 1);
+
+// "1234.5 ± 6.7", with kFewRepeatsMark when n < 3 and "⚑k" when k values are outliers;
+// "-" when there are no values.
+std::string mean_std_cell(const Summary& s, int decimals);
+// "[1220.1, 1248.9]" or "-" for n < 2.
+std::string interval_cell(const std::optional<Interval>& ci, int decimals);
+std::string optional_percent(const std::optional<double>& ratio);
+
+// First 12 characters of a trial identity, as `mtrun status` shows it.
+std::string short_id(const std::string& identity);
+
+}  // namespace mt

@@ -1,0 +1,106 @@
+#include "report/compare.h"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/cells.h"
+#include "report/detail_table.h"
+#include "report/groups.h"
+#include "report/markdown_table.h"
+#include "report/provenance_check.h"
+#include "stats.h"
+
+namespace mt {
+namespace {
+
+struct Compared {
+  std::string name;
+  int decimals;
+};
+
+// The metrics that answer "did it get faster / leaner?" per kind; other kinds compare every metric both have.
+std::vector<Compared> compared_metrics(const Group& a, const Group& b) {
+  if (a.kind == "train") {
+    return {{"tokens_per_sec", 0}, {"step_time_ms", 2}, {"peak_memory_mb", 1}};
+  }
+  if (a.kind == "comm") return {{"latency_us", 2}, {"algbw_gbps", 2}};
+  std::set<std::string> names_a, both;
+  for (const ReportTrial* t : a.succeeded) {
+    for (const auto& [name, v] : t->metrics) names_a.insert(name);
+  }
+  for (const ReportTrial* t : b.succeeded) {
+    for (const auto& [name, v] : t->metrics) {
+      if (names_a.count(name) && name != "schema_version" && name != "world_size") both.insert(name);
+    }
+  }
+  std::vector<Compared> out;
+  for (const auto& name : both) out.push_back({name, 2});
+  return out;
+}
+
+std::string side(const Summary& s, int decimals) {
+  if (s.n == 0) return "-";
+  return fmt::format("{} ({})", mean_std_cell(s, decimals), s.n);
+}
+
+std::string revisions(const ReportData& data) {
+  ProvenanceAnalysis p = analyse_provenance(data.trials);
+  std::string out;
+  for (const auto& [rev, n] : p.revisions) out += (out.empty() ? "" : ", ") + code(rev);
+  return out.empty() ? "unknown" : out;
+}
+
+std::string describe(const char* letter, const ReportData& data) {
+  const Campaign& c = data.campaigns.front();
+  return fmt::format("- **{}**: campaign {} of {}, created {}, built from {}\n", letter, code(c.id),
+                     code(c.experiment), c.created_at, revisions(data));
+}
+
+}  // namespace
+
+std::string render_comparison(const ReportData& a, const ReportData& b) {
+  std::vector<Group> groups_a = group_trials(a.trials), groups_b = group_trials(b.trials);
+  std::map<std::string, const Group*> by_key_b;
+  for (const auto& g : groups_b) by_key_b[g.key] = &g;
+
+  std::string out = "# Comparison\n\n" + describe("A", a) + describe("B", b) + "\n";
+  out += fmt::format(
+      "Groups are the same parameters in both campaigns. Ratio = mean B ÷ mean A. p is the two-sided Welch "
+      "t-test (unequal variances, Welch–Satterthwaite degrees of freedom); a difference with p ≥ {:.2f} is "
+      "marked *within noise*. It needs at least two successful repeats on each side.\n\n",
+      kNoiseThreshold);
+  MarkdownTable table({{"group"}, {"metric"}, {"A mean ± std (n)", Align::Right}, {"B mean ± std (n)", Align::Right},
+                       {"B/A", Align::Right}, {"p", Align::Right}, {"verdict"}});
+  std::set<std::string> matched;
+  for (const auto& ga : groups_a) {
+    auto it = by_key_b.find(ga.key);
+    if (it == by_key_b.end()) continue;
+    const Group& gb = *it->second;
+    matched.insert(ga.key);
+    for (const auto& m : compared_metrics(ga, gb)) {
+      auto va = ga.sample(m.name).values, vb = gb.sample(m.name).values;
+      if (va.empty() && vb.empty()) continue;
+      Summary sa = summarize(va), sb = summarize(vb);
+      std::string ratio = sa.n && sb.n && sa.mean != 0 ? fixed(sb.mean / sa.mean, 3) : "-";
+      auto test = welch_t_test(va, vb);
+      std::string p = !test ? "-" : test->p < 0.001 ? "< 0.001" : fixed(test->p, 3);
+      std::string verdict = !test ? "too few repeats" : test->p >= kNoiseThreshold ? "within noise" : "differs";
+      table.add_row({group_name(ga), m.name, side(sa, m.decimals), side(sb, m.decimals), ratio, p, verdict});
+    }
+  }
+  out += table.empty() ? "The two campaigns have no group in common.\n\n" : table.render() + "\n" + kCellLegend + "\n\n";
+  std::string only;
+  for (const auto& g : groups_a) {
+    if (!matched.count(g.key)) only += fmt::format("- only in A: {}\n", group_name(g));
+  }
+  for (const auto& g : groups_b) {
+    if (!matched.count(g.key)) only += fmt::format("- only in B: {}\n", group_name(g));
+  }
+  if (!only.empty()) out += "Groups with successful trials in one campaign only:\n\n" + only + "\n";
+  while (out.size() >= 2 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  return out;
+}
+
+}  // namespace mt

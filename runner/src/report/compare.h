@@ -1,0 +1,15 @@
+#pragma once
+// Two campaigns side by side: for every group both ran, the means of its key metrics, their ratio,
+// and a Welch t-test saying whether the difference stands out from the run-to-run noise.
+#include <string>
+
+#include "report/results_source.h"
+
+namespace mt {
+
+// Differences with a two-sided Welch p-value at or above this are reported as within noise.
+constexpr double kNoiseThreshold = 0.05;
+
+std::string render_comparison(const ReportData& a, const ReportData& b);
+
+}  // namespace mt

@@ -1,0 +1,31 @@
+#include "report/failures_section.h"
+
+#include <fmt/format.h>
+
+#include "report/cells.h"
+#include "report/groups.h"
+#include "report/markdown_table.h"
+
+namespace mt {
+
+std::string render_failures_section(const std::vector<ReportTrial>& trials) {
+  MarkdownTable table({{"trial"}, {"study"}, {"configuration"}, {"ranks", Align::Right}, {"repeat", Align::Right},
+                       {"outcome"}, {"attempts", Align::Right}, {"rank", Align::Right}, {"step", Align::Right},
+                       {"reason"}, {"log"}});
+  for (const auto& t : trials) {
+    if (t.succeeded()) continue;
+    std::string config = trial_config(t);
+    table.add_row({code(short_id(t.identity)), t.study, config.empty() ? "-" : config, std::to_string(t.ranks),
+                   std::to_string(t.repeat_index), t.latest_state.value_or("not run"), std::to_string(t.attempts),
+                   t.error_rank ? std::to_string(*t.error_rank) : "-", t.error_step ? std::to_string(*t.error_step) : "-",
+                   t.error_reason.empty() ? "-" : t.error_reason, t.log_path.empty() ? "-" : code(t.log_path)});
+  }
+  std::string out = "## Failures\n\n";
+  if (table.empty()) return out + "Every trial succeeded.\n\n";
+  return out +
+         "Trials with no successful attempt, as their latest attempt ended. They contribute no numbers above; "
+         "`mtrun rerun --failed` runs them again.\n\n" +
+         table.render() + "\n";
+}
+
+}  // namespace mt

@@ -1,0 +1,98 @@
+#include "report/groups.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace mt {
+
+std::string Group::label() const { return config.empty() ? study : study + " " + config; }
+
+Sample Group::sample(const std::string& metric) const {
+  Sample s;
+  for (const ReportTrial* t : succeeded) {
+    if (auto v = t->metric(metric)) {
+      s.values.push_back(*v);
+      s.trials.push_back(t);
+    }
+  }
+  return s;
+}
+
+std::string Group::result_text(const std::string& path) const {
+  std::set<std::string> seen;
+  std::string out;
+  for (const ReportTrial* t : succeeded) {
+    const nlohmann::json* v = &t->result;
+    for (size_t start = 0; v && start <= path.size();) {
+      size_t dot = std::min(path.find('.', start), path.size());
+      std::string key = path.substr(start, dot - start);
+      v = v->is_object() && v->contains(key) ? &(*v)[key] : nullptr;
+      start = dot + 1;
+    }
+    if (!v || v->is_null()) continue;
+    std::string text = v->is_string() ? v->get<std::string>() : v->dump();
+    if (seen.insert(text).second) out += (out.empty() ? "" : "/") + text;
+  }
+  return out;
+}
+
+std::string Group::n_text() const {
+  if (int(succeeded.size()) == total) return std::to_string(total);
+  return fmt::format("{}/{}", succeeded.size(), total);
+}
+
+std::string trial_kind(const ReportTrial& t) {
+  if (t.workload == "fault") return "fault";
+  for (const auto& [name, value] : t.parameters.items()) {
+    if (name.rfind("fault", 0) == 0) return "fault";
+  }
+  return t.workload;
+}
+
+std::string trial_config(const ReportTrial& t) {
+  std::string config;
+  for (const auto& axis : t.axes) {
+    if (axis == "strategy" || axis == "ranks") continue;
+    config += fmt::format("{}{}={}", config.empty() ? "" : " ", axis, t.param(axis, "?"));
+  }
+  return config;
+}
+
+std::vector<Group> group_trials(const std::vector<ReportTrial>& trials) {
+  std::vector<std::string> order;
+  std::map<std::string, Group> by_key;
+  for (const auto& t : trials) {
+    auto [it, fresh] = by_key.try_emplace(t.group_key);
+    Group& g = it->second;
+    if (fresh) {
+      order.push_back(t.group_key);
+      g.key = t.group_key;
+      g.study = t.study;
+      g.workload = t.workload;
+      g.kind = trial_kind(t);
+      g.strategy = t.strategy;
+      g.ranks = t.ranks;
+      g.config = trial_config(t);
+    }
+    ++g.total;
+    if (t.succeeded()) g.succeeded.push_back(&t);
+  }
+  std::vector<Group> out;
+  for (const auto& key : order) {
+    if (!by_key[key].succeeded.empty()) out.push_back(std::move(by_key[key]));
+  }
+  return out;
+}
+
+std::vector<const Group*> groups_of(const std::vector<Group>& groups, const std::string& kind) {
+  std::vector<const Group*> out;
+  for (const auto& g : groups) {
+    if (g.kind == kind) out.push_back(&g);
+  }
+  return out;
+}
+
+}  // namespace mt

@@ -1,0 +1,51 @@
+#pragma once
+// Trials that are repeats of each other — the same study, workload and parameters, differing only in
+// the repeat index — form a group; every figure in a report is a statistic over one group.
+#include <string>
+#include <vector>
+
+#include "report/results_source.h"
+
+namespace mt {
+
+// Values of one metric over a group's succeeded trials, with the trial each came from.
+struct Sample {
+  std::vector<double> values;
+  std::vector<const ReportTrial*> trials;
+};
+
+struct Group {
+  std::string key;  // the trials' group_key
+  std::string study;
+  std::string workload;
+  std::string kind;  // report section: the workload, or "fault" for fault-injection scenarios
+  std::string strategy;
+  int ranks = 1;
+  std::string config;  // the study's other axes, "gradient_sync_mode=every"; empty when none
+  std::vector<const ReportTrial*> succeeded;  // the trials whose numbers are used
+  int total = 0;                              // trials in the group, succeeded or not
+
+  const ReportTrial& first() const { return *succeeded.front(); }
+  // "ddp_scaling gradient_sync_mode=every": what tells this group from others with the same strategy and ranks.
+  std::string label() const;
+  Sample sample(const std::string& metric) const;
+  // Distinct values of a result field (dotted path for nested ones), joined with '/'; empty when no
+  // trial's result carries it.
+  std::string result_text(const std::string& path) const;
+  // "2" when every trial succeeded, else "2/3".
+  std::string n_text() const;
+};
+
+// "fault" when the trial injects a fault (a parameter named fault*, or the fault workload), else its workload.
+std::string trial_kind(const ReportTrial& trial);
+
+// The study's axes other than strategy and ranks with this trial's values, "gradient_sync_mode=every".
+std::string trial_config(const ReportTrial& trial);
+
+// Groups with at least one succeeded trial, in order of first appearance (campaign, then plan order).
+std::vector<Group> group_trials(const std::vector<ReportTrial>& trials);
+
+// Groups of one kind, keeping order.
+std::vector<const Group*> groups_of(const std::vector<Group>& groups, const std::string& kind);
+
+}  // namespace mt

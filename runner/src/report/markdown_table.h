@@ -1,0 +1,31 @@
+#pragma once
+// GitHub-flavoured markdown tables: a header row, an alignment row, and cells with '|' escaped so a
+// value can never break the table.
+#include <string>
+#include <vector>
+
+namespace mt {
+
+enum class Align { Left, Right };
+
+struct Column {
+  std::string title;
+  Align align = Align::Left;
+};
+
+class MarkdownTable {
+ public:
+  explicit MarkdownTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  bool empty() const { return rows_.empty(); }
+  std::string render() const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Inline code, safe inside a table cell.
+std::string code(const std::string& text);
+
+}  // namespace mt

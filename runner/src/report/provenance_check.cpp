@@ -1,0 +1,219 @@
+#include "report/provenance_check.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/cells.h"
+#include "report/markdown_table.h"
+
+namespace mt {
+namespace {
+
+// Keys sorted, so the same stack always reads (and compares) the same.
+std::string stack_text(const nlohmann::json& stack, const std::set<std::string>& skip) {
+  if (!stack.is_object()) return "";
+  std::map<std::string, std::string> sorted;
+  for (const auto& [key, value] : stack.items()) {
+    if (skip.count(key)) continue;
+    sorted[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+  std::string out;
+  for (const auto& [key, value] : sorted) out += fmt::format("{}{}={}", out.empty() ? "" : "; ", key, value);
+  return out;
+}
+
+bool mentions(const std::vector<std::string>& fields, const std::string& word) {
+  for (const auto& f : fields) {
+    if (f.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TrialProvenance from_row(const ProvenanceRow& row) {
+  TrialProvenance p;
+  p.recorded = true;
+  p.commit = row.build_revision.empty() ? row.source_commit : row.build_revision;
+  p.revision = p.commit;
+  bool dirty = row.tree_dirty.value_or(false);
+  if (dirty && !p.revision.empty()) {
+    p.revision += row.diff_hash.empty() ? "+dirty" : "+dirty(" + row.diff_hash.substr(0, 12) + ")";
+  }
+  if (!row.image_id.empty()) {
+    p.image = row.image_id;
+  } else if (!row.image_ref.empty()) {
+    p.image = row.image_ref;
+  } else if (row.bare_metal) {
+    p.image = row.engine_binary_hash.empty() ? "bare metal" : "bare metal (engine " + row.engine_binary_hash.substr(0, 12) + ")";
+  }
+  p.software_stack = stack_text(row.software_stack, {});
+  p.missing = row.missing_fields;
+  // The capture decides what is required; these two rules (DESIGN.md §5) are checked here as well,
+  // so a report never calls a dirty or mismatched build complete.
+  if (dirty && !mentions(p.missing, "dirty") && !mentions(p.missing, "clean")) {
+    p.missing.push_back("clean tree (uncommitted changes)");
+  }
+  if (!row.build_revision.empty() && !row.source_commit.empty() && row.build_revision != row.source_commit &&
+      !mentions(p.missing, "build_revision")) {
+    p.missing.push_back("build_revision = source_commit");
+  }
+  if (!row.complete && p.missing.empty()) p.missing.push_back("marked incomplete");
+  p.complete = row.complete && p.missing.empty();
+  return p;
+}
+
+TrialProvenance from_environment(const ReportTrial& trial) {
+  TrialProvenance p;
+  p.missing.push_back("provenance record (only the result's environment is known)");
+  const nlohmann::json* env = nullptr;
+  if (trial.result.is_object() && trial.result.contains("environment")) env = &trial.result["environment"];
+  if (env && env->is_object()) {
+    auto revision = env->find("build_revision");
+    if (revision != env->end() && revision->is_string()) p.commit = revision->get<std::string>();
+    p.revision = p.commit;
+    auto dirty = env->find("build_tree_dirty");
+    if (dirty != env->end() && dirty->is_boolean() && dirty->get<bool>() && !p.revision.empty()) {
+      p.revision += "+dirty";
+      p.missing.push_back("clean tree (engine built from uncommitted changes)");
+    }
+    p.software_stack = stack_text(*env, {"build_revision", "build_tree_dirty"});
+  }
+  return p;
+}
+
+std::string join_counts(const std::map<std::string, int>& counts) {
+  std::string out;
+  for (const auto& [value, n] : counts) {
+    out += fmt::format("{}{} in {} trial{}", out.empty() ? "" : ", ", value, n, n == 1 ? "" : "s");
+  }
+  return out;
+}
+
+std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+// "2 revisions (abc in 3 trials, def in 1 trial)" and/or the same for images.
+std::string mixed_description(const ProvenanceAnalysis& a) {
+  std::string what;
+  if (a.revisions.size() > 1) what += fmt::format("{} ({})", plural(a.revisions.size(), "revision"), join_counts(a.revisions));
+  if (a.images.size() > 1) {
+    what += fmt::format("{}{} ({})", what.empty() ? "" : " and ", plural(a.images.size(), "image"), join_counts(a.images));
+  }
+  return what;
+}
+
+}  // namespace
+
+TrialProvenance trial_provenance(const ReportTrial& trial) {
+  return trial.provenance ? from_row(*trial.provenance) : from_environment(trial);
+}
+
+std::string describe_trial(const ReportTrial& t) {
+  std::string what = t.strategy.empty() ? fmt::format("{} ×{}", t.workload, t.ranks)
+                                        : fmt::format("{} ×{}", t.strategy, t.ranks);
+  std::string config = trial_config(t);
+  return fmt::format("{} {} {}{}{}, repeat {}", code(short_id(t.identity)), t.study, what,
+                     config.empty() ? "" : " ", config, t.repeat_index);
+}
+
+std::string ProvenanceAnalysis::stacks_of(const Group& group) const {
+  std::set<std::string> ids;
+  for (const ReportTrial* t : group.succeeded) ids.insert(stack_of.at(t));
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : "+") + id;
+  return out;
+}
+
+bool ProvenanceAnalysis::group_mixed(const Group& group) const {
+  std::set<std::string> revs, imgs;
+  for (const ReportTrial* t : group.succeeded) {
+    for (const auto& s : stacks) {
+      if (s.id != stack_of.at(t)) continue;
+      if (!s.provenance.commit.empty()) revs.insert(s.provenance.commit);
+      if (!s.provenance.image.empty()) imgs.insert(s.provenance.image);
+    }
+  }
+  return revs.size() > 1 || imgs.size() > 1;
+}
+
+std::string ProvenanceAnalysis::stack_cell(const Group& group) const {
+  return stacks_of(group) + (group_mixed(group) ? " mixed" : "");
+}
+
+ProvenanceAnalysis analyse_provenance(const std::vector<ReportTrial>& trials) {
+  ProvenanceAnalysis a;
+  for (const auto& t : trials) {
+    if (!t.succeeded()) continue;
+    ++a.included;
+    TrialProvenance p = trial_provenance(t);
+    if (!p.complete) a.incomplete.emplace_back(&t, p);
+    if (!p.commit.empty()) ++a.revisions[p.commit];
+    if (!p.image.empty()) ++a.images[p.image];
+    Stack* stack = nullptr;
+    for (auto& s : a.stacks) {
+      if (s.provenance.recorded == p.recorded && s.provenance.revision == p.revision &&
+          s.provenance.image == p.image && s.provenance.software_stack == p.software_stack) {
+        stack = &s;
+      }
+    }
+    if (!stack) {
+      a.stacks.push_back({fmt::format("S{}", a.stacks.size() + 1), p, 0, 0});
+      stack = &a.stacks.back();
+    }
+    ++stack->trials;
+    if (p.complete) ++stack->complete;
+    a.stack_of[&t] = stack->id;
+  }
+  return a;
+}
+
+std::string render_provenance_warnings(const ProvenanceAnalysis& a) {
+  std::string out;
+  if (!a.incomplete.empty()) {
+    out += fmt::format(
+        "> [!WARNING]\n> **Incomplete provenance in {} of {} trials.** Their numbers cannot be traced to an "
+        "exact, committed build:\n>\n",
+        a.incomplete.size(), a.included);
+    for (const auto& [trial, p] : a.incomplete) {
+      std::string missing;
+      for (const auto& m : p.missing) missing += (missing.empty() ? "" : ", ") + m;
+      out += fmt::format("> - {}: missing {}\n", describe_trial(*trial), missing);
+    }
+    out += "\n";
+  }
+  if (a.mixed()) {
+    out += fmt::format(
+        "> [!WARNING]\n> **Mixed provenance: these results come from {}.** They are shown together only "
+        "because of `--allow-mixed`; the `stack` column of each table says where every row comes from (see "
+        "[Environment and provenance](#environment-and-provenance)).\n\n",
+        mixed_description(a));
+  }
+  return out;
+}
+
+std::string mixed_refusal_message(const ProvenanceAnalysis& a) {
+  return fmt::format(
+      "refusing to put results from {} in one comparison; report one campaign (--campaign ID), or pass "
+      "--allow-mixed to report them together (the tables then say which rows come from where)",
+      mixed_description(a));
+}
+
+std::string render_environment_section(const ProvenanceAnalysis& a) {
+  std::string out = "## Environment and provenance\n\n";
+  if (a.stacks.empty()) return out + "No succeeded trials, so no environment to show.\n\n";
+  MarkdownTable table({{"stack"}, {"revision"}, {"image"}, {"software stack"}, {"provenance"},
+                       {"trials", Align::Right}, {"complete", Align::Right}});
+  for (const auto& s : a.stacks) {
+    const auto& p = s.provenance;
+    table.add_row({s.id, p.revision.empty() ? "unknown" : code(p.revision), p.image.empty() ? "unknown" : code(p.image),
+                   p.software_stack.empty() ? "unknown" : p.software_stack,
+                   p.recorded ? "recorded" : "result environment only", std::to_string(s.trials),
+                   std::to_string(s.complete)});
+  }
+  out += table.render();
+  out += "\nA trial's provenance is complete when every required field was captured, its source tree was clean "
+         "and the engine was built from that commit (DESIGN.md §5). Trials without a provenance record are "
+         "described by the environment their result reports.\n\n";
+  return out;
+}
+
+}  // namespace mt

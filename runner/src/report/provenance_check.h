@@ -1,0 +1,65 @@
+#pragma once
+// Can the numbers be traced to an exact build? Derives each included trial's provenance (its
+// provenance row, or failing that the environment its result reports), finds trials whose
+// provenance is incomplete, and finds results that mix revisions or container images.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/groups.h"
+#include "report/results_source.h"
+
+namespace mt {
+
+struct TrialProvenance {
+  bool recorded = false;  // from the provenance table; false: only the result's environment
+  std::string commit;     // commit that was built; what decides whether results mix revisions
+  std::string revision;   // the commit, with "+dirty" (and diff hash) when the tree was not clean
+  std::string image;      // image ID/reference, "bare metal (engine …)", or empty when unknown
+  std::string software_stack;  // "key=value; …" in key order
+  bool complete = false;
+  std::vector<std::string> missing;  // why it is not complete
+};
+
+TrialProvenance trial_provenance(const ReportTrial& trial);
+
+// One distinct software stack / revision / image combination.
+struct Stack {
+  std::string id;  // "S1", "S2", … in order of first appearance
+  TrialProvenance provenance;
+  int trials = 0;
+  int complete = 0;
+};
+
+struct ProvenanceAnalysis {
+  int included = 0;  // succeeded trials considered
+  std::vector<std::pair<const ReportTrial*, TrialProvenance>> incomplete;
+  std::vector<Stack> stacks;
+  std::map<const ReportTrial*, std::string> stack_of;
+  // Known commits and images → trials. A dirty tree is not a revision of its own: it makes the trial
+  // incomplete (and says so) but does not make the results mixed.
+  std::map<std::string, int> revisions;
+  std::map<std::string, int> images;     // known image → trials
+
+  bool mixed() const { return revisions.size() > 1 || images.size() > 1; }
+  // Stack ids a group's trials come from, "S1" or "S1+S2".
+  std::string stacks_of(const Group& group) const;
+  bool group_mixed(const Group& group) const;
+  // Cell of the `stack` column that tables gain in a mixed report: "S1", or "S1+S2 mixed".
+  std::string stack_cell(const Group& group) const;
+};
+
+// Over the succeeded trials only: they are the ones whose numbers are shown.
+ProvenanceAnalysis analyse_provenance(const std::vector<ReportTrial>& trials);
+
+// "ddp_scaling ddp ×2 gradient_sync_mode=every, repeat 0": a trial as a reader recognises it.
+std::string describe_trial(const ReportTrial& trial);
+
+// The warning block at the top of a report (empty when there is nothing to warn about).
+std::string render_provenance_warnings(const ProvenanceAnalysis& analysis);
+// Why a mixed report is refused, and how to get it anyway.
+std::string mixed_refusal_message(const ProvenanceAnalysis& analysis);
+// The environment and provenance section: one row per stack.
+std::string render_environment_section(const ProvenanceAnalysis& analysis);
+
+}  // namespace mt

@@ -1,0 +1,107 @@
+#include "report/report.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/cells.h"
+#include "report/comm_table.h"
+#include "report/failures_section.h"
+#include "report/groups.h"
+#include "report/markdown_table.h"
+#include "report/metric_sections.h"
+#include "report/provenance_check.h"
+#include "report/training_tables.h"
+#include "runner_error.h"
+
+namespace mt {
+namespace {
+
+std::string header(const ReportData& data) {
+  const Campaign& last = data.campaigns.back();
+  std::string out = fmt::format("# {} report\n\n", last.experiment);
+  if (data.campaigns.size() == 1) {
+    out += fmt::format("Campaign {} of experiment {} ({}), source revision {}, created {}.\n\n", code(last.id),
+                       code(last.experiment), code(last.experiment_file), code(last.source_revision), last.created_at);
+  } else {
+    out += fmt::format("{} campaigns of experiment {}; repeats of the same parameters are pooled across them.\n\n",
+                       data.campaigns.size(), code(last.experiment));
+    MarkdownTable table({{"campaign"}, {"experiment file"}, {"source revision"}, {"created"}, {"trials", Align::Right}});
+    for (const auto& c : data.campaigns) {
+      table.add_row({code(c.id), code(c.experiment_file), code(c.source_revision), c.created_at,
+                     std::to_string(c.trial_count)});
+    }
+    out += table.render() + "\n";
+  }
+  size_t succeeded = 0;
+  for (const auto& t : data.trials) succeeded += t.succeeded() ? 1 : 0;
+  out += fmt::format(
+      "{} trial{}: {} succeeded, {} did not{}. Every number below comes from the latest successful attempt of a "
+      "trial; trials that differ only in their repeat index form a group, summarised as mean ± sample std over "
+      "its n repeats.\n\n",
+      data.trials.size(), data.trials.size() == 1 ? "" : "s", succeeded, data.trials.size() - succeeded,
+      succeeded == data.trials.size() ? "" : " (see [Failures](#failures))");
+  return out;
+}
+
+std::string plots_section(const std::vector<Plot>& plots, const ReportOptions& options) {
+  std::string out = "## Plots\n\n";
+  if (options.plot_dir.empty()) return out + "Plots are written beside the report when it is saved with `-o FILE`.\n\n";
+  for (const auto& p : plots) out += fmt::format("![{}]({}/{})\n\n", p.caption, options.plot_dir, p.file);
+  return out;
+}
+
+// Sections for kinds the report has no dedicated layout for, in a fixed order.
+struct GenericKind {
+  const char* kind;
+  const char* title;
+  const char* intro;
+};
+constexpr GenericKind kGenericKinds[] = {
+    {"moe", "Mixture of experts", "MoE all-to-all dispatch and combine: every numeric metric of the results."},
+    {"tp", "Tensor parallel", "Tensor/sequence-parallel runs: every numeric metric of the results."},
+};
+
+}  // namespace
+
+RenderedReport render_report(const ReportData& data, const ReportOptions& options) {
+  ProvenanceAnalysis provenance = analyse_provenance(data.trials);
+  if (provenance.mixed() && !options.allow_mixed) throw RunnerError(kExitUsage, mixed_refusal_message(provenance));
+  std::vector<Group> groups = group_trials(data.trials);
+
+  RenderedReport report;
+  std::string& md = report.markdown;
+  md += header(data);
+  md += render_provenance_warnings(provenance);
+
+  auto training = groups_of(groups, "train");
+  if (!training.empty()) {
+    md += render_training_section(training, provenance);
+    md += render_runtime_section(training, provenance);
+    report.plots = options.plot_dir.empty() ? std::vector<Plot>{} : training_plots(training);
+    md += plots_section(report.plots, options);
+  }
+  if (auto comm = groups_of(groups, "comm"); !comm.empty()) md += render_comm_section(comm, provenance);
+  std::set<std::string> shown = {"train", "comm", "fault"};
+  for (const auto& k : kGenericKinds) {
+    shown.insert(k.kind);
+    if (auto g = groups_of(groups, k.kind); !g.empty()) md += render_metric_section(k.title, k.intro, g, provenance);
+  }
+  std::set<std::string> other_kinds;
+  for (const auto& g : groups) {
+    if (!shown.count(g.kind)) other_kinds.insert(g.kind);
+  }
+  for (const auto& kind : other_kinds) {
+    md += render_metric_section("Workload " + kind, "Every numeric metric of the results.", groups_of(groups, kind),
+                                provenance);
+  }
+  bool any_fault = false;
+  for (const auto& t : data.trials) any_fault = any_fault || trial_kind(t) == "fault";
+  if (any_fault) md += render_fault_section(data.trials, groups_of(groups, "fault"), provenance);
+  md += render_failures_section(data.trials);
+  md += render_environment_section(provenance);
+  while (md.size() >= 2 && md[md.size() - 1] == '\n' && md[md.size() - 2] == '\n') md.pop_back();
+  return report;
+}
+
+}  // namespace mt

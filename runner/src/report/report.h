@@ -1,0 +1,28 @@
+#pragma once
+// A campaign report in markdown: warnings first, then every section the data supports, and the
+// plots it links to. Rendering is a pure function of the database rows, so the same database
+// always gives the same bytes.
+#include <string>
+#include <vector>
+
+#include "report/report_plots.h"
+#include "report/results_source.h"
+
+namespace mt {
+
+struct ReportOptions {
+  bool allow_mixed = false;  // report results from different revisions/images together
+  // Folder the plots are linked from, relative to the report ("quickstart" for reports/quickstart.md);
+  // empty: the report is not saved, so no plots are made.
+  std::string plot_dir;
+};
+
+struct RenderedReport {
+  std::string markdown;
+  std::vector<Plot> plots;
+};
+
+// Throws RunnerError (exit 2) when the results mix revisions or images and allow_mixed is not set.
+RenderedReport render_report(const ReportData& data, const ReportOptions& options);
+
+}  // namespace mt

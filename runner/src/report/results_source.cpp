@@ -1,0 +1,200 @@
+#include "report/results_source.h"
+
+#include <fmt/format.h>
+
+#include "runner_error.h"
+
+namespace mt {
+namespace {
+
+constexpr const char* kCampaignColumns =
+    "c.id, c.experiment, c.experiment_file, c.source_revision, c.plan_hash, c.launcher, c.trial_count, c.created_at";
+
+Campaign read_campaign(Statement& s) {
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), int(s.integer(6)), s.text(7)};
+}
+
+std::optional<int> optional_int(Statement& s, int column) {
+  if (s.is_null(column)) return std::nullopt;
+  return int(s.integer(column));
+}
+
+std::vector<std::string> string_array(const std::string& text) {
+  std::vector<std::string> out;
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_array()) return out;
+  for (const auto& v : doc) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+// The trials of one campaign with their latest attempt and latest succeeded attempt (ids only).
+struct TrialRowIds {
+  ReportTrial trial;
+  std::optional<std::int64_t> succeeded_id;
+};
+
+std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
+  auto s = db.prepare(R"sql(
+    SELECT t.identity, t.group_key, t.ordinal, t.study, t.workload, coalesce(t.strategy, ''), t.ranks,
+           t.repeat_index, t.parameters, t.axes,
+           a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id),
+           a.error_rank, a.error_step, coalesce(a.error_reason, ''), coalesce(a.log_path, ''),
+           ok.id, ok.attempt
+    FROM trials t
+    LEFT JOIN latest_attempts a ON a.trial_id = t.id
+    LEFT JOIN attempts ok ON ok.id = (SELECT y.id FROM attempts y WHERE y.trial_id = t.id
+                                      AND y.state = 'succeeded' ORDER BY y.attempt DESC LIMIT 1)
+    WHERE t.campaign_id = ? ORDER BY t.ordinal, t.identity)sql");
+  s.bind(1, campaign.id);
+  std::vector<TrialRowIds> rows;
+  while (s.step()) {
+    TrialRowIds row;
+    ReportTrial& t = row.trial;
+    t.campaign_id = campaign.id;
+    t.campaign_revision = campaign.source_revision;
+    t.identity = s.text(0);
+    t.group_key = s.text(1);
+    t.ordinal = int(s.integer(2));
+    t.study = s.text(3);
+    t.workload = s.text(4);
+    t.strategy = s.text(5);
+    t.ranks = int(s.integer(6));
+    t.repeat_index = int(s.integer(7));
+    auto params = nlohmann::ordered_json::parse(s.text(8), nullptr, false);
+    if (params.is_object()) t.parameters = std::move(params);
+    t.axes = string_array(s.text(9));
+    if (!s.is_null(10)) t.latest_state = s.text(10);
+    t.attempts = int(s.integer(11));
+    t.error_rank = optional_int(s, 12);
+    t.error_step = optional_int(s, 13);
+    t.error_reason = s.text(14);
+    t.log_path = s.text(15);
+    if (!s.is_null(16)) {
+      row.succeeded_id = s.integer(16);
+      t.succeeded_attempt = int(s.integer(17));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+void read_metrics(Database& db, std::int64_t attempt_id, ReportTrial& t) {
+  auto s = db.prepare("SELECT name, value FROM metrics WHERE attempt_id = ? ORDER BY name");
+  s.bind(1, attempt_id);
+  while (s.step()) t.metrics[s.text(0)] = s.real(1);
+  auto r = db.prepare("SELECT result_json FROM attempts WHERE id = ?");
+  r.bind(1, attempt_id);
+  if (r.step() && !r.is_null(0)) {
+    auto doc = nlohmann::json::parse(r.text(0), nullptr, false);
+    if (!doc.is_discarded()) t.result = std::move(doc);
+  }
+}
+
+std::optional<ProvenanceRow> read_provenance(Database& db, std::int64_t attempt_id) {
+  auto s = db.prepare(
+      "SELECT coalesce(source_commit, ''), tree_dirty, coalesce(diff_hash, ''), coalesce(build_revision, ''), "
+      "coalesce(image_ref, ''), coalesce(image_id, ''), coalesce(base_image, ''), bare_metal, "
+      "coalesce(engine_binary_hash, ''), software_stack, complete, missing_fields "
+      "FROM provenance WHERE attempt_id = ?");
+  s.bind(1, attempt_id);
+  if (!s.step()) return std::nullopt;
+  ProvenanceRow p;
+  p.source_commit = s.text(0);
+  if (!s.is_null(1)) p.tree_dirty = s.integer(1) != 0;
+  p.diff_hash = s.text(2);
+  p.build_revision = s.text(3);
+  p.image_ref = s.text(4);
+  p.image_id = s.text(5);
+  p.base_image = s.text(6);
+  p.bare_metal = s.integer(7) != 0;
+  p.engine_binary_hash = s.text(8);
+  auto stack = nlohmann::ordered_json::parse(s.text(9), nullptr, false);
+  if (stack.is_object()) p.software_stack = std::move(stack);
+  p.complete = s.integer(10) != 0;
+  p.missing_fields = string_array(s.text(11));
+  return p;
+}
+
+}  // namespace
+
+std::string ReportTrial::param(const std::string& name, const std::string& fallback) const {
+  auto it = parameters.find(name);
+  if (it == parameters.end()) return fallback;
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+std::optional<double> ReportTrial::metric(const std::string& name) const {
+  auto it = metrics.find(name);
+  if (it == metrics.end()) return std::nullopt;
+  return it->second;
+}
+
+std::unique_ptr<Database> open_results(const std::filesystem::path& file) {
+  if (!std::filesystem::exists(file)) {
+    throw RunnerError(kExitUsage,
+                      fmt::format("no database at {} (run an experiment first, or pass --db)", file.string()));
+  }
+  auto db = std::make_unique<Database>(file, Database::Mode::ReadOnly);
+  int version = db->user_version();
+  if (version == 0) {
+    throw RunnerError(kExitUsage, fmt::format("{} is not an mtrun results database", file.string()));
+  }
+  if (version > Store::kSchemaVersion) {
+    throw RunnerError(kExitUsage, fmt::format("database schema version {} is newer than this mtrun understands ({}); "
+                                              "use a newer mtrun",
+                                              version, Store::kSchemaVersion));
+  }
+  return db;
+}
+
+Campaign campaign_by_id(Database& db, const std::string& id) {
+  auto s = db.prepare(fmt::format("SELECT {} FROM campaigns c WHERE c.id = ? OR c.id LIKE ? || '%' "
+                                  "ORDER BY c.id = ? DESC, c.id LIMIT 2",
+                                  kCampaignColumns));
+  s.bind(1, id).bind(2, id).bind(3, id);
+  if (!s.step()) throw RunnerError(kExitUsage, fmt::format("no campaign '{}' in the database", id));
+  Campaign first = read_campaign(s);
+  if (first.id != id && s.step()) {
+    throw RunnerError(kExitUsage, fmt::format("campaign prefix '{}' is ambiguous ({}, {}, …); give more characters",
+                                              id, first.id, s.text(0)));
+  }
+  return first;
+}
+
+Campaign latest_campaign(Database& db) {
+  auto s = db.prepare(fmt::format(
+      "SELECT {} FROM campaigns c ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
+      "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, c.created_at DESC, c.id LIMIT 1",
+      kCampaignColumns));
+  if (!s.step()) throw RunnerError(kExitUsage, "the database holds no campaign yet");
+  return read_campaign(s);
+}
+
+std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment) {
+  auto s = db.prepare(
+      fmt::format("SELECT {} FROM campaigns c WHERE c.experiment = ? ORDER BY c.created_at, c.id", kCampaignColumns));
+  s.bind(1, experiment);
+  std::vector<Campaign> out;
+  while (s.step()) out.push_back(read_campaign(s));
+  if (out.empty()) throw RunnerError(kExitUsage, fmt::format("no campaign of experiment '{}' in the database", experiment));
+  return out;
+}
+
+ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns) {
+  ReportData data;
+  data.campaigns = campaigns;
+  for (const auto& campaign : campaigns) {
+    for (auto& row : read_trials(db, campaign)) {
+      if (row.succeeded_id) {
+        read_metrics(db, *row.succeeded_id, row.trial);
+        row.trial.provenance = read_provenance(db, *row.succeeded_id);
+      }
+      data.trials.push_back(std::move(row.trial));
+    }
+  }
+  return data;
+}
+
+}  // namespace mt

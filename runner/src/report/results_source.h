@@ -1,0 +1,88 @@
+#pragma once
+// What reports read from the results database: the chosen campaigns and, for every trial, its
+// latest attempt (for failures) and its latest succeeded attempt (for numbers). Read-only: a report
+// never changes the database it describes.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlite_db.h"
+#include "store.h"
+
+namespace mt {
+
+// One row of the provenance table (schemas/store.sql), as stored.
+struct ProvenanceRow {
+  std::string source_commit;
+  std::optional<bool> tree_dirty;
+  std::string diff_hash;
+  std::string build_revision;
+  std::string image_ref;
+  std::string image_id;
+  std::string base_image;
+  bool bare_metal = false;
+  std::string engine_binary_hash;
+  nlohmann::ordered_json software_stack = nlohmann::ordered_json::object();
+  bool complete = false;
+  std::vector<std::string> missing_fields;
+};
+
+struct ReportTrial {
+  std::string campaign_id;
+  std::string campaign_revision;  // the campaign's source revision
+  std::string identity;
+  std::string group_key;
+  int ordinal = 0;
+  std::string study;
+  std::string workload;
+  std::string strategy;
+  int ranks = 1;
+  int repeat_index = 0;
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
+  std::vector<std::string> axes;
+
+  // Latest attempt: what a failure report shows. No state: never attempted.
+  std::optional<std::string> latest_state;
+  int attempts = 0;
+  std::optional<int> error_rank;
+  std::optional<int> error_step;
+  std::string error_reason;
+  std::string log_path;
+
+  // Latest succeeded attempt: where the numbers come from.
+  std::optional<int> succeeded_attempt;
+  std::map<std::string, double> metrics;
+  nlohmann::json result;  // its result JSON; null when absent or unreadable
+  std::optional<ProvenanceRow> provenance;
+
+  bool succeeded() const { return succeeded_attempt.has_value(); }
+  // A parameter's value as text, or `fallback`.
+  std::string param(const std::string& name, const std::string& fallback = "") const;
+  // A numeric metric of the succeeded attempt.
+  std::optional<double> metric(const std::string& name) const;
+};
+
+struct ReportData {
+  std::vector<Campaign> campaigns;  // oldest first
+  std::vector<ReportTrial> trials;  // by campaign, then plan order
+};
+
+// Opens an existing results database read-only; refuses a missing file, a file that is not an mtrun
+// database and one written by a newer mtrun (RunnerError, exit 2).
+std::unique_ptr<Database> open_results(const std::filesystem::path& file);
+
+// The campaign named by id or unique prefix; throws RunnerError when there is none.
+Campaign campaign_by_id(Database& db, const std::string& id);
+// The campaign whose latest attempt started last (as `mtrun status` picks it).
+Campaign latest_campaign(Database& db);
+// Every campaign of an experiment, oldest first.
+std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment);
+
+ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns);
+
+}  // namespace mt

@@ -1,0 +1,218 @@
+#include "report/training_tables.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/cells.h"
+#include "report/detail_table.h"
+#include "report/markdown_table.h"
+
+namespace mt {
+namespace {
+
+int strategy_order(const std::string& s) {
+  static const std::vector<std::string> known = {"ddp", "fsdp", "zero1", "zero2"};
+  auto it = std::find(known.begin(), known.end(), s);
+  return int(it - known.begin());
+}
+
+// Parameters that decide what is being compared, as canonical text. Strategy and ranks are what the
+// comparisons vary; the gradient sync mode has nothing to synchronise at one rank and resolves
+// differently per strategy, so it is matched separately.
+std::string comparable_key(const Group& g) {
+  nlohmann::ordered_json params = g.first().parameters;
+  for (const char* name : {"strategy", "ranks", "gradient_sync_mode"}) params.erase(name);
+  return g.workload + "\n" + params.dump();
+}
+
+std::string sync_mode(const Group& g) { return g.first().param("gradient_sync_mode", "auto"); }
+std::string resolved_sync_mode(const Group& g) { return g.result_text("resolved_gradient_sync_mode"); }
+
+std::vector<MetricSpec> training_metrics() {
+  return {{"tokens_per_sec", "tokens/s", 0},     {"step_time_ms", "step ms", 2},
+          {"data_time_ms", "data ms", 2},        {"forward_backward_ms", "fwd+bwd ms", 2},
+          {"optimizer_step_ms", "optimizer ms", 2}, {"peak_memory_mb", "peak MiB", 1},
+          {"loss", "loss", 4}};
+}
+
+std::string precision(const Group& g) {
+  std::string text = g.result_text("precision");
+  return text.empty() ? g.first().param("precision", "-") : text;
+}
+
+// "4" when every repeat agrees, else mean ± std: runtime facts should be constant, and it shows when not.
+std::string constant_or_mean(const Sample& s) {
+  if (s.values.empty()) return "-";
+  if (std::all_of(s.values.begin(), s.values.end(), [&](double v) { return v == s.values[0]; })) {
+    return auto_number(s.values[0]);
+  }
+  return mean_std_cell(summarize(s.values), 2);
+}
+
+// Result fields under "resume" and "checkpoint" that any group carries, as dotted paths.
+std::vector<std::string> resume_checkpoint_fields(const std::vector<const Group*>& groups) {
+  std::set<std::string> fields;
+  for (const Group* g : groups) {
+    for (const ReportTrial* t : g->succeeded) {
+      if (!t->result.is_object()) continue;
+      for (const char* top : {"checkpoint", "resume"}) {
+        if (!t->result.contains(top)) continue;
+        const auto& v = t->result[top];
+        if (!v.is_object()) {
+          fields.insert(top);
+          continue;
+        }
+        for (const auto& [key, value] : v.items()) {
+          if (!value.is_object() && !value.is_array()) fields.insert(std::string(top) + "." + key);
+        }
+      }
+    }
+  }
+  return {fields.begin(), fields.end()};
+}
+
+}  // namespace
+
+const Group* comparable_group(const std::vector<const Group*>& groups, const Group& like, const std::string& strategy,
+                              int ranks) {
+  std::string key = comparable_key(like);
+  std::vector<const Group*> candidates;
+  for (const Group* g : groups) {
+    if (g->strategy == strategy && g->ranks == ranks && comparable_key(*g) == key) candidates.push_back(g);
+  }
+  if (candidates.size() == 1) return candidates[0];
+  for (const Group* g : candidates) {
+    if (sync_mode(*g) == sync_mode(like)) return g;
+  }
+  for (const Group* g : candidates) {
+    if (!resolved_sync_mode(*g).empty() && resolved_sync_mode(*g) == resolved_sync_mode(like)) return g;
+  }
+  return nullptr;
+}
+
+std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) {
+  std::vector<const Group*> sorted = groups;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Group* a, const Group* b) {
+    return std::make_tuple(strategy_order(a->strategy), a->strategy, a->ranks, a->label()) <
+           std::make_tuple(strategy_order(b->strategy), b->strategy, b->ranks, b->label());
+  });
+  std::vector<TrainingRow> rows;
+  for (const Group* g : sorted) {
+    TrainingRow r;
+    r.group = g;
+    r.tokens_per_sec = summarize(g->sample("tokens_per_sec").values);
+    r.step_ms = summarize(g->sample("step_time_ms").values);
+    r.data_ms = summarize(g->sample("data_time_ms").values);
+    r.forward_backward_ms = summarize(g->sample("forward_backward_ms").values);
+    r.optimizer_ms = summarize(g->sample("optimizer_step_ms").values);
+    r.peak_memory_mb = summarize(g->sample("peak_memory_mb").values);
+    r.one_rank = comparable_group(groups, *g, g->strategy, 1);
+    if (r.one_rank && r.tokens_per_sec.n) {
+      double base = mean(r.one_rank->sample("tokens_per_sec").values);
+      if (base > 0) r.scaling_efficiency = r.tokens_per_sec.mean / (base * g->ranks);
+    }
+    r.ddp = comparable_group(groups, *g, "ddp", g->ranks);
+    if (r.ddp) {
+      double ddp_memory = mean(r.ddp->sample("peak_memory_mb").values);
+      double ddp_step = mean(r.ddp->sample("step_time_ms").values);
+      if (ddp_memory > 0 && r.peak_memory_mb.n) r.memory_saving_vs_ddp = (ddp_memory - r.peak_memory_mb.mean) / ddp_memory;
+      if (ddp_step > 0 && r.step_ms.n) r.step_delta_vs_ddp = (r.step_ms.mean - ddp_step) / ddp_step;
+    }
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string render_training_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+  bool stacks = provenance.mixed();
+  std::vector<Column> columns = {{"strategy"},
+                                 {"ranks", Align::Right},
+                                 {"configuration"},
+                                 {"precision"},
+                                 {"data ms", Align::Right},
+                                 {"fwd+bwd ms", Align::Right},
+                                 {"optimizer ms", Align::Right},
+                                 {"step ms", Align::Right},
+                                 {"tokens/s", Align::Right},
+                                 {"peak MiB", Align::Right},
+                                 {"scaling eff.", Align::Right},
+                                 {"memory saving vs DDP", Align::Right},
+                                 {"step time vs DDP", Align::Right},
+                                 {"n", Align::Right}};
+  if (stacks) columns.push_back({"stack"});
+  MarkdownTable table(columns);
+  for (const auto& r : training_rows(groups)) {
+    const Group& g = *r.group;
+    bool is_ddp_reference = r.ddp == &g;
+    std::vector<std::string> row = {
+        g.strategy, std::to_string(g.ranks), g.label(), precision(g), mean_std_cell(r.data_ms, 2),
+        mean_std_cell(r.forward_backward_ms, 2), mean_std_cell(r.optimizer_ms, 2), mean_std_cell(r.step_ms, 2),
+        mean_std_cell(r.tokens_per_sec, 0), mean_std_cell(r.peak_memory_mb, 1),
+        r.scaling_efficiency ? percent(*r.scaling_efficiency) : "-",
+        is_ddp_reference ? "reference" : (r.memory_saving_vs_ddp ? signed_percent(*r.memory_saving_vs_ddp) : "-"),
+        is_ddp_reference ? "reference" : (r.step_delta_vs_ddp ? signed_percent(*r.step_delta_vs_ddp) : "-"),
+        g.n_text()};
+    if (stacks) row.push_back(provenance.stack_cell(g));
+    table.add_row(std::move(row));
+  }
+  std::string out = "## Training\n\n";
+  if (stacks) out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
+  out += table.render();
+  out += fmt::format(
+      "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some failed). {}\n\n"
+      "- scaling eff. = tokens/s ÷ (tokens/s of the same strategy at 1 rank × ranks), same parameters otherwise.\n"
+      "- memory saving vs DDP = (DDP peak MiB − this peak MiB) ÷ DDP peak MiB, DDP at the same ranks and "
+      "parameters (the same requested gradient sync mode, else the same resolved one); positive means less "
+      "memory than DDP.\n"
+      "- step time vs DDP = (this step ms − DDP step ms) ÷ DDP step ms; positive means slower than DDP.\n"
+      "- Derived columns use the means; \"-\" means this report holds no comparable baseline.\n\n",
+      kCellLegend);
+  out += render_detail_table(groups, training_metrics());
+  return out;
+}
+
+std::string render_runtime_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+  std::vector<std::string> collectives;
+  for (const char* name : {"sync_rounds", "all_reduce", "all_gather", "reduce_scatter", "broadcast"}) {
+    for (const Group* g : groups) {
+      if (!g->sample(std::string("collectives_per_step.") + name).values.empty()) {
+        collectives.push_back(name);
+        break;
+      }
+    }
+  }
+  std::vector<std::string> state_fields = resume_checkpoint_fields(groups);
+  std::vector<Column> columns = {{"strategy"}, {"ranks", Align::Right}, {"configuration"}, {"sync requested"},
+                                 {"sync resolved"}, {"grad accum", Align::Right}};
+  for (const auto& c : collectives) columns.push_back({c + "/step", Align::Right});
+  for (const auto& f : state_fields) columns.push_back({f});
+  columns.push_back({"n", Align::Right});
+  if (provenance.mixed()) columns.push_back({"stack"});
+  MarkdownTable table(columns);
+  for (const auto& r : training_rows(groups)) {
+    const Group& g = *r.group;
+    std::string requested = g.result_text("gradient_sync_mode");
+    std::string resolved = g.result_text("resolved_gradient_sync_mode");
+    std::string accum = g.result_text("gradient_accumulation_steps");
+    std::vector<std::string> row = {g.strategy, std::to_string(g.ranks), g.label(),
+                                    requested.empty() ? g.first().param("gradient_sync_mode", "-") : requested,
+                                    resolved.empty() ? "-" : resolved,
+                                    accum.empty() ? g.first().param("grad_accum_steps", "-") : accum};
+    for (const auto& c : collectives) row.push_back(constant_or_mean(g.sample("collectives_per_step." + c)));
+    for (const auto& f : state_fields) {
+      std::string text = g.result_text(f);
+      row.push_back(text.empty() ? "-" : text);
+    }
+    row.push_back(g.n_text());
+    if (provenance.mixed()) row.push_back(provenance.stack_cell(g));
+    table.add_row(std::move(row));
+  }
+  return "## Runtime\n\nHow each configuration actually ran, as its results report it. Collectives are calls per "
+         "optimizer step; sync_rounds counts gradient synchronisation rounds. Values that differ between repeats "
+         "are shown as mean ± std or joined with '/'.\n\n" +
+         table.render() + "\n";
+}
+
+}  // namespace mt

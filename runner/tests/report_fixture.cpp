@@ -1,0 +1,104 @@
+#include "report_fixture.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "identity.h"
+#include "result_ingest.h"
+
+namespace mt::testing {
+namespace {
+
+std::filesystem::path fresh_path(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("mtrun_report_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto file = dir / name;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);
+  return file;
+}
+
+}  // namespace
+
+nlohmann::json train_result(const std::string& strategy, int ranks, double tokens_per_sec, double step_ms,
+                            double peak_mb, const std::string& sync, const std::string& resolved) {
+  return {{"schema_version", 1},
+          {"benchmark", "train"},
+          {"status", "ok"},
+          {"strategy", strategy},
+          {"world_size", ranks},
+          {"precision", "fp32"},
+          {"gradient_accumulation_steps", 2},
+          {"gradient_sync_mode", sync},
+          {"resolved_gradient_sync_mode", resolved},
+          {"tokens_per_sec", tokens_per_sec},
+          {"step_time_ms", step_ms},
+          {"data_time_ms", step_ms * 0.1},
+          {"forward_backward_ms", step_ms * 0.7},
+          {"optimizer_step_ms", step_ms * 0.15},
+          {"peak_memory_mb", peak_mb},
+          {"loss", 7.5},
+          {"collectives_per_step", {{"sync_rounds", ranks > 1 ? 1 : 0}, {"all_reduce", ranks > 1 ? 3 : 0}}},
+          {"environment", {{"libtorch", "1.13.1"}, {"build_revision", "1111111111111111111111111111111111111111"}}}};
+}
+
+ReportFixture::ReportFixture(const std::string& name) : path_(fresh_path(name)), store_(path_) {}
+
+void ReportFixture::campaign(const std::string& id, const std::string& experiment, const std::string& created_at) {
+  store_.add_campaign_if_new({id, experiment, "/exp/" + experiment + ".yaml",
+                              "1111111111111111111111111111111111111111", "plan-" + id, "{}", 0, created_at});
+}
+
+std::int64_t ReportFixture::trial(const FixtureTrial& f) {
+  Trial t;
+  t.study = f.study;
+  t.workload = f.workload;
+  t.repeat_index = f.repeat;
+  for (const auto& [name, value] : f.params) t.params.push_back({name, value});
+  if (!f.params.count("ranks")) t.params.insert(t.params.begin(), {"ranks", "1"});
+  t.ranks = std::stoi(t.param("ranks", "1"));
+  t.axis_names = f.axes;
+  std::string text = fmt::format("study={}\nworkload={}\n", t.study, t.workload);
+  for (const auto& p : t.params) text += p.name + "=" + p.value + "\n";
+  t.group_key = content_hash(text);
+  t.identity = content_hash(text + fmt::format("repeat={}\n", f.repeat));
+  auto row = store_.add_trial_if_new(f.campaign, t, ordinal_++);
+  int number = store_.next_attempt_number(row);
+  std::string dir = fmt::format("results/runs/{}/{}", f.campaign, t.identity);
+  auto attempt = store_.begin_attempt(row, number, "mpirun -np " + std::to_string(t.ranks) + " mtengine " + t.workload,
+                                      dir, dir + "/log.txt");
+  AttemptOutcome outcome;
+  outcome.state = f.state;
+  outcome.exit_code = f.state == AttemptState::Succeeded ? 0 : 1;
+  outcome.error_rank = f.error_rank;
+  outcome.error_step = f.error_step;
+  if (!f.error_reason.empty()) outcome.error_reason = f.error_reason;
+  outcome.duration_s = 1.5;
+  if (!f.result.empty()) {
+    outcome.result_json = f.result.dump();
+    outcome.metrics = flatten_metrics(*outcome.result_json);
+  }
+  store_.finish_attempt(attempt, outcome, std::nullopt);
+  return attempt;
+}
+
+void ReportFixture::provenance(std::int64_t attempt_id, const FixtureProvenance& p) {
+  store_.db()
+      .prepare("INSERT INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, image_ref, "
+               "image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, complete, "
+               "missing_fields) VALUES (?, ?, ?, ?, ?, 'mtb:cpu', ?, 'debian:12', 0, NULL, ?, '[\"node1\"]', "
+               "'mtengine train', ?, ?)")
+      .bind(1, attempt_id).bind(2, p.source_commit).bind(3, p.tree_dirty ? 1 : 0)
+      .bind(4, p.diff_hash.empty() ? std::optional<std::string>() : p.diff_hash)
+      .bind(5, p.build_revision).bind(6, p.image_id).bind(7, p.software_stack).bind(8, p.complete ? 1 : 0)
+      .bind(9, p.missing_fields)
+      .run();
+}
+
+void ReportFixture::pin_timestamps() {
+  store_.db().exec(
+      "UPDATE attempts SET started_at = printf('2024-05-01T10:%02d:00Z', id % 60), "
+      "finished_at = printf('2024-05-01T10:%02d:30Z', id % 60)");
+}
+
+}  // namespace mt::testing

@@ -1,0 +1,65 @@
+#pragma once
+// Small results databases for report tests, written through the Store API as `mtrun run` writes
+// them (provenance rows with plain SQL, as the capture code would).
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store.h"
+
+namespace mt::testing {
+
+struct FixtureTrial {
+  std::string campaign = "c1";
+  std::string study = "study";
+  std::string workload = "train";
+  std::map<std::string, std::string> params;  // every resolved parameter; ranks defaults to 1
+  std::vector<std::string> axes;
+  int repeat = 0;
+  AttemptState state = AttemptState::Succeeded;
+  nlohmann::json result = nlohmann::json::object();  // metrics are flattened from it, as ingest does
+  std::optional<int> error_rank;
+  std::optional<int> error_step;
+  std::string error_reason;
+};
+
+struct FixtureProvenance {
+  std::string source_commit = "1111111111111111111111111111111111111111";
+  bool tree_dirty = false;
+  std::string diff_hash;
+  std::string build_revision = "1111111111111111111111111111111111111111";
+  std::string image_id = "sha256:aaaa";
+  std::string software_stack = R"({"libtorch":"1.13.1","mpi":"Open MPI 4.1.4","compiler":"GCC 12.2.0"})";
+  bool complete = true;
+  std::string missing_fields = "[]";
+};
+
+// A training result as mtengine writes it (the fields reports read).
+nlohmann::json train_result(const std::string& strategy, int ranks, double tokens_per_sec, double step_ms,
+                            double peak_mb, const std::string& sync = "auto", const std::string& resolved = "last");
+
+class ReportFixture {
+ public:
+  explicit ReportFixture(const std::string& name);
+  Store& store() { return store_; }
+  const std::filesystem::path& path() const { return path_; }
+
+  void campaign(const std::string& id, const std::string& experiment = "exp",
+                const std::string& created_at = "2024-05-01T10:00:00Z");
+  // Adds the trial and one finished attempt; returns the attempt id.
+  std::int64_t trial(const FixtureTrial& trial);
+  void provenance(std::int64_t attempt_id, const FixtureProvenance& p);
+  // Attempt timestamps are the wall clock when written; pin them so output can be compared byte for byte.
+  void pin_timestamps();
+
+ private:
+  std::filesystem::path path_;
+  Store store_;
+  int ordinal_ = 0;
+};
+
+}  // namespace mt::testing

@@ -1,0 +1,312 @@
+// mtrun report and compare, rendered from small databases built through the Store API.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "report/comm_table.h"
+#include "report/compare.h"
+#include "report/groups.h"
+#include "report/report.h"
+#include "report/results_source.h"
+#include "report/training_tables.h"
+#include "report_fixture.h"
+#include "runner_error.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+namespace {
+
+FixtureTrial train_trial(const std::string& study, const std::string& strategy, int ranks, int repeat, double tokens,
+                         double step_ms, double peak_mb, const std::string& sync = "") {
+  FixtureTrial t;
+  t.study = study;
+  t.params = {{"strategy", strategy}, {"ranks", std::to_string(ranks)}, {"d_model", "128"}};
+  t.axes = {"ranks"};
+  if (!sync.empty()) {
+    t.params["gradient_sync_mode"] = sync;
+    t.axes.push_back("gradient_sync_mode");
+  }
+  t.repeat = repeat;
+  t.result = train_result(strategy, ranks, tokens, step_ms, peak_mb, sync.empty() ? "auto" : sync,
+                          sync == "every" || strategy != "ddp" ? "every" : "last");
+  return t;
+}
+
+RenderedReport render(const ReportFixture& fixture, bool allow_mixed = false, const std::string& plot_dir = "") {
+  auto db = open_results(fixture.path());
+  ReportData data = load_report_data(*db, {latest_campaign(*db)});
+  return render_report(data, {allow_mixed, plot_dir});
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The golden database: DDP at 1 and 2 ranks (two sync modes, one outlier), FSDP at 1 rank with two
+// repeats (n < 3) and 2 ranks with one failure, an all_reduce measurement, and one dirty-tree trial.
+void build_golden(ReportFixture& f) {
+  f.campaign("c0ffee0123456789", "golden", "2024-05-01T09:00:00Z");
+  std::vector<std::int64_t> attempts;
+  auto add = [&](FixtureTrial t) {
+    t.campaign = "c0ffee0123456789";
+    attempts.push_back(f.trial(t));
+  };
+  const double ddp1[] = {1000, 1010, 990};
+  for (int r = 0; r < 3; ++r) add(train_trial("ddp_single", "ddp", 1, r, ddp1[r], 40 + r, 500 + r));
+  const double every[] = {1800, 1810, 1790}, last[] = {1900, 1910, 1300};
+  for (int r = 0; r < 3; ++r) {
+    add(train_trial("ddp_scaling", "ddp", 2, r, every[r], 45 + r * 0.5, 520, "every"));
+    add(train_trial("ddp_scaling", "ddp", 2, r, last[r], 43 + r * 0.5, 521, "last"));
+  }
+  for (int r = 0; r < 2; ++r) add(train_trial("fsdp_scaling", "fsdp", 1, r, 700 + 10 * r, 58, 480));
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial t = train_trial("fsdp_scaling", "fsdp", 2, r, 1300 + 20 * r, 62, 300 + r);
+    if (r == 2) {
+      t.state = AttemptState::Crashed;
+      t.result = nlohmann::json::object();
+      t.error_rank = 1;
+      t.error_step = 7;
+      t.error_reason = "rank 1 died of signal 9";
+    }
+    add(t);
+  }
+  for (int r = 0; r < 2; ++r) {
+    FixtureTrial t;
+    t.study = "collectives";
+    t.workload = "comm";
+    t.params = {{"ranks", "4"}, {"operation", "all_reduce"}, {"bytes", "1048576"}};
+    t.axes = {"operation"};
+    t.repeat = r;
+    t.result = {{"schema_version", 1}, {"benchmark", "comm"}, {"status", "ok"}, {"world_size", 4},
+                {"operation", "all_reduce"}, {"bytes", 1048576}, {"latency_us", 210.0 + r},
+                {"algbw_gbps", 5.0 - 0.1 * r}, {"wrong_values", 0}};
+    add(t);
+  }
+  for (size_t i = 0; i < attempts.size(); ++i) {
+    FixtureProvenance p;
+    if (i == 1) {  // ddp_single repeat 1 ran from a modified tree
+      p.tree_dirty = true;
+      p.diff_hash = "9f86d081884c7d65";
+      p.complete = false;
+      p.missing_fields = R"(["tree_clean"])";
+    }
+    if (i == 13) continue;  // the crashed attempt: provenance is captured for succeeded work only here
+    f.provenance(attempts[i], p);
+  }
+  f.pin_timestamps();
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Set MT_UPDATE_GOLDEN=1 to rewrite the golden files from the current output (then review the diff).
+void check_golden(const std::string& name, const std::string& actual) {
+  std::filesystem::path file = std::filesystem::path(MT_TEST_GOLDEN_DIR) / name;
+  if (std::getenv("MT_UPDATE_GOLDEN")) {
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << actual;
+  }
+  REQUIRE_MESSAGE(std::filesystem::exists(file), "missing golden file " << file << " (run with MT_UPDATE_GOLDEN=1)");
+  std::string expected = read_text(file);
+  CHECK_MESSAGE(actual == expected, "output differs from " << file << "; if intended, rerun with MT_UPDATE_GOLDEN=1");
+}
+
+}  // namespace
+
+TEST_CASE("report: golden output, byte for byte") {
+  ReportFixture f("golden.sqlite");
+  build_golden(f);
+  RenderedReport report = render(f, false, "report");
+  check_golden("report.md", report.markdown);
+  REQUIRE(report.plots.size() == 3);
+  for (const auto& plot : report.plots) check_golden("report/" + plot.file, plot.svg);
+  CHECK(render(f, false, "report").markdown == report.markdown);  // deterministic
+}
+
+TEST_CASE("report: a dirty-tree trial produces the incomplete-provenance warning naming it") {
+  ReportFixture f("dirty.sqlite");
+  f.campaign("c1");
+  auto clean = f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
+  auto dirty = f.trial(train_trial("s", "ddp", 1, 1, 1000, 40, 500));
+  f.provenance(clean, {});
+  FixtureProvenance p;
+  p.tree_dirty = true;
+  p.complete = false;
+  p.missing_fields = "[]";
+  f.provenance(dirty, p);
+  auto db = open_results(f.path());
+  ReportData data = load_report_data(*db, {latest_campaign(*db)});
+  std::string md = render_report(data, {}).markdown;
+  CHECK(contains(md, "**Incomplete provenance in 1 of 2 trials.**"));
+  std::string dirty_id = data.trials[1].identity.substr(0, 12);
+  CHECK(contains(md, "> - `" + dirty_id + "` s ddp ×1, repeat 1: missing clean tree (uncommitted changes)\n"));
+  CHECK_FALSE(contains(md, "`" + data.trials[0].identity.substr(0, 12) + "` s ddp ×1, repeat 0: missing"));
+  CHECK_FALSE(contains(md, "Mixed provenance"));  // same commit: incomplete, not mixed
+}
+
+TEST_CASE("report: mixed revisions are refused without --allow-mixed and labelled with it") {
+  ReportFixture f("mixed.sqlite");
+  f.campaign("c1");
+  FixtureProvenance a, b;
+  b.source_commit = b.build_revision = "2222222222222222222222222222222222222222";
+  f.provenance(f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500)), a);
+  f.provenance(f.trial(train_trial("s", "ddp", 1, 1, 1100, 40, 500)), b);
+  f.provenance(f.trial(train_trial("s", "ddp", 2, 0, 1900, 42, 500)), a);
+  try {
+    render(f);
+    FAIL("a mixed report was rendered");
+  } catch (const RunnerError& e) {
+    CHECK(e.exit_code() == kExitUsage);
+    CHECK(std::string(e.what()) ==
+          "refusing to put results from 2 revisions (1111111111111111111111111111111111111111 in 2 trials, "
+          "2222222222222222222222222222222222222222 in 1 trial) in one comparison; report one campaign "
+          "(--campaign ID), or pass --allow-mixed to report them together (the tables then say which rows "
+          "come from where)");
+  }
+  std::string md = render(f, true).markdown;
+  CHECK(contains(md, "**Mixed provenance: these results come from 2 revisions"));
+  CHECK(contains(md, "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**"));
+  CHECK(contains(md, "| S1+S2 mixed |"));  // the 1-rank group spans both revisions
+  CHECK(contains(md, "| n | stack |"));
+}
+
+TEST_CASE("report: different container images are mixed results too") {
+  ReportFixture f("images.sqlite");
+  f.campaign("c1");
+  FixtureProvenance a, b;
+  b.image_id = "sha256:bbbb";
+  f.provenance(f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500)), a);
+  f.provenance(f.trial(train_trial("s", "ddp", 1, 1, 1000, 40, 500)), b);
+  CHECK_THROWS_AS(render(f), RunnerError);
+}
+
+TEST_CASE("report: scaling efficiency and memory saving against DDP") {
+  ReportFixture f("scaling.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    f.trial(train_trial("single", "ddp", 1, r, 1000 + 10 * (r - 1), 40, 500));
+    f.trial(train_trial("single", "fsdp", 1, r, 800, 50, 450));
+    f.trial(train_trial("scale", "ddp", 2, r, 1800, 44, 520, "last"));
+    f.trial(train_trial("scale", "ddp", 2, r, 1700, 46, 520, "every"));
+    f.trial(train_trial("scale", "fsdp", 2, r, 1200, 55, 312, "every"));
+  }
+  auto db = open_results(f.path());
+  ReportData data = load_report_data(*db, {latest_campaign(*db)});
+  std::vector<Group> groups = group_trials(data.trials);
+  auto rows = training_rows(groups_of(groups, "train"));
+  REQUIRE(rows.size() == 5);
+  // Ordered ddp ×1, ddp ×2 (every, last), fsdp ×1, fsdp ×2.
+  CHECK(rows[0].group->strategy == "ddp");
+  CHECK(rows[0].group->ranks == 1);
+  CHECK(*rows[0].scaling_efficiency == doctest::Approx(1.0));
+  CHECK(rows[1].group->config == "gradient_sync_mode=every");
+  CHECK(*rows[1].scaling_efficiency == doctest::Approx(1700.0 / (1000 * 2)));
+  CHECK(*rows[2].scaling_efficiency == doctest::Approx(0.9));
+  CHECK(*rows[4].scaling_efficiency == doctest::Approx(1200.0 / 1600));
+  // FSDP ×2 (every) is compared with DDP ×2 in the same sync mode: (520 − 312) ÷ 520 = 40 %.
+  CHECK(rows[4].ddp == rows[1].group);
+  CHECK(*rows[4].memory_saving_vs_ddp == doctest::Approx(0.4));
+  CHECK(*rows[4].step_delta_vs_ddp == doctest::Approx((55.0 - 46) / 46));
+  CHECK(*rows[3].memory_saving_vs_ddp == doctest::Approx(0.1));  // fsdp ×1 vs ddp ×1
+  std::string md = render_report(data, {}).markdown;
+  CHECK(contains(md, "| fsdp | 2 | scale gradient_sync_mode=every | fp32 |"));
+  CHECK(contains(md, "| 75.0 % | +40.0 % | +19.6 % | 3 |"));
+  CHECK(contains(md, "| 90.0 % | reference | reference | 3 |"));
+}
+
+TEST_CASE("report: bus bandwidth factors follow nccl-tests") {
+  CHECK(*busbw_factor("all_reduce", 8) == doctest::Approx(1.75));
+  CHECK(*busbw_factor("all_gather", 4) == doctest::Approx(0.75));
+  CHECK(*busbw_factor("reduce_scatter", 2) == doctest::Approx(0.5));
+  CHECK(*busbw_factor("all_to_all", 8) == doctest::Approx(0.875));
+  CHECK(*busbw_factor("broadcast", 8) == doctest::Approx(1.0));
+  CHECK_FALSE(busbw_factor("gossip", 8).has_value());
+}
+
+TEST_CASE("report: without a provenance row the result's environment describes the trial") {
+  ReportFixture f("fallback.sqlite");
+  f.campaign("c1");
+  f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
+  std::string md = render(f).markdown;
+  CHECK(contains(md, "missing provenance record (only the result's environment is known)"));
+  CHECK(contains(md, "| S1 | `1111111111111111111111111111111111111111` | unknown | libtorch=1.13.1 | result environment only | 1 | 0 |"));
+}
+
+TEST_CASE("report: failures list outcome, rank, step and log; campaigns are chosen by id or experiment") {
+  ReportFixture f("failures.sqlite");
+  f.campaign("aaaa0001", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb0002", "exp", "2024-05-02T09:00:00Z");
+  FixtureTrial failed = train_trial("s", "ddp", 2, 0, 0, 0, 0);
+  failed.campaign = "bbbb0002";
+  failed.state = AttemptState::TimedOut;
+  failed.result = nlohmann::json::object();
+  failed.error_rank = 0;
+  failed.error_step = 12;
+  failed.error_reason = "trial exceeded its timeout; every rank was killed";
+  f.trial(failed);
+  auto db = open_results(f.path());
+  CHECK(campaign_by_id(*db, "bbbb").id == "bbbb0002");
+  CHECK_THROWS_WITH_AS(campaign_by_id(*db, "cccc"), "no campaign 'cccc' in the database", RunnerError);
+  CHECK(experiment_campaigns(*db, "exp").size() == 2);
+  ReportData data = load_report_data(*db, {campaign_by_id(*db, "bbbb")});
+  std::string md = render_report(data, {}).markdown;
+  CHECK(contains(md, "| timed_out | 1 | 0 | 12 | trial exceeded its timeout; every rank was killed | "
+                     "`results/runs/bbbb0002/"));
+  CHECK(contains(md, "1 trial: 0 succeeded, 1 did not"));
+}
+
+TEST_CASE("compare: ratio of means and Welch p-value, flagging differences within noise") {
+  ReportFixture f("compare.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  const double a_tokens[] = {1000, 1010, 990}, b_tokens[] = {1200, 1212, 1188};
+  const double a_mem[] = {500, 510, 490}, b_mem[] = {502, 508, 493};
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial a = train_trial("s", "ddp", 1, r, a_tokens[r], 40, a_mem[r]);
+    FixtureTrial b = train_trial("s", "ddp", 1, r, b_tokens[r], 40, b_mem[r]);
+    a.campaign = "aaaa";
+    b.campaign = "bbbb";
+    f.trial(a);
+    f.trial(b);
+  }
+  auto db = open_results(f.path());
+  std::string md = render_comparison(load_report_data(*db, {campaign_by_id(*db, "aaaa")}),
+                                     load_report_data(*db, {campaign_by_id(*db, "bbbb")}));
+  CHECK(contains(md, "a difference with p ≥ 0.05 is marked *within noise*"));
+  // tokens/s: 1000 vs 1200, s = 10 vs 12, Welch t = −22.18, ν = 3.87 → p ≈ 3e-5
+  CHECK(contains(md, "| tokens_per_sec | 1000 ± 10 (3) | 1200 ± 12 (3) | 1.200 | < 0.001 | differs |"));
+  // peak memory: 500 ± 10 vs 501 ± 7.55, Welch t = −0.138, ν = 3.72 → p = 0.897
+  CHECK(contains(md, "| peak_memory_mb | 500.0 ± 10.0 (3) | 501.0 ± 7.5 (3) | 1.002 | 0.897 | within noise |"));
+}
+
+TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
+  ReportFixture f("sections.sqlite");
+  f.campaign("c1");
+  f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
+  CHECK_FALSE(contains(render(f).markdown, "## Mixture of experts"));
+  CHECK_FALSE(contains(render(f).markdown, "## Fault scenarios"));
+  FixtureTrial moe;
+  moe.study = "moe";
+  moe.workload = "moe";
+  moe.params = {{"ranks", "2"}, {"experts", "4"}};
+  moe.result = {{"status", "ok"}, {"world_size", 2}, {"tokens_per_sec", 5000.0}, {"misrouted_tokens", 0}};
+  f.trial(moe);
+  FixtureTrial fault = train_trial("faults", "ddp", 2, 0, 0, 0, 0);
+  fault.params["fault_step"] = "5";
+  fault.state = AttemptState::Failed;
+  fault.result = nlohmann::json::object();
+  fault.error_rank = 1;
+  fault.error_step = 5;
+  fault.error_reason = "injected fault";
+  f.trial(fault);
+  std::string md = render(f).markdown;
+  CHECK(contains(md, "## Mixture of experts"));
+  CHECK(contains(md, "| moe ×2 | misrouted_tokens | 0 ⚠n<3 | 1 |"));
+  CHECK(contains(md, "## Fault scenarios"));
+  CHECK(contains(md, "| faults ddp ×2 | 1 failed |"));
+  CHECK(contains(md, "| failed | 1 | 1 | 5 | injected fault |"));
+}

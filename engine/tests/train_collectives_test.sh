@@ -7,7 +7,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 2)
 TINY=(--vocab-size 64 --d-model 32 --n-heads 4 --n-layers 2 --seq-length 16 --batch-size 2
-      --steps 2 --warmup-steps 1 --grad-accum-steps 4 --bucket-cap-mb 0.01 --threads 1)
+      --steps 2 --warmup-steps 1 --grad-accum-steps 4 --bucket-cap-mb 0.01 --first-bucket-cap-mb 0.01 --threads 1)
 
 field() {  # field FILE EXPR: prints the Python expression evaluated on the JSON document `r`
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"

@@ -23,8 +23,10 @@ expect() {  # expect CODE MESSAGE ARGS...: runs mtengine on 2 ranks
 
 expect 2 "mtengine train: --n-heads 7 does not divide --d-model 512" train --n-heads 7
 expect 2 "mtengine train: --batch-size 0 must be positive" train --batch-size 0
-expect 2 "mtengine train: --strategy 'fsdp' is not available (available: ddp)" train --strategy fsdp
-expect 2 "mtengine train: --precision bf16 is not supported yet (supported: fp32)" train --precision bf16
+expect 2 "mtengine train: --strategy 'fdsp' is not available (available: ddp, fsdp, zero1, zero2)" train --strategy fdsp
+expect 2 "mtengine train: --precision 'fp16' must be one of fp32, bf16" train --precision fp16
+expect 2 "mtengine train: --lr-scheduler 'linear' must be one of constant, cosine" train --lr-scheduler linear
+expect 2 "mtengine train: --grad-reduce-dtype 'fp8' must be one of fp32, bf16" train --grad-reduce-dtype fp8
 expect 2 "--no-such-flag" train --no-such-flag 3
 expect 2 "--steps" train --steps notanumber
 

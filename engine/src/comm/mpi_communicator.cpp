@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -40,6 +42,50 @@ void check_mpi(int rc, const char* call, const char* file, int line) {
 
 #define MT_MPI_CHECK(call) ::mt::check_mpi((call), #call, __FILE__, __LINE__)
 
+// bf16 is the top half of an fp32: widen, add, round to nearest even, narrow.
+float bf16_to_float(uint16_t v) {
+  const uint32_t bits = static_cast<uint32_t>(v) << 16;
+  float out;
+  std::memcpy(&out, &bits, sizeof(out));
+  return out;
+}
+
+uint16_t float_to_bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);  // NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+void bf16_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const uint16_t*>(in);
+  auto* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
+}
+
+MPI_Op bf16_sum_op() {
+  static MPI_Op op = [] {
+    MPI_Op created;
+    MT_MPI_CHECK(MPI_Op_create(&bf16_sum, /*commute=*/1, &created));
+    return created;
+  }();
+  return op;
+}
+
+MPI_Datatype datatype(ElementType type) {
+  return type == ElementType::f32 ? MPI_FLOAT : MPI_UINT16_T;
+}
+
+MPI_Op sum_op(ElementType type) { return type == ElementType::f32 ? MPI_SUM : bf16_sum_op(); }
+
+// MPI counts are int; the collectives below split larger buffers into pieces of this many.
+constexpr std::size_t kMaxPiece = static_cast<std::size_t>(INT_MAX);
+
+void require_int_count(std::size_t count, const char* what) {
+  if (count > kMaxPiece) throw std::runtime_error(std::string(what) + ": count exceeds INT_MAX");
+}
+
 double reduce_scalar(double value, MPI_Op op) {
   double out = 0;
   MT_MPI_CHECK(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD));
@@ -65,7 +111,15 @@ MpiSession::~MpiSession() {
   if (owns_ && !finalized) MPI_Finalize();
 }
 
-MpiCommunicator::MpiCommunicator() {
+std::size_t element_bytes(ElementType type) { return type == ElementType::f32 ? 4 : 2; }
+
+struct MpiCommunicator::Pending {
+  std::vector<MPI_Request> requests;
+};
+
+MpiCommunicator::~MpiCommunicator() = default;
+
+MpiCommunicator::MpiCommunicator() : pending_(std::make_unique<Pending>()) {
   MT_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
   MT_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size_));
 }
@@ -93,6 +147,69 @@ void MpiCommunicator::all_reduce_sum(float* data, std::size_t count) {
     count -= piece;
   }
   ++counts_.all_reduce;
+}
+
+void MpiCommunicator::start_all_reduce_sum(void* data, std::size_t count, ElementType type) {
+  auto* cursor = static_cast<char*>(data);
+  while (count > 0) {
+    const std::size_t piece = count < kMaxPiece ? count : kMaxPiece;
+    MPI_Request request;
+    MT_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, cursor, static_cast<int>(piece), datatype(type),
+                                sum_op(type), MPI_COMM_WORLD, &request));
+    pending_->requests.push_back(request);
+    cursor += piece * element_bytes(type);
+    count -= piece;
+  }
+  ++counts_.all_reduce;
+}
+
+void MpiCommunicator::progress() {
+  if (pending_->requests.empty()) return;
+  int done = 0;
+  MT_MPI_CHECK(MPI_Testall(static_cast<int>(pending_->requests.size()), pending_->requests.data(),
+                           &done, MPI_STATUSES_IGNORE));
+  if (done) pending_->requests.clear();
+}
+
+void MpiCommunicator::wait_all() {
+  if (pending_->requests.empty()) return;
+  MT_MPI_CHECK(MPI_Waitall(static_cast<int>(pending_->requests.size()), pending_->requests.data(),
+                           MPI_STATUSES_IGNORE));
+  pending_->requests.clear();
+}
+
+void MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count,
+                                 ElementType type) {
+  require_int_count(count, "all_gather");
+  // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
+  if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * count * element_bytes(type))
+    send = MPI_IN_PLACE;
+  MT_MPI_CHECK(MPI_Allgather(send, static_cast<int>(count), datatype(type), recv,
+                             static_cast<int>(count), datatype(type), MPI_COMM_WORLD));
+  ++counts_.all_gather;
+}
+
+void MpiCommunicator::start_all_gather(const void* send, void* recv, std::size_t count,
+                                       ElementType type) {
+  require_int_count(count, "all_gather");
+  MPI_Request request;
+  MT_MPI_CHECK(MPI_Iallgather(send, static_cast<int>(count), datatype(type), recv,
+                              static_cast<int>(count), datatype(type), MPI_COMM_WORLD, &request));
+  pending_->requests.push_back(request);
+  ++counts_.all_gather;
+}
+
+void MpiCommunicator::reduce_scatter_sum(const void* send, void* recv, std::size_t count,
+                                         ElementType type) {
+  require_int_count(count, "reduce_scatter");
+  MT_MPI_CHECK(MPI_Reduce_scatter_block(send, recv, static_cast<int>(count), datatype(type),
+                                        sum_op(type), MPI_COMM_WORLD));
+  ++counts_.reduce_scatter;
+}
+
+void MpiCommunicator::all_reduce_sum(std::vector<double>& values) {
+  MT_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                             MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
 }
 
 double MpiCommunicator::all_reduce_max(double value) { return reduce_scalar(value, MPI_MAX); }

@@ -74,6 +74,22 @@ GptImpl::GptImpl(const ModelConfig& config) : config_(config) {
   for (int64_t i = 0; i < config.n_layers; ++i)
     blocks_->push_back(Block(config.d_model, config.n_heads, config.seq_length, config.dropout));
   final_norm_ = register_module("final_norm", layer_norm(config.d_model));
+  block_runner_ = [](int64_t, Block& block, const torch::Tensor& x) { return block->forward(x); };
+}
+
+std::vector<Block> GptImpl::blocks() const {
+  std::vector<Block> out;
+  for (std::size_t i = 0; i < blocks_->size(); ++i)
+    out.emplace_back(std::dynamic_pointer_cast<BlockImpl>(blocks_->ptr(i)));
+  return out;
+}
+
+std::vector<torch::Tensor> GptImpl::root_parameters() {
+  std::vector<torch::Tensor> out;
+  for (auto* module : {token_embedding_.ptr().get(), position_embedding_.ptr().get()})
+    for (const auto& p : module->parameters()) out.push_back(p);
+  for (const auto& p : final_norm_->parameters()) out.push_back(p);
+  return out;
 }
 
 torch::Tensor GptImpl::forward(const torch::Tensor& inputs) {
@@ -81,7 +97,10 @@ torch::Tensor GptImpl::forward(const torch::Tensor& inputs) {
   auto positions = torch::arange(seq, torch::TensorOptions().dtype(torch::kLong));
   auto x = token_embedding_(inputs) + position_embedding_(positions);
   x = torch::dropout(x, config_.dropout, is_training());
-  for (auto& block : *blocks_) x = block->as<Block>()->forward(x);
+  for (std::size_t i = 0; i < blocks_->size(); ++i) {
+    Block block(std::dynamic_pointer_cast<BlockImpl>(blocks_->ptr(i)));
+    x = block_runner_(static_cast<int64_t>(i), block, x);
+  }
   x = final_norm_(x);
   // LM head tied to the token embedding: no weight or bias of its own.
   return torch::matmul(x, token_embedding_->weight.t());

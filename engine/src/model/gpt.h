@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <functional>
+
 #include "model/model_config.h"
 
 namespace mt {
@@ -38,9 +40,23 @@ class BlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Block);
 
+class GptImpl;
+
+// Runs one transformer block. The default calls block->forward(x); a strategy or activation
+// checkpointing wraps it to act around each block without the model knowing why.
+using BlockRunner =
+    std::function<torch::Tensor(int64_t index, Block& block, const torch::Tensor& x)>;
+
 class GptImpl : public torch::nn::Module {
  public:
   explicit GptImpl(const ModelConfig& config);
+
+  const BlockRunner& block_runner() const { return block_runner_; }
+  void set_block_runner(BlockRunner runner) { block_runner_ = std::move(runner); }
+
+  std::vector<Block> blocks() const;
+  // Parameters outside the blocks (embeddings, final norm; the head is tied), registration order.
+  std::vector<torch::Tensor> root_parameters();
 
   // inputs [B, S] token ids -> logits [B, S, V]
   torch::Tensor forward(const torch::Tensor& inputs);
@@ -55,6 +71,7 @@ class GptImpl : public torch::nn::Module {
   torch::nn::Embedding position_embedding_{nullptr};
   torch::nn::ModuleList blocks_{nullptr};
   torch::nn::LayerNorm final_norm_{nullptr};
+  BlockRunner block_runner_;
 };
 TORCH_MODULE(Gpt);
 

@@ -1,5 +1,11 @@
 // A parallel training strategy wraps a single-device model from the outside: it makes replicas
-// consistent at the start, synchronises gradients during the step and reports what it sent.
+// consistent at the start, synchronises (and possibly shards) gradients during the step, decides
+// which tensors the optimizer steps, and reports what it sent and what it holds.
+//
+// The trainer drives one optimizer step as:
+//   for each micro-batch: before_micro_batch; forward + backward; after_backward
+//   before_optimizer_step; (grad norm, clipping over optimizer_parameters()); optimizer.step();
+//   after_optimizer_step; zero_grad
 #pragma once
 
 #include <torch/torch.h>
@@ -8,31 +14,45 @@
 #include <string>
 #include <vector>
 
+#include "model/gpt.h"
 #include "strategy/strategy_table.h"
 
 namespace mt {
 
 struct StrategyReport {
-  std::vector<int64_t> bucket_bytes;  // one entry per gradient bucket, in all-reduce order
-  int64_t parameter_bytes = 0;        // held by this rank
-  int64_t gradient_bytes = 0;         // held by this rank
+  std::vector<int64_t> bucket_bytes;  // one entry per gradient bucket or unit, in reduction order
+  // Bytes held by this rank (peaks over the run where they vary within a step).
+  int64_t parameter_bytes = 0;            // persistent parameters (full or sharded)
+  int64_t gradient_bytes = 0;             // held across micro-batches (max over the run)
+  int64_t peak_gradient_bytes = 0;        // peak held at once, transient buffers included
+  int64_t peak_full_parameter_bytes = 0;  // peak bytes of unsharded parameters resident at once
 };
 
 class Strategy {
  public:
   virtual ~Strategy() = default;
 
-  // Called once before training: e.g. broadcast rank 0's parameters.
-  virtual void prepare(torch::nn::Module& model) = 0;
-  // Called after each micro-batch's backward; the strategy decides from its sync mode whether
-  // gradients are synchronised now.
+  // Called once before training: e.g. broadcast rank 0's parameters, flatten, shard.
+  virtual void prepare(GptImpl& model) = 0;
+  // The tensors the optimizer updates: the model's parameters, or this rank's shards.
+  virtual std::vector<torch::Tensor> optimizer_parameters() = 0;
+  // Whether optimizer_parameters() are disjoint shards (so a global norm sums over ranks).
+  virtual bool sharded_optimizer() const = 0;
+
+  virtual void before_micro_batch(int micro_index, int micro_count) {}
+  // Called after each micro-batch's backward; gradients reduced by now if this micro-batch syncs.
   virtual void after_backward(int micro_index, int micro_count) = 0;
   virtual void before_optimizer_step() {}
   virtual void after_optimizer_step() {}
+  virtual void zero_grad() = 0;
+
+  // The full parameters in model order (collective; for tests and checks, not the hot path).
+  virtual std::vector<torch::Tensor> full_parameters() = 0;
 
   // Gradient synchronisation rounds performed so far (a round may issue several collectives).
   virtual long sync_rounds() const = 0;
   virtual StrategyReport report() const = 0;
 };
+
 
 }  // namespace mt

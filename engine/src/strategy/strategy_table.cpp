@@ -3,10 +3,16 @@
 namespace mt {
 
 std::unique_ptr<Strategy> make_ddp(const StrategyOptions& options);
+std::unique_ptr<Strategy> make_fsdp(const StrategyOptions& options);
+std::unique_ptr<Strategy> make_zero1(const StrategyOptions& options);
+std::unique_ptr<Strategy> make_zero2(const StrategyOptions& options);
 
 const std::vector<StrategyEntry>& strategy_table() {
   static const std::vector<StrategyEntry> table = {
       {"ddp", SyncMode::last, &make_ddp},
+      {"fsdp", SyncMode::every, &make_fsdp},
+      {"zero1", SyncMode::last, &make_zero1},
+      {"zero2", SyncMode::every, &make_zero2},
   };
   return table;
 }

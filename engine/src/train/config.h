@@ -22,6 +22,15 @@ struct TrainConfig {
   std::string precision = "fp32";
   std::string backend = "mpi";
   double bucket_cap_mb = 25.0;
+  double first_bucket_cap_mb = 1.0;
+  std::string grad_reduce_dtype = "fp32";  // fp32 | bf16
+  bool activation_checkpointing = false;
+  bool backward_prefetch = false;          // FSDP
+  std::string lr_scheduler = "constant";   // constant | cosine
+  int64_t lr_warmup_steps = 0;
+  int64_t lr_decay_steps = 0;              // 0: all steps after the learning-rate warmup
+  double min_learning_rate = 0.0;
+  double max_grad_norm = 0.0;              // 0: measure the norm, never clip
   int threads = 0;  // 0: pick from the environment (see default_threads)
   std::string output;
 };

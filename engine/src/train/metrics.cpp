@@ -36,6 +36,8 @@ TrainSummary summarize(const TrainConfig& config, const RankRun& run, Communicat
   s.parameter_bytes = max_bytes(run.parameter_bytes);
   s.gradient_bytes = max_bytes(run.gradient_bytes);
   s.optimizer_state_bytes = max_bytes(run.optimizer_state_bytes);
+  s.peak_full_parameter_bytes = max_bytes(run.peak_full_parameter_bytes);
+  s.peak_gradient_bytes = max_bytes(run.peak_gradient_bytes);
   s.step_ms_per_rank = comm.gather_to_root(run.step_ms);
   s.hosts = comm.hostnames();
   return s;

@@ -19,6 +19,7 @@ struct TrainSummary {
   double loss = 0;  // final step, mean over ranks
   int64_t peak_rss_bytes = 0;
   int64_t parameter_bytes = 0, gradient_bytes = 0, optimizer_state_bytes = 0;
+  int64_t peak_full_parameter_bytes = 0, peak_gradient_bytes = 0;
   std::vector<std::vector<double>> step_ms_per_rank;  // [rank][step], rank 0 only
   std::vector<std::string> hosts;
 };

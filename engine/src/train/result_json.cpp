@@ -28,6 +28,15 @@ nlohmann::json config_fields(const TrainConfig& c, int world_size) {
       {"gradient_accumulation_steps", c.grad_accum_steps},
       {"gradient_sync_mode", c.gradient_sync_mode},
       {"learning_rate", c.learning_rate},
+      {"lr_scheduler",
+       {{"kind", c.lr_scheduler}, {"warmup_steps", c.lr_warmup_steps},
+        {"decay_steps", c.lr_decay_steps}, {"min_learning_rate", c.min_learning_rate}}},
+      {"max_grad_norm", c.max_grad_norm},
+      {"grad_reduce_dtype", c.grad_reduce_dtype},
+      {"activation_checkpointing", c.activation_checkpointing},
+      {"backward_prefetch", c.backward_prefetch},
+      {"bucket_cap_mb", c.bucket_cap_mb},
+      {"first_bucket_cap_mb", c.first_bucket_cap_mb},
       {"seed", c.seed},
       {"steps", c.steps},
       {"warmup_steps", c.warmup_steps}};
@@ -56,6 +65,7 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["optimizer_step_ms"] = s.optimizer_step_ms;
   out["peak_memory_mb"] = static_cast<double>(s.peak_rss_bytes) / kMiB;
   out["loss"] = s.loss;
+  out["grad_norm"] = run.grad_norm.empty() ? 0.0 : run.grad_norm.back();
   out["collectives_per_step"] = {{"sync_rounds", run.sync_rounds_per_step},
                                  {"all_reduce", run.collectives_per_step.all_reduce},
                                  {"all_gather", run.collectives_per_step.all_gather},
@@ -65,8 +75,13 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["memory"] = {{"parameter_bytes", s.parameter_bytes},
                    {"gradient_bytes", s.gradient_bytes},
                    {"optimizer_state_bytes", s.optimizer_state_bytes},
+                   {"peak_gradient_bytes", s.peak_gradient_bytes},
+                   {"peak_full_parameter_bytes", s.peak_full_parameter_bytes},
                    {"peak_rss_bytes", s.peak_rss_bytes}};
-  out["per_step"] = {{"loss", run.mean_loss}, {"step_time_ms", s.step_ms_per_rank}};
+  out["per_step"] = {{"loss", run.mean_loss},
+                     {"grad_norm", run.grad_norm},
+                     {"learning_rate", run.learning_rate},
+                     {"step_time_ms", s.step_ms_per_rank}};
   out["hosts"] = s.hosts;
   out["environment"] = to_json(env, /*include_machine=*/true);
   return out;

@@ -22,7 +22,29 @@ void add_train_options(CLI::App& cmd, TrainConfig& c) {
       ->capture_default_str();
   cmd.add_option("--gradient-sync-mode", c.gradient_sync_mode, "auto, every or last")
       ->capture_default_str();
-  cmd.add_option("--precision", c.precision, "fp32 (bf16 later)")->capture_default_str();
+  cmd.add_option("--precision", c.precision,
+                 "fp32, or bf16 (bf16 compute, fp32 master weights and optimizer state)")
+      ->capture_default_str();
+  cmd.add_option("--grad-reduce-dtype", c.grad_reduce_dtype,
+                 "element type gradients are reduced in: fp32 or bf16")
+      ->capture_default_str();
+  cmd.add_flag("--activation-checkpointing", c.activation_checkpointing,
+               "recompute each block's activations in backward");
+  cmd.add_flag("--backward-prefetch", c.backward_prefetch,
+               "fsdp: gather the next unit's parameters while this one runs backward");
+  cmd.add_option("--lr-scheduler", c.lr_scheduler, "constant or cosine")->capture_default_str();
+  cmd.add_option("--lr-warmup-steps", c.lr_warmup_steps, "linear learning-rate warmup steps")
+      ->capture_default_str();
+  cmd.add_option("--lr-decay-steps", c.lr_decay_steps,
+                 "cosine decay length after warmup (0: until the last step)")
+      ->capture_default_str();
+  cmd.add_option("--min-learning-rate", c.min_learning_rate, "cosine floor")->capture_default_str();
+  cmd.add_option("--max-grad-norm", c.max_grad_norm,
+                 "clip the global gradient norm to this (0: record only)")
+      ->capture_default_str();
+  cmd.add_option("--first-bucket-cap-mb", c.first_bucket_cap_mb,
+                 "ddp: size of the first (earliest) gradient bucket, MiB")
+      ->capture_default_str();
   cmd.add_option("--backend", c.backend, "communication backend")->capture_default_str();
   cmd.add_option("--bucket-cap-mb", c.bucket_cap_mb, "gradient all-reduce bucket size, MiB")
       ->capture_default_str();

@@ -73,9 +73,10 @@ int run_train_command(TrainConfig config) {
     return 1;
   }
 
-  if (run.non_finite_loss) {
-    const std::string reason = fmt::format("non-finite loss at step {} (first on rank {})",
-                                           run.current_step, run.first_bad_rank);
+  if (run.non_finite) {
+    const std::string reason =
+        fmt::format("non-finite {} at step {} (first on rank {}); stopped before the optimizer step",
+                    run.non_finite_what, run.current_step, run.first_bad_rank);
     if (comm.rank() == 0) {
       std::fprintf(stderr, "mtengine train: %s; all ranks stopped\n", reason.c_str());
       try_write_error(config, comm.world_size(),

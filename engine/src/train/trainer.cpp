@@ -1,12 +1,16 @@
 #include "train/trainer.h"
 
+#include <ATen/autocast_mode.h>
+
 #include <chrono>
 #include <cmath>
 
 #include "data/synthetic.h"
 #include "env/resources.h"
+#include "model/activation_checkpoint.h"
 #include "model/gpt.h"
 #include "strategy/strategy.h"
+#include "train/lr_schedule.h"
 
 namespace mt {
 namespace {
@@ -35,32 +39,65 @@ CollectiveCounts per_step(const CollectiveCounts& before, const CollectiveCounts
                           (after.broadcast - before.broadcast) / steps};
 }
 
+double squared_norm(const std::vector<torch::Tensor>& tensors) {
+  double total = 0;
+  for (const auto& t : tensors)
+    if (t.grad().defined()) total += t.grad().pow(2).sum().item<double>();
+  return total;
+}
+
+// bf16 compute with fp32 master weights: autocast runs matmuls in bf16 while parameters,
+// gradients and optimizer state stay fp32.
+torch::Tensor forward_loss(Gpt& model, const TokenBatch& batch, bool bf16) {
+  if (!bf16) return model->loss(batch.inputs, batch.targets);
+  at::autocast::set_cpu_enabled(true);
+  at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+  auto loss = model->loss(batch.inputs, batch.targets).to(torch::kFloat);
+  at::autocast::set_cpu_enabled(false);
+  at::autocast::clear_cache();
+  return loss;
+}
+
 }  // namespace
+
+std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm,
+                                        SyncMode sync_mode) {
+  StrategyOptions options;
+  options.comm = &comm;
+  options.sync_mode = sync_mode;
+  options.bucket_cap_mb = config.bucket_cap_mb;
+  options.first_bucket_cap_mb = config.first_bucket_cap_mb;
+  options.grad_reduce_type = config.grad_reduce_dtype == "bf16" ? ElementType::bf16 : ElementType::f32;
+  options.backward_prefetch = config.backward_prefetch;
+  return find_strategy(config.strategy)->make(options);
+}
 
 void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& run) {
   at::set_num_threads(run.threads);
   set_blas_threads(run.threads);
   const int rank = comm.rank();
-  const StrategyEntry& entry = *find_strategy(config.strategy);  // validated before
 
   Gpt model = make_gpt(config.model, config.seed);
   model->train();
   run.parameters = parameter_count(*model);
+  if (config.activation_checkpointing)
+    model->set_block_runner(checkpointed_runner(model->block_runner()));
 
-  StrategyOptions options;
-  options.comm = &comm;
-  options.sync_mode = run.sync_mode;
-  options.bucket_cap_mb = config.bucket_cap_mb;
-  auto strategy = entry.make(options);
+  auto strategy = make_strategy(config, comm, run.sync_mode);
   strategy->prepare(*model);
   // Dropout masks must differ between ranks, like any independent data-parallel worker.
   torch::manual_seed(config.seed + 7919ULL * static_cast<uint64_t>(rank + 1));
 
-  torch::optim::AdamW optimizer(model->parameters(),
-                                torch::optim::AdamWOptions(config.learning_rate));
-
+  const auto optimized = strategy->optimizer_parameters();
+  torch::optim::AdamW optimizer(optimized, torch::optim::AdamWOptions(config.learning_rate));
   const int64_t total_steps = config.warmup_steps + config.steps;
+  LrSchedule schedule{config.lr_scheduler, config.learning_rate, config.min_learning_rate,
+                      config.lr_warmup_steps,
+                      config.lr_decay_steps > 0 ? config.lr_decay_steps
+                                                : total_steps - config.lr_warmup_steps};
+
   const int micro_count = static_cast<int>(config.grad_accum_steps);
+  const bool bf16 = config.precision == "bf16";
   CollectiveCounts counts_at_measure_start;
   long rounds_at_measure_start = 0;
 
@@ -70,6 +107,11 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
       counts_at_measure_start = comm.counts();
       rounds_at_measure_start = strategy->sync_rounds();
     }
+    const double lr = learning_rate_at(schedule, step);
+    for (auto& group : optimizer.param_groups())
+      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+    run.learning_rate.push_back(lr);
+
     comm.barrier();  // a step starts on all ranks together
     const auto step_start = Clock::now();
     double data_ms = 0, forward_backward_ms = 0, local_loss = 0;
@@ -81,7 +123,8 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
       data_ms += ms_since(data_start);
 
       const auto compute_start = Clock::now();
-      auto loss = model->loss(batch.inputs, batch.targets);
+      strategy->before_micro_batch(micro, micro_count);
+      auto loss = forward_loss(model, batch, bf16);
       (loss / micro_count).backward();
       strategy->after_backward(micro, micro_count);
       local_loss += loss.item<double>() / micro_count;
@@ -89,24 +132,36 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
     }
     const auto optimizer_start = Clock::now();
     strategy->before_optimizer_step();
+
+    // One scalar reduction serves the health check and the global gradient norm: shards are
+    // disjoint, so their squared norms add; replicated gradients are identical on every rank.
+    const double local_norm_sq = squared_norm(optimized);
+    std::vector<double> sums = {local_loss, strategy->sharded_optimizer() ? local_norm_sq : 0.0};
+    comm.all_reduce_sum(sums);
+    const double mean_loss = sums[0] / comm.world_size();
+    const double grad_norm = std::sqrt(strategy->sharded_optimizer() ? sums[1] : local_norm_sq);
+    run.mean_loss.push_back(mean_loss);
+    run.grad_norm.push_back(grad_norm);
+    if (!std::isfinite(mean_loss) || !std::isfinite(grad_norm)) {
+      run.non_finite = true;
+      run.non_finite_what = std::isfinite(mean_loss) ? "gradient" : "loss";
+      const bool mine_bad = !std::isfinite(local_loss) || !std::isfinite(local_norm_sq);
+      run.first_bad_rank = static_cast<int>(comm.all_reduce_min(mine_bad ? rank : comm.world_size()));
+      return;
+    }
+    if (config.max_grad_norm > 0 && grad_norm > config.max_grad_norm) {
+      torch::NoGradGuard no_grad;
+      const double scale = config.max_grad_norm / (grad_norm + 1e-6);
+      for (auto& t : optimized)
+        if (t.grad().defined()) t.mutable_grad().mul_(scale);
+    }
     optimizer.step();
-    optimizer.zero_grad();
     strategy->after_optimizer_step();
+    strategy->zero_grad();
     run.optimizer_ms.push_back(ms_since(optimizer_start));
     run.step_ms.push_back(ms_since(step_start));
     run.data_ms.push_back(data_ms);
     run.forward_backward_ms.push_back(forward_backward_ms);
-
-    // Outside the timed region: the mean loss doubles as an all-rank health check, so every rank
-    // sees a non-finite loss at the same step and stops there.
-    const double mean_loss = comm.all_reduce_sum(local_loss) / comm.world_size();
-    run.mean_loss.push_back(mean_loss);
-    if (!std::isfinite(mean_loss)) {
-      run.non_finite_loss = true;
-      run.first_bad_rank = static_cast<int>(
-          comm.all_reduce_min(std::isfinite(local_loss) ? comm.world_size() : rank));
-      return;
-    }
   }
 
   run.sync_rounds_per_step = (strategy->sync_rounds() - rounds_at_measure_start) / config.steps;
@@ -115,6 +170,8 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
   run.bucket_bytes = report.bucket_bytes;
   run.parameter_bytes = report.parameter_bytes;
   run.gradient_bytes = report.gradient_bytes;
+  run.peak_full_parameter_bytes = report.peak_full_parameter_bytes;
+  run.peak_gradient_bytes = report.peak_gradient_bytes;
   run.optimizer_state_bytes = optimizer_state_bytes(optimizer);
 }
 

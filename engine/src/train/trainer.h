@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct RankRun {
   int64_t parameters = 0;
   std::vector<double> step_ms, data_ms, forward_backward_ms, optimizer_ms;
   std::vector<double> mean_loss;  // mean over ranks; identical on every rank
+  std::vector<double> grad_norm;  // global norm before clipping; identical on every rank
+  std::vector<double> learning_rate;
 
   // Per measured optimizer step (warmup excluded), from the counters.
   long sync_rounds_per_step = 0;
@@ -25,15 +28,24 @@ struct RankRun {
 
   std::vector<int64_t> bucket_bytes;
   int64_t parameter_bytes = 0, gradient_bytes = 0, optimizer_state_bytes = 0;
+  int64_t peak_full_parameter_bytes = 0, peak_gradient_bytes = 0;
 
-  // Progress and the all-rank stop on a non-finite loss.
+  // Progress and the all-rank stop, before the optimizer step, on a non-finite loss or gradient.
   int64_t current_step = -1;
-  bool non_finite_loss = false;
+  bool non_finite = false;
+  std::string non_finite_what;  // "loss" or "gradient"
   int first_bad_rank = -1;
 };
 
+class Strategy;
+
+// The configured strategy (options taken from the flags), not yet prepared.
+std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm,
+                                        SyncMode sync_mode);
+
 // Runs warmup + measured steps. Collective: every rank must call it. Throws on failure; on a
-// non-finite loss every rank stops at the same step and returns with non_finite_loss set.
+// non-finite loss or gradient every rank stops at the same step, before its optimizer step, and
+// returns with non_finite set.
 void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& run);
 
 }  // namespace mt

@@ -34,3 +34,12 @@ TEST_CASE("bucket cap is in MiB") {
   CHECK(mt::bucket_cap_bytes(25) == 25u * 1024 * 1024);
   CHECK(mt::bucket_cap_bytes(0.5) == 512u * 1024);
 }
+
+TEST_CASE("the first bucket has its own, smaller cap") {
+  const std::vector<std::size_t> sizes = {100, 100, 100, 100, 100, 100};
+  const auto buckets = mt::assign_buckets(sizes, 400, 100);
+  REQUIRE(buckets.size() == 3);
+  CHECK(buckets[0].parameters == std::vector<std::size_t>{5});
+  CHECK(buckets[1].parameters == std::vector<std::size_t>{4, 3, 2, 1});
+  CHECK(buckets[2].parameters == std::vector<std::size_t>{0});
+}

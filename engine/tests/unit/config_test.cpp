@@ -24,16 +24,32 @@ TEST_CASE("validation names the flag and value") {
   CHECK(problem(c) == "--steps -3 must be positive");
 
   c = {};
-  c.strategy = "fsdp";
-  CHECK(problem(c) == "--strategy 'fsdp' is not available (available: ddp)");
+  c.strategy = "fdsp";
+  CHECK(problem(c) == "--strategy 'fdsp' is not available (available: ddp, fsdp, zero1, zero2)");
 
   c = {};
   c.gradient_sync_mode = "sometimes";
   CHECK(problem(c) == "--gradient-sync-mode 'sometimes' must be one of auto, every, last");
 
   c = {};
-  c.precision = "bf16";
-  CHECK(problem(c) == "--precision bf16 is not supported yet (supported: fp32)");
+  c.precision = "fp16";
+  CHECK(problem(c) == "--precision 'fp16' must be one of fp32, bf16");
+
+  c = {};
+  c.grad_reduce_dtype = "fp8";
+  CHECK(problem(c) == "--grad-reduce-dtype 'fp8' must be one of fp32, bf16");
+
+  c = {};
+  c.lr_scheduler = "linear";
+  CHECK(problem(c) == "--lr-scheduler 'linear' must be one of constant, cosine");
+
+  c = {};
+  c.max_grad_norm = -1;
+  CHECK(problem(c) == "--max-grad-norm -1 must not be negative");
+
+  c = {};
+  c.min_learning_rate = 1.0;
+  CHECK(problem(c) == "--min-learning-rate 1 must be in [0, --learning-rate 0.0003]");
 
   c = {};
   c.warmup_steps = -1;
@@ -48,4 +64,13 @@ TEST_CASE("zero warmup steps is allowed") {
   mt::TrainConfig c;
   c.warmup_steps = 0;
   CHECK(problem(c) == "ok");
+}
+
+TEST_CASE("bf16 precision and every strategy are accepted") {
+  for (const char* strategy : {"ddp", "fsdp", "zero1", "zero2"}) {
+    mt::TrainConfig c;
+    c.strategy = strategy;
+    c.precision = "bf16";
+    CHECK(problem(c) == "ok");
+  }
 }

@@ -45,13 +45,15 @@ Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial&
   const auto result_file = run_dir / "result.json";
   const auto log_file = run_dir / "log.txt";
   std::filesystem::remove(result_file);  // never ingest a stale result
-  TrialCommand command = build_trial_command(trial, run.context, result_file);
+  const std::string job_name = fmt::format("mtrun-{}-{}", trial.identity.substr(0, 12), number);
+  TrialCommand command = build_trial_command(trial, run.context, result_file, job_name);
 
   const std::string command_text = shell_quote(command.argv);
   std::int64_t attempt = store.begin_attempt(stored.row, number, command_text, run_dir.string(), log_file.string());
   ProcessSpec spec{command.argv, command.environment, log_file, run_dir, trial.timeout_s};
   spec.running_pid = run.running_launcher;
   spec.guard = run.guard;
+  spec.cleanup_argv = command.cleanup_argv;
   ProcessOutcome process = run_process(spec, run.stop);
   AttemptOutcome outcome = classify_attempt(process, result_file, log_file);
   store.finish_attempt(attempt, outcome, assemble_provenance(run.provenance, outcome.result_json, command_text));

@@ -8,6 +8,7 @@
 
 #include "expression.h"
 #include "identity.h"
+#include "launcher.h"
 #include "workload_checks.h"
 
 namespace mt {
@@ -184,6 +185,11 @@ struct StudyExpander {
         auto it = c.find(name);
         return it == c.end() ? std::nullopt : std::optional<std::string>(it->second.text);
       });
+      if (!problem) {
+        auto ranks = c.find("ranks");
+        std::string why = launcher_rank_problem(experiment.launcher, ranks == c.end() ? 1 : std::stoi(ranks->second.text));
+        if (!why.empty()) problem = TrialProblem{"ranks", why};
+      }
       if (problem) {
         auto it = c.find(problem->blamed_param);
         error(it != c.end() ? it->second.pos : study.pos, problem->message);

@@ -20,6 +20,8 @@ struct ProcessSpec {
   std::atomic<int>* running_pid = nullptr;  // if set, holds the launcher's PID while it runs
   // mtrun itself, to start the command under a job guard (job_guard.h); empty: no guard.
   std::filesystem::path guard;
+  // Run (bounded, output to the log) after the job had to be stopped: e.g. scancel for srun.
+  std::vector<std::string> cleanup_argv;
 };
 
 enum class ProcessEnd { Exited, Signaled, TimedOut, Interrupted, LaunchFailed };

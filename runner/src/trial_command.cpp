@@ -38,32 +38,9 @@ std::string flag_name(const std::string& param) {
 }
 
 TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,
-                                 const std::filesystem::path& result_file) {
-  TrialCommand cmd;
-  const bool local = context.launcher.hostfile.empty();
-  cmd.argv = {"mpirun", "-np", std::to_string(trial.ranks)};
-  if (context.running_as_root) cmd.argv.push_back("--allow-run-as-root");
-  if (local && trial.ranks > context.cores) cmd.argv.push_back("--oversubscribe");
-  if (local) {
-    // Shared-memory transport only: halves MPI_Init time for single-node jobs.
-    for (const char* arg : {"--mca", "pml", "ob1", "--mca", "btl", "self,vader"}) cmd.argv.push_back(arg);
-    int threads = std::max(1, context.cores / trial.ranks);
-    cmd.environment.push_back({"OMP_NUM_THREADS", std::to_string(threads)});
-    cmd.argv.push_back("-x");
-    cmd.argv.push_back("OMP_NUM_THREADS");
-  } else {
-    cmd.argv.push_back("--hostfile");
-    cmd.argv.push_back(context.launcher.hostfile.string());
-  }
-  for (const auto& e : trial.environment) {  // study env.* values, exported to every rank
-    cmd.environment.push_back(e);
-    cmd.argv.push_back("-x");
-    cmd.argv.push_back(e.name);
-  }
-  cmd.argv.insert(cmd.argv.end(), context.launcher.extra_args.begin(), context.launcher.extra_args.end());
-  auto engine = engine_argv(trial, context, result_file);
-  cmd.argv.insert(cmd.argv.end(), engine.begin(), engine.end());
-  return cmd;
+                                 const std::filesystem::path& result_file, const std::string& job_name) {
+  LaunchRequest request{trial.ranks, trial.environment, engine_argv(trial, context, result_file), job_name};
+  return wrap_for_launcher(request, context);
 }
 
 std::string shell_quote(const std::vector<std::string>& argv) {

@@ -5,25 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "experiment.h"
+#include "launcher.h"
 #include "trial.h"
 
 namespace mt {
 
-struct LaunchContext {
-  std::filesystem::path engine;  // absolute path of mtengine
-  LauncherConfig launcher;
-  bool running_as_root = false;
-  int cores = 1;  // CPU cores of this machine, for the default thread count and oversubscription
-};
+using TrialCommand = LaunchCommand;
 
-struct TrialCommand {
-  std::vector<std::string> argv;
-  std::vector<Param> environment;  // set on top of the runner's own environment
-};
-
+// `job_name` identifies this attempt's job to the launcher (see LaunchRequest).
 TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,
-                                 const std::filesystem::path& result_file);
+                                 const std::filesystem::path& result_file, const std::string& job_name = "mtrun");
 
 // argv as a shell would need it typed: words with special characters are single-quoted.
 std::string shell_quote(const std::vector<std::string>& argv);

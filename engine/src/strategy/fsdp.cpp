@@ -49,6 +49,9 @@ class Fsdp final : public Strategy {
       }
     }
 
+    // Building the model materialised everything once; the peak that matters is training's.
+    ledger_.full_parameter_peak = ledger_.full_parameter_live;
+
     BlockRunner inner = model.block_runner();
     model.set_block_runner([this, inner](int64_t index, Block& block, const torch::Tensor& x) {
       const std::size_t u = static_cast<std::size_t>(index) + 1;

@@ -55,7 +55,7 @@ Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial&
   spec.guard = run.guard;
   spec.cleanup_argv = command.cleanup_argv;
   ProcessOutcome process = run_process(spec, run.stop);
-  AttemptOutcome outcome = classify_attempt(process, result_file, log_file);
+  AttemptOutcome outcome = classify_attempt(process, result_file, log_file, trial);
   store.finish_attempt(attempt, outcome, assemble_provenance(run.provenance, outcome.result_json, command_text));
   return {std::move(outcome), log_file};
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "diagnostic.h"
+#include "trial.h"
 
 namespace mt {
 
@@ -51,14 +52,6 @@ struct DerivedValue {
   ExpressionText expression;
 };
 
-// How a `command` workload's metric is read from what the program wrote.
-struct MetricExtractor {
-  std::string name;
-  std::string regex;      // first capture group of the first match in the program's output, or
-  std::string json_path;  // a dotted path into the JSON file the program wrote ({result_file})
-  SourcePos pos;
-};
-
 struct Study {
   std::string name;
   std::string workload;
@@ -75,7 +68,7 @@ struct Study {
   // `command` workload: argv template ({param} placeholders) and how to read its metrics.
   std::vector<Value> command;
   bool command_uses_launcher = true;  // run under mpirun/srun with `ranks`, or directly
-  std::vector<MetricExtractor> metrics;
+  std::vector<MetricRule> metrics;
   SourcePos pos;
 };
 
@@ -83,6 +76,7 @@ struct LauncherConfig {
   std::string type = "mpirun";
   std::vector<std::string> extra_args;
   std::filesystem::path hostfile;  // absolute, or empty for the local machine
+  std::string mode = "srun";       // slurm only: each trial through `srun` or `sbatch --wait`
 };
 
 struct Experiment {

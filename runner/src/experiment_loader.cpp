@@ -14,8 +14,9 @@ namespace mt {
 namespace {
 
 const std::vector<std::string> kTopKeys = {"name", "description", "repeat", "timeout_s", "launcher", "studies"};
-const std::vector<std::string> kLauncherKeys = {"type", "args", "hostfile"};
+const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};
 const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
+const std::vector<std::string> kSlurmModes = {"srun", "sbatch"};
 
 bool valid_name(const std::string& s) {
   static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9_.-]*");
@@ -30,6 +31,18 @@ void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem:
         r.error(pos_of(node["type"]), fmt::format("unknown launcher '{}'{}", *type, did_you_mean(*type, kLaunchers)));
       }
       exp.launcher.type = *type;
+    }
+  }
+  if (node["mode"]) {
+    if (auto mode = r.scalar(node["mode"], "launcher mode")) {
+      if (exp.launcher.type != "slurm") {
+        r.error(pos_of(node["mode"]), fmt::format("launcher mode applies only to launcher slurm, not '{}'", exp.launcher.type));
+      } else if (std::find(kSlurmModes.begin(), kSlurmModes.end(), *mode) == kSlurmModes.end()) {
+        std::string hint = did_you_mean(*mode, kSlurmModes);
+        r.error(pos_of(node["mode"]), fmt::format("unknown launcher mode '{}'{}", *mode,
+                                                  hint.empty() ? " (srun or sbatch)" : hint));
+      }
+      exp.launcher.mode = *mode;
     }
   }
   if (node["args"]) exp.launcher.extra_args = r.string_list(node["args"], "launcher args");

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "command_template.h"
 #include "expression.h"
 #include "identity.h"
 #include "launcher.h"
@@ -22,6 +23,9 @@ std::string canonical_text(const Trial& t) {
   for (const auto& p : t.params) text += fmt::format("{}={}\n", p.name, p.value);
   for (const auto& a : t.engine_args) text += fmt::format("arg={}\n", a);
   for (const auto& e : t.environment) text += fmt::format("env.{}={}\n", e.name, e.value);
+  for (const auto& word : t.command) text += fmt::format("command={}\n", word);
+  if (!t.command.empty()) text += fmt::format("launch={}\n", t.command_uses_launcher ? "launcher" : "direct");
+  for (const auto& m : t.metrics) text += fmt::format("metric={}|{}|{}\n", m.name, m.regex, m.json_path);
   return text;
 }
 
@@ -143,6 +147,20 @@ struct StudyExpander {
 
   void error_at(SourcePos pos, std::string message) { error(pos, std::move(message)); }
 
+  // Every {name} in a command template must be a parameter, derived value or built-in.
+  void check_command_template(const Combination& c, const std::vector<Param>& derived) {
+    for (const auto& word : study.command) {
+      std::string problem;
+      bool ok = expand_template(word.text, [&](const std::string& name) -> std::optional<std::string> {
+                  bool known = c.count(name) || std::find(kTemplateBuiltins.begin(), kTemplateBuiltins.end(), name) !=
+                                                     kTemplateBuiltins.end();
+                  for (const auto& d : derived) known = known || d.name == name;
+                  return known ? std::optional<std::string>("") : std::nullopt;
+                }, problem).has_value();
+      if (!ok) error(word.pos, "command: " + problem);
+    }
+  }
+
   Trial make_trial(const Combination& c, const std::vector<Param>& derived, int repeat) {
     Trial t;
     t.study = study.name;
@@ -158,6 +176,9 @@ struct StudyExpander {
     }
     t.derived = derived;
     t.engine_args = study.engine_args;
+    for (const auto& word : study.command) t.command.push_back(word.text);
+    t.command_uses_launcher = study.command_uses_launcher;
+    t.metrics = study.metrics;
     std::set<std::string> axes;
     auto add_axis = [&](const std::string& name) {
       if (axes.insert(name).second) t.axis_names.push_back(name);
@@ -195,6 +216,7 @@ struct StudyExpander {
         error(it != c.end() ? it->second.pos : study.pos, problem->message);
         continue;
       }
+      check_command_template(c, derived);
       kept.emplace_back(std::move(c), std::move(derived));
     }
     if (kept.empty() && result.errors.empty()) {

@@ -1,5 +1,6 @@
 #include "result_ingest.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -71,6 +72,36 @@ std::string reason_from_log(const std::string& log) {
   return first.substr(0, 500);
 }
 
+// Applies a command workload's metric rules; returns "" or why a declared metric is missing.
+std::string extract_command_metrics(const std::vector<MetricRule>& rules, const std::string& log, const json& result,
+                                    std::vector<MetricValue>& metrics) {
+  for (const auto& rule : rules) {
+    std::optional<double> value;
+    if (!rule.regex.empty()) {
+      std::smatch m;
+      std::regex pattern(rule.regex);
+      if (std::regex_search(log, m, pattern) && m.size() > 1) {
+        char* end = nullptr;
+        std::string text = m[1];
+        double v = std::strtod(text.c_str(), &end);
+        if (!text.empty() && *end == '\0') value = v;
+      }
+      if (!value) return fmt::format("metric '{}': no number matched regex '{}' in the output", rule.name, rule.regex);
+    } else {
+      const json* node = result.is_object() ? &result : nullptr;
+      std::istringstream path(rule.json_path);
+      std::string key;
+      while (node && std::getline(path, key, '.')) node = node->contains(key) ? &(*node)[key] : nullptr;
+      if (node && node->is_number()) value = node->get<double>();
+      if (!value) return fmt::format("metric '{}': no number at '{}' in the result file", rule.name, rule.json_path);
+    }
+    metrics.erase(std::remove_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.name == rule.name; }),
+                  metrics.end());
+    metrics.push_back({rule.name, *value});
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<MetricValue> flatten_metrics(const std::string& result_json) {
@@ -81,7 +112,7 @@ std::vector<MetricValue> flatten_metrics(const std::string& result_json) {
 }
 
 AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesystem::path& result_file,
-                                const std::filesystem::path& log_file) {
+                                const std::filesystem::path& log_file, const Trial& trial) {
   AttemptOutcome o;
   o.duration_s = process.duration_s;
   json result;
@@ -128,6 +159,17 @@ AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesy
     o.error_rank = rank;
     o.signal = signal;
     o.error_reason = fmt::format("rank {} died of signal {}", rank, signal);
+    return o;
+  }
+  if (trial.workload == "command") {
+    if (process.exit_code == 0) {
+      std::string problem = extract_command_metrics(trial.metrics, log, result, o.metrics);
+      o.state = problem.empty() ? AttemptState::Succeeded : AttemptState::Failed;
+      if (!problem.empty()) o.error_reason = problem;
+    } else {
+      o.state = AttemptState::Failed;
+      o.error_reason = reason_from_log(log);
+    }
     return o;
   }
   bool result_ok = result.is_object() && result.value("status", "") == "ok";

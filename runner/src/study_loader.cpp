@@ -203,13 +203,13 @@ void read_command(YamlReader& r, const YAML::Node& node, Study& study) {
       return;
     }
     for (const auto& kv : metrics) {
-      MetricExtractor m{kv.first.Scalar(), "", "", pos_of(kv.first)};
+      MetricRule m{kv.first.Scalar(), "", ""};
       const std::string what = fmt::format("metric '{}'", m.name);
       if (!r.check_map(kv.second, what, {"regex", "json"})) continue;
       if (kv.second["regex"]) m.regex = r.scalar(kv.second["regex"], what + " regex").value_or("");
       if (kv.second["json"]) m.json_path = r.scalar(kv.second["json"], what + " json path").value_or("");
       if (m.regex.empty() == m.json_path.empty()) {
-        r.error(m.pos, fmt::format("{} needs exactly one of 'regex' or 'json'", what));
+        r.error(pos_of(kv.first), fmt::format("{} needs exactly one of 'regex' or 'json'", what));
         continue;
       }
       if (!m.regex.empty()) {

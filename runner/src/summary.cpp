@@ -69,7 +69,7 @@ std::vector<TrialRow> campaign_trials(Store& store, const std::string& campaign_
 std::string render_summary(const std::vector<TrialRow>& rows) {
   struct Group {
     std::string study, config;
-    int total = 0;
+    int total = 0, succeeded = 0;
     std::vector<double> tokens, step_ms;
   };
   std::vector<std::string> order;
@@ -83,16 +83,15 @@ std::string render_summary(const std::vector<TrialRow>& rows) {
     }
     Group& g = it->second;
     ++g.total;
-    if (r.state == std::string("succeeded") && r.tokens_per_sec && r.step_time_ms) {
-      g.tokens.push_back(*r.tokens_per_sec);
-      g.step_ms.push_back(*r.step_time_ms);
-    }
+    if (r.state != std::string("succeeded")) continue;
+    ++g.succeeded;
+    if (r.tokens_per_sec) g.tokens.push_back(*r.tokens_per_sec);
+    if (r.step_time_ms) g.step_ms.push_back(*r.step_time_ms);
   }
   TextTable table({"study", "configuration", "n", "tokens/s (mean ± std)", "step ms (mean ± std)"});
   for (const auto& key : order) {
     const Group& g = groups[key];
-    std::string n = g.tokens.size() == size_t(g.total) ? std::to_string(g.total)
-                                                       : fmt::format("{}/{}", g.tokens.size(), g.total);
+    std::string n = g.succeeded == g.total ? std::to_string(g.total) : fmt::format("{}/{}", g.succeeded, g.total);
     table.add_row({g.study, g.config, n, format_mean_std(g.tokens, 0), format_mean_std(g.step_ms, 1)});
   }
   return table.render();

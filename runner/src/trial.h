@@ -10,6 +10,14 @@ struct Param {
   std::string value;
 };
 
+// How a `command` workload's metric is read: the first capture group of `regex` in the program's
+// output, or the number at dotted `json_path` in the JSON file it wrote ({result_file}).
+struct MetricRule {
+  std::string name;
+  std::string regex;
+  std::string json_path;
+};
+
 struct Trial {
   std::string study;
   std::string workload;
@@ -20,6 +28,10 @@ struct Trial {
   std::vector<std::string> engine_args;  // verbatim extra engine arguments
   std::vector<Param> environment;        // variables set for this trial's job (e.g. NCCL_ALGO)
   std::vector<Param> derived;            // values computed from the parameters (study `derived:`)
+  // `command` workload: argv template with {name} placeholders, launch mode, metric rules.
+  std::vector<std::string> command;
+  bool command_uses_launcher = true;
+  std::vector<MetricRule> metrics;
   std::vector<std::string> axis_names;  // the study's axes: what varies between trials
   std::string identity;   // hash of study, workload, params and repeat index
   std::string group_key;  // the same without the repeat index: trials that are repeats of each other

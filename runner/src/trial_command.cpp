@@ -1,9 +1,11 @@
 #include "trial_command.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "command_template.h"
 #include "workload_params.h"
 
 namespace mt {
@@ -29,6 +31,36 @@ std::vector<std::string> engine_argv(const Trial& trial, const LaunchContext& co
   return argv;
 }
 
+// A `command` trial's argv: each template word expanded with the trial's values (never a shell).
+std::vector<std::string> command_argv(const Trial& trial, const LaunchContext& context,
+                                      const std::filesystem::path& result_file) {
+  TemplateLookup lookup = [&](const std::string& name) -> std::optional<std::string> {
+    if (name == "result_file") return result_file.string();
+    if (name == "run_dir") return result_file.parent_path().string();
+    if (name == "experiment_dir") return context.experiment_dir.string();
+    if (name == "repeat_index") return std::to_string(trial.repeat_index);
+    if (name == "ranks") return std::to_string(trial.ranks);
+    if (name == "trial") return trial.identity;
+    for (const auto* list : {&trial.params, &trial.derived}) {
+      for (const auto& p : *list) {
+        if (p.name == name) return p.value;
+      }
+    }
+    for (const auto& e : trial.environment) {
+      if ("env." + e.name == name) return e.value;
+    }
+    return std::nullopt;
+  };
+  std::vector<std::string> argv;
+  for (const auto& word : trial.command) {
+    std::string error;
+    auto expanded = expand_template(word, lookup, error);
+    if (!expanded) throw std::invalid_argument(error);  // validated before any run; a stored trial changed
+    argv.push_back(*expanded);
+  }
+  return argv;
+}
+
 }  // namespace
 
 std::string flag_name(const std::string& param) {
@@ -39,6 +71,11 @@ std::string flag_name(const std::string& param) {
 
 TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,
                                  const std::filesystem::path& result_file, const std::string& job_name) {
+  if (trial.workload == "command") {
+    LaunchRequest request{trial.ranks, trial.environment, command_argv(trial, context, result_file), job_name};
+    if (trial.command_uses_launcher) return wrap_for_launcher(request, context);
+    return LaunchCommand{request.program, request.environment, {}};
+  }
   LaunchRequest request{trial.ranks, trial.environment, engine_argv(trial, context, result_file), job_name};
   return wrap_for_launcher(request, context);
 }

@@ -32,6 +32,13 @@ std::string trial_to_json(const Trial& t) {
   j["engine_args"] = t.engine_args;
   j["environment"] = params_to_json(t.environment);
   j["derived"] = params_to_json(t.derived);
+  if (!t.command.empty()) {
+    j["command"] = t.command;
+    j["command_uses_launcher"] = t.command_uses_launcher;
+    json rules = json::array();
+    for (const auto& m : t.metrics) rules.push_back({{"name", m.name}, {"regex", m.regex}, {"json", m.json_path}});
+    j["metrics"] = rules;
+  }
   j["axis_names"] = t.axis_names;
   j["identity"] = t.identity;
   j["group_key"] = t.group_key;
@@ -50,6 +57,14 @@ Trial trial_from_json(const std::string& text) {
   t.engine_args = j.at("engine_args").get<std::vector<std::string>>();
   t.environment = params_from_json(j.at("environment"));
   t.derived = params_from_json(j.at("derived"));
+  if (j.contains("command")) {
+    t.command = j.at("command").get<std::vector<std::string>>();
+    t.command_uses_launcher = j.at("command_uses_launcher").get<bool>();
+    for (const auto& m : j.at("metrics")) {
+      t.metrics.push_back({m.at("name").get<std::string>(), m.at("regex").get<std::string>(),
+                           m.at("json").get<std::string>()});
+    }
+  }
   t.axis_names = j.at("axis_names").get<std::vector<std::string>>();
   t.identity = j.at("identity").get<std::string>();
   t.group_key = j.at("group_key").get<std::string>();
@@ -61,6 +76,7 @@ std::string launcher_to_json(const LauncherConfig& l) {
   j["type"] = l.type;
   j["extra_args"] = l.extra_args;
   j["hostfile"] = l.hostfile.string();
+  j["mode"] = l.mode;
   return j.dump();
 }
 
@@ -70,6 +86,7 @@ LauncherConfig launcher_from_json(const std::string& text) {
   l.type = j.at("type").get<std::string>();
   l.extra_args = j.at("extra_args").get<std::vector<std::string>>();
   l.hostfile = j.at("hostfile").get<std::string>();
+  l.mode = j.value("mode", l.mode);  // absent in campaigns stored before modes existed
   return l;
 }
 

@@ -25,6 +25,7 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   plan.filtered = expansion.filtered;
   plan.context.engine = locate_engine(engine);
   plan.context.launcher = plan.experiment.launcher;
+  plan.context.experiment_dir = plan.experiment.file.parent_path();
   plan.context.running_as_root = ::geteuid() == 0;
   plan.context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
   plan.provenance = capture_provenance_context(plan.experiment.file.parent_path(), plan.context.engine);

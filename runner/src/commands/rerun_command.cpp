@@ -51,6 +51,7 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
   LaunchContext context;
   context.engine = locate_engine(options.engine);
   context.launcher = launcher_from_json(campaign.launcher);
+  context.experiment_dir = std::filesystem::path(campaign.experiment_file).parent_path();
   context.running_as_root = ::geteuid() == 0;
   context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
   CampaignRun run{campaign.id, context, campaign_runs_dir(options.db, campaign.id), ::isatty(STDOUT_FILENO) == 1,

@@ -1,0 +1,155 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "experiment_loader.h"
+#include "launcher.h"
+#include "trial_json.h"
+
+using namespace mt;
+using Argv = std::vector<std::string>;
+
+namespace {
+LaunchRequest request(int ranks) {
+  return {ranks, {{"NCCL_ALGO", "ring"}}, {"/opt/mtengine", "train", "--steps", "3"}, "mtrun-abc-1"};
+}
+
+LaunchContext context(const std::string& type, int cores = 4) {
+  LaunchContext c;
+  c.engine = "/opt/mtengine";
+  c.launcher.type = type;
+  c.cores = cores;
+  return c;
+}
+
+// Loads an experiment whose launcher section is `launcher` (YAML flow map).
+LoadResult load_with_launcher(const std::string& launcher) {
+  auto file = std::filesystem::temp_directory_path() / ("mtrun_launcher_test_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(file) << "name: l\nlauncher: " << launcher
+                      << "\nstudies:\n  - name: s\n    workload: train\n    matrix: {ranks: [1]}\n";
+  LoadResult r = load_experiment(file);
+  std::filesystem::remove(file);
+  return r;
+}
+
+std::string first_error(const LoadResult& r) { return r.errors.empty() ? "" : r.errors[0].message; }
+
+std::string env_value(const LaunchCommand& cmd, const std::string& name) {
+  for (const auto& e : cmd.environment) {
+    if (e.name == name) return e.value;
+  }
+  return "<unset>";
+}
+}  // namespace
+
+TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environment forwarded with -x") {
+  auto c = context("mpirun");
+  c.running_as_root = true;
+  auto cmd = wrap_for_launcher(request(2), c);
+  CHECK(cmd.argv == Argv{"mpirun", "-np", "2", "--allow-run-as-root", "--mca", "pml", "ob1", "--mca", "btl",
+                         "self,vader", "-x", "OMP_NUM_THREADS", "-x", "NCCL_ALGO", "/opt/mtengine", "train",
+                         "--steps", "3"});
+  CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
+  CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
+  CHECK(cmd.cleanup_argv.empty());
+
+  c.running_as_root = false;
+  c.launcher.extra_args = {"--bind-to", "none"};
+  cmd = wrap_for_launcher(request(8), c);
+  CHECK(cmd.argv == Argv{"mpirun", "-np", "8", "--oversubscribe", "--mca", "pml", "ob1", "--mca", "btl",
+                         "self,vader", "-x", "OMP_NUM_THREADS", "-x", "NCCL_ALGO", "--bind-to", "none",
+                         "/opt/mtengine", "train", "--steps", "3"});
+  CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");
+}
+
+TEST_CASE("mpirun with a hostfile: no oversubscription, no thread count, environment still forwarded") {
+  auto c = context("mpirun");
+  c.launcher.hostfile = "/cluster/hosts";
+  auto cmd = wrap_for_launcher(request(8), c);
+  CHECK(cmd.argv == Argv{"mpirun", "-np", "8", "--hostfile", "/cluster/hosts", "-x", "NCCL_ALGO", "/opt/mtengine",
+                         "train", "--steps", "3"});
+  CHECK(env_value(cmd, "OMP_NUM_THREADS") == "<unset>");
+}
+
+TEST_CASE("local runs the program itself with every core") {
+  auto cmd = wrap_for_launcher(request(1), context("local"));
+  CHECK(cmd.argv == Argv{"/opt/mtengine", "train", "--steps", "3"});
+  CHECK(env_value(cmd, "OMP_NUM_THREADS") == "4");
+  CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
+  CHECK(cmd.cleanup_argv.empty());
+  CHECK(launcher_rank_problem(context("local").launcher, 2) ==
+        "the local launcher runs a single process, but ranks is 2; use launcher mpirun or slurm");
+  CHECK(launcher_rank_problem(context("slurm").launcher, 2) == "");
+}
+
+TEST_CASE("slurm srun: pmix, ranks, job name, extra args before the program; scancel by job name") {
+  auto c = context("slurm");
+  c.running_as_root = true;  // srun needs no root flag
+  c.launcher.extra_args = {"--partition", "debug"};
+  auto cmd = wrap_for_launcher(request(2), c);
+  CHECK(cmd.argv == Argv{"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "-n", "2", "--job-name", "mtrun-abc-1",
+                         "--partition", "debug", "/opt/mtengine", "train", "--steps", "3"});
+  CHECK(cmd.cleanup_argv == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
+  // srun exports the runner's environment itself: values are set, not named on the command line.
+  CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
+  CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
+}
+
+TEST_CASE("slurm srun overcommits when ranks exceed this machine's cores, unless nodes are requested") {
+  auto c = context("slurm", 2);
+  auto cmd = wrap_for_launcher(request(4), c);
+  CHECK(cmd.argv == Argv{"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "-n", "4", "-O", "--job-name", "mtrun-abc-1",
+                         "/opt/mtengine", "train", "--steps", "3"});
+  CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");
+
+  for (const Argv& nodes : {Argv{"-N", "2"}, Argv{"-N2"}, Argv{"--nodes=2"}, Argv{"--nodes", "2"}}) {
+    c.launcher.extra_args = nodes;
+    cmd = wrap_for_launcher(request(4), c);
+    Argv expected = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "-n", "4", "--job-name", "mtrun-abc-1"};
+    expected.insert(expected.end(), nodes.begin(), nodes.end());
+    expected.insert(expected.end(), {"/opt/mtengine", "train", "--steps", "3"});
+    CHECK(cmd.argv == expected);
+    CHECK(env_value(cmd, "OMP_NUM_THREADS") == "<unset>");
+    CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
+  }
+}
+
+TEST_CASE("slurm sbatch: waits for the job; the batch script runs srun with every word quoted") {
+  auto c = context("slurm", 2);
+  c.launcher.mode = "sbatch";
+  c.launcher.extra_args = {"--time=5"};
+  LaunchRequest r = request(4);
+  r.program = {"/opt/mt engine", "train", "--name", "x'; rm -rf / #", "$(reboot)"};
+  auto cmd = wrap_for_launcher(r, c);
+  CHECK(cmd.argv == Argv{"sbatch", "--wait", "-n", "4", "-O", "--job-name", "mtrun-abc-1", "--time=5", "--wrap",
+                         "exec srun --mpi=pmix --kill-on-bad-exit=1 '/opt/mt engine' train --name "
+                         "'x'\\''; rm -rf / #' '$(reboot)'"});
+  CHECK(cmd.cleanup_argv == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
+  CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");
+  CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
+}
+
+TEST_CASE("launcher mode: srun by default, sbatch on request, anything else refused; rerun keeps it") {
+  LoadResult r = load_with_launcher("{type: slurm}");
+  REQUIRE(r.experiment);
+  CHECK(r.experiment->launcher.mode == "srun");
+  r = load_with_launcher("{type: slurm, mode: sbatch, args: [--time=5]}");
+  REQUIRE(r.experiment);
+  CHECK(r.experiment->launcher.mode == "sbatch");
+
+  LauncherConfig back = launcher_from_json(launcher_to_json(r.experiment->launcher));
+  CHECK(back.type == "slurm");
+  CHECK(back.mode == "sbatch");
+  CHECK(back.extra_args == Argv{"--time=5"});
+  CHECK(launcher_from_json(R"({"type":"slurm","extra_args":[],"hostfile":""})").mode == "srun");
+
+  CHECK(first_error(load_with_launcher("{type: slurm, mode: sbach}")) == "unknown launcher mode 'sbach' (did you mean 'sbatch'?)");
+  CHECK(first_error(load_with_launcher("{type: slurm, mode: xyzzyq}")) == "unknown launcher mode 'xyzzyq' (srun or sbatch)");
+  CHECK(first_error(load_with_launcher("{type: mpirun, mode: sbatch}")) ==
+        "launcher mode applies only to launcher slurm, not 'mpirun'");
+  CHECK(first_error(load_with_launcher("{type: slurm, mdoe: sbatch}")) ==
+        "unknown key 'mdoe' in launcher (did you mean 'mode'?)");
+}

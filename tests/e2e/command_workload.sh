@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# External programs as workloads: argv from a template (no shell, so values cannot inject
+# commands), metrics by regex from the output or from the JSON file the program writes, under the
+# MPI launcher or run directly; a declared metric that is missing fails the trial.
+source "$(dirname "$0")/lib.sh"
+DB="$WORK/results/mtrun.sqlite"
+cat > "$WORK/cmd.yaml" <<'YAML'
+name: commands
+studies:
+  - name: regex
+    workload: command
+    launch: direct
+    command: [printf, "label=%s tokens/s: %s\n", "{label}", "{speed}"]
+    matrix:
+      label: ["plain", "$(touch {run_dir}/pwned); rm -rf nothing"]
+      speed: [100, 250]
+    metrics:
+      tokens_per_sec: {regex: 'tokens/s: ([0-9.]+)'}
+  - name: json
+    workload: command
+    command: [python3, -c, "import json,sys; json.dump(dict(status='ok', tokens_per_sec=float(sys.argv[1]) * float(sys.argv[2]), memory=dict(peak_rss_bytes=5)), open(sys.argv[3], 'w'))", "{speed}", "{ranks}", "{result_file}"]
+    defaults: {speed: 10}
+    matrix:
+      ranks: [2]
+    metrics:
+      tokens_per_sec: {json: tokens_per_sec}
+  - name: missing
+    workload: command
+    launch: direct
+    command: [echo, "no numbers here"]
+    metrics:
+      tokens_per_sec: {regex: 'tokens/s: ([0-9.]+)'}
+YAML
+capture "$MTRUN" --db "$DB" run "$WORK/cmd.yaml"
+echo "$OUT"
+expect_eq "$RC" 1 "one study is meant to fail"
+expect_eq "$(sql "select count(*) from latest_attempts where state='succeeded'")" 5 "succeeded command trials"
+expect_eq "$(sql "select group_concat(value, ',') from (select m.value from metrics m join attempts a on a.id=m.attempt_id join trials t on t.id=a.trial_id where t.study='regex' and m.name='tokens_per_sec' order by t.ordinal)")" "100.0,250.0,100.0,250.0" "regex metrics"
+expect_eq "$(sql "select m.value from metrics m join attempts a on a.id=m.attempt_id join trials t on t.id=a.trial_id where t.study='json' and m.name='tokens_per_sec'")" "20.0" "JSON metric from a 2-rank job"
+expect_eq "$(sql "select m.value from metrics m join attempts a on a.id=m.attempt_id join trials t on t.id=a.trial_id where t.study='json' and m.name='memory.peak_rss_bytes'")" "5.0" "every number of the JSON kept"
+expect_contains "$(sql "select command from attempts a join trials t on t.id=a.trial_id where t.study='json'")" "mpirun -np 2" "json study ran under mpirun"
+expect_eq "$(find "$WORK/results" -name pwned | wc -l)" 0 "no command injection through parameter values"
+expect_contains "$(cat "$(sql "select log_path from attempts a join trials t on t.id=a.trial_id where t.study='regex' and json_extract(t.parameters,'$.label') like '%pwned%' limit 1")")" 'label=$(touch' "value passed literally"
+expect_eq "$(sql "select state || ': ' || error_reason from attempts a join trials t on t.id=a.trial_id where t.study='missing'")" "failed: metric 'tokens_per_sec': no number matched regex 'tokens/s: ([0-9.]+)' in the output" "missing metric fails the trial"
+echo "PASS"

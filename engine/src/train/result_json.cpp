@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 
@@ -58,6 +59,8 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["parameters"] = run.parameters;
   out["resolved_gradient_sync_mode"] = sync_mode_name(run.sync_mode);
   out["threads_per_rank"] = run.threads;
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  out["omp_wait_policy"] = wait_policy ? wait_policy : "";
   out["tokens_per_sec"] = s.tokens_per_sec;
   out["step_time_ms"] = s.step_time_ms;
   out["data_time_ms"] = s.data_time_ms;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Interleaved comparison of mtengine's DDP with the PyTorch DDP peer, same model, batch, ranks and
+# threads; ROUNDS rounds of (peer, ours) at each rank count; result JSONs under OUT.
+#   benchmarks/ddp_vs_peer.sh [MTENGINE] [OUT] [ROUNDS]
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+MTENGINE=${1:-$HERE/../build/bin/mtengine}
+OUT=${2:-results/ddp_vs_peer}
+ROUNDS=${3:-3}
+mkdir -p "$OUT"
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader)
+SHAPE=(--vocab-size 4096 --d-model 256 --n-heads 4 --n-layers 4 --seq-length 128 --batch-size 4
+       --steps 10 --warmup-steps 3)
+for round in $(seq 1 "$ROUNDS"); do
+  for n in 1 2; do
+    "${MPIRUN[@]}" -np "$n" /usr/bin/python3 "$HERE/pytorch_ddp_peer.py" "${SHAPE[@]}" \
+      --output "$OUT/peer_np${n}_r$round.json" | tail -1
+    "${MPIRUN[@]}" -np "$n" "$MTENGINE" train "${SHAPE[@]}" --output "$OUT/ours_np${n}_r$round.json" | tail -1
+  done
+done
+/usr/bin/python3 - "$OUT" "$ROUNDS" <<'PY'
+import json, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+for n in (1, 2):
+    tps = {k: [json.load(open(f"{out}/{k}_np{n}_r{r}.json"))["tokens_per_sec"] for r in range(1, rounds + 1)]
+           for k in ("peer", "ours")}
+    m = {k: statistics.mean(v) for k, v in tps.items()}
+    s = {k: statistics.stdev(v) if len(v) > 1 else 0.0 for k, v in tps.items()}
+    print(f"ranks {n}: ours {m['ours']:.0f} ± {s['ours']:.0f} tok/s, peer {m['peer']:.0f} ± {s['peer']:.0f} tok/s, "
+          f"ratio {m['ours'] / m['peer']:.2f} (n={rounds} each)")
+PY

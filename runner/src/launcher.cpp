@@ -53,20 +53,23 @@ bool requests_nodes(const std::vector<std::string>& args) {
 LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) {
   LaunchCommand cmd;
   const auto& extra = context.launcher.extra_args;
+  // Without -N the job is taken to fit this machine, as mpirun without a hostfile: threads per
+  // rank from its cores, and -O (overcommit) when there are more ranks than cores.
   const bool single_node = !requests_nodes(extra);
   if (single_node) {
     cmd.environment.push_back({"OMP_NUM_THREADS", std::to_string(threads_per_rank(context, request.ranks))});
   }
   cmd.environment.insert(cmd.environment.end(), request.environment.begin(), request.environment.end());
 
-  // -K: a rank that fails ends the job, as mpirun does, instead of leaving the others waiting.
+  // A rank that fails ends the job, as with mpirun, instead of leaving the others waiting.
   std::vector<std::string> step = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1"};
   std::vector<std::string> job = {"-n", std::to_string(request.ranks)};
-  if (single_node && request.ranks > context.cores) job.push_back("-O");  // more tasks than CPUs
+  if (single_node && request.ranks > context.cores) job.push_back("-O");
   job.push_back("--job-name");
   job.push_back(request.job_name);
 
   if (context.launcher.mode == "sbatch") {
+    // The step inherits ranks and overcommit from the batch job's environment.
     step.insert(step.end(), request.program.begin(), request.program.end());
     cmd.argv = {"sbatch", "--wait"};
     cmd.argv.insert(cmd.argv.end(), job.begin(), job.end());

@@ -2,7 +2,8 @@
 # The whole test suite: set up, build, and run every ctest test except those needing a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh slurmctld slurmd slurm-client munge   # the slurm tests start a cluster of their own
+# Slurm: the slurm tests start a cluster of their own. clang + its runtime: the fuzz test.
+scripts/setup.sh slurmctld slurmd slurm-client munge clang libclang-rt-14-dev
 # Open MPI refuses to run as root without these; the tests start MPI jobs.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 exec ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -LE gpu "$@"

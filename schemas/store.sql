@@ -3,7 +3,7 @@
 
 -- One campaign = one resolved plan of one experiment at one source revision.
 CREATE TABLE campaigns (
-  id              TEXT PRIMARY KEY,           -- hash of plan_hash and source_revision
+  id              TEXT PRIMARY KEY,           -- hash of plan_hash, source_revision and launcher
   experiment      TEXT NOT NULL,              -- the experiment's name
   experiment_file TEXT NOT NULL,              -- absolute path when it was run
   source_revision TEXT NOT NULL,              -- git commit of the experiment's tree, or 'unknown'

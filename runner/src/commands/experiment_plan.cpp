@@ -9,6 +9,7 @@
 #include "identity.h"
 #include "matrix.h"
 #include "runner_error.h"
+#include "trial_json.h"
 
 namespace mt {
 
@@ -31,7 +32,11 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   plan.provenance = capture_provenance_context(plan.experiment.file.parent_path(), plan.context.engine);
   plan.source_revision = plan.provenance.source.revision();
   plan.plan_hash = mt::plan_hash(plan.trials);
-  plan.campaign_id = content_hash(plan.plan_hash + "@" + plan.source_revision).substr(0, 12);
+  // How trials are launched is part of what a campaign measures: srun and mpirun runs of the same
+  // plan are different campaigns.
+  plan.campaign_id =
+      content_hash(plan.plan_hash + "@" + plan.source_revision + "@" + launcher_to_json(plan.context.launcher))
+          .substr(0, 12);
   return plan;
 }
 

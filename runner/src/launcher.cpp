@@ -20,7 +20,13 @@ LaunchCommand mpirun(const LaunchRequest& request, const LaunchContext& context)
   if (single_node) {
     // Shared-memory transport only: halves MPI_Init time for single-node jobs.
     for (const char* arg : {"--mca", "pml", "ob1", "--mca", "btl", "self,vader"}) cmd.argv.push_back(arg);
-    cmd.environment.push_back({"OMP_NUM_THREADS", std::to_string(threads_per_rank(context, request.ranks))});
+    const int threads = threads_per_rank(context, request.ranks);
+    // Open MPI binds each rank to one core by default; a rank with several threads needs them all.
+    if (threads > 1) {
+      cmd.argv.push_back("--bind-to");
+      cmd.argv.push_back("none");
+    }
+    cmd.environment.push_back({"OMP_NUM_THREADS", std::to_string(threads)});
   } else {
     cmd.argv.push_back("--hostfile");
     cmd.argv.push_back(context.launcher.hostfile.string());

@@ -10,7 +10,8 @@ namespace {
 
 // mtengine train's defaults for the parameters the checks read (`mtengine train --help`).
 const std::map<std::string, std::string> kTrainDefaults = {
-    {"d_model", "512"}, {"n_heads", "8"}, {"learning_rate", "3e-4"}, {"bucket_cap_mb", "25"}, {"dropout", "0"}};
+    {"d_model", "512"},      {"n_heads", "8"},           {"learning_rate", "3e-4"}, {"bucket_cap_mb", "25"},
+    {"dropout", "0"},        {"min_learning_rate", "0"}, {"first_bucket_cap_mb", "1"}};
 
 double number(const ParamLookup& param, const std::string& name) {
   auto v = param(name);
@@ -26,6 +27,14 @@ std::optional<TrialProblem> check_train(const ParamLookup& param) {
   }
   if (number(param, "learning_rate") <= 0) return TrialProblem{"learning_rate", "learning_rate must be positive"};
   if (number(param, "bucket_cap_mb") <= 0) return TrialProblem{"bucket_cap_mb", "bucket_cap_mb must be positive"};
+  if (number(param, "first_bucket_cap_mb") <= 0) {
+    return TrialProblem{"first_bucket_cap_mb", "first_bucket_cap_mb must be positive"};
+  }
+  if (number(param, "min_learning_rate") > number(param, "learning_rate")) {
+    return TrialProblem{param("min_learning_rate") ? "min_learning_rate" : "learning_rate",
+                        fmt::format("min_learning_rate {} exceeds learning_rate {}", number(param, "min_learning_rate"),
+                                    number(param, "learning_rate"))};
+  }
   if (number(param, "dropout") >= 1) {
     return TrialProblem{"dropout", fmt::format("dropout {} must be below 1", number(param, "dropout"))};
   }

@@ -43,6 +43,15 @@ std::vector<WorkloadSpec> make_table() {
       number("bucket_cap_mb"),
       number("dropout"),
       integer("threads"),
+      choice("grad_reduce_dtype", {"fp32", "bf16"}),
+      {"activation_checkpointing", ParamType::Boolean},
+      {"backward_prefetch", ParamType::Boolean},
+      choice("lr_scheduler", {"constant", "cosine"}),
+      integer("lr_warmup_steps", 0),
+      integer("lr_decay_steps", 0),
+      number("min_learning_rate"),
+      number("max_grad_norm"),
+      number("first_bucket_cap_mb"),
   };
   WorkloadSpec command{"command", "", {}};
   command.params = {{"ranks", ParamType::Integer, {}, 1, /*engine_flag=*/false}};

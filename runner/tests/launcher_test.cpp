@@ -50,8 +50,8 @@ TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environm
   c.running_as_root = true;
   auto cmd = wrap_for_launcher(request(2), c);
   CHECK(cmd.argv == Argv{"mpirun", "-np", "2", "--allow-run-as-root", "--mca", "pml", "ob1", "--mca", "btl",
-                         "self,vader", "-x", "OMP_NUM_THREADS", "-x", "NCCL_ALGO", "/opt/mtengine", "train",
-                         "--steps", "3"});
+                         "self,vader", "--bind-to", "none", "-x", "OMP_NUM_THREADS", "-x", "NCCL_ALGO",
+                         "/opt/mtengine", "train", "--steps", "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
   CHECK(cmd.cleanup_argv.empty());

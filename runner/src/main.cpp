@@ -20,6 +20,7 @@ constexpr mt::CommandRegistration kCommands[] = {
     mt::register_status_command,
     mt::register_query_command,
     mt::register_rerun_command,
+    mt::register_doctor_command,
     mt::register_report_command,
     mt::register_compare_command,
 };

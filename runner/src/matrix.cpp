@@ -161,7 +161,7 @@ struct StudyExpander {
     }
   }
 
-  Trial make_trial(const Combination& c, const std::vector<Param>& derived, int repeat) {
+  Trial make_trial(const Combination& c, const std::vector<Param>& derived, int repeat) const {
     Trial t;
     t.study = study.name;
     t.workload = study.workload;
@@ -197,8 +197,17 @@ struct StudyExpander {
     return t;
   }
 
+  // The study's trials of one repeat, in combination order; empty past the study's repeat count.
+  std::vector<Trial> trials_of_repeat(int r) const {
+    std::vector<Trial> out;
+    if (r >= study.repeat) return out;
+    for (const auto& [c, derived] : kept) out.push_back(make_trial(c, derived, r));
+    return out;
+  }
+
+  std::vector<std::pair<Combination, std::vector<Param>>> kept;
+
   void expand() {
-    std::vector<std::pair<Combination, std::vector<Param>>> kept;
     for (auto& c : combinations()) {
       std::vector<Param> derived;
       if (!derive_and_filter(c, derived)) continue;
@@ -221,9 +230,6 @@ struct StudyExpander {
     }
     if (kept.empty() && result.errors.empty()) {
       error(study.pos, fmt::format("study '{}' has no trials left after exclude and where", study.name));
-    }
-    for (int r = 0; r < study.repeat; ++r) {
-      for (const auto& [c, derived] : kept) result.trials.push_back(make_trial(c, derived, r));
     }
   }
 };
@@ -254,7 +260,20 @@ std::string Trial::axes_label() const {
 
 Expansion expand_experiment(const Experiment& experiment) {
   Expansion result;
-  for (const auto& study : experiment.studies) StudyExpander{experiment, study, result}.expand();
+  std::vector<StudyExpander> studies;
+  int max_repeat = 0;
+  for (const auto& study : experiment.studies) {
+    studies.push_back(StudyExpander{experiment, study, result, {}});
+    studies.back().expand();
+    max_repeat = std::max(max_repeat, study.repeat);
+  }
+  // Repeat-major across studies too: studies compared with each other (an engine and a peer
+  // program) take turns, so neither gets the quieter half of the run.
+  for (int r = 0; r < max_repeat; ++r) {
+    for (const auto& s : studies) {
+      for (auto& t : s.trials_of_repeat(r)) result.trials.push_back(std::move(t));
+    }
+  }
   return result;
 }
 

@@ -18,8 +18,8 @@ struct Expansion {
   int filtered = 0;                // combinations removed by where filters
 };
 
-// Repeats are the outer loop (all combinations once, then again), so slow drift of the machine
-// spreads over every group instead of biasing whichever ran last.
+// Repeats are the outer loop, across studies too (every combination of every study once, then
+// again), so slow drift of the machine spreads over every group instead of biasing whichever ran last.
 Expansion expand_experiment(const Experiment& experiment);
 
 // Hash over every trial identity in order: what the campaign will run.

@@ -24,15 +24,17 @@ TEST_CASE("expansion is the cross product of the axes, once per repeat") {
   CHECK(trials[10].ranks == 1);
 }
 
-TEST_CASE("repeats are the outer loop and the last axis turns fastest") {
+TEST_CASE("repeats are the outer loop across studies and the last axis turns fastest") {
   auto trials = expand_experiment(valid()).trials;
   CHECK(trials[0].axes_label() == "ranks=1 gradient_sync_mode=every");
   CHECK(trials[1].axes_label() == "ranks=1 gradient_sync_mode=last");
   CHECK(trials[2].axes_label() == "ranks=2 gradient_sync_mode=every");
   CHECK(trials[2].ranks == 2);
   CHECK(trials[3].repeat_index == 0);
-  CHECK(trials[4].repeat_index == 1);
-  CHECK(trials[4].axes_label() == trials[0].axes_label());
+  CHECK(trials[4].study == "single");  // studies take turns within each repeat
+  CHECK(trials[4].repeat_index == 0);
+  CHECK(trials[5].repeat_index == 1);
+  CHECK(trials[5].axes_label() == trials[0].axes_label());
 }
 
 TEST_CASE("defaults reach every trial and parameters are sorted by name") {
@@ -51,7 +53,7 @@ TEST_CASE("identities are distinct per trial, stable, and repeats share a group"
     CHECK(a[i].identity == b[i].identity);
   }
   CHECK(ids.size() == a.size());
-  CHECK(a[0].group_key == a[4].group_key);
+  CHECK(a[0].group_key == a[5].group_key);
   CHECK(a[0].group_key != a[1].group_key);
   CHECK(plan_hash(a) == plan_hash(b));
 }

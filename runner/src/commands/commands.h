@@ -30,6 +30,7 @@ CommandRunner register_plan_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_status_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_query_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_rerun_command(CLI::App& app, const GlobalOptions& global);
+CommandRunner register_doctor_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& global);
 

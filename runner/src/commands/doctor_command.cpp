@@ -1,0 +1,97 @@
+// mtrun doctor: can this machine run experiments? Checks what a campaign needs before one is
+// started, each with what to do when it is missing.
+#include <unistd.h>
+
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <boost/process.hpp>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "commands/commands.h"
+#include "runner_error.h"
+#include "store.h"
+
+namespace bp = boost::process;
+
+namespace mt {
+namespace {
+
+struct Check {
+  std::string name;
+  bool ok;
+  std::string detail;  // what was found, or how to fix it
+  bool required = true;
+};
+
+// First line of `program args…`'s output, or nullopt if it cannot be run or fails.
+std::optional<std::string> first_line_of(const std::vector<std::string>& argv) {
+  boost::filesystem::path exe = argv[0].find('/') == std::string::npos ? bp::search_path(argv[0]) : argv[0];
+  if (exe.empty()) return std::nullopt;
+  std::error_code ec;
+  bp::ipstream out;
+  bp::child child(exe, bp::args(std::vector<std::string>(argv.begin() + 1, argv.end())),
+                  (bp::std_out & bp::std_err) > out, bp::std_in < bp::null, ec);
+  if (ec) return std::nullopt;
+  std::string line, first;
+  while (std::getline(out, line)) {
+    if (first.empty() && !line.empty()) first = line;
+  }
+  child.wait(ec);
+  if (ec || child.exit_code() != 0) return std::nullopt;
+  return first;
+}
+
+std::vector<Check> run_checks(const GlobalOptions& global) {
+  std::vector<Check> checks;
+  auto mpirun = first_line_of({"mpirun", "--version"});
+  checks.push_back({"mpirun", mpirun.has_value(),
+                    mpirun.value_or("not found on PATH: apt-get install openmpi-bin (scripts/setup.sh does)")});
+  try {
+    auto engine = locate_engine(std::nullopt);
+    auto version = first_line_of({engine.string(), "version"});
+    checks.push_back({"mtengine", version.has_value(),
+                      version ? fmt::format("{} ({})", engine.string(), *version)
+                              : fmt::format("{} does not run: try `{} doctor`", engine.string(), engine.string())});
+  } catch (const RunnerError& e) {
+    checks.push_back({"mtengine", false, e.what()});
+  }
+  try {
+    Store store(global.db);
+    checks.push_back({"database", true, fmt::format("{} (schema version {})", global.db.string(), store.db().user_version())});
+  } catch (const std::exception& e) {
+    checks.push_back({"database", false, e.what()});
+  }
+  auto git = first_line_of({"git", "--version"});
+  checks.push_back({"git", git.has_value(), git.value_or("not found: source revisions will be 'unknown' and provenance incomplete"),
+                    false});
+  auto srun = first_line_of({"srun", "--version"});
+  checks.push_back({"slurm", srun.has_value(), srun.value_or("srun not found (needed only for launcher: slurm)"), false});
+  checks.push_back({"cores", true, fmt::format("{} (default threads per rank: cores / ranks)",
+                                               std::max(1u, std::thread::hardware_concurrency())),
+                    false});
+  checks.push_back({"user", true, ::geteuid() == 0 ? "root (mpirun gets --allow-run-as-root)" : "not root", false});
+  return checks;
+}
+
+int print_doctor(const GlobalOptions& global, std::ostream& out) {
+  int failed = 0;
+  for (const auto& c : run_checks(global)) {
+    const char* mark = c.ok ? "ok  " : (c.required ? "FAIL" : "warn");
+    if (!c.ok && c.required) ++failed;
+    fmt::print(out, "{}  {:<9} {}\n", mark, c.name, c.detail);
+  }
+  fmt::print(out, "{}\n", failed ? fmt::format("{} required check(s) failed", failed) : "ready to run experiments");
+  return failed ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+CommandRunner register_doctor_command(CLI::App& app, const GlobalOptions& global) {
+  app.add_subcommand("doctor", "check that this machine can run experiments (mpirun, mtengine, database, …)");
+  return [&global](std::ostream& out) { return print_doctor(global, out); };
+}
+
+}  // namespace mt

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Every committed report is exactly what `mtrun report` renders from the database committed beside
+# it (reports/NAME.sqlite -> reports/NAME.md + reports/NAME/*.svg): no hand-edited figures.
+set -euo pipefail
+MTRUN="$MT_BUILD_DIR/bin/mtrun"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+checked=0
+for db in "$MT_SOURCE_DIR"/reports/*.sqlite; do
+  name=$(basename "$db" .sqlite)
+  args=()
+  # A report may carry its own rendering flags in reports/NAME.args (one per line).
+  [ -f "$MT_SOURCE_DIR/reports/$name.args" ] && mapfile -t args < "$MT_SOURCE_DIR/reports/$name.args"
+  cp "$db" "$WORK/$name.sqlite"   # read-only rendering, but never touch the committed file
+  "$MTRUN" --db "$WORK/$name.sqlite" report "${args[@]}" -o "$WORK/out/$name.md" >/dev/null
+  diff -u "$MT_SOURCE_DIR/reports/$name.md" "$WORK/out/$name.md" || { echo "FAIL: reports/$name.md differs"; exit 1; }
+  diff -ru "$MT_SOURCE_DIR/reports/$name" "$WORK/out/$name" || { echo "FAIL: reports/$name/ differs"; exit 1; }
+  checked=$((checked + 1))
+done
+[ "$checked" -gt 0 ] || { echo "FAIL: no committed report found"; exit 1; }
+echo "PASS: $checked report(s) regenerate byte for byte"

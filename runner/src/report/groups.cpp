@@ -49,6 +49,9 @@ std::string trial_kind(const ReportTrial& t) {
   for (const auto& [name, value] : t.parameters.items()) {
     if (name.rfind("fault", 0) == 0) return "fault";
   }
+  // An external program that reports a training benchmark (a peer implementation run as a
+  // `command` study) belongs in the training tables, beside the engine it is compared with.
+  if (t.workload == "command" && t.result.is_object() && t.result.value("benchmark", "") == "train") return "train";
   return t.workload;
 }
 

@@ -24,12 +24,6 @@ AttemptState parse_state(const std::string& s) {
   throw SqliteError(fmt::format("unknown attempt state '{}' in database", s));
 }
 
-Campaign read_campaign(Statement& s) {
-  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), int(s.integer(6)), s.text(7)};
-}
-
-constexpr const char* kCampaignColumns =
-    "id, experiment, experiment_file, source_revision, plan_hash, launcher, trial_count, created_at";
 
 std::string host_name() {
   char buf[256] = {};
@@ -45,6 +39,13 @@ bool is_live_runner(std::int64_t pid) {
 }
 
 }  // namespace
+
+const char* const kCampaignColumns =
+    "c.id, c.experiment, c.experiment_file, c.source_revision, c.plan_hash, c.launcher, c.trial_count, c.created_at";
+
+Campaign campaign_from_row(const Statement& s) {
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), int(s.integer(6)), s.text(7)};
+}
 
 std::string to_string(AttemptState state) {
   switch (state) {
@@ -103,22 +104,6 @@ void Store::add_campaign_if_new(const Campaign& c) {
       .bind(1, c.id).bind(2, c.experiment).bind(3, c.experiment_file).bind(4, c.source_revision)
       .bind(5, c.plan_hash).bind(6, c.launcher).bind(7, c.trial_count).bind(8, c.created_at)
       .run();
-}
-
-std::optional<Campaign> Store::find_campaign(const std::string& id) {
-  auto s = db_.prepare(fmt::format("SELECT {} FROM campaigns WHERE id = ? OR id LIKE ? || '%' "
-                                   "ORDER BY id = ? DESC LIMIT 1", kCampaignColumns));
-  s.bind(1, id).bind(2, id).bind(3, id);
-  if (!s.step()) return std::nullopt;
-  return read_campaign(s);
-}
-
-std::optional<Campaign> Store::latest_campaign() {
-  auto s = db_.prepare(fmt::format(
-      "SELECT {} FROM campaigns c ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
-      "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, created_at DESC LIMIT 1", kCampaignColumns));
-  if (!s.step()) return std::nullopt;
-  return read_campaign(s);
 }
 
 std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial& t, int ordinal) {

@@ -53,6 +53,11 @@ struct AttemptOutcome {
   std::vector<StepValue> steps;
 };
 
+// Columns of `campaigns` in the order campaign_from_row reads them (table alias `c`), for queries
+// over the store from elsewhere (reports open the database read-only, without a Store).
+extern const char* const kCampaignColumns;
+Campaign campaign_from_row(const Statement& row);
+
 class Store {
  public:
   static constexpr int kSchemaVersion = 1;
@@ -64,8 +69,6 @@ class Store {
   Database& db() { return db_; }
 
   void add_campaign_if_new(const Campaign& campaign);
-  std::optional<Campaign> find_campaign(const std::string& id);
-  std::optional<Campaign> latest_campaign();
 
   // Row id of the trial, inserting it on first sight.
   std::int64_t add_trial_if_new(const std::string& campaign_id, const Trial& trial, int ordinal);

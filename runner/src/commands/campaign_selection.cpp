@@ -13,11 +13,4 @@ void require_database(const std::filesystem::path& db) {
   }
 }
 
-Campaign select_campaign(Store& store, const std::optional<std::string>& id, const std::filesystem::path& db) {
-  std::optional<Campaign> campaign = id ? store.find_campaign(*id) : store.latest_campaign();
-  if (campaign) return *campaign;
-  if (id) throw RunnerError(kExitUsage, fmt::format("no campaign '{}' in {}", *id, db.string()));
-  throw RunnerError(kExitUsage, fmt::format("{} holds no campaign yet", db.string()));
-}
-
 }  // namespace mt

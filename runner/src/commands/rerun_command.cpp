@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "campaign_runner.h"
+#include "campaign_lookup.h"
 #include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "process.h"
@@ -34,7 +35,7 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
   if (int stale = store.interrupt_stale_attempts()) {
     fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
   }
-  const Campaign campaign = select_campaign(store, options.campaign, options.db);
+  const Campaign campaign = select_campaign(store.db(), options.campaign);
   std::vector<Store::StoredTrial> to_run;
   int never_started = 0;
   for (auto& stored : store.campaign_trial_specs(campaign.id)) {

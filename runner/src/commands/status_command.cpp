@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "campaign_lookup.h"
 #include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "runner_error.h"
@@ -43,7 +44,7 @@ void print_provenance(Store& store, const std::string& campaign_id, std::ostream
 int print_status(const StatusOptions& options, std::ostream& out) {
   require_database(options.db);
   Store store(options.db);
-  Campaign campaign = select_campaign(store, options.campaign, options.db);
+  Campaign campaign = select_campaign(store.db(), options.campaign);
   fmt::print(out, "campaign {}  experiment {}  revision {}  created {}\n  file {}\n\n", campaign.id,
              campaign.experiment, campaign.source_revision.substr(0, 12), campaign.created_at,
              campaign.experiment_file);

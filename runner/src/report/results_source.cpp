@@ -7,13 +7,6 @@
 namespace mt {
 namespace {
 
-constexpr const char* kCampaignColumns =
-    "c.id, c.experiment, c.experiment_file, c.source_revision, c.plan_hash, c.launcher, c.trial_count, c.created_at";
-
-Campaign read_campaign(Statement& s) {
-  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), int(s.integer(6)), s.text(7)};
-}
-
 std::optional<int> optional_int(Statement& s, int column) {
   if (s.is_null(column)) return std::nullopt;
   return int(s.integer(column));
@@ -147,39 +140,6 @@ std::unique_ptr<Database> open_results(const std::filesystem::path& file) {
                                               version, Store::kSchemaVersion));
   }
   return db;
-}
-
-Campaign campaign_by_id(Database& db, const std::string& id) {
-  auto s = db.prepare(fmt::format("SELECT {} FROM campaigns c WHERE c.id = ? OR c.id LIKE ? || '%' "
-                                  "ORDER BY c.id = ? DESC, c.id LIMIT 2",
-                                  kCampaignColumns));
-  s.bind(1, id).bind(2, id).bind(3, id);
-  if (!s.step()) throw RunnerError(kExitUsage, fmt::format("no campaign '{}' in the database", id));
-  Campaign first = read_campaign(s);
-  if (first.id != id && s.step()) {
-    throw RunnerError(kExitUsage, fmt::format("campaign prefix '{}' is ambiguous ({}, {}, …); give more characters",
-                                              id, first.id, s.text(0)));
-  }
-  return first;
-}
-
-Campaign latest_campaign(Database& db) {
-  auto s = db.prepare(fmt::format(
-      "SELECT {} FROM campaigns c ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
-      "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, c.created_at DESC, c.id LIMIT 1",
-      kCampaignColumns));
-  if (!s.step()) throw RunnerError(kExitUsage, "the database holds no campaign yet");
-  return read_campaign(s);
-}
-
-std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment) {
-  auto s = db.prepare(
-      fmt::format("SELECT {} FROM campaigns c WHERE c.experiment = ? ORDER BY c.created_at, c.id", kCampaignColumns));
-  s.bind(1, experiment);
-  std::vector<Campaign> out;
-  while (s.step()) out.push_back(read_campaign(s));
-  if (out.empty()) throw RunnerError(kExitUsage, fmt::format("no campaign of experiment '{}' in the database", experiment));
-  return out;
 }
 
 ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns) {

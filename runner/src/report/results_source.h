@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlite_db.h"
+#include "campaign_lookup.h"
 #include "store.h"
 
 namespace mt {
@@ -75,13 +76,6 @@ struct ReportData {
 // Opens an existing results database read-only; refuses a missing file, a file that is not an mtrun
 // database and one written by a newer mtrun (RunnerError, exit 2).
 std::unique_ptr<Database> open_results(const std::filesystem::path& file);
-
-// The campaign named by id or unique prefix; throws RunnerError when there is none.
-Campaign campaign_by_id(Database& db, const std::string& id);
-// The campaign whose latest attempt started last (as `mtrun status` picks it).
-Campaign latest_campaign(Database& db);
-// Every campaign of an experiment, oldest first.
-std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment);
 
 ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns);
 

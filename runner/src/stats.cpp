@@ -47,6 +47,7 @@ std::vector<double> mad_scores(const std::vector<double>& xs) {
 
 std::vector<size_t> mad_outliers(const std::vector<double>& xs) {
   std::vector<size_t> out;
+  if (xs.size() < kMinOutlierSample) return out;
   auto scores = mad_scores(xs);
   for (size_t i = 0; i < scores.size(); ++i) {
     if (scores[i] > kOutlierScore) out.push_back(i);

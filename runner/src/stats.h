@@ -18,7 +18,10 @@ double median_absolute_deviation(const std::vector<double>& xs);
 // MAD is 0: with no spread among most values there is nothing to judge an outlier against.
 std::vector<double> mad_scores(const std::vector<double>& xs);
 constexpr double kOutlierScore = 3.5;
-// Indices of values whose MAD score exceeds kOutlierScore.
+// Below this many values the MAD is too unstable to judge outliers by: with three, it is the
+// smaller of two gaps, and ordinary noise scores past 3.5 about one time in four.
+constexpr size_t kMinOutlierSample = 5;
+// Indices of values whose MAD score exceeds kOutlierScore (none for fewer than kMinOutlierSample).
 std::vector<size_t> mad_outliers(const std::vector<double>& xs);
 
 // Sample std ÷ |mean|; nullopt for fewer than two values or a zero mean.

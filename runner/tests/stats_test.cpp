@@ -35,7 +35,8 @@ TEST_CASE("MAD outliers use the modified z-score 0.6745·|x − median| / MAD > 
   // 16 scores 0.6745·5 = 3.37: not an outlier; 17 scores 4.05: one.
   CHECK(mad_outliers({10, 11, 12, 11, 16}).empty());
   CHECK(mad_outliers({10, 11, 12, 11, 17}) == std::vector<size_t>{4});
-  CHECK(mad_outliers({5, 5, 5, 9}).empty());  // MAD 0: no spread to judge against
+  CHECK(mad_outliers({5, 5, 5, 5, 9}).empty());  // MAD 0: no spread to judge against
+  CHECK(mad_outliers({10, 10.1, 13}).empty());   // three values: too few to call one an outlier
   CHECK(mad_outliers({1, 100}).empty());      // two values are never outliers of each other
 }
 

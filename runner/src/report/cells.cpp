@@ -8,7 +8,8 @@ namespace mt {
 
 const char* const kCellLegend =
     "⚠n<3: fewer than three successful repeats, so the spread is not trustworthy. "
-    "⚑k: k values are outliers (0.6745·|x − median| / MAD > 3.5); they are kept in the statistics.";
+    "⚑k: k values are outliers (0.6745·|x − median| / MAD > 3.5, judged from 5 values up); they are kept in "
+    "the statistics.";
 
 std::string fixed(double value, int decimals) {
   std::string out = fmt::format("{:.{}f}", value, decimals);

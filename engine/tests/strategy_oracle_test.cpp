@@ -2,7 +2,8 @@
 // through the strategy exactly as the trainer drives it, must follow the loss trajectory of one
 // process stepping on the N·b global batch (rank 0's samples, then rank 1's, ...) for several
 // steps, and end with the same parameters. Each rank computes the single-process reference
-// itself: the data is deterministic. Runs twice: AdamW (what training uses) and SGD with lr 1,
+// itself: the data is deterministic. Runs twice: AdamW (the trainer's fused AdamW here, torch's
+// in the reference, so the fused one is checked against torch too) and SGD with lr 1,
 // which moves each weight by exactly its gradient, so a wrongly scaled or partial reduction
 // shows directly (AdamW's first steps are nearly scale-invariant and could hide one).
 //
@@ -18,6 +19,7 @@
 #include "model/activation_checkpoint.h"
 #include "model/gpt.h"
 #include "strategy/strategy.h"
+#include "train/fused_adamw.h"
 #include "train/trainer.h"
 
 namespace {
@@ -68,7 +70,13 @@ Trajectory strategy_run(mt::Communicator& comm, const Options& o, OptimizerKind 
                                                     : entry->auto_sync_mode;
   auto strategy = mt::make_strategy(config, comm, mode);
   strategy->prepare(*model);
-  auto optimizer = make_optimizer(strategy->optimizer_parameters(), kind);
+  std::unique_ptr<torch::optim::Optimizer> sgd;
+  std::unique_ptr<mt::FusedAdamW> adamw;
+  if (kind == OptimizerKind::sgd)
+    sgd = make_optimizer(strategy->optimizer_parameters(), kind);
+  else
+    adamw = std::make_unique<mt::FusedAdamW>(strategy->optimizer_parameters(),
+                                             mt::FusedAdamWOptions{});
 
   Trajectory out;
   for (int step = 0; step < o.steps; ++step) {
@@ -82,7 +90,8 @@ Trajectory strategy_run(mt::Communicator& comm, const Options& o, OptimizerKind 
       local += loss.item<double>() / o.accum;
     }
     strategy->before_optimizer_step();
-    optimizer->step();
+    if (adamw) adamw->step();
+    else sgd->step();
     strategy->after_optimizer_step();
     strategy->zero_grad();
     out.loss.push_back(comm.all_reduce_sum(local) / comm.world_size());

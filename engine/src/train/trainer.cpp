@@ -10,6 +10,7 @@
 #include "model/activation_checkpoint.h"
 #include "model/gpt.h"
 #include "strategy/strategy.h"
+#include "train/fused_adamw.h"
 #include "train/lr_schedule.h"
 
 namespace mt {
@@ -19,17 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-int64_t optimizer_state_bytes(const torch::optim::Optimizer& optimizer) {
-  int64_t total = 0;
-  for (const auto& entry : optimizer.state()) {
-    const auto* state = dynamic_cast<const torch::optim::AdamWParamState*>(entry.second.get());
-    if (!state) continue;
-    for (const auto& t : {state->exp_avg(), state->exp_avg_sq(), state->max_exp_avg_sq()})
-      if (t.defined()) total += static_cast<int64_t>(t.nbytes());
-  }
-  return total;
 }
 
 CollectiveCounts per_step(const CollectiveCounts& before, const CollectiveCounts& after, long steps) {
@@ -93,7 +83,9 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
   torch::manual_seed(config.seed + 7919ULL * static_cast<uint64_t>(rank + 1));
 
   const auto optimized = strategy->optimizer_parameters();
-  torch::optim::AdamW optimizer(optimized, torch::optim::AdamWOptions(config.learning_rate));
+  FusedAdamWOptions adamw;
+  adamw.lr = config.learning_rate;
+  FusedAdamW optimizer(optimized, adamw);
   const int64_t total_steps = config.warmup_steps + config.steps;
   LrSchedule schedule{config.lr_scheduler, config.learning_rate, config.min_learning_rate,
                       config.lr_warmup_steps,
@@ -112,8 +104,7 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
       rounds_at_measure_start = strategy->sync_rounds();
     }
     const double lr = learning_rate_at(schedule, step);
-    for (auto& group : optimizer.param_groups())
-      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+    optimizer.set_lr(lr);
     run.learning_rate.push_back(lr);
 
     comm.barrier();  // a step starts on all ranks together
@@ -153,13 +144,9 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
       run.first_bad_rank = static_cast<int>(comm.all_reduce_min(mine_bad ? rank : comm.world_size()));
       return;
     }
-    if (config.max_grad_norm > 0 && grad_norm > config.max_grad_norm) {
-      torch::NoGradGuard no_grad;
-      const double scale = config.max_grad_norm / (grad_norm + 1e-6);
-      for (auto& t : optimized)
-        if (t.grad().defined()) t.mutable_grad().mul_(scale);
-    }
-    optimizer.step();
+    // Clipping scales the gradients inside the optimizer's single pass.
+    const bool clip = config.max_grad_norm > 0 && grad_norm > config.max_grad_norm;
+    optimizer.step(clip ? config.max_grad_norm / (grad_norm + 1e-6) : 1.0);
     strategy->after_optimizer_step();
     strategy->zero_grad();
     run.optimizer_ms.push_back(ms_since(optimizer_start));
@@ -176,7 +163,7 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
   run.gradient_bytes = report.gradient_bytes;
   run.peak_full_parameter_bytes = report.peak_full_parameter_bytes;
   run.peak_gradient_bytes = report.peak_gradient_bytes;
-  run.optimizer_state_bytes = optimizer_state_bytes(optimizer);
+  run.optimizer_state_bytes = optimizer.state_bytes();
 }
 
 }  // namespace mt

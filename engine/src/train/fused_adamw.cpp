@@ -1,0 +1,80 @@
+#include "train/fused_adamw.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "train/fused_adamw_kernel.h"
+
+namespace mt {
+namespace {
+
+// Large enough to amortise scheduling, small enough to balance two threads on a small model.
+constexpr int64_t kChunkElements = 1 << 15;
+
+}  // namespace
+
+FusedAdamW::FusedAdamW(std::vector<torch::Tensor> parameters, FusedAdamWOptions options)
+    : parameters_(std::move(parameters)), options_(options) {
+  int64_t total = 0;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& p = parameters_[i];
+    if (p.scalar_type() != torch::kFloat || !p.is_contiguous())
+      throw std::invalid_argument("fused AdamW: parameters must be contiguous fp32 tensors");
+    offsets_.push_back(total);
+    for (int64_t begin = 0; begin < p.numel(); begin += kChunkElements)
+      chunks_.push_back({i, begin, std::min(p.numel(), begin + kChunkElements)});
+    total += p.numel();
+  }
+  steps_.assign(parameters_.size(), 0);
+  exp_avg_ = torch::zeros({total}, torch::kFloat);
+  exp_avg_sq_ = torch::zeros({total}, torch::kFloat);
+}
+
+void FusedAdamW::step(double grad_scale) {
+  std::vector<AdamWScalars> scalars(parameters_.size());
+  std::vector<float*> param_data(parameters_.size(), nullptr);
+  std::vector<const float*> grad_data(parameters_.size(), nullptr);
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& grad = parameters_[i].grad();
+    if (!grad.defined()) continue;
+    if (grad.scalar_type() != torch::kFloat || !grad.is_contiguous())
+      throw std::invalid_argument("fused AdamW: gradients must be contiguous fp32 tensors");
+    const int64_t step = ++steps_[i];
+    // Computed in double and rounded once, as torch passes these scalars to its kernels.
+    const double bias_correction1 = 1 - std::pow(options_.beta1, static_cast<double>(step));
+    const double bias_correction2 = 1 - std::pow(options_.beta2, static_cast<double>(step));
+    scalars[i] = AdamWScalars{static_cast<float>(1 - options_.lr * options_.weight_decay),
+                              static_cast<float>(options_.beta1),
+                              static_cast<float>(1 - options_.beta1),
+                              static_cast<float>(options_.beta2),
+                              static_cast<float>(1 - options_.beta2),
+                              static_cast<float>(std::sqrt(bias_correction2)),
+                              static_cast<float>(options_.eps),
+                              static_cast<float>(-options_.lr / bias_correction1),
+                              static_cast<float>(grad_scale)};
+    param_data[i] = parameters_[i].data_ptr<float>();
+    grad_data[i] = grad.data_ptr<float>();
+  }
+  float* m = exp_avg_.data_ptr<float>();
+  float* v = exp_avg_sq_.data_ptr<float>();
+  at::parallel_for(0, static_cast<int64_t>(chunks_.size()), 1, [&](int64_t first, int64_t last) {
+    for (int64_t c = first; c < last; ++c) {
+      const Chunk& chunk = chunks_[static_cast<std::size_t>(c)];
+      if (!grad_data[chunk.tensor]) continue;
+      const int64_t at = offsets_[chunk.tensor] + chunk.begin;
+      adamw_update(param_data[chunk.tensor] + chunk.begin, grad_data[chunk.tensor] + chunk.begin,
+                   m + at, v + at, chunk.end - chunk.begin, scalars[chunk.tensor]);
+    }
+  });
+}
+
+int64_t FusedAdamW::state_bytes() const {
+  int64_t total = 0;
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (steps_[i] > 0) total += 2 * parameters_[i].numel() * static_cast<int64_t>(sizeof(float));
+  return total;
+}
+
+}  // namespace mt

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  build-essential cmake ninja-build ccache git pkg-config python3
+  build-essential cmake ninja-build ccache git pkg-config python3 procps   # procps: pgrep in tests
   libtorch-dev libopenblas0-pthread          # LibTorch 1.13 (CPU) on OpenBLAS, ~5x faster than reference BLAS
   libopenmpi-dev openmpi-bin                 # MPI: the launcher and the CPU communicator
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev sqlite3

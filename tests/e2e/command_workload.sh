@@ -42,4 +42,22 @@ expect_contains "$(sql "select command from attempts a join trials t on t.id=a.t
 expect_eq "$(find "$WORK/results" -name pwned | wc -l)" 0 "no command injection through parameter values"
 expect_contains "$(cat "$(sql "select log_path from attempts a join trials t on t.id=a.trial_id where t.study='regex' and json_extract(t.parameters,'$.label') like '%pwned%' limit 1")")" 'label=$(touch' "value passed literally"
 expect_eq "$(sql "select state || ': ' || error_reason from attempts a join trials t on t.id=a.trial_id where t.study='missing'")" "failed: metric 'tokens_per_sec': no number matched regex 'tokens/s: ([0-9.]+)' in the output" "missing metric fails the trial"
-echo "PASS"
+echo "PASS (command workload)"
+
+# On a terminal the campaign shows one live progress line (done/total, failures, elapsed, ETA);
+# `script` gives mtrun a pseudo-terminal as its standard output.
+cat > "$WORK/tty.yaml" <<'YAML'
+name: tty
+repeat: 3
+studies:
+  - name: quick
+    workload: command
+    launch: direct
+    command: [printf, "tokens/s: 1\n"]
+    metrics: {tokens_per_sec: {regex: 'tokens/s: ([0-9]+)'}}
+YAML
+OUT=$(script -qec "$MTRUN --db $WORK/tty.sqlite run $WORK/tty.yaml" /dev/null)
+expect_contains "$OUT" "[1/3] 0 failed" "live progress line"
+expect_contains "$OUT" "ETA" "progress line has an ETA"
+expect_contains "$OUT" "[3/3] done, 0 failed" "final progress line"
+echo "PASS (terminal progress)"

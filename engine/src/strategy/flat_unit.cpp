@@ -127,4 +127,19 @@ void FlatUnit::copy_gradient_shard() {
   shard_grad_.copy_(full_grad_.narrow(0, comm_.rank() * shard_numel_, shard_numel_));
 }
 
+StrategyReport flat_units_report(const std::vector<std::unique_ptr<FlatUnit>>& units, ParameterResidency residency,
+                                 int64_t held_gradient_bytes, const MemoryLedger& ledger) {
+  constexpr int64_t kFloatBytes = sizeof(float);
+  StrategyReport out;
+  for (const auto& unit : units) {
+    out.bucket_bytes.push_back(unit->padded_numel() * kFloatBytes);
+    const int64_t kept = residency == ParameterResidency::shard ? unit->shard_numel() : unit->padded_numel();
+    out.parameter_bytes += kept * kFloatBytes;
+  }
+  out.gradient_bytes = held_gradient_bytes;
+  out.peak_gradient_bytes = ledger.gradient_peak;
+  out.peak_full_parameter_bytes = ledger.full_parameter_peak;
+  return out;
+}
+
 }  // namespace mt

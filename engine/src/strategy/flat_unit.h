@@ -10,9 +10,11 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "comm/communicator.h"
+#include "strategy/strategy.h"
 
 namespace mt {
 
@@ -64,5 +66,13 @@ class FlatUnit {
   bool shard_is_view_;
   bool parameters_resident_ = true, gradients_resident_ = false;
 };
+
+// Whether a rank keeps only its shard of each unit's parameters (FSDP) or all of them (ZeRO).
+enum class ParameterResidency { shard, full };
+
+// The memory report of a strategy built on flat units: one bucket per unit, the parameter bytes
+// this rank keeps, and the gradient and gathered-parameter peaks from its ledger.
+StrategyReport flat_units_report(const std::vector<std::unique_ptr<FlatUnit>>& units, ParameterResidency residency,
+                                 int64_t held_gradient_bytes, const MemoryLedger& ledger);
 
 }  // namespace mt

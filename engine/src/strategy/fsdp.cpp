@@ -106,15 +106,7 @@ class Fsdp final : public Strategy {
   long sync_rounds() const override { return sync_rounds_; }
 
   StrategyReport report() const override {
-    StrategyReport out;
-    for (const auto& unit : units_) {
-      out.bucket_bytes.push_back(unit->padded_numel() * static_cast<int64_t>(sizeof(float)));
-      out.parameter_bytes += unit->shard_numel() * static_cast<int64_t>(sizeof(float));
-    }
-    out.gradient_bytes = held_gradient_bytes_;
-    out.peak_gradient_bytes = ledger_.gradient_peak;
-    out.peak_full_parameter_bytes = ledger_.full_parameter_peak;
-    return out;
+    return flat_units_report(units_, ParameterResidency::shard, held_gradient_bytes_, ledger_);
   }
 
  private:

@@ -127,6 +127,15 @@ void FlatUnit::copy_gradient_shard() {
   shard_grad_.copy_(full_grad_.narrow(0, comm_.rank() * shard_numel_, shard_numel_));
 }
 
+std::vector<torch::Tensor> shard_parameters(const std::vector<std::unique_ptr<FlatUnit>>& units) {
+  std::vector<torch::Tensor> out;
+  for (const auto& unit : units) {
+    unit->shard().mutable_grad() = unit->shard_grad();
+    out.push_back(unit->shard());
+  }
+  return out;
+}
+
 StrategyReport flat_units_report(const std::vector<std::unique_ptr<FlatUnit>>& units, ParameterResidency residency,
                                  int64_t held_gradient_bytes, const MemoryLedger& ledger) {
   constexpr int64_t kFloatBytes = sizeof(float);

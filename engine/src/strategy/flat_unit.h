@@ -67,6 +67,9 @@ class FlatUnit {
   bool parameters_resident_ = true, gradients_resident_ = false;
 };
 
+// Each unit's shard with its shard gradient attached: what the optimizer steps on.
+std::vector<torch::Tensor> shard_parameters(const std::vector<std::unique_ptr<FlatUnit>>& units);
+
 // Whether a rank keeps only its shard of each unit's parameters (FSDP) or all of them (ZeRO).
 enum class ParameterResidency { shard, full };
 

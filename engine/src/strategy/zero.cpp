@@ -55,14 +55,7 @@ class Zero final : public Strategy {
     }
   }
 
-  std::vector<torch::Tensor> optimizer_parameters() override {
-    std::vector<torch::Tensor> out;
-    for (auto& unit : units_) {
-      unit->shard().mutable_grad() = unit->shard_grad();
-      out.push_back(unit->shard());
-    }
-    return out;
-  }
+  std::vector<torch::Tensor> optimizer_parameters() override { return shard_parameters(units_); }
   bool sharded_optimizer() const override { return true; }
 
   void before_micro_batch(int micro_index, int micro_count) override {

@@ -50,7 +50,12 @@ Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial&
 
   const std::string command_text = shell_quote(command.argv);
   std::int64_t attempt = store.begin_attempt(stored.row, number, command_text, run_dir.string(), log_file.string());
-  ProcessSpec spec{command.argv, command.environment, log_file, run_dir, trial.timeout_s};
+  ProcessSpec spec;
+  spec.argv = command.argv;
+  spec.environment = command.environment;
+  spec.log_file = log_file;
+  spec.working_dir = run_dir;
+  spec.timeout_s = trial.timeout_s;
   spec.running_pid = run.running_launcher;
   spec.guard = run.guard;
   spec.cleanup_argv = command.cleanup_argv;
@@ -83,6 +88,12 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const std::vecto
   result.not_run = int(trials.size()) - result.ran;
   progress.finish();
   return result;
+}
+
+void recover_stale_attempts(Store& store, std::ostream& out) {
+  if (int stale = store.interrupt_stale_attempts()) {
+    fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
+  }
 }
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,

@@ -34,6 +34,9 @@ struct CampaignResult {
 CampaignResult run_trials(Store& store, const CampaignRun& run, const std::vector<Store::StoredTrial>& trials,
                           std::ostream& out);
 
+// Marks attempts left `running` by a stopped mtrun as interrupted (so they run again), saying so.
+void recover_stale_attempts(Store& store, std::ostream& out);
+
 // Exit code and closing lines shared by run and rerun: summary table, where the results are, and
 // what to do about failures or an interruption.
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,

@@ -84,6 +84,20 @@ struct StudyExpander {
   const Experiment& experiment;
   const Study& study;
   Expansion& result;
+  // Combinations that survive exclude, where and the checks, with their derived values.
+  std::vector<std::pair<Combination, std::vector<Param>>> kept = {};
+  // The study's expressions, parsed once (the loader has already reported any that do not parse).
+  std::vector<std::pair<const DerivedValue*, Expression>> derived_expressions = {};
+  std::optional<Expression> where_expression = {};
+
+  void parse_expressions() {
+    std::string error;
+    int column = 0;
+    for (const auto& d : study.derived) {
+      if (auto e = Expression::parse(d.expression.text, error, column)) derived_expressions.emplace_back(&d, *e);
+    }
+    if (study.where) where_expression = Expression::parse(study.where->text, error, column);
+  }
 
   void error(SourcePos pos, std::string message) {
     Diagnostic d{experiment.file.string(), pos, std::move(message)};
@@ -124,28 +138,23 @@ struct StudyExpander {
       return std::nullopt;
     };
     std::string error;
-    int column = 0;
-    for (const auto& d : study.derived) {
-      auto e = Expression::parse(d.expression.text, error, column);
-      auto v = e ? e->evaluate(lookup, error) : std::nullopt;
+    for (const auto& [d, expression] : derived_expressions) {
+      auto v = expression.evaluate(lookup, error);
       if (!v) {
-        error_at(d.expression.pos, fmt::format("derived value '{}': {}", d.name, error));
+        this->error(d->expression.pos, fmt::format("derived value '{}': {}", d->name, error));
         return false;
       }
-      derived.push_back({d.name, v->to_param()});
+      derived.push_back({d->name, v->to_param()});
     }
-    if (!study.where) return true;
-    auto e = Expression::parse(study.where->text, error, column);
-    auto v = e ? e->evaluate(lookup, error) : std::nullopt;
+    if (!where_expression) return true;
+    auto v = where_expression->evaluate(lookup, error);
     if (!v) {
-      error_at(study.where->pos, fmt::format("where: {}", error));
+      this->error(study.where->pos, fmt::format("where: {}", error));
       return false;
     }
     if (!v->truthy()) ++result.filtered;
     return v->truthy();
   }
-
-  void error_at(SourcePos pos, std::string message) { error(pos, std::move(message)); }
 
   // Every {name} in a command template must be a parameter, derived value or built-in.
   void check_command_template(const Combination& c, const std::vector<Param>& derived) {
@@ -205,9 +214,8 @@ struct StudyExpander {
     return out;
   }
 
-  std::vector<std::pair<Combination, std::vector<Param>>> kept;
-
   void expand() {
+    parse_expressions();
     for (auto& c : combinations()) {
       std::vector<Param> derived;
       if (!derive_and_filter(c, derived)) continue;
@@ -263,7 +271,7 @@ Expansion expand_experiment(const Experiment& experiment) {
   std::vector<StudyExpander> studies;
   int max_repeat = 0;
   for (const auto& study : experiment.studies) {
-    studies.push_back(StudyExpander{experiment, study, result, {}});
+    studies.push_back(StudyExpander{experiment, study, result});
     studies.back().expand();
     max_repeat = std::max(max_repeat, study.repeat);
   }

@@ -24,11 +24,7 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   plan.trials = std::move(expansion.trials);
   plan.excluded = expansion.excluded;
   plan.filtered = expansion.filtered;
-  plan.context.engine = locate_engine(engine);
-  plan.context.launcher = plan.experiment.launcher;
-  plan.context.experiment_dir = plan.experiment.file.parent_path();
-  plan.context.running_as_root = ::geteuid() == 0;
-  plan.context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  plan.context = local_launch_context(plan.experiment.launcher, engine, plan.experiment.file.parent_path());
   plan.provenance = capture_provenance_context(plan.experiment.file.parent_path(), plan.context.engine);
   plan.source_revision = plan.provenance.source.revision();
   plan.plan_hash = mt::plan_hash(plan.trials);
@@ -38,6 +34,17 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
       content_hash(plan.plan_hash + "@" + plan.source_revision + "@" + launcher_to_json(plan.context.launcher))
           .substr(0, 12);
   return plan;
+}
+
+LaunchContext local_launch_context(const LauncherConfig& launcher, const std::optional<std::filesystem::path>& engine,
+                                   const std::filesystem::path& experiment_dir) {
+  LaunchContext context;
+  context.engine = locate_engine(engine);
+  context.launcher = launcher;
+  context.experiment_dir = experiment_dir;
+  context.running_as_root = ::geteuid() == 0;
+  context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  return context;
 }
 
 std::filesystem::path mtrun_executable() {

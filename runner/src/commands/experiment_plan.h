@@ -25,6 +25,11 @@ struct ExperimentPlan {
   std::string campaign_id;  // from plan hash and source revision
 };
 
+// How jobs start on this machine: the engine to run (see locate_engine), the launcher, who we
+// are and how many cores there are.
+LaunchContext local_launch_context(const LauncherConfig& launcher, const std::optional<std::filesystem::path>& engine,
+                                   const std::filesystem::path& experiment_dir);
+
 // Throws RunnerError (usage) with every diagnostic when the file is invalid.
 ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
                          const std::optional<std::filesystem::path>& engine);

@@ -1,10 +1,8 @@
 // mtrun rerun --failed: runs again, as new attempts, exactly the trials of a campaign whose latest
 // attempt did not succeed (and any never started because a runner was stopped). Trials are
 // rebuilt from the database, so an edited experiment file does not change what is re-run.
-#include <unistd.h>
 
 #include <iostream>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,7 +11,9 @@
 #include "campaign_runner.h"
 #include "campaign_lookup.h"
 #include "commands/campaign_selection.h"
+#include "commands/campaign_command.h"
 #include "commands/commands.h"
+#include "commands/experiment_plan.h"
 #include "process.h"
 #include "runner_error.h"
 #include "trial_json.h"
@@ -32,9 +32,7 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
   if (!options.failed) throw RunnerError(kExitUsage, "rerun needs --failed (the only selection so far)");
   require_database(options.db);
   Store store(options.db);
-  if (int stale = store.interrupt_stale_attempts()) {
-    fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
-  }
+  recover_stale_attempts(store, out);
   const Campaign campaign = select_campaign(store.db(), options.campaign);
   std::vector<Store::StoredTrial> to_run;
   int never_started = 0;
@@ -49,19 +47,10 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
              campaign.experiment, to_run.size(), never_started);
   if (to_run.empty()) return kExitOk;
 
-  LaunchContext context;
-  context.engine = locate_engine(options.engine);
-  context.launcher = launcher_from_json(campaign.launcher);
-  context.experiment_dir = std::filesystem::path(campaign.experiment_file).parent_path();
-  context.running_as_root = ::geteuid() == 0;
-  context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  CampaignRun run{campaign.id, context, campaign_runs_dir(options.db, campaign.id), ::isatty(STDOUT_FILENO) == 1,
-                  &g_stop_requested, &g_running_launcher};
-  run.guard = mtrun_executable();
-  run.provenance = capture_provenance_context(std::filesystem::path(campaign.experiment_file).parent_path(),
-                                              context.engine);
-  CampaignResult result = run_trials(store, run, to_run, out);
-  return finish_campaign(store, campaign.id, result, options.db, out);
+  const auto experiment_dir = std::filesystem::path(campaign.experiment_file).parent_path();
+  LaunchContext context = local_launch_context(launcher_from_json(campaign.launcher), options.engine, experiment_dir);
+  return run_campaign_trials(store, campaign.id, context, capture_provenance_context(experiment_dir, context.engine),
+                             to_run, options.db, out);
 }
 
 }  // namespace

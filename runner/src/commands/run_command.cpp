@@ -9,6 +9,7 @@
 #include <fmt/ostream.h>
 
 #include "campaign_runner.h"
+#include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
 #include "process.h"
@@ -31,9 +32,7 @@ struct RunOptions {
 int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine);
   Store store(options.db);
-  if (int stale = store.interrupt_stale_attempts()) {
-    fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
-  }
+  recover_stale_attempts(store, out);
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
                              plan.source_revision, plan.plan_hash, launcher_to_json(plan.context.launcher),
                              int(plan.trials.size()), utc_now()});
@@ -52,15 +51,26 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }
-  CampaignRun run{plan.campaign_id, plan.context, campaign_runs_dir(options.db, plan.campaign_id),
-                  ::isatty(STDOUT_FILENO) == 1, &g_stop_requested, &g_running_launcher};
-  run.guard = mtrun_executable();
-  run.provenance = plan.provenance;
-  CampaignResult result = run_trials(store, run, to_run, out);
-  return finish_campaign(store, plan.campaign_id, result, options.db, out);
+  return run_campaign_trials(store, plan.campaign_id, plan.context, plan.provenance, to_run, options.db, out);
 }
 
 }  // namespace
+
+int run_campaign_trials(Store& store, const std::string& campaign_id, const LaunchContext& context,
+                        const ProvenanceContext& provenance, const std::vector<Store::StoredTrial>& trials,
+                        const std::filesystem::path& db, std::ostream& out) {
+  CampaignRun run;
+  run.campaign_id = campaign_id;
+  run.context = context;
+  run.runs_dir = campaign_runs_dir(db, campaign_id);
+  run.live_progress = ::isatty(STDOUT_FILENO) == 1;
+  run.stop = &g_stop_requested;
+  run.running_launcher = &g_running_launcher;
+  run.guard = mtrun_executable();
+  run.provenance = provenance;
+  CampaignResult result = run_trials(store, run, trials, out);
+  return finish_campaign(store, campaign_id, result, db, out);
+}
 
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id) {
   return std::filesystem::absolute(db).parent_path() / "runs" / campaign_id;

@@ -1,0 +1,19 @@
+#pragma once
+// The part `run` and `rerun` share once they know which trials to run: launch them from this
+// mtrun (under job guards, stoppable with Ctrl-C), then print the summary and pick the exit code.
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "launcher.h"
+#include "provenance.h"
+#include "store.h"
+
+namespace mt {
+
+int run_campaign_trials(Store& store, const std::string& campaign_id, const LaunchContext& context,
+                        const ProvenanceContext& provenance, const std::vector<Store::StoredTrial>& trials,
+                        const std::filesystem::path& db, std::ostream& out);
+
+}  // namespace mt

@@ -26,6 +26,14 @@ ProcessSpec spec_for(std::vector<std::string> argv, double timeout_s = 30) {
 }
 
 bool pid_alive(int pid) { return ::kill(pid, 0) == 0; }
+
+// The PID a test script wrote to `file` in its working directory, or 0.
+int written_pid(const ProcessSpec& spec, const char* file) {
+  std::ifstream in(spec.working_dir / file);
+  int pid = 0;
+  in >> pid;
+  return pid;
+}
 }  // namespace
 
 TEST_CASE("exit codes, output capture and signals are reported") {
@@ -54,9 +62,7 @@ TEST_CASE("a timeout kills the launcher and descendants in other process groups"
   auto spec = spec_for({"sh", "-c", "set -m; sleep 300 & echo $! > grandchild.pid; wait"}, 1.0);
   auto r = run_process(spec);
   CHECK(r.end == ProcessEnd::TimedOut);
-  std::ifstream pid_file(spec.working_dir / "grandchild.pid");
-  int grandchild = 0;
-  pid_file >> grandchild;
+  const int grandchild = written_pid(spec, "grandchild.pid");
   REQUIRE(grandchild > 0);
   CHECK_FALSE(pid_alive(grandchild));
 }
@@ -66,9 +72,7 @@ TEST_CASE("a launcher that exits leaving an orphan behind does not leave it runn
   auto spec = spec_for({"sh", "-c", "set -m; sleep 300 & echo $! > orphan.pid; exit 0"});
   auto r = run_process(spec);
   CHECK(r.end == ProcessEnd::Exited);
-  std::ifstream pid_file(spec.working_dir / "orphan.pid");
-  int orphan = 0;
-  pid_file >> orphan;
+  const int orphan = written_pid(spec, "orphan.pid");
   REQUIRE(orphan > 0);
   CHECK_FALSE(pid_alive(orphan));
 }

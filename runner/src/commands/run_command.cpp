@@ -38,6 +38,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
                              int(plan.trials.size()), utc_now()});
   std::vector<Store::StoredTrial> to_run;
   int skipped = 0;
+  Transaction registration(store.db());  // one commit for the whole plan, not one per trial
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     std::int64_t row = store.add_trial_if_new(plan.campaign_id, plan.trials[i], int(i));
     if (!options.force && store.latest_state(row) == AttemptState::Succeeded) {
@@ -46,6 +47,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
       to_run.push_back({row, plan.trials[i]});
     }
   }
+  registration.commit();
   fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run; engine {}\n", plan.experiment.name,
              plan.campaign_id, plan.trials.size(), to_run.size(), plan.context.engine.string());
   if (skipped > 0) {

@@ -1,6 +1,10 @@
 #include "model/gpt.h"
 
 #include <cmath>
+#include <limits>
+
+#include "model/cross_entropy.h"
+#include "model/gelu.h"
 
 namespace mt {
 namespace {
@@ -22,6 +26,12 @@ void init_weights(torch::nn::Module& module) {
   }
 }
 
+// ATen's linear: for a contiguous [B, S, in] input the bias add is fused into one addmm. The C++
+// frontend's Linear module runs a matmul and then a separate bias add over the whole output.
+torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
+  return torch::linear(x, layer->weight, layer->bias);
+}
+
 }  // namespace
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_heads, int64_t max_seq,
@@ -29,24 +39,33 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head
     : n_heads_(n_heads), dropout_(dropout) {
   qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
   out_ = register_module("out", torch::nn::Linear(d_model, d_model));
-  causal_mask_ = register_buffer(
-      "causal_mask", torch::ones({max_seq, max_seq}, torch::kBool).triu(/*diagonal=*/1));
+  causal_bias_ = register_buffer(
+      "causal_bias", torch::full({max_seq, max_seq}, -std::numeric_limits<float>::infinity())
+                         .triu(/*diagonal=*/1));
 }
 
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const int64_t batch = x.size(0), seq = x.size(1), d = x.size(2);
   const int64_t head_dim = d / n_heads_;
-  // [B, S, 3d] -> 3 × [B, H, S, hd]
-  auto qkv = qkv_(x).view({batch, seq, 3, n_heads_, head_dim}).permute({2, 0, 3, 1, 4});
-  auto q = qkv[0], k = qkv[1], v = qkv[2];
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));
+  // [B, S, 3d] -> [3, B·H, S, hd] in one copy. unbind's backward stacks the three gradients in
+  // one pass, where indexing would zero-fill a full-size gradient for each of q, k and v.
+  auto qkv = linear(qkv_, x)
+                 .view({batch, seq, 3, n_heads_, head_dim})
+                 .permute({2, 0, 3, 1, 4})
+                 .reshape({3, batch * n_heads_, seq, head_dim})
+                 .unbind(0);
+  const auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
+  // Scale and causal mask fused into the product: scores = bias + (q kᵀ) / sqrt(hd).
   using torch::indexing::Slice;
-  auto mask = causal_mask_.index({Slice(0, seq), Slice(0, seq)});
-  scores = scores.masked_fill(mask, -std::numeric_limits<float>::infinity());
-  auto weights = torch::softmax(scores, -1);
-  weights = torch::dropout(weights, dropout_, is_training());
-  auto y = torch::matmul(weights, v).transpose(1, 2).reshape({batch, seq, d});
-  return torch::dropout(out_(y), dropout_, is_training());
+  auto bias = causal_bias_.index({Slice(0, seq), Slice(0, seq)});
+  auto scores = torch::baddbmm(bias, q, k.transpose(1, 2), /*beta=*/1,
+                               /*alpha=*/1.0 / std::sqrt(static_cast<double>(head_dim)));
+  auto weights = torch::dropout(torch::softmax(scores, -1), dropout_, is_training());
+  auto y = torch::bmm(weights, v)
+               .view({batch, n_heads_, seq, head_dim})
+               .transpose(1, 2)
+               .reshape({batch, seq, d});
+  return torch::dropout(linear(out_, y), dropout_, is_training());
 }
 
 BlockImpl::BlockImpl(int64_t d_model, int64_t n_heads, int64_t max_seq, double dropout)
@@ -61,8 +80,8 @@ BlockImpl::BlockImpl(int64_t d_model, int64_t n_heads, int64_t max_seq, double d
 
 torch::Tensor BlockImpl::forward(torch::Tensor x) {
   x = x + attention_(norm_attention_(x));
-  auto hidden = torch::gelu(fc_in_(norm_mlp_(x)));
-  return x + torch::dropout(fc_out_(hidden), dropout_, is_training());
+  auto hidden = erf_gelu(linear(fc_in_, norm_mlp_(x)));
+  return x + torch::dropout(linear(fc_out_, hidden), dropout_, is_training());
 }
 
 GptImpl::GptImpl(const ModelConfig& config) : config_(config) {
@@ -108,8 +127,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& inputs) {
 
 torch::Tensor GptImpl::loss(const torch::Tensor& inputs, const torch::Tensor& targets) {
   auto logits = forward(inputs);
-  return torch::nn::functional::cross_entropy(logits.view({-1, config_.vocab_size}),
-                                              targets.reshape({-1}));
+  return softmax_cross_entropy(logits.view({-1, config_.vocab_size}), targets.reshape({-1}));
 }
 
 Gpt make_gpt(const ModelConfig& config, uint64_t seed) {

@@ -21,7 +21,7 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   double dropout_;
   torch::nn::Linear qkv_{nullptr};
   torch::nn::Linear out_{nullptr};
-  torch::Tensor causal_mask_;  // [S, S], true above the diagonal (positions to hide)
+  torch::Tensor causal_bias_;  // [S, S]: -inf above the diagonal (positions to hide), 0 elsewhere
 };
 TORCH_MODULE(CausalSelfAttention);
 

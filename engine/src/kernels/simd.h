@@ -1,0 +1,93 @@
+// Portable SIMD for the engine's hand-written kernels: GCC vector extensions of `Lanes` floats.
+// A kernel is written once against Simd<Lanes> and instantiated twice (see isa.h): eight lanes
+// inside x86-64-v3 (AVX2 + FMA) functions, four for baseline x86-64. Every helper is forced
+// inline, so each copy is compiled for its caller's instruction set. Include only from kernel
+// .cpp files, never from a header: the types change meaning with the target.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#define MT_SIMD_INLINE inline __attribute__((always_inline))
+
+namespace mt::simd {
+
+template <int Lanes>
+struct VectorTypes;
+template <>
+struct VectorTypes<4> {
+  typedef float F __attribute__((vector_size(16)));
+  typedef int32_t I __attribute__((vector_size(16)));
+};
+template <>
+struct VectorTypes<8> {
+  typedef float F __attribute__((vector_size(32)));
+  typedef int32_t I __attribute__((vector_size(32)));
+};
+
+template <int Lanes>
+struct Simd {
+  using F = typename VectorTypes<Lanes>::F;
+  using I = typename VectorTypes<Lanes>::I;
+  static constexpr int64_t kLanes = Lanes;
+
+  static MT_SIMD_INLINE F splat(float value) { return F{} + value; }
+
+  static MT_SIMD_INLINE F load(const float* p) {
+    F v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+
+  static MT_SIMD_INLINE void store(float* p, F v) { std::memcpy(p, &v, sizeof v); }
+
+  // The first `count` (< Lanes) floats at p; the other lanes `fill`.
+  static MT_SIMD_INLINE F load_partial(const float* p, int64_t count, float fill) {
+    F v = splat(fill);
+    for (int64_t i = 0; i < count; ++i) v[i] = p[i];
+    return v;
+  }
+
+  static MT_SIMD_INLINE void store_partial(float* p, F v, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) p[i] = v[i];
+  }
+
+  static MT_SIMD_INLINE F abs(F x) { return x < 0.0f ? -x : x; }
+
+  static MT_SIMD_INLINE float max_of(F v) {
+    float out = v[0];
+    for (int i = 1; i < Lanes; ++i) out = v[i] > out ? v[i] : out;
+    return out;
+  }
+
+  static MT_SIMD_INLINE float sum_of(F v) {
+    float out = 0;
+    for (int i = 0; i < Lanes; ++i) out += v[i];
+    return out;
+  }
+
+  // exp(x) by the Cephes expf scheme: x = n·ln2 + r with |r| <= ln2/2, e^r by a polynomial,
+  // 2^n built in the exponent bits. About 1 ulp; underflow gives 0, overflow +inf, NaN stays NaN.
+  static MT_SIMD_INLINE F exp(F x) {
+    const F lowest = splat(-87.3365447504f), highest = splat(88.3762626647949f);
+    const auto underflow = x < lowest, overflow = x > highest;
+    x = underflow ? lowest : x;
+    x = overflow ? highest : x;
+    constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+    const F n = (x * 1.44269504088896341f + kRound) - kRound;
+    const F r = x - n * 0.693359375f + n * 2.12194440e-4f;
+    F p = splat(1.9875691500e-4f);
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    const I exponent = (__builtin_convertvector(n, I) + 127) << 23;
+    const F result = p * (F)exponent;  // the integer bits read as a float: 2^n
+    return underflow ? splat(0.0f) : overflow ? splat(std::numeric_limits<float>::infinity()) : result;
+  }
+};
+
+}  // namespace mt::simd

@@ -1,0 +1,112 @@
+#include "torch_doctest.h"
+
+#include "kernels/isa.h"
+#include "model/cross_entropy.h"
+#include "model/gelu.h"
+
+namespace {
+
+// Every kernel copy this CPU can run: the baseline one always, the x86-64-v3 one where supported.
+std::vector<mt::KernelIsa> runnable_isas() {
+  std::vector<mt::KernelIsa> out = {mt::KernelIsa::baseline};
+  if (mt::best_kernel_isa() == mt::KernelIsa::x86_64_v3) out.push_back(mt::KernelIsa::x86_64_v3);
+  return out;
+}
+
+double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
+}
+
+struct LossAndGrad {
+  torch::Tensor loss, grad;
+};
+
+template <typename Loss>
+LossAndGrad loss_and_grad(const torch::Tensor& logits, const torch::Tensor& targets, Loss loss_fn) {
+  auto x = logits.detach().clone().requires_grad_(true);
+  auto loss = loss_fn(x, targets);
+  (loss * 3.0).backward();  // a non-unit upstream gradient
+  return {loss.detach(), x.grad()};
+}
+
+}  // namespace
+
+TEST_CASE("fused cross-entropy matches log_softmax + nll_loss in value and gradient") {
+  torch::manual_seed(5);
+  // 4096 fills whole vectors; 37 leaves a tail in every row.
+  for (int64_t vocab : {4096, 37}) {
+    auto logits = torch::randn({96, vocab}) * 4;
+    auto targets = torch::randint(0, vocab, {96}, torch::kLong);
+    const auto expected = loss_and_grad(logits, targets, [](auto& x, auto& t) {
+      return torch::nn::functional::cross_entropy(x, t);
+    });
+    for (auto isa : runnable_isas()) {
+      CAPTURE(mt::kernel_isa_name(isa));
+      CAPTURE(vocab);
+      mt::KernelIsaOverride pin(isa);
+      const auto fused = loss_and_grad(logits, targets, mt::softmax_cross_entropy);
+      CHECK(fused.loss.item<double>() == doctest::Approx(expected.loss.item<double>()).epsilon(1e-6));
+      CHECK(max_abs_diff(fused.grad, expected.grad) <= 1e-7);
+    }
+  }
+}
+
+TEST_CASE("fused cross-entropy widens bf16 logits and keeps non-finite values visible") {
+  auto logits = torch::randn({8, 50});
+  auto targets = torch::randint(0, 50, {8}, torch::kLong);
+  auto half = logits.to(torch::kBFloat16).requires_grad_(true);
+  auto loss = mt::softmax_cross_entropy(half, targets);
+  loss.backward();
+  CHECK((loss.scalar_type() == torch::kFloat));
+  CHECK((half.grad().scalar_type() == torch::kBFloat16));
+  CHECK(loss.item<double>() ==
+        doctest::Approx(torch::nn::functional::cross_entropy(half.to(torch::kFloat), targets)
+                            .item<double>())
+            .epsilon(1e-5));
+
+  auto poisoned = logits.clone();
+  poisoned[3][7] = std::numeric_limits<float>::quiet_NaN();
+  CHECK(std::isnan(mt::softmax_cross_entropy(poisoned, targets).item<double>()));
+  poisoned[3][7] = std::numeric_limits<float>::infinity();
+  CHECK_FALSE(std::isfinite(mt::softmax_cross_entropy(poisoned, targets).item<double>()));
+}
+
+TEST_CASE("fused cross-entropy rejects bad shapes and out-of-range targets") {
+  auto logits = torch::randn({4, 10});
+  CHECK_THROWS_WITH_AS(mt::softmax_cross_entropy(logits, torch::tensor({1, 2, 10, 3})),
+                       doctest::Contains("target 10 at row 2 is outside [0, 10)"), c10::Error);
+  CHECK_THROWS_WITH_AS(mt::softmax_cross_entropy(logits, torch::tensor({1, 2})),
+                       doctest::Contains("expected logits [N, V] and targets [N]"), c10::Error);
+}
+
+TEST_CASE("fused GELU matches torch::gelu in value and gradient") {
+  // 100,001 points over [-12, 12]: both tails, zero, and a partial last vector.
+  auto x = torch::linspace(-12, 12, 100001);
+  auto upstream = torch::randn({100001});
+  auto reference = x.clone().requires_grad_(true);
+  auto expected = torch::gelu(reference);
+  expected.backward(upstream);
+  for (auto isa : runnable_isas()) {
+    CAPTURE(mt::kernel_isa_name(isa));
+    mt::KernelIsaOverride pin(isa);
+    auto input = x.clone().requires_grad_(true);
+    auto y = mt::erf_gelu(input);
+    y.backward(upstream);
+    CHECK(max_abs_diff(y, expected) <= 1e-6);
+    CHECK(max_abs_diff(input.grad(), reference.grad()) <= 2e-6);
+  }
+  // Strided input goes through a contiguous copy; NaN stays NaN.
+  auto matrix = torch::randn({64, 33});
+  CHECK(max_abs_diff(mt::erf_gelu(matrix.t()), torch::gelu(matrix.t())) <= 1e-6);
+  CHECK(std::isnan(mt::erf_gelu(torch::tensor({std::nanf("")})).item<float>()));
+}
+
+TEST_CASE("a pinned kernel instruction set lasts as long as its guard") {
+  const auto best = mt::best_kernel_isa();
+  CHECK((mt::kernel_isa() == best));
+  {
+    mt::KernelIsaOverride pin(mt::KernelIsa::baseline);
+    CHECK((mt::kernel_isa() == mt::KernelIsa::baseline));
+  }
+  CHECK((mt::kernel_isa() == best));
+}

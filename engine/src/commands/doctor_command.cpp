@@ -17,6 +17,7 @@ int run_doctor_command() {
   fmt::print("  libtorch         {}\n  mpi library      {}\n", env.libtorch, env.mpi);
   fmt::print("  os               {}\n  kernel           {}\n", env.os, env.kernel);
   fmt::print("  cpu              {}\n  blas             {}\n", env.cpu_model, env.blas);
+  fmt::print("  simd kernels     {}\n", env.simd_kernels);
   fmt::print("  threads per rank {} (OMP_NUM_THREADS, else cores / local ranks)\n", default_threads());
   {
     MpiSession session;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "comm/mpi_communicator.h"
+#include "kernels/isa.h"
 
 #ifndef MT_BUILD_TYPE
 #define MT_BUILD_TYPE "unknown"
@@ -80,6 +81,7 @@ Environment collect_environment() {
   env.kernel = kernel_release();
   env.cpu_model = cpu_model();
   env.blas = loaded_blas();
+  env.simd_kernels = kernel_isa_name(kernel_isa());
   return env;
 }
 
@@ -95,6 +97,7 @@ nlohmann::json to_json(const Environment& env, bool include_machine) {
     out["kernel"] = env.kernel;
     out["cpu_model"] = env.cpu_model;
     out["blas"] = env.blas;
+    out["simd_kernels"] = env.simd_kernels;
   }
   return out;
 }

@@ -18,11 +18,12 @@ struct Environment {
   std::string kernel;
   std::string cpu_model;
   std::string blas;
+  std::string simd_kernels;  // instruction set the hand-vectorised kernels run with
 };
 
 // Build facts only (cheap, no file reads): what `version` reports.
 Environment build_environment();
-// Build facts plus the machine: OS, kernel, CPU, the BLAS this process loaded.
+// Build facts plus the machine: OS, kernel, CPU, the BLAS this process loaded, the kernels' ISA.
 Environment collect_environment();
 
 nlohmann::json to_json(const Environment& env, bool include_machine);

@@ -98,6 +98,10 @@ MpiSession::MpiSession() {
   int initialized = 0;
   MT_MPI_CHECK(MPI_Initialized(&initialized));
   if (!initialized) {
+    // Open MPI's non-blocking all-reduce picks a binomial tree below 4 ranks: reduce to rank 0,
+    // then broadcast, so one rank does all the summing. For a 17 MB bucket on 2 ranks that took
+    // 9.2 ms against 3.1 ms for the ring (reduce-scatter + all-gather). A user's own setting wins.
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", /*overwrite=*/0);  // 1 = ring
     MT_MPI_CHECK(MPI_Init(nullptr, nullptr));
     // Errors come back as codes so MT_MPI_CHECK can name the call site.
     MT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));

@@ -1,6 +1,7 @@
 #include "env/resources.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -28,6 +29,11 @@ int default_threads() {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int local_ranks = std::max(1, positive_env("OMPI_COMM_WORLD_LOCAL_SIZE"));
   return std::max(1, cores / local_ranks);
+}
+
+void keep_freed_memory_for_reuse() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest glibc accepts on 64-bit
+  mallopt(M_TRIM_THRESHOLD, INT32_MAX);
 }
 
 bool set_blas_threads(int threads) {

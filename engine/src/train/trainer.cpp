@@ -69,6 +69,7 @@ std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator&
 void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& run) {
   at::set_num_threads(run.threads);
   set_blas_threads(run.threads);
+  keep_freed_memory_for_reuse();
   const int rank = comm.rank();
 
   Gpt model = make_gpt(config.model, config.seed);

@@ -1,8 +1,8 @@
 #include "model/gpt.h"
 
 #include <cmath>
-#include <limits>
 
+#include "model/causal_attention.h"
 #include "model/cross_entropy.h"
 #include "model/gelu.h"
 
@@ -34,45 +34,23 @@ torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
 
 }  // namespace
 
-CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_heads, int64_t max_seq,
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_heads,
                                                  double dropout)
     : n_heads_(n_heads), dropout_(dropout) {
   qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
   out_ = register_module("out", torch::nn::Linear(d_model, d_model));
-  causal_bias_ = register_buffer(
-      "causal_bias", torch::full({max_seq, max_seq}, -std::numeric_limits<float>::infinity())
-                         .triu(/*diagonal=*/1));
 }
 
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
-  const int64_t batch = x.size(0), seq = x.size(1), d = x.size(2);
-  const int64_t head_dim = d / n_heads_;
-  // [B, S, 3d] -> [3, B·H, S, hd] in one copy. unbind's backward stacks the three gradients in
-  // one pass, where indexing would zero-fill a full-size gradient for each of q, k and v.
-  auto qkv = linear(qkv_, x)
-                 .view({batch, seq, 3, n_heads_, head_dim})
-                 .permute({2, 0, 3, 1, 4})
-                 .reshape({3, batch * n_heads_, seq, head_dim})
-                 .unbind(0);
-  const auto &q = qkv[0], &k = qkv[1], &v = qkv[2];
-  // Scale and causal mask fused into the product: scores = bias + (q kᵀ) / sqrt(hd).
-  using torch::indexing::Slice;
-  auto bias = causal_bias_.index({Slice(0, seq), Slice(0, seq)});
-  auto scores = torch::baddbmm(bias, q, k.transpose(1, 2), /*beta=*/1,
-                               /*alpha=*/1.0 / std::sqrt(static_cast<double>(head_dim)));
-  auto weights = torch::dropout(torch::softmax(scores, -1), dropout_, is_training());
-  auto y = torch::bmm(weights, v)
-               .view({batch, n_heads_, seq, head_dim})
-               .transpose(1, 2)
-               .reshape({batch, seq, d});
+  auto y = causal_attention(linear(qkv_, x), n_heads_, dropout_, is_training());
   return torch::dropout(linear(out_, y), dropout_, is_training());
 }
 
-BlockImpl::BlockImpl(int64_t d_model, int64_t n_heads, int64_t max_seq, double dropout)
+BlockImpl::BlockImpl(int64_t d_model, int64_t n_heads, double dropout)
     : dropout_(dropout) {
   norm_attention_ = register_module("norm_attention", layer_norm(d_model));
   attention_ = register_module("attention",
-                               CausalSelfAttention(d_model, n_heads, max_seq, dropout));
+                               CausalSelfAttention(d_model, n_heads, dropout));
   norm_mlp_ = register_module("norm_mlp", layer_norm(d_model));
   fc_in_ = register_module("fc_in", torch::nn::Linear(d_model, 4 * d_model));
   fc_out_ = register_module("fc_out", torch::nn::Linear(4 * d_model, d_model));
@@ -91,7 +69,7 @@ GptImpl::GptImpl(const ModelConfig& config) : config_(config) {
       "position_embedding", torch::nn::Embedding(config.seq_length, config.d_model));
   blocks_ = register_module("blocks", torch::nn::ModuleList());
   for (int64_t i = 0; i < config.n_layers; ++i)
-    blocks_->push_back(Block(config.d_model, config.n_heads, config.seq_length, config.dropout));
+    blocks_->push_back(Block(config.d_model, config.n_heads, config.dropout));
   final_norm_ = register_module("final_norm", layer_norm(config.d_model));
   block_runner_ = [](int64_t, Block& block, const torch::Tensor& x) { return block->forward(x); };
 }

@@ -13,7 +13,7 @@ namespace mt {
 
 class CausalSelfAttentionImpl : public torch::nn::Module {
  public:
-  CausalSelfAttentionImpl(int64_t d_model, int64_t n_heads, int64_t max_seq, double dropout);
+  CausalSelfAttentionImpl(int64_t d_model, int64_t n_heads, double dropout);
   torch::Tensor forward(const torch::Tensor& x);
 
  private:
@@ -21,13 +21,12 @@ class CausalSelfAttentionImpl : public torch::nn::Module {
   double dropout_;
   torch::nn::Linear qkv_{nullptr};
   torch::nn::Linear out_{nullptr};
-  torch::Tensor causal_bias_;  // [S, S]: -inf above the diagonal (positions to hide), 0 elsewhere
 };
 TORCH_MODULE(CausalSelfAttention);
 
 class BlockImpl : public torch::nn::Module {
  public:
-  BlockImpl(int64_t d_model, int64_t n_heads, int64_t max_seq, double dropout);
+  BlockImpl(int64_t d_model, int64_t n_heads, double dropout);
   torch::Tensor forward(torch::Tensor x);
 
  private:

@@ -1,6 +1,7 @@
 #include "torch_doctest.h"
 
 #include "kernels/isa.h"
+#include "model/causal_attention.h"
 #include "model/cross_entropy.h"
 #include "model/gelu.h"
 
@@ -109,4 +110,52 @@ TEST_CASE("a pinned kernel instruction set lasts as long as its guard") {
     CHECK((mt::kernel_isa() == mt::KernelIsa::baseline));
   }
   CHECK((mt::kernel_isa() == best));
+}
+
+TEST_CASE("fused causal attention matches the composite formulation in value and gradient") {
+  torch::manual_seed(8);
+  struct Shape {
+    int64_t batch, seq, d, heads;
+  };
+  // Head sizes 12 and 64; sequence lengths that do and do not fill whole vectors.
+  for (const Shape& s : {Shape{2, 37, 48, 4}, Shape{3, 128, 256, 4}, Shape{1, 1, 16, 2}}) {
+    CAPTURE(s.seq);
+    CAPTURE(s.d);
+    auto qkv = torch::randn({s.batch, s.seq, 3 * s.d});
+    auto upstream = torch::randn({s.batch, s.seq, s.d});
+    auto reference_input = qkv.clone().requires_grad_(true);
+    auto expected = mt::composite_causal_attention(reference_input, s.heads, 0.0, true);
+    expected.backward(upstream);
+    for (auto isa : runnable_isas()) {
+      CAPTURE(mt::kernel_isa_name(isa));
+      mt::KernelIsaOverride pin(isa);
+      auto input = qkv.clone().requires_grad_(true);
+      auto y = mt::causal_attention(input, s.heads, 0.0, true);
+      y.backward(upstream);
+      CHECK(max_abs_diff(y, expected) <= 1e-5);
+      CHECK(max_abs_diff(input.grad(), reference_input.grad()) <= 1e-5);
+    }
+  }
+}
+
+TEST_CASE("causal attention never lets a position see a later one") {
+  auto qkv = torch::randn({2, 20, 3 * 32});
+  auto changed = qkv.clone();
+  changed.select(1, 19).normal_();  // only the last position's q, k and v
+  auto a = mt::causal_attention(qkv, 4, 0.0, false), b = mt::causal_attention(changed, 4, 0.0, false);
+  using torch::indexing::Slice;
+  CHECK(torch::equal(a.index({Slice(), Slice(0, 19)}), b.index({Slice(), Slice(0, 19)})));
+  CHECK_FALSE(torch::equal(a.select(1, 19), b.select(1, 19)));
+}
+
+TEST_CASE("attention dropout takes the composite path and is active only in training") {
+  torch::manual_seed(3);
+  auto qkv = torch::randn({2, 16, 3 * 32}).requires_grad_(true);
+  auto eval = mt::causal_attention(qkv, 4, 0.5, /*training=*/false);
+  CHECK(max_abs_diff(eval, mt::causal_attention(qkv, 4, 0.0, true)) <= 1e-6);
+  auto trained = mt::causal_attention(qkv, 4, 0.5, /*training=*/true);
+  CHECK(max_abs_diff(trained, eval) > 1e-3);
+  trained.sum().backward();
+  CHECK(qkv.grad().abs().sum().item<double>() > 0);
+  CHECK_THROWS_AS(mt::causal_attention(torch::randn({2, 4, 30}), 4, 0.0, false), c10::Error);
 }

@@ -1,0 +1,18 @@
+// Causal softmax over rows of attention scores, forward and backward, vectorised by hand. Scores
+// are [heads · S, S] row-major; row r is query position r % S, which may see keys 0..r % S only.
+// Entries above the diagonal are never read and are written as 0.
+#pragma once
+
+#include <cstdint>
+
+namespace mt {
+
+// In place: scores -> probabilities, for rows [first, last).
+void causal_softmax_rows(float* scores, int64_t seq, int64_t first, int64_t last);
+
+// In place: grad holds dL/dprobs on entry and dL/dscores on exit:
+// dS[i, j] = P[i, j] · (dP[i, j] - Σ_k P[i, k] · dP[i, k]), for rows [first, last).
+void causal_softmax_backward_rows(const float* probs, float* grad, int64_t seq, int64_t first,
+                                  int64_t last);
+
+}  // namespace mt

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   build-essential cmake ninja-build ccache git pkg-config python3 procps   # procps: pgrep in tests
   libtorch-dev libopenblas0-pthread          # LibTorch 1.13 (CPU) on OpenBLAS, ~5x faster than reference BLAS
+  libblas-dev                                # link name of that BLAS (libblas.so.3), which attention calls directly
   libopenmpi-dev openmpi-bin                 # MPI: the launcher and the CPU communicator
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev sqlite3
   libboost-dev libboost-filesystem-dev libcli11-dev libfmt-dev doctest-dev

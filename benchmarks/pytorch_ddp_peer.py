@@ -14,6 +14,9 @@ import argparse
 import json
 import math
 import os
+import platform
+import socket
+import subprocess
 import time
 
 import torch
@@ -80,6 +83,49 @@ class Gpt(nn.Module):
             x = block(x)
         logits = torch.matmul(self.final_norm(x), self.token_embedding.weight.t())
         return F.cross_entropy(logits.view(-1, self.vocab), targets.reshape(-1))
+
+
+def first_line(command):
+    """First line of a command's output, or "" when it cannot run."""
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False).stdout
+        return out.splitlines()[0].strip() if out else ""
+    except OSError:
+        return ""
+
+
+def file_field(path, key, separator):
+    """Value of the first `key<separator>value` line of a text file, or ""."""
+    try:
+        with open(path) as f:
+            for line in f:
+                name, _, value = line.partition(separator)
+                if name.strip() == key:
+                    return value.strip().strip('"')
+    except OSError:
+        pass
+    return ""
+
+
+def environment():
+    """The software stack, as mtengine records its own (schemas/result.schema.json): the "build"
+    of this peer is this script at the checkout's commit, run on Debian's PyTorch."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    config = torch.__config__.show()
+    compiler = next((line.strip(" -") for line in config.splitlines() if "GCC" in line), "")
+    return {
+        "libtorch": torch.__version__,
+        "python_torch": torch.__version__,
+        "mpi": first_line(["ompi_info", "--version"]),  # never mpirun: nested inside a job it hangs
+        "compiler": compiler or platform.python_compiler(),
+        "build_revision": first_line(["git", "-C", here, "rev-parse", "HEAD"]),
+        "build_tree_dirty": first_line(["git", "-C", here, "status", "--porcelain",
+                                        "--untracked-files=no"]) != "",
+        "os": file_field("/etc/os-release", "PRETTY_NAME", "="),
+        "kernel": f"{platform.system()} {platform.release()}",
+        "cpu_model": file_field("/proc/cpuinfo", "model name", ":"),
+        "blas": config.split("BLAS_INFO=")[-1].split(",")[0],
+    }
 
 
 def default_threads():
@@ -150,6 +196,8 @@ def main():
     loss = torch.tensor([losses[-1]], dtype=torch.float64)
     dist.all_reduce(loss)
     tokens_per_sec = a.batch_size * a.seq_length * a.grad_accum_steps * world / (step_time / 1000.0)
+    hosts = [None] * world
+    dist.all_gather_object(hosts, socket.gethostname())
     if rank == 0:
         result = {
             "schema_version": 1, "benchmark": "train", "status": "ok", "implementation": "pytorch_ddp_peer",
@@ -161,8 +209,7 @@ def main():
             "gradient_sync_mode": a.gradient_sync_mode, "resolved_gradient_sync_mode": mode,
             "steps": a.steps, "warmup_steps": a.warmup_steps,
             "tokens_per_sec": tokens_per_sec, "step_time_ms": step_time, "loss": loss.item() / world,
-            "environment": {"libtorch": torch.__version__, "python_torch": torch.__version__,
-                            "blas": torch.__config__.show().split("BLAS_INFO=")[-1].split(",")[0]},
+            "hosts": hosts, "environment": environment(),
         }
         print(f"pytorch_ddp_peer x{world} params={parameters} threads={threads} "
               f"tokens/s={tokens_per_sec:.1f} step={step_time:.2f} ms loss={result['loss']:.4f}")

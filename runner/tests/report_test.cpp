@@ -310,3 +310,30 @@ TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
   CHECK(contains(md, "| faults ddp ×2 | 1 failed |"));
   CHECK(contains(md, "| failed | 1 | 1 | 5 | injected fault |"));
 }
+
+TEST_CASE("report: studies that ran the same configuration are compared, first study over second") {
+  ReportFixture f("studies.sqlite");
+  f.campaign("c1");
+  const double engine[] = {1200, 1212, 1188}, peer[] = {1000, 1010, 990};
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2}) {
+      f.trial(train_trial("engine", "ddp", ranks, r, engine[r] * ranks, 40, 500));
+      FixtureTrial p = train_trial("peer", "ddp", ranks, r, peer[r] * ranks, 48, 520);
+      p.workload = "command";  // a peer framework run as a command study
+      f.trial(p);
+    }
+    f.trial(train_trial("engine", "fsdp", 2, r, 900, 60, 300));  // no peer ran fsdp
+  }
+  std::string md = render(f).markdown;
+  REQUIRE(contains(md, "## Studies compared"));
+  // 1200 ± 12 vs 1000 ± 10: Welch t = 22.2 → p < 0.001
+  CHECK(contains(md, "| engine ÷ peer, ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | differs |"));
+  CHECK(contains(md, "| engine ÷ peer, ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± 20 (3) | 1.200 |"));
+  CHECK(contains(md, "| engine ÷ peer, ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 ± 0.00 (3) | 0.833 |"));
+  CHECK_FALSE(contains(md, "fsdp ×2 | tokens_per_sec"));
+
+  ReportFixture single("one_study.sqlite");
+  single.campaign("c1");
+  for (int r = 0; r < 3; ++r) single.trial(train_trial("only", "ddp", 1, r, 1000 + r, 40, 500));
+  CHECK_FALSE(contains(render(single).markdown, "## Studies compared"));
+}

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/cells.h"
+#include "report/contrast.h"
 #include "report/detail_table.h"
 #include "report/groups.h"
 #include "report/markdown_table.h"
@@ -14,36 +15,6 @@
 
 namespace mt {
 namespace {
-
-struct Compared {
-  std::string name;
-  int decimals;
-};
-
-// The metrics that answer "did it get faster / leaner?" per kind; other kinds compare every metric both have.
-std::vector<Compared> compared_metrics(const Group& a, const Group& b) {
-  if (a.kind == "train") {
-    return {{"tokens_per_sec", 0}, {"step_time_ms", 2}, {"peak_memory_mb", 1}};
-  }
-  if (a.kind == "comm") return {{"latency_us", 2}, {"algbw_gbps", 2}};
-  std::set<std::string> names_a, both;
-  for (const ReportTrial* t : a.succeeded) {
-    for (const auto& [name, v] : t->metrics) names_a.insert(name);
-  }
-  for (const ReportTrial* t : b.succeeded) {
-    for (const auto& [name, v] : t->metrics) {
-      if (names_a.count(name) && name != "schema_version" && name != "world_size") both.insert(name);
-    }
-  }
-  std::vector<Compared> out;
-  for (const auto& name : both) out.push_back({name, 2});
-  return out;
-}
-
-std::string side(const Summary& s, int decimals) {
-  if (s.n == 0) return "-";
-  return fmt::format("{} ({})", mean_std_cell(s, decimals), s.n);
-}
 
 std::string revisions(const ReportData& data) {
   ProvenanceAnalysis p = analyse_provenance(data.trials);
@@ -79,15 +50,12 @@ std::string render_comparison(const ReportData& a, const ReportData& b) {
     if (it == by_key_b.end()) continue;
     const Group& gb = *it->second;
     matched.insert(ga.key);
-    for (const auto& m : compared_metrics(ga, gb)) {
+    for (const auto& m : key_metrics(ga, gb)) {
       auto va = ga.sample(m.name).values, vb = gb.sample(m.name).values;
       if (va.empty() && vb.empty()) continue;
-      Summary sa = summarize(va), sb = summarize(vb);
-      std::string ratio = sa.n && sb.n && sa.mean != 0 ? fixed(sb.mean / sa.mean, 3) : "-";
-      auto test = welch_t_test(va, vb);
-      std::string p = !test ? "-" : test->p < 0.001 ? "< 0.001" : fixed(test->p, 3);
-      std::string verdict = !test ? "too few repeats" : test->p >= kNoiseThreshold ? "within noise" : "differs";
-      table.add_row({group_name(ga), m.name, side(sa, m.decimals), side(sb, m.decimals), ratio, p, verdict});
+      // B against A: the ratio reads B ÷ A.
+      const Contrast c = contrast(vb, va, m.decimals);
+      table.add_row({group_name(ga), m.name, c.b_cell, c.a_cell, c.ratio, c.p, c.verdict});
     }
   }
   out += table.empty() ? "The two campaigns have no group in common.\n\n" : table.render() + "\n" + kCellLegend + "\n\n";

@@ -7,9 +7,6 @@
 
 namespace mt {
 
-// Differences with a two-sided Welch p-value at or above this are reported as within noise.
-constexpr double kNoiseThreshold = 0.05;
-
 std::string render_comparison(const ReportData& a, const ReportData& b);
 
 }  // namespace mt

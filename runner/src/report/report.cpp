@@ -11,6 +11,7 @@
 #include "report/markdown_table.h"
 #include "report/metric_sections.h"
 #include "report/provenance_check.h"
+#include "report/study_comparison.h"
 #include "report/training_tables.h"
 #include "runner_error.h"
 
@@ -81,6 +82,7 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
     report.plots = options.plot_dir.empty() ? std::vector<Plot>{} : training_plots(training);
     md += plots_section(report.plots, options);
   }
+  md += render_study_comparison(groups);
   if (auto comm = groups_of(groups, "comm"); !comm.empty()) md += render_comm_section(comm, provenance);
   std::set<std::string> shown = {"train", "comm", "fault"};
   for (const auto& k : kGenericKinds) {

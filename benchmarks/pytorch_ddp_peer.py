@@ -17,6 +17,7 @@ import os
 import platform
 import socket
 import subprocess
+import sys
 import time
 
 import torch
@@ -128,6 +129,16 @@ def environment():
     }
 
 
+def gather_hostnames(rank, world):
+    """Every rank's hostname, in rank order: each fills its own row, a sum all-reduce joins them.
+    (all_gather, with or without objects, leaves Gloo in PyTorch 1.13 spinning in teardown here.)"""
+    names = torch.zeros(world, 256, dtype=torch.int32)
+    encoded = list(socket.gethostname().encode()[:256])
+    names[rank, :len(encoded)] = torch.tensor(encoded, dtype=torch.int32)
+    dist.all_reduce(names)
+    return [bytes(row[row.nonzero().flatten()].tolist()).decode() for row in names]
+
+
 def default_threads():
     if os.environ.get("OMP_NUM_THREADS", "").isdigit() and int(os.environ["OMP_NUM_THREADS"]) > 0:
         return int(os.environ["OMP_NUM_THREADS"])
@@ -196,8 +207,8 @@ def main():
     loss = torch.tensor([losses[-1]], dtype=torch.float64)
     dist.all_reduce(loss)
     tokens_per_sec = a.batch_size * a.seq_length * a.grad_accum_steps * world / (step_time / 1000.0)
-    hosts = [None] * world
-    dist.all_gather_object(hosts, socket.gethostname())
+    hosts = gather_hostnames(rank, world)
+    stack = environment() if rank == 0 else None  # before the last barrier: it runs subprocesses
     if rank == 0:
         result = {
             "schema_version": 1, "benchmark": "train", "status": "ok", "implementation": "pytorch_ddp_peer",
@@ -209,7 +220,7 @@ def main():
             "gradient_sync_mode": a.gradient_sync_mode, "resolved_gradient_sync_mode": mode,
             "steps": a.steps, "warmup_steps": a.warmup_steps,
             "tokens_per_sec": tokens_per_sec, "step_time_ms": step_time, "loss": loss.item() / world,
-            "hosts": hosts, "environment": environment(),
+            "hosts": hosts, "environment": stack,
         }
         print(f"pytorch_ddp_peer x{world} params={parameters} threads={threads} "
               f"tokens/s={tokens_per_sec:.1f} step={step_time:.2f} ms loss={result['loss']:.4f}")
@@ -218,7 +229,11 @@ def main():
             with open(tmp, "w") as f:
                 json.dump(result, f, indent=2)
             os.replace(tmp, a.output)
-    dist.destroy_process_group()
+    # Leave together, and without Gloo's teardown: in PyTorch 1.13 a rank can spin in
+    # destroy_process_group (or interpreter exit) once its peer has gone, and the job never ends.
+    dist.barrier()
+    sys.stdout.flush()
+    os._exit(0)
 
 
 class _null:

@@ -1,5 +1,9 @@
 #include "torch_doctest.h"
 
+#include <ATen/Parallel.h>
+
+#include <set>
+
 #include "kernels/isa.h"
 #include "model/causal_attention.h"
 #include "model/cross_entropy.h"
@@ -158,4 +162,17 @@ TEST_CASE("attention dropout takes the composite path and is active only in trai
   trained.sum().backward();
   CHECK(qkv.grad().abs().sum().item<double>() > 0);
   CHECK_THROWS_AS(mt::causal_attention(torch::randn({2, 4, 30}), 4, 0.0, false), c10::Error);
+}
+
+TEST_CASE("the engine's own parallel_for loops use every intra-op thread") {
+  // ATen's parallel_for is a header template: compiled without OpenMP it silently runs serially,
+  // which is what the fused optimizer and kernels would then do.
+  const int before = at::get_num_threads();
+  at::set_num_threads(2);
+  std::vector<int> seen(64, -1);
+  at::parallel_for(0, 64, 1, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) seen[static_cast<std::size_t>(i)] = at::get_thread_num();
+  });
+  at::set_num_threads(before);
+  CHECK(std::set<int>(seen.begin(), seen.end()) == std::set<int>{0, 1});
 }

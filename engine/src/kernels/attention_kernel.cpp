@@ -17,19 +17,10 @@ struct CausalSoftmax {
   }
 
   static MT_SIMD_INLINE void forward_row(float* row, int64_t visible, int64_t seq) {
-    F m = S::splat(kNegInf);
+    const float max = S::max_over(row, visible);
+    F sum{};
     int64_t j = 0;
     for (; j + Lanes <= visible; j += Lanes) {
-      const F v = S::load(row + j);
-      m = v > m ? v : m;
-    }
-    if (j < visible) {
-      const F v = S::load_partial(row + j, visible - j, kNegInf);
-      m = v > m ? v : m;
-    }
-    const float max = S::max_of(m);
-    F sum{};
-    for (j = 0; j + Lanes <= visible; j += Lanes) {
       const F e = S::exp(S::load(row + j) - max);
       S::store(row + j, e);
       sum += e;

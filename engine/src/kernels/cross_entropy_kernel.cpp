@@ -14,20 +14,6 @@ struct CrossEntropy {
   using F = typename S::F;
   static constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-  static MT_SIMD_INLINE float row_max(const float* row, int64_t cols) {
-    F m = S::splat(kNegInf);
-    int64_t j = 0;
-    for (; j + Lanes <= cols; j += Lanes) {
-      const F v = S::load(row + j);
-      m = v > m ? v : m;
-    }
-    if (j < cols) {
-      const F v = S::load_partial(row + j, cols - j, kNegInf);
-      m = v > m ? v : m;
-    }
-    return S::max_of(m);
-  }
-
   // sum_j exp(row[j] - shift); a NaN anywhere in the row makes it NaN.
   static MT_SIMD_INLINE float row_sum_exp(const float* row, int64_t cols, float shift) {
     F s{};
@@ -41,7 +27,7 @@ struct CrossEntropy {
                                               int64_t last, float* lse) {
     for (int64_t r = first; r < last; ++r) {
       const float* row = logits + r * cols;
-      const float max = row_max(row, cols);
+      const float max = S::max_over(row, cols);
       // A row of -inf (or one holding +inf) has no finite shift: let the NaN or inf show.
       const float shift = std::isfinite(max) ? max : 0.0f;
       lse[r] = shift + std::log(row_sum_exp(row, cols, shift));

@@ -61,6 +61,22 @@ struct Simd {
     return out;
   }
 
+  // Largest of p[0, n), -inf for n = 0. A NaN is passed over here; callers' sums still see it.
+  static MT_SIMD_INLINE float max_over(const float* p, int64_t n) {
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    F m = splat(kNegInf);
+    int64_t j = 0;
+    for (; j + Lanes <= n; j += Lanes) {
+      const F v = load(p + j);
+      m = v > m ? v : m;
+    }
+    if (j < n) {
+      const F v = load_partial(p + j, n - j, kNegInf);
+      m = v > m ? v : m;
+    }
+    return max_of(m);
+  }
+
   static MT_SIMD_INLINE float sum_of(F v) {
     float out = 0;
     for (int i = 0; i < Lanes; ++i) out += v[i];

@@ -20,6 +20,24 @@ std::filesystem::path fresh_path(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// The engine's memory accounting for a 1 MiB model (fp32 AdamW: two moments): FSDP shards
+// everything, ZeRO-1 the optimizer state, ZeRO-2 gradients too.
+nlohmann::json model_state(const std::string& strategy, int ranks) {
+  const double mib = 1024.0 * 1024.0;
+  const bool shard_params = strategy == "fsdp";
+  const bool shard_grads = shard_params || strategy == "zero2";
+  const bool shard_optimizer = shard_grads || strategy == "zero1";
+  const double parameters = shard_params ? mib / ranks : mib, gradients = shard_grads ? mib / ranks : mib;
+  return {{"parameter_bytes", parameters},
+          {"gradient_bytes", gradients},
+          {"peak_gradient_bytes", gradients},
+          {"optimizer_state_bytes", (shard_optimizer ? 2 * mib / ranks : 2 * mib)}};
+}
+
+}  // namespace
+
 nlohmann::json train_result(const std::string& strategy, int ranks, double tokens_per_sec, double step_ms,
                             double peak_mb, const std::string& sync, const std::string& resolved) {
   return {{"schema_version", 1},
@@ -37,6 +55,7 @@ nlohmann::json train_result(const std::string& strategy, int ranks, double token
           {"forward_backward_ms", step_ms * 0.7},
           {"optimizer_step_ms", step_ms * 0.15},
           {"peak_memory_mb", peak_mb},
+          {"memory", model_state(strategy, ranks)},
           {"loss", 7.5},
           {"collectives_per_step", {{"sync_rounds", ranks > 1 ? 1 : 0}, {"all_reduce", ranks > 1 ? 3 : 0}}},
           {"environment", {{"libtorch", "1.13.1"}, {"build_revision", "1111111111111111111111111111111111111111"}}}};

@@ -212,10 +212,15 @@ TEST_CASE("report: scaling efficiency and memory saving against DDP") {
   CHECK(*rows[4].memory_saving_vs_ddp == doctest::Approx(0.4));
   CHECK(*rows[4].step_delta_vs_ddp == doctest::Approx((55.0 - 46) / 46));
   CHECK(*rows[3].memory_saving_vs_ddp == doctest::Approx(0.1));  // fsdp ×1 vs ddp ×1
+  // Model state (fixture: a 1 MiB model, AdamW): DDP holds 4 MiB a rank; FSDP on 2 ranks half.
+  CHECK(rows[1].model_state_mib.mean == doctest::Approx(4.0));
+  CHECK(rows[4].model_state_mib.mean == doctest::Approx(2.0));
+  CHECK(*rows[4].state_saving_vs_ddp == doctest::Approx(0.5));
+  CHECK(*rows[3].state_saving_vs_ddp == doctest::Approx(0.0));  // one rank: nothing to shard
   std::string md = render_report(data, {}).markdown;
   CHECK(contains(md, "| fsdp | 2 | scale gradient_sync_mode=every | fp32 |"));
-  CHECK(contains(md, "| 75.0 % | +40.0 % | +19.6 % | 3 |"));
-  CHECK(contains(md, "| 90.0 % | reference | reference | 3 |"));
+  CHECK(contains(md, "| 2.0 ± 0.0 | 75.0 % | +40.0 % | +50.0 % | +19.6 % | 3 |"));
+  CHECK(contains(md, "| 90.0 % | reference | reference | reference | 3 |"));
 }
 
 TEST_CASE("report: bus bandwidth factors follow nccl-tests") {

@@ -92,6 +92,21 @@ const Group* comparable_group(const std::vector<const Group*>& groups, const Gro
   return nullptr;
 }
 
+std::vector<double> model_state_mib(const Group& group) {
+  std::vector<double> out;
+  for (const ReportTrial* t : group.succeeded) {
+    auto metric = [&](const char* name) -> std::optional<double> {
+      auto it = t->metrics.find(name);
+      return it == t->metrics.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    const auto parameters = metric("memory.parameter_bytes"), optimizer = metric("memory.optimizer_state_bytes");
+    auto gradients = metric("memory.peak_gradient_bytes");
+    if (!gradients) gradients = metric("memory.gradient_bytes");
+    if (parameters && gradients && optimizer) out.push_back((*parameters + *gradients + *optimizer) / (1024.0 * 1024.0));
+  }
+  return out;
+}
+
 std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) {
   std::vector<const Group*> sorted = groups;
   std::stable_sort(sorted.begin(), sorted.end(), [](const Group* a, const Group* b) {
@@ -108,6 +123,7 @@ std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) 
     r.forward_backward_ms = summarize(g->sample("forward_backward_ms").values);
     r.optimizer_ms = summarize(g->sample("optimizer_step_ms").values);
     r.peak_memory_mb = summarize(g->sample("peak_memory_mb").values);
+    r.model_state_mib = summarize(model_state_mib(*g));
     r.one_rank = comparable_group(groups, *g, g->strategy, 1);
     if (r.one_rank && r.tokens_per_sec.n) {
       double base = mean(r.one_rank->sample("tokens_per_sec").values);
@@ -119,6 +135,8 @@ std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) 
       double ddp_step = mean(r.ddp->sample("step_time_ms").values);
       if (ddp_memory > 0 && r.peak_memory_mb.n) r.memory_saving_vs_ddp = (ddp_memory - r.peak_memory_mb.mean) / ddp_memory;
       if (ddp_step > 0 && r.step_ms.n) r.step_delta_vs_ddp = (r.step_ms.mean - ddp_step) / ddp_step;
+      double ddp_state = mean(model_state_mib(*r.ddp));
+      if (ddp_state > 0 && r.model_state_mib.n) r.state_saving_vs_ddp = (ddp_state - r.model_state_mib.mean) / ddp_state;
     }
     rows.push_back(r);
   }
@@ -137,8 +155,10 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
                                  {"step ms", Align::Right},
                                  {"tokens/s", Align::Right},
                                  {"peak MiB", Align::Right},
+                                 {"state MiB", Align::Right},
                                  {"scaling eff.", Align::Right},
                                  {"memory saving vs DDP", Align::Right},
+                                 {"state saving vs DDP", Align::Right},
                                  {"step time vs DDP", Align::Right},
                                  {"n", Align::Right}};
   if (stacks) columns.push_back({"stack"});
@@ -149,9 +169,10 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
     std::vector<std::string> row = {
         g.strategy, std::to_string(g.ranks), g.label(), precision(g), mean_std_cell(r.data_ms, 2),
         mean_std_cell(r.forward_backward_ms, 2), mean_std_cell(r.optimizer_ms, 2), mean_std_cell(r.step_ms, 2),
-        mean_std_cell(r.tokens_per_sec, 0), mean_std_cell(r.peak_memory_mb, 1),
+        mean_std_cell(r.tokens_per_sec, 0), mean_std_cell(r.peak_memory_mb, 1), mean_std_cell(r.model_state_mib, 1),
         r.scaling_efficiency ? percent(*r.scaling_efficiency) : "-",
         is_ddp_reference ? "reference" : (r.memory_saving_vs_ddp ? signed_percent(*r.memory_saving_vs_ddp) : "-"),
+        is_ddp_reference ? "reference" : (r.state_saving_vs_ddp ? signed_percent(*r.state_saving_vs_ddp) : "-"),
         is_ddp_reference ? "reference" : (r.step_delta_vs_ddp ? signed_percent(*r.step_delta_vs_ddp) : "-"),
         g.n_text()};
     if (stacks) row.push_back(provenance.stack_cell(g));
@@ -166,6 +187,9 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
       "- memory saving vs DDP = (DDP peak MiB − this peak MiB) ÷ DDP peak MiB, DDP at the same ranks and "
       "parameters (the same requested gradient sync mode, else the same resolved one); positive means less "
       "memory than DDP.\n"
+      "- state MiB = parameters + gradients (at their peak) + optimizer state held by one rank, the largest over "
+      "ranks, from the engine's exact accounting; peak MiB is the process's peak RSS, which also holds LibTorch "
+      "itself. state saving vs DDP compares state MiB the same way.\n"
       "- step time vs DDP = (this step ms − DDP step ms) ÷ DDP step ms; positive means slower than DDP.\n"
       "- Derived columns use the means; \"-\" means this report holds no comparable baseline.\n\n",
       kCellLegend);

@@ -65,8 +65,7 @@ MT_TARGET_X86_64_V3 void causal_softmax_rows_v3(float* scores, int64_t seq, int6
 }
 
 MT_TARGET_X86_64_V3 void causal_softmax_backward_rows_v3(const float* probs, float* grad,
-                                                         int64_t seq, int64_t first,
-                                                         int64_t last) {
+                                                         int64_t seq, int64_t first, int64_t last) {
   CausalSoftmax<8>::backward_rows(probs, grad, seq, first, last);
 }
 

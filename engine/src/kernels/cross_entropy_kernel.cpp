@@ -43,7 +43,8 @@ struct CrossEntropy {
       float* out = grad + r * cols;
       const float shift = lse[r];
       int64_t j = 0;
-      for (; j + Lanes <= cols; j += Lanes) S::store(out + j, S::exp(S::load(row + j) - shift) * scale);
+      for (; j + Lanes <= cols; j += Lanes)
+        S::store(out + j, S::exp(S::load(row + j) - shift) * scale);
       if (j < cols)
         S::store_partial(out + j, S::exp(S::load_partial(row + j, cols - j, 0.0f) - shift) * scale,
                          cols - j);

@@ -46,13 +46,13 @@ struct Gelu {
     if (i < n) S::store_partial(y + i, forward(S::load_partial(x + i, n - i, 0.0f)), n - i);
   }
 
-  static MT_SIMD_INLINE void backward_range(const float* x, const float* dy, float* dx,
-                                            int64_t n) {
+  static MT_SIMD_INLINE void backward_range(const float* x, const float* dy, float* dx, int64_t n) {
     int64_t i = 0;
     for (; i + Lanes <= n; i += Lanes) S::store(dx + i, backward(S::load(x + i), S::load(dy + i)));
     if (i < n)
       S::store_partial(
-          dx + i, backward(S::load_partial(x + i, n - i, 0.0f), S::load_partial(dy + i, n - i, 0.0f)),
+          dx + i,
+          backward(S::load_partial(x + i, n - i, 0.0f), S::load_partial(dy + i, n - i, 0.0f)),
           n - i);
   }
 };

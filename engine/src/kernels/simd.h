@@ -87,7 +87,7 @@ struct Simd {
   // 2^n built in the exponent bits. About 1 ulp; underflow gives 0, overflow +inf, NaN stays NaN.
   static MT_SIMD_INLINE F exp(F x) {
     const F lowest = splat(-87.3365447504f), highest = splat(88.3762626647949f);
-    const auto underflow = x < lowest, overflow = x > highest;
+    const auto underflow = x<lowest, overflow = x> highest;
     x = underflow ? lowest : x;
     x = overflow ? highest : x;
     constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
@@ -102,7 +102,9 @@ struct Simd {
     p = p * r * r + r + 1.0f;
     const I exponent = (__builtin_convertvector(n, I) + 127) << 23;
     const F result = p * (F)exponent;  // the integer bits read as a float: 2^n
-    return underflow ? splat(0.0f) : overflow ? splat(std::numeric_limits<float>::infinity()) : result;
+    return underflow  ? splat(0.0f)
+           : overflow ? splat(std::numeric_limits<float>::infinity())
+                      : result;
   }
 };
 

@@ -43,7 +43,9 @@ struct HeadLayout {
   int64_t count() const { return batch * heads; }
   int64_t qkv_stride() const { return 3 * d; }
   // Offset of head `bh` (= b·H + h) in the projection; k and v follow at +d and +2d.
-  int64_t qkv_offset(int64_t bh) const { return (bh / heads) * seq * 3 * d + (bh % heads) * head_dim; }
+  int64_t qkv_offset(int64_t bh) const {
+    return (bh / heads) * seq * 3 * d + (bh % heads) * head_dim;
+  }
   int64_t out_offset(int64_t bh) const { return (bh / heads) * seq * d + (bh % heads) * head_dim; }
   int64_t scores_offset(int64_t bh) const { return bh * seq * seq; }
   float scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))); }
@@ -52,32 +54,34 @@ struct HeadLayout {
 class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttention> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qkv, int64_t n_heads) {
-    const HeadLayout L(qkv, n_heads);
-    auto probs = torch::empty({L.count() * L.seq, L.seq}, qkv.options());
-    auto y = torch::empty({L.batch, L.seq, L.d}, qkv.options());
+    const HeadLayout shape(qkv, n_heads);
+    auto probs = torch::empty({shape.count() * shape.seq, shape.seq}, qkv.options());
+    auto y = torch::empty({shape.batch, shape.seq, shape.d}, qkv.options());
     const float* in = qkv.data_ptr<float>();
     float* p = probs.data_ptr<float>();
     float* out = y.data_ptr<float>();
-    const int64_t ld = L.qkv_stride();
+    const int64_t ld = shape.qkv_stride();
 
-    for (int64_t bh = 0; bh < L.count(); ++bh) {  // scores = scale · q kᵀ, visible keys only
-      const float* q = in + L.qkv_offset(bh);
-      float* scores = p + L.scores_offset(bh);
-      for_each_block(L.seq, [&](int64_t start, int64_t rows) {
-        gemm_row_major(false, true, rows, start + rows, L.head_dim, L.scale(), q + start * ld, ld,
-                       q + L.d, ld, 0.0f, scores + start * L.seq, L.seq);
+    for (int64_t bh = 0; bh < shape.count(); ++bh) {  // scores = scale · q kᵀ, visible keys only
+      const float* q = in + shape.qkv_offset(bh);
+      float* scores = p + shape.scores_offset(bh);
+      for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
+        gemm_row_major(false, true, rows, start + rows, shape.head_dim, shape.scale(),
+                       q + start * ld, ld, q + shape.d, ld, 0.0f, scores + start * shape.seq,
+                       shape.seq);
       });
     }
-    at::parallel_for(0, L.count() * L.seq, kRowGrain, [&](int64_t first, int64_t last) {
-      causal_softmax_rows(p, L.seq, first, last);
+    at::parallel_for(0, shape.count() * shape.seq, kRowGrain, [&](int64_t first, int64_t last) {
+      causal_softmax_rows(p, shape.seq, first, last);
     });
-    for (int64_t bh = 0; bh < L.count(); ++bh) {  // y = P v
-      const float* v = in + L.qkv_offset(bh) + 2 * L.d;
-      const float* weights = p + L.scores_offset(bh);
-      float* y_head = out + L.out_offset(bh);
-      for_each_block(L.seq, [&](int64_t start, int64_t rows) {
-        gemm_row_major(false, false, rows, L.head_dim, start + rows, 1.0f, weights + start * L.seq,
-                       L.seq, v, ld, 0.0f, y_head + start * L.d, L.d);
+    for (int64_t bh = 0; bh < shape.count(); ++bh) {  // y = P v
+      const float* v = in + shape.qkv_offset(bh) + 2 * shape.d;
+      const float* weights = p + shape.scores_offset(bh);
+      float* y_head = out + shape.out_offset(bh);
+      for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
+        gemm_row_major(false, false, rows, shape.head_dim, start + rows, 1.0f,
+                       weights + start * shape.seq, shape.seq, v, ld, 0.0f,
+                       y_head + start * shape.d, shape.d);
       });
     }
     ctx->save_for_backward({qkv, probs});
@@ -89,7 +93,7 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     const auto saved = ctx->get_saved_variables();
     const auto& qkv = saved[0];
     const auto& probs = saved[1];
-    const HeadLayout L(qkv, ctx->saved_data["heads"].toInt());
+    const HeadLayout shape(qkv, ctx->saved_data["heads"].toInt());
     const auto grad_y = grad_outputs[0].contiguous();
     auto grad_qkv = torch::empty_like(qkv);  // every element is written below
     auto grad_scores = torch::empty_like(probs);
@@ -98,37 +102,39 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     const float* dy = grad_y.data_ptr<float>();
     float* dqkv = grad_qkv.data_ptr<float>();
     float* ds = grad_scores.data_ptr<float>();
-    const int64_t ld = L.qkv_stride();
+    const int64_t ld = shape.qkv_stride();
 
-    for (int64_t bh = 0; bh < L.count(); ++bh) {
-      const float* v = in + L.qkv_offset(bh) + 2 * L.d;
-      const float* dy_head = dy + L.out_offset(bh);
-      const float* weights = p + L.scores_offset(bh);
-      float* dscores = ds + L.scores_offset(bh);
-      float* dv = dqkv + L.qkv_offset(bh) + 2 * L.d;
-      for_each_block(L.seq, [&](int64_t start, int64_t rows) {
+    for (int64_t bh = 0; bh < shape.count(); ++bh) {
+      const float* v = in + shape.qkv_offset(bh) + 2 * shape.d;
+      const float* dy_head = dy + shape.out_offset(bh);
+      const float* weights = p + shape.scores_offset(bh);
+      float* dscores = ds + shape.scores_offset(bh);
+      float* dv = dqkv + shape.qkv_offset(bh) + 2 * shape.d;
+      for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
         // dP = dy vᵀ over visible keys; dv for these keys = Pᵀ dy over the queries that see them
-        gemm_row_major(false, true, rows, start + rows, L.head_dim, 1.0f, dy_head + start * L.d,
-                       L.d, v, ld, 0.0f, dscores + start * L.seq, L.seq);
-        gemm_row_major(true, false, rows, L.head_dim, L.seq - start, 1.0f,
-                       weights + start * L.seq + start, L.seq, dy_head + start * L.d, L.d, 0.0f,
-                       dv + start * ld, ld);
+        gemm_row_major(false, true, rows, start + rows, shape.head_dim, 1.0f,
+                       dy_head + start * shape.d, shape.d, v, ld, 0.0f, dscores + start * shape.seq,
+                       shape.seq);
+        gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, 1.0f,
+                       weights + start * shape.seq + start, shape.seq, dy_head + start * shape.d,
+                       shape.d, 0.0f, dv + start * ld, ld);
       });
     }
-    at::parallel_for(0, L.count() * L.seq, kRowGrain, [&](int64_t first, int64_t last) {
-      causal_softmax_backward_rows(p, ds, L.seq, first, last);
+    at::parallel_for(0, shape.count() * shape.seq, kRowGrain, [&](int64_t first, int64_t last) {
+      causal_softmax_backward_rows(p, ds, shape.seq, first, last);
     });
-    for (int64_t bh = 0; bh < L.count(); ++bh) {
-      const float* q = in + L.qkv_offset(bh);
-      const float* dscores = ds + L.scores_offset(bh);
-      float* dq = dqkv + L.qkv_offset(bh);
-      for_each_block(L.seq, [&](int64_t start, int64_t rows) {
+    for (int64_t bh = 0; bh < shape.count(); ++bh) {
+      const float* q = in + shape.qkv_offset(bh);
+      const float* dscores = ds + shape.scores_offset(bh);
+      float* dq = dqkv + shape.qkv_offset(bh);
+      for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
         // dq = scale · dS k over visible keys; dk = scale · dSᵀ q over the queries that see them
-        gemm_row_major(false, false, rows, L.head_dim, start + rows, L.scale(),
-                       dscores + start * L.seq, L.seq, q + L.d, ld, 0.0f, dq + start * ld, ld);
-        gemm_row_major(true, false, rows, L.head_dim, L.seq - start, L.scale(),
-                       dscores + start * L.seq + start, L.seq, q + start * ld, ld, 0.0f,
-                       dq + L.d + start * ld, ld);
+        gemm_row_major(false, false, rows, shape.head_dim, start + rows, shape.scale(),
+                       dscores + start * shape.seq, shape.seq, q + shape.d, ld, 0.0f,
+                       dq + start * ld, ld);
+        gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, shape.scale(),
+                       dscores + start * shape.seq + start, shape.seq, q + start * ld, ld, 0.0f,
+                       dq + shape.d + start * ld, ld);
       });
     }
     return {grad_qkv, torch::Tensor()};
@@ -163,8 +169,8 @@ torch::Tensor composite_causal_attention(const torch::Tensor& qkv, int64_t n_hea
 torch::Tensor causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout,
                                bool training) {
   TORCH_CHECK(qkv.dim() == 3 && qkv.size(2) % (3 * n_heads) == 0,
-              "causal_attention: expected [B, S, 3d] with d divisible by ", n_heads,
-              " heads, got ", qkv.sizes());
+              "causal_attention: expected [B, S, 3d] with d divisible by ", n_heads, " heads, got ",
+              qkv.sizes());
   const bool fused = qkv.device().is_cpu() && qkv.scalar_type() == torch::kFloat &&
                      !(training && dropout > 0) && qkv.numel() > 0;
   if (!fused) return composite_causal_attention(qkv, n_heads, dropout, training);

@@ -1,7 +1,5 @@
 #include "model/gpt.h"
 
-#include <cmath>
-
 #include "model/causal_attention.h"
 #include "model/cross_entropy.h"
 #include "model/gelu.h"

@@ -95,13 +95,10 @@ const Group* comparable_group(const std::vector<const Group*>& groups, const Gro
 std::vector<double> model_state_mib(const Group& group) {
   std::vector<double> out;
   for (const ReportTrial* t : group.succeeded) {
-    auto metric = [&](const char* name) -> std::optional<double> {
-      auto it = t->metrics.find(name);
-      return it == t->metrics.end() ? std::nullopt : std::optional<double>(it->second);
-    };
-    const auto parameters = metric("memory.parameter_bytes"), optimizer = metric("memory.optimizer_state_bytes");
-    auto gradients = metric("memory.peak_gradient_bytes");
-    if (!gradients) gradients = metric("memory.gradient_bytes");
+    const auto parameters = t->metric("memory.parameter_bytes");
+    const auto optimizer = t->metric("memory.optimizer_state_bytes");
+    auto gradients = t->metric("memory.peak_gradient_bytes");
+    if (!gradients) gradients = t->metric("memory.gradient_bytes");
     if (parameters && gradients && optimizer) out.push_back((*parameters + *gradients + *optimizer) / (1024.0 * 1024.0));
   }
   return out;

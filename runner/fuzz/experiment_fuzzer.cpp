@@ -8,10 +8,10 @@
 #include <fstream>
 #include <string>
 
-#include "experiment_loader.h"
-#include "launcher.h"
-#include "matrix.h"
-#include "trial_command.h"
+#include "experiment/experiment_loader.h"
+#include "launch/launcher.h"
+#include "experiment/matrix.h"
+#include "launch/trial_command.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // The loader reads files (diagnostics quote the offending line), so the input becomes one.

@@ -7,9 +7,9 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
-#include "job_guard.h"
+#include "launch/job_guard.h"
 #include "runner_error.h"
-#include "sqlite_db.h"
+#include "store/sqlite_db.h"
 
 namespace {
 

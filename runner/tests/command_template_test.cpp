@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "command_template.h"
+#include "experiment/command_template.h"
 
 using namespace mt;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "experiment_loader.h"
+#include "experiment/experiment_loader.h"
 
 using namespace mt;
 

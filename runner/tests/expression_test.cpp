@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "expression.h"
+#include "experiment/expression.h"
 
 using namespace mt;
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "experiment_loader.h"
-#include "launcher.h"
-#include "trial_json.h"
+#include "experiment/experiment_loader.h"
+#include "launch/launcher.h"
+#include "store/trial_json.h"
 
 using namespace mt;
 using Argv = std::vector<std::string>;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "experiment_loader.h"
-#include "matrix.h"
+#include "experiment/experiment_loader.h"
+#include "experiment/matrix.h"
 
 using namespace mt;
 

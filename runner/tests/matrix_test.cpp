@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "experiment_loader.h"
-#include "matrix.h"
+#include "experiment/experiment_loader.h"
+#include "experiment/matrix.h"
 
 using namespace mt;
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "process.h"
+#include "launch/process.h"
 
 using namespace mt;
 namespace fs = std::filesystem;

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "identity.h"
-#include "result_ingest.h"
+#include "experiment/identity.h"
+#include "store/result_ingest.h"
 
 namespace mt::testing {
 namespace {

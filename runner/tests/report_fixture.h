@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store.h"
+#include "store/store.h"
 
 namespace mt::testing {
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "stats.h"
-#include "summary.h"
+#include "run/summary.h"
 
 using namespace mt;
 

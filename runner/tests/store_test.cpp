@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "store.h"
+#include "store/store.h"
 
 using namespace mt;
 namespace fs = std::filesystem;

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "launcher.h"
-#include "provenance.h"
-#include "store.h"
+#include "launch/launcher.h"
+#include "launch/provenance.h"
+#include "store/store.h"
 
 namespace mt {
 

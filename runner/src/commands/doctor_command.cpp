@@ -12,7 +12,7 @@
 
 #include "commands/commands.h"
 #include "runner_error.h"
-#include "store.h"
+#include "store/store.h"
 
 namespace bp = boost::process;
 

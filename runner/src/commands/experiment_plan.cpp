@@ -5,11 +5,11 @@
 #include <thread>
 
 #include "commands/commands.h"
-#include "experiment_loader.h"
-#include "identity.h"
-#include "matrix.h"
+#include "experiment/experiment_loader.h"
+#include "experiment/identity.h"
+#include "experiment/matrix.h"
 #include "runner_error.h"
-#include "trial_json.h"
+#include "store/trial_json.h"
 
 namespace mt {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "experiment.h"
-#include "provenance.h"
-#include "trial.h"
-#include "trial_command.h"
+#include "experiment/experiment.h"
+#include "launch/provenance.h"
+#include "experiment/trial.h"
+#include "launch/trial_command.h"
 
 namespace mt {
 

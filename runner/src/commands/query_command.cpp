@@ -10,7 +10,7 @@
 #include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "runner_error.h"
-#include "sqlite_db.h"
+#include "store/sqlite_db.h"
 #include "text_table.h"
 
 namespace mt {

@@ -8,15 +8,15 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "campaign_runner.h"
-#include "campaign_lookup.h"
+#include "run/campaign_runner.h"
+#include "store/campaign_lookup.h"
 #include "commands/campaign_selection.h"
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
-#include "process.h"
+#include "launch/process.h"
 #include "runner_error.h"
-#include "trial_json.h"
+#include "store/trial_json.h"
 
 namespace mt {
 namespace {

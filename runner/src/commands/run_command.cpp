@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "campaign_runner.h"
+#include "run/campaign_runner.h"
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
-#include "process.h"
-#include "trial_json.h"
+#include "launch/process.h"
+#include "store/trial_json.h"
 
 namespace mt {
 

@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "campaign_lookup.h"
+#include "store/campaign_lookup.h"
 #include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "runner_error.h"
 #include "text_table.h"
-#include "store.h"
-#include "summary.h"
+#include "store/store.h"
+#include "run/summary.h"
 
 namespace mt {
 

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlite_db.h"
-#include "campaign_lookup.h"
-#include "store.h"
+#include "store/sqlite_db.h"
+#include "store/campaign_lookup.h"
+#include "store/store.h"
 
 namespace mt {
 

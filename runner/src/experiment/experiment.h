@@ -1,0 +1,90 @@
+#pragma once
+// The experiment file as the user wrote it, after validation: studies with their defaults and
+// matrix axes, each value remembering where in the file it came from.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/diagnostic.h"
+#include "experiment/trial.h"
+
+namespace mt {
+
+// A scalar as written in the YAML file, with its position for later messages.
+struct Value {
+  std::string text;
+  SourcePos pos;
+};
+
+struct Axis {
+  std::string name;
+  std::vector<Value> values;
+  SourcePos pos;
+};
+
+struct Setting {
+  std::string name;
+  Value value;
+};
+
+// Axes varied together: the k-th values of every axis of the group form one point.
+struct ZipGroup {
+  std::string name;
+  std::vector<Axis> axes;  // all of the same length
+  SourcePos pos;
+};
+
+// A partial assignment of parameter values, for exclude and include lists.
+struct Assignment {
+  std::vector<Setting> values;
+  SourcePos pos;
+};
+
+// An expression as written, with the position of its first character in the file.
+struct ExpressionText {
+  std::string text;
+  SourcePos pos;
+};
+
+struct DerivedValue {
+  std::string name;
+  ExpressionText expression;
+};
+
+struct Study {
+  std::string name;
+  std::string workload;
+  int repeat = 1;
+  double timeout_s = 600;
+  std::vector<Setting> defaults;  // in file order
+  std::vector<Axis> axes;         // in file order; the first axis varies slowest
+  std::vector<ZipGroup> zips;     // after the axes, in file order
+  std::vector<Assignment> exclude;  // combinations matching any of these are dropped
+  std::vector<Assignment> include;  // extra combinations: defaults plus these values
+  std::vector<DerivedValue> derived;  // computed per trial, in order; usable in where and commands
+  std::optional<ExpressionText> where;  // trials for which it is false are dropped
+  std::vector<std::string> engine_args;  // passed verbatim, for engine flags the runner does not know
+  // `command` workload: argv template ({param} placeholders) and how to read its metrics.
+  std::vector<Value> command;
+  bool command_uses_launcher = true;  // run under mpirun/srun with `ranks`, or directly
+  std::vector<MetricRule> metrics;
+  SourcePos pos;
+};
+
+struct LauncherConfig {
+  std::string type = "mpirun";
+  std::vector<std::string> extra_args;
+  std::filesystem::path hostfile;  // absolute, or empty for the local machine
+  std::string mode = "srun";       // slurm only: each trial through `srun` or `sbatch --wait`
+};
+
+struct Experiment {
+  std::string name;
+  std::string description;
+  std::filesystem::path file;  // absolute path of the YAML file
+  LauncherConfig launcher;
+  std::vector<Study> studies;
+};
+
+}  // namespace mt

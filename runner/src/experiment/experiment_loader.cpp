@@ -1,0 +1,127 @@
+#include "experiment/experiment_loader.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "experiment/study_loader.h"
+#include "experiment/yaml_reader.h"
+
+namespace mt {
+namespace {
+
+const std::vector<std::string> kTopKeys = {"name", "description", "repeat", "timeout_s", "launcher", "studies"};
+const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};
+const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
+const std::vector<std::string> kSlurmModes = {"srun", "sbatch"};
+
+bool valid_name(const std::string& s) {
+  static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  return std::regex_match(s, pattern);
+}
+
+void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem::path& dir, Experiment& exp) {
+  if (!r.check_map(node, "launcher", kLauncherKeys)) return;
+  if (node["type"]) {
+    if (auto type = r.scalar(node["type"], "launcher type")) {
+      if (std::find(kLaunchers.begin(), kLaunchers.end(), *type) == kLaunchers.end()) {
+        r.error(pos_of(node["type"]), fmt::format("unknown launcher '{}'{}", *type, did_you_mean(*type, kLaunchers)));
+      }
+      exp.launcher.type = *type;
+    }
+  }
+  if (node["mode"]) {
+    if (auto mode = r.scalar(node["mode"], "launcher mode")) {
+      if (exp.launcher.type != "slurm") {
+        r.error(pos_of(node["mode"]), fmt::format("launcher mode applies only to launcher slurm, not '{}'", exp.launcher.type));
+      } else if (std::find(kSlurmModes.begin(), kSlurmModes.end(), *mode) == kSlurmModes.end()) {
+        std::string hint = did_you_mean(*mode, kSlurmModes);
+        r.error(pos_of(node["mode"]), fmt::format("unknown launcher mode '{}'{}", *mode,
+                                                  hint.empty() ? " (srun or sbatch)" : hint));
+      }
+      exp.launcher.mode = *mode;
+    }
+  }
+  if (node["args"]) exp.launcher.extra_args = r.string_list(node["args"], "launcher args");
+  if (node["hostfile"]) {
+    if (auto h = r.scalar(node["hostfile"], "hostfile")) {
+      std::filesystem::path p = dir / *h;
+      if (!std::filesystem::exists(p)) {
+        r.error(pos_of(node["hostfile"]), fmt::format("hostfile '{}' does not exist", p.string()));
+      }
+      exp.launcher.hostfile = p;
+    }
+  }
+}
+
+void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp) {
+  if (!r.check_map(root, "the experiment", kTopKeys)) return;
+  if (!root["name"]) {
+    r.error({1, 1}, "the experiment needs a 'name'");
+  } else if (auto name = r.scalar(root["name"], "name")) {
+    exp.name = *name;
+    if (!valid_name(exp.name)) {
+      r.error(pos_of(root["name"]), fmt::format("experiment name '{}' may use only letters, digits, '_', '.' and '-'", exp.name));
+    }
+  }
+  if (root["description"]) exp.description = r.scalar(root["description"], "description").value_or("");
+  StudyDefaults defaults;
+  if (root["repeat"]) defaults.repeat = r.integer(root["repeat"], "repeat", 1).value_or(1);
+  if (root["timeout_s"]) defaults.timeout_s = r.number(root["timeout_s"], "timeout_s", 1).value_or(600);
+  if (root["launcher"]) read_launcher(r, root["launcher"], exp.file.parent_path(), exp);
+  const YAML::Node studies = root["studies"];
+  if (!studies) {
+    r.error({1, 1}, "the experiment needs 'studies': a list of studies, each with a name, a workload and a matrix");
+    return;
+  }
+  if (!studies.IsSequence() || studies.size() == 0) {
+    r.error(pos_of(studies), "'studies' must be a non-empty list");
+    return;
+  }
+  std::set<std::string> names;
+  for (size_t i = 0; i < studies.size(); ++i) {
+    auto study = read_study(r, studies[i], int(i), defaults);
+    if (!study) continue;
+    if (!study->name.empty() && !names.insert(study->name).second) {
+      r.error(pos_of(studies[i]["name"]), fmt::format("study name '{}' is used twice", study->name));
+    }
+    exp.studies.push_back(std::move(*study));
+  }
+}
+
+}  // namespace
+
+LoadResult load_experiment(const std::filesystem::path& file) {
+  LoadResult result;
+  YamlReader r(file.string());
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(file, ec);
+  if (!std::filesystem::is_regular_file(absolute, ec)) {
+    r.error({}, "experiment file not found");
+    result.errors = r.errors();
+    return result;
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(absolute.string());
+  } catch (const YAML::Exception& e) {
+    r.error({e.mark.line + 1, e.mark.column + 1}, fmt::format("invalid YAML: {}", e.msg));
+    result.errors = r.errors();
+    return result;
+  }
+  Experiment exp;
+  exp.file = absolute;
+  if (root.IsNull()) {
+    r.error({}, "experiment file is empty");
+  } else {
+    read_experiment(r, root, exp);
+  }
+  result.errors = r.errors();
+  if (result.errors.empty()) result.experiment = std::move(exp);
+  return result;
+}
+
+}  // namespace mt

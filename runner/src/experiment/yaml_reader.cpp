@@ -1,0 +1,91 @@
+#include "experiment/yaml_reader.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "experiment/workload_params.h"
+
+namespace mt {
+
+SourcePos pos_of(const YAML::Node& node) {
+  YAML::Mark m = node.Mark();
+  if (m.line < 0) return {};
+  return {m.line + 1, m.column + 1};
+}
+
+const char* kind_name(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Scalar: return "a scalar";
+    case YAML::NodeType::Null: return "empty";
+    default: return "undefined";
+  }
+}
+
+bool YamlReader::check_map(const YAML::Node& map, const std::string& what, const std::vector<std::string>& allowed) {
+  if (!map.IsMap()) {
+    error(pos_of(map), fmt::format("{} must be a mapping, got {}", what, kind_name(map)));
+    return false;
+  }
+  for (const auto& kv : map) {
+    std::string key = kv.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      error(pos_of(kv.first), fmt::format("unknown key '{}' in {}{}", key, what, did_you_mean(key, allowed)));
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> YamlReader::scalar(const YAML::Node& node, const std::string& what) {
+  if (!node.IsScalar()) {
+    error(pos_of(node), fmt::format("{} must be a scalar, got {}", what, kind_name(node)));
+    return std::nullopt;
+  }
+  return node.Scalar();
+}
+
+std::optional<Value> YamlReader::value(const YAML::Node& node, const std::string& what) {
+  auto text = scalar(node, what);
+  if (!text) return std::nullopt;
+  return Value{*text, pos_of(node)};
+}
+
+std::optional<double> YamlReader::number(const YAML::Node& node, const std::string& what, double minimum) {
+  auto text = scalar(node, what);
+  if (!text) return std::nullopt;
+  ParamSpec spec{what, ParamType::Number, {}, minimum};
+  if (auto problem = check_param_value(spec, *text)) {
+    error(pos_of(node), *problem);
+    return std::nullopt;
+  }
+  return std::stod(*text);
+}
+
+std::optional<int> YamlReader::integer(const YAML::Node& node, const std::string& what, int minimum) {
+  auto text = scalar(node, what);
+  if (!text) return std::nullopt;
+  ParamSpec spec{what, ParamType::Integer, {}, double(minimum)};
+  if (auto problem = check_param_value(spec, *text)) {
+    error(pos_of(node), *problem);
+    return std::nullopt;
+  }
+  return std::stoi(*text);
+}
+
+std::vector<std::string> YamlReader::string_list(const YAML::Node& node, const std::string& what) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    out.push_back(node.Scalar());
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) {
+      if (auto s = scalar(item, what)) out.push_back(*s);
+    }
+  } else {
+    error(pos_of(node), fmt::format("{} must be a list of strings, got {}", what, kind_name(node)));
+  }
+  return out;
+}
+
+}  // namespace mt

@@ -1,0 +1,39 @@
+#pragma once
+// Reading YAML with every problem recorded as a positioned diagnostic instead of thrown, so one
+// pass over an experiment file reports all of its mistakes.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "experiment/diagnostic.h"
+#include "experiment/experiment.h"
+
+namespace mt {
+
+SourcePos pos_of(const YAML::Node& node);
+const char* kind_name(const YAML::Node& node);
+
+class YamlReader {
+ public:
+  explicit YamlReader(std::string file) : file_(std::move(file)) {}
+
+  void error(SourcePos pos, std::string message) { errors_.push_back({file_, pos, std::move(message)}); }
+  const std::vector<Diagnostic>& errors() const { return errors_; }
+
+  // Reports keys of `map` not in `allowed`; returns false if `map` is not a mapping.
+  bool check_map(const YAML::Node& map, const std::string& what, const std::vector<std::string>& allowed);
+  std::optional<std::string> scalar(const YAML::Node& node, const std::string& what);
+  std::optional<Value> value(const YAML::Node& node, const std::string& what);
+  std::optional<double> number(const YAML::Node& node, const std::string& what, double minimum);
+  std::optional<int> integer(const YAML::Node& node, const std::string& what, int minimum);
+  // A list of scalars (a single scalar counts as a list of one).
+  std::vector<std::string> string_list(const YAML::Node& node, const std::string& what);
+
+ private:
+  std::string file_;
+  std::vector<Diagnostic> errors_;
+};
+
+}  // namespace mt

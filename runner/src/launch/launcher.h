@@ -1,0 +1,41 @@
+#pragma once
+// Launchers: how a program becomes a job of N ranks. `mpirun` (this machine, or nodes from a
+// hostfile), `slurm` (srun inside an allocation), `local` (one process, no MPI launcher).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "experiment/experiment.h"
+#include "experiment/trial.h"
+
+namespace mt {
+
+struct LaunchContext {
+  std::filesystem::path engine;  // absolute path of mtengine
+  LauncherConfig launcher;
+  bool running_as_root = false;
+  int cores = 1;  // CPU cores of this machine, for the default thread count and oversubscription
+  std::filesystem::path experiment_dir;  // for {experiment_dir} in command templates
+};
+
+struct LaunchRequest {
+  int ranks = 1;
+  std::vector<Param> environment;    // exported to every rank
+  std::vector<std::string> program;  // what each rank runs
+  std::string job_name;              // unique per attempt; lets a launcher find the job again
+};
+
+struct LaunchCommand {
+  std::vector<std::string> argv;
+  std::vector<Param> environment;  // set on top of the runner's own environment
+  // Run after a job had to be stopped (timeout, Ctrl-C) to make sure nothing of it survives,
+  // e.g. `scancel --name JOB`; empty when killing the launcher's session is enough.
+  std::vector<std::string> cleanup_argv;
+};
+
+LaunchCommand wrap_for_launcher(const LaunchRequest& request, const LaunchContext& context);
+
+// Why `ranks` ranks cannot run with this launcher, or "" when they can.
+std::string launcher_rank_problem(const LauncherConfig& launcher, int ranks);
+
+}  // namespace mt

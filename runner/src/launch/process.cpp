@@ -1,0 +1,170 @@
+#include "launch/process.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+#include <fmt/format.h>
+
+#include "launch/job_guard.h"
+
+namespace bp = boost::process;
+
+namespace mt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(10);
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Session id of `pid` from /proc/PID/stat, or -1. The command name may contain spaces and
+// parentheses, so fields are counted from the last ')'.
+int session_of(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return -1;
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string state;
+  int ppid = 0, pgrp = 0, session = -1;
+  fields >> state >> ppid >> pgrp >> session;
+  return fields ? session : -1;
+}
+
+// Kills whatever is left in `session` and reaps what this process adopted, until nothing is left
+// (bounded: a process we cannot kill must not hang the runner).
+void clear_session(int session) {
+  auto start = Clock::now();
+  while (signal_session(session, SIGKILL) > 0 && seconds_since(start) < 2.0) {
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+// SIGTERM to the launcher's group, a grace period, then SIGKILL to the launcher and to every
+// process left in its session (Open MPI puts each rank in a process group of its own).
+void terminate_job(bp::child& child, double grace_s) {
+  const pid_t pid = child.id();
+  ::kill(-pid, SIGTERM);
+  auto start = Clock::now();
+  std::error_code ec;
+  while (child.running(ec) && seconds_since(start) < grace_s) std::this_thread::sleep_for(kPollInterval);
+  if (child.running(ec)) ::kill(pid, SIGKILL);
+  child.wait(ec);
+}
+
+// The launcher's own backstop after a forced stop (e.g. `scancel --name JOB` for srun, whose
+// job can outlive a killed srun). Bounded: a hanging cleanup must not hang the runner.
+void run_cleanup(const ProcessSpec& spec) {
+  boost::filesystem::path exe = bp::search_path(spec.cleanup_argv[0]);
+  if (exe.empty()) return;
+  std::error_code ec;
+  std::vector<std::string> args(spec.cleanup_argv.begin() + 1, spec.cleanup_argv.end());
+  bp::child cleanup(exe, bp::args(args), bp::std_out > bp::null, bp::std_err > bp::null, bp::std_in < bp::null, ec);
+  if (ec) return;
+  auto start = Clock::now();
+  while (cleanup.running(ec) && seconds_since(start) < 30) std::this_thread::sleep_for(kPollInterval);
+  if (cleanup.running(ec)) cleanup.terminate(ec);
+  cleanup.wait(ec);
+}
+
+}  // namespace
+
+void become_child_subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
+
+int signal_session(int session, int signal, int spare) {
+  int count = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int pid = std::stoi(name);
+    if (pid != spare && session_of(name) == session && ::kill(pid, signal) == 0) ++count;
+  }
+  return count;
+}
+
+ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* interrupt) {
+  ProcessOutcome outcome;
+  if (spec.argv.empty()) {
+    outcome.launch_error = "empty command";
+    return outcome;
+  }
+  boost::filesystem::path exe = spec.argv[0];
+  if (spec.argv[0].find('/') == std::string::npos) exe = bp::search_path(spec.argv[0]);
+  if (exe.empty() || !boost::filesystem::exists(exe)) {
+    outcome.launch_error = fmt::format("'{}' not found (looked on PATH)", spec.argv[0]);
+    return outcome;
+  }
+  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  if (!spec.guard.empty()) {
+    args.insert(args.begin(), {kGuardSubcommand, exe.string()});
+    exe = spec.guard.string();
+  }
+  bp::environment env = boost::this_process::environment();
+  for (const auto& [name, value] : spec.environment) env[name] = value;
+  std::error_code ec;
+  std::filesystem::remove(spec.log_file, ec);  // Boost.Process appends to an existing file
+  auto start = Clock::now();
+  bp::child child(exe, bp::args(args), env, bp::start_dir(spec.working_dir.string()),
+                  (bp::std_out & bp::std_err) > spec.log_file.string(), bp::std_in < bp::null,
+                  bp::extend::on_exec_setup = [](auto&) { ::setsid(); }, ec);
+  if (ec) {
+    outcome.launch_error = fmt::format("could not start '{}': {}", exe.string(), ec.message());
+    return outcome;
+  }
+
+  if (spec.running_pid) spec.running_pid->store(child.id());
+  // Poll rather than wait_for: Boost 1.74's wait_for can sleep the whole timeout if the child
+  // has already exited.
+  bool timed_out = false, interrupted = false;
+  while (child.running(ec)) {
+    if (interrupt && interrupt->load()) {
+      interrupted = true;
+      terminate_job(child, spec.terminate_grace_s);
+      break;
+    }
+    if (seconds_since(start) > spec.timeout_s) {
+      timed_out = true;
+      terminate_job(child, spec.terminate_grace_s);
+      break;
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  outcome.duration_s = seconds_since(start);
+  if (spec.running_pid) spec.running_pid->store(0);
+  // Ranks the launcher left behind (it crashed or was killed) must not outlive the trial.
+  clear_session(child.id());
+
+  if ((timed_out || interrupted) && !spec.cleanup_argv.empty()) run_cleanup(spec);
+  if (timed_out) {
+    outcome.end = ProcessEnd::TimedOut;
+  } else if (interrupted) {
+    outcome.end = ProcessEnd::Interrupted;
+  } else {
+    int status = child.native_exit_code();
+    if (WIFSIGNALED(status)) {
+      outcome.end = ProcessEnd::Signaled;
+      outcome.signal = WTERMSIG(status);
+    } else {
+      outcome.end = ProcessEnd::Exited;
+      outcome.exit_code = WEXITSTATUS(status);
+    }
+  }
+  return outcome;
+}
+
+}  // namespace mt

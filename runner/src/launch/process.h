@@ -1,0 +1,49 @@
+#pragma once
+// Runs one launcher process (mpirun and its ranks) in a session of its own, with a timeout that
+// takes every process of that session down, however the launcher arranges its children.
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "experiment/trial.h"
+
+namespace mt {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;   // argv[0] is looked up on PATH unless it contains '/'
+  std::vector<Param> environment;  // added to the runner's environment
+  std::filesystem::path log_file;  // stdout and stderr together
+  std::filesystem::path working_dir;
+  double timeout_s = 600;
+  double terminate_grace_s = 5;  // between SIGTERM and SIGKILL
+  std::atomic<int>* running_pid = nullptr;  // if set, holds the launcher's PID while it runs
+  // mtrun itself, to start the command under a job guard (job_guard.h); empty: no guard.
+  std::filesystem::path guard;
+  // Run (bounded, output to the log) after the job had to be stopped: e.g. scancel for srun.
+  std::vector<std::string> cleanup_argv;
+};
+
+enum class ProcessEnd { Exited, Signaled, TimedOut, Interrupted, LaunchFailed };
+
+struct ProcessOutcome {
+  ProcessEnd end = ProcessEnd::LaunchFailed;
+  int exit_code = -1;  // when Exited
+  int signal = 0;      // when Signaled
+  std::string launch_error;
+  double duration_s = 0;
+};
+
+// Blocks until the process ends, times out, or `interrupt` becomes true (then the job is
+// terminated and the outcome is Interrupted).
+ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* interrupt = nullptr);
+
+// Makes this process adopt orphaned descendants (ranks whose launcher died), so they can be
+// found, killed and reaped instead of running on.
+void become_child_subreaper();
+
+// Sends `signal` to every process whose session id is `session` except `spare` (e.g. the caller);
+// returns how many were signalled.
+int signal_session(int session, int signal, int spare = 0);
+
+}  // namespace mt

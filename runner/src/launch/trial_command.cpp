@@ -1,0 +1,101 @@
+#include "launch/trial_command.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "experiment/command_template.h"
+#include "experiment/workload_params.h"
+
+namespace mt {
+namespace {
+
+std::vector<std::string> engine_argv(const Trial& trial, const LaunchContext& context,
+                                     const std::filesystem::path& result_file) {
+  const WorkloadSpec* workload = find_workload(trial.workload);
+  std::vector<std::string> argv = {context.engine.string(), workload ? workload->engine_subcommand : trial.workload};
+  for (const auto& p : trial.params) {
+    const ParamSpec* spec = workload ? workload->find(p.name) : nullptr;
+    if (spec && !spec->engine_flag) continue;
+    if (spec && spec->type == ParamType::Boolean) {
+      if (p.value == "true") argv.push_back(flag_name(p.name));
+      continue;
+    }
+    argv.push_back(flag_name(p.name));
+    argv.push_back(p.value);
+  }
+  argv.insert(argv.end(), trial.engine_args.begin(), trial.engine_args.end());
+  argv.push_back("--output");
+  argv.push_back(result_file.string());
+  return argv;
+}
+
+// A `command` trial's argv: each template word expanded with the trial's values (never a shell).
+std::vector<std::string> command_argv(const Trial& trial, const LaunchContext& context,
+                                      const std::filesystem::path& result_file) {
+  TemplateLookup lookup = [&](const std::string& name) -> std::optional<std::string> {
+    if (name == "result_file") return result_file.string();
+    if (name == "run_dir") return result_file.parent_path().string();
+    if (name == "experiment_dir") return context.experiment_dir.string();
+    if (name == "repeat_index") return std::to_string(trial.repeat_index);
+    if (name == "ranks") return std::to_string(trial.ranks);
+    if (name == "trial") return trial.identity;
+    for (const auto* list : {&trial.params, &trial.derived}) {
+      for (const auto& p : *list) {
+        if (p.name == name) return p.value;
+      }
+    }
+    for (const auto& e : trial.environment) {
+      if ("env." + e.name == name) return e.value;
+    }
+    return std::nullopt;
+  };
+  std::vector<std::string> argv;
+  for (const auto& word : trial.command) {
+    std::string error;
+    auto expanded = expand_template(word, lookup, error);
+    if (!expanded) throw std::invalid_argument(error);  // validated before any run; a stored trial changed
+    argv.push_back(*expanded);
+  }
+  return argv;
+}
+
+}  // namespace
+
+std::string flag_name(const std::string& param) {
+  std::string flag = "--" + param;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,
+                                 const std::filesystem::path& result_file, const std::string& job_name) {
+  if (trial.workload == "command") {
+    LaunchRequest request{trial.ranks, trial.environment, command_argv(trial, context, result_file), job_name};
+    if (trial.command_uses_launcher) return wrap_for_launcher(request, context);
+    return LaunchCommand{request.program, request.environment, {}};
+  }
+  LaunchRequest request{trial.ranks, trial.environment, engine_argv(trial, context, result_file), job_name};
+  return wrap_for_launcher(request, context);
+}
+
+std::string shell_quote(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& word : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./=:,+@%").find(c) != std::string_view::npos;
+    });
+    if (plain) {
+      out += word;
+    } else {
+      out += '\'';
+      for (char c : word) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+}  // namespace mt

@@ -1,0 +1,25 @@
+#pragma once
+// Turns a trial into the exact argv that launches it (mpirun … mtengine train …) and the
+// environment it runs with. The same text is shown by `mtrun plan` and stored with each attempt.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "launch/launcher.h"
+#include "experiment/trial.h"
+
+namespace mt {
+
+using TrialCommand = LaunchCommand;
+
+// `job_name` identifies this attempt's job to the launcher (see LaunchRequest).
+TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,
+                                 const std::filesystem::path& result_file, const std::string& job_name = "mtrun");
+
+// argv as a shell would need it typed: words with special characters are single-quoted.
+std::string shell_quote(const std::vector<std::string>& argv);
+
+// "--batch-size" for "batch_size".
+std::string flag_name(const std::string& param);
+
+}  // namespace mt

@@ -1,0 +1,45 @@
+#pragma once
+// Runs a list of a campaign's trials, one launcher job each: records each attempt before the
+// launch and its outcome after, shows progress, stops cleanly when asked. Shared by `run` and
+// `rerun`.
+#include <atomic>
+#include <filesystem>
+#include <iosfwd>
+#include <vector>
+
+#include "launch/provenance.h"
+#include "store/store.h"
+#include "launch/trial_command.h"
+
+namespace mt {
+
+struct CampaignRun {
+  std::string campaign_id;
+  LaunchContext context;
+  std::filesystem::path runs_dir;  // attempts go to runs_dir/<trial identity>/attempt-N
+  bool live_progress = false;
+  std::atomic<bool>* stop = nullptr;          // set asynchronously to stop launching
+  std::atomic<int>* running_launcher = nullptr;
+  std::filesystem::path guard;  // this mtrun's executable, to start jobs under a job guard
+  ProvenanceContext provenance;
+};
+
+struct CampaignResult {
+  int ran = 0;
+  int failed = 0;
+  int not_run = 0;  // left when stopped
+  bool stopped = false;
+};
+
+CampaignResult run_trials(Store& store, const CampaignRun& run, const std::vector<Store::StoredTrial>& trials,
+                          std::ostream& out);
+
+// Marks attempts left `running` by a stopped mtrun as interrupted (so they run again), saying so.
+void recover_stale_attempts(Store& store, std::ostream& out);
+
+// Exit code and closing lines shared by run and rerun: summary table, where the results are, and
+// what to do about failures or an interruption.
+int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
+                    const std::filesystem::path& db, std::ostream& out);
+
+}  // namespace mt

@@ -1,0 +1,111 @@
+#include "run/summary.h"
+
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "stats.h"
+#include "text_table.h"
+
+namespace mt {
+namespace {
+
+std::string config_label(const std::string& parameters_json, const std::string& axes_json) {
+  auto params = nlohmann::json::parse(parameters_json, nullptr, false);
+  auto axes = nlohmann::json::parse(axes_json, nullptr, false);
+  std::string label;
+  if (!params.is_object() || !axes.is_array()) return label;
+  for (const auto& axis : axes) {
+    std::string name = axis.get<std::string>();
+    if (!label.empty()) label += ' ';
+    label += fmt::format("{}={}", name, params.value(name, std::string("?")));
+  }
+  return label.empty() ? "(defaults)" : label;
+}
+
+std::string optional_number(const std::optional<double>& v, int decimals) {
+  return v ? fmt::format("{:.{}f}", *v, decimals) : "";
+}
+
+}  // namespace
+
+std::string format_mean_std(const std::vector<double>& xs, int decimals) {
+  if (xs.empty()) return "-";
+  return fmt::format("{:.{}f} ± {:.{}f}", mean(xs), decimals, sample_std(xs), decimals);
+}
+
+std::vector<TrialRow> campaign_trials(Store& store, const std::string& campaign_id) {
+  auto s = store.db().prepare(R"sql(
+    SELECT t.identity, t.group_key, t.study, t.parameters, t.axes, t.repeat_index,
+           a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id), a.exit_code, a.duration_s,
+           (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'tokens_per_sec'),
+           (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'step_time_ms'),
+           a.log_path, a.error_reason
+    FROM trials t LEFT JOIN latest_attempts a ON a.trial_id = t.id
+    WHERE t.campaign_id = ? ORDER BY t.ordinal)sql");
+  s.bind(1, campaign_id);
+  std::vector<TrialRow> rows;
+  while (s.step()) {
+    TrialRow r;
+    r.identity = s.text(0);
+    r.group_key = s.text(1);
+    r.study = s.text(2);
+    r.config = config_label(s.text(3), s.text(4));
+    r.repeat_index = int(s.integer(5));
+    if (!s.is_null(6)) r.state = s.text(6);
+    r.attempts = int(s.integer(7));
+    if (!s.is_null(8)) r.exit_code = int(s.integer(8));
+    if (!s.is_null(9)) r.duration_s = s.real(9);
+    if (!s.is_null(10)) r.tokens_per_sec = s.real(10);
+    if (!s.is_null(11)) r.step_time_ms = s.real(11);
+    r.log_path = s.text(12);
+    r.error_reason = s.text(13);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string render_summary(const std::vector<TrialRow>& rows) {
+  struct Group {
+    std::string study, config;
+    int total = 0, succeeded = 0;
+    std::vector<double> tokens, step_ms;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Group> groups;
+  for (const auto& r : rows) {
+    auto [it, fresh] = groups.try_emplace(r.group_key);
+    if (fresh) {
+      order.push_back(r.group_key);
+      it->second.study = r.study;
+      it->second.config = r.config;
+    }
+    Group& g = it->second;
+    ++g.total;
+    if (r.state != std::string("succeeded")) continue;
+    ++g.succeeded;
+    if (r.tokens_per_sec) g.tokens.push_back(*r.tokens_per_sec);
+    if (r.step_time_ms) g.step_ms.push_back(*r.step_time_ms);
+  }
+  TextTable table({"study", "configuration", "n", "tokens/s (mean ± std)", "step ms (mean ± std)"});
+  for (const auto& key : order) {
+    const Group& g = groups[key];
+    std::string n = g.succeeded == g.total ? std::to_string(g.total) : fmt::format("{}/{}", g.succeeded, g.total);
+    table.add_row({g.study, g.config, n, format_mean_std(g.tokens, 0), format_mean_std(g.step_ms, 1)});
+  }
+  return table.render();
+}
+
+std::string render_trial_table(const std::vector<TrialRow>& rows) {
+  TextTable table({"trial", "study", "configuration", "rep", "state", "att", "exit", "tokens/s", "step ms", "s"});
+  for (const auto& r : rows) {
+    table.add_row({r.identity.substr(0, 12), r.study, r.config, std::to_string(r.repeat_index),
+                   r.state.value_or("pending"), std::to_string(r.attempts),
+                   r.exit_code ? std::to_string(*r.exit_code) : "", optional_number(r.tokens_per_sec, 0),
+                   optional_number(r.step_time_ms, 1), optional_number(r.duration_s, 1)});
+  }
+  return table.render();
+}
+
+}  // namespace mt

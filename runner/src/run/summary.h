@@ -1,0 +1,40 @@
+#pragma once
+// What a campaign's trials did: one row per trial (status) and mean ± std per group of repeats
+// (the summary printed at the end of `mtrun run`).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+
+namespace mt {
+
+struct TrialRow {
+  std::string identity;
+  std::string group_key;
+  std::string study;
+  std::string config;  // "ranks=2 gradient_sync_mode=last", over the study's axes
+  int repeat_index = 0;
+  std::optional<std::string> state;  // nullopt: never attempted
+  int attempts = 0;
+  std::optional<int> exit_code;
+  std::optional<double> duration_s;
+  std::optional<double> tokens_per_sec;
+  std::optional<double> step_time_ms;
+  std::string log_path;
+  std::string error_reason;
+};
+
+// Trials of a campaign in plan order, each with its latest attempt.
+std::vector<TrialRow> campaign_trials(Store& store, const std::string& campaign_id);
+
+// Per (study, configuration): n succeeded of total, tokens/s and step ms as mean ± std.
+std::string render_summary(const std::vector<TrialRow>& rows);
+
+// One line per trial: identity, study, configuration, repeat, state, attempt, key metrics.
+std::string render_trial_table(const std::vector<TrialRow>& rows);
+
+std::string format_mean_std(const std::vector<double>& xs, int decimals);
+
+}  // namespace mt

@@ -1,0 +1,23 @@
+#pragma once
+// Finding campaigns in a results database: by id or unique prefix, the latest, or all of one
+// experiment. Every command that takes --campaign uses these, so they agree on what is meant.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/sqlite_db.h"
+#include "store/store.h"
+
+namespace mt {
+
+// The campaign named by id or unique prefix; throws RunnerError (usage) when there is none or
+// the prefix is ambiguous.
+Campaign campaign_by_id(Database& db, const std::string& id);
+// The campaign whose latest attempt started last; throws RunnerError (usage) when there is none.
+Campaign latest_campaign(Database& db);
+// Every campaign of an experiment, oldest first; throws RunnerError (usage) when there is none.
+std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment);
+// `id` when given, else the latest.
+Campaign select_campaign(Database& db, const std::optional<std::string>& id);
+
+}  // namespace mt

@@ -1,0 +1,121 @@
+#include "store/sqlite_db.h"
+
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+namespace mt {
+namespace {
+
+void check(sqlite3* db, int rc, const char* what) {
+  if (rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    throw SqliteError(fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+  }
+}
+
+}  // namespace
+
+Statement::Statement(sqlite3* db, const std::string& sql) : db_(db) {
+  check(db_, sqlite3_prepare_v2(db_, sql.c_str(), int(sql.size()), &stmt_, nullptr), "SQL error");
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+
+Statement& Statement::bind(int index, const std::string& value) {
+  check(db_, sqlite3_bind_text(stmt_, index, value.c_str(), int(value.size()), SQLITE_TRANSIENT), "bind");
+  return *this;
+}
+Statement& Statement::bind(int index, const char* value) { return bind(index, std::string(value)); }
+Statement& Statement::bind(int index, std::int64_t value) {
+  check(db_, sqlite3_bind_int64(stmt_, index, value), "bind");
+  return *this;
+}
+Statement& Statement::bind(int index, double value) {
+  check(db_, sqlite3_bind_double(stmt_, index, value), "bind");
+  return *this;
+}
+Statement& Statement::bind_null(int index) {
+  check(db_, sqlite3_bind_null(stmt_, index), "bind");
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  check(db_, rc, "SQL error");
+  return rc == SQLITE_ROW;
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int Statement::column_count() const { return sqlite3_column_count(stmt_); }
+std::string Statement::column_name(int i) const { return sqlite3_column_name(stmt_, i); }
+bool Statement::is_null(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_NULL; }
+bool Statement::is_number(int i) const {
+  int type = sqlite3_column_type(stmt_, i);
+  return type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+}
+std::string Statement::text(int i) const {
+  const unsigned char* t = sqlite3_column_text(stmt_, i);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+std::int64_t Statement::integer(int i) const { return sqlite3_column_int64(stmt_, i); }
+double Statement::real(int i) const { return sqlite3_column_double(stmt_, i); }
+
+Database::Database(const std::filesystem::path& file, Mode mode) {
+  int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(file.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw SqliteError(fmt::format("cannot open database {}: {}", file.string(), message));
+  }
+  // A campaign writer and a reader (status, query) may overlap; wait for each other briefly.
+  sqlite3_busy_timeout(db_, 10000);
+}
+
+Database::~Database() { sqlite3_close(db_); }
+
+void Database::exec(const std::string& sql) {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
+    std::string message = error ? error : sqlite3_errstr(rc);
+    sqlite3_free(error);
+    throw SqliteError(message);
+  }
+}
+
+std::int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+
+int Database::user_version() {
+  Statement s(db_, "PRAGMA user_version");
+  s.step();
+  return int(s.integer(0));
+}
+
+Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::~Transaction() {
+  if (!done_) {
+    try {
+      db_.exec("ROLLBACK");
+    } catch (...) {
+    }
+  }
+}
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace mt

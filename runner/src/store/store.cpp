@@ -1,0 +1,208 @@
+#include "store/store.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "store/trial_json.h"
+
+namespace mt {
+
+const char* store_schema_sql();  // generated from schemas/store.sql
+
+namespace {
+
+AttemptState parse_state(const std::string& s) {
+  for (auto st : {AttemptState::Running, AttemptState::Succeeded, AttemptState::Failed, AttemptState::TimedOut,
+                  AttemptState::Crashed, AttemptState::LaunchFailed, AttemptState::Interrupted}) {
+    if (to_string(st) == s) return st;
+  }
+  throw SqliteError(fmt::format("unknown attempt state '{}' in database", s));
+}
+
+
+std::string host_name() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+// True if `pid` is a live mtrun (not a recycled PID now used by something else).
+bool is_live_runner(std::int64_t pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  return std::getline(comm, name) && name == "mtrun";
+}
+
+}  // namespace
+
+const char* const kCampaignColumns =
+    "c.id, c.experiment, c.experiment_file, c.source_revision, c.plan_hash, c.launcher, c.trial_count, c.created_at";
+
+Campaign campaign_from_row(const Statement& s) {
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), int(s.integer(6)), s.text(7)};
+}
+
+std::string to_string(AttemptState state) {
+  switch (state) {
+    case AttemptState::Running: return "running";
+    case AttemptState::Succeeded: return "succeeded";
+    case AttemptState::Failed: return "failed";
+    case AttemptState::TimedOut: return "timed_out";
+    case AttemptState::Crashed: return "crashed";
+    case AttemptState::LaunchFailed: return "launch_failed";
+    case AttemptState::Interrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The path itself, after creating its directory: a first run may name a database in a new folder.
+const std::filesystem::path& with_parent_created(const std::filesystem::path& file) {
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  return file;
+}
+
+Store::Store(const std::filesystem::path& file) : db_(with_parent_created(file), Database::Mode::ReadWrite) {
+  db_.exec("PRAGMA journal_mode=WAL");  // readers (status, query) never block the campaign
+  db_.exec("PRAGMA synchronous=NORMAL");
+  db_.exec("PRAGMA foreign_keys=ON");
+  migrate();
+}
+
+void Store::migrate() {
+  int version = db_.user_version();
+  if (version > kSchemaVersion) {
+    throw SqliteError(fmt::format("database schema version {} is newer than this mtrun understands ({}); "
+                                  "use a newer mtrun or another --db",
+                                  version, kSchemaVersion));
+  }
+  if (version == 0) {
+    Transaction tx(db_);
+    db_.exec(store_schema_sql());
+    db_.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
+    tx.commit();
+  }
+  // Forward-only migrations from version N to N+1 go here as the schema grows.
+}
+
+void Store::add_campaign_if_new(const Campaign& c) {
+  db_.prepare("INSERT OR IGNORE INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, "
+              "launcher, trial_count, created_at) VALUES (?,?,?,?,?,?,?,?)")
+      .bind(1, c.id).bind(2, c.experiment).bind(3, c.experiment_file).bind(4, c.source_revision)
+      .bind(5, c.plan_hash).bind(6, c.launcher).bind(7, c.trial_count).bind(8, c.created_at)
+      .run();
+}
+
+std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial& t, int ordinal) {
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& p : t.params) params[p.name] = p.value;
+  db_.prepare("INSERT OR IGNORE INTO trials (campaign_id, identity, group_key, ordinal, study, workload, strategy, "
+              "ranks, repeat_index, parameters, axes, spec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+      .bind(1, campaign_id).bind(2, t.identity).bind(3, t.group_key).bind(4, ordinal).bind(5, t.study)
+      .bind(6, t.workload).bind(7, t.param("strategy", t.workload == "train" ? "ddp" : ""))
+      .bind(8, t.ranks).bind(9, t.repeat_index).bind(10, params.dump())
+      .bind(11, nlohmann::json(t.axis_names).dump()).bind(12, trial_to_json(t))
+      .run();
+  auto s = db_.prepare("SELECT id FROM trials WHERE campaign_id = ? AND identity = ?");
+  s.bind(1, campaign_id).bind(2, t.identity);
+  s.step();
+  return s.integer(0);
+}
+
+std::vector<Store::StoredTrial> Store::campaign_trial_specs(const std::string& campaign_id) {
+  auto s = db_.prepare("SELECT id, spec FROM trials WHERE campaign_id = ? ORDER BY ordinal");
+  s.bind(1, campaign_id);
+  std::vector<StoredTrial> out;
+  while (s.step()) out.push_back({s.integer(0), trial_from_json(s.text(1))});
+  return out;
+}
+
+int Store::interrupt_stale_attempts() {
+  auto running = db_.prepare("SELECT id, runner_pid FROM attempts WHERE state = 'running' AND runner_host = ?");
+  running.bind(1, host_name());
+  std::vector<std::pair<std::int64_t, std::int64_t>> stale;
+  while (running.step()) {
+    if (!is_live_runner(running.integer(1))) stale.emplace_back(running.integer(0), running.integer(1));
+  }
+  for (const auto& [attempt, pid] : stale) {
+    db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = ? "
+                "WHERE id = ? AND state = 'running'")
+        .bind(1, utc_now()).bind(2, fmt::format("mtrun (pid {}) stopped while this trial was running", pid))
+        .bind(3, attempt)
+        .run();
+  }
+  return int(stale.size());
+}
+
+std::optional<AttemptState> Store::latest_state(std::int64_t trial_row) {
+  auto s = db_.prepare("SELECT state FROM attempts WHERE trial_id = ? ORDER BY attempt DESC LIMIT 1");
+  s.bind(1, trial_row);
+  if (!s.step()) return std::nullopt;
+  return parse_state(s.text(0));
+}
+
+int Store::next_attempt_number(std::int64_t trial_row) {
+  auto s = db_.prepare("SELECT coalesce(max(attempt), 0) + 1 FROM attempts WHERE trial_id = ?");
+  s.bind(1, trial_row);
+  s.step();
+  return int(s.integer(0));
+}
+
+std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std::string& command,
+                                  const std::string& run_dir, const std::string& log_path) {
+  db_.prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
+              "runner_host, runner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)")
+      .bind(1, trial_row).bind(2, number).bind(3, command).bind(4, run_dir).bind(5, log_path).bind(6, utc_now())
+      .bind(7, host_name()).bind(8, std::int64_t(::getpid()))
+      .run();
+  return db_.last_insert_id();
+}
+
+void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, const std::optional<Provenance>& provenance) {
+  Transaction tx(db_);
+  db_.prepare("UPDATE attempts SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
+              "error_reason = ?, finished_at = ?, duration_s = ?, result_json = ? WHERE id = ?")
+      .bind(1, to_string(o.state)).bind(2, o.exit_code).bind(3, o.signal).bind(4, o.error_rank)
+      .bind(5, o.error_step).bind(6, o.error_reason).bind(7, utc_now()).bind(8, o.duration_s)
+      .bind(9, o.result_json).bind(10, attempt_id)
+      .run();
+  auto metric = db_.prepare("INSERT OR REPLACE INTO metrics (attempt_id, name, value) VALUES (?,?,?)");
+  for (const auto& m : o.metrics) {
+    metric.bind(1, attempt_id).bind(2, m.name).bind(3, m.value).run();
+    metric.reset();
+  }
+  auto step = db_.prepare("INSERT OR REPLACE INTO step_metrics (attempt_id, name, rank, step, value) VALUES (?,?,?,?,?)");
+  for (const auto& v : o.steps) {
+    step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
+    step.reset();
+  }
+  if (provenance) record_provenance(attempt_id, *provenance);
+  tx.commit();
+}
+
+void Store::record_provenance(std::int64_t attempt_id, const Provenance& p) {
+  const ProvenanceContext& c = p.context;
+  db_.prepare("INSERT OR REPLACE INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, "
+              "image_ref, image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, "
+              "complete, missing_fields) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+      .bind(1, attempt_id).bind(2, c.source.commit).bind(3, int(c.source.dirty)).bind(4, c.source.diff_hash)
+      .bind(5, p.build_revision).bind(6, c.image_ref).bind(7, c.image_id).bind(8, c.base_image)
+      .bind(9, int(c.bare_metal())).bind(10, c.engine_binary_hash).bind(11, p.software_stack).bind(12, p.hosts)
+      .bind(13, p.command).bind(14, int(p.complete)).bind(15, nlohmann::json(p.missing_fields).dump())
+      .run();
+}
+
+}  // namespace mt

@@ -1,0 +1,108 @@
+#pragma once
+// The results database: campaigns, trials, attempts and their metrics (schemas/store.sql).
+// Every state change is its own transaction, so a runner killed at any moment leaves a
+// consistent database behind.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launch/provenance.h"
+#include "store/sqlite_db.h"
+#include "experiment/trial.h"
+
+namespace mt {
+
+enum class AttemptState { Running, Succeeded, Failed, TimedOut, Crashed, LaunchFailed, Interrupted };
+std::string to_string(AttemptState state);
+
+struct Campaign {
+  std::string id;
+  std::string experiment;
+  std::string experiment_file;
+  std::string source_revision;
+  std::string plan_hash;
+  std::string launcher;  // JSON, see trial_json.h
+  int trial_count = 0;
+  std::string created_at;
+};
+
+struct MetricValue {
+  std::string name;
+  double value;
+};
+
+struct StepValue {
+  std::string name;
+  int rank;  // -1: already aggregated over ranks
+  int step;
+  double value;
+};
+
+struct AttemptOutcome {
+  AttemptState state = AttemptState::Failed;
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::optional<int> error_rank;
+  std::optional<int> error_step;
+  std::optional<std::string> error_reason;
+  double duration_s = 0;
+  std::optional<std::string> result_json;
+  std::vector<MetricValue> metrics;
+  std::vector<StepValue> steps;
+};
+
+// Columns of `campaigns` in the order campaign_from_row reads them (table alias `c`), for queries
+// over the store from elsewhere (reports open the database read-only, without a Store).
+extern const char* const kCampaignColumns;
+Campaign campaign_from_row(const Statement& row);
+
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating the file and its directory if needed) and migrates to kSchemaVersion.
+  // Throws SqliteError; refuses a database written by a newer mtrun.
+  explicit Store(const std::filesystem::path& file);
+
+  Database& db() { return db_; }
+
+  void add_campaign_if_new(const Campaign& campaign);
+
+  // Row id of the trial, inserting it on first sight.
+  std::int64_t add_trial_if_new(const std::string& campaign_id, const Trial& trial, int ordinal);
+
+  struct StoredTrial {
+    std::int64_t row;
+    Trial trial;
+  };
+  // Every trial of the campaign in plan order, rebuilt from what was stored.
+  std::vector<StoredTrial> campaign_trial_specs(const std::string& campaign_id);
+
+  // Attempts left 'running' by an mtrun on this host that no longer runs become 'interrupted'.
+  // Returns how many. Attempts of a live runner (another campaign in parallel) are left alone.
+  int interrupt_stale_attempts();
+
+  // State of the trial's latest attempt, or nullopt if it never ran.
+  std::optional<AttemptState> latest_state(std::int64_t trial_row);
+
+  // 1 for a trial never attempted, else one more than its latest attempt.
+  int next_attempt_number(std::int64_t trial_row);
+  // Records attempt `number` as running, before it is launched; returns its id.
+  std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command,
+                             const std::string& run_dir, const std::string& log_path);
+  // Outcome, metrics and (when given) provenance in one transaction.
+  void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,
+                      const std::optional<Provenance>& provenance);
+
+ private:
+  void migrate();
+  void record_provenance(std::int64_t attempt_id, const Provenance& provenance);
+  Database db_;
+};
+
+// Current time, UTC, ISO 8601 to the second.
+std::string utc_now();
+
+}  // namespace mt

@@ -1,0 +1,93 @@
+#include "store/trial_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace mt {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json params_to_json(const std::vector<Param>& params) {
+  json object = json::object();
+  for (const auto& p : params) object[p.name] = p.value;
+  return object;
+}
+
+std::vector<Param> params_from_json(const json& object) {
+  std::vector<Param> params;
+  for (const auto& [name, value] : object.items()) params.push_back({name, value.get<std::string>()});
+  return params;
+}
+
+}  // namespace
+
+std::string trial_to_json(const Trial& t) {
+  json j;
+  j["study"] = t.study;
+  j["workload"] = t.workload;
+  j["repeat_index"] = t.repeat_index;
+  j["ranks"] = t.ranks;
+  j["timeout_s"] = t.timeout_s;
+  j["params"] = params_to_json(t.params);
+  j["engine_args"] = t.engine_args;
+  j["environment"] = params_to_json(t.environment);
+  j["derived"] = params_to_json(t.derived);
+  if (!t.command.empty()) {
+    j["command"] = t.command;
+    j["command_uses_launcher"] = t.command_uses_launcher;
+    json rules = json::array();
+    for (const auto& m : t.metrics) rules.push_back({{"name", m.name}, {"regex", m.regex}, {"json", m.json_path}});
+    j["metrics"] = rules;
+  }
+  j["axis_names"] = t.axis_names;
+  j["identity"] = t.identity;
+  j["group_key"] = t.group_key;
+  return j.dump();
+}
+
+Trial trial_from_json(const std::string& text) {
+  json j = json::parse(text);
+  Trial t;
+  t.study = j.at("study").get<std::string>();
+  t.workload = j.at("workload").get<std::string>();
+  t.repeat_index = j.at("repeat_index").get<int>();
+  t.ranks = j.at("ranks").get<int>();
+  t.timeout_s = j.at("timeout_s").get<double>();
+  t.params = params_from_json(j.at("params"));
+  t.engine_args = j.at("engine_args").get<std::vector<std::string>>();
+  t.environment = params_from_json(j.at("environment"));
+  t.derived = params_from_json(j.at("derived"));
+  if (j.contains("command")) {
+    t.command = j.at("command").get<std::vector<std::string>>();
+    t.command_uses_launcher = j.at("command_uses_launcher").get<bool>();
+    for (const auto& m : j.at("metrics")) {
+      t.metrics.push_back({m.at("name").get<std::string>(), m.at("regex").get<std::string>(),
+                           m.at("json").get<std::string>()});
+    }
+  }
+  t.axis_names = j.at("axis_names").get<std::vector<std::string>>();
+  t.identity = j.at("identity").get<std::string>();
+  t.group_key = j.at("group_key").get<std::string>();
+  return t;
+}
+
+std::string launcher_to_json(const LauncherConfig& l) {
+  json j;
+  j["type"] = l.type;
+  j["extra_args"] = l.extra_args;
+  j["hostfile"] = l.hostfile.string();
+  j["mode"] = l.mode;
+  return j.dump();
+}
+
+LauncherConfig launcher_from_json(const std::string& text) {
+  json j = json::parse(text);
+  LauncherConfig l;
+  l.type = j.at("type").get<std::string>();
+  l.extra_args = j.at("extra_args").get<std::vector<std::string>>();
+  l.hostfile = j.at("hostfile").get<std::string>();
+  l.mode = j.value("mode", l.mode);  // absent in campaigns stored before modes existed
+  return l;
+}
+
+}  // namespace mt

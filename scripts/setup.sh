@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Installs what MiniTrainBench needs from Debian 12's packages (as root, or via sudo) and builds
-# mtrun and mtengine (Release) into build/. Safe to run again: it installs only what is missing
-# and rebuilds only what changed.
+# Installs what MiniTrainBench needs (as root, or via sudo): Debian 12's packages, and the PyTorch
+# wheel (pinned in scripts/python-requirements.txt) into a virtual environment, .venv/ unless
+# MT_VENV says otherwise. Then builds mtrun and mtengine (Release) into build/. Safe to run again:
+# it installs only what is missing and rebuilds only what changed. pip's download cache
+# (~/.cache/pip) lives outside the checkout, so a fresh clone reinstalls without downloading.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake ninja-build ccache git pkg-config python3 procps   # procps: pgrep in tests
-  libtorch-dev libopenblas0-pthread          # LibTorch 1.13 (CPU) on OpenBLAS, ~5x faster than reference BLAS
-  libblas-dev                                # link name of that BLAS (libblas.so.3), which attention calls directly
+  python3-venv                               # the virtual environment that holds the PyTorch wheel
   libopenmpi-dev openmpi-bin                 # MPI: the launcher and the CPU communicator
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev sqlite3
   libboost-dev libboost-filesystem-dev libcli11-dev libfmt-dev doctest-dev
@@ -27,6 +28,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The engine's LibTorch is the C++ library inside the PyTorch wheel. Debian's python3 makes the venv
+# (the python3 first on PATH may be another interpreter); pip runs only when the pin changed.
+VENV=${MT_VENV:-$PWD/.venv}
+REQUIREMENTS=scripts/python-requirements.txt
+if ! cmp -s "$REQUIREMENTS" "$VENV/.mt-requirements" 2>/dev/null; then
+  [ -x "$VENV/bin/python" ] || /usr/bin/python3 -m venv "$VENV"
+  echo "setup: installing $(grep -v '^#' "$REQUIREMENTS" | xargs) into $VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
+  cp "$REQUIREMENTS" "$VENV/.mt-requirements"
+fi
+
 BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} >/dev/null
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} \
+  -DMT_PYTHON="$VENV/bin/python" >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"

@@ -1,5 +1,6 @@
 // mtengine: flags -> subcommand table -> exit code. All work lives in mtengine_lib.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -10,8 +11,9 @@
 #include <vector>
 
 #include "commands/commands.h"
-#include "train/train_cli.h"
+#include "cli/option_table.h"
 #include "train/train_command.h"
+#include "train/train_options.h"
 
 namespace {
 
@@ -39,13 +41,22 @@ int main(int argc, char** argv) {
   cli.require_subcommand(1);
 
   mt::TrainConfig train_config;
+  const mt::OptionTable train_options = mt::train_option_table(train_config);
+  bool describe_train = false;
   bool version_json = false;
 
   std::vector<Subcommand> table;
   {
     auto* train = cli.add_subcommand("train", "train the GPT on synthetic data and measure it");
-    mt::add_train_options(*train, train_config);
-    table.push_back({train, [&] { return mt::run_train_command(train_config); }});
+    mt::register_options(*train, train_options);
+    train->add_flag("--describe", describe_train,
+                    "print every flag with its type, default, allowed values and bounds as JSON "
+                    "(what mtrun validates experiments against), then exit");
+    table.push_back({train, [&] {
+                       if (!describe_train) return mt::run_train_command(train_config);
+                       std::cout << mt::describe_options(train_options, "train").dump(2) << '\n';
+                       return 0;
+                     }});
 
     auto* version = cli.add_subcommand("version", "versions this binary was built with");
     version->add_flag("--json", version_json, "print JSON");

@@ -68,7 +68,7 @@ Trajectory strategy_run(mt::Communicator& comm, const Options& o, OptimizerKind 
   const mt::SyncMode mode = o.sync_mode == "every"  ? mt::SyncMode::every
                             : o.sync_mode == "last" ? mt::SyncMode::last
                                                     : entry->auto_sync_mode;
-  auto strategy = mt::make_strategy(config, comm, mode);
+  auto strategy = mt::make_strategy(config, comm, mode, mt::parameter_count(*model) * 4);
   strategy->prepare(*model);
   std::unique_ptr<torch::optim::Optimizer> sgd;
   std::unique_ptr<mt::FusedAdamW> adamw;

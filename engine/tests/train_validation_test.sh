@@ -22,11 +22,21 @@ expect() {  # expect CODE MESSAGE ARGS...: runs mtengine on 2 ranks
 }
 
 expect 2 "mtengine train: --n-heads 7 does not divide --d-model 512" train --n-heads 7
-expect 2 "mtengine train: --batch-size 0 must be positive" train --batch-size 0
-expect 2 "mtengine train: --strategy 'fdsp' is not available (available: ddp, fsdp, zero1, zero2)" train --strategy fdsp
+expect 2 "mtengine train: --batch-size 0 must be at least 1" train --batch-size 0
+expect 2 "mtengine train: --strategy 'fdsp' must be one of ddp, fsdp, zero1, zero2" train --strategy fdsp
 expect 2 "mtengine train: --precision 'fp16' must be one of fp32, bf16" train --precision fp16
 expect 2 "mtengine train: --lr-scheduler 'linear' must be one of constant, cosine" train --lr-scheduler linear
 expect 2 "mtengine train: --grad-reduce-dtype 'fp8' must be one of fp32, bf16" train --grad-reduce-dtype fp8
+expect 2 "mtengine train: --vocab-size 1 must be at least 2" train --vocab-size 1
+expect 2 "mtengine train: --vocab-size 1000000000000 must be at most 16777216" train --vocab-size 1000000000000
+expect 2 "mtengine train: --learning-rate nan must be a finite number" train --learning-rate nan
+expect 2 "--output: must not be empty" train --output ""
+expect 2 "mtengine train: --output '$WORK/missing/r.json': directory '$WORK/missing' does not exist" \
+  train --steps 1 --output "$WORK/missing/r.json"
+mkdir -p "$WORK/readonly" && chmod 555 "$WORK/readonly"
+if [ "$(id -u)" -ne 0 ]; then  # root writes anywhere
+  expect 2 "directory '$WORK/readonly' is not writable" train --steps 1 --output "$WORK/readonly/r.json"
+fi
 expect 2 "--no-such-flag" train --no-such-flag 3
 expect 2 "--steps" train --steps notanumber
 
@@ -37,8 +47,24 @@ import json, sys
 v = json.load(open(sys.argv[1]))
 for key in ("libtorch", "mpi", "compiler", "build_type", "build_revision", "build_tree_dirty"):
     assert key in v, key
-assert v["libtorch"].startswith("1."), v["libtorch"]
+assert v["libtorch"].startswith("2."), v["libtorch"]
 print("ok: version --json", v["libtorch"], "|", v["mpi"])
+PY
+
+# The description mtrun validates against: every flag once, with types and bounds, and each
+# described default accepted by the engine itself.
+"$MTENGINE" train --describe >"$WORK/describe.json" || failures=$((failures + 1))
+python3 - "$WORK/describe.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["subcommand"] == "train", d
+flags = [o["flag"] for o in d["options"]]
+assert len(flags) == len(set(flags)), "duplicate flags"
+by_param = {o["param"]: o for o in d["options"]}
+assert by_param["vocab_size"]["minimum"] == 2 and by_param["vocab_size"]["type"] == "integer"
+assert by_param["strategy"]["choices"] == ["ddp", "fsdp", "zero1", "zero2"]
+assert by_param["output"]["experiment_param"] is False
+print("ok: train --describe,", len(flags), "flags")
 PY
 
 exit $((failures > 0))

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <torch/version.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -35,33 +36,6 @@ std::string kernel_release() {
   return std::string(info.sysname) + " " + info.release;
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) break;
-    const auto start = line.find_first_not_of(' ', colon + 1);
-    return start == std::string::npos ? "unknown" : line.substr(start);
-  }
-  return "unknown";
-}
-
-// The BLAS actually mapped into this process (Debian's alternatives make the link name useless:
-// libblas.so.3 may be the reference BLAS or OpenBLAS, ~5x apart in speed).
-std::string loaded_blas() {
-  std::ifstream in("/proc/self/maps");
-  std::string fallback;
-  for (std::string line; std::getline(in, line);) {
-    const auto slash = line.find('/');
-    if (slash == std::string::npos) continue;
-    const std::string path = line.substr(slash);
-    if (path.find("openblas") != std::string::npos) return "openblas (" + path + ")";
-    if (fallback.empty() && path.find("blas") != std::string::npos) fallback = path;
-  }
-  return fallback.empty() ? "none loaded" : "reference (" + fallback + ")";
-}
-
 }  // namespace
 
 Environment build_environment() {
@@ -75,13 +49,22 @@ Environment build_environment() {
   return env;
 }
 
-Environment collect_environment() {
+const std::vector<std::string> kSteeringVariables = {
+    "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS",
+    "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
+    "KMP_AFFINITY", "GOMP_CPU_AFFINITY", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA"};
+
+Environment collect_environment(int threads_per_rank) {
   Environment env = build_environment();
   env.os = os_pretty_name();
   env.kernel = kernel_release();
-  env.cpu_model = cpu_model();
-  env.blas = loaded_blas();
+  env.cpu = read_cpu_info();
+  env.blas = detect_blas(env.cpu);
+  env.float_mode = current_float_mode();
+  env.threads_per_rank = threads_per_rank;
   env.simd_kernels = kernel_isa_name(kernel_isa());
+  for (const auto& name : kSteeringVariables)
+    if (const char* value = std::getenv(name.c_str())) env.env_vars.emplace_back(name, value);
   return env;
 }
 
@@ -92,13 +75,33 @@ nlohmann::json to_json(const Environment& env, bool include_machine) {
                         {"build_type", env.build_type},
                         {"build_revision", env.build_revision},
                         {"build_tree_dirty", env.build_tree_dirty}};
-  if (include_machine) {
-    out["os"] = env.os;
-    out["kernel"] = env.kernel;
-    out["cpu_model"] = env.cpu_model;
-    out["blas"] = env.blas;
-    out["simd_kernels"] = env.simd_kernels;
-  }
+  if (!include_machine) return out;
+  out["os"] = env.os;
+  out["kernel"] = env.kernel;
+  out["cpu_model"] = env.cpu.model;
+  out["cpu_vendor"] = env.cpu.vendor;
+  out["cpu_family"] = env.cpu.family;
+  out["cpu_model_number"] = env.cpu.model_number;
+  out["cpu_stepping"] = env.cpu.stepping;
+  out["cpu_cores"] = env.cpu.logical_cpus;
+  out["threads_per_core"] = env.cpu.threads_per_core;
+  out["cpu_mhz"] = env.cpu.mhz;
+  out["memory_mib"] = env.cpu.memory_mib;
+  out["cpu_isa"] = env.cpu.isa;
+  out["blas"] = env.blas.summary();
+  out["blas_vendor"] = env.blas.vendor;
+  out["blas_version"] = env.blas.version;
+  out["blas_core"] = env.blas.core;
+  out["blas_threads"] = env.blas.threads;
+  out["blas_gflops_per_thread"] = env.blas.gflops_per_thread;
+  out["blas_efficiency"] = env.blas.efficiency;
+  if (!env.blas.warning.empty()) out["blas_warning"] = env.blas.warning;
+  out["threads_per_rank"] = env.threads_per_rank;
+  out["flush_denormal"] = env.float_mode.flush_to_zero && env.float_mode.denormals_are_zero;
+  out["simd_kernels"] = env.simd_kernels;
+  nlohmann::json vars = nlohmann::json::object();
+  for (const auto& [name, value] : env.env_vars) vars[name] = value;
+  out["env_vars"] = vars;
   return out;
 }
 

@@ -1,9 +1,16 @@
 // The software and hardware stack a result was produced on, as recorded in result JSON and
-// printed by `mtengine version` / `doctor`.
+// printed by `mtengine version` / `doctor`: everything that decides a CPU number (CPU, BLAS and
+// its measured speed, threads, denormal mode, the environment variables that steer them).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "env/blas_info.h"
+#include "env/cpu_info.h"
+#include "env/float_mode.h"
 
 namespace mt {
 
@@ -16,15 +23,22 @@ struct Environment {
   bool build_tree_dirty = false;
   std::string os;
   std::string kernel;
-  std::string cpu_model;
-  std::string blas;
+  CpuInfo cpu;
+  BlasInfo blas;
+  FloatMode float_mode;
+  int threads_per_rank = 0;
   std::string simd_kernels;  // instruction set the hand-vectorised kernels run with
+  std::vector<std::pair<std::string, std::string>> env_vars;  // those of kSteeringVariables set
 };
+
+// The variables that change how fast the CPU path runs, recorded when set.
+extern const std::vector<std::string> kSteeringVariables;
 
 // Build facts only (cheap, no file reads): what `version` reports.
 Environment build_environment();
-// Build facts plus the machine: OS, kernel, CPU, the BLAS this process loaded, the kernels' ISA.
-Environment collect_environment();
+// Build facts plus the machine: OS, kernel, CPU, the BLAS this process runs (probed), the
+// denormal mode, the kernels' ISA and the steering variables.
+Environment collect_environment(int threads_per_rank);
 
 nlohmann::json to_json(const Environment& env, bool include_machine);
 

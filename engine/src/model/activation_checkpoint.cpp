@@ -26,7 +26,7 @@ class CheckpointedBlock : public torch::autograd::Function<CheckpointedBlock> {
     ctx->saved_data["block"] = reinterpret_cast<int64_t>(block->ptr().get());
     ctx->saved_data["index"] = index;
     ctx->saved_data["rng"] = at::detail::getDefaultCPUGenerator().get_state();
-    ctx->saved_data["autocast"] = at::autocast::is_cpu_enabled();
+    ctx->saved_data["autocast"] = at::autocast::is_autocast_enabled(at::kCPU);
     torch::NoGradGuard no_grad;
     return target->inner(index, *block, x);
   }
@@ -42,14 +42,14 @@ class CheckpointedBlock : public torch::autograd::Function<CheckpointedBlock> {
     auto generator = at::detail::getDefaultCPUGenerator();
     const auto resume_state = generator.get_state();
     generator.set_state(ctx->saved_data["rng"].toTensor());
-    const bool autocast_before = at::autocast::is_cpu_enabled();
-    at::autocast::set_cpu_enabled(ctx->saved_data["autocast"].toBool());
+    const bool autocast_before = at::autocast::is_autocast_enabled(at::kCPU);
+    at::autocast::set_autocast_enabled(at::kCPU, ctx->saved_data["autocast"].toBool());
     torch::Tensor output;
     {
       torch::AutoGradMode enable_grad(true);
       output = target->inner(index, block, input);
     }
-    at::autocast::set_cpu_enabled(autocast_before);
+    at::autocast::set_autocast_enabled(at::kCPU, autocast_before);
     generator.set_state(resume_state);
 
     // Parameter gradients accumulate into .grad directly, as in the plain run.

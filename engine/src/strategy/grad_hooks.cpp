@@ -22,6 +22,9 @@ class CallbackPostHook final : public torch::autograd::FunctionPostHook {
 
 }  // namespace
 
+GradHooks::GradHooks() = default;
+GradHooks::~GradHooks() = default;
+
 void GradHooks::after_accumulate(const torch::Tensor& parameter, std::function<void()> callback) {
   auto accumulator = torch::autograd::impl::grad_accumulator(parameter);
   TORCH_CHECK(accumulator, "parameter has no gradient accumulator (requires_grad off?)");

@@ -7,8 +7,9 @@
 
 #include <torch/torch.h>
 
+#include <c10/util/intrusive_ptr.h>
+
 #include <functional>
-#include <memory>
 #include <vector>
 
 namespace torch::autograd {
@@ -19,12 +20,14 @@ namespace mt {
 
 class GradHooks {
  public:
+  GradHooks();
+  ~GradHooks();  // out of line: Node is incomplete here
   void after_accumulate(const torch::Tensor& parameter, std::function<void()> callback);
   void before_accumulate(torch::Tensor& parameter, std::function<void()> callback);
 
  private:
   // The variable holds its accumulator weakly; keeping it here keeps the hooks registered.
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  std::vector<c10::intrusive_ptr<torch::autograd::Node>> accumulators_;
 };
 
 }  // namespace mt

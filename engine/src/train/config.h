@@ -21,7 +21,7 @@ struct TrainConfig {
   std::string gradient_sync_mode = "auto";
   std::string precision = "fp32";
   std::string backend = "mpi";
-  double bucket_cap_mb = 25.0;
+  double bucket_cap_mb = 0.0;              // 0: chosen by strategy (resolved_bucket_cap_mb)
   double first_bucket_cap_mb = 1.0;
   std::string grad_reduce_dtype = "fp32";  // fp32 | bf16
   bool activation_checkpointing = false;
@@ -32,11 +32,17 @@ struct TrainConfig {
   double min_learning_rate = 0.0;
   double max_grad_norm = 0.0;              // 0: measure the norm, never clip
   int threads = 0;  // 0: pick from the environment (see default_threads)
+  bool keep_denormals = false;  // false: flush subnormal floats to zero (FTZ/DAZ)
   std::string output;
 };
 
 // The first problem found, as a message naming the flag and value (without the
-// "mtengine train: " prefix), or nothing when the configuration is usable.
+// "mtengine train: " prefix), or nothing when the configuration is usable: the option table's
+// bounds, choices and relations, then what this build supports.
 std::optional<std::string> validate(const TrainConfig& config);
+
+// The gradient bucket cap a strategy uses, MiB: --bucket-cap-mb, or when that is 0 the strategy's
+// default for a model of `parameter_bytes`.
+double resolved_bucket_cap_mb(const TrainConfig& config, int64_t parameter_bytes);
 
 }  // namespace mt

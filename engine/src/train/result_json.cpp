@@ -1,11 +1,6 @@
 #include "train/result_json.h"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <stdexcept>
 
 namespace mt {
 namespace {
@@ -61,6 +56,8 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["threads_per_rank"] = run.threads;
   const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
   out["omp_wait_policy"] = wait_policy ? wait_policy : "";
+  out["resolved_bucket_cap_mb"] = run.bucket_cap_mb;
+  out["flush_denormal_all_threads"] = run.flush_denormal_all_threads;
   out["tokens_per_sec"] = s.tokens_per_sec;
   out["step_time_ms"] = s.step_time_ms;
   out["data_time_ms"] = s.data_time_ms;
@@ -101,21 +98,6 @@ nlohmann::json error_result_json(const TrainConfig& c, int world_size, const Run
   out["error"] = error;
   out["environment"] = to_json(env, /*include_machine=*/true);
   return out;
-}
-
-void write_json_atomically(const std::string& path, const nlohmann::json& document) {
-  // The pid keeps concurrent writers (several failing ranks) off each other's temporary file.
-  const std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << document.dump(2) << '\n';
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write result file '" + temporary + "'");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot rename '" + temporary + "' to '" + path + "'");
-  }
 }
 
 }  // namespace mt

@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <exception>
 
-#include "comm/mpi_communicator.h"
 #include "env/environment.h"
 #include "env/resources.h"
 #include "train/result_json.h"
 #include "train/trainer.h"
+#include "workload/workload.h"
 
 namespace mt {
 namespace {
@@ -30,74 +29,65 @@ void print_summary(const TrainConfig& c, int world_size, const RankRun& run, con
   std::fflush(stdout);
 }
 
-// Writes the error result if this rank is allowed to and there is somewhere to write it.
-void try_write_error(const TrainConfig& c, int world_size, const RunError& error) {
-  if (c.output.empty()) return;
-  try {
-    write_json_atomically(c.output, error_result_json(c, world_size, error, collect_environment()));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mtengine train: %s\n", e.what());
+class TrainWorkload final : public Workload {
+ public:
+  explicit TrainWorkload(const TrainConfig& config) : config_(config) {
+    run_.threads = config.threads > 0 ? config.threads : default_threads();
   }
-}
 
-std::optional<int64_t> known_step(const RankRun& run) {
-  if (run.current_step < 0) return std::nullopt;  // failed while setting up
-  return run.current_step;
-}
+  std::string name() const override { return "train"; }
+  std::optional<std::string> validate() const override { return mt::validate(config_); }
+  std::string output_path() const override { return config_.output; }
+
+  WorkloadOutcome run(Communicator& comm) override {
+    world_size_ = comm.world_size();
+    run_.sync_mode = resolve_sync_mode(config_);  // the strategy is known to exist by now
+    train_on_this_rank(config_, comm, run_);
+    if (run_.non_finite) return non_finite_outcome(comm);
+
+    const TrainSummary summary = summarize(config_, run_, comm);
+    WorkloadOutcome outcome;
+    if (comm.rank() != 0) return outcome;
+    print_summary(config_, comm.world_size(), run_, summary);
+    outcome.result = train_result_json(config_, comm.world_size(), run_, summary,
+                                       collect_environment(run_.threads));
+    return outcome;
+  }
+
+  nlohmann::json error_result(const RunError& error) const override {
+    return error_result_json(config_, world_size_, error, collect_environment(run_.threads));
+  }
+
+  std::optional<int64_t> current_step() const override {
+    if (run_.current_step < 0) return std::nullopt;  // failed while setting up
+    return run_.current_step;
+  }
+
+ private:
+  // Every rank stopped at the same step, before its optimizer step: a failure, not a crash.
+  WorkloadOutcome non_finite_outcome(const Communicator& comm) {
+    const std::string reason =
+        fmt::format("non-finite {} at step {} (first on rank {}); stopped before the optimizer step",
+                    run_.non_finite_what, run_.current_step, run_.first_bad_rank);
+    WorkloadOutcome outcome;
+    outcome.exit_code = 1;
+    if (comm.rank() != 0) return outcome;
+    std::fprintf(stderr, "mtengine train: %s; all ranks stopped\n", reason.c_str());
+    outcome.result = error_result(RunError{run_.first_bad_rank, run_.current_step, reason,
+                                           "all_rank_fail_fast"});
+    return outcome;
+  }
+
+  TrainConfig config_;
+  RankRun run_;
+  int world_size_ = 1;
+};
 
 }  // namespace
 
-int run_train_command(TrainConfig config) {
-  // Every rank validates the same argv before MPI starts, so a bad flag stops all ranks with 2.
-  if (auto problem = validate(config)) {
-    std::fprintf(stderr, "mtengine train: %s\n", problem->c_str());
-    return 2;
-  }
-
-  MpiSession session;
-  MpiCommunicator comm;
-  RankRun run;
-  run.threads = config.threads > 0 ? config.threads : default_threads();
-  run.sync_mode = resolve_sync_mode(config);
-
-  try {
-    train_on_this_rank(config, comm, run);
-  } catch (const std::exception& e) {
-    // Other ranks may be blocked in a collective with us: record what we know, then stop the job.
-    const std::string reason = fmt::format("rank {} failed at step {}: {}", comm.rank(),
-                                           run.current_step, e.what());
-    try_write_error(config, comm.world_size(),
-                    RunError{comm.rank(), known_step(run), e.what(), "all_rank_fail_fast"});
-    if (comm.world_size() > 1) abort_job(reason, 1);
-    std::fprintf(stderr, "mtengine train: %s\n", reason.c_str());
-    return 1;
-  }
-
-  if (run.non_finite) {
-    const std::string reason =
-        fmt::format("non-finite {} at step {} (first on rank {}); stopped before the optimizer step",
-                    run.non_finite_what, run.current_step, run.first_bad_rank);
-    if (comm.rank() == 0) {
-      std::fprintf(stderr, "mtengine train: %s; all ranks stopped\n", reason.c_str());
-      try_write_error(config, comm.world_size(),
-                      RunError{run.first_bad_rank, run.current_step, reason, "all_rank_fail_fast"});
-    }
-    return 1;
-  }
-
-  const TrainSummary summary = summarize(config, run, comm);
-  if (comm.rank() != 0) return 0;
-  print_summary(config, comm.world_size(), run, summary);
-  if (!config.output.empty()) {
-    try {
-      write_json_atomically(config.output, train_result_json(config, comm.world_size(), run, summary,
-                                                             collect_environment()));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "mtengine train: %s\n", e.what());
-      return 1;
-    }
-  }
-  return 0;
+int run_train_command(const TrainConfig& config) {
+  TrainWorkload workload(config);
+  return run_workload(workload);
 }
 
 }  // namespace mt

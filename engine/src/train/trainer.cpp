@@ -2,10 +2,12 @@
 
 #include <ATen/autocast_mode.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 
 #include "data/synthetic.h"
+#include "env/float_mode.h"
 #include "env/resources.h"
 #include "model/activation_checkpoint.h"
 #include "model/gpt.h"
@@ -44,22 +46,38 @@ double squared_norm(const std::vector<torch::Tensor>& tensors) {
 // gradients and optimizer state stay fp32.
 torch::Tensor forward_loss(Gpt& model, const TokenBatch& batch, bool bf16) {
   if (!bf16) return model->loss(batch.inputs, batch.targets);
-  at::autocast::set_cpu_enabled(true);
-  at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+  at::autocast::set_autocast_enabled(at::kCPU, true);
+  at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
   auto loss = model->loss(batch.inputs, batch.targets).to(torch::kFloat);
-  at::autocast::set_cpu_enabled(false);
+  at::autocast::set_autocast_enabled(at::kCPU, false);
   at::autocast::clear_cache();
   return loss;
+}
+
+// Sets the denormal mode in every thread of the intra-op pool (threads started earlier keep the
+// mode they were created with) and reports whether all of them now have it.
+bool apply_denormal_mode_to_pool(bool flush, int threads) {
+  set_flush_denormal(flush);
+  std::atomic<int> agreeing{0};
+  at::parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      set_flush_denormal(flush);
+      const FloatMode mode = current_float_mode();
+      if ((mode.flush_to_zero && mode.denormals_are_zero) == flush) ++agreeing;
+    }
+  });
+  const FloatMode mine = current_float_mode();
+  return agreeing == threads && (mine.flush_to_zero && mine.denormals_are_zero) == flush;
 }
 
 }  // namespace
 
 std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm,
-                                        SyncMode sync_mode) {
+                                        SyncMode sync_mode, int64_t parameter_bytes) {
   StrategyOptions options;
   options.comm = &comm;
   options.sync_mode = sync_mode;
-  options.bucket_cap_mb = config.bucket_cap_mb;
+  options.bucket_cap_mb = resolved_bucket_cap_mb(config, parameter_bytes);
   options.first_bucket_cap_mb = config.first_bucket_cap_mb;
   options.grad_reduce_type = config.grad_reduce_dtype == "bf16" ? ElementType::bf16 : ElementType::f32;
   options.backward_prefetch = config.backward_prefetch;
@@ -69,6 +87,8 @@ std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator&
 void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& run) {
   at::set_num_threads(run.threads);
   set_blas_threads(run.threads);
+  const bool flush = !config.keep_denormals;
+  run.flush_denormal_all_threads = apply_denormal_mode_to_pool(flush, run.threads) && flush;
   keep_freed_memory_for_reuse();
   const int rank = comm.rank();
 
@@ -78,7 +98,9 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
   if (config.activation_checkpointing)
     model->set_block_runner(checkpointed_runner(model->block_runner()));
 
-  auto strategy = make_strategy(config, comm, run.sync_mode);
+  const int64_t parameter_bytes = run.parameters * static_cast<int64_t>(sizeof(float));
+  run.bucket_cap_mb = resolved_bucket_cap_mb(config, parameter_bytes);
+  auto strategy = make_strategy(config, comm, run.sync_mode, parameter_bytes);
   strategy->prepare(*model);
   // Dropout masks must differ between ranks, like any independent data-parallel worker.
   torch::manual_seed(config.seed + 7919ULL * static_cast<uint64_t>(rank + 1));

@@ -15,8 +15,10 @@ namespace mt {
 // What one rank measured. Series cover every step, warmup included.
 struct RankRun {
   int threads = 1;
+  bool flush_denormal_all_threads = false;  // FTZ and DAZ set in this thread and the whole pool
   SyncMode sync_mode = SyncMode::last;
   int64_t parameters = 0;
+  double bucket_cap_mb = 0;  // as resolved for this strategy and model
   std::vector<double> step_ms, data_ms, forward_backward_ms, optimizer_ms;
   std::vector<double> mean_loss;  // mean over ranks; identical on every rank
   std::vector<double> grad_norm;  // global norm before clipping; identical on every rank
@@ -39,9 +41,10 @@ struct RankRun {
 
 class Strategy;
 
-// The configured strategy (options taken from the flags), not yet prepared.
+// The configured strategy (options taken from the flags), not yet prepared, for a model of
+// `parameter_bytes` (which sizes the default gradient buckets).
 std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm,
-                                        SyncMode sync_mode);
+                                        SyncMode sync_mode, int64_t parameter_bytes);
 
 // Runs warmup + measured steps. Collective: every rank must call it. Throws on failure; on a
 // non-finite loss or gradient every rank stops at the same step, before its optimizer step, and

@@ -1,10 +1,20 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <nlohmann/json.hpp>
+
 #include "train/config.h"
+#include "train/train_options.h"
 
 namespace {
 
 std::string problem(const mt::TrainConfig& c) { return validate(c).value_or("ok"); }
+
+const nlohmann::json* described(const nlohmann::json& description, const std::string& param) {
+  for (const auto& option : description["options"])
+    if (option["param"] == param) return &option;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -17,15 +27,27 @@ TEST_CASE("validation names the flag and value") {
 
   c = {};
   c.batch_size = 0;
-  CHECK(problem(c) == "--batch-size 0 must be positive");
+  CHECK(problem(c) == "--batch-size 0 must be at least 1");
 
   c = {};
   c.steps = -3;
-  CHECK(problem(c) == "--steps -3 must be positive");
+  CHECK(problem(c) == "--steps -3 must be at least 1");
+
+  c = {};
+  c.model.vocab_size = 1;
+  CHECK(problem(c) == "--vocab-size 1 must be at least 2");
+
+  c = {};
+  c.model.vocab_size = 1000000000000;
+  CHECK(problem(c) == "--vocab-size 1000000000000 must be at most 16777216");
+
+  c = {};
+  c.model.seq_length = 1000000000;
+  CHECK(problem(c) == "--seq-length 1000000000 must be at most 1048576");
 
   c = {};
   c.strategy = "fdsp";
-  CHECK(problem(c) == "--strategy 'fdsp' is not available (available: ddp, fsdp, zero1, zero2)");
+  CHECK(problem(c) == "--strategy 'fdsp' must be one of ddp, fsdp, zero1, zero2");
 
   c = {};
   c.gradient_sync_mode = "sometimes";
@@ -45,19 +67,35 @@ TEST_CASE("validation names the flag and value") {
 
   c = {};
   c.max_grad_norm = -1;
-  CHECK(problem(c) == "--max-grad-norm -1 must not be negative");
+  CHECK(problem(c) == "--max-grad-norm -1 must be at least 0");
 
   c = {};
   c.min_learning_rate = 1.0;
-  CHECK(problem(c) == "--min-learning-rate 1 must be in [0, --learning-rate 0.0003]");
+  CHECK(problem(c) == "--min-learning-rate 1 must be at most --learning-rate 0.0003");
+
+  c = {};
+  c.learning_rate = 0;
+  CHECK(problem(c) == "--learning-rate 0 must be greater than 0");
+
+  c = {};
+  c.learning_rate = std::nan("");
+  CHECK(problem(c) == "--learning-rate nan must be a finite number");
+
+  c = {};
+  c.model.dropout = 1.0;
+  CHECK(problem(c) == "--dropout 1 must be below 1");
 
   c = {};
   c.warmup_steps = -1;
-  CHECK(problem(c) == "--warmup-steps -1 must not be negative");
+  CHECK(problem(c) == "--warmup-steps -1 must be at least 0");
 
   c = {};
-  c.bucket_cap_mb = 0;
-  CHECK(problem(c) == "--bucket-cap-mb 0 must be positive");
+  c.bucket_cap_mb = -1;
+  CHECK(problem(c) == "--bucket-cap-mb -1 must be at least 0");
+
+  c = {};
+  c.backend = "nccl";
+  CHECK(problem(c) == "--backend nccl is not supported in this build (supported: mpi)");
 }
 
 TEST_CASE("zero warmup steps is allowed") {
@@ -73,4 +111,47 @@ TEST_CASE("bf16 precision and every strategy are accepted") {
     c.precision = "bf16";
     CHECK(problem(c) == "ok");
   }
+}
+
+TEST_CASE("the default bucket cap is 25 MiB, and for zero2 an eighth of the model within [1, 25]") {
+  mt::TrainConfig c;
+  constexpr int64_t kMiB = 1024 * 1024;
+  CHECK(mt::resolved_bucket_cap_mb(c, 400 * kMiB) == 25.0);
+  c.strategy = "zero2";
+  CHECK(mt::resolved_bucket_cap_mb(c, 16 * kMiB) == 2.0);
+  CHECK(mt::resolved_bucket_cap_mb(c, 2 * kMiB) == 1.0);
+  CHECK(mt::resolved_bucket_cap_mb(c, 400 * kMiB) == 25.0);
+  c.bucket_cap_mb = 7;
+  CHECK(mt::resolved_bucket_cap_mb(c, 16 * kMiB) == 7.0);
+}
+
+TEST_CASE("the description carries every flag with its default, choices and bounds") {
+  mt::TrainConfig c;
+  const auto description = mt::describe_options(mt::train_option_table(c), "train");
+  CHECK(description["subcommand"] == "train");
+
+  const auto* vocab = described(description, "vocab_size");
+  REQUIRE(vocab != nullptr);
+  CHECK((*vocab)["flag"] == "--vocab-size");
+  CHECK((*vocab)["type"] == "integer");
+  CHECK((*vocab)["default"] == c.model.vocab_size);
+  CHECK((*vocab)["minimum"] == 2);
+  CHECK((*vocab)["maximum"] == 16777216);
+
+  const auto* strategy = described(description, "strategy");
+  REQUIRE(strategy != nullptr);
+  CHECK((*strategy)["choices"] == nlohmann::json({"ddp", "fsdp", "zero1", "zero2"}));
+
+  const auto* dropout = described(description, "dropout");
+  REQUIRE(dropout != nullptr);
+  CHECK((*dropout)["exclusive_maximum"] == true);
+
+  const auto* output = described(description, "output");
+  REQUIRE(output != nullptr);
+  CHECK((*output)["experiment_param"] == false);
+
+  CHECK(described(description, "activation_checkpointing")->at("type") == "boolean");
+  CHECK(description["constraints"].size() == 2);
+  CHECK(description["constraints"][0] ==
+        nlohmann::json({{"relation", "divides"}, {"a", "n_heads"}, {"b", "d_model"}}));
 }

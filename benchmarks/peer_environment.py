@@ -1,0 +1,132 @@
+"""The environment a PyTorch peer ran in, with the same keys mtengine records in its result JSON
+(`environment`): the CPU and its numbers, the BLAS with a measured SGEMM probe, threads, the
+denormal mode, the variables that steer threading, plus the interpreter and the torch build."""
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import torch
+
+STEERING_VARIABLES = (
+    "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS",
+    "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
+    "KMP_AFFINITY", "GOMP_CPU_AFFINITY", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA")
+ISA_FLAGS = (("amx_tile", "amx"), ("avx512_bf16", "avx512_bf16"), ("avx512f", "avx512f"),
+             ("avx2", "avx2"), ("fma", "fma"), ("avx", "avx"), ("sse4_2", "sse4.2"))
+
+
+def first_line(command):
+    """First line of a command's output, or "" when it cannot run."""
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False).stdout
+        return out.splitlines()[0].strip() if out else ""
+    except OSError:
+        return ""
+
+
+def cpuinfo():
+    """The first processor block of /proc/cpuinfo as a dict."""
+    fields = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if not line.strip():
+                    if fields:
+                        break
+                    continue
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    return fields
+
+
+def memory_mib():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def os_name():
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return ""
+
+
+def sgemm_gflops_per_thread(threads):
+    """The same probe as mtengine's: best of 8 SGEMMs of 256 x 256 x 256."""
+    n = 256
+    a, b = torch.full((n, n), 0.5), torch.full((n, n), 0.25)
+    best = float("inf")
+    for _ in range(8):
+        start = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - start)
+    return 2.0 * n ** 3 / best / 1e9 / max(1, threads)
+
+
+def blas_fields(threads):
+    config = torch.__config__.show()
+    mkl_line = next((l.strip(" -") for l in config.splitlines() if "Math Kernel Library" in l), "")
+    if torch.backends.mkl.is_available():
+        version = mkl_line.split("Version ")[-1].split("-")[0].split(" ")[0] if mkl_line else ""
+        vendor = "MKL"
+    else:
+        vendor, version = config.split("BLAS_INFO=")[-1].split(",")[0], ""
+    capability = next((l.split(":")[-1].strip() for l in config.splitlines()
+                       if "CPU capability usage" in l), "")
+    gflops = sgemm_gflops_per_thread(threads)
+    summary = f"{vendor} {version} (ATen CPU capability {capability}), {threads} threads, " \
+              f"SGEMM {gflops:.0f} GFLOP/s per thread"
+    return {"blas": summary, "blas_vendor": vendor, "blas_version": version,
+            "blas_core": f"ATen CPU capability {capability}", "blas_threads": threads,
+            "blas_gflops_per_thread": gflops}
+
+
+def environment(threads, flush_denormal):
+    here = os.path.dirname(os.path.abspath(__file__))
+    config = torch.__config__.show()
+    compiler = next((line.strip(" -") for line in config.splitlines() if "GCC" in line), "")
+    cpu = cpuinfo()
+    flags = set(cpu.get("flags", "").split())
+    siblings, cores = int(cpu.get("siblings", "0") or 0), int(cpu.get("cpu cores", "0") or 0)
+    env = {
+        "libtorch": torch.__version__,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "mpi": first_line(["ompi_info", "--version"]),  # never mpirun: nested inside a job it hangs
+        "compiler": compiler or platform.python_compiler(),
+        "build_revision": first_line(["git", "-C", here, "rev-parse", "HEAD"]),
+        "build_tree_dirty": first_line(["git", "-C", here, "status", "--porcelain",
+                                        "--untracked-files=no"]) != "",
+        "os": os_name(),
+        "kernel": f"{platform.system()} {platform.release()}",
+        "cpu_model": cpu.get("model name", ""),
+        "cpu_vendor": cpu.get("vendor_id", ""),
+        "cpu_family": int(cpu.get("cpu family", "-1") or -1),
+        "cpu_model_number": int(cpu.get("model", "-1") or -1),
+        "cpu_stepping": int(cpu.get("stepping", "-1") or -1),
+        "cpu_cores": os.cpu_count() or 0,
+        "threads_per_core": siblings // cores if siblings and cores and siblings >= cores else 1,
+        "cpu_mhz": float(cpu.get("cpu MHz", "0") or 0),
+        "memory_mib": memory_mib(),
+        "cpu_isa": " ".join(name for flag, name in ISA_FLAGS if flag in flags),
+        "threads_per_rank": threads,
+        "flush_denormal": flush_denormal,
+        "env_vars": {name: os.environ[name] for name in STEERING_VARIABLES if name in os.environ},
+    }
+    env.update(blas_fields(threads))
+    return env

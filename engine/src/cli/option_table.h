@@ -1,0 +1,59 @@
+// One table per subcommand: every flag's name, type, default, help, allowed values and bounds,
+// plus the relations between flags. The same table registers the flags with CLI11, validates the
+// parsed values, and describes the subcommand as JSON (`mtengine train --describe`). mtrun reads
+// that description to validate experiments, so a flag, a choice or a bound lives in one place.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace mt {
+
+enum class OptionType { integer, number, choice, boolean, text };
+
+struct Option {
+  std::string flag;  // without the dashes: "vocab-size"; its experiment parameter is vocab_size
+  OptionType type;
+  std::string help;
+  std::variant<int64_t*, uint64_t*, int*, double*, bool*, std::string*> target;
+  std::vector<std::string> choices;        // choice: the allowed values
+  std::optional<double> minimum, maximum;  // inclusive, unless marked exclusive
+  bool exclusive_minimum = false;
+  bool exclusive_maximum = false;
+  bool experiment_param = true;  // false: the runner sets it itself (e.g. --output)
+};
+
+// Relations between two options: "a divides b" (n-heads divides d-model) or "a at most b".
+enum class Relation { divides, at_most };
+struct Constraint {
+  std::string a, b;  // flags, without dashes
+  Relation relation;
+};
+
+struct OptionTable {
+  std::vector<Option> options;
+  std::vector<Constraint> constraints;
+};
+
+std::string param_name(const std::string& flag);  // "vocab-size" -> "vocab_size"
+
+void register_options(CLI::App& command, const OptionTable& table);
+
+// The first problem with the current values, as "--flag value must ..." (no program prefix), or
+// nothing when every value and relation holds.
+std::optional<std::string> check_options(const OptionTable& table);
+
+// {"subcommand", "options": [{flag, param, type, default, help, choices, minimum, maximum,
+// exclusive_minimum, exclusive_maximum}], "constraints": [{relation, a, b}]}; defaults are the
+// values the targets hold when called.
+nlohmann::json describe_options(const OptionTable& table, const std::string& subcommand);
+
+}  // namespace mt

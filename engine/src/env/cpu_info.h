@@ -1,0 +1,26 @@
+// The CPU and memory of this machine, as the numbers that decide CPU results: model and its
+// family/model/stepping, logical CPUs, threads per core, memory, and the vector ISA.
+#pragma once
+
+#include <string>
+
+namespace mt {
+
+struct CpuInfo {
+  std::string model;       // "model name" of /proc/cpuinfo
+  std::string vendor;      // GenuineIntel, AuthenticAMD, ...
+  int family = -1, model_number = -1, stepping = -1;
+  int logical_cpus = 0;    // online logical CPUs
+  int threads_per_core = 1;
+  double mhz = 0;          // as the kernel reports it (the base clock on most VMs)
+  long memory_mib = 0;
+  std::string isa;         // the vector extensions that matter for GEMMs, best first
+  int fp32_flops_per_cycle = 8;  // per core, from the best ISA (2 vector FMA/add ports)
+};
+
+CpuInfo read_cpu_info();
+
+// Pure parsing, for tests: /proc/cpuinfo and /proc/meminfo text.
+CpuInfo parse_cpu_info(const std::string& cpuinfo, const std::string& meminfo, int online_cpus);
+
+}  // namespace mt

@@ -1,0 +1,93 @@
+#include <doctest/doctest.h>
+
+#include <cfloat>
+
+#include "env/blas_info.h"
+#include "env/cpu_info.h"
+#include "env/float_mode.h"
+
+namespace {
+
+const char* kCpuinfo =
+    "processor\t: 0\n"
+    "vendor_id\t: GenuineIntel\n"
+    "cpu family\t: 6\n"
+    "model\t\t: 143\n"
+    "model name\t: Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz\n"
+    "stepping\t: 8\n"
+    "cpu MHz\t\t: 2699.998\n"
+    "siblings\t: 2\n"
+    "cpu cores\t: 1\n"
+    "flags\t\t: fpu sse4_2 avx fma avx2 avx512f avx512_bf16 amx_tile\n"
+    "\n"
+    "processor\t: 1\n"
+    "model name\t: something else entirely\n";
+
+const char* kMeminfo = "MemTotal:       24576000 kB\nMemFree:        1000 kB\n";
+
+}  // namespace
+
+TEST_CASE("cpuinfo gives the model, its numbers, threads per core, memory and ISA") {
+  const mt::CpuInfo cpu = mt::parse_cpu_info(kCpuinfo, kMeminfo, 2);
+  CHECK(cpu.model == "Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz");
+  CHECK(cpu.vendor == "GenuineIntel");
+  CHECK(cpu.family == 6);
+  CHECK(cpu.model_number == 143);
+  CHECK(cpu.stepping == 8);
+  CHECK(cpu.logical_cpus == 2);
+  CHECK(cpu.threads_per_core == 2);
+  CHECK(cpu.memory_mib == 24000);
+  CHECK(cpu.isa == "amx avx512_bf16 avx512f avx2 fma avx sse4.2");
+  CHECK(cpu.fp32_flops_per_cycle == 64);
+  CHECK(cpu.mhz == doctest::Approx(2699.998));
+}
+
+TEST_CASE("an AVX2 machine without AVX-512 peaks at 32 fp32 FLOP per cycle") {
+  const mt::CpuInfo cpu = mt::parse_cpu_info(
+      "vendor_id\t: AuthenticAMD\nflags\t\t: sse4_2 avx fma avx2\n", "", 2);
+  CHECK(cpu.fp32_flops_per_cycle == 32);
+  CHECK(cpu.isa == "avx2 fma avx sse4.2");
+}
+
+TEST_CASE("OpenBLAS on a pre-AVX2 core is called out on a CPU that supports better") {
+  const mt::CpuInfo cpu = mt::parse_cpu_info(kCpuinfo, kMeminfo, 2);
+  mt::BlasInfo blas;
+  blas.vendor = "OpenBLAS";
+  blas.core = "Prescott";
+  blas.gflops_per_thread = 35;
+  mt::judge_blas(blas, cpu);
+  CHECK(blas.warning ==
+        "OpenBLAS runs its Prescott core on a CPU with amx avx512_bf16 avx512f avx2 fma avx "
+        "sse4.2: GEMMs run several times slower than they could; set OPENBLAS_CORETYPE=SkylakeX "
+        "for this run");
+
+  blas.core = "SkylakeX";
+  mt::judge_blas(blas, cpu);
+  CHECK(blas.warning.empty());
+}
+
+TEST_CASE("a BLAS far below the vector peak is called out, one near it is not") {
+  const mt::CpuInfo cpu = mt::parse_cpu_info(kCpuinfo, kMeminfo, 2);
+  mt::BlasInfo blas;
+  blas.vendor = "MKL";
+  blas.gflops_per_thread = 30;
+  blas.efficiency = 30 / (64 * 2.699998);
+  mt::judge_blas(blas, cpu);
+  CHECK(blas.warning.find("MKL runs SGEMM at 30 GFLOP/s per thread, 17% of this CPU's fp32 peak") == 0);
+
+  blas.gflops_per_thread = 120;
+  blas.efficiency = 120 / (64 * 2.699998);
+  mt::judge_blas(blas, cpu);
+  CHECK(blas.warning.empty());
+}
+
+TEST_CASE("flush-to-zero turns subnormal results into zero, and can be switched off") {
+  volatile float tiny = FLT_MIN;  // the smallest normal float
+  REQUIRE(mt::set_flush_denormal(true));
+  CHECK(mt::current_float_mode().flush_to_zero);
+  CHECK(mt::current_float_mode().denormals_are_zero);
+  CHECK(tiny / 4.0f == 0.0f);
+  mt::set_flush_denormal(false);
+  CHECK_FALSE(mt::current_float_mode().flush_to_zero);
+  CHECK(tiny / 4.0f > 0.0f);
+}

@@ -15,6 +15,8 @@
 #include <string>
 
 #include "comm/mpi_communicator.h"
+#include "comm/mpi_control_channel.h"
+#include "comm/mpi_session.h"
 #include "data/synthetic.h"
 #include "model/activation_checkpoint.h"
 #include "model/gpt.h"
@@ -56,7 +58,8 @@ struct Trajectory {
 };
 
 // The strategy under test: this rank's samples only.
-Trajectory strategy_run(mt::Communicator& comm, const Options& o, OptimizerKind kind) {
+Trajectory strategy_run(mt::ProcessGroup& group, const Options& o, OptimizerKind kind) {
+  mt::Communicator& comm = group.collectives;
   // Rank-dependent initial weights: the strategy's prepare() must make the replicas equal.
   auto model = mt::make_gpt(kShape, kSeed + static_cast<uint64_t>(comm.rank()));
   if (o.checkpointing) model->set_block_runner(mt::checkpointed_runner(model->block_runner()));
@@ -94,7 +97,7 @@ Trajectory strategy_run(mt::Communicator& comm, const Options& o, OptimizerKind 
     else sgd->step();
     strategy->after_optimizer_step();
     strategy->zero_grad();
-    out.loss.push_back(comm.all_reduce_sum(local) / comm.world_size());
+    out.loss.push_back(group.control.sum(local) / comm.world_size());
   }
   const long expected_rounds = (mode == mt::SyncMode::every ? o.accum : 1) * o.steps;
   if (strategy->sync_rounds() != expected_rounds) {
@@ -161,12 +164,14 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   mt::MpiSession session;
-  mt::MpiCommunicator comm;
+  mt::MpiControlChannel control;
+  mt::MpiCommunicator comm(/*timeout_s=*/120);
+  mt::ProcessGroup group{control, comm};
   at::set_num_threads(1);
 
   bool all_match = true;
   for (auto [kind, name] : {std::pair{OptimizerKind::adamw, "adamw"}, {OptimizerKind::sgd, "sgd"}}) {
-    const auto tested = strategy_run(comm, o, kind);
+    const auto tested = strategy_run(group, o, kind);
     const auto reference = reference_run(comm.world_size(), o, kind);
 
     double worst_loss = 0;
@@ -181,8 +186,8 @@ int main(int argc, char** argv) {
       max_update = std::max(max_update,
                             (reference.parameters[i] - initial[i]).abs().max().item<double>());
     }
-    const double worst_param = comm.all_reduce_max(max_diff);
-    worst_loss = comm.all_reduce_max(worst_loss);
+    const double worst_param = control.max(max_diff);
+    worst_loss = control.max(worst_loss);
     // Guard against a vacuous pass: the steps must actually have moved the weights.
     if (max_update < 1e-4) {
       std::fprintf(stderr, "rank %d: %s barely changed the parameters (%.3g)\n", comm.rank(),

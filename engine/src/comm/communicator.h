@@ -1,27 +1,17 @@
-// The collective operations strategies and metrics need, independent of the transport.
-// Kept free of torch: tensors are passed as raw contiguous buffers.
+// Tensor collectives, independent of the transport (MPI on the CPU, NCCL on GPUs). Every
+// collective is asynchronous and returns a Work handle; buffers are raw contiguous arrays in the
+// memory the backend works on (host memory for MPI, device memory for NCCL) and must stay alive
+// and untouched until the handle completes. Every rank must issue the same collectives in the
+// same order. The host control channel (control_channel.h) carries scalars and metadata.
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <vector>
 
+#include "comm/collective_types.h"
+#include "comm/work.h"
+
 namespace mt {
-
-// Tensor collectives issued so far, by kind. Scalar reductions used for metrics and control
-// (loss averaging, failure flags, gradient norms) are deliberately not counted: they are not
-// gradient or parameter traffic.
-struct CollectiveCounts {
-  long all_reduce = 0;
-  long all_gather = 0;
-  long reduce_scatter = 0;
-  long broadcast = 0;
-};
-
-// Element types of tensor collectives. bf16 is summed in fp32 and rounded back per element.
-enum class ElementType { f32, bf16 };
-
-std::size_t element_bytes(ElementType type);
 
 class Communicator {
  public:
@@ -29,41 +19,42 @@ class Communicator {
 
   virtual int rank() const = 0;
   virtual int world_size() const = 0;
-  virtual void barrier() = 0;
+  virtual const char* backend() const = 0;  // "mpi", "nccl"
+  virtual bool device_memory() const = 0;   // buffers live on the GPU
 
-  // Tensor collectives (counted). Buffers are contiguous arrays of `count` elements.
-  virtual void broadcast(void* data, std::size_t bytes, int root) = 0;
-  virtual void all_reduce_sum(float* data, std::size_t count) = 0;
-  // In-place sum over ranks, started now and finished by wait_all(). Buffers must stay alive
-  // and untouched until then. Every rank must start the same operations in the same order.
-  virtual void start_all_reduce_sum(void* data, std::size_t count, ElementType type) = 0;
-  // Lets pending non-blocking operations advance (MPI progresses them only inside MPI calls).
-  virtual void progress() = 0;
-  virtual void wait_all() = 0;
-  // recv holds world_size × count elements; rank r's `send` lands at r × count.
-  virtual void all_gather(const void* send, void* recv, std::size_t count, ElementType type) = 0;
-  // Non-blocking all-gather, finished by wait_all().
-  virtual void start_all_gather(const void* send, void* recv, std::size_t count,
-                                ElementType type) = 0;
-  // send holds world_size × count elements; recv gets the sum over ranks of block `rank`.
-  virtual void reduce_scatter_sum(const void* send, void* recv, std::size_t count,
-                                  ElementType type) = 0;
-
-  // Scalar reductions for metrics and control (not counted).
-  virtual double all_reduce_max(double value) = 0;
-  virtual double all_reduce_min(double value) = 0;
-  virtual double all_reduce_sum(double value) = 0;
-  // Element-wise sum of a small vector, in place.
-  virtual void all_reduce_sum(std::vector<double>& values) = 0;
-  // Every rank passes a vector of the same length; rank 0 receives [rank][i], others get {}.
-  virtual std::vector<std::vector<double>> gather_to_root(const std::vector<double>& local) = 0;
-  // Hostname of every rank, on every rank.
-  virtual std::vector<std::string> hostnames() = 0;
+  // In place: data = sum over ranks.
+  virtual WorkHandle all_reduce(void* data, std::size_t count, ElementType type,
+                                StreamRef stream = {}) = 0;
+  // recv (world_size × count) gets rank r's send at r × count. send may be this rank's own
+  // block of recv (in place).
+  virtual WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type,
+                                StreamRef stream = {}) = 0;
+  // send holds world_size × count; recv gets the sum over ranks of block `rank`.
+  virtual WorkHandle reduce_scatter(const void* send, void* recv, std::size_t count,
+                                    ElementType type, StreamRef stream = {}) = 0;
+  virtual WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root,
+                               StreamRef stream = {}) = 0;
+  // Equal splits: block p (count elements) of send goes to rank p; block p of recv came from p.
+  virtual WorkHandle all_to_all(const void* send, void* recv, std::size_t count, ElementType type,
+                                StreamRef stream = {}) = 0;
+  // Variable splits: send holds send_counts[p] elements for each peer p in peer order; recv gets
+  // recv_counts[p] from each p in peer order. Counts must agree pairwise across ranks.
+  virtual WorkHandle all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts,
+                                  void* recv, const std::vector<std::size_t>& recv_counts,
+                                  ElementType type, StreamRef stream = {}) = 0;
 
   const CollectiveCounts& counts() const { return counts_; }
 
  protected:
+  // Counts the collective and returns its sequence number (0, 1, ... per communicator).
+  long issue(CollectiveKind kind) {
+    ++counts_[kind];
+    return sequence_++;
+  }
+
+ private:
   CollectiveCounts counts_;
+  long sequence_ = 0;
 };
 
 }  // namespace mt

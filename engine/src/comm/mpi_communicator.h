@@ -1,4 +1,7 @@
-// Communicator over MPI_COMM_WORLD. MpiSession owns MPI_Init/MPI_Finalize for a process.
+// Tensor collectives over MPI (host memory), on a communicator of their own. Each collective is
+// started as a non-blocking MPI operation; a progress thread drives every outstanding one to
+// completion (MPI moves data only inside MPI calls), so communication overlaps computation
+// without the caller polling.
 #pragma once
 
 #include <memory>
@@ -7,55 +10,35 @@
 
 namespace mt {
 
-class MpiSession {
- public:
-  MpiSession();   // MPI_Init unless already initialised
-  ~MpiSession();  // MPI_Finalize if this object initialised MPI
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
-
- private:
-  bool owns_ = false;
-};
-
 class MpiCommunicator final : public Communicator {
  public:
-  MpiCommunicator();  // requires MPI to be initialised
+  // Requires MPI to be initialised with MPI_THREAD_MULTIPLE. A collective not complete after
+  // `timeout_s` seconds (0: never) aborts the job.
+  explicit MpiCommunicator(double timeout_s);
   ~MpiCommunicator() override;
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
-  void barrier() override;
+  const char* backend() const override { return "mpi"; }
+  bool device_memory() const override { return false; }
 
-  void broadcast(void* data, std::size_t bytes, int root) override;
-  void all_reduce_sum(float* data, std::size_t count) override;
-  void start_all_reduce_sum(void* data, std::size_t count, ElementType type) override;
-  void progress() override;
-  void wait_all() override;
-  void all_gather(const void* send, void* recv, std::size_t count, ElementType type) override;
-  void start_all_gather(const void* send, void* recv, std::size_t count,
-                        ElementType type) override;
-  void reduce_scatter_sum(const void* send, void* recv, std::size_t count,
-                          ElementType type) override;
-
-  double all_reduce_max(double value) override;
-  double all_reduce_min(double value) override;
-  double all_reduce_sum(double value) override;
-  void all_reduce_sum(std::vector<double>& values) override;
-  std::vector<std::vector<double>> gather_to_root(const std::vector<double>& local) override;
-  std::vector<std::string> hostnames() override;
+  WorkHandle all_reduce(void* data, std::size_t count, ElementType type, StreamRef stream) override;
+  WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type,
+                        StreamRef stream) override;
+  WorkHandle reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
+                            StreamRef stream) override;
+  WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root,
+                       StreamRef stream) override;
+  WorkHandle all_to_all(const void* send, void* recv, std::size_t count, ElementType type,
+                        StreamRef stream) override;
+  WorkHandle all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
+                          const std::vector<std::size_t>& recv_counts, ElementType type,
+                          StreamRef stream) override;
 
  private:
-  int rank_ = 0;
-  int world_size_ = 1;
-  struct Pending;  // outstanding MPI_Requests; defined in the .cpp to keep mpi.h out of here
-  std::unique_ptr<Pending> pending_;
+  struct State;  // MPI handles and the progress thread; in the .cpp to keep mpi.h out of here
+  std::unique_ptr<State> state_;
+  int rank_ = 0, world_size_ = 1;
 };
-
-// The first line of MPI_Get_library_version (callable before MPI_Init).
-std::string mpi_library_version();
-
-// Aborts the whole job with `code` after printing `message` with this rank's identity.
-[[noreturn]] void abort_job(const std::string& message, int code);
 
 }  // namespace mt

@@ -3,7 +3,8 @@
 // warns: it reports, the user judges; each warning says what to do.
 #include <fmt/format.h>
 
-#include "comm/mpi_communicator.h"
+#include "comm/mpi_control_channel.h"
+#include "comm/mpi_session.h"
 #include "commands/commands.h"
 #include "env/environment.h"
 #include "env/resources.h"
@@ -37,8 +38,8 @@ int run_doctor_command() {
   if (!env.blas.warning.empty()) fmt::print("  WARNING          {}\n", env.blas.warning);
   {
     MpiSession session;
-    MpiCommunicator comm;
-    fmt::print("  mpi init         ok (rank {} of {})\n", comm.rank(), comm.world_size());
+    MpiControlChannel control;
+    fmt::print("  mpi init         ok (rank {} of {})\n", control.rank(), control.world_size());
   }
   return 0;
 }

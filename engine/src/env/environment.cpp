@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "comm/mpi_communicator.h"
+#include "comm/mpi_session.h"
 #include "kernels/isa.h"
 
 #ifndef MT_BUILD_TYPE

@@ -16,8 +16,6 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// Score rows per softmax task.
-constexpr int64_t kRowGrain = 64;
 // Query (and key) positions per GEMM block. Causality makes P lower-triangular, so the products
 // run block by block over only the keys a block can see: 10/16 of the full work at S = 128.
 constexpr int64_t kBlock = 32;
@@ -62,28 +60,27 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     float* out = y.data_ptr<float>();
     const int64_t ld = shape.qkv_stride();
 
-    for (int64_t bh = 0; bh < shape.count(); ++bh) {  // scores = scale · q kᵀ, visible keys only
-      const float* q = in + shape.qkv_offset(bh);
-      float* scores = p + shape.scores_offset(bh);
-      for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
-        gemm_row_major(false, true, rows, start + rows, shape.head_dim, shape.scale(),
-                       q + start * ld, ld, q + shape.d, ld, 0.0f, scores + start * shape.seq,
-                       shape.seq);
-      });
-    }
-    at::parallel_for(0, shape.count() * shape.seq, kRowGrain, [&](int64_t first, int64_t last) {
-      causal_softmax_rows(p, shape.seq, first, last);
+    // Heads are independent: each thread takes whole heads, so a head's scores stay in its cache
+    // from the product through the softmax to P v, and the BLAS runs single-threaded inside.
+    at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
+      for (int64_t bh = first; bh < last; ++bh) {
+        const float* q = in + shape.qkv_offset(bh);
+        const float* v = q + 2 * shape.d;
+        float* scores = p + shape.scores_offset(bh);
+        float* y_head = out + shape.out_offset(bh);
+        for_each_block(shape.seq, [&](int64_t start, int64_t rows) {  // scale · q kᵀ, visible keys
+          gemm_row_major(false, true, rows, start + rows, shape.head_dim, shape.scale(),
+                         q + start * ld, ld, q + shape.d, ld, 0.0f, scores + start * shape.seq,
+                         shape.seq);
+        });
+        causal_softmax_rows(scores, shape.seq, 0, shape.seq);
+        for_each_block(shape.seq, [&](int64_t start, int64_t rows) {  // y = P v
+          gemm_row_major(false, false, rows, shape.head_dim, start + rows, 1.0f,
+                         scores + start * shape.seq, shape.seq, v, ld, 0.0f,
+                         y_head + start * shape.d, shape.d);
+        });
+      }
     });
-    for (int64_t bh = 0; bh < shape.count(); ++bh) {  // y = P v
-      const float* v = in + shape.qkv_offset(bh) + 2 * shape.d;
-      const float* weights = p + shape.scores_offset(bh);
-      float* y_head = out + shape.out_offset(bh);
-      for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
-        gemm_row_major(false, false, rows, shape.head_dim, start + rows, 1.0f,
-                       weights + start * shape.seq, shape.seq, v, ld, 0.0f,
-                       y_head + start * shape.d, shape.d);
-      });
-    }
     ctx->save_for_backward({qkv, probs});
     ctx->saved_data["heads"] = n_heads;
     return y;
@@ -104,39 +101,36 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     float* ds = grad_scores.data_ptr<float>();
     const int64_t ld = shape.qkv_stride();
 
-    for (int64_t bh = 0; bh < shape.count(); ++bh) {
-      const float* v = in + shape.qkv_offset(bh) + 2 * shape.d;
-      const float* dy_head = dy + shape.out_offset(bh);
-      const float* weights = p + shape.scores_offset(bh);
-      float* dscores = ds + shape.scores_offset(bh);
-      float* dv = dqkv + shape.qkv_offset(bh) + 2 * shape.d;
-      for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
-        // dP = dy vᵀ over visible keys; dv for these keys = Pᵀ dy over the queries that see them
-        gemm_row_major(false, true, rows, start + rows, shape.head_dim, 1.0f,
-                       dy_head + start * shape.d, shape.d, v, ld, 0.0f, dscores + start * shape.seq,
-                       shape.seq);
-        gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, 1.0f,
-                       weights + start * shape.seq + start, shape.seq, dy_head + start * shape.d,
-                       shape.d, 0.0f, dv + start * ld, ld);
-      });
-    }
-    at::parallel_for(0, shape.count() * shape.seq, kRowGrain, [&](int64_t first, int64_t last) {
-      causal_softmax_backward_rows(p, ds, shape.seq, first, last);
+    at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
+      for (int64_t bh = first; bh < last; ++bh) {
+        const float* q = in + shape.qkv_offset(bh);
+        const float* v = q + 2 * shape.d;
+        const float* dy_head = dy + shape.out_offset(bh);
+        const float* weights = p + shape.scores_offset(bh);
+        float* dscores = ds + shape.scores_offset(bh);
+        float* dq = dqkv + shape.qkv_offset(bh);
+        float* dv = dq + 2 * shape.d;
+        for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
+          // dP = dy vᵀ over visible keys; dv for these keys = Pᵀ dy over the queries that see them
+          gemm_row_major(false, true, rows, start + rows, shape.head_dim, 1.0f,
+                         dy_head + start * shape.d, shape.d, v, ld, 0.0f,
+                         dscores + start * shape.seq, shape.seq);
+          gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, 1.0f,
+                         weights + start * shape.seq + start, shape.seq, dy_head + start * shape.d,
+                         shape.d, 0.0f, dv + start * ld, ld);
+        });
+        causal_softmax_backward_rows(weights, dscores, shape.seq, 0, shape.seq);
+        for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
+          // dq = scale · dS k over visible keys; dk = scale · dSᵀ q over the queries that see them
+          gemm_row_major(false, false, rows, shape.head_dim, start + rows, shape.scale(),
+                         dscores + start * shape.seq, shape.seq, q + shape.d, ld, 0.0f,
+                         dq + start * ld, ld);
+          gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, shape.scale(),
+                         dscores + start * shape.seq + start, shape.seq, q + start * ld, ld, 0.0f,
+                         dq + shape.d + start * ld, ld);
+        });
+      }
     });
-    for (int64_t bh = 0; bh < shape.count(); ++bh) {
-      const float* q = in + shape.qkv_offset(bh);
-      const float* dscores = ds + shape.scores_offset(bh);
-      float* dq = dqkv + shape.qkv_offset(bh);
-      for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
-        // dq = scale · dS k over visible keys; dk = scale · dSᵀ q over the queries that see them
-        gemm_row_major(false, false, rows, shape.head_dim, start + rows, shape.scale(),
-                       dscores + start * shape.seq, shape.seq, q + shape.d, ld, 0.0f,
-                       dq + start * ld, ld);
-        gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, shape.scale(),
-                       dscores + start * shape.seq + start, shape.seq, q + start * ld, ld, 0.0f,
-                       dq + shape.d + start * ld, ld);
-      });
-    }
     return {grad_qkv, torch::Tensor()};
   }
 };

@@ -43,8 +43,9 @@ FlatUnit::FlatUnit(std::vector<torch::Tensor> parameters, Communicator& comm,
   padded_numel_ = shard_numel_ * world;
 
   torch::NoGradGuard no_grad;
-  full_ = torch::zeros({padded_numel_}, torch::kFloat);
-  full_grad_ = torch::zeros({padded_numel_}, torch::kFloat);
+  const auto options = parameters_.front().options().dtype(torch::kFloat);
+  full_ = torch::zeros({padded_numel_}, options);
+  full_grad_ = torch::zeros({padded_numel_}, options);
   int64_t offset = 0;
   for (auto& p : parameters_) {
     auto view = full_.narrow(0, offset, p.numel()).view(p.sizes());
@@ -57,26 +58,21 @@ FlatUnit::FlatUnit(std::vector<torch::Tensor> parameters, Communicator& comm,
 
   auto mine = full_.narrow(0, comm.rank() * shard_numel_, shard_numel_);
   shard_ = shard_is_view_ ? mine : mine.clone();
-  shard_grad_ = torch::zeros({shard_numel_}, torch::kFloat);
+  shard_grad_ = torch::zeros({shard_numel_}, options);
   ledger_.add_gradients(bytes_of(shard_numel_));
 }
 
-void FlatUnit::gather_parameters() {
-  if (parameters_resident_) return;
+WorkHandle FlatUnit::start_gather_parameters() {
+  if (parameters_resident_) return nullptr;
   restore_storage(full_, padded_numel_);
   ledger_.add_full_parameters(bytes_of(padded_numel_));
-  comm_.all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(),
-                   static_cast<std::size_t>(shard_numel_), ElementType::f32);
   parameters_resident_ = true;
+  return comm_.all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(),
+                          static_cast<std::size_t>(shard_numel_), ElementType::f32);
 }
 
-void FlatUnit::start_gather_parameters() {
-  if (parameters_resident_) return;
-  restore_storage(full_, padded_numel_);
-  ledger_.add_full_parameters(bytes_of(padded_numel_));
-  comm_.start_all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(),
-                         static_cast<std::size_t>(shard_numel_), ElementType::f32);
-  parameters_resident_ = true;
+void FlatUnit::gather_parameters() {
+  if (auto work = start_gather_parameters()) work->wait();
 }
 
 void FlatUnit::release_parameters() {
@@ -106,25 +102,14 @@ void FlatUnit::release_gradients() {
   gradients_resident_ = false;
 }
 
-void FlatUnit::reduce_scatter_gradients(ElementType type) {
-  torch::NoGradGuard no_grad;
-  full_grad_.mul_(1.0 / comm_.world_size());  // average, before any rounding to bf16
-  const auto count = static_cast<std::size_t>(shard_numel_);
-  if (type == ElementType::f32) {
-    auto reduced = torch::empty({shard_numel_}, torch::kFloat);
-    comm_.reduce_scatter_sum(full_grad_.data_ptr(), reduced.data_ptr(), count, type);
-    shard_grad_.add_(reduced);
-  } else {
-    auto send = full_grad_.to(torch::kBFloat16);
-    auto reduced = torch::empty({shard_numel_}, torch::kBFloat16);
-    comm_.reduce_scatter_sum(send.data_ptr(), reduced.data_ptr(), count, type);
-    shard_grad_.add_(reduced.to(torch::kFloat));
-  }
-}
-
 void FlatUnit::copy_gradient_shard() {
   torch::NoGradGuard no_grad;
   shard_grad_.copy_(full_grad_.narrow(0, comm_.rank() * shard_numel_, shard_numel_));
+}
+
+WorkHandle FlatUnit::start_all_gather_in_place() {
+  return comm_.all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(),
+                          static_cast<std::size_t>(shard_numel_), ElementType::f32);
 }
 
 std::vector<torch::Tensor> shard_parameters(const std::vector<std::unique_ptr<FlatUnit>>& units) {

@@ -1,4 +1,4 @@
-// A group of parameters stored as one flat fp32 buffer, padded to a multiple of the world size
+// A group of parameters stored as one flat fp32 buffer on their device, padded to a multiple of the world size
 // and split into equal contiguous shards, one per rank (FSDP units, ZeRO buckets). The model's
 // parameters and their .grad become views into the unit's full buffers, so a collective on the
 // flat buffer moves every parameter at once and the model code never changes. The full buffers
@@ -43,8 +43,10 @@ class FlatUnit {
   torch::Tensor& shard_grad() { return shard_grad_; }
 
   bool parameters_resident() const { return parameters_resident_; }
-  void gather_parameters();        // full <- all-gather(shards); allocates if released
-  void start_gather_parameters();  // the same, non-blocking: finished by comm.wait_all()
+  // full <- all-gather(shards), allocating if released. The full parameters may be read once
+  // the returned handle completes; nullptr when they were resident already.
+  WorkHandle start_gather_parameters();
+  void gather_parameters();  // the same, waited for
   void release_parameters();
 
   bool gradients_resident() const { return gradients_resident_; }
@@ -52,10 +54,11 @@ class FlatUnit {
   void release_gradients();
   torch::Tensor& full_gradients() { return full_grad_; }
 
-  // shard_grad += (sum over ranks of full gradients)[my shard] / world size.
-  void reduce_scatter_gradients(ElementType type);
-  // shard_grad = full gradients[my shard].
+  // shard_grad = full gradients[my shard] (after an all-reduce left every rank the average).
   void copy_gradient_shard();
+  // After the optimizer stepped this rank's shard (aliasing the full buffer): every rank's
+  // updated shard into the full buffer, in place.
+  WorkHandle start_all_gather_in_place();
 
  private:
   Communicator& comm_;

@@ -6,8 +6,10 @@
 //             forward and released right after.
 //   backward: a hook on the block's output gathers the block again just before its backward
 //             (optionally starting the next block's gather early: backward prefetch); once all
-//             its gradients are accumulated it is released and its gradients reduce-scattered,
-//             so each rank keeps only its shard of the averaged gradient.
+//             its gradients are accumulated it is released and its gradients reduce-scattered
+//             asynchronously through the shared BucketReducer (units are its buckets, in the
+//             order backward finishes them: the last block first, the root last), so each rank
+//             keeps only its shard of the averaged gradient.
 // Sync mode `last` skips the reduce-scatter on all but the final micro-batch: full unsharded
 // gradients then live through the accumulation window (less traffic, more memory).
 // The optimizer steps on the shards; nothing needs gathering after the step.
@@ -17,8 +19,10 @@
 #include <unordered_map>
 
 #include "comm/communicator.h"
+#include "strategy/bucket_reducer.h"
 #include "strategy/flat_unit.h"
 #include "strategy/grad_hooks.h"
+#include "strategy/parameter_broadcast.h"
 #include "strategy/strategy.h"
 
 namespace mt {
@@ -26,20 +30,27 @@ namespace {
 
 class Fsdp final : public Strategy {
  public:
-  explicit Fsdp(const StrategyOptions& options) : options_(options), comm_(*options.comm) {}
+  explicit Fsdp(const StrategyOptions& options)
+      : options_(options),
+        comm_(*options.comm),
+        reducer_(comm_, BucketReduction::reduce_scatter, options.grad_reduce_type) {}
 
   void prepare(GptImpl& model) override {
     model_ = &model;
-    {
-      torch::NoGradGuard no_grad;
-      if (comm_.world_size() > 1)
-        for (auto& p : model.parameters()) comm_.broadcast(p.data_ptr<float>(), p.nbytes(), 0);
-    }
+    broadcast_parameters(comm_, model.parameters());
     // Unit 0 is the root; unit i + 1 is block i.
     units_.push_back(std::make_unique<FlatUnit>(model.root_parameters(), comm_, ledger_, false));
     for (auto& block : model.blocks())
       units_.push_back(std::make_unique<FlatUnit>(block->parameters(), comm_, ledger_, false));
     pending_.resize(units_.size());
+    bucket_of_unit_.resize(units_.size());
+    for (std::size_t i = 0; i < units_.size(); ++i) {  // backward finishes block L first, root last
+      const std::size_t u = (units_.size() - i) % units_.size();
+      FlatUnit& unit = *units_[u];
+      bucket_of_unit_[u] = reducer_.add_bucket({[&unit] { return unit.full_gradients(); },
+                                                unit.shard_grad(),
+                                                [&unit] { unit.release_gradients(); }});
+    }
     for (std::size_t u = 0; u < units_.size(); ++u) {
       units_[u]->release_parameters();
       for (auto p : units_[u]->parameters()) {
@@ -68,19 +79,20 @@ class Fsdp final : public Strategy {
   bool sharded_optimizer() const override { return true; }
 
   void before_micro_batch(int micro_index, int micro_count) override {
-    syncing_ = options_.sync_mode == SyncMode::every || micro_index + 1 == micro_count;
+    reducer_.start_micro_batch(options_.sync_mode == SyncMode::every || micro_index + 1 == micro_count);
     for (std::size_t u = 0; u < units_.size(); ++u) pending_[u] = units_[u]->parameters().size();
     prefetched_ = 0;
+    prefetch_ = nullptr;
     units_[0]->gather_parameters();
   }
 
   void after_backward(int, int) override {
-    comm_.wait_all();
+    if (prefetch_) prefetch_->wait();
     for (std::size_t u = 0; u < units_.size(); ++u) {
       if (pending_[u] != 0)
         throw std::runtime_error("fsdp: a unit's parameters did not all receive gradients");
     }
-    if (syncing_) ++sync_rounds_;
+    reducer_.finish();
     held_gradient_bytes_ = std::max(held_gradient_bytes_, ledger_.gradient_live);
   }
 
@@ -96,7 +108,7 @@ class Fsdp final : public Strategy {
     return out;
   }
 
-  long sync_rounds() const override { return sync_rounds_; }
+  long sync_rounds() const override { return reducer_.rounds(); }
 
   StrategyReport report() const override {
     return flat_units_report(units_, ParameterResidency::shard, held_gradient_bytes_, ledger_);
@@ -104,24 +116,19 @@ class Fsdp final : public Strategy {
 
  private:
   void before_unit_backward(std::size_t u) {
-    if (prefetched_ == u) comm_.wait_all();  // its gather was started by the previous unit
+    if (prefetched_ == u && prefetch_) prefetch_->wait();  // started by the previous unit
     units_[u]->gather_parameters();
     // Blocks run backward in reverse: block u - 1 is next (unit 0, the root, is resident).
     if (options_.backward_prefetch && u > 1) {
-      units_[u - 1]->start_gather_parameters();
+      prefetch_ = units_[u - 1]->start_gather_parameters();
       prefetched_ = u - 1;
     }
   }
 
   void on_gradient_ready(std::size_t u) {
     if (--pending_[u] != 0) return;
-    FlatUnit& unit = *units_[u];
-    if (syncing_) {
-      if (prefetched_ != 0) comm_.wait_all();  // keep blocking collectives out of a pending one's way
-      unit.reduce_scatter_gradients(options_.grad_reduce_type);
-      unit.release_gradients();
-    }
-    unit.release_parameters();
+    units_[u]->release_parameters();
+    reducer_.mark_ready(bucket_of_unit_[u]);
   }
 
   StrategyOptions options_;
@@ -131,9 +138,10 @@ class Fsdp final : public Strategy {
   std::vector<std::unique_ptr<FlatUnit>> units_;
   std::vector<std::size_t> pending_;
   std::size_t prefetched_ = 0;  // unit whose gather is in flight; 0: none
-  bool syncing_ = false;
+  WorkHandle prefetch_;
+  BucketReducer reducer_;
+  std::vector<std::size_t> bucket_of_unit_;
   GradHooks hooks_;
-  long sync_rounds_ = 0;
   int64_t held_gradient_bytes_ = 0;  // gradient bytes live at the end of a micro-batch
 };
 

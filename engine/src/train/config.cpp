@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "comm/backends.h"
 #include "train/train_options.h"
 
 namespace mt {
@@ -11,8 +12,10 @@ namespace mt {
 std::optional<std::string> validate(const TrainConfig& config) {
   TrainConfig copy = config;  // the table binds to a mutable config; reading is all it does here
   if (auto problem = check_options(train_option_table(copy))) return problem;
-  if (config.backend == "nccl")
-    return std::string("--backend nccl is not supported in this build (supported: mpi)");
+  for (const auto& entry : backend_table())
+    if (config.backend == entry.name && !entry.available)
+      return fmt::format("--backend {} is not supported in this build (supported: {})",
+                         config.backend, available_backends());
   return std::nullopt;
 }
 

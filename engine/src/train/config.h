@@ -32,6 +32,7 @@ struct TrainConfig {
   double min_learning_rate = 0.0;
   double max_grad_norm = 0.0;              // 0: measure the norm, never clip
   int threads = 0;  // 0: pick from the environment (see default_threads)
+  double collective_timeout_s = 300;  // a collective waiting longer aborts the job; 0: never
   bool keep_denormals = false;  // false: flush subnormal floats to zero (FTZ/DAZ)
   std::string output;
 };

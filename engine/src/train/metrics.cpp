@@ -18,11 +18,11 @@ double tokens_per_second(const TrainConfig& c, int world_size, double step_time_
   return tokens / (step_time_ms / 1000.0);
 }
 
-TrainSummary summarize(const TrainConfig& config, const RankRun& run, Communicator& comm) {
+TrainSummary summarize(const TrainConfig& config, const RankRun& run, ControlChannel& control) {
   const auto first = static_cast<std::size_t>(config.warmup_steps);
-  auto max_over_ranks = [&](double local) { return comm.all_reduce_max(local); };
+  auto max_over_ranks = [&](double local) { return control.max(local); };
   auto max_bytes = [&](int64_t local) {
-    return static_cast<int64_t>(comm.all_reduce_max(static_cast<double>(local)));
+    return static_cast<int64_t>(control.max(static_cast<double>(local)));
   };
 
   TrainSummary s;
@@ -30,7 +30,7 @@ TrainSummary summarize(const TrainConfig& config, const RankRun& run, Communicat
   s.data_time_ms = max_over_ranks(mean_from(run.data_ms, first));
   s.forward_backward_ms = max_over_ranks(mean_from(run.forward_backward_ms, first));
   s.optimizer_step_ms = max_over_ranks(mean_from(run.optimizer_ms, first));
-  s.tokens_per_sec = tokens_per_second(config, comm.world_size(), s.step_time_ms);
+  s.tokens_per_sec = tokens_per_second(config, control.world_size(), s.step_time_ms);
   s.loss = run.mean_loss.empty() ? 0.0 : run.mean_loss.back();
   s.peak_rss_bytes = max_bytes(peak_rss_bytes());
   s.parameter_bytes = max_bytes(run.parameter_bytes);
@@ -38,8 +38,8 @@ TrainSummary summarize(const TrainConfig& config, const RankRun& run, Communicat
   s.optimizer_state_bytes = max_bytes(run.optimizer_state_bytes);
   s.peak_full_parameter_bytes = max_bytes(run.peak_full_parameter_bytes);
   s.peak_gradient_bytes = max_bytes(run.peak_gradient_bytes);
-  s.step_ms_per_rank = comm.gather_to_root(run.step_ms);
-  s.hosts = comm.hostnames();
+  s.step_ms_per_rank = control.gather_to_root(run.step_ms);
+  s.hosts = control.hostnames();
   return s;
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/communicator.h"
+#include "comm/control_channel.h"
 #include "train/config.h"
 #include "train/trainer.h"
 
@@ -31,6 +31,6 @@ double mean_from(const std::vector<double>& series, std::size_t first);
 double tokens_per_second(const TrainConfig& config, int world_size, double step_time_ms);
 
 // Collective: every rank calls it with its own run.
-TrainSummary summarize(const TrainConfig& config, const RankRun& run, Communicator& comm);
+TrainSummary summarize(const TrainConfig& config, const RankRun& run, ControlChannel& control);
 
 }  // namespace mt

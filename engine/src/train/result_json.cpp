@@ -70,7 +70,8 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
                                  {"all_reduce", run.collectives_per_step.all_reduce},
                                  {"all_gather", run.collectives_per_step.all_gather},
                                  {"reduce_scatter", run.collectives_per_step.reduce_scatter},
-                                 {"broadcast", run.collectives_per_step.broadcast}};
+                                 {"broadcast", run.collectives_per_step.broadcast},
+                                 {"all_to_all", run.collectives_per_step.all_to_all}};
   out["buckets"] = {{"count", run.bucket_bytes.size()}, {"bytes", run.bucket_bytes}};
   out["memory"] = {{"parameter_bytes", s.parameter_bytes},
                    {"gradient_bytes", s.gradient_bytes},

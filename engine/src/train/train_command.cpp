@@ -38,18 +38,20 @@ class TrainWorkload final : public Workload {
   std::string name() const override { return "train"; }
   std::optional<std::string> validate() const override { return mt::validate(config_); }
   std::string output_path() const override { return config_.output; }
+  std::string backend() const override { return config_.backend; }
+  double collective_timeout_s() const override { return config_.collective_timeout_s; }
 
-  WorkloadOutcome run(Communicator& comm) override {
-    world_size_ = comm.world_size();
+  WorkloadOutcome run(ProcessGroup& group) override {
+    world_size_ = group.world_size();
     run_.sync_mode = resolve_sync_mode(config_);  // the strategy is known to exist by now
-    train_on_this_rank(config_, comm, run_);
-    if (run_.non_finite) return non_finite_outcome(comm);
+    train_on_this_rank(config_, group, run_);
+    if (run_.non_finite) return non_finite_outcome(group.rank());
 
-    const TrainSummary summary = summarize(config_, run_, comm);
+    const TrainSummary summary = summarize(config_, run_, group.control);
     WorkloadOutcome outcome;
-    if (comm.rank() != 0) return outcome;
-    print_summary(config_, comm.world_size(), run_, summary);
-    outcome.result = train_result_json(config_, comm.world_size(), run_, summary,
+    if (group.rank() != 0) return outcome;
+    print_summary(config_, world_size_, run_, summary);
+    outcome.result = train_result_json(config_, world_size_, run_, summary,
                                        collect_environment(run_.threads));
     return outcome;
   }
@@ -65,13 +67,13 @@ class TrainWorkload final : public Workload {
 
  private:
   // Every rank stopped at the same step, before its optimizer step: a failure, not a crash.
-  WorkloadOutcome non_finite_outcome(const Communicator& comm) {
+  WorkloadOutcome non_finite_outcome(int rank) {
     const std::string reason =
         fmt::format("non-finite {} at step {} (first on rank {}); stopped before the optimizer step",
                     run_.non_finite_what, run_.current_step, run_.first_bad_rank);
     WorkloadOutcome outcome;
     outcome.exit_code = 1;
-    if (comm.rank() != 0) return outcome;
+    if (rank != 0) return outcome;
     std::fprintf(stderr, "mtengine train: %s; all ranks stopped\n", reason.c_str());
     outcome.result = error_result(RunError{run_.first_bad_rank, run_.current_step, reason,
                                            "all_rank_fail_fast"});

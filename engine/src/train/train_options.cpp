@@ -118,6 +118,14 @@ OptionTable train_option_table(TrainConfig& c) {
     threads.maximum = 4096;
     o.push_back(threads);
   }
+  {
+    Option timeout{"collective-timeout", OptionType::number,
+                   "seconds a collective may wait for its peers before the whole job is aborted "
+                   "with the rank, operation and sequence number (0: wait forever)",
+                   &c.collective_timeout_s};
+    timeout.minimum = 0;
+    o.push_back(timeout);
+  }
   o.push_back(flag("keep-denormals",
                    c.keep_denormals,
                    "compute with subnormal floats instead of flushing them to zero (slow on many "

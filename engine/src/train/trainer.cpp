@@ -25,10 +25,11 @@ double ms_since(Clock::time_point start) {
 }
 
 CollectiveCounts per_step(const CollectiveCounts& before, const CollectiveCounts& after, long steps) {
-  return CollectiveCounts{(after.all_reduce - before.all_reduce) / steps,
-                          (after.all_gather - before.all_gather) / steps,
-                          (after.reduce_scatter - before.reduce_scatter) / steps,
-                          (after.broadcast - before.broadcast) / steps};
+  CollectiveCounts d = after - before;
+  for (auto kind : {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter,
+                    CollectiveKind::broadcast, CollectiveKind::all_to_all})
+    d[kind] /= steps;
+  return d;
 }
 
 // Sum of squared gradient norms. One fused pass (no squared temporaries, one host sync instead of
@@ -84,7 +85,9 @@ std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator&
   return find_strategy(config.strategy)->make(options);
 }
 
-void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& run) {
+void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun& run) {
+  Communicator& comm = group.collectives;
+  ControlChannel& control = group.control;
   at::set_num_threads(run.threads);
   set_blas_threads(run.threads);
   const bool flush = !config.keep_denormals;
@@ -130,7 +133,7 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
     optimizer.set_lr(lr);
     run.learning_rate.push_back(lr);
 
-    comm.barrier();  // a step starts on all ranks together
+    control.barrier();  // a step starts on all ranks together
     const auto step_start = Clock::now();
     double data_ms = 0, forward_backward_ms = 0, local_loss = 0;
     for (int micro = 0; micro < micro_count; ++micro) {
@@ -155,7 +158,7 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
     // disjoint, so their squared norms add; replicated gradients are identical on every rank.
     const double local_norm_sq = squared_norm(optimized);
     std::vector<double> sums = {local_loss, strategy->sharded_optimizer() ? local_norm_sq : 0.0};
-    comm.all_reduce_sum(sums);
+    control.sum(sums);
     const double mean_loss = sums[0] / comm.world_size();
     const double grad_norm = std::sqrt(strategy->sharded_optimizer() ? sums[1] : local_norm_sq);
     run.mean_loss.push_back(mean_loss);
@@ -164,7 +167,7 @@ void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& 
       run.non_finite = true;
       run.non_finite_what = std::isfinite(mean_loss) ? "gradient" : "loss";
       const bool mine_bad = !std::isfinite(local_loss) || !std::isfinite(local_norm_sq);
-      run.first_bad_rank = static_cast<int>(comm.all_reduce_min(mine_bad ? rank : comm.world_size()));
+      run.first_bad_rank = static_cast<int>(control.min(mine_bad ? rank : comm.world_size()));
       return;
     }
     // Clipping scales the gradients inside the optimizer's single pass.

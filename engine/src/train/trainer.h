@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/communicator.h"
+#include "comm/process_group.h"
 #include "strategy/strategy_table.h"
 #include "train/config.h"
 
@@ -49,6 +49,6 @@ std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator&
 // Runs warmup + measured steps. Collective: every rank must call it. Throws on failure; on a
 // non-finite loss or gradient every rank stops at the same step, before its optimizer step, and
 // returns with non_finite set.
-void train_on_this_rank(const TrainConfig& config, Communicator& comm, RankRun& run);
+void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun& run);
 
 }  // namespace mt

@@ -8,7 +8,9 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "comm/mpi_communicator.h"
+#include "comm/backends.h"
+#include "comm/mpi_control_channel.h"
+#include "comm/mpi_session.h"
 
 namespace mt {
 namespace {
@@ -53,39 +55,42 @@ int run_workload(Workload& workload) {
   }
 
   MpiSession session;
-  MpiCommunicator comm;
+  MpiControlChannel control;
   // Only rank 0 writes, so only its view of the output directory counts: it decides for all.
   std::optional<std::string> output_problem;
-  if (comm.rank() == 0 && !workload.output_path().empty())
+  if (control.rank() == 0 && !workload.output_path().empty())
     output_problem = output_path_problem(workload.output_path());
-  if (comm.all_reduce_max(output_problem ? 1.0 : 0.0) > 0) {
+  if (control.max(output_problem ? 1.0 : 0.0) > 0) {
     if (output_problem) print_error(workload, *output_problem);
     return 2;
   }
 
   WorkloadOutcome outcome;
+  const int rank = control.rank(), world_size = control.world_size();
   try {
-    outcome = workload.run(comm);
+    auto collectives = make_communicator(workload.backend(), control, workload.collective_timeout_s());
+    ProcessGroup group{control, *collectives};
+    outcome = workload.run(group);
   } catch (const std::exception& e) {
     // Other ranks may be blocked in a collective with us: record what we know, then stop the job.
     const auto step = workload.current_step();
-    const std::string reason = fmt::format("rank {} failed{}: {}", comm.rank(),
+    const std::string reason = fmt::format("rank {} failed{}: {}", rank,
                                            step ? fmt::format(" at step {}", *step) : "", e.what());
     if (!workload.output_path().empty()) {
       try {
         write_json_atomically(workload.output_path(),
-                              workload.error_result(RunError{comm.rank(), step, e.what(),
+                              workload.error_result(RunError{rank, step, e.what(),
                                                              "all_rank_fail_fast"}));
       } catch (const std::exception& write_error) {
         print_error(workload, write_error.what());
       }
     }
-    if (comm.world_size() > 1) abort_job(reason, 1);
+    if (world_size > 1) abort_job(reason, 1);
     print_error(workload, reason);
     return 1;
   }
 
-  if (comm.rank() != 0) return outcome.exit_code;
+  if (rank != 0) return outcome.exit_code;
   const int write_code = write_result(workload, outcome.result);
   return outcome.exit_code != 0 ? outcome.exit_code : write_code;
 }

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "comm/communicator.h"
+#include "comm/process_group.h"
 
 namespace mt {
 
@@ -34,8 +34,11 @@ class Workload {
   // The first problem with the flags (checked by every rank before MPI starts), or nothing.
   virtual std::optional<std::string> validate() const = 0;
   virtual std::string output_path() const = 0;  // empty: no result file
+  virtual std::string backend() const { return "mpi"; }
+  // Seconds a collective may wait before the job is aborted (0: no limit).
+  virtual double collective_timeout_s() const { return 0; }
   // Collective: every rank calls it. Throws on failure.
-  virtual WorkloadOutcome run(Communicator& comm) = 0;
+  virtual WorkloadOutcome run(ProcessGroup& group) = 0;
   // The result document of a failed run (status "error"), with what is known.
   virtual nlohmann::json error_result(const RunError& error) const = 0;
   // The step the run was at when it failed, when the workload has steps.

@@ -1,0 +1,174 @@
+// Every collective of the MPI communicator against its analytic result, on however many ranks
+// mpirun starts: inputs are chosen so each output element is predictable from (rank, index).
+// Also: handles complete without the caller polling, in-place all-gather, bf16 sums, variable
+// all-to-all with the uneven rule "rank r sends e + (r + p) mod n elements to peer p".
+//   mpirun -np N communicator_test            # the checks; exit 1 on any wrong element
+//   mpirun -np 2 communicator_test --hang     # rank 1 never joins: rank 0 must abort on timeout
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "comm/mpi_communicator.h"
+#include "comm/mpi_control_channel.h"
+#include "comm/mpi_session.h"
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what, int rank) {
+  if (ok) return;
+  std::fprintf(stderr, "rank %d: FAIL %s\n", rank, what.c_str());
+  ++failures;
+}
+
+float value(int rank, std::size_t i) { return static_cast<float>(rank * 1000 + static_cast<int>(i % 997)); }
+
+void check_all_reduce(mt::Communicator& comm, int n, int rank) {
+  std::vector<float> data(4097);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = value(rank, i);
+  auto work = comm.all_reduce(data.data(), data.size(), mt::ElementType::f32);
+  // Completes without the caller entering MPI: the progress thread drives it.
+  for (int spins = 0; !work->test() && spins < 20000; ++spins)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  expect(work->test(), "all_reduce completes without polling", rank);
+  work->wait();
+  int wrong = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    float expected = 0;
+    for (int r = 0; r < n; ++r) expected += value(r, i);
+    wrong += data[i] != expected;
+  }
+  expect(wrong == 0, "all_reduce: " + std::to_string(wrong) + " wrong elements", rank);
+}
+
+void check_all_gather(mt::Communicator& comm, int n, int rank) {
+  const std::size_t count = 513;
+  std::vector<float> send(count), recv(count * n), in_place(count * n);
+  for (std::size_t i = 0; i < count; ++i) send[i] = in_place[rank * count + i] = value(rank, i);
+  comm.all_gather(send.data(), recv.data(), count, mt::ElementType::f32)->wait();
+  comm.all_gather(in_place.data() + rank * count, in_place.data(), count, mt::ElementType::f32)->wait();
+  int wrong = 0;
+  for (int r = 0; r < n; ++r)
+    for (std::size_t i = 0; i < count; ++i)
+      wrong += (recv[r * count + i] != value(r, i)) + (in_place[r * count + i] != value(r, i));
+  expect(wrong == 0, "all_gather: " + std::to_string(wrong) + " wrong elements", rank);
+}
+
+void check_reduce_scatter(mt::Communicator& comm, int n, int rank) {
+  const std::size_t count = 300;
+  std::vector<float> send(count * n), recv(count);
+  for (std::size_t i = 0; i < send.size(); ++i) send[i] = value(rank, i);
+  comm.reduce_scatter(send.data(), recv.data(), count, mt::ElementType::f32)->wait();
+  int wrong = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    float expected = 0;
+    for (int r = 0; r < n; ++r) expected += value(r, rank * count + i);
+    wrong += recv[i] != expected;
+  }
+  expect(wrong == 0, "reduce_scatter: " + std::to_string(wrong) + " wrong elements", rank);
+}
+
+void check_broadcast(mt::Communicator& comm, int n, int rank) {
+  const int root = n - 1;
+  std::vector<float> data(1000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = value(rank, i);
+  comm.broadcast(data.data(), data.size(), mt::ElementType::f32, root)->wait();
+  int wrong = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) wrong += data[i] != value(root, i);
+  expect(wrong == 0, "broadcast: " + std::to_string(wrong) + " wrong elements", rank);
+}
+
+void check_all_to_all(mt::Communicator& comm, int n, int rank) {
+  const std::size_t count = 64;
+  std::vector<int32_t> send(count * n), recv(count * n);
+  for (int p = 0; p < n; ++p)  // element i of the block for peer p encodes (sender, peer, i)
+    for (std::size_t i = 0; i < count; ++i) send[p * count + i] = rank * 1000000 + p * 1000 + int(i);
+  comm.all_to_all(send.data(), recv.data(), count, mt::ElementType::i32)->wait();
+  int wrong = 0;
+  for (int p = 0; p < n; ++p)
+    for (std::size_t i = 0; i < count; ++i) wrong += recv[p * count + i] != p * 1000000 + rank * 1000 + int(i);
+  expect(wrong == 0, "all_to_all: " + std::to_string(wrong) + " wrong elements", rank);
+}
+
+void check_all_to_all_uneven(mt::Communicator& comm, int n, int rank) {
+  const std::size_t e = 5;
+  auto sent = [&](int from, int to) { return e + static_cast<std::size_t>((from + to) % n); };
+  std::vector<std::size_t> send_counts, recv_counts;
+  std::vector<int32_t> send;
+  for (int p = 0; p < n; ++p) {
+    send_counts.push_back(sent(rank, p));
+    recv_counts.push_back(sent(p, rank));
+    for (std::size_t i = 0; i < sent(rank, p); ++i) send.push_back(rank * 1000000 + p * 1000 + int(i));
+  }
+  std::size_t total = 0;
+  for (auto c : recv_counts) total += c;
+  std::vector<int32_t> recv(total, -1);
+  comm.all_to_all_v(send.data(), send_counts, recv.data(), recv_counts, mt::ElementType::i32)->wait();
+  int wrong = 0;
+  std::size_t at = 0;
+  for (int p = 0; p < n; ++p)
+    for (std::size_t i = 0; i < recv_counts[p]; ++i) wrong += recv[at++] != p * 1000000 + rank * 1000 + int(i);
+  expect(wrong == 0, "all_to_all_v (uneven): " + std::to_string(wrong) + " wrong elements", rank);
+}
+
+void check_bf16_sum(mt::Communicator& comm, int n, int rank) {
+  // Small integers are exact in bf16: 1 + 2 + ... stays exact for a few ranks.
+  std::vector<uint16_t> data(257);
+  auto to_bf16 = [](float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return static_cast<uint16_t>(bits >> 16);
+  };
+  auto from_bf16 = [](uint16_t v) {
+    uint32_t bits = static_cast<uint32_t>(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = to_bf16(static_cast<float>(rank + 1 + i % 3));
+  comm.all_reduce(data.data(), data.size(), mt::ElementType::bf16)->wait();
+  int wrong = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    float expected = 0;
+    for (int r = 0; r < n; ++r) expected += static_cast<float>(r + 1 + i % 3);
+    wrong += from_bf16(data[i]) != expected;
+  }
+  expect(wrong == 0, "bf16 all_reduce: " + std::to_string(wrong) + " wrong elements", rank);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool hang = argc > 1 && std::string(argv[1]) == "--hang";
+  mt::MpiSession session;
+  mt::MpiControlChannel control;
+  mt::MpiCommunicator mpi(/*timeout_s=*/hang ? 1.0 : 60.0);
+  mt::Communicator& comm = mpi;  // the interface strategies use (its defaults for the stream)
+  const int n = comm.world_size(), rank = comm.rank();
+
+  if (hang) {  // rank 1 never issues the all-reduce: rank 0 must give up and name the operation
+    std::vector<float> data(4, 1.0f);
+    if (rank == 0) comm.all_reduce(data.data(), data.size(), mt::ElementType::f32)->wait();
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return 0;
+  }
+
+  check_all_reduce(comm, n, rank);
+  check_all_gather(comm, n, rank);
+  check_reduce_scatter(comm, n, rank);
+  check_broadcast(comm, n, rank);
+  check_all_to_all(comm, n, rank);
+  check_all_to_all_uneven(comm, n, rank);
+  check_bf16_sum(comm, n, rank);
+  const auto& c = comm.counts();
+  expect(c.all_reduce == 2 && c.all_gather == 2 && c.reduce_scatter == 1 && c.broadcast == 1 &&
+             c.all_to_all == 2,
+         "collective counts", rank);
+  const double total_failures = control.sum(static_cast<double>(failures));
+  if (rank == 0) std::printf("communicator checks on %d ranks: %s\n", n, total_failures == 0 ? "ok" : "FAILED");
+  return total_failures == 0 ? 0 : 1;
+}

@@ -20,10 +20,14 @@ namespace mt {
 enum class OptionType { integer, number, choice, boolean, text };
 
 struct Option {
+  using Target = std::variant<int64_t*, uint64_t*, int*, double*, bool*, std::string*>;
+  Option(std::string flag_, OptionType type_, std::string help_, Target target_)
+      : flag(std::move(flag_)), type(type_), help(std::move(help_)), target(target_) {}
+
   std::string flag;  // without the dashes: "vocab-size"; its experiment parameter is vocab_size
   OptionType type;
   std::string help;
-  std::variant<int64_t*, uint64_t*, int*, double*, bool*, std::string*> target;
+  Target target;
   std::vector<std::string> choices;        // choice: the allowed values
   std::optional<double> minimum, maximum;  // inclusive, unless marked exclusive
   bool exclusive_minimum = false;

@@ -54,7 +54,7 @@ const std::vector<std::string> kSteeringVariables = {
     "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
     "KMP_AFFINITY", "GOMP_CPU_AFFINITY", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA"};
 
-Environment collect_environment(int threads_per_rank) {
+Environment collect_environment(int threads_per_rank, bool gpu_used) {
   Environment env = build_environment();
   env.os = os_pretty_name();
   env.kernel = kernel_release();
@@ -63,6 +63,8 @@ Environment collect_environment(int threads_per_rank) {
   env.float_mode = current_float_mode();
   env.threads_per_rank = threads_per_rank;
   env.simd_kernels = kernel_isa_name(kernel_isa());
+  env.gpu_used = gpu_used;
+  if (gpu_used) env.gpu = gpu_info();
   for (const auto& name : kSteeringVariables)
     if (const char* value = std::getenv(name.c_str())) env.env_vars.emplace_back(name, value);
   return env;
@@ -102,6 +104,13 @@ nlohmann::json to_json(const Environment& env, bool include_machine) {
   nlohmann::json vars = nlohmann::json::object();
   for (const auto& [name, value] : env.env_vars) vars[name] = value;
   out["env_vars"] = vars;
+  if (built_with_nccl()) out["nccl"] = env.gpu_used ? env.gpu.nccl : gpu_info_nccl_version();
+  if (env.gpu_used) {
+    out["cuda"] = env.gpu.runtime;
+    out["driver"] = env.gpu.driver;
+    out["gpu_model"] = env.gpu.model;
+    out["gpu_count"] = env.gpu.device_count;
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "env/blas_info.h"
 #include "env/cpu_info.h"
+#include "cuda/cuda_device.h"
 #include "env/float_mode.h"
 
 namespace mt {
@@ -29,6 +30,8 @@ struct Environment {
   int threads_per_rank = 0;
   std::string simd_kernels;  // instruction set the hand-vectorised kernels run with
   std::vector<std::pair<std::string, std::string>> env_vars;  // those of kSteeringVariables set
+  bool gpu_used = false;
+  GpuInfo gpu;  // NCCL's version always (when built with it); the GPU fields when one was used
 };
 
 // The variables that change how fast the CPU path runs, recorded when set.
@@ -38,7 +41,7 @@ extern const std::vector<std::string> kSteeringVariables;
 Environment build_environment();
 // Build facts plus the machine: OS, kernel, CPU, the BLAS this process runs (probed), the
 // denormal mode, the kernels' ISA and the steering variables.
-Environment collect_environment(int threads_per_rank);
+Environment collect_environment(int threads_per_rank, bool gpu_used = false);
 
 nlohmann::json to_json(const Environment& env, bool include_machine);
 

@@ -25,8 +25,9 @@ class CheckpointedBlock : public torch::autograd::Function<CheckpointedBlock> {
     ctx->saved_data["target"] = reinterpret_cast<int64_t>(target);
     ctx->saved_data["block"] = reinterpret_cast<int64_t>(block->ptr().get());
     ctx->saved_data["index"] = index;
-    ctx->saved_data["rng"] = at::detail::getDefaultCPUGenerator().get_state();
-    ctx->saved_data["autocast"] = at::autocast::is_autocast_enabled(at::kCPU);
+    // Dropout draws from the default generator of the device the block runs on.
+    ctx->saved_data["rng"] = at::globalContext().defaultGenerator(x.device()).get_state();
+    ctx->saved_data["autocast"] = at::autocast::is_autocast_enabled(x.device().type());
     torch::NoGradGuard no_grad;
     return target->inner(index, *block, x);
   }
@@ -39,17 +40,18 @@ class CheckpointedBlock : public torch::autograd::Function<CheckpointedBlock> {
     auto input = ctx->get_saved_variables()[0].detach().requires_grad_(true);
 
     // Replay the forward's dropout masks, then put the generator back where backward found it.
-    auto generator = at::detail::getDefaultCPUGenerator();
+    const auto device = input.device();
+    auto generator = at::globalContext().defaultGenerator(device);
     const auto resume_state = generator.get_state();
     generator.set_state(ctx->saved_data["rng"].toTensor());
-    const bool autocast_before = at::autocast::is_autocast_enabled(at::kCPU);
-    at::autocast::set_autocast_enabled(at::kCPU, ctx->saved_data["autocast"].toBool());
+    const bool autocast_before = at::autocast::is_autocast_enabled(device.type());
+    at::autocast::set_autocast_enabled(device.type(), ctx->saved_data["autocast"].toBool());
     torch::Tensor output;
     {
       torch::AutoGradMode enable_grad(true);
       output = target->inner(index, block, input);
     }
-    at::autocast::set_autocast_enabled(at::kCPU, autocast_before);
+    at::autocast::set_autocast_enabled(device.type(), autocast_before);
     generator.set_state(resume_state);
 
     // Parameter gradients accumulate into .grad directly, as in the plain run.

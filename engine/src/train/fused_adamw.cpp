@@ -28,11 +28,16 @@ FusedAdamW::FusedAdamW(std::vector<torch::Tensor> parameters, FusedAdamWOptions 
     total += p.numel();
   }
   steps_.assign(parameters_.size(), 0);
-  exp_avg_ = torch::zeros({total}, torch::kFloat);
-  exp_avg_sq_ = torch::zeros({total}, torch::kFloat);
+  const auto placement = parameters_.empty() ? torch::TensorOptions().dtype(torch::kFloat)
+                                             : parameters_.front().options();
+  exp_avg_ = torch::zeros({total}, placement);
+  exp_avg_sq_ = torch::zeros({total}, placement);
+  if (!parameters_.empty() && !parameters_.front().device().is_cpu())
+    for (std::size_t i = 0; i < parameters_.size(); ++i) device_steps_.push_back(torch::zeros({}, placement));
 }
 
 void FusedAdamW::step(double grad_scale) {
+  if (!device_steps_.empty()) return step_on_device(grad_scale);
   std::vector<AdamWScalars> scalars(parameters_.size());
   std::vector<float*> param_data(parameters_.size(), nullptr);
   std::vector<const float*> grad_data(parameters_.size(), nullptr);
@@ -68,6 +73,30 @@ void FusedAdamW::step(double grad_scale) {
                    m + at, v + at, chunk.end - chunk.begin, scalars[chunk.tensor]);
     }
   });
+}
+
+// ATen's fused AdamW kernel for the device: the same math in one launch over all tensors. Its
+// grad_scale divides the gradients, so clipping passes the reciprocal of its factor.
+void FusedAdamW::step_on_device(double grad_scale) {
+  std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& p = parameters_[i];
+    if (!p.grad().defined()) continue;
+    ++steps_[i];
+    params.push_back(p);
+    grads.push_back(p.grad());
+    exp_avgs.push_back(exp_avg_.narrow(0, offsets_[i], p.numel()).view(p.sizes()));
+    exp_avg_sqs.push_back(exp_avg_sq_.narrow(0, offsets_[i], p.numel()).view(p.sizes()));
+    steps.push_back(device_steps_[i]);
+  }
+  if (params.empty()) return;
+  torch::NoGradGuard no_grad;
+  at::_foreach_add_(steps, 1);
+  std::optional<torch::Tensor> divide_by;
+  if (grad_scale != 1.0) divide_by = torch::full({}, 1.0 / grad_scale, exp_avg_.options());
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, options_.lr, options_.beta1,
+                    options_.beta2, options_.weight_decay, options_.eps, /*amsgrad=*/false,
+                    /*maximize=*/false, divide_by, std::nullopt);
 }
 
 int64_t FusedAdamW::state_bytes() const {

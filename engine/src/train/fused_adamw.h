@@ -2,6 +2,7 @@
 // no amsgrad), but one pass over memory per step instead of about eight, and no temporaries.
 // Moments live in one flat buffer; the update runs over fixed-size chunks of all tensors with
 // at::parallel_for, so small tensors neither pay a parallel region each nor leave threads idle.
+// On a GPU the same state feeds ATen's fused AdamW kernel.
 #pragma once
 
 #include <torch/torch.h>
@@ -44,7 +45,10 @@ class FusedAdamW {
   std::vector<int64_t> steps_;
   std::vector<Chunk> chunks_;
   torch::Tensor exp_avg_, exp_avg_sq_;
+  std::vector<torch::Tensor> device_steps_;  // per parameter, on a GPU: what ATen's kernel reads
   FusedAdamWOptions options_;
+
+  void step_on_device(double grad_scale);
 };
 
 }  // namespace mt

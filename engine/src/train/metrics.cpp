@@ -38,6 +38,8 @@ TrainSummary summarize(const TrainConfig& config, const RankRun& run, ControlCha
   s.optimizer_state_bytes = max_bytes(run.optimizer_state_bytes);
   s.peak_full_parameter_bytes = max_bytes(run.peak_full_parameter_bytes);
   s.peak_gradient_bytes = max_bytes(run.peak_gradient_bytes);
+  s.device_max_allocated_bytes = max_bytes(run.device_max_allocated_bytes);
+  s.device_max_reserved_bytes = max_bytes(run.device_max_reserved_bytes);
   s.step_ms_per_rank = control.gather_to_root(run.step_ms);
   s.hosts = control.hostnames();
   return s;

@@ -64,6 +64,11 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["forward_backward_ms"] = s.forward_backward_ms;
   out["optimizer_step_ms"] = s.optimizer_step_ms;
   out["peak_memory_mb"] = static_cast<double>(s.peak_rss_bytes) / kMiB;
+  out["device"] = run.gpu ? "cuda" : "cpu";
+  if (run.gpu) {  // the caching allocator's peaks: what the GPU actually held
+    out["cuda_max_allocated_mb"] = static_cast<double>(s.device_max_allocated_bytes) / kMiB;
+    out["cuda_max_reserved_mb"] = static_cast<double>(s.device_max_reserved_bytes) / kMiB;
+  }
   out["loss"] = s.loss;
   out["grad_norm"] = run.grad_norm.empty() ? 0.0 : run.grad_norm.back();
   out["collectives_per_step"] = {{"sync_rounds", run.sync_rounds_per_step},

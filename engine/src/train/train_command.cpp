@@ -52,7 +52,7 @@ class TrainWorkload final : public Workload {
     if (group.rank() != 0) return outcome;
     print_summary(config_, world_size_, run_, summary);
     outcome.result = train_result_json(config_, world_size_, run_, summary,
-                                       collect_environment(run_.threads));
+                                       collect_environment(run_.threads, run_.gpu));
     return outcome;
   }
 

@@ -3,7 +3,6 @@
 #include <ATen/autocast_mode.h>
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 
 #include "data/synthetic.h"
@@ -12,17 +11,12 @@
 #include "model/activation_checkpoint.h"
 #include "model/gpt.h"
 #include "strategy/strategy.h"
+#include "train/device_runtime.h"
 #include "train/fused_adamw.h"
 #include "train/lr_schedule.h"
 
 namespace mt {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 CollectiveCounts per_step(const CollectiveCounts& before, const CollectiveCounts& after, long steps) {
   CollectiveCounts d = after - before;
@@ -32,25 +26,27 @@ CollectiveCounts per_step(const CollectiveCounts& before, const CollectiveCounts
   return d;
 }
 
-// Sum of squared gradient norms. One fused pass (no squared temporaries, one host sync instead of
-// one per tensor); accumulated in double so many small tensors do not lose precision.
-double squared_norm(const std::vector<torch::Tensor>& tensors) {
+// Sum of squared gradient norms, as a double scalar on the gradients' device: one fused pass (no
+// squared temporaries), accumulated in double so many small tensors do not lose precision, and
+// no host sync here.
+torch::Tensor squared_norm(const std::vector<torch::Tensor>& tensors, const torch::Device& device) {
   std::vector<torch::Tensor> grads;
   for (const auto& t : tensors)
     if (t.grad().defined()) grads.push_back(t.grad());
-  if (grads.empty()) return 0;
-  auto norms = torch::stack(at::_foreach_norm(grads)).to(torch::kDouble);
-  return norms.pow(2).sum().item<double>();
+  if (grads.empty()) return torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+  return torch::stack(at::_foreach_norm(grads)).to(torch::kDouble).pow(2).sum();
 }
 
 // bf16 compute with fp32 master weights: autocast runs matmuls in bf16 while parameters,
 // gradients and optimizer state stay fp32.
-torch::Tensor forward_loss(Gpt& model, const TokenBatch& batch, bool bf16) {
-  if (!bf16) return model->loss(batch.inputs, batch.targets);
-  at::autocast::set_autocast_enabled(at::kCPU, true);
-  at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
-  auto loss = model->loss(batch.inputs, batch.targets).to(torch::kFloat);
-  at::autocast::set_autocast_enabled(at::kCPU, false);
+torch::Tensor forward_loss(Gpt& model, const torch::Tensor& inputs, const torch::Tensor& targets,
+                           bool bf16) {
+  if (!bf16) return model->loss(inputs, targets);
+  const auto device = inputs.device().type();
+  at::autocast::set_autocast_enabled(device, true);
+  at::autocast::set_autocast_dtype(device, at::kBFloat16);
+  auto loss = model->loss(inputs, targets).to(torch::kFloat);
+  at::autocast::set_autocast_enabled(device, false);
   at::autocast::clear_cache();
   return loss;
 }
@@ -95,7 +91,9 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   keep_freed_memory_for_reuse();
   const int rank = comm.rank();
 
+  auto runtime = make_device_runtime(comm.device_memory());
   Gpt model = make_gpt(config.model, config.seed);
+  model->to(runtime->device());
   model->train();
   run.parameters = parameter_count(*model);
   if (config.activation_checkpointing)
@@ -134,29 +132,34 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     run.learning_rate.push_back(lr);
 
     control.barrier();  // a step starts on all ranks together
-    const auto step_start = Clock::now();
-    double data_ms = 0, forward_backward_ms = 0, local_loss = 0;
+    runtime->begin_step();
+    auto loss_sum = torch::zeros({}, torch::TensorOptions().device(runtime->device()));
     for (int micro = 0; micro < micro_count; ++micro) {
-      const auto data_start = Clock::now();
+      runtime->start(StepPhase::data);
       const TokenBatch batch =
           synthetic_batch(config.seed, step * micro_count + micro, rank, config.batch_size,
                           config.model.seq_length, config.model.vocab_size);
-      data_ms += ms_since(data_start);
+      const auto inputs = runtime->to_device(batch.inputs);
+      const auto targets = runtime->to_device(batch.targets);
+      runtime->stop(StepPhase::data);
 
-      const auto compute_start = Clock::now();
+      runtime->start(StepPhase::compute);
       strategy->before_micro_batch(micro, micro_count);
-      auto loss = forward_loss(model, batch, bf16);
+      auto loss = forward_loss(model, inputs, targets, bf16);
       (loss / micro_count).backward();
       strategy->after_backward(micro, micro_count);
-      local_loss += loss.item<double>() / micro_count;
-      forward_backward_ms += ms_since(compute_start);
+      loss_sum += loss.detach() / micro_count;  // stays on the device: no sync per micro-batch
+      runtime->stop(StepPhase::compute);
     }
-    const auto optimizer_start = Clock::now();
+    runtime->start(StepPhase::optimizer);
     strategy->before_optimizer_step();
 
-    // One scalar reduction serves the health check and the global gradient norm: shards are
-    // disjoint, so their squared norms add; replicated gradients are identical on every rank.
-    const double local_norm_sq = squared_norm(optimized);
+    // This rank's loss and squared gradient norm reach the host in one transfer, then one scalar
+    // reduction serves the health check and the global gradient norm: shards are disjoint, so
+    // their squared norms add; replicated gradients are identical on every rank.
+    const auto local = torch::stack({loss_sum.to(torch::kDouble), squared_norm(optimized, runtime->device())})
+                           .to(torch::kCPU);
+    const double local_loss = local[0].item<double>(), local_norm_sq = local[1].item<double>();
     std::vector<double> sums = {local_loss, strategy->sharded_optimizer() ? local_norm_sq : 0.0};
     control.sum(sums);
     const double mean_loss = sums[0] / comm.world_size();
@@ -175,10 +178,12 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     optimizer.step(clip ? config.max_grad_norm / (grad_norm + 1e-6) : 1.0);
     strategy->after_optimizer_step();
     strategy->zero_grad();
-    run.optimizer_ms.push_back(ms_since(optimizer_start));
-    run.step_ms.push_back(ms_since(step_start));
-    run.data_ms.push_back(data_ms);
-    run.forward_backward_ms.push_back(forward_backward_ms);
+    runtime->stop(StepPhase::optimizer);
+    const StepTimes times = runtime->end_step();
+    run.optimizer_ms.push_back(times[StepPhase::optimizer]);
+    run.step_ms.push_back(times.step_ms);
+    run.data_ms.push_back(times[StepPhase::data]);
+    run.forward_backward_ms.push_back(times[StepPhase::compute]);
   }
 
   run.sync_rounds_per_step = (strategy->sync_rounds() - rounds_at_measure_start) / config.steps;
@@ -190,6 +195,10 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   run.peak_full_parameter_bytes = report.peak_full_parameter_bytes;
   run.peak_gradient_bytes = report.peak_gradient_bytes;
   run.optimizer_state_bytes = optimizer.state_bytes();
+  run.gpu = runtime->is_gpu();
+  const DeviceMemoryPeaks peaks = runtime->memory_peaks();
+  run.device_max_allocated_bytes = peaks.max_allocated_bytes;
+  run.device_max_reserved_bytes = peaks.max_reserved_bytes;
 }
 
 }  // namespace mt

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "cuda/cuda_device.h"
 #include "train/config.h"
 #include "train/train_options.h"
 
@@ -94,8 +95,21 @@ TEST_CASE("validation names the flag and value") {
   CHECK(problem(c) == "--bucket-cap-mb -1 must be at least 0");
 
   c = {};
+  c.backend = "gloo";
+  CHECK(problem(c) == "--backend 'gloo' must be one of mpi, nccl");
+
+  c = {};
+  c.collective_timeout_s = -1;
+  CHECK(problem(c) == "--collective-timeout -1 must be at least 0");
+}
+
+TEST_CASE("the nccl backend is accepted exactly when this build has it") {
+  mt::TrainConfig c;
   c.backend = "nccl";
-  CHECK(problem(c) == "--backend nccl is not supported in this build (supported: mpi)");
+  if (mt::built_with_nccl())
+    CHECK(problem(c) == "ok");
+  else
+    CHECK(problem(c) == "--backend nccl is not supported in this build (supported: mpi)");
 }
 
 TEST_CASE("zero warmup steps is allowed") {

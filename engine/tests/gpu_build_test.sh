@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The GPU path is compiled and linked into every build, also on machines without a GPU: the NCCL
+# backend is registered, links the PyTorch wheel's NCCL, and without a usable GPU a `--backend
+# nccl` run stops at once with a message saying so (exit 1, error result written), never a crash.
+set -uo pipefail
+MTENGINE=${1:?usage: gpu_build_test.sh PATH/TO/mtengine}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+doctor=$(mpirun --allow-run-as-root -np 1 "$MTENGINE" doctor 2>&1) || fail "doctor failed: $doctor"
+grep -qF "backends         mpi, nccl (built: cuda yes, nccl yes)" <<<"$doctor" ||
+  fail "the NCCL backend is not built in: $(grep backends <<<"$doctor")"
+ldd "$MTENGINE" | grep -q 'nvidia/nccl/lib/libnccl.so.2' || fail "mtengine does not load the wheel's NCCL"
+echo "ok: NCCL backend built; $(grep -F 'nccl    ' <<<"$doctor" | xargs)"
+
+if grep -qF "gpus             none" <<<"$doctor"; then
+  mpirun --allow-run-as-root -np 1 "$MTENGINE" train --backend nccl --steps 1 --warmup-steps 0 \
+    --output "$WORK/r.json" >"$WORK/out" 2>&1
+  rc=$?
+  [ "$rc" -eq 1 ] || fail "--backend nccl without a GPU: exit $rc, want 1: $(cat "$WORK/out")"
+  grep -qF "mtengine train: rank 0 failed: no GPU" "$WORK/out" || fail "unclear message: $(cat "$WORK/out")"
+  python3 - "$WORK/r.json" <<'PY' || fail "no error result"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "error" and r["error"]["reason"].startswith("no GPU"), r["error"]
+print("ok: --backend nccl without a GPU:", r["error"]["reason"])
+PY
+fi

@@ -18,10 +18,6 @@ std::filesystem::path fresh_path(const std::string& name) {
   return file;
 }
 
-}  // namespace
-
-namespace {
-
 // The engine's memory accounting for a 1 MiB model (fp32 AdamW: two moments): FSDP shards
 // everything, ZeRO-1 the optimizer state, ZeRO-2 gradients too.
 nlohmann::json model_state(const std::string& strategy, int ranks) {
@@ -36,10 +32,47 @@ nlohmann::json model_state(const std::string& strategy, int ranks) {
           {"optimizer_state_bytes", (shard_optimizer ? 2 * mib / ranks : 2 * mib)}};
 }
 
+// Per-rank step times, warmup first: ±1 % around the mean, the last rank slowest.
+nlohmann::json step_times(int ranks, double step_ms, int warmup, int steps) {
+  nlohmann::json series = nlohmann::json::array();
+  for (int r = 0; r < ranks; ++r) {
+    nlohmann::json one = nlohmann::json::array();
+    for (int i = 0; i < warmup + steps; ++i) one.push_back(step_ms * (1 + 0.01 * ((i % 3) - 1)) - (ranks - 1 - r) * 0.1);
+    series.push_back(one);
+  }
+  return series;
+}
+
 }  // namespace
+
+nlohmann::json machine_environment() {
+  const int threads = 2;
+  return {{"libtorch", "1.13.1"},
+          {"build_revision", "1111111111111111111111111111111111111111"},
+          {"cpu_model", "Intel(R) Xeon(R) Platinum 8480+"},
+          {"cpu_vendor", "GenuineIntel"},
+          {"cpu_family", 6},
+          {"cpu_model_number", 143},
+          {"cpu_stepping", 8},
+          {"cpu_cores", 16},
+          {"threads_per_core", 2},
+          {"memory_mib", 16384},
+          {"cpu_isa", "avx2 fma avx512f amx"},
+          {"blas", "OpenBLAS 0.3.21 (SkylakeX)"},
+          {"blas_vendor", "OpenBLAS"},
+          {"blas_version", "0.3.21"},
+          {"blas_core", "SkylakeX"},
+          {"blas_threads", threads},
+          {"blas_gflops_per_thread", 90.0},
+          {"threads_per_rank", threads},
+          {"flush_denormal", true},
+          {"env_vars", {{"OMP_NUM_THREADS", std::to_string(threads)}, {"OMP_WAIT_POLICY", "PASSIVE"}}}};
+}
 
 nlohmann::json train_result(const std::string& strategy, int ranks, double tokens_per_sec, double step_ms,
                             double peak_mb, const std::string& sync, const std::string& resolved) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (int r = 0; r < ranks; ++r) hosts.push_back("node1");
   return {{"schema_version", 1},
           {"benchmark", "train"},
           {"status", "ok"},
@@ -58,7 +91,12 @@ nlohmann::json train_result(const std::string& strategy, int ranks, double token
           {"memory", model_state(strategy, ranks)},
           {"loss", 7.5},
           {"collectives_per_step", {{"sync_rounds", ranks > 1 ? 1 : 0}, {"all_reduce", ranks > 1 ? 3 : 0}}},
-          {"environment", {{"libtorch", "1.13.1"}, {"build_revision", "1111111111111111111111111111111111111111"}}}};
+          {"steps", 30},
+          {"warmup_steps", 2},
+          {"threads_per_rank", 2},
+          {"hosts", hosts},
+          {"per_step", {{"step_time_ms", step_times(ranks, step_ms, 2, 30)}}},
+          {"environment", machine_environment()}};
 }
 
 ReportFixture::ReportFixture(const std::string& name) : path_(fresh_path(name)), store_(path_) {}
@@ -84,8 +122,8 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   auto row = store_.add_trial_if_new(f.campaign, t, ordinal_++);
   int number = store_.next_attempt_number(row);
   std::string dir = fmt::format("results/runs/{}/{}", f.campaign, t.identity);
-  auto attempt = store_.begin_attempt(row, number, "mpirun -np " + std::to_string(t.ranks) + " mtengine " + t.workload,
-                                      dir, dir + "/log.txt");
+  std::string command = f.command.empty() ? "mpirun -np " + std::to_string(t.ranks) + " mtengine " + t.workload : f.command;
+  auto attempt = store_.begin_attempt(row, number, command, dir, dir + "/log.txt");
   AttemptOutcome outcome;
   outcome.state = f.state;
   outcome.exit_code = f.state == AttemptState::Succeeded ? 0 : 1;

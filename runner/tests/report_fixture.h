@@ -25,6 +25,7 @@ struct FixtureTrial {
   std::optional<int> error_rank;
   std::optional<int> error_step;
   std::string error_reason;
+  std::string command;  // as recorded; empty: "mpirun -np RANKS mtengine WORKLOAD"
 };
 
 struct FixtureProvenance {
@@ -38,9 +39,13 @@ struct FixtureProvenance {
   std::string missing_fields = "[]";
 };
 
-// A training result as mtengine writes it (the fields reports read).
+// A training result as mtengine writes it (the fields reports read), from a 16-core node where each
+// rank runs 2 threads, 30 measured steps after 2 warmup steps.
 nlohmann::json train_result(const std::string& strategy, int ranks, double tokens_per_sec, double step_ms,
                             double peak_mb, const std::string& sync = "auto", const std::string& resolved = "last");
+
+// The environment such a result reports.
+nlohmann::json machine_environment();
 
 class ReportFixture {
  public:

@@ -50,7 +50,7 @@ TEST_CASE("provenance: an engine trial is identified by the engine binary's hash
   auto engine = scratch_file("mtengine", "engine bytes");
   ProvenanceContext c = bare_metal_context(engine);
   auto cmd = mpirun_command({engine.string(), "train", "--output", "result.json"});
-  ProgramIdentity program = trial_program(c, cmd.program);
+  ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
   CHECK(program.program_hash == file_hash(engine));
   nlohmann::json env = {{"build_revision", c.source.commit}, {"libtorch", "2.5.0"}, {"mpi", "Open MPI 4.1.4"},
                         {"compiler", "gcc 12"}, {"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"}};
@@ -67,7 +67,7 @@ TEST_CASE("provenance: a command workload records its own program and script, ne
   auto script = scratch_file("peer.py", "print('peer')");
   ProvenanceContext c = bare_metal_context(engine);
   auto cmd = mpirun_command({interpreter.string(), "-u", script.string(), "--output", "result.json"});
-  ProgramIdentity program = trial_program(c, cmd.program);
+  ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
   CHECK(program.program == interpreter.string());
   CHECK(program.script == script.string());
   CHECK(program.script_hash == file_hash(script));
@@ -94,7 +94,7 @@ TEST_CASE("provenance: a program that cannot be read, or a build from another co
   auto engine = scratch_file("mtengine", "engine bytes");
   ProvenanceContext c = bare_metal_context(engine);
   auto cmd = mpirun_command({"/nonexistent/tool", "--size", "8"});
-  ProgramIdentity program = trial_program(c, cmd.program);
+  ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
   CHECK(program.program_hash.empty());
   CHECK(program.script.empty());
   nlohmann::json env = {{"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"},
@@ -103,8 +103,14 @@ TEST_CASE("provenance: a program that cannot be read, or a build from another co
   CHECK(p.missing_fields == std::vector<std::string>{"build_revision_matches_source", "program_hash"});
 }
 
-TEST_CASE("provenance: a program without a slash is found on PATH") {
+TEST_CASE("provenance: a program is found as its job would find it: on PATH, or relative to the run directory") {
   CHECK(resolve_on_path("sh").is_absolute());
-  CHECK(resolve_on_path("./local/tool") == "./local/tool");
+  CHECK(resolve_on_path("./local/tool", "/runs/1") == "/runs/1/./local/tool");
   CHECK(resolve_on_path("no-such-program-anywhere") == "no-such-program-anywhere");
+  // A relative script is the one in the run directory, where the job starts.
+  auto script = scratch_file("relative.py", "print(1)");
+  ProgramIdentity id = identify_program({"sh", "relative.py"}, script.parent_path());
+  CHECK(id.script == script.string());
+  CHECK(id.script_hash == file_hash(script));
+  CHECK(identify_program({"sh", "relative.py"}, "/nonexistent").script.empty());
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "experiment/identity.h"
+#include "report/results_source.h"
 #include "store/result_ingest.h"
 
 namespace mt::testing {
@@ -99,6 +100,42 @@ nlohmann::json train_result(const std::string& strategy, int ranks, double token
           {"environment", machine_environment()}};
 }
 
+FixtureTrial train_trial(const std::string& study, const std::string& strategy, int ranks, int repeat, double tokens,
+                         double step_ms, double peak_mb, const std::string& sync) {
+  FixtureTrial t;
+  t.study = study;
+  t.params = {{"strategy", strategy}, {"ranks", std::to_string(ranks)}, {"d_model", "128"}};
+  t.axes = {"ranks"};
+  if (!sync.empty()) {
+    t.params["gradient_sync_mode"] = sync;
+    t.axes.push_back("gradient_sync_mode");
+  }
+  t.repeat = repeat;
+  t.result = train_result(strategy, ranks, tokens, step_ms, peak_mb, sync.empty() ? "auto" : sync,
+                          sync == "every" || strategy != "ddp" ? "every" : "last");
+  return t;
+}
+
+FixtureTrial peer_trial(const std::string& study, int ranks, int repeat, double tokens, double step_ms) {
+  FixtureTrial t;
+  t.study = study;
+  t.workload = "command";
+  t.params = {{"strategy", "ddp"}, {"ranks", std::to_string(ranks)}, {"d_model", "128"}};
+  t.axes = {"ranks"};
+  t.repeat = repeat;
+  t.result = {{"benchmark", "train"}, {"status", "ok"}, {"strategy", "ddp"}, {"world_size", ranks},
+              {"tokens_per_sec", tokens}, {"step_time_ms", step_ms}};
+  return t;
+}
+
+RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed, const std::string& plot_dir) {
+  auto db = open_results(fixture.path());
+  ReportData data = load_report_data(*db, {latest_campaign(*db)});
+  return render_report(data, {allow_mixed, plot_dir});
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 ReportFixture::ReportFixture(const std::string& name) : path_(fresh_path(name)), store_(path_) {}
 
 void ReportFixture::campaign(const std::string& id, const std::string& experiment, const std::string& created_at) {
@@ -143,12 +180,17 @@ void ReportFixture::provenance(std::int64_t attempt_id, const FixtureProvenance&
   store_.db()
       .prepare("INSERT INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, image_ref, "
                "image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, complete, "
-               "missing_fields) VALUES (?, ?, ?, ?, ?, 'mtb:cpu', ?, 'debian:12', 0, NULL, ?, '[\"node1\"]', "
+               "missing_fields) VALUES (?, ?, ?, ?, ?, ?, ?, 'debian:12', ?, ?, ?, '[\"node1\"]', "
                "'mtengine train', ?, ?)")
       .bind(1, attempt_id).bind(2, p.source_commit).bind(3, p.tree_dirty ? 1 : 0)
       .bind(4, p.diff_hash.empty() ? std::optional<std::string>() : p.diff_hash)
-      .bind(5, p.build_revision).bind(6, p.image_id).bind(7, p.software_stack).bind(8, p.complete ? 1 : 0)
-      .bind(9, p.missing_fields)
+      .bind(5, p.build_revision)
+      .bind(6, p.image_id.empty() ? std::optional<std::string>() : std::string("mtb:cpu"))
+      .bind(7, p.image_id.empty() ? std::optional<std::string>() : p.image_id)
+      .bind(8, p.image_id.empty() ? 1 : 0)
+      .bind(9, p.engine_binary_hash.empty() ? std::optional<std::string>() : p.engine_binary_hash)
+      .bind(10, p.software_stack).bind(11, p.complete ? 1 : 0)
+      .bind(12, p.missing_fields)
       .run();
 }
 

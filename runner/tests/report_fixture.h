@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/report.h"
 #include "store/store.h"
 
 namespace mt::testing {
@@ -33,7 +34,8 @@ struct FixtureProvenance {
   bool tree_dirty = false;
   std::string diff_hash;
   std::string build_revision = "1111111111111111111111111111111111111111";
-  std::string image_id = "sha256:aaaa";
+  std::string image_id = "sha256:aaaa";  // empty: bare metal
+  std::string engine_binary_hash;          // bare metal: the engine's hash when mtengine ran
   std::string software_stack = R"({"libtorch":"1.13.1","mpi":"Open MPI 4.1.4","compiler":"GCC 12.2.0"})";
   bool complete = true;
   std::string missing_fields = "[]";
@@ -46,6 +48,20 @@ nlohmann::json train_result(const std::string& strategy, int ranks, double token
 
 // The environment such a result reports.
 nlohmann::json machine_environment();
+
+// A training trial of `study` with the result train_result() writes; `sync` adds the gradient sync
+// mode as an axis.
+FixtureTrial train_trial(const std::string& study, const std::string& strategy, int ranks, int repeat, double tokens,
+                         double step_ms, double peak_mb, const std::string& sync = "");
+
+// A peer framework run as a `command` study: a training result with throughput and step time only.
+FixtureTrial peer_trial(const std::string& study, int ranks, int repeat, double tokens, double step_ms);
+
+class ReportFixture;
+// The report of the fixture's latest campaign.
+RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed = false, const std::string& plot_dir = "");
+
+bool contains(const std::string& text, const std::string& part);
 
 class ReportFixture {
  public:

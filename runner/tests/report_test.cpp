@@ -18,30 +18,6 @@ using namespace mt::testing;
 
 namespace {
 
-FixtureTrial train_trial(const std::string& study, const std::string& strategy, int ranks, int repeat, double tokens,
-                         double step_ms, double peak_mb, const std::string& sync = "") {
-  FixtureTrial t;
-  t.study = study;
-  t.params = {{"strategy", strategy}, {"ranks", std::to_string(ranks)}, {"d_model", "128"}};
-  t.axes = {"ranks"};
-  if (!sync.empty()) {
-    t.params["gradient_sync_mode"] = sync;
-    t.axes.push_back("gradient_sync_mode");
-  }
-  t.repeat = repeat;
-  t.result = train_result(strategy, ranks, tokens, step_ms, peak_mb, sync.empty() ? "auto" : sync,
-                          sync == "every" || strategy != "ddp" ? "every" : "last");
-  return t;
-}
-
-RenderedReport render(const ReportFixture& fixture, bool allow_mixed = false, const std::string& plot_dir = "") {
-  auto db = open_results(fixture.path());
-  ReportData data = load_report_data(*db, {latest_campaign(*db)});
-  return render_report(data, {allow_mixed, plot_dir});
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 // The golden database: DDP at 1 and 2 ranks (two sync modes, one outlier), FSDP at 1 rank with two
 // repeats (n < 3) and 2 ranks with one failure, an all_reduce measurement, and one dirty-tree trial.
 void build_golden(ReportFixture& f) {
@@ -120,11 +96,11 @@ void check_golden(const std::string& name, const std::string& actual) {
 TEST_CASE("report: golden output, byte for byte") {
   ReportFixture f("golden.sqlite");
   build_golden(f);
-  RenderedReport report = render(f, false, "report");
+  RenderedReport report = render_latest(f, false, "report");
   check_golden("report.md", report.markdown);
   REQUIRE(report.plots.size() == 4);
   for (const auto& plot : report.plots) check_golden("report/" + plot.file, plot.svg);
-  CHECK(render(f, false, "report").markdown == report.markdown);  // deterministic
+  CHECK(render_latest(f, false, "report").markdown == report.markdown);  // deterministic
 }
 
 TEST_CASE("report: a dirty-tree trial produces the incomplete-provenance warning naming it") {
@@ -157,7 +133,7 @@ TEST_CASE("report: mixed revisions are refused without --allow-mixed and labelle
   f.provenance(f.trial(train_trial("s", "ddp", 1, 1, 1100, 40, 500)), b);
   f.provenance(f.trial(train_trial("s", "ddp", 2, 0, 1900, 42, 500)), a);
   try {
-    render(f);
+    render_latest(f);
     FAIL("a mixed report was rendered");
   } catch (const RunnerError& e) {
     CHECK(e.exit_code() == kExitUsage);
@@ -167,7 +143,7 @@ TEST_CASE("report: mixed revisions are refused without --allow-mixed and labelle
           "(--campaign ID), or pass --allow-mixed to report them together (the tables then say which rows "
           "come from where)");
   }
-  std::string md = render(f, true).markdown;
+  std::string md = render_latest(f, true).markdown;
   CHECK(contains(md, "**Mixed provenance: these results come from 2 revisions"));
   CHECK(contains(md, "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**"));
   CHECK(contains(md, "| S1+S2 mixed |"));  // the 1-rank group spans both revisions
@@ -181,7 +157,7 @@ TEST_CASE("report: different container images are mixed results too") {
   b.image_id = "sha256:bbbb";
   f.provenance(f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500)), a);
   f.provenance(f.trial(train_trial("s", "ddp", 1, 1, 1000, 40, 500)), b);
-  CHECK_THROWS_AS(render(f), RunnerError);
+  CHECK_THROWS_AS(render_latest(f), RunnerError);
 }
 
 TEST_CASE("report: scaling efficiency and memory saving against DDP") {
@@ -236,7 +212,7 @@ TEST_CASE("report: without a provenance row the result's environment describes t
   ReportFixture f("fallback.sqlite");
   f.campaign("c1");
   f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
-  std::string md = render(f).markdown;
+  std::string md = render_latest(f).markdown;
   CHECK(contains(md, "missing provenance record (only the result's environment is known)"));
   CHECK(contains(md, "| S1 | s | `1111111111111111111111111111111111111111` | unknown | mtengine (not hashed) | "
                      "result environment only | 1 | 0 |"));
@@ -296,8 +272,8 @@ TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
   ReportFixture f("sections.sqlite");
   f.campaign("c1");
   f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
-  CHECK_FALSE(contains(render(f).markdown, "## Mixture of experts"));
-  CHECK_FALSE(contains(render(f).markdown, "## Fault scenarios"));
+  CHECK_FALSE(contains(render_latest(f).markdown, "## Mixture of experts"));
+  CHECK_FALSE(contains(render_latest(f).markdown, "## Fault scenarios"));
   FixtureTrial moe;
   moe.study = "moe";
   moe.workload = "moe";
@@ -312,7 +288,7 @@ TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
   fault.error_step = 5;
   fault.error_reason = "injected fault";
   f.trial(fault);
-  std::string md = render(f).markdown;
+  std::string md = render_latest(f).markdown;
   CHECK(contains(md, "## Mixture of experts"));
   CHECK(contains(md, "| moe ×2 | misrouted_tokens | 0 ⚠n<3 | 1 |"));
   CHECK(contains(md, "## Fault scenarios"));
@@ -333,7 +309,7 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
     }
     f.trial(train_trial("engine", "fsdp", 2, r, 900, 60, 300));  // no peer ran fsdp
   }
-  std::string md = render(f).markdown;
+  std::string md = render_latest(f).markdown;
   REQUIRE(contains(md, "## Studies compared"));
   // 1200 ± 12 vs 1000 ± 10: Welch t = 22.2 → p < 0.001
   // Two tests (ddp ×1, ddp ×2), corrected together.
@@ -346,5 +322,5 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
   ReportFixture single("one_study.sqlite");
   single.campaign("c1");
   for (int r = 0; r < 3; ++r) single.trial(train_trial("only", "ddp", 1, r, 1000 + r, 40, 500));
-  CHECK_FALSE(contains(render(single).markdown, "## Studies compared"));
+  CHECK_FALSE(contains(render_latest(single).markdown, "## Studies compared"));
 }

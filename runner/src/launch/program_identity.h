@@ -15,11 +15,13 @@ struct ProgramIdentity {
   std::string script_hash;
 };
 
-// Identity of the program a rank runs (`argv` before any launcher wraps it).
-ProgramIdentity identify_program(const std::vector<std::string>& argv);
+// Identity of the program a rank runs (`argv` before any launcher wraps it) in `working_dir`, where
+// relative paths in argv point.
+ProgramIdentity identify_program(const std::vector<std::string>& argv, const std::filesystem::path& working_dir);
 
-// `name` as the shell would find it: itself when it has a '/', else the first match on PATH.
-std::filesystem::path resolve_on_path(const std::string& name);
+// `name` as a process in `working_dir` would find it: that path when it has a '/', else the first
+// match on PATH.
+std::filesystem::path resolve_on_path(const std::string& name, const std::filesystem::path& working_dir = {});
 
 // A content hash of a file's bytes, "fnv1a64:<hex>"; empty if it cannot be read.
 std::string file_hash(const std::filesystem::path& file);

@@ -47,12 +47,13 @@ ProvenanceContext capture_provenance_context(const std::filesystem::path& experi
   return c;
 }
 
-ProgramIdentity trial_program(const ProvenanceContext& context, const std::vector<std::string>& program_argv) {
+ProgramIdentity trial_program(const ProvenanceContext& context, const std::vector<std::string>& program_argv,
+                              const std::filesystem::path& working_dir) {
   if (!program_argv.empty() && !context.engine.empty() &&
       std::filesystem::path(program_argv[0]).lexically_normal() == context.engine.lexically_normal()) {
     return {context.engine.lexically_normal().string(), context.engine_binary_hash, "", ""};
   }
-  return identify_program(program_argv);
+  return identify_program(program_argv, working_dir);
 }
 
 Provenance assemble_provenance(const ProvenanceContext& context, const std::optional<std::string>& result_json,

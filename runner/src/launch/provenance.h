@@ -27,9 +27,11 @@ struct ProvenanceContext {
 ProvenanceContext capture_provenance_context(const std::filesystem::path& experiment_dir,
                                              const std::filesystem::path& engine);
 
-// The program a trial runs: mtengine (hashed once per campaign) or a command workload's own program
-// and script. Call it before the job starts, while the run directory holds no output yet.
-ProgramIdentity trial_program(const ProvenanceContext& context, const std::vector<std::string>& program_argv);
+// The program a trial runs in `working_dir`: mtengine (hashed once per campaign) or a command
+// workload's own program and script. Call it before the job starts, while the run directory holds
+// no output yet.
+ProgramIdentity trial_program(const ProvenanceContext& context, const std::vector<std::string>& program_argv,
+                              const std::filesystem::path& working_dir);
 
 struct Provenance {
   ProvenanceContext context;  // engine_binary_hash is empty when the trial did not run mtengine

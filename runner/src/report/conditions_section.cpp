@@ -57,8 +57,11 @@ std::string render_conditions_section(const std::vector<const Group*>& groups, c
                                     or_not_recorded(group_environment_text(g, "env_vars"))};
     if (blas_threads) row.push_back(or_not_recorded(group_environment_text(g, "blas_threads")));
     if (blas_probe) {
+      // A probe of the machine, not a result: its spread matters, the repeat count does not.
       Summary probe = summarize(g.sample("environment.blas_gflops_per_thread").values);
-      row.push_back(probe.n ? mean_std_cell(probe, 1) : kNotRecorded);
+      row.push_back(probe.n == 0   ? kNotRecorded
+                    : probe.n == 1 ? fixed(probe.mean, 1)
+                                   : fixed(probe.mean, 1) + " ± " + fixed(probe.std, 1));
     }
     row.push_back(steps_cell(w));
     row.push_back(w.step_cv ? percent(*w.step_cv) : kNotRecorded);

@@ -48,7 +48,7 @@ Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial&
   const std::string job_name = fmt::format("mtrun-{}-{}", trial.identity.substr(0, 12), number);
   TrialCommand command = build_trial_command(trial, run.context, result_file, job_name);
 
-  const ProgramIdentity program = trial_program(run.provenance, command.program);  // before the job writes anything
+  const ProgramIdentity program = trial_program(run.provenance, command.program, run_dir);  // before the job writes
   std::int64_t attempt =
       store.begin_attempt(stored.row, number, command_line(command), run_dir.string(), log_file.string());
   ProcessSpec spec;

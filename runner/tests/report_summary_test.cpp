@@ -1,0 +1,91 @@
+// The answer first: every report opens with its summary, and comparisons give one verdict per
+// measurement, corrected for how many were made.
+#include <doctest/doctest.h>
+
+#include "report/compare.h"
+#include "report/report.h"
+#include "report/results_source.h"
+#include "report_fixture.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+namespace {
+
+// The engine 20 % faster than a peer at 1 and 2 ranks, three repeats each.
+void engine_and_peer(ReportFixture& f) {
+  f.campaign("c1");
+  const double engine[] = {1200, 1212, 1188}, peer[] = {1000, 1010, 990};
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2}) {
+      f.trial(train_trial("engine", "ddp", ranks, r, engine[r] * ranks, 40, 500));
+      f.trial(peer_trial("peer", ranks, r, peer[r] * ranks, 48));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("summary: the headline comparisons, best configurations and warnings come before any wide table") {
+  ReportFixture f("summary.sqlite");
+  engine_and_peer(f);
+  std::string md = render_latest(f).markdown;
+  size_t summary = md.find("## Summary"), first_table = md.find("| strategy |");
+  REQUIRE(summary != std::string::npos);
+  CHECK(summary < first_table);
+  CHECK(md.find("**Warnings**") < first_table);
+  CHECK(contains(md, "- engine ÷ peer, ddp ×1: tokens_per_sec 1.200× (1200 vs 1000), p (Holm, 2 tests) < 0.001, "
+                     "n = 3 + 3 — **faster**.\n"));
+  CHECK(contains(md, "- engine ÷ peer, ddp ×2: tokens_per_sec 1.200× (2400 vs 2000), p (Holm, 2 tests) < 0.001, "
+                     "n = 3 + 3 — **faster**.\n"));
+  CHECK(contains(md, "| 1 | ddp (engine): 1200 ± 12 | ddp (peer): 1000 ± 10 | 1.200 | < 0.001 | faster | ddp (engine): 4.0 |"));
+  CHECK(contains(md, "- 4 of 4 configurations have fewer than 5 successful repeats (n = 3)"));
+}
+
+TEST_CASE("verdicts: tokens/s and step time are one measurement with one verdict; Holm corrects several tests") {
+  // Three configurations, each with a raw Welch p of 0.021 (100, 101, 102 against 97, 98, 99):
+  // alone each would differ; tested together, Holm's correction (× 3) puts them within noise.
+  ReportFixture f("holm.sqlite");
+  f.campaign("c1");
+  const double engine[] = {100, 101, 102}, peer[] = {97, 98, 99};
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2, 4}) {
+      f.trial(train_trial("engine", "ddp", ranks, r, engine[r], 40 + r, 500));
+      f.trial(peer_trial("peer", ranks, r, peer[r], 41 + r));
+    }
+  }
+  std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "3 tests were made here, so p (Holm) corrects for making them together"));
+  CHECK(contains(md, "| engine ÷ peer, ddp ×4 | tokens_per_sec | 101 ± 1 (3) | 98 ± 1 (3) | 1.031 | 0.021 | 0.064 | within noise |"));
+  // Step time is shown, never tested on its own, so it cannot disagree with tokens/s.
+  CHECK(contains(md, "| engine ÷ peer, ddp ×4 | step_time_ms | 41.00 ± 1.00 (3) | 42.00 ± 1.00 (3) | 0.976 | - | - | "
+                     "same measurement as tokens_per_sec |"));
+  CHECK_FALSE(contains(md, "| step_time_ms | 41.00 ± 1.00 (3) | 42.00 ± 1.00 (3) | 0.976 | 0.3"));
+  CHECK(contains(md, "- engine ÷ peer, ddp ×1: tokens_per_sec 1.031× (101 vs 98), p (Holm, 3 tests) = 0.064, "
+                     "n = 3 + 3 — **within noise**.\n"));
+}
+
+TEST_CASE("compare: one verdict per group, with the number of tests and Holm's correction") {
+  ReportFixture f("compare_holm.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  const double a_tokens[] = {97, 98, 99}, b_tokens[] = {100, 101, 102};
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2}) {
+      FixtureTrial a = train_trial("s", "ddp", ranks, r, a_tokens[r], 40, 500);
+      FixtureTrial b = train_trial("s", "ddp", ranks, r, b_tokens[r], 39, 500);
+      a.campaign = "aaaa";
+      b.campaign = "bbbb";
+      f.trial(a);
+      f.trial(b);
+    }
+  }
+  auto db = open_results(f.path());
+  std::string md = render_comparison(load_report_data(*db, {campaign_by_id(*db, "aaaa")}),
+                                     load_report_data(*db, {campaign_by_id(*db, "bbbb")}));
+  CHECK(contains(md, "2 tests were made here"));
+  // Raw p 0.021, × 2 = 0.043: B is faster beyond noise in both groups.
+  CHECK(contains(md, "| s ddp ×1 | tokens_per_sec | 101 ± 1 (3) | 98 ± 1 (3) | 1.031 | 0.021 | 0.043 | faster |"));
+  CHECK(contains(md, "| s ddp ×1 | step_time_ms | 39.00 ± 0.00 (3) | 40.00 ± 0.00 (3) | 0.975 | - | - | "
+                     "same measurement as tokens_per_sec |"));
+}

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "experiment/identity.h"
+#include "report/compare.h"
 #include "report/results_source.h"
 #include "store/result_ingest.h"
 
@@ -134,7 +135,23 @@ RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed, con
   return render_report(data, {allow_mixed, plot_dir});
 }
 
+std::string render_comparison_of(const ReportFixture& fixture, const std::string& a, const std::string& b) {
+  auto db = open_results(fixture.path());
+  return render_comparison(load_report_data(*db, {campaign_by_id(*db, a)}), load_report_data(*db, {campaign_by_id(*db, b)}));
+}
+
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+void engine_and_peer_campaign(ReportFixture& f) {
+  f.campaign("c1");
+  const double engine[] = {1200, 1212, 1188}, peer[] = {1000, 1010, 990};
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2}) {
+      f.trial(train_trial("engine", "ddp", ranks, r, engine[r] * ranks, 40, 500));
+      f.trial(peer_trial("peer", ranks, r, peer[r] * ranks, 48));
+    }
+  }
+}
 
 ReportFixture::ReportFixture(const std::string& name) : path_(fresh_path(name)), store_(path_) {}
 
@@ -174,6 +191,11 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   }
   store_.finish_attempt(attempt, outcome, std::nullopt);
   return attempt;
+}
+
+std::int64_t ReportFixture::trial(FixtureTrial t, const std::string& campaign) {
+  t.campaign = campaign;
+  return trial(t);
 }
 
 void ReportFixture::provenance(std::int64_t attempt_id, const FixtureProvenance& p) {

@@ -61,7 +61,14 @@ class ReportFixture;
 // The report of the fixture's latest campaign.
 RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed = false, const std::string& plot_dir = "");
 
+// `mtrun compare A B` over the fixture's database.
+std::string render_comparison_of(const ReportFixture& fixture, const std::string& a, const std::string& b);
+
 bool contains(const std::string& text, const std::string& part);
+
+// Campaign c1: an engine study 20 % faster than a peer study (run as a `command` workload that reports
+// throughput and step time only), both DDP at 1 and 2 ranks with three repeats.
+void engine_and_peer_campaign(ReportFixture& fixture);
 
 class ReportFixture {
  public:
@@ -73,6 +80,8 @@ class ReportFixture {
                 const std::string& created_at = "2024-05-01T10:00:00Z");
   // Adds the trial and one finished attempt; returns the attempt id.
   std::int64_t trial(const FixtureTrial& trial);
+  // The same, in campaign `campaign`.
+  std::int64_t trial(FixtureTrial trial, const std::string& campaign);
   void provenance(std::int64_t attempt_id, const FixtureProvenance& p);
   // Attempt timestamps are the wall clock when written; pin them so output can be compared byte for byte.
   void pin_timestamps();

@@ -36,24 +36,11 @@ const ChartSeries& series(const Plot& plot, const std::string& name) {
 
 using Strings = std::vector<std::string>;
 
-// The engine with everything it measures, and a peer that reports throughput and step time only,
-// both at 1 and 2 ranks with three repeats.
-void two_studies(ReportFixture& f) {
-  f.campaign("c1");
-  const double engine[] = {1200, 1212, 1188}, peer[] = {1000, 1010, 990};
-  for (int r = 0; r < 3; ++r) {
-    for (int ranks : {1, 2}) {
-      f.trial(train_trial("engine", "ddp", ranks, r, engine[r] * ranks, 40, 500));
-      f.trial(peer_trial("peer", ranks, r, peer[r] * ranks, 48));
-    }
-  }
-}
-
 }  // namespace
 
 TEST_CASE("plots: two studies of one strategy are two series, each named by its study") {
   ReportFixture f("plots_two_studies.sqlite");
-  two_studies(f);
+  engine_and_peer_campaign(f);
   RenderedReport report = render_latest(f, false, "two");
 
   const Plot* tokens = find_plot(report, "tokens_per_sec.svg");

@@ -2,33 +2,16 @@
 // measurement, corrected for how many were made.
 #include <doctest/doctest.h>
 
-#include "report/compare.h"
 #include "report/report.h"
-#include "report/results_source.h"
 #include "report_fixture.h"
 
 using namespace mt;
 using namespace mt::testing;
 
-namespace {
-
-// The engine 20 % faster than a peer at 1 and 2 ranks, three repeats each.
-void engine_and_peer(ReportFixture& f) {
-  f.campaign("c1");
-  const double engine[] = {1200, 1212, 1188}, peer[] = {1000, 1010, 990};
-  for (int r = 0; r < 3; ++r) {
-    for (int ranks : {1, 2}) {
-      f.trial(train_trial("engine", "ddp", ranks, r, engine[r] * ranks, 40, 500));
-      f.trial(peer_trial("peer", ranks, r, peer[r] * ranks, 48));
-    }
-  }
-}
-
-}  // namespace
 
 TEST_CASE("summary: the headline comparisons, best configurations and warnings come before any wide table") {
   ReportFixture f("summary.sqlite");
-  engine_and_peer(f);
+  engine_and_peer_campaign(f);
   std::string md = render_latest(f).markdown;
   size_t summary = md.find("## Summary"), first_table = md.find("| strategy |");
   REQUIRE(summary != std::string::npos);
@@ -72,17 +55,11 @@ TEST_CASE("compare: one verdict per group, with the number of tests and Holm's c
   const double a_tokens[] = {97, 98, 99}, b_tokens[] = {100, 101, 102};
   for (int r = 0; r < 3; ++r) {
     for (int ranks : {1, 2}) {
-      FixtureTrial a = train_trial("s", "ddp", ranks, r, a_tokens[r], 40, 500);
-      FixtureTrial b = train_trial("s", "ddp", ranks, r, b_tokens[r], 39, 500);
-      a.campaign = "aaaa";
-      b.campaign = "bbbb";
-      f.trial(a);
-      f.trial(b);
+      f.trial(train_trial("s", "ddp", ranks, r, a_tokens[r], 40, 500), "aaaa");
+      f.trial(train_trial("s", "ddp", ranks, r, b_tokens[r], 39, 500), "bbbb");
     }
   }
-  auto db = open_results(f.path());
-  std::string md = render_comparison(load_report_data(*db, {campaign_by_id(*db, "aaaa")}),
-                                     load_report_data(*db, {campaign_by_id(*db, "bbbb")}));
+  std::string md = render_comparison_of(f, "aaaa", "bbbb");
   CHECK(contains(md, "2 tests were made here"));
   // Raw p 0.021, × 2 = 0.043: B is faster beyond noise in both groups.
   CHECK(contains(md, "| s ddp ×1 | tokens_per_sec | 101 ± 1 (3) | 98 ± 1 (3) | 1.031 | 0.021 | 0.043 | faster |"));

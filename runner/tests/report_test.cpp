@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "report/comm_table.h"
-#include "report/compare.h"
 #include "report/groups.h"
 #include "report/report.h"
 #include "report/results_source.h"
@@ -249,16 +248,10 @@ TEST_CASE("compare: ratio of means and Welch p-value, flagging differences withi
   const double a_tokens[] = {1000, 1010, 990}, b_tokens[] = {1200, 1212, 1188};
   const double a_mem[] = {500, 510, 490}, b_mem[] = {502, 508, 493};
   for (int r = 0; r < 3; ++r) {
-    FixtureTrial a = train_trial("s", "ddp", 1, r, a_tokens[r], 40, a_mem[r]);
-    FixtureTrial b = train_trial("s", "ddp", 1, r, b_tokens[r], 40, b_mem[r]);
-    a.campaign = "aaaa";
-    b.campaign = "bbbb";
-    f.trial(a);
-    f.trial(b);
+    f.trial(train_trial("s", "ddp", 1, r, a_tokens[r], 40, a_mem[r]), "aaaa");
+    f.trial(train_trial("s", "ddp", 1, r, b_tokens[r], 40, b_mem[r]), "bbbb");
   }
-  auto db = open_results(f.path());
-  std::string md = render_comparison(load_report_data(*db, {campaign_by_id(*db, "aaaa")}),
-                                     load_report_data(*db, {campaign_by_id(*db, "bbbb")}));
+  std::string md = render_comparison_of(f, "aaaa", "bbbb");
   CHECK(contains(md, "1 test was made here, so p (Holm) corrects for making them together"));
   // tokens/s: 1000 vs 1200, s = 10 vs 12, Welch t = −22.18, ν = 3.87 → p ≈ 3e-5. B is faster.
   CHECK(contains(md, "| tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));

@@ -66,3 +66,26 @@ TEST_CASE("compare: one verdict per group, with the number of tests and Holm's c
   CHECK(contains(md, "| s ddp ×1 | step_time_ms | 39.00 ± 0.00 (3) | 40.00 ± 0.00 (3) | 0.975 | - | - | "
                      "same measurement as tokens_per_sec |"));
 }
+
+TEST_CASE("verdicts: workloads without a fixed list test every measurement, never the environment's numbers") {
+  ReportFixture f("generic_pairs.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    for (const char* study : {"a", "b"}) {
+      FixtureTrial t;
+      t.study = study;
+      t.workload = "moe";
+      t.params = {{"ranks", "2"}, {"experts", "4"}};
+      t.repeat = r;
+      t.result = {{"status", "ok"}, {"world_size", 2}, {"tokens_per_sec", 5000.0 + 10 * r}, {"misrouted_tokens", 0},
+                  {"environment", {{"cpu_cores", 16}}}, {"model_config", {{"d_model", 64}}}};
+      f.trial(t);
+    }
+  }
+  std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "| a ÷ b, ×2 | tokens_per_sec |"));
+  CHECK(contains(md, "| a ÷ b, ×2 | misrouted_tokens |"));
+  CHECK(contains(md, "2 tests were made here"));
+  CHECK_FALSE(contains(md, "| environment.cpu_cores |"));
+  CHECK_FALSE(contains(md, "model_config.d_model |"));
+}

@@ -46,7 +46,7 @@ std::vector<KeyMetric> key_metrics(const Group& a, const Group& b) {
   }
   for (const ReportTrial* t : b.succeeded) {
     for (const auto& [name, v] : t->metrics) {
-      if (names_a.count(name) && name != "schema_version" && name != "world_size") both.insert(name);
+      if (names_a.count(name) && is_measurement(name)) both.insert(name);
     }
   }
   std::vector<KeyMetric> out;

@@ -17,7 +17,8 @@ using ConfigurationKey = std::tuple<std::string, std::string, int, std::string>;
 ConfigurationKey configuration(const Group& g) { return {g.kind, g.strategy, g.ranks, g.config}; }
 
 std::string pair_name(const Group& first, const Group& second) {
-  std::string name = fmt::format("{} ÷ {}, {} ×{}", first.study, second.study, first.strategy, first.ranks);
+  std::string name = fmt::format("{} ÷ {}, {}×{}", first.study, second.study,
+                                 first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
   if (!first.config.empty()) name += " " + first.config;
   if (core_use(first).oversubscribed() || core_use(second).oversubscribed()) name += std::string(" ") + kOversubscribedMark;
   return name;

@@ -46,6 +46,11 @@ struct WelchTest {
 // When both samples have zero variance the means either agree exactly (p = 1) or not (p = 0).
 std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
 
+// Holm–Bonferroni adjusted p-values for m tests made together, in the input order: the k-th
+// smallest p times (m − k + 1), made monotone and capped at 1. Rejecting where the adjusted p is
+// below α keeps the chance of any false "differs" at α over the whole family.
+std::vector<double> holm_adjust(const std::vector<double>& p);
+
 // Everything a report shows about one metric of one group of repeats.
 struct Summary {
   size_t n = 0;

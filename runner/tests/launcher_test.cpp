@@ -7,6 +7,7 @@
 
 #include "experiment/experiment_loader.h"
 #include "launch/launcher.h"
+#include "launch/trial_command.h"
 #include "store/trial_json.h"
 
 using namespace mt;
@@ -45,22 +46,27 @@ std::string env_value(const LaunchCommand& cmd, const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environment forwarded with -x") {
+TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environment forwarded with -x NAME=VALUE") {
   auto c = context("mpirun");
   c.running_as_root = true;
   auto cmd = wrap_for_launcher(request(2), c);
   CHECK(cmd.argv == Argv{"mpirun", "-np", "2", "--allow-run-as-root", "--mca", "pml", "ob1", "--mca", "btl",
-                         "self,vader", "--bind-to", "none", "-x", "OMP_NUM_THREADS", "-x", "NCCL_ALGO",
+                         "self,vader", "--bind-to", "none", "-x", "OMP_NUM_THREADS=2", "-x", "NCCL_ALGO=ring",
                          "/opt/mtengine", "train", "--steps", "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
   CHECK(cmd.cleanup_argv.empty());
+  CHECK(cmd.program == Argv{"/opt/mtengine", "train", "--steps", "3"});
+  // The recorded command carries the values already: no prefix repeats them.
+  CHECK(command_line(cmd) ==
+        "mpirun -np 2 --allow-run-as-root --mca pml ob1 --mca btl self,vader --bind-to none -x OMP_NUM_THREADS=2 "
+        "-x NCCL_ALGO=ring /opt/mtengine train --steps 3");
 
   c.running_as_root = false;
   c.launcher.extra_args = {"--bind-to", "none"};
   cmd = wrap_for_launcher(request(8), c);
   CHECK(cmd.argv == Argv{"mpirun", "-np", "8", "--oversubscribe", "--mca", "pml", "ob1", "--mca", "btl",
-                         "self,vader", "-x", "OMP_NUM_THREADS", "-x", "NCCL_ALGO", "--bind-to", "none",
+                         "self,vader", "-x", "OMP_NUM_THREADS=1", "-x", "NCCL_ALGO=ring", "--bind-to", "none",
                          "/opt/mtengine", "train", "--steps", "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");
 }
@@ -69,7 +75,7 @@ TEST_CASE("mpirun with a hostfile: no oversubscription, no thread count, environ
   auto c = context("mpirun");
   c.launcher.hostfile = "/cluster/hosts";
   auto cmd = wrap_for_launcher(request(8), c);
-  CHECK(cmd.argv == Argv{"mpirun", "-np", "8", "--hostfile", "/cluster/hosts", "-x", "NCCL_ALGO", "/opt/mtengine",
+  CHECK(cmd.argv == Argv{"mpirun", "-np", "8", "--hostfile", "/cluster/hosts", "-x", "NCCL_ALGO=ring", "/opt/mtengine",
                          "train", "--steps", "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "<unset>");
 }
@@ -93,9 +99,12 @@ TEST_CASE("slurm srun: pmix, ranks, job name, extra args before the program; sca
   CHECK(cmd.argv == Argv{"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "-n", "2", "--job-name", "mtrun-abc-1",
                          "--partition", "debug", "/opt/mtengine", "train", "--steps", "3"});
   CHECK(cmd.cleanup_argv == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
-  // srun exports the runner's environment itself: values are set, not named on the command line.
+  // srun exports the runner's environment itself: values are set, not named on the command line,
+  // so the recorded command puts them in front.
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
+  CHECK(command_line(cmd) == "OMP_NUM_THREADS=2 NCCL_ALGO=ring srun --mpi=pmix --kill-on-bad-exit=1 -n 2 --job-name "
+                             "mtrun-abc-1 --partition debug /opt/mtengine train --steps 3");
 }
 
 TEST_CASE("slurm srun overcommits when ranks exceed this machine's cores, unless nodes are requested") {

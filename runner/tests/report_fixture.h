@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/report.h"
 #include "store/store.h"
 
 namespace mt::testing {
@@ -25,6 +26,7 @@ struct FixtureTrial {
   std::optional<int> error_rank;
   std::optional<int> error_step;
   std::string error_reason;
+  std::string command;  // as recorded; empty: "mpirun -np RANKS mtengine WORKLOAD"
 };
 
 struct FixtureProvenance {
@@ -32,15 +34,41 @@ struct FixtureProvenance {
   bool tree_dirty = false;
   std::string diff_hash;
   std::string build_revision = "1111111111111111111111111111111111111111";
-  std::string image_id = "sha256:aaaa";
+  std::string image_id = "sha256:aaaa";  // empty: bare metal
+  std::string engine_binary_hash;          // bare metal: the engine's hash when mtengine ran
   std::string software_stack = R"({"libtorch":"1.13.1","mpi":"Open MPI 4.1.4","compiler":"GCC 12.2.0"})";
   bool complete = true;
   std::string missing_fields = "[]";
 };
 
-// A training result as mtengine writes it (the fields reports read).
+// A training result as mtengine writes it (the fields reports read), from a 16-core node where each
+// rank runs 2 threads, 30 measured steps after 2 warmup steps.
 nlohmann::json train_result(const std::string& strategy, int ranks, double tokens_per_sec, double step_ms,
                             double peak_mb, const std::string& sync = "auto", const std::string& resolved = "last");
+
+// The environment such a result reports.
+nlohmann::json machine_environment();
+
+// A training trial of `study` with the result train_result() writes; `sync` adds the gradient sync
+// mode as an axis.
+FixtureTrial train_trial(const std::string& study, const std::string& strategy, int ranks, int repeat, double tokens,
+                         double step_ms, double peak_mb, const std::string& sync = "");
+
+// A peer framework run as a `command` study: a training result with throughput and step time only.
+FixtureTrial peer_trial(const std::string& study, int ranks, int repeat, double tokens, double step_ms);
+
+class ReportFixture;
+// The report of the fixture's latest campaign.
+RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed = false, const std::string& plot_dir = "");
+
+// `mtrun compare A B` over the fixture's database.
+std::string render_comparison_of(const ReportFixture& fixture, const std::string& a, const std::string& b);
+
+bool contains(const std::string& text, const std::string& part);
+
+// Campaign c1: an engine study 20 % faster than a peer study (run as a `command` workload that reports
+// throughput and step time only), both DDP at 1 and 2 ranks with three repeats.
+void engine_and_peer_campaign(ReportFixture& fixture);
 
 class ReportFixture {
  public:
@@ -52,6 +80,8 @@ class ReportFixture {
                 const std::string& created_at = "2024-05-01T10:00:00Z");
   // Adds the trial and one finished attempt; returns the attempt id.
   std::int64_t trial(const FixtureTrial& trial);
+  // The same, in campaign `campaign`.
+  std::int64_t trial(FixtureTrial trial, const std::string& campaign);
   void provenance(std::int64_t attempt_id, const FixtureProvenance& p);
   // Attempt timestamps are the wall clock when written; pin them so output can be compared byte for byte.
   void pin_timestamps();

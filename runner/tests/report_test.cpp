@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "report/comm_table.h"
-#include "report/compare.h"
 #include "report/groups.h"
 #include "report/report.h"
 #include "report/results_source.h"
@@ -17,30 +16,6 @@ using namespace mt;
 using namespace mt::testing;
 
 namespace {
-
-FixtureTrial train_trial(const std::string& study, const std::string& strategy, int ranks, int repeat, double tokens,
-                         double step_ms, double peak_mb, const std::string& sync = "") {
-  FixtureTrial t;
-  t.study = study;
-  t.params = {{"strategy", strategy}, {"ranks", std::to_string(ranks)}, {"d_model", "128"}};
-  t.axes = {"ranks"};
-  if (!sync.empty()) {
-    t.params["gradient_sync_mode"] = sync;
-    t.axes.push_back("gradient_sync_mode");
-  }
-  t.repeat = repeat;
-  t.result = train_result(strategy, ranks, tokens, step_ms, peak_mb, sync.empty() ? "auto" : sync,
-                          sync == "every" || strategy != "ddp" ? "every" : "last");
-  return t;
-}
-
-RenderedReport render(const ReportFixture& fixture, bool allow_mixed = false, const std::string& plot_dir = "") {
-  auto db = open_results(fixture.path());
-  ReportData data = load_report_data(*db, {latest_campaign(*db)});
-  return render_report(data, {allow_mixed, plot_dir});
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The golden database: DDP at 1 and 2 ranks (two sync modes, one outlier), FSDP at 1 rank with two
 // repeats (n < 3) and 2 ranks with one failure, an all_reduce measurement, and one dirty-tree trial.
@@ -120,11 +95,11 @@ void check_golden(const std::string& name, const std::string& actual) {
 TEST_CASE("report: golden output, byte for byte") {
   ReportFixture f("golden.sqlite");
   build_golden(f);
-  RenderedReport report = render(f, false, "report");
+  RenderedReport report = render_latest(f, false, "report");
   check_golden("report.md", report.markdown);
-  REQUIRE(report.plots.size() == 3);
+  REQUIRE(report.plots.size() == 4);
   for (const auto& plot : report.plots) check_golden("report/" + plot.file, plot.svg);
-  CHECK(render(f, false, "report").markdown == report.markdown);  // deterministic
+  CHECK(render_latest(f, false, "report").markdown == report.markdown);  // deterministic
 }
 
 TEST_CASE("report: a dirty-tree trial produces the incomplete-provenance warning naming it") {
@@ -157,7 +132,7 @@ TEST_CASE("report: mixed revisions are refused without --allow-mixed and labelle
   f.provenance(f.trial(train_trial("s", "ddp", 1, 1, 1100, 40, 500)), b);
   f.provenance(f.trial(train_trial("s", "ddp", 2, 0, 1900, 42, 500)), a);
   try {
-    render(f);
+    render_latest(f);
     FAIL("a mixed report was rendered");
   } catch (const RunnerError& e) {
     CHECK(e.exit_code() == kExitUsage);
@@ -167,7 +142,7 @@ TEST_CASE("report: mixed revisions are refused without --allow-mixed and labelle
           "(--campaign ID), or pass --allow-mixed to report them together (the tables then say which rows "
           "come from where)");
   }
-  std::string md = render(f, true).markdown;
+  std::string md = render_latest(f, true).markdown;
   CHECK(contains(md, "**Mixed provenance: these results come from 2 revisions"));
   CHECK(contains(md, "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**"));
   CHECK(contains(md, "| S1+S2 mixed |"));  // the 1-rank group spans both revisions
@@ -181,7 +156,7 @@ TEST_CASE("report: different container images are mixed results too") {
   b.image_id = "sha256:bbbb";
   f.provenance(f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500)), a);
   f.provenance(f.trial(train_trial("s", "ddp", 1, 1, 1000, 40, 500)), b);
-  CHECK_THROWS_AS(render(f), RunnerError);
+  CHECK_THROWS_AS(render_latest(f), RunnerError);
 }
 
 TEST_CASE("report: scaling efficiency and memory saving against DDP") {
@@ -236,9 +211,11 @@ TEST_CASE("report: without a provenance row the result's environment describes t
   ReportFixture f("fallback.sqlite");
   f.campaign("c1");
   f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
-  std::string md = render(f).markdown;
+  std::string md = render_latest(f).markdown;
   CHECK(contains(md, "missing provenance record (only the result's environment is known)"));
-  CHECK(contains(md, "| S1 | `1111111111111111111111111111111111111111` | unknown | libtorch=1.13.1 | result environment only | 1 | 0 |"));
+  CHECK(contains(md, "| S1 | s | `1111111111111111111111111111111111111111` | unknown | mtengine (not hashed) | "
+                     "result environment only | 1 | 0 |"));
+  CHECK(contains(md, "| LibTorch | 1.13.1 |"));
 }
 
 TEST_CASE("report: failures list outcome, rank, step and log; campaigns are chosen by id or experiment") {
@@ -271,29 +248,25 @@ TEST_CASE("compare: ratio of means and Welch p-value, flagging differences withi
   const double a_tokens[] = {1000, 1010, 990}, b_tokens[] = {1200, 1212, 1188};
   const double a_mem[] = {500, 510, 490}, b_mem[] = {502, 508, 493};
   for (int r = 0; r < 3; ++r) {
-    FixtureTrial a = train_trial("s", "ddp", 1, r, a_tokens[r], 40, a_mem[r]);
-    FixtureTrial b = train_trial("s", "ddp", 1, r, b_tokens[r], 40, b_mem[r]);
-    a.campaign = "aaaa";
-    b.campaign = "bbbb";
-    f.trial(a);
-    f.trial(b);
+    f.trial(train_trial("s", "ddp", 1, r, a_tokens[r], 40, a_mem[r]), "aaaa");
+    f.trial(train_trial("s", "ddp", 1, r, b_tokens[r], 40, b_mem[r]), "bbbb");
   }
-  auto db = open_results(f.path());
-  std::string md = render_comparison(load_report_data(*db, {campaign_by_id(*db, "aaaa")}),
-                                     load_report_data(*db, {campaign_by_id(*db, "bbbb")}));
-  CHECK(contains(md, "a difference with p ≥ 0.05 is marked *within noise*"));
-  // tokens/s: 1000 vs 1200, s = 10 vs 12, Welch t = −22.18, ν = 3.87 → p ≈ 3e-5
-  CHECK(contains(md, "| tokens_per_sec | 1000 ± 10 (3) | 1200 ± 12 (3) | 1.200 | < 0.001 | differs |"));
-  // peak memory: 500 ± 10 vs 501 ± 7.55, Welch t = −0.138, ν = 3.72 → p = 0.897
-  CHECK(contains(md, "| peak_memory_mb | 500.0 ± 10.0 (3) | 501.0 ± 7.5 (3) | 1.002 | 0.897 | within noise |"));
+  std::string md = render_comparison_of(f, "aaaa", "bbbb");
+  CHECK(contains(md, "1 test was made here, so p (Holm) corrects for making them together"));
+  // tokens/s: 1000 vs 1200, s = 10 vs 12, Welch t = −22.18, ν = 3.87 → p ≈ 3e-5. B is faster.
+  CHECK(contains(md, "| tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
+  // Step time is the same measurement: shown, never given a verdict of its own that could disagree.
+  CHECK(contains(md, "| step_time_ms | 40.00 ± 0.00 (3) | 40.00 ± 0.00 (3) | 1.000 | - | - | same measurement as tokens_per_sec |"));
+  // Peak memory is context for a speed comparison, not a second test.
+  CHECK(contains(md, "| peak_memory_mb | 501.0 ± 7.5 (3) | 500.0 ± 10.0 (3) | 1.002 | - | - | context, not tested |"));
 }
 
 TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
   ReportFixture f("sections.sqlite");
   f.campaign("c1");
   f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
-  CHECK_FALSE(contains(render(f).markdown, "## Mixture of experts"));
-  CHECK_FALSE(contains(render(f).markdown, "## Fault scenarios"));
+  CHECK_FALSE(contains(render_latest(f).markdown, "## Mixture of experts"));
+  CHECK_FALSE(contains(render_latest(f).markdown, "## Fault scenarios"));
   FixtureTrial moe;
   moe.study = "moe";
   moe.workload = "moe";
@@ -308,7 +281,7 @@ TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
   fault.error_step = 5;
   fault.error_reason = "injected fault";
   f.trial(fault);
-  std::string md = render(f).markdown;
+  std::string md = render_latest(f).markdown;
   CHECK(contains(md, "## Mixture of experts"));
   CHECK(contains(md, "| moe ×2 | misrouted_tokens | 0 ⚠n<3 | 1 |"));
   CHECK(contains(md, "## Fault scenarios"));
@@ -329,10 +302,12 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
     }
     f.trial(train_trial("engine", "fsdp", 2, r, 900, 60, 300));  // no peer ran fsdp
   }
-  std::string md = render(f).markdown;
+  std::string md = render_latest(f).markdown;
   REQUIRE(contains(md, "## Studies compared"));
   // 1200 ± 12 vs 1000 ± 10: Welch t = 22.2 → p < 0.001
-  CHECK(contains(md, "| engine ÷ peer, ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | differs |"));
+  // Two tests (ddp ×1, ddp ×2), corrected together.
+  CHECK(contains(md, "2 tests were made here"));
+  CHECK(contains(md, "| engine ÷ peer, ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
   CHECK(contains(md, "| engine ÷ peer, ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± 20 (3) | 1.200 |"));
   CHECK(contains(md, "| engine ÷ peer, ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 ± 0.00 (3) | 0.833 |"));
   CHECK_FALSE(contains(md, "fsdp ×2 | tokens_per_sec"));
@@ -340,5 +315,5 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
   ReportFixture single("one_study.sqlite");
   single.campaign("c1");
   for (int r = 0; r < 3; ++r) single.trial(train_trial("only", "ddp", 1, r, 1000 + r, 40, 500));
-  CHECK_FALSE(contains(render(single).markdown, "## Studies compared"));
+  CHECK_FALSE(contains(render_latest(single).markdown, "## Studies compared"));
 }

@@ -97,3 +97,15 @@ TEST_CASE("summary of one metric") {
   REQUIRE(s.ci95);
   REQUIRE(s.cv);
 }
+
+TEST_CASE("Holm–Bonferroni: the k-th smallest p times (m − k + 1), monotone, capped at 1, in input order") {
+  // Sorted 0.01, 0.03, 0.04 → 0.03, 0.06, max(0.06, 0.04) = 0.06.
+  auto adjusted = holm_adjust({0.01, 0.04, 0.03});
+  REQUIRE(adjusted.size() == 3);
+  CHECK(adjusted[0] == doctest::Approx(0.03));
+  CHECK(adjusted[1] == doctest::Approx(0.06));
+  CHECK(adjusted[2] == doctest::Approx(0.06));
+  CHECK(holm_adjust({0.2}) == std::vector<double>{0.2});  // one test: nothing to correct
+  CHECK(holm_adjust({0.6, 0.7})[1] == doctest::Approx(1.0));
+  CHECK(holm_adjust({}).empty());
+}

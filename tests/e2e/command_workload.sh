@@ -39,6 +39,9 @@ expect_eq "$(sql "select group_concat(value, ',') from (select m.value from metr
 expect_eq "$(sql "select m.value from metrics m join attempts a on a.id=m.attempt_id join trials t on t.id=a.trial_id where t.study='json' and m.name='tokens_per_sec'")" "20.0" "JSON metric from a 2-rank job"
 expect_eq "$(sql "select m.value from metrics m join attempts a on a.id=m.attempt_id join trials t on t.id=a.trial_id where t.study='json' and m.name='memory.peak_rss_bytes'")" "5.0" "every number of the JSON kept"
 expect_contains "$(sql "select command from attempts a join trials t on t.id=a.trial_id where t.study='json'")" "mpirun -np 2" "json study ran under mpirun"
+expect_contains "$(sql "select command from attempts a join trials t on t.id=a.trial_id where t.study='json'")" "-x OMP_NUM_THREADS=" "the recorded command carries its environment values"
+# A command records its own program by content, never mtengine's hash.
+expect_eq "$(sql "select coalesce(p.engine_binary_hash, '') || '|' || (json_extract(p.software_stack, '$.program') like '%python3%') || '|' || (json_extract(p.software_stack, '$.program_hash') like 'fnv1a64:%') from provenance p join attempts a on a.id = p.attempt_id join trials t on t.id = a.trial_id where t.study = 'json'")" "|1|1" "a command's provenance names its own program"
 expect_eq "$(find "$WORK/results" -name pwned | wc -l)" 0 "no command injection through parameter values"
 expect_contains "$(cat "$(sql "select log_path from attempts a join trials t on t.id=a.trial_id where t.study='regex' and json_extract(t.parameters,'$.label') like '%pwned%' limit 1")")" 'label=$(touch' "value passed literally"
 expect_eq "$(sql "select state || ': ' || error_reason from attempts a join trials t on t.id=a.trial_id where t.study='missing'")" "failed: metric 'tokens_per_sec': no number matched regex 'tokens/s: ([0-9.]+)' in the output" "missing metric fails the trial"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The slurm launcher against real daemons: a single-node cluster of its own (munged, slurmctld,
-# slurmd; DESIGN.md §7), a 2-rank study through `srun --mpi=pmix` and one through `sbatch --wait`,
+# slurmd), a 2-rank study through `srun --mpi=pmix` and one through `sbatch --wait`,
 # and a trial that times out leaving no job and no rank behind. Stops only the daemons it started.
 source "$(dirname "$0")/lib.sh"
 export PATH="$PATH:/usr/sbin:/sbin"

@@ -20,10 +20,8 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     const Trial& t = plan.trials[i];
     TrialCommand cmd = build_trial_command(t, plan.context, placeholder);
-    std::string env;
-    for (const auto& [name, value] : cmd.environment) env += fmt::format("{}={} ", name, value);
-    fmt::print(out, "{} {} {} rep {} (timeout {} s)\n    {}{}\n", t.identity.substr(0, 12), t.study, t.axes_label(),
-               t.repeat_index, t.timeout_s, env, shell_quote(cmd.argv));
+    fmt::print(out, "{} {} {} rep {} (timeout {} s)\n    {}\n", t.identity.substr(0, 12), t.study, t.axes_label(),
+               t.repeat_index, t.timeout_s, command_line(cmd));
   }
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);

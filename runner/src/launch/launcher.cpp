@@ -32,10 +32,13 @@ LaunchCommand mpirun(const LaunchRequest& request, const LaunchContext& context)
     cmd.argv.push_back(context.launcher.hostfile.string());
   }
   cmd.environment.insert(cmd.environment.end(), request.environment.begin(), request.environment.end());
-  for (const auto& e : cmd.environment) {  // mpirun forwards only what it is told to (other nodes)
+  // mpirun forwards only what it is told to (other nodes); with the value, the recorded command
+  // says what the job ran with.
+  for (const auto& e : cmd.environment) {
     cmd.argv.push_back("-x");
-    cmd.argv.push_back(e.name);
+    cmd.argv.push_back(e.name + "=" + e.value);
   }
+  cmd.argv_sets_environment = true;
   cmd.argv.insert(cmd.argv.end(), context.launcher.extra_args.begin(), context.launcher.extra_args.end());
   cmd.argv.insert(cmd.argv.end(), request.program.begin(), request.program.end());
   return cmd;
@@ -111,9 +114,11 @@ std::string launcher_rank_problem(const LauncherConfig& launcher, int ranks) {
 }
 
 LaunchCommand wrap_for_launcher(const LaunchRequest& request, const LaunchContext& context) {
-  if (context.launcher.type == "local") return local(request, context);
-  if (context.launcher.type == "slurm") return slurm(request, context);
-  return mpirun(request, context);
+  LaunchCommand cmd = context.launcher.type == "local"   ? local(request, context)
+                      : context.launcher.type == "slurm" ? slurm(request, context)
+                                                         : mpirun(request, context);
+  cmd.program = request.program;
+  return cmd;
 }
 
 }  // namespace mt

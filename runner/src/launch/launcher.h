@@ -28,6 +28,9 @@ struct LaunchRequest {
 struct LaunchCommand {
   std::vector<std::string> argv;
   std::vector<Param> environment;  // set on top of the runner's own environment
+  // mpirun names every variable with its value (-x NAME=VALUE), so argv alone reproduces the job.
+  bool argv_sets_environment = false;
+  std::vector<std::string> program;  // what each rank runs, before the launcher wraps it
   // Run after a job had to be stopped (timeout, Ctrl-C) to make sure nothing of it survives,
   // e.g. `scancel --name JOB`; empty when killing the launcher's session is enough.
   std::vector<std::string> cleanup_argv;

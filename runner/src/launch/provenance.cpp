@@ -1,12 +1,10 @@
 #include "launch/provenance.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include "experiment/identity.h"
+#include "launch/trial_command.h"
 
 namespace mt {
 namespace {
@@ -20,19 +18,22 @@ std::string env_or_empty(const char* name) {
 
 bool known(const std::string& s) { return !s.empty() && s != "unknown"; }
 
-// Software-stack entries every trial needs; GPU runs (backend nccl) need the GPU ones too.
-const std::vector<std::string> kStackFields = {"libtorch", "mpi", "compiler", "os", "kernel", "cpu_model"};
+// Software-stack entries every engine trial needs; GPU runs (backend nccl) need the GPU ones too.
+// Any other program reports what it can; the machine it ran on is the least it must say.
+const std::vector<std::string> kEngineStackFields = {"libtorch", "mpi", "compiler", "os", "kernel", "cpu_model"};
+const std::vector<std::string> kCommandStackFields = {"os", "kernel", "cpu_model"};
 const std::vector<std::string> kGpuStackFields = {"cuda", "nccl", "gpu_model", "driver"};
 
-}  // namespace
-
-std::string file_hash(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return "";
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return "fnv1a64:" + content_hash(bytes.str());
+bool is_engine(const ProvenanceContext& context, const ProgramIdentity& program) {
+  return !context.engine.empty() && program.program == context.engine.lexically_normal().string();
 }
+
+// A Python program must say which Python ran it: the interpreter decides what its libraries are.
+bool is_python(const ProgramIdentity& program) {
+  return std::filesystem::path(program.program).filename().string().rfind("python", 0) == 0;
+}
+
+}  // namespace
 
 ProvenanceContext capture_provenance_context(const std::filesystem::path& experiment_dir,
                                              const std::filesystem::path& engine) {
@@ -41,15 +42,26 @@ ProvenanceContext capture_provenance_context(const std::filesystem::path& experi
   c.image_ref = env_or_empty("MT_IMAGE_REF");
   c.image_id = env_or_empty("MT_IMAGE_ID");
   c.base_image = env_or_empty("MT_BASE_IMAGE");
+  c.engine = engine;
   if (c.bare_metal()) c.engine_binary_hash = file_hash(engine);
   return c;
 }
 
+ProgramIdentity trial_program(const ProvenanceContext& context, const std::vector<std::string>& program_argv,
+                              const std::filesystem::path& working_dir) {
+  if (!program_argv.empty() && !context.engine.empty() &&
+      std::filesystem::path(program_argv[0]).lexically_normal() == context.engine.lexically_normal()) {
+    return {context.engine.lexically_normal().string(), context.engine_binary_hash, "", ""};
+  }
+  return identify_program(program_argv, working_dir);
+}
+
 Provenance assemble_provenance(const ProvenanceContext& context, const std::optional<std::string>& result_json,
-                               const std::string& command) {
+                               const LaunchCommand& command, const ProgramIdentity& program) {
   Provenance p;
   p.context = context;
-  p.command = command;
+  p.command = command_line(command);
+  const bool engine = is_engine(context, program);
   json result = result_json ? json::parse(*result_json, nullptr, false) : json();
   json stack = json::object();
   json hosts = json::array();
@@ -63,19 +75,32 @@ Provenance assemble_provenance(const ProvenanceContext& context, const std::opti
     }
     if (result.contains("hosts") && result["hosts"].is_array()) hosts = result["hosts"];
   }
+  if (!engine) {
+    // mtengine did not run: its hash says nothing about these numbers; the program's own does.
+    p.context.engine_binary_hash.clear();
+    stack["program"] = program.program;
+    stack["program_hash"] = program.program_hash;
+    if (!program.script.empty()) {
+      stack["script"] = program.script;
+      stack["script_hash"] = program.script_hash;
+    }
+  }
   p.software_stack = stack.dump();
   p.hosts = hosts.dump();
 
   auto& missing = p.missing_fields;
   if (!known(context.source.commit)) missing.push_back("source_commit");
   if (context.source.dirty) missing.push_back("clean_tree");
-  if (!known(p.build_revision)) {
+  // The engine must say which commit it was built from; another program only when it reports one.
+  if (engine && !known(p.build_revision)) {
     missing.push_back("build_revision");
-  } else if (known(context.source.commit) && p.build_revision != context.source.commit) {
+  } else if (known(p.build_revision) && known(context.source.commit) && p.build_revision != context.source.commit) {
     missing.push_back("build_revision_matches_source");
   }
   if (context.bare_metal()) {
-    if (context.engine_binary_hash.empty()) missing.push_back("engine_binary_hash");
+    if (engine && context.engine_binary_hash.empty()) missing.push_back("engine_binary_hash");
+    if (!engine && program.program_hash.empty()) missing.push_back("program_hash");
+    if (!engine && !program.script.empty() && program.script_hash.empty()) missing.push_back("script_hash");
   } else {
     if (context.image_ref.empty()) missing.push_back("image_ref");
     if (context.image_id.empty()) missing.push_back("image_id");
@@ -87,10 +112,11 @@ Provenance assemble_provenance(const ProvenanceContext& context, const std::opti
       }
     }
   };
-  require_stack(kStackFields);
+  require_stack(engine ? kEngineStackFields : kCommandStackFields);
+  if (!engine && is_python(program)) require_stack({"python"});
   if (result.is_object() && result.value("backend", "") == "nccl") require_stack(kGpuStackFields);
   if (hosts.empty()) missing.push_back("hosts");
-  if (command.empty()) missing.push_back("command");
+  if (command.argv.empty()) missing.push_back("command");
   p.complete = missing.empty();
   return p;
 }

@@ -74,7 +74,10 @@ TrialCommand build_trial_command(const Trial& trial, const LaunchContext& contex
   if (trial.workload == "command") {
     LaunchRequest request{trial.ranks, trial.environment, command_argv(trial, context, result_file), job_name};
     if (trial.command_uses_launcher) return wrap_for_launcher(request, context);
-    return LaunchCommand{request.program, request.environment, {}};
+    LaunchCommand direct;
+    direct.argv = direct.program = request.program;
+    direct.environment = request.environment;
+    return direct;
   }
   LaunchRequest request{trial.ranks, trial.environment, engine_argv(trial, context, result_file), job_name};
   return wrap_for_launcher(request, context);
@@ -96,6 +99,14 @@ std::string shell_quote(const std::vector<std::string>& argv) {
     }
   }
   return out;
+}
+
+std::string command_line(const LaunchCommand& command) {
+  std::string out;
+  if (!command.argv_sets_environment) {
+    for (const auto& e : command.environment) out += e.name + "=" + shell_quote({e.value}) + " ";
+  }
+  return out + shell_quote(command.argv);
 }
 
 }  // namespace mt

@@ -19,6 +19,10 @@ TrialCommand build_trial_command(const Trial& trial, const LaunchContext& contex
 // argv as a shell would need it typed: words with special characters are single-quoted.
 std::string shell_quote(const std::vector<std::string>& argv);
 
+// The command as recorded and shown by `mtrun plan`: the environment it runs with as NAME=VALUE
+// prefixes (unless argv already names every value), then argv shell-quoted.
+std::string command_line(const LaunchCommand& command);
+
 // "--batch-size" for "batch_size".
 std::string flag_name(const std::string& param);
 

@@ -11,6 +11,13 @@ const char* const kCellLegend =
     "⚑k: k values are outliers (0.6745·|x − median| / MAD > 3.5, judged from 5 values up); they are kept in "
     "the statistics.";
 
+const char* const kOversubscribedLegend =
+    "⚠oversubscribed: more ranks × threads ran on a node than it has cores, so the ranks took turns on them; "
+    "such a row measures the machine, and its scaling efficiency is not shown.";
+const char* const kSameCoresLegend =
+    "⚠same cores: the row ran on no more cores than its 1-rank baseline, so ideal scaling is 1×, not ranks×; "
+    "its efficiency says how well splitting the same cores into ranks pays, not how the strategy scales.";
+
 std::string fixed(double value, int decimals) {
   std::string out = fmt::format("{:.{}f}", value, decimals);
   if (out.find_first_not_of("-0.") == std::string::npos && out[0] == '-') out.erase(0, 1);

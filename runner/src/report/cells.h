@@ -12,6 +12,14 @@ namespace mt {
 inline constexpr const char* kFewRepeatsMark = "⚠n<3";
 inline constexpr const char* kOutlierMark = "⚑";
 extern const char* const kCellLegend;
+// How the machine qualifies a row: more ranks × threads than cores, no
+// more cores than the 1-rank baseline had, fewer measured steps than a stable mean needs. The
+// legends explain the first two wherever they appear.
+inline constexpr const char* kOversubscribedMark = "⚠oversubscribed";
+inline constexpr const char* kSameCoresMark = "⚠same cores";
+inline constexpr const char* kShortWindowMark = "⚠short window";
+extern const char* const kOversubscribedLegend;
+extern const char* const kSameCoresLegend;
 
 // `value` with `decimals` digits after the point ("-0.0" is printed as "0.0").
 std::string fixed(double value, int decimals);

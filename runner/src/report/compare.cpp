@@ -9,9 +9,9 @@
 #include "report/contrast.h"
 #include "report/detail_table.h"
 #include "report/groups.h"
+#include "report/machine_context.h"
 #include "report/markdown_table.h"
 #include "report/provenance_check.h"
-#include "stats.h"
 
 namespace mt {
 namespace {
@@ -36,29 +36,31 @@ std::string render_comparison(const ReportData& a, const ReportData& b) {
   std::map<std::string, const Group*> by_key_b;
   for (const auto& g : groups_b) by_key_b[g.key] = &g;
 
-  std::string out = "# Comparison\n\n" + describe("A", a) + describe("B", b) + "\n";
-  out += fmt::format(
-      "Groups are the same parameters in both campaigns. Ratio = mean B ÷ mean A. p is the two-sided Welch "
-      "t-test (unequal variances, Welch–Satterthwaite degrees of freedom); a difference with p ≥ {:.2f} is "
-      "marked *within noise*. It needs at least two successful repeats on each side.\n\n",
-      kNoiseThreshold);
-  MarkdownTable table({{"group"}, {"metric"}, {"A mean ± std (n)", Align::Right}, {"B mean ± std (n)", Align::Right},
-                       {"B/A", Align::Right}, {"p", Align::Right}, {"verdict"}});
+  std::vector<ContrastRow> rows;
   std::set<std::string> matched;
   for (const auto& ga : groups_a) {
     auto it = by_key_b.find(ga.key);
     if (it == by_key_b.end()) continue;
     const Group& gb = *it->second;
     matched.insert(ga.key);
+    std::string name = group_name(ga);
+    if (core_use(ga).oversubscribed() || core_use(gb).oversubscribed()) name += std::string(" ") + kOversubscribedMark;
     for (const auto& m : key_metrics(ga, gb)) {
       auto va = ga.sample(m.name).values, vb = gb.sample(m.name).values;
       if (va.empty() && vb.empty()) continue;
       // B against A: the ratio reads B ÷ A.
-      const Contrast c = contrast(vb, va, m.decimals);
-      table.add_row({group_name(ga), m.name, c.b_cell, c.a_cell, c.ratio, c.p, c.verdict});
+      rows.push_back({name, &gb, &ga, m, contrast(vb, va), std::nullopt, ""});
     }
   }
-  out += table.empty() ? "The two campaigns have no group in common.\n\n" : table.render() + "\n" + kCellLegend + "\n\n";
+  rows = decide(std::move(rows));
+
+  std::string out = "# Comparison\n\n" + describe("A", a) + describe("B", b) + "\n";
+  out += fmt::format("Groups are the same parameters in both campaigns. Ratio = mean B ÷ mean A; the verdict says how B "
+                     "compares with A. {}\n\n",
+                     verdict_rules(tested_count(rows)));
+  out += rows.empty() ? "The two campaigns have no group in common.\n\n"
+                      : render_contrasts(rows, {"group", "B mean ± std (n)", "A mean ± std (n)", "B/A"}) + "\n" +
+                            kCellLegend + "\n\n";
   std::string only;
   for (const auto& g : groups_a) {
     if (!matched.count(g.key)) only += fmt::format("- only in A: {}\n", group_name(g));

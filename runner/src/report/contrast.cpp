@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/cells.h"
-#include "stats.h"
+#include "report/markdown_table.h"
 
 namespace mt {
 namespace {
@@ -15,35 +15,99 @@ std::string sample_cell(const Summary& s, int decimals) {
   return fmt::format("{} ({})", mean_std_cell(s, decimals), s.n);
 }
 
+std::string verdict(const ContrastRow& r) {
+  switch (r.metric.role) {
+    case MetricRole::SameMeasurement: return "same measurement as " + r.metric.restates;
+    case MetricRole::Context: return "context, not tested";
+    case MetricRole::Tested: break;
+  }
+  if (!r.adjusted_p || !r.contrast.ratio) return "too few repeats";
+  if (*r.adjusted_p >= kNoiseThreshold) return "within noise";
+  bool higher = *r.contrast.ratio > 1;
+  if (r.metric.higher_is_better) return higher ? "faster" : "slower";
+  return higher ? "higher" : "lower";
+}
+
 }  // namespace
 
 std::vector<KeyMetric> key_metrics(const Group& a, const Group& b) {
-  if (a.kind == "train") return {{"tokens_per_sec", 0}, {"step_time_ms", 2}, {"peak_memory_mb", 1}};
-  if (a.kind == "comm") return {{"latency_us", 2}, {"algbw_gbps", 2}};
+  if (a.kind == "train") {
+    return {{"tokens_per_sec", 0, MetricRole::Tested, true, ""},
+            {"step_time_ms", 2, MetricRole::SameMeasurement, false, "tokens_per_sec"},
+            {"peak_memory_mb", 1, MetricRole::Context, false, ""}};
+  }
+  if (a.kind == "comm") {
+    return {{"algbw_gbps", 2, MetricRole::Tested, true, ""},
+            {"latency_us", 2, MetricRole::SameMeasurement, false, "algbw_gbps"}};
+  }
   std::set<std::string> names_a, both;
   for (const ReportTrial* t : a.succeeded) {
     for (const auto& [name, v] : t->metrics) names_a.insert(name);
   }
   for (const ReportTrial* t : b.succeeded) {
     for (const auto& [name, v] : t->metrics) {
-      if (names_a.count(name) && name != "schema_version" && name != "world_size") both.insert(name);
+      if (names_a.count(name) && is_measurement(name)) both.insert(name);
     }
   }
   std::vector<KeyMetric> out;
-  for (const auto& name : both) out.push_back({name, 2});
+  for (const auto& name : both) out.push_back({name, 2, MetricRole::Tested, false, ""});
   return out;
 }
 
-Contrast contrast(const std::vector<double>& a, const std::vector<double>& b, int decimals) {
-  const Summary sa = summarize(a), sb = summarize(b);
+Contrast contrast(const std::vector<double>& a, const std::vector<double>& b) {
   Contrast out;
-  out.a_cell = sample_cell(sa, decimals);
-  out.b_cell = sample_cell(sb, decimals);
-  out.ratio = sa.n && sb.n && sb.mean != 0 ? fixed(sa.mean / sb.mean, 3) : "-";
-  const auto test = welch_t_test(a, b);
-  out.p = !test ? "-" : test->p < 0.001 ? "< 0.001" : fixed(test->p, 3);
-  out.verdict = !test ? "too few repeats" : test->p >= kNoiseThreshold ? "within noise" : "differs";
+  out.a = summarize(a);
+  out.b = summarize(b);
+  if (out.a.n && out.b.n && out.b.mean != 0) out.ratio = out.a.mean / out.b.mean;
+  out.test = welch_t_test(a, b);
   return out;
+}
+
+std::vector<ContrastRow> decide(std::vector<ContrastRow> rows) {
+  std::vector<size_t> tested;
+  std::vector<double> p;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].metric.role == MetricRole::Tested && rows[i].contrast.test) {
+      tested.push_back(i);
+      p.push_back(rows[i].contrast.test->p);
+    }
+  }
+  std::vector<double> adjusted = holm_adjust(p);
+  for (size_t k = 0; k < tested.size(); ++k) rows[tested[k]].adjusted_p = adjusted[k];
+  for (auto& r : rows) r.verdict = verdict(r);
+  return rows;
+}
+
+int tested_count(const std::vector<ContrastRow>& rows) {
+  int n = 0;
+  for (const auto& r : rows) n += r.adjusted_p ? 1 : 0;
+  return n;
+}
+
+std::string verdict_rules(int tested) {
+  return fmt::format(
+      "Each pair gets one verdict per measurement: training tests tokens/s (step ms is the same measurement "
+      "seen the other way, peak MiB is context), collectives test algbw (latency restates it), other workloads "
+      "test every metric. p is the two-sided Welch t-test (unequal variances, Welch–Satterthwaite degrees of "
+      "freedom); {} made here, so p (Holm) corrects for making them together (Holm–Bonferroni) and decides the "
+      "verdict: *within noise* at p (Holm) ≥ {:.2f}. A test needs two successful repeats a side.",
+      tested == 1 ? "1 test was" : fmt::format("{} tests were", tested), kNoiseThreshold);
+}
+
+std::string p_text(double p) { return p < 0.001 ? "< 0.001" : fixed(p, 3); }
+
+std::string render_contrasts(const std::vector<ContrastRow>& rows, const ContrastColumns& columns) {
+  MarkdownTable table({{columns.pair}, {"metric"}, {columns.a, Align::Right}, {columns.b, Align::Right},
+                       {columns.ratio, Align::Right}, {"p", Align::Right}, {"p (Holm)", Align::Right},
+                       {"verdict"}});
+  for (const auto& r : rows) {
+    const bool tested = r.metric.role == MetricRole::Tested;
+    table.add_row({r.pair, r.metric.name, sample_cell(r.contrast.a, r.metric.decimals),
+                   sample_cell(r.contrast.b, r.metric.decimals), r.contrast.ratio ? fixed(*r.contrast.ratio, 3) : "-",
+                   tested && r.contrast.test ? p_text(r.contrast.test->p) : "-",
+                   r.adjusted_p ? p_text(*r.adjusted_p) : "-", r.verdict});
+  }
+  return table.render();
 }
 
 }  // namespace mt

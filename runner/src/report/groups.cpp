@@ -44,6 +44,11 @@ std::string Group::n_text() const {
   return fmt::format("{}/{}", succeeded.size(), total);
 }
 
+bool is_measurement(const std::string& name) {
+  return name != "schema_version" && name != "world_size" && name.rfind("model_config.", 0) != 0 &&
+         name.rfind("environment.", 0) != 0;
+}
+
 std::string trial_kind(const ReportTrial& t) {
   if (t.workload == "fault") return "fault";
   for (const auto& [name, value] : t.parameters.items()) {

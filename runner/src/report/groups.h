@@ -36,6 +36,10 @@ struct Group {
   std::string n_text() const;
 };
 
+// Whether a metric is a measurement rather than configuration or context (the schema version,
+// world size, model config, the environment's numbers): what generic tables and comparisons show.
+bool is_measurement(const std::string& metric);
+
 // "fault" when the trial injects a fault (a parameter named fault*, or the fault workload), else its workload.
 std::string trial_kind(const ReportTrial& trial);
 

@@ -12,12 +12,6 @@
 namespace mt {
 namespace {
 
-// Configuration, not measurement: shown elsewhere or constant by construction.
-bool is_measurement(const std::string& name) {
-  return name != "schema_version" && name != "world_size" && name.rfind("model_config.", 0) != 0 &&
-         name.rfind("environment.", 0) != 0;
-}
-
 std::vector<std::string> metric_names(const Group& g) {
   std::set<std::string> names;
   for (const ReportTrial* t : g.succeeded) {

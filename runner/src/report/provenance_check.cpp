@@ -1,21 +1,27 @@
 #include "report/provenance_check.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "report/cells.h"
+#include "report/machine_context.h"
 #include "report/markdown_table.h"
 
 namespace mt {
 namespace {
 
-// Keys sorted, so the same stack always reads (and compares) the same.
+const std::set<std::string> kProgramFields = {"program", "program_hash", "script", "script_hash"};
+
+// Keys sorted, so the same stack always reads (and compares) the same. How a trial was launched
+// (threads, environment values) and the program's own hash are not part of its software stack.
 std::string stack_text(const nlohmann::json& stack, const std::set<std::string>& skip) {
   if (!stack.is_object()) return "";
   std::map<std::string, std::string> sorted;
   for (const auto& [key, value] : stack.items()) {
-    if (skip.count(key)) continue;
+    if (skip.count(key) || kProgramFields.count(key) || is_per_launch_field(key)) continue;
     sorted[key] = value.is_string() ? value.get<std::string>() : value.dump();
   }
   std::string out;
@@ -30,7 +36,29 @@ bool mentions(const std::vector<std::string>& fields, const std::string& word) {
   return false;
 }
 
-TrialProvenance from_row(const ProvenanceRow& row) {
+std::string string_field(const nlohmann::ordered_json& stack, const char* key) {
+  auto it = stack.find(key);
+  return it != stack.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The program a recorded trial ran. A command workload's record names its own program; records
+// made before programs were told apart hold only the engine's hash, which says nothing about it.
+void program_from_row(const ReportTrial& trial, const ProvenanceRow& row, TrialProvenance& p) {
+  if (trial.workload != "command") {
+    p.program = "mtengine";
+    p.program_hash = row.engine_binary_hash;
+    return;
+  }
+  p.program = string_field(row.software_stack, "program");
+  p.program_hash = string_field(row.software_stack, "program_hash");
+  p.script = string_field(row.software_stack, "script");
+  p.script_hash = string_field(row.software_stack, "script_hash");
+  if (p.program.empty() || p.program_hash.empty()) {
+    p.missing.push_back("program_hash (the command's own program was not hashed)");
+  }
+}
+
+TrialProvenance from_row(const ReportTrial& trial, const ProvenanceRow& row) {
   TrialProvenance p;
   p.recorded = true;
   p.commit = row.build_revision.empty() ? row.source_commit : row.build_revision;
@@ -44,12 +72,13 @@ TrialProvenance from_row(const ProvenanceRow& row) {
   } else if (!row.image_ref.empty()) {
     p.image = row.image_ref;
   } else if (row.bare_metal) {
-    p.image = row.engine_binary_hash.empty() ? "bare metal" : "bare metal (engine " + row.engine_binary_hash.substr(0, 12) + ")";
+    p.image = "bare metal";
   }
   p.software_stack = stack_text(row.software_stack, {});
   p.missing = row.missing_fields;
-  // The capture decides what is required; these two rules (DESIGN.md §5) are checked here as well,
-  // so a report never calls a dirty or mismatched build complete.
+  program_from_row(trial, row, p);
+  // The capture decides what is required; these rules (docs/provenance.md) are checked here as
+  // well, so a report never calls a dirty or mismatched build, or an unidentified program, complete.
   if (dirty && !mentions(p.missing, "dirty") && !mentions(p.missing, "clean")) {
     p.missing.push_back("clean tree (uncommitted changes)");
   }
@@ -78,6 +107,7 @@ TrialProvenance from_environment(const ReportTrial& trial) {
     }
     p.software_stack = stack_text(*env, {"build_revision", "build_tree_dirty"});
   }
+  if (trial.workload != "command") p.program = "mtengine";
   return p;
 }
 
@@ -89,6 +119,8 @@ std::string join_counts(const std::map<std::string, int>& counts) {
   return out;
 }
 
+std::string short_hash(const std::string& hash) { return hash.substr(0, std::min<size_t>(hash.size(), 20)); }
+
 std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 // "2 revisions (abc in 3 trials, def in 1 trial)" and/or the same for images.
@@ -98,13 +130,40 @@ std::string mixed_description(const ProvenanceAnalysis& a) {
   if (a.images.size() > 1) {
     what += fmt::format("{}{} ({})", what.empty() ? "" : " and ", plural(a.images.size(), "image"), join_counts(a.images));
   }
+  for (const auto& [program, builds] : a.builds) {
+    if (builds.size() < 2) continue;
+    what += fmt::format("{}{} of {} ({})", what.empty() ? "" : " and ", plural(builds.size(), "build"), program,
+                        join_counts(builds));
+  }
   return what;
 }
 
 }  // namespace
 
 TrialProvenance trial_provenance(const ReportTrial& trial) {
-  return trial.provenance ? from_row(*trial.provenance) : from_environment(trial);
+  return trial.provenance ? from_row(trial, *trial.provenance) : from_environment(trial);
+}
+
+bool ProvenanceAnalysis::mixed() const {
+  if (revisions.size() > 1 || images.size() > 1) return true;
+  for (const auto& [program, known] : builds) {
+    if (known.size() > 1) return true;
+  }
+  return false;
+}
+
+std::string program_cell(const TrialProvenance& p) {
+  if (p.program.empty()) return kNotRecorded;
+  // In a container the image ID identifies the engine; on bare metal only its hash does.
+  const bool in_image = !p.image.empty() && p.image != "bare metal";
+  auto file = [&](const std::string& path, const std::string& hash) {
+    std::string name = path == "mtengine" ? path : code(std::filesystem::path(path).filename().string());
+    if (!hash.empty()) return name + " " + code(short_hash(hash));
+    return name + (in_image ? " (in the image)" : " (not hashed)");
+  };
+  std::string out = file(p.program, p.program_hash);
+  if (!p.script.empty()) out += " + " + file(p.script, p.script_hash);
+  return out;
 }
 
 std::string describe_trial(const ReportTrial& t) {
@@ -148,19 +207,22 @@ ProvenanceAnalysis analyse_provenance(const std::vector<ReportTrial>& trials) {
     if (!p.complete) a.incomplete.emplace_back(&t, p);
     if (!p.commit.empty()) ++a.revisions[p.commit];
     if (!p.image.empty()) ++a.images[p.image];
+    if (!p.program.empty() && !p.program_hash.empty()) ++a.builds[p.program_name()][p.build()];
     Stack* stack = nullptr;
     for (auto& s : a.stacks) {
       if (s.provenance.recorded == p.recorded && s.provenance.revision == p.revision &&
-          s.provenance.image == p.image && s.provenance.software_stack == p.software_stack) {
+          s.provenance.image == p.image && s.provenance.program_name() == p.program_name() &&
+          s.provenance.build() == p.build() && s.provenance.software_stack == p.software_stack) {
         stack = &s;
       }
     }
     if (!stack) {
-      a.stacks.push_back({fmt::format("S{}", a.stacks.size() + 1), p, 0, 0});
+      a.stacks.push_back({fmt::format("S{}", a.stacks.size() + 1), p, 0, 0, {}});
       stack = &a.stacks.back();
     }
     ++stack->trials;
     if (p.complete) ++stack->complete;
+    stack->members.push_back(&t);
     a.stack_of[&t] = stack->id;
   }
   return a;
@@ -195,25 +257,6 @@ std::string mixed_refusal_message(const ProvenanceAnalysis& a) {
       "refusing to put results from {} in one comparison; report one campaign (--campaign ID), or pass "
       "--allow-mixed to report them together (the tables then say which rows come from where)",
       mixed_description(a));
-}
-
-std::string render_environment_section(const ProvenanceAnalysis& a) {
-  std::string out = "## Environment and provenance\n\n";
-  if (a.stacks.empty()) return out + "No succeeded trials, so no environment to show.\n\n";
-  MarkdownTable table({{"stack"}, {"revision"}, {"image"}, {"software stack"}, {"provenance"},
-                       {"trials", Align::Right}, {"complete", Align::Right}});
-  for (const auto& s : a.stacks) {
-    const auto& p = s.provenance;
-    table.add_row({s.id, p.revision.empty() ? "unknown" : code(p.revision), p.image.empty() ? "unknown" : code(p.image),
-                   p.software_stack.empty() ? "unknown" : p.software_stack,
-                   p.recorded ? "recorded" : "result environment only", std::to_string(s.trials),
-                   std::to_string(s.complete)});
-  }
-  out += table.render();
-  out += "\nA trial's provenance is complete when every required field was captured, its source tree was clean "
-         "and the engine was built from that commit (DESIGN.md §5). Trials without a provenance record are "
-         "described by the environment their result reports.\n\n";
-  return out;
 }
 
 }  // namespace mt

@@ -1,7 +1,8 @@
 #pragma once
-// Can the numbers be traced to an exact build? Derives each included trial's provenance (its
-// provenance row, or failing that the environment its result reports), finds trials whose
-// provenance is incomplete, and finds results that mix revisions or container images.
+// Can the numbers be traced to an exact build of the program that produced them? Derives each
+// included trial's provenance (its provenance row, or failing that the environment its result
+// reports), finds trials whose provenance is incomplete, and finds results that mix revisions,
+// container images or builds of one program (docs/provenance.md).
 #include <map>
 #include <string>
 #include <vector>
@@ -15,8 +16,16 @@ struct TrialProvenance {
   bool recorded = false;  // from the provenance table; false: only the result's environment
   std::string commit;     // commit that was built; what decides whether results mix revisions
   std::string revision;   // the commit, with "+dirty" (and diff hash) when the tree was not clean
-  std::string image;      // image ID/reference, "bare metal (engine …)", or empty when unknown
-  std::string software_stack;  // "key=value; …" in key order
+  std::string image;      // container image ID/reference, "bare metal", or empty when unknown
+  // The program that ran: "mtengine", or a command's own program and the script it was given; empty
+  // when a command trial's record does not say. Hashes are of the files' content, empty when unknown.
+  std::string program;
+  std::string program_hash;
+  std::string script;
+  std::string script_hash;
+  std::string program_name() const { return script.empty() ? program : program + " " + script; }
+  std::string build() const { return script_hash.empty() ? program_hash : program_hash + "+" + script_hash; }
+  std::string software_stack;  // "key=value; …" in key order, per-launch fields left out
   bool complete = false;
   std::vector<std::string> missing;  // why it is not complete
 };
@@ -29,6 +38,7 @@ struct Stack {
   TrialProvenance provenance;
   int trials = 0;
   int complete = 0;
+  std::vector<const ReportTrial*> members;  // its trials, in report order
 };
 
 struct ProvenanceAnalysis {
@@ -39,9 +49,12 @@ struct ProvenanceAnalysis {
   // Known commits and images → trials. A dirty tree is not a revision of its own: it makes the trial
   // incomplete (and says so) but does not make the results mixed.
   std::map<std::string, int> revisions;
-  std::map<std::string, int> images;     // known image → trials
+  std::map<std::string, int> images;  // known image → trials
+  // Program → its known builds → trials: two builds of one program are mixed results; the engine
+  // and a peer program side by side are not.
+  std::map<std::string, std::map<std::string, int>> builds;
 
-  bool mixed() const { return revisions.size() > 1 || images.size() > 1; }
+  bool mixed() const;
   // Stack ids a group's trials come from, "S1" or "S1+S2".
   std::string stacks_of(const Group& group) const;
   bool group_mixed(const Group& group) const;
@@ -52,6 +65,9 @@ struct ProvenanceAnalysis {
 // Over the succeeded trials only: they are the ones whose numbers are shown.
 ProvenanceAnalysis analyse_provenance(const std::vector<ReportTrial>& trials);
 
+// "mtengine `fnv1a64:6c5f…`", "`/usr/bin/python3` `fnv…` + `peer.py` `fnv…`", or "not recorded".
+std::string program_cell(const TrialProvenance& provenance);
+
 // "ddp_scaling ddp ×2 gradient_sync_mode=every, repeat 0": a trial as a reader recognises it.
 std::string describe_trial(const ReportTrial& trial);
 
@@ -59,7 +75,5 @@ std::string describe_trial(const ReportTrial& trial);
 std::string render_provenance_warnings(const ProvenanceAnalysis& analysis);
 // Why a mixed report is refused, and how to get it anyway.
 std::string mixed_refusal_message(const ProvenanceAnalysis& analysis);
-// The environment and provenance section: one row per stack.
-std::string render_environment_section(const ProvenanceAnalysis& analysis);
 
 }  // namespace mt

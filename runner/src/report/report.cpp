@@ -6,12 +6,16 @@
 
 #include "report/cells.h"
 #include "report/comm_table.h"
+#include "report/conditions_section.h"
+#include "report/environment_section.h"
 #include "report/failures_section.h"
 #include "report/groups.h"
 #include "report/markdown_table.h"
+#include "report/memory_section.h"
 #include "report/metric_sections.h"
 #include "report/provenance_check.h"
 #include "report/study_comparison.h"
+#include "report/summary_section.h"
 #include "report/training_tables.h"
 #include "runner_error.h"
 
@@ -45,11 +49,12 @@ std::string header(const ReportData& data) {
   return out;
 }
 
-std::string plots_section(const std::vector<Plot>& plots, const ReportOptions& options) {
+std::string plots_section(const PlotSet& plots, const ReportOptions& options) {
   std::string out = "## Plots\n\n";
   if (options.plot_dir.empty()) return out + "Plots are written beside the report when it is saved with `-o FILE`.\n\n";
-  for (const auto& p : plots) out += fmt::format("![{}]({}/{})\n\n", p.caption, options.plot_dir, p.file);
-  return out;
+  for (const auto& p : plots.plots) out += fmt::format("![{}]({}/{})\n\n", p.caption, options.plot_dir, p.file);
+  for (const auto& note : plots.notes) out += "- " + note + "\n";
+  return plots.notes.empty() ? out : out + "\n";
 }
 
 // Sections for kinds the report has no dedicated layout for, in a fixed order.
@@ -69,20 +74,26 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   ProvenanceAnalysis provenance = analyse_provenance(data.trials);
   if (provenance.mixed() && !options.allow_mixed) throw RunnerError(kExitUsage, mixed_refusal_message(provenance));
   std::vector<Group> groups = group_trials(data.trials);
+  auto training = groups_of(groups, "train");
+  std::vector<ContrastRow> studies = study_contrasts(groups);
 
   RenderedReport report;
   std::string& md = report.markdown;
   md += header(data);
+  md += render_summary({&data.trials, training, studies, &provenance});
   md += render_provenance_warnings(provenance);
-
-  auto training = groups_of(groups, "train");
   if (!training.empty()) {
     md += render_training_section(training, provenance);
+    md += render_study_comparison(studies);
+    PlotSet plots = options.plot_dir.empty() ? PlotSet{} : training_plots(training);
+    md += plots_section(plots, options);
+    report.plots = std::move(plots.plots);
+    md += render_conditions_section(training, provenance);
+    md += render_memory_section(training, provenance);
     md += render_runtime_section(training, provenance);
-    report.plots = options.plot_dir.empty() ? std::vector<Plot>{} : training_plots(training);
-    md += plots_section(report.plots, options);
+  } else {
+    md += render_study_comparison(studies);
   }
-  md += render_study_comparison(groups);
   if (auto comm = groups_of(groups, "comm"); !comm.empty()) md += render_comm_section(comm, provenance);
   std::set<std::string> shown = {"train", "comm", "fault"};
   for (const auto& k : kGenericKinds) {
@@ -101,7 +112,7 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   for (const auto& t : data.trials) any_fault = any_fault || trial_kind(t) == "fault";
   if (any_fault) md += render_fault_section(data.trials, groups_of(groups, "fault"), provenance);
   md += render_failures_section(data.trials);
-  md += render_environment_section(provenance);
+  md += render_environment_section(provenance, !training.empty());
   while (md.size() >= 2 && md[md.size() - 1] == '\n' && md[md.size() - 2] == '\n') md.pop_back();
   return report;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// A campaign report in markdown: warnings first, then every section the data supports, and the
-// plots it links to. Rendering is a pure function of the database rows, so the same database
+// A campaign report in markdown: a summary first (headline comparisons, best configurations,
+// warnings), then every section the data supports, and the plots it links to. Rendering is a pure function of the database rows, so the same database
 // always gives the same bytes.
 #include <string>
 #include <vector>
@@ -19,7 +19,7 @@ struct ReportOptions {
 
 struct RenderedReport {
   std::string markdown;
-  std::vector<Plot> plots;
+  std::vector<Plot> plots;  // written beside the report, in the folder plot_dir names
 };
 
 // Throws RunnerError (exit 2) when the results mix revisions or images and allow_mixed is not set.

@@ -34,7 +34,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
            t.repeat_index, t.parameters, t.axes,
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id),
            a.error_rank, a.error_step, coalesce(a.error_reason, ''), coalesce(a.log_path, ''),
-           ok.id, ok.attempt
+           ok.id, ok.attempt, coalesce(ok.command, '')
     FROM trials t
     LEFT JOIN latest_attempts a ON a.trial_id = t.id
     LEFT JOIN attempts ok ON ok.id = (SELECT y.id FROM attempts y WHERE y.trial_id = t.id
@@ -67,6 +67,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
     if (!s.is_null(16)) {
       row.succeeded_id = s.integer(16);
       t.succeeded_attempt = int(s.integer(17));
+      t.command = s.text(18);
     }
     rows.push_back(std::move(row));
   }

@@ -57,6 +57,7 @@ struct ReportTrial {
 
   // Latest succeeded attempt: where the numbers come from.
   std::optional<int> succeeded_attempt;
+  std::string command;  // as the runner recorded and launched it
   std::map<std::string, double> metrics;
   nlohmann::json result;  // its result JSON; null when absent or unreadable
   std::optional<ProvenanceRow> provenance;

@@ -6,8 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/cells.h"
-#include "report/contrast.h"
-#include "report/markdown_table.h"
+#include "report/machine_context.h"
 
 namespace mt {
 namespace {
@@ -18,14 +17,16 @@ using ConfigurationKey = std::tuple<std::string, std::string, int, std::string>;
 ConfigurationKey configuration(const Group& g) { return {g.kind, g.strategy, g.ranks, g.config}; }
 
 std::string pair_name(const Group& first, const Group& second) {
-  std::string name = fmt::format("{} ÷ {}, {} ×{}", first.study, second.study, first.strategy, first.ranks);
+  std::string name = fmt::format("{} ÷ {}, {}×{}", first.study, second.study,
+                                 first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
   if (!first.config.empty()) name += " " + first.config;
+  if (core_use(first).oversubscribed() || core_use(second).oversubscribed()) name += std::string(" ") + kOversubscribedMark;
   return name;
 }
 
 }  // namespace
 
-std::string render_study_comparison(const std::vector<Group>& groups) {
+std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
   // Groups by configuration, in report order; studies in the order the experiment lists them.
   std::vector<ConfigurationKey> order;
   std::map<ConfigurationKey, std::vector<const Group*>> by_configuration;
@@ -34,10 +35,7 @@ std::string render_study_comparison(const std::vector<Group>& groups) {
     if (list.empty()) order.push_back(configuration(g));
     list.push_back(&g);
   }
-
-  MarkdownTable table({{"studies, configuration"}, {"metric"}, {"first mean ± std (n)", Align::Right},
-                       {"second mean ± std (n)", Align::Right}, {"first ÷ second", Align::Right},
-                       {"p", Align::Right}, {"verdict"}});
+  std::vector<ContrastRow> rows;
   for (const auto& key : order) {
     const auto& list = by_configuration[key];
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -47,20 +45,25 @@ std::string render_study_comparison(const std::vector<Group>& groups) {
         for (const auto& m : key_metrics(first, second)) {
           auto a = first.sample(m.name).values, b = second.sample(m.name).values;
           if (a.empty() || b.empty()) continue;
-          const Contrast c = contrast(a, b, m.decimals);
-          table.add_row({pair_name(first, second), m.name, c.a_cell, c.b_cell, c.ratio, c.p, c.verdict});
+          rows.push_back({pair_name(first, second), &first, &second, m, contrast(a, b), std::nullopt, ""});
         }
       }
     }
   }
-  if (table.empty()) return "";
+  return decide(std::move(rows));
+}
+
+std::string render_study_comparison(const std::vector<ContrastRow>& rows) {
+  if (rows.empty()) return "";
   return fmt::format(
       "## Studies compared\n\n"
       "Groups that differ only in their study (the same strategy, ranks and other parameters) ran one "
       "configuration through different implementations or set-ups. The first study is the one the "
-      "experiment lists first. p is the two-sided Welch t-test (unequal variances); a difference with "
-      "p ≥ {:.2f} is marked *within noise*, and it needs two successful repeats a side.\n\n{}\n{}\n\n",
-      kNoiseThreshold, table.render(), kCellLegend);
+      "experiment lists first; the verdict says how the first compares with the second. {}\n\n{}\n{}\n\n",
+      verdict_rules(tested_count(rows)),
+      render_contrasts(rows, {"studies, configuration", "first mean ± std (n)", "second mean ± std (n)",
+                              "first ÷ second"}),
+      kCellLegend);
 }
 
 }  // namespace mt

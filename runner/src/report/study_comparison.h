@@ -1,15 +1,21 @@
 #pragma once
 // Groups that differ only in their study — the same strategy, ranks and other parameters — ran
 // one configuration through different implementations or set-ups (the engine and a peer
-// framework, say). The report sets each such pair side by side: ratio of means and Welch test.
+// framework, say). The report sets each such pair side by side: ratio of means, Welch test
+// corrected over all pairs, and one verdict per measurement.
 #include <string>
 #include <vector>
 
+#include "report/contrast.h"
 #include "report/groups.h"
 
 namespace mt {
 
+// Rows for every pair of studies at every configuration both ran (first study over second, in the
+// experiment's order), verdicts decided together.
+std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups);
+
 // "## Studies compared", or "" when no two studies ran the same configuration.
-std::string render_study_comparison(const std::vector<Group>& groups);
+std::string render_study_comparison(const std::vector<ContrastRow>& rows);
 
 }  // namespace mt

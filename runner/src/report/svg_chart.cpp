@@ -46,17 +46,48 @@ struct Frame {
   double slot() const { return kPlotW / double(categories); }
 };
 
+// Characters, not bytes: labels carry "×" and "⚠".
+size_t glyphs(const std::string& text) {
+  size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// Category labels: level when they fit their slot, tilted when neighbours stay a line apart, else
+// upright; the chart grows downwards to hold the longest.
+enum class LabelTilt { Level, Tilted, Upright };
+constexpr double kCharWidth = 7;  // about, at this font size
+constexpr double kLineHeight = 14;
+
+LabelTilt label_tilt(double longest, double slot) {
+  if (longest * kCharWidth <= slot) return LabelTilt::Level;
+  return slot / 2 >= kLineHeight ? LabelTilt::Tilted : LabelTilt::Upright;  // tilted lines lie slot·sin 30° apart
+}
+
+double label_depth(LabelTilt tilt, double longest) {
+  switch (tilt) {
+    case LabelTilt::Level: return 0;
+    case LabelTilt::Tilted: return longest * kCharWidth / 2;
+    case LabelTilt::Upright: return longest * kCharWidth;
+  }
+  return 0;
+}
+
 std::string open_frame(const ChartSpec& c, Frame& f, double data_max) {
   double step = nice_step(std::max(data_max, 1e-12) / 5);
   f.y_max = step * std::ceil(std::max(data_max, 1e-12) / step);
   f.categories = std::max<size_t>(c.categories.size(), 1);
   int decimals = step >= 1 ? 0 : int(std::ceil(-std::log10(step)));
+  size_t longest = 0;
+  for (const auto& label : c.categories) longest = std::max(longest, glyphs(label));
+  const LabelTilt tilt = label_tilt(double(longest), f.slot());
+  const double height = std::max(kHeight, kTop + kPlotH + 18 + label_depth(tilt, double(longest)) + 36);
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
       "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{3}</text>\n",
-      num(kWidth), num(kHeight), num(kLeft), escape(c.title));
+      num(kWidth), num(height), num(kLeft), escape(c.title));
   int ticks = int(std::lround(f.y_max / step));
   for (int k = 0; k <= ticks; ++k) {
     double v = step * k;
@@ -65,22 +96,24 @@ std::string open_frame(const ChartSpec& c, Frame& f, double data_max) {
         "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>\n",
         num(kLeft), num(f.y(v)), num(kLeft + kPlotW), num(kLeft - 6), num(f.y(v) + 4), fixed(v, decimals));
   }
-  size_t longest = 0;
-  for (const auto& label : c.categories) longest = std::max(longest, label.size());
-  bool rotate = double(longest) * 7 > f.slot();  // about 7 px per character at this size
   for (size_t i = 0; i < c.categories.size(); ++i) {
     double y = kTop + kPlotH + 18;
-    out += rotate ? fmt::format("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-30 {0} {1})\">{2}</text>\n",
-                                num(f.x(i)), num(y), escape(c.categories[i]))
-                  : fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(f.x(i)), num(y),
-                                escape(c.categories[i]));
+    if (tilt == LabelTilt::Level) {
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(f.x(i)), num(y),
+                         escape(c.categories[i]));
+    } else {
+      // Upright labels hang from the axis, their middle under the category.
+      double x = tilt == LabelTilt::Upright ? f.x(i) + 4 : f.x(i);
+      out += fmt::format("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate({3} {0} {1})\">{2}</text>\n",
+                         num(x), num(y - 8), escape(c.categories[i]), tilt == LabelTilt::Upright ? -90 : -30);
+    }
   }
   out += fmt::format(
       "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n"
       "<line x1=\"{0}\" y1=\"{3}\" x2=\"{0}\" y2=\"{1}\" stroke=\"black\"/>\n"
       "<text x=\"{4}\" y=\"{5}\" text-anchor=\"middle\">{6}</text>\n"
       "<text x=\"18\" y=\"{7}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {7})\">{8}</text>\n",
-      num(kLeft), num(kTop + kPlotH), num(kLeft + kPlotW), num(kTop), num(kLeft + kPlotW / 2), num(kHeight - 10),
+      num(kLeft), num(kTop + kPlotH), num(kLeft + kPlotW), num(kTop), num(kLeft + kPlotW / 2), num(height - 10),
       escape(c.x_title), num(kTop + kPlotH / 2), escape(c.y_title));
   return out;
 }

@@ -8,6 +8,7 @@
 #include "report/cells.h"
 #include "report/detail_table.h"
 #include "report/markdown_table.h"
+#include "report/model_state.h"
 
 namespace mt {
 namespace {
@@ -78,10 +79,16 @@ std::vector<std::string> resume_checkpoint_fields(const std::vector<const Group*
 const Group* comparable_group(const std::vector<const Group*>& groups, const Group& like, const std::string& strategy,
                               int ranks) {
   std::string key = comparable_key(like);
-  std::vector<const Group*> candidates;
+  std::vector<const Group*> candidates, same_study;
   for (const Group* g : groups) {
-    if (g->strategy == strategy && g->ranks == ranks && comparable_key(*g) == key) candidates.push_back(g);
+    if (g->strategy == strategy && g->ranks == ranks && comparable_key(*g) == key) {
+      candidates.push_back(g);
+      if (g->study == like.study) same_study.push_back(g);
+    }
   }
+  // Two studies may run the same parameters (one engine build against another, say): each is its
+  // own baseline. A study that runs one strategy only takes its baseline from the others.
+  if (!same_study.empty()) candidates = same_study;
   if (candidates.size() == 1) return candidates[0];
   for (const Group* g : candidates) {
     if (sync_mode(*g) == sync_mode(like)) return g;
@@ -92,16 +99,30 @@ const Group* comparable_group(const std::vector<const Group*>& groups, const Gro
   return nullptr;
 }
 
-std::vector<double> model_state_mib(const Group& group) {
-  std::vector<double> out;
-  for (const ReportTrial* t : group.succeeded) {
-    const auto parameters = t->metric("memory.parameter_bytes");
-    const auto optimizer = t->metric("memory.optimizer_state_bytes");
-    auto gradients = t->metric("memory.peak_gradient_bytes");
-    if (!gradients) gradients = t->metric("memory.gradient_bytes");
-    if (parameters && gradients && optimizer) out.push_back((*parameters + *gradients + *optimizer) / (1024.0 * 1024.0));
+namespace {
+
+ScalingBasis scaling_basis(const TrainingRow& r) {
+  if (r.cores.oversubscribed()) return ScalingBasis::Oversubscribed;
+  if (!r.one_rank || r.group->ranks == 1) return ScalingBasis::Comparable;
+  auto threads = r.cores.total_threads(), base = core_use(*r.one_rank).total_threads();
+  return threads && base && *threads <= *base ? ScalingBasis::SameCores : ScalingBasis::Comparable;
+}
+
+}  // namespace
+
+std::string ranks_cell(const TrainingRow& r) {
+  std::string ranks = std::to_string(r.group->ranks);
+  return r.cores.oversubscribed() ? ranks + " " + kOversubscribedMark : ranks;
+}
+
+std::string scaling_cell(const TrainingRow& r) {
+  if (!r.scaling_efficiency) return "-";
+  switch (r.scaling_basis) {
+    case ScalingBasis::Oversubscribed: return kOversubscribedMark;
+    case ScalingBasis::SameCores: return percent(*r.scaling_efficiency) + " " + kSameCoresMark;
+    case ScalingBasis::Comparable: break;
   }
-  return out;
+  return percent(*r.scaling_efficiency);
 }
 
 std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) {
@@ -135,6 +156,8 @@ std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) 
       double ddp_state = mean(model_state_mib(*r.ddp));
       if (ddp_state > 0 && r.model_state_mib.n) r.state_saving_vs_ddp = (ddp_state - r.model_state_mib.mean) / ddp_state;
     }
+    r.cores = core_use(*g);
+    r.scaling_basis = scaling_basis(r);
     rows.push_back(r);
   }
   return rows;
@@ -160,14 +183,17 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
                                  {"n", Align::Right}};
   if (stacks) columns.push_back({"stack"});
   MarkdownTable table(columns);
+  bool oversubscribed = false, same_cores = false;  // which machine marks appear, to explain them
   for (const auto& r : training_rows(groups)) {
     const Group& g = *r.group;
     bool is_ddp_reference = r.ddp == &g;
+    oversubscribed = oversubscribed || r.cores.oversubscribed();
+    same_cores = same_cores || r.scaling_basis == ScalingBasis::SameCores;
     std::vector<std::string> row = {
-        g.strategy, std::to_string(g.ranks), g.label(), precision(g), mean_std_cell(r.data_ms, 2),
+        g.strategy, ranks_cell(r), g.label(), precision(g), mean_std_cell(r.data_ms, 2),
         mean_std_cell(r.forward_backward_ms, 2), mean_std_cell(r.optimizer_ms, 2), mean_std_cell(r.step_ms, 2),
         mean_std_cell(r.tokens_per_sec, 0), mean_std_cell(r.peak_memory_mb, 1), mean_std_cell(r.model_state_mib, 1),
-        r.scaling_efficiency ? percent(*r.scaling_efficiency) : "-",
+        scaling_cell(r),
         is_ddp_reference ? "reference" : (r.memory_saving_vs_ddp ? signed_percent(*r.memory_saving_vs_ddp) : "-"),
         is_ddp_reference ? "reference" : (r.state_saving_vs_ddp ? signed_percent(*r.state_saving_vs_ddp) : "-"),
         is_ddp_reference ? "reference" : (r.step_delta_vs_ddp ? signed_percent(*r.step_delta_vs_ddp) : "-"),
@@ -179,17 +205,21 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
   if (stacks) out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
   out += table.render();
   out += fmt::format(
-      "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some failed). {}\n\n"
+      "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some failed). {}"
+      "{}\n\n"
       "- scaling eff. = tokens/s ÷ (tokens/s of the same strategy at 1 rank × ranks), same parameters otherwise.\n"
       "- memory saving vs DDP = (DDP peak MiB − this peak MiB) ÷ DDP peak MiB, DDP at the same ranks and "
       "parameters (the same requested gradient sync mode, else the same resolved one); positive means less "
       "memory than DDP.\n"
-      "- state MiB = parameters + gradients (at their peak) + optimizer state held by one rank, the largest over "
-      "ranks, from the engine's exact accounting; peak MiB is the process's peak RSS, which also holds LibTorch "
-      "itself. state saving vs DDP compares state MiB the same way.\n"
+      "- state MiB = parameters + gradients (at their peak) + optimizer state + FSDP's gathered parameters "
+      "(their peak) held by one rank, the largest over ranks, from the engine's exact accounting (see "
+      "[Memory](#memory)); peak MiB is the process's peak RSS, which also holds LibTorch itself. state saving vs "
+      "DDP compares state MiB the same way.\n"
       "- step time vs DDP = (this step ms − DDP step ms) ÷ DDP step ms; positive means slower than DDP.\n"
       "- Derived columns use the means; \"-\" means this report holds no comparable baseline.\n\n",
-      kCellLegend);
+      kCellLegend,
+      std::string(oversubscribed ? std::string(" ") + kOversubscribedLegend : "") +
+          (same_cores ? std::string(" ") + kSameCoresLegend : ""));
   out += render_detail_table(groups, training_metrics());
   return out;
 }

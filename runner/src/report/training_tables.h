@@ -7,34 +7,45 @@
 #include <vector>
 
 #include "report/groups.h"
+#include "report/machine_context.h"
 #include "report/provenance_check.h"
 #include "stats.h"
 
 namespace mt {
 
+// What a row's scaling efficiency can say. Ideal scaling (ranks × the 1-rank throughput) assumes
+// every rank brings its own cores.
+enum class ScalingBasis {
+  Comparable,      // more cores than the baseline, none shared: the efficiency is the strategy's
+  SameCores,       // no more cores than the 1-rank baseline used: ideal is 1×, not ranks×
+  Oversubscribed,  // ranks × threads exceed the cores: the efficiency measures the machine
+};
+
 struct TrainingRow {
   const Group* group = nullptr;
   Summary tokens_per_sec, step_ms, data_ms, forward_backward_ms, optimizer_ms, peak_memory_mb;
-  Summary model_state_mib;  // parameters + peak gradients + optimizer state one rank holds
+  Summary model_state_mib;  // parameters + peak gradients + optimizer state (+ FSDP gathered) one rank holds
   const Group* one_rank = nullptr;  // same strategy and parameters at one rank
   const Group* ddp = nullptr;       // DDP at the same ranks and parameters
   std::optional<double> scaling_efficiency;    // tokens/s ÷ (1-rank tokens/s × ranks)
   std::optional<double> memory_saving_vs_ddp;  // (DDP − this) ÷ DDP, peak memory
   std::optional<double> state_saving_vs_ddp;   // (DDP − this) ÷ DDP, model state
   std::optional<double> step_delta_vs_ddp;     // (this − DDP) ÷ DDP, step time
+  CoreUse cores;
+  ScalingBasis scaling_basis = ScalingBasis::Comparable;
 };
 
-// Per trial that reports all three, MiB of parameters, gradients (their peak: FSDP's `last` mode
-// keeps full ones through accumulation) and optimizer state held by one rank — the engine's exact
-// `memory.*` accounting, where peak RSS also counts LibTorch's own few hundred MiB.
-std::vector<double> model_state_mib(const Group& group);
+// "4 ⚠oversubscribed" when the row's ranks shared cores, else "4".
+std::string ranks_cell(const TrainingRow& row);
+// The scaling efficiency as a reader may take it: a percentage, qualified or withheld by the basis.
+std::string scaling_cell(const TrainingRow& row);
 
 // One row per training group, ordered by strategy (ddp, fsdp, zero1, zero2, others), ranks, label.
 std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups);
 
-// The group of `strategy` at `ranks` that is otherwise configured like `like`. When several differ only
-// in gradient sync mode, the one requesting the same mode, else the one resolving to the same mode;
-// nullptr when there is none.
+// The group of `strategy` at `ranks` that is otherwise configured like `like`, from like's own study
+// when it has one. When several differ only in gradient sync mode, the one requesting the same mode,
+// else the one resolving to the same mode; nullptr when there is none.
 const Group* comparable_group(const std::vector<const Group*>& groups, const Group& like, const std::string& strategy,
                               int ranks);
 

@@ -48,8 +48,9 @@ Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial&
   const std::string job_name = fmt::format("mtrun-{}-{}", trial.identity.substr(0, 12), number);
   TrialCommand command = build_trial_command(trial, run.context, result_file, job_name);
 
-  const std::string command_text = shell_quote(command.argv);
-  std::int64_t attempt = store.begin_attempt(stored.row, number, command_text, run_dir.string(), log_file.string());
+  const ProgramIdentity program = trial_program(run.provenance, command.program, run_dir);  // before the job writes
+  std::int64_t attempt =
+      store.begin_attempt(stored.row, number, command_line(command), run_dir.string(), log_file.string());
   ProcessSpec spec;
   spec.argv = command.argv;
   spec.environment = command.environment;
@@ -61,7 +62,7 @@ Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial&
   spec.cleanup_argv = command.cleanup_argv;
   ProcessOutcome process = run_process(spec, run.stop);
   AttemptOutcome outcome = classify_attempt(process, result_file, log_file, trial);
-  store.finish_attempt(attempt, outcome, assemble_provenance(run.provenance, outcome.result_json, command_text));
+  store.finish_attempt(attempt, outcome, assemble_provenance(run.provenance, outcome.result_json, command, program));
   return {std::move(outcome), log_file};
 }
 

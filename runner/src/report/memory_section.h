@@ -1,0 +1,16 @@
+#pragma once
+// Where the model state of each training configuration sits — parameters, gradients at their
+// peak, optimizer state, FSDP's gathered parameters — and, wherever a strategy holds more than
+// DDP at the same ranks, which component costs the difference and why.
+#include <string>
+#include <vector>
+
+#include "report/groups.h"
+#include "report/provenance_check.h"
+
+namespace mt {
+
+// "" when no configuration reports its model state.
+std::string render_memory_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance);
+
+}  // namespace mt

@@ -1,0 +1,24 @@
+#pragma once
+// The summary a report opens with, before any wide table: the headline comparisons (ratio, p, n),
+// the best configuration per rank count (fastest, with whether it beats the runner-up beyond
+// noise, and leanest in model state), how well the numbers were measured, and the warnings that
+// qualify all of it.
+#include <string>
+#include <vector>
+
+#include "report/contrast.h"
+#include "report/groups.h"
+#include "report/provenance_check.h"
+
+namespace mt {
+
+struct SummaryInputs {
+  const std::vector<ReportTrial>* trials = nullptr;
+  std::vector<const Group*> training;       // the training groups
+  std::vector<ContrastRow> study_contrasts;  // decided
+  const ProvenanceAnalysis* provenance = nullptr;
+};
+
+std::string render_summary(const SummaryInputs& inputs);
+
+}  // namespace mt

@@ -1,0 +1,116 @@
+// Provenance as the runner assembles it per attempt: every program is identified by its own
+// content — mtengine by the campaign's engine hash, a command workload by its program and script.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "launch/provenance.h"
+
+using namespace mt;
+
+namespace {
+
+std::filesystem::path scratch_file(const std::string& name, const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path() / ("mtrun_provenance_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary) << text;
+  return dir / name;
+}
+
+ProvenanceContext bare_metal_context(const std::filesystem::path& engine) {
+  ProvenanceContext c;
+  c.source.commit = "1111111111111111111111111111111111111111";
+  c.engine = engine;
+  c.engine_binary_hash = file_hash(engine);
+  return c;
+}
+
+LaunchCommand mpirun_command(const std::vector<std::string>& program) {
+  LaunchCommand cmd;
+  cmd.argv = {"mpirun", "-np", "1", "-x", "OMP_NUM_THREADS=2"};
+  cmd.argv.insert(cmd.argv.end(), program.begin(), program.end());
+  cmd.environment = {{"OMP_NUM_THREADS", "2"}};
+  cmd.argv_sets_environment = true;
+  cmd.program = program;
+  return cmd;
+}
+
+std::string result_with(const nlohmann::json& environment) {
+  return nlohmann::json{{"status", "ok"}, {"hosts", {"node1"}}, {"environment", environment}}.dump();
+}
+
+}  // namespace
+
+TEST_CASE("provenance: an engine trial is identified by the engine binary's hash") {
+  auto engine = scratch_file("mtengine", "engine bytes");
+  ProvenanceContext c = bare_metal_context(engine);
+  auto cmd = mpirun_command({engine.string(), "train", "--output", "result.json"});
+  ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
+  CHECK(program.program_hash == file_hash(engine));
+  nlohmann::json env = {{"build_revision", c.source.commit}, {"libtorch", "2.5.0"}, {"mpi", "Open MPI 4.1.4"},
+                        {"compiler", "gcc 12"}, {"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"}};
+  Provenance p = assemble_provenance(c, result_with(env), cmd, program);
+  CHECK(p.complete);
+  CHECK(p.context.engine_binary_hash == file_hash(engine));
+  CHECK(p.command == "mpirun -np 1 -x OMP_NUM_THREADS=2 " + engine.string() + " train --output result.json");
+  CHECK_FALSE(nlohmann::json::parse(p.software_stack).contains("program_hash"));
+}
+
+TEST_CASE("provenance: a command workload records its own program and script, never the engine's hash") {
+  auto engine = scratch_file("mtengine", "engine bytes");
+  auto interpreter = scratch_file("python3.11", "interpreter bytes");
+  auto script = scratch_file("peer.py", "print('peer')");
+  ProvenanceContext c = bare_metal_context(engine);
+  auto cmd = mpirun_command({interpreter.string(), "-u", script.string(), "--output", "result.json"});
+  ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
+  CHECK(program.program == interpreter.string());
+  CHECK(program.script == script.string());
+  CHECK(program.script_hash == file_hash(script));
+
+  // A Python program must name its Python; os, kernel and CPU are the least any program reports.
+  Provenance p = assemble_provenance(c, result_with({{"os", "Debian 12"}, {"kernel", "Linux 6"}}), cmd, program);
+  CHECK(p.context.engine_binary_hash.empty());
+  auto stack = nlohmann::json::parse(p.software_stack);
+  CHECK(stack["program"] == interpreter.string());
+  CHECK(stack["program_hash"] == file_hash(interpreter));
+  CHECK(stack["script"] == script.string());
+  CHECK(stack["script_hash"] == file_hash(script));
+  CHECK(p.missing_fields == std::vector<std::string>{"software_stack.cpu_model", "software_stack.python"});
+  CHECK_FALSE(p.complete);
+
+  nlohmann::json env = {{"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"}, {"python", "3.11.2"},
+                        {"torch", "2.5.0"}};
+  p = assemble_provenance(c, result_with(env), cmd, program);
+  CHECK(p.missing_fields.empty());
+  CHECK(p.complete);
+}
+
+TEST_CASE("provenance: a program that cannot be read, or a build from another commit, is incomplete") {
+  auto engine = scratch_file("mtengine", "engine bytes");
+  ProvenanceContext c = bare_metal_context(engine);
+  auto cmd = mpirun_command({"/nonexistent/tool", "--size", "8"});
+  ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
+  CHECK(program.program_hash.empty());
+  CHECK(program.script.empty());
+  nlohmann::json env = {{"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"},
+                        {"build_revision", "2222222222222222222222222222222222222222"}};
+  Provenance p = assemble_provenance(c, result_with(env), cmd, program);
+  CHECK(p.missing_fields == std::vector<std::string>{"build_revision_matches_source", "program_hash"});
+}
+
+TEST_CASE("provenance: a program is found as its job would find it: on PATH, or relative to the run directory") {
+  CHECK(resolve_on_path("sh").is_absolute());
+  CHECK(resolve_on_path("./local/tool", "/runs/1") == "/runs/1/./local/tool");
+  CHECK(resolve_on_path("no-such-program-anywhere") == "no-such-program-anywhere");
+  // A relative script is the one in the run directory, where the job starts.
+  auto script = scratch_file("relative.py", "print(1)");
+  ProgramIdentity id = identify_program({"sh", "relative.py"}, script.parent_path());
+  CHECK(id.script == script.string());
+  CHECK(id.script_hash == file_hash(script));
+  CHECK(identify_program({"sh", "relative.py"}, "/nonexistent").script.empty());
+}

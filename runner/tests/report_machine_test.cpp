@@ -1,0 +1,115 @@
+// The machine beside the numbers: oversubscription and shared cores marked wherever they touch a
+// number, short measurement windows flagged, and the CPU/BLAS context shown or "not recorded".
+#include <doctest/doctest.h>
+
+#include "report/report.h"
+#include "report_fixture.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+namespace {
+
+// DDP at 1, 2 and 4 ranks on a 2-core node, one core per rank beyond one rank (as mtrun launches
+// them): 2 ranks share the 1-rank run's cores, 4 ranks oversubscribe them.
+FixtureTrial on_two_cores(int ranks, int repeat, double tokens) {
+  FixtureTrial t = train_trial("s", "ddp", ranks, repeat, tokens, 40, 500);
+  t.result["environment"]["cpu_cores"] = 2;
+  t.result["threads_per_rank"] = ranks == 1 ? 2 : 1;
+  return t;
+}
+
+void two_core_campaign(ReportFixture& f, const std::function<void(FixtureTrial&)>& adjust = {}) {
+  f.campaign("c1");
+  const double tokens[] = {1000, 1200, 1100};
+  for (int r = 0; r < 3; ++r) {
+    int i = 0;
+    for (int ranks : {1, 2, 4}) {
+      FixtureTrial t = on_two_cores(ranks, r, tokens[i++]);
+      if (adjust) adjust(t);
+      f.trial(t);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("machine: more ranks × threads than cores is oversubscribed next to every number it touches") {
+  ReportFixture f("oversubscribed.sqlite");
+  two_core_campaign(f);
+  RenderedReport report = render_latest(f, false, "plots");
+  const std::string& md = report.markdown;
+  // Training rows: the ranks cell says so, and no scaling efficiency is presented as the strategy's.
+  CHECK(contains(md, "| ddp | 4 ⚠oversubscribed | s | fp32 |"));
+  CHECK(contains(md, "| 4.0 ± 0.0 | ⚠oversubscribed | reference |"));
+  // Two ranks on the cores the 1-rank run already used: the efficiency is qualified, not withheld.
+  CHECK(contains(md, "| 60.0 % ⚠same cores | reference |"));
+  // Measurement conditions, the summary, and the best-configuration table.
+  CHECK(contains(md, "| 4 × 1 = 4 > 2 cores ⚠oversubscribed |"));
+  CHECK(contains(md, "| 2 × 1 = 2 of 2 cores |"));
+  CHECK(contains(md, "- ⚠oversubscribed: 1 configuration ran more ranks × threads than the node's 2 cores (4 ranks)"));
+  CHECK(contains(md, "- ⚠same cores: 1 multi-rank configuration ran on no more cores than its 1-rank baseline"));
+  CHECK(contains(md, "| 4 ⚠oversubscribed | ddp (s): 1100 ± 0 |"));
+  // The plot marks the rank count and draws no ideal scaling: every multi-rank point shares cores.
+  const Plot& tokens = report.plots.at(0);
+  CHECK(tokens.chart.categories == std::vector<std::string>{"1", "2", "4 (oversubscribed)"});
+  REQUIRE(tokens.chart.series.size() == 1);
+  CHECK(contains(md, "draws no ideal-scaling line where the ranks shared the cores of the 1-rank run or "
+                     "oversubscribed them"));
+}
+
+TEST_CASE("machine: without a recorded core count, the launcher's --oversubscribe decides") {
+  ReportFixture f("launcher_oversubscribed.sqlite");
+  two_core_campaign(f, [](FixtureTrial& t) {
+    t.result["environment"].erase("cpu_cores");
+    if (t.params["ranks"] == "4") t.command = "mpirun -np 4 --oversubscribe -x OMP_NUM_THREADS=1 mtengine train";
+  });
+  std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "| ddp | 4 ⚠oversubscribed | s | fp32 |"));
+  CHECK(contains(md, "| 4 × 1 = 4 (cores not recorded; launched with more ranks than cores) ⚠oversubscribed |"));
+  CHECK(contains(md, "| 2 × 1 = 2 (cores not recorded) |"));
+  CHECK(contains(md, "ran more ranks × threads than the node has cores (4 ranks)"));
+  CHECK(contains(md, "  mpirun -np 1 mtengine train\n"));  // each study's recorded command
+}
+
+TEST_CASE("machine: short measurement windows and small n are flagged; per-step CV is shown") {
+  ReportFixture f("windows.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    f.trial(train_trial("long", "ddp", 1, r, 1000, 40, 500));
+    FixtureTrial t = train_trial("short", "ddp", 2, r, 1900, 42, 500);
+    t.result["steps"] = 8;
+    f.trial(t);
+  }
+  std::string md = render_latest(f).markdown;
+  // 30 steps cycling ±1 % around the mean: CV = 0.01·√(20/29) = 0.83 %, ÷ √30 = 0.15 %.
+  CHECK(contains(md, "| 30 | 0.8 % | 0.2 % | 3 |"));
+  CHECK(contains(md, "| 8 ⚠short window |"));
+  CHECK(contains(md, "- ⚠short window: 1 of 2 configurations measured fewer than 20 steps per trial (8)"));
+  CHECK(contains(md, "- 2 of 2 configurations have fewer than 5 successful repeats (n = 3)"));
+  CHECK(contains(md, "**Measurement**: n = 3 successful repeats per configuration; 8–30 measured steps per trial"));
+}
+
+TEST_CASE("machine: the environment section carries CPU, cores, memory, BLAS and flush-to-zero, or says not recorded") {
+  ReportFixture f("environment.sqlite");
+  f.campaign("c1");
+  f.trial(train_trial("new", "ddp", 1, 0, 1000, 40, 500));
+  FixtureTrial old = train_trial("old", "ddp", 1, 0, 1000, 40, 500);
+  old.result["environment"] = {{"cpu_model", "AMD EPYC"}, {"blas", "openblas"}, {"libtorch", "1.13.1"},
+                               {"build_revision", "1111111111111111111111111111111111111111"}};
+  old.command = "mpirun -np 1 -x OMP_NUM_THREADS mtengine train";
+  f.trial(old);
+  std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "| CPU | Intel(R) Xeon(R) Platinum 8480+ | AMD EPYC |"));
+  CHECK(contains(md, "| CPU vendor, family, model, stepping | GenuineIntel, family 6, model 143, stepping 8 | not recorded |"));
+  CHECK(contains(md, "| logical CPUs | 16, 2 threads per core | not recorded |"));
+  CHECK(contains(md, "| memory | 16384 MiB | not recorded |"));
+  CHECK(contains(md, "| BLAS vendor, version, core | OpenBLAS, 0.3.21, core SkylakeX | not recorded |"));
+  CHECK(contains(md, "| flush-to-zero (denormals) | yes | not recorded |"));
+  // Per configuration: threads, environment values, the BLAS threads and probe.
+  CHECK(contains(md, "| 1 × 2 = 2 of 16 cores | OMP_NUM_THREADS=2 OMP_WAIT_POLICY=PASSIVE | 2 | 90.0 |"));
+  CHECK(contains(md, "| 1 × 2 = 2 (cores not recorded) | not recorded | not recorded | not recorded |"));
+  CHECK(contains(md, "- Not recorded by the programs that ran: logical CPUs (1 of 2 trials), memory (1 of 2 trials)"));
+  // A record that names forwarded variables without their values says so.
+  CHECK(contains(md, "These records name the variables mpirun forwarded (`-x NAME`) without their values"));
+}

@@ -54,6 +54,23 @@ if(EXISTS "${MT_TORCH_DIR}/lib/libgomp.so.1")
   set(OpenMP_gomp_LIBRARY "${MT_TORCH_DIR}/lib/libgomp.so.1" CACHE FILEPATH "" FORCE)
 endif()
 
+# The GPU path: the wheel's CUDA headers and runtime, and its NCCL (the copy libtorch_cuda loads;
+# the machine's older NCCL would lack symbols libtorch_cuda needs). Host code only, so g++ builds
+# it on machines without a GPU or a CUDA toolkit, and CI compiles and links it everywhere.
+set(MT_WITH_CUDA OFF)
+set(MT_WITH_NCCL OFF)
+if(MT_WHEEL_CUDA_DIR AND EXISTS "${MT_WHEEL_CUDA_DIR}/include/cuda_runtime_api.h")
+  set(MT_WITH_CUDA ON)
+  set(MT_CUDA_INCLUDE_DIR "${MT_WHEEL_CUDA_DIR}/include")
+  set(_mt_nccl "${MT_TORCH_DIR}/../nvidia/nccl")
+  if(EXISTS "${_mt_nccl}/include/nccl.h" AND EXISTS "${_mt_nccl}/lib/libnccl.so.2")
+    set(MT_WITH_NCCL ON)
+    get_filename_component(MT_NCCL_INCLUDE_DIR "${_mt_nccl}/include" ABSOLUTE)
+    get_filename_component(MT_NCCL_LIBRARY "${_mt_nccl}/lib/libnccl.so.2" ABSOLUTE)
+  endif()
+endif()
+message(STATUS "GPU path: CUDA ${MT_WITH_CUDA}, NCCL ${MT_WITH_NCCL}")
+
 # mt_prefer_system_fmt(target): the wheel ships fmt 12 headers inside its include directory, which
 # precedes the system's on the include path, while we link the system's libfmt: a directory of
 # our own holding only the system's fmt headers goes first, so headers and library agree.

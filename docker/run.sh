@@ -66,9 +66,19 @@ case "$here/" in
   "$root"/*) ;;
   *) die "run it from inside the checkout $root (the container sees only the checkout), not from $here" 2 ;;
 esac
-case "$root" in
-  *:*|*,*) die "the checkout's path $root holds ':' or ',', which docker's mount options cannot express" 2 ;;
+# A worktree's git data lives in the main checkout's .git: mounted too (read-only), or git inside
+# the container could not read the commit that mtrun records.
+git_common=$(git -C "$root" rev-parse --path-format=absolute --git-common-dir)
+case "$git_common/" in
+  "$root"/*) git_common="" ;;
 esac
+mounted=("$root")
+[ -z "$git_common" ] || mounted+=("$git_common")
+for path in "${mounted[@]}"; do
+  case "$path" in
+    *:*|*,*) die "the path $path holds ':' or ',', which docker's mount options cannot express" 2 ;;
+  esac
+done
 
 incomplete=()
 changed=$(git -C "$root" status --porcelain --untracked-files=no)
@@ -164,6 +174,7 @@ gpus=${MT_DOCKER_GPUS:-all}
 [ "$gpus" = none ] || cmd+=(--gpus "$gpus")
 if [ -t 0 ] && [ -t 1 ]; then cmd+=(-it); fi
 cmd+=(-v "$root:$root" --mount "type=tmpfs,destination=$root/.venv" -w "$here")
+[ -z "$git_common" ] || cmd+=(-v "$git_common:$git_common:ro")
 for v in "${env_vars[@]}"; do cmd+=(-e "$v"); done
 # NCCL's own settings (NCCL_DEBUG, NCCL_SOCKET_IFNAME, …) follow the user into the container.
 while IFS= read -r name; do cmd+=(-e "$name"); done < <(compgen -e | grep '^NCCL_' || true)

@@ -209,6 +209,15 @@ expect_rc 0 "unlabelled image with --allow-mismatch"
 expect_out "has no base-image labels" "a missing base image is said"
 check "an unknown base image is passed as empty" has_pair -e "MT_BASE_IMAGE="
 
+# ---- a worktree: its git data lives in the main checkout, which is mounted too (read-only) --------
+git -C "$REPO" worktree add -q "$WORK/worktree" 2> /dev/null
+reset_calls
+capture in_dir "$WORK/worktree" "$WORK/worktree/docker/run.sh" --image mtb:test -- status
+expect_rc 0 "run from a worktree"
+check "the worktree is mounted" has_pair -v "$WORK/worktree:$WORK/worktree"
+check "the main checkout's git data is mounted read-only" has_pair -v "$REPO/.git:$REPO/.git:ro"
+check "a plain checkout mounts no git data of its own" test "$(cd "$REPO" && docker/run.sh --image mtb:test --print-env -- status | grep -c ':ro')" -eq 0
+
 # ---- images and docker that fail; usage ------------------------------------------------------
 capture docker/run.sh --image mtb:missing -- status
 expect_rc 2 "unknown image"

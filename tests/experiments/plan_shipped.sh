@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Every shipped experiment file passes `mtrun plan` (mtrun's own validation, the one that runs
+# before any job), and experiments/a100_1gpu_slice.yaml is exactly the 1-GPU part of
+# experiments/a100_matrix.yaml: the same trial identities, so the two never drift apart.
+set -euo pipefail
+MTRUN="$MT_BUILD_DIR/bin/mtrun"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+# plan only names the engine in the commands it prints; it need not be built for this.
+ENGINE="$WORK/mtengine"
+printf '#!/bin/sh\nexit 0\n' > "$ENGINE"
+chmod +x "$ENGINE"
+
+checked=0
+for file in "$MT_SOURCE_DIR"/experiments/*.yaml; do
+  name=$(basename "$file" .yaml)
+  if ! "$MTRUN" --db "$WORK/plan.sqlite" plan --engine "$ENGINE" "$file" > "$WORK/$name.plan" 2>&1; then
+    echo "FAIL: mtrun plan experiments/$name.yaml:"
+    cat "$WORK/$name.plan"
+    exit 1
+  fi
+  checked=$((checked + 1))
+done
+
+# A plan line per trial: "<identity> <study> <axis values> rep <r> (timeout …)".
+trials() { grep -E '^[0-9a-f]{12} ' "$WORK/$1.plan" | sed -E 's/ \(timeout [^)]*\)$//'; }
+trials a100_matrix | grep ' ranks=1 ' | sort > "$WORK/matrix-1gpu"
+trials a100_1gpu_slice | sort > "$WORK/slice"
+if ! diff -u "$WORK/matrix-1gpu" "$WORK/slice"; then
+  echo "FAIL: experiments/a100_1gpu_slice.yaml is not the 1-GPU part of experiments/a100_matrix.yaml (diff above)"
+  exit 1
+fi
+[ -s "$WORK/slice" ] || { echo "FAIL: experiments/a100_1gpu_slice.yaml plans no trial"; exit 1; }
+echo "PASS: $checked experiment file(s) plan; the 1-GPU slice is $(wc -l < "$WORK/slice") trials of a100_matrix"

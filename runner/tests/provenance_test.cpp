@@ -114,3 +114,27 @@ TEST_CASE("provenance: a program is found as its job would find it: on PATH, or 
   CHECK(id.script_hash == file_hash(script));
   CHECK(identify_program({"sh", "relative.py"}, "/nonexistent").script.empty());
 }
+
+TEST_CASE("provenance: a container trial needs its image and base image, and overrides keep it incomplete") {
+  auto engine = scratch_file("mtengine_in_image", "engine bytes");
+  ProvenanceContext c = bare_metal_context(engine);
+  c.engine_binary_hash.clear();
+  c.image_ref = "registry.example/mtbench:abc";
+  c.image_id = "sha256:0123";
+  auto cmd = mpirun_command({engine.string(), "train"});
+  ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
+  nlohmann::json env = {{"build_revision", c.source.commit}, {"libtorch", "2.15.0"}, {"mpi", "Open MPI 4.1.4"},
+                        {"compiler", "gcc 12"}, {"os", "Ubuntu 24.04"}, {"kernel", "Linux 6"}, {"cpu_model", "Xeon"}};
+  Provenance p = assemble_provenance(c, result_with(env), cmd, program);
+  CHECK_FALSE(p.complete);
+  CHECK(p.missing_fields == std::vector<std::string>{"base_image"});
+
+  c.base_image = "nvidia/cuda@sha256:4567";
+  p = assemble_provenance(c, result_with(env), cmd, program);
+  CHECK(p.complete);
+
+  c.overrides = {"dirty_tree", "image_revision_mismatch"};
+  p = assemble_provenance(c, result_with(env), cmd, program);
+  CHECK_FALSE(p.complete);
+  CHECK(p.missing_fields == std::vector<std::string>{"override:dirty_tree", "override:image_revision_mismatch"});
+}

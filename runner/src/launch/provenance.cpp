@@ -1,6 +1,7 @@
 #include "launch/provenance.h"
 
 #include <cstdlib>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,9 @@ ProvenanceContext capture_provenance_context(const std::filesystem::path& experi
   c.image_ref = env_or_empty("MT_IMAGE_REF");
   c.image_id = env_or_empty("MT_IMAGE_ID");
   c.base_image = env_or_empty("MT_BASE_IMAGE");
+  std::stringstream overrides(env_or_empty("MT_PROVENANCE_INCOMPLETE"));
+  for (std::string reason; std::getline(overrides, reason, ',');)
+    if (!reason.empty()) c.overrides.push_back(reason);
   c.engine = engine;
   if (c.bare_metal()) c.engine_binary_hash = file_hash(engine);
   return c;
@@ -104,7 +108,9 @@ Provenance assemble_provenance(const ProvenanceContext& context, const std::opti
   } else {
     if (context.image_ref.empty()) missing.push_back("image_ref");
     if (context.image_id.empty()) missing.push_back("image_id");
+    if (context.base_image.empty()) missing.push_back("base_image");
   }
+  for (const auto& reason : context.overrides) missing.push_back("override:" + reason);
   auto require_stack = [&](const std::vector<std::string>& fields) {
     for (const auto& f : fields) {
       if (!stack.contains(f) || !stack[f].is_string() || !known(stack[f].get<std::string>())) {

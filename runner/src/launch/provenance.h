@@ -19,6 +19,9 @@ struct ProvenanceContext {
   std::string image_ref;   // from MT_IMAGE_REF, set by the docker wrapper
   std::string image_id;    // from MT_IMAGE_ID
   std::string base_image;  // from MT_BASE_IMAGE
+  // From MT_PROVENANCE_INCOMPLETE (comma-separated): what the docker wrapper was told to overlook,
+  // e.g. "dirty_tree,image_revision_mismatch". Each makes the provenance incomplete.
+  std::vector<std::string> overrides;
   std::filesystem::path engine;
   std::string engine_binary_hash;  // bare metal only: a container's image ID identifies the engine
   bool bare_metal() const { return image_ref.empty() && image_id.empty(); }

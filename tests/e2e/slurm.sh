@@ -127,7 +127,10 @@ expect_eq "$RC" 1 "run exit code with one trial timed out"
 state_of() { sql "select a.state from attempts a join trials t on t.id=a.trial_id where t.study='$1'"; }
 expect_eq "$(state_of ok)" succeeded "the 2-rank trial through srun"
 expect_eq "$(sql "select count(distinct s.rank) from step_metrics s join attempts a on a.id=s.attempt_id join trials t on t.id=a.trial_id where t.study='ok' and s.name='step_time_ms'")" 2 "per-rank step series"
-expect_eq "$(sql "select substr(a.command, 1, 15) from attempts a join trials t on t.id=a.trial_id where t.study='ok'")" "srun --mpi=pmix" "attempt command"
+# The recorded command shows the environment values it ran with, then srun.
+command=$(sql "select a.command from attempts a join trials t on t.id=a.trial_id where t.study='ok'")
+expect_contains "$command" "OMP_NUM_THREADS=" "attempt command"
+expect_contains "$command" " srun --mpi=pmix " "attempt command"
 expect_eq "$(state_of slow)" timed_out "the slow trial"
 
 no_job_or_rank_left "after the timeout"
@@ -140,7 +143,8 @@ sed -e 's/{type: slurm}/{type: slurm, mode: sbatch}/' slurm.yaml > batch.yaml
 capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" batch.yaml
 echo "$OUT"
 expect_eq "$RC" 1 "sbatch run exit code with one trial timed out"
-batch_attempt() { sql "select a.state || ' ' || substr(a.command, 1, 13) from attempts a join trials t on t.id=a.trial_id where t.study='$1'"; }
+# State, then the launcher word of the recorded command (after the environment values it shows).
+batch_attempt() { sql "select a.state || ' ' || substr(a.command, instr(a.command, 'sbatch'), 13) from attempts a join trials t on t.id=a.trial_id where t.study='$1'"; }
 expect_eq "$(batch_attempt ok)" "succeeded sbatch --wait" "the 2-rank trial through sbatch"
 expect_eq "$(batch_attempt slow)" "timed_out sbatch --wait" "the slow trial through sbatch"
 no_job_or_rank_left "after the sbatch timeout"

@@ -4,6 +4,9 @@
 
 #include <thread>
 
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include "commands/commands.h"
 #include "experiment/experiment_loader.h"
 #include "experiment/identity.h"
@@ -14,12 +17,12 @@
 namespace mt {
 
 ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
-                         const std::optional<std::filesystem::path>& engine) {
+                         const std::optional<std::filesystem::path>& engine, const ExpansionLimits& limits) {
   LoadResult loaded = load_experiment(experiment_file);
   if (!loaded.experiment) throw RunnerError(kExitUsage, format_diagnostics(loaded.errors));
   ExperimentPlan plan;
   plan.experiment = std::move(*loaded.experiment);
-  Expansion expansion = expand_experiment(plan.experiment);
+  Expansion expansion = expand_experiment(plan.experiment, limits);
   if (!expansion.errors.empty()) throw RunnerError(kExitUsage, format_diagnostics(expansion.errors));
   plan.trials = std::move(expansion.trials);
   plan.excluded = expansion.excluded;
@@ -34,6 +37,12 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
       content_hash(plan.plan_hash + "@" + plan.source_revision + "@" + launcher_to_json(plan.context.launcher))
           .substr(0, 12);
   return plan;
+}
+
+void add_max_trials_option(CLI::App& command, ExpansionLimits& limits) {
+  command.add_option("--max-trials", limits.max_trials,
+                     fmt::format("refuse experiments expanding to more trials than this (default {})", kDefaultMaxTrials))
+      ->check(CLI::PositiveNumber);
 }
 
 LaunchContext local_launch_context(const LauncherConfig& launcher, const std::optional<std::filesystem::path>& engine,

@@ -27,10 +27,11 @@ struct RunOptions {
   std::filesystem::path db;
   std::optional<std::filesystem::path> engine;
   bool force = false;
+  ExpansionLimits limits;
 };
 
 int run_experiment(const RunOptions& options, std::ostream& out) {
-  ExperimentPlan plan = make_plan(options.experiment, options.engine);
+  ExperimentPlan plan = make_plan(options.experiment, options.engine, options.limits);
   Store store(options.db);
   recover_stale_attempts(store, out);
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
@@ -84,6 +85,7 @@ CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("FILE", options->experiment, "experiment YAML file")->required();
   cmd->add_flag("--force", options->force, "re-run trials that already succeeded");
   cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
+  add_max_trials_option(*cmd, options->limits);
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     become_child_subreaper();

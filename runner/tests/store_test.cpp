@@ -47,7 +47,7 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   CHECK_FALSE(store.latest_state(row).has_value());
 
   CHECK(store.next_attempt_number(row) == 1);
-  auto first = store.begin_attempt(row, 1, "mpirun ...", "/run", "/run/log.txt");
+  auto first = store.begin_attempt(row, 1, "mpirun ...", "/run", "/run/log.txt", std::nullopt);
   CHECK(store.latest_state(row) == AttemptState::Running);
   AttemptOutcome failed;
   failed.state = AttemptState::Failed;
@@ -56,7 +56,7 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   CHECK(store.latest_state(row) == AttemptState::Failed);
 
   CHECK(store.next_attempt_number(row) == 2);
-  auto second = store.begin_attempt(row, 2, "mpirun ...", "/run2", "/run2/log.txt");
+  auto second = store.begin_attempt(row, 2, "mpirun ...", "/run2", "/run2/log.txt", std::nullopt);
   AttemptOutcome ok;
   ok.state = AttemptState::Succeeded;
   ok.exit_code = 0;

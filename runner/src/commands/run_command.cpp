@@ -37,7 +37,8 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
                              plan.source_revision, plan.plan_hash, launcher_to_json(plan.context.launcher),
                              int(plan.trials.size()), utc_now()});
-  std::vector<Store::StoredTrial> to_run;
+  PendingTrials to_run;
+  std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;
   Transaction registration(store.db());  // one commit for the whole plan, not one per trial
   for (size_t i = 0; i < plan.trials.size(); ++i) {
@@ -45,12 +46,14 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
     if (!options.force && store.latest_state(row) == AttemptState::Succeeded) {
       ++skipped;
     } else {
-      to_run.push_back({row, plan.trials[i]});
+      to_run.rows.push_back(row);
+      plan_index.push_back(i);
     }
   }
   registration.commit();
+  to_run.trial = [&plan, plan_index = std::move(plan_index)](std::size_t k) { return plan.trials[plan_index[k]]; };
   fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run; engine {}\n", plan.experiment.name,
-             plan.campaign_id, plan.trials.size(), to_run.size(), plan.context.engine.string());
+             plan.campaign_id, plan.trials.size(), to_run.rows.size(), plan.context.engine.string());
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }
@@ -60,7 +63,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
 }  // namespace
 
 int run_campaign_trials(Store& store, const std::string& campaign_id, const LaunchContext& context,
-                        const ProvenanceContext& provenance, const std::vector<Store::StoredTrial>& trials,
+                        const ProvenanceContext& provenance, const PendingTrials& trials,
                         const std::filesystem::path& db, std::ostream& out) {
   CampaignRun run;
   run.campaign_id = campaign_id;

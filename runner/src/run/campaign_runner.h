@@ -3,7 +3,9 @@
 // launch and its outcome after, shows progress, stops cleanly when asked. Shared by `run` and
 // `rerun`.
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <vector>
 
@@ -24,6 +26,14 @@ struct CampaignRun {
   ProvenanceContext provenance;
 };
 
+// The trials a run or rerun launches, in order: their rows in the store, and each trial built when
+// its turn comes (from the plan, or from the database), so a campaign of a million trials is never
+// held as a million Trials.
+struct PendingTrials {
+  std::vector<std::int64_t> rows;
+  std::function<Trial(std::size_t)> trial;  // the trial of rows[i]
+};
+
 struct CampaignResult {
   int ran = 0;
   int failed = 0;
@@ -31,8 +41,9 @@ struct CampaignResult {
   bool stopped = false;
 };
 
-CampaignResult run_trials(Store& store, const CampaignRun& run, const std::vector<Store::StoredTrial>& trials,
-                          std::ostream& out);
+// Every attempt started is finished with a state and a reason, whatever its job wrote; only a
+// database that can no longer be written stops the campaign (the exception propagates).
+CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out);
 
 // Marks attempts left `running` by a stopped mtrun as interrupted (so they run again), saying so.
 void recover_stale_attempts(Store& store, std::ostream& out);

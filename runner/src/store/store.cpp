@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <ctime>
 #include <fstream>
 
@@ -122,12 +123,19 @@ std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial
   return s.integer(0);
 }
 
-std::vector<Store::StoredTrial> Store::campaign_trial_specs(const std::string& campaign_id) {
-  auto s = db_.prepare("SELECT id, spec FROM trials WHERE campaign_id = ? ORDER BY ordinal");
+std::vector<std::int64_t> Store::campaign_trial_rows(const std::string& campaign_id) {
+  auto s = db_.prepare("SELECT id FROM trials WHERE campaign_id = ? ORDER BY ordinal");
   s.bind(1, campaign_id);
-  std::vector<StoredTrial> out;
-  while (s.step()) out.push_back({s.integer(0), trial_from_json(s.text(1))});
+  std::vector<std::int64_t> out;
+  while (s.step()) out.push_back(s.integer(0));
   return out;
+}
+
+Trial Store::trial_spec(std::int64_t trial_row) {
+  auto s = db_.prepare("SELECT spec FROM trials WHERE id = ?");
+  s.bind(1, trial_row);
+  if (!s.step()) throw SqliteError(fmt::format("no trial with row {} in the database", trial_row));
+  return trial_from_json(s.text(0));
 }
 
 int Store::interrupt_stale_attempts() {
@@ -162,13 +170,18 @@ int Store::next_attempt_number(std::int64_t trial_row) {
 }
 
 std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std::string& command,
-                                  const std::string& run_dir, const std::string& log_path) {
+                                  const std::string& run_dir, const std::string& log_path,
+                                  const std::optional<Provenance>& provenance) {
+  Transaction tx(db_);
   db_.prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
               "runner_host, runner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)")
       .bind(1, trial_row).bind(2, number).bind(3, command).bind(4, run_dir).bind(5, log_path).bind(6, utc_now())
       .bind(7, host_name()).bind(8, std::int64_t(::getpid()))
       .run();
-  return db_.last_insert_id();
+  const std::int64_t attempt = db_.last_insert_id();
+  if (provenance) record_provenance(attempt, *provenance);
+  tx.commit();
+  return attempt;
 }
 
 void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, const std::optional<Provenance>& provenance) {
@@ -181,11 +194,13 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
       .run();
   auto metric = db_.prepare("INSERT OR REPLACE INTO metrics (attempt_id, name, value) VALUES (?,?,?)");
   for (const auto& m : o.metrics) {
+    if (!std::isfinite(m.value)) continue;
     metric.bind(1, attempt_id).bind(2, m.name).bind(3, m.value).run();
     metric.reset();
   }
   auto step = db_.prepare("INSERT OR REPLACE INTO step_metrics (attempt_id, name, rank, step, value) VALUES (?,?,?,?,?)");
   for (const auto& v : o.steps) {
+    if (!std::isfinite(v.value)) continue;
     step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
     step.reset();
   }

@@ -60,8 +60,9 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == mt::kGuardSubcommand) return mt::run_job_guard(argc - 2, argv + 2);
   CLI::App app{"mtrun: declarative experiment runner for distributed training benchmarks"};
   app.require_subcommand(1);
+  app.fallthrough();  // inherited by every subcommand: `mtrun run FILE --db X` means `mtrun --db X run FILE`
   mt::GlobalOptions global;
-  app.add_option("--db", global.db, "results database")->capture_default_str();
+  app.add_option("--db", global.db, "results database (before or after the subcommand)")->capture_default_str();
 
   std::vector<std::pair<CLI::App*, mt::CommandRunner>> commands;
   for (auto registration : kCommands) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "commands/experiment_plan.h"
 #include "experiment/experiment_loader.h"
 #include "experiment/matrix.h"
 
@@ -166,4 +167,13 @@ TEST_CASE("trials are built on demand from compact records, in the same order as
   CHECK(x.trials.identity(index) == t.identity);
   CHECK(x.trials[index - 60000].group_key == t.group_key);
   CHECK(x.trials.back().param("seed") == "40");
+}
+
+TEST_CASE("a renamed experiment is a campaign of its own") {
+  LauncherConfig mpirun;
+  CHECK(campaign_id_of("a", "plan", "rev", mpirun) != campaign_id_of("b", "plan", "rev", mpirun));
+  CHECK(campaign_id_of("a", "plan", "rev", mpirun) == campaign_id_of("a", "plan", "rev", mpirun));
+  LauncherConfig slurm;
+  slurm.type = "slurm";
+  CHECK(campaign_id_of("a", "plan", "rev", mpirun) != campaign_id_of("a", "plan", "rev", slurm));
 }

@@ -31,12 +31,13 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   plan.provenance = capture_provenance_context(plan.experiment.file.parent_path(), plan.context.engine);
   plan.source_revision = plan.provenance.source.revision();
   plan.plan_hash = mt::plan_hash(plan.trials);
-  // How trials are launched is part of what a campaign measures: srun and mpirun runs of the same
-  // plan are different campaigns.
-  plan.campaign_id =
-      content_hash(plan.plan_hash + "@" + plan.source_revision + "@" + launcher_to_json(plan.context.launcher))
-          .substr(0, 12);
+  plan.campaign_id = campaign_id_of(plan.experiment.name, plan.plan_hash, plan.source_revision, plan.context.launcher);
   return plan;
+}
+
+std::string campaign_id_of(const std::string& experiment, const std::string& plan_hash,
+                           const std::string& source_revision, const LauncherConfig& launcher) {
+  return content_hash(experiment + "@" + plan_hash + "@" + source_revision + "@" + launcher_to_json(launcher)).substr(0, 12);
 }
 
 void add_max_trials_option(CLI::App& command, ExpansionLimits& limits) {

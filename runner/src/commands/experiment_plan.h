@@ -27,8 +27,14 @@ struct ExperimentPlan {
   ProvenanceContext provenance;
   std::string source_revision;  // commit, plus diff hash when the tree is dirty
   std::string plan_hash;
-  std::string campaign_id;  // from plan hash and source revision
+  std::string campaign_id;  // see campaign_id_of
 };
+
+// A campaign is one experiment's plan at one source revision, launched one way: the experiment's
+// name (what users look campaigns up by), the plan hash, the revision and the launcher (srun and
+// mpirun runs of the same plan are different campaigns) make its id.
+std::string campaign_id_of(const std::string& experiment, const std::string& plan_hash,
+                           const std::string& source_revision, const LauncherConfig& launcher);
 
 // How jobs start on this machine: the engine to run (see locate_engine), the launcher, who we
 // are and how many cores there are.

@@ -1,5 +1,6 @@
 // mtrun: flags → subcommand → exit code. Everything else lives in mtrun_lib.
 #include <signal.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -83,7 +84,10 @@ int main(int argc, char** argv) {
   } catch (const mt::RunnerError& e) {
     return report_error(e.what(), e.exit_code());
   } catch (const mt::SqliteError& e) {
-    return report_error(std::string("database error: ") + e.what(), mt::kExitFailure);
+    // A database that cannot be opened or read at all is bad input; anything else failed on the way.
+    const bool unusable = e.code() == SQLITE_NOTADB || e.code() == SQLITE_CORRUPT || e.code() == SQLITE_CANTOPEN ||
+                          e.code() == SQLITE_READONLY || e.code() == SQLITE_PERM;
+    return report_error(std::string("database error: ") + e.what(), unusable ? mt::kExitUsage : mt::kExitFailure);
   } catch (const std::exception& e) {
     return report_error(e.what(), mt::kExitFailure);
   }

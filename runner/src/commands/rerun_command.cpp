@@ -2,6 +2,7 @@
 // attempt did not succeed (and any never started because a runner was stopped). Trials are
 // rebuilt from the database, so an edited experiment file does not change what is re-run.
 
+#include <ctime>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -32,14 +33,14 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
   if (!options.failed) throw RunnerError(kExitUsage, "rerun needs --failed (the only selection so far)");
   require_database(options.db);
   Store store(options.db);
-  recover_stale_attempts(store, out);
   const Campaign campaign = select_campaign(store.db(), options.campaign);
+  CampaignLease lease(store.db(), campaign.id, RunnerId::self(), std::time(nullptr));
+  recover_stale_attempts(store, lease, out);
   PendingTrials to_run;
   int never_started = 0;
   for (std::int64_t row : store.campaign_trial_rows(campaign.id)) {
     std::optional<AttemptState> state = store.latest_state(row);
     if (state == AttemptState::Succeeded) continue;
-    if (state == AttemptState::Running) continue;  // a live runner owns it
     if (!state) ++never_started;
     to_run.rows.push_back(row);
   }
@@ -50,7 +51,7 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
 
   const auto experiment_dir = std::filesystem::path(campaign.experiment_file).parent_path();
   LaunchContext context = local_launch_context(launcher_from_json(campaign.launcher), options.engine, experiment_dir);
-  return run_campaign_trials(store, campaign.id, context, capture_provenance_context(experiment_dir, context.engine),
+  return run_campaign_trials(store, lease, context, capture_provenance_context(experiment_dir, context.engine),
                              to_run, options.db, out);
 }
 

@@ -2,6 +2,7 @@
 // (like make), one launcher job each, then prints the summary.
 #include <unistd.h>
 
+#include <ctime>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -9,6 +10,7 @@
 #include <fmt/ostream.h>
 
 #include "run/campaign_runner.h"
+#include "run/lease_keeper.h"
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
@@ -33,7 +35,8 @@ struct RunOptions {
 int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine, options.limits);
   Store store(options.db);
-  recover_stale_attempts(store, out);
+  CampaignLease lease(store.db(), plan.campaign_id, RunnerId::self(), std::time(nullptr));
+  recover_stale_attempts(store, lease, out);
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
                              plan.source_revision, plan.plan_hash, launcher_to_json(plan.context.launcher),
                              int(plan.trials.size()), utc_now()});
@@ -57,16 +60,19 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }
-  return run_campaign_trials(store, plan.campaign_id, plan.context, plan.provenance, to_run, options.db, out);
+  return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, options.db, out);
 }
 
 }  // namespace
 
-int run_campaign_trials(Store& store, const std::string& campaign_id, const LaunchContext& context,
+int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
                         const ProvenanceContext& provenance, const PendingTrials& trials,
                         const std::filesystem::path& db, std::ostream& out) {
+  const std::string& campaign_id = lease.campaign_id();
+  LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
   run.campaign_id = campaign_id;
+  run.lease_lost = &keeper.lost();
   run.context = context;
   run.runs_dir = campaign_runs_dir(db, campaign_id);
   run.live_progress = ::isatty(STDOUT_FILENO) == 1;

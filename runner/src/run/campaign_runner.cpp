@@ -120,6 +120,10 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
       result.stopped = true;
       break;
     }
+    if (run.lease_lost && run.lease_lost->load()) {
+      result.lease_lost = true;
+      break;
+    }
     const Trial t = trials.trial(i);
     progress.trial_started(fmt::format("{} {} rep {}", t.study, t.axes_label(), t.repeat_index));
     auto [outcome, log_file] = run_one(store, run, trials.rows[i], t);
@@ -134,16 +138,21 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
   return result;
 }
 
-void recover_stale_attempts(Store& store, std::ostream& out) {
-  if (int stale = store.interrupt_stale_attempts()) {
+void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostream& out) {
+  if (int stale = lease.interrupted() + store.interrupt_stale_attempts()) {
     fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
   }
 }
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
                     const std::filesystem::path& db, std::ostream& out) {
-  fmt::print(out, "\n{}", render_summary(campaign_trials(store, campaign_id)));
+  fmt::print(out, "\n{}", render_summary(campaign_trials(store.db(), campaign_id)));
   fmt::print(out, "\nresults: {}  (mtrun status; mtrun query \"select * from training\")\n", db.string());
+  if (result.lease_lost) {
+    fmt::print(out, "stopped: another mtrun took campaign {} over while this one was stalled; {} trial(s) not run here\n",
+               campaign_id, result.not_run);
+    return kExitFailure;
+  }
   if (result.stopped) {
     fmt::print(out, "interrupted: {} trial(s) not run; `mtrun rerun --failed` completes the campaign\n",
                result.not_run);

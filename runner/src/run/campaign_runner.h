@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "launch/provenance.h"
+#include "store/lease.h"
 #include "store/store.h"
 #include "launch/trial_command.h"
 
@@ -21,6 +22,7 @@ struct CampaignRun {
   std::filesystem::path runs_dir;  // attempts go to runs_dir/<trial identity>/attempt-N
   bool live_progress = false;
   std::atomic<bool>* stop = nullptr;          // set asynchronously to stop launching
+  const std::atomic<bool>* lease_lost = nullptr;  // set when another runner took the campaign over
   std::atomic<int>* running_launcher = nullptr;
   std::filesystem::path guard;  // this mtrun's executable, to start jobs under a job guard
   ProvenanceContext provenance;
@@ -39,14 +41,16 @@ struct CampaignResult {
   int failed = 0;
   int not_run = 0;  // left when stopped
   bool stopped = false;
+  bool lease_lost = false;
 };
 
 // Every attempt started is finished with a state and a reason, whatever its job wrote; only a
 // database that can no longer be written stops the campaign (the exception propagates).
 CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out);
 
-// Marks attempts left `running` by a stopped mtrun as interrupted (so they run again), saying so.
-void recover_stale_attempts(Store& store, std::ostream& out);
+// Marks attempts left `running` by a stopped mtrun as interrupted (so they run again), saying so:
+// the campaign's own (found when its lease was taken) and those of other campaigns.
+void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostream& out);
 
 // Exit code and closing lines shared by run and rerun: summary table, where the results are, and
 // what to do about failures or an interruption.

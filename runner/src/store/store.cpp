@@ -3,17 +3,21 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <sqlite3.h>
+
+#include <chrono>
 #include <ctime>
-#include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "runner_error.h"
+#include "store/lease.h"
+#include "store/schema.h"
 #include "store/trial_json.h"
 
 namespace mt {
-
-const char* store_schema_sql();  // generated from schemas/store.sql
 
 namespace {
 
@@ -25,18 +29,18 @@ AttemptState parse_state(const std::string& s) {
   throw SqliteError(fmt::format("unknown attempt state '{}' in database", s));
 }
 
-
-std::string host_name() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-// True if `pid` is a live mtrun (not a recycled PID now used by something else).
-bool is_live_runner(std::int64_t pid) {
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  return std::getline(comm, name) && name == "mtrun";
+// Switching to WAL needs a moment alone with the file: a second runner opening a new database at
+// the same time gets SQLITE_BUSY at once (no busy handler runs for it), so wait and try again.
+void use_wal(Database& db) {
+  for (int tries = 1;; ++tries) {
+    try {
+      db.exec("PRAGMA journal_mode=WAL");  // readers (status, query) never block the campaign
+      return;
+    } catch (const SqliteError& e) {
+      if ((e.code() != SQLITE_BUSY && e.code() != SQLITE_LOCKED) || tries >= 1000) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
 }
 
 }  // namespace
@@ -77,26 +81,14 @@ const std::filesystem::path& with_parent_created(const std::filesystem::path& fi
 }
 
 Store::Store(const std::filesystem::path& file) : db_(with_parent_created(file), Database::Mode::ReadWrite) {
-  db_.exec("PRAGMA journal_mode=WAL");  // readers (status, query) never block the campaign
+  if (db_.read_only()) {
+    throw RunnerError(kExitUsage, fmt::format("{} is read-only, and this command writes to it", file.string()));
+  }
+  checked_schema_version(db_, file, /*empty_ok=*/true);  // before anything is written to it
+  use_wal(db_);
   db_.exec("PRAGMA synchronous=NORMAL");
   db_.exec("PRAGMA foreign_keys=ON");
-  migrate();
-}
-
-void Store::migrate() {
-  int version = db_.user_version();
-  if (version > kSchemaVersion) {
-    throw SqliteError(fmt::format("database schema version {} is newer than this mtrun understands ({}); "
-                                  "use a newer mtrun or another --db",
-                                  version, kSchemaVersion));
-  }
-  if (version == 0) {
-    Transaction tx(db_);
-    db_.exec(store_schema_sql());
-    db_.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
-    tx.commit();
-  }
-  // Forward-only migrations from version N to N+1 go here as the schema grows.
+  migrate_to_latest(db_, file);
 }
 
 void Store::add_campaign_if_new(const Campaign& c) {
@@ -139,19 +131,22 @@ Trial Store::trial_spec(std::int64_t trial_row) {
 }
 
 int Store::interrupt_stale_attempts() {
-  auto running = db_.prepare("SELECT id, runner_pid FROM attempts WHERE state = 'running' AND runner_host = ?");
-  running.bind(1, host_name());
-  std::vector<std::pair<std::int64_t, std::int64_t>> stale;
+  Transaction tx(db_);
+  auto running = db_.prepare("SELECT a.id, t.campaign_id, a.runner_host, a.runner_pid FROM attempts a "
+                             "JOIN trials t ON t.id = a.trial_id WHERE a.state = 'running'");
+  std::vector<std::int64_t> stale;
   while (running.step()) {
-    if (!is_live_runner(running.integer(1))) stale.emplace_back(running.integer(0), running.integer(1));
+    if (!attempt_runner_alive(db_, running.text(1), running.text(2), running.integer(3), std::time(nullptr))) {
+      stale.push_back(running.integer(0));
+    }
   }
-  for (const auto& [attempt, pid] : stale) {
-    db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = ? "
-                "WHERE id = ? AND state = 'running'")
-        .bind(1, utc_now()).bind(2, fmt::format("mtrun (pid {}) stopped while this trial was running", pid))
-        .bind(3, attempt)
+  for (std::int64_t attempt : stale) {
+    db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
+                "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' WHERE id = ?")
+        .bind(1, utc_now()).bind(2, attempt)
         .run();
   }
+  tx.commit();
   return int(stale.size());
 }
 
@@ -176,7 +171,7 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
   db_.prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
               "runner_host, runner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)")
       .bind(1, trial_row).bind(2, number).bind(3, command).bind(4, run_dir).bind(5, log_path).bind(6, utc_now())
-      .bind(7, host_name()).bind(8, std::int64_t(::getpid()))
+      .bind(7, this_host()).bind(8, std::int64_t(::getpid()))
       .run();
   const std::int64_t attempt = db_.last_insert_id();
   if (provenance) record_provenance(attempt, *provenance);

@@ -60,10 +60,11 @@ Campaign campaign_from_row(const Statement& row);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;  // sections of schemas/store.sql (a test checks)
 
-  // Opens (creating the file and its directory if needed) and migrates to kSchemaVersion.
-  // Throws SqliteError; refuses a database written by a newer mtrun.
+  // Opens for writing (creating the file and its directory if needed) and migrates to
+  // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a
+  // file that is not an mtrun database and one written by a newer mtrun; SqliteError otherwise.
   explicit Store(const std::filesystem::path& file);
 
   Database& db() { return db_; }
@@ -78,8 +79,8 @@ class Store {
   // The trial of a row, rebuilt from what was stored.
   Trial trial_spec(std::int64_t trial_row);
 
-  // Attempts left 'running' by an mtrun on this host that no longer runs become 'interrupted'.
-  // Returns how many. Attempts of a live runner (another campaign in parallel) are left alone.
+  // Attempts left 'running' by a runner that no longer holds a live lease of their campaign become
+  // 'interrupted' (lease.h). Returns how many. A live runner's attempts are left alone.
   int interrupt_stale_attempts();
 
   // State of the trial's latest attempt, or nullopt if it never ran.
@@ -98,7 +99,6 @@ class Store {
                       const std::optional<Provenance>& provenance);
 
  private:
-  void migrate();
   void record_provenance(std::int64_t attempt_id, const Provenance& provenance);
   Database db_;
 };

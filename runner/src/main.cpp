@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -26,10 +27,12 @@ constexpr mt::CommandRegistration kCommands[] = {
     mt::register_compare_command,
 };
 
-// First Ctrl-C/SIGTERM: stop launching, terminate the running trial cleanly (the run loop does it).
-// Second: kill the running job's process group at once and exit.
+// First Ctrl-C/SIGTERM: a command that stops cleanly (run, rerun, query) is told so and says what
+// it does (run: stop launching, terminate the running trial); any other exits at once. Second:
+// kill the running job's process group at once and exit.
 void on_stop_signal(int) {
-  if (mt::g_stop_requested.exchange(true)) {
+  const char* notice = mt::g_stop_notice.load();
+  if (mt::g_stop_requested.exchange(true) || notice == nullptr) {
     int pid = mt::g_running_launcher.load();
     if (pid > 0) {
       ::kill(-pid, SIGKILL);
@@ -37,8 +40,7 @@ void on_stop_signal(int) {
     }
     ::_exit(mt::kExitInterrupted);
   }
-  const char msg[] = "\nmtrun: stopping after the running trial is terminated (again to exit now)\n";
-  [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  [[maybe_unused]] auto n = ::write(STDERR_FILENO, notice, std::strlen(notice));
 }
 
 void install_signal_handlers() {

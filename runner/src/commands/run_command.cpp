@@ -21,6 +21,7 @@ namespace mt {
 
 std::atomic<bool> g_stop_requested{false};
 std::atomic<int> g_running_launcher{0};
+std::atomic<const char*> g_stop_notice{nullptr};
 
 namespace {
 
@@ -77,6 +78,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.runs_dir = campaign_runs_dir(db, campaign_id);
   run.live_progress = ::isatty(STDOUT_FILENO) == 1;
   run.stop = &g_stop_requested;
+  g_stop_notice = "\nmtrun: stopping after the running trial is terminated (again to exit now)\n";
   run.running_launcher = &g_running_launcher;
   run.guard = mtrun_executable();
   run.provenance = provenance;

@@ -101,6 +101,25 @@ expect_contains "$OUT" "results/mtrun.sqlite does not exist yet; the first run c
 expect_eq "$(ls -A "$WORK/empty")" "" "nothing created in the working directory"
 cd "$WORK"
 
+# A WAL database in a directory the reader cannot write (as root, the reader is nobody): read
+# without its WAL index, while `run` says it cannot write there.
+as_reader() { if [ "$(id -u)" == 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+mkdir "$WORK/locked"
+cp "$DB" "$WORK/locked/mtrun.sqlite"
+sqlite3 "$WORK/locked/mtrun.sqlite" "PRAGMA journal_mode=WAL" > /dev/null
+chmod 755 "$WORK"
+chmod 555 "$WORK/locked"
+chmod 444 "$WORK/locked/mtrun.sqlite"
+capture as_reader "$MTRUN" --db "$WORK/locked/mtrun.sqlite" query --csv "select count(*) as n from trials"
+expect_eq "$RC$OUT" "0n
+2" "query of a WAL database in a read-only directory"
+capture as_reader "$MTRUN" --db "$WORK/locked/mtrun.sqlite" status
+expect_eq "$RC" 0 "status of a WAL database in a read-only directory"
+capture as_reader "$MTRUN" --db "$WORK/locked/mtrun.sqlite" run "$WORK/exp.yaml"
+expect_eq "$RC" 2 "run on a database it cannot write"
+expect_contains "$OUT" "$WORK/locked/mtrun.sqlite is read-only, and this command writes to it" "read-only database message"
+chmod 755 "$WORK/locked"
+
 # An older (version 1) database is read as it is: status does not migrate it.
 cp "$DB" "$WORK/v1.sqlite"
 sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP TABLE leases; PRAGMA user_version=1" > /dev/null

@@ -18,7 +18,9 @@ std::unique_ptr<Database> open_store_read_only(const std::filesystem::path& file
   try {
     checked_schema_version(*db, file, /*empty_ok=*/false);
   } catch (const SqliteError& e) {
-    if (e.code() != SQLITE_CANTOPEN) throw;
+    // A WAL database whose index (-shm) cannot be created here: SQLite says it cannot open the
+    // file, or that reading it would write.
+    if (e.code() != SQLITE_CANTOPEN && e.code() != SQLITE_READONLY) throw;
     db = std::make_unique<Database>(file, Database::Mode::Immutable);
     checked_schema_version(*db, file, /*empty_ok=*/false);
   }

@@ -158,3 +158,14 @@ TEST_CASE("status shows a gone runner's attempt as interrupted without changing 
   f.running_attempt(RunnerId::self());
   CHECK(campaign_trials(*db, "c")[0].state == std::string("running"));
 }
+
+TEST_CASE("the refusal does not wait for the write lock the holder keeps") {
+  Fixture f("locked.sqlite");
+  CampaignLease mine(f.store.db(), "c", RunnerId::self(), kNow);
+  Database holder(f.path, Database::Mode::ReadWrite);
+  Transaction registering(holder);  // e.g. the holder registering a large plan
+  Database second(f.path, Database::Mode::ReadWrite);
+  RunnerId other = RunnerId::self();
+  other.pid = dead_pid();
+  CHECK_THROWS_AS(CampaignLease(second, "c", other, kNow), RunnerError);
+}

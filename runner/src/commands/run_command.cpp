@@ -44,8 +44,15 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   PendingTrials to_run;
   std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;
-  Transaction registration(store.db());  // one commit for the whole plan, not one per trial
+  // Trials are registered in transactions of many (one per trial is slow), but not all in one: a
+  // runner of another campaign must not wait long for the write lock.
+  constexpr size_t kTrialsPerCommit = 10000;
+  std::optional<Transaction> registration;
   for (size_t i = 0; i < plan.trials.size(); ++i) {
+    if (i % kTrialsPerCommit == 0) {
+      if (registration) registration->commit();
+      registration.emplace(store.db());
+    }
     std::int64_t row = store.add_trial_if_new(plan.campaign_id, plan.trials[i], int(i));
     if (!options.force && store.latest_state(row) == AttemptState::Succeeded) {
       ++skipped;
@@ -54,7 +61,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
       plan_index.push_back(i);
     }
   }
-  registration.commit();
+  if (registration) registration->commit();
   to_run.trial = [&plan, plan_index = std::move(plan_index)](std::size_t k) { return plan.trials[plan_index[k]]; };
   fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run; engine {}\n", plan.experiment.name,
              plan.campaign_id, plan.trials.size(), to_run.rows.size(), plan.context.engine.string());

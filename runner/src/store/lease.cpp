@@ -72,14 +72,11 @@ bool attempt_runner_alive(Database& db, const std::string& campaign_id, const st
 
 CampaignLease::CampaignLease(Database& db, std::string campaign_id, RunnerId me, std::int64_t now)
     : db_(db), campaign_id_(std::move(campaign_id)), me_(std::move(me)) {
+  // First without the write lock, which the holder may keep for a while (registering a large plan):
+  // a refusal should not wait for it. Then again inside the transaction that takes the lease.
+  refuse_if_held(now);
   Transaction tx(db_);
-  auto held = read_lease(db_, campaign_id_);
-  if (held && !(held->holder == me_) && held->live(me_.host, now)) {
-    throw RunnerError(kExitFailure,
-                      fmt::format("campaign {} is already being run by mtrun (pid {} on {}, since {}); one runner "
-                                  "runs a campaign at a time: wait for it to finish, or stop it",
-                                  campaign_id_, held->holder.pid, held->holder.host, held->acquired_at));
-  }
+  refuse_if_held(now);
   db_.prepare("INSERT OR REPLACE INTO leases (campaign_id, holder_host, holder_pid, holder_start, acquired_at, "
               "expires_at) VALUES (?, ?, ?, ?, ?, ?)")
       .bind(1, campaign_id_).bind(2, me_.host).bind(3, me_.pid).bind(4, me_.start).bind(5, utc_now())
@@ -93,6 +90,16 @@ CampaignLease::CampaignLease(Database& db, std::string campaign_id, RunnerId me,
       .run();
   interrupted_ = db_.changes();
   tx.commit();
+}
+
+void CampaignLease::refuse_if_held(std::int64_t now) {
+  auto held = read_lease(db_, campaign_id_);
+  if (held && !(held->holder == me_) && held->live(me_.host, now)) {
+    throw RunnerError(kExitFailure,
+                      fmt::format("campaign {} is already being run by mtrun (pid {} on {}, since {}); one runner "
+                                  "runs a campaign at a time: wait for it to finish, or stop it",
+                                  campaign_id_, held->holder.pid, held->holder.host, held->acquired_at));
+  }
 }
 
 CampaignLease::~CampaignLease() {

@@ -64,6 +64,8 @@ class CampaignLease {
   const RunnerId& holder() const { return me_; }
 
  private:
+  void refuse_if_held(std::int64_t now);
+
   Database& db_;
   std::string campaign_id_;
   RunnerId me_;

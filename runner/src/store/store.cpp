@@ -84,11 +84,12 @@ Store::Store(const std::filesystem::path& file) : db_(with_parent_created(file),
   if (db_.read_only()) {
     throw RunnerError(kExitUsage, fmt::format("{} is read-only, and this command writes to it", file.string()));
   }
-  checked_schema_version(db_, file, /*empty_ok=*/true);  // before anything is written to it
+  const int version = checked_schema_version(db_, file, /*empty_ok=*/true);  // before anything is written
   use_wal(db_);
   db_.exec("PRAGMA synchronous=NORMAL");
   db_.exec("PRAGMA foreign_keys=ON");
-  migrate_to_latest(db_, file);
+  // Only a database that needs it waits for the write lock (another runner may hold it a while).
+  if (version < kSchemaVersion) migrate_to_latest(db_, file);
 }
 
 void Store::add_campaign_if_new(const Campaign& c) {

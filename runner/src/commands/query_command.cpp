@@ -3,6 +3,7 @@
 // the first Ctrl-C stops it.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <optional>
@@ -92,7 +93,7 @@ Statement prepare_one_read(Database& db, const std::string& sql) {
   sqlite3_set_authorizer(db.handle(), authorize, nullptr);
   if (rc != SQLITE_OK || next) {
     std::string rest = tail;
-    rest = rest.substr(rest.find_first_not_of(" \t\n;"));
+    rest.erase(0, std::min(rest.size(), rest.find_first_not_of(" \t\r\n;")));
     if (rest.size() > 60) rest = rest.substr(0, 57) + "...";
     throw RunnerError(kExitUsage, fmt::format("mtrun query takes exactly one SQL statement; remove what follows "
                                               "the first: '{}'",

@@ -1,5 +1,8 @@
--- mtrun results store, schema version 1 (PRAGMA user_version = 1).
--- Later versions add forward-only migrations; a database newer than the binary is refused.
+-- mtrun results store (PRAGMA user_version = its schema version).
+-- The file is read in sections: everything before the first "-- @version" line creates schema
+-- version 1; each "-- @version N" section takes a database from N-1 to N. A new database runs
+-- them all; an older one, the sections it lacks, in one transaction. Sections are only ever
+-- appended; a database newer than the binary is refused.
 
 -- One campaign = one resolved plan of one experiment at one source revision.
 CREATE TABLE campaigns (
@@ -50,7 +53,7 @@ CREATE TABLE attempts (
   started_at   TEXT NOT NULL,
   finished_at  TEXT,
   duration_s   REAL,
-  result_json  TEXT,                           -- the engine's result file, verbatim
+  result_json  TEXT,                           -- the result file as written; non-finite numbers as null
   runner_host  TEXT NOT NULL,                  -- the mtrun that launched it, to tell a live
   runner_pid   INTEGER NOT NULL,               -- campaign from one whose runner was killed
   UNIQUE (trial_id, attempt)
@@ -125,3 +128,17 @@ JOIN latest_attempts a ON a.trial_id = t.id
 LEFT JOIN metrics m ON m.attempt_id = a.id
 WHERE t.workload = 'train'
 GROUP BY a.id;
+
+-- @version 2
+-- Which mtrun is running a campaign. A runner takes the lease in an immediate transaction before
+-- it starts a trial and gives it back when it ends; a second runner of the campaign is refused,
+-- naming the holder. A lease binds while its holder lives: on the same host, while its PID runs
+-- with the recorded start time; from another host, until expires_at, which the holder renews.
+CREATE TABLE leases (
+  campaign_id  TEXT PRIMARY KEY,
+  holder_host  TEXT NOT NULL,
+  holder_pid   INTEGER NOT NULL,
+  holder_start TEXT NOT NULL,                 -- start time of holder_pid (/proc/PID/stat), against recycled PIDs
+  acquired_at  TEXT NOT NULL,                 -- UTC, ISO 8601
+  expires_at   INTEGER NOT NULL               -- Unix time
+);

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Fuzzes experiment parsing, validation and expansion with libFuzzer (clang, ASan+UBSan).
-#   scripts/fuzz.sh            # 60 seconds (what the test suite runs)
+# Fuzzes mtrun with libFuzzer (clang, ASan+UBSan), the time split between two targets:
+#   experiment_fuzzer  experiment files: parsing, validation, the trial-count limit, expansion,
+#                      command templates, and the input as a bare expression (depth limit)
+#   ingest_fuzzer      what a trial leaves behind: result JSON (size, depth, non-finite numbers),
+#                      logs (rank-death line, metric regexes) and storing the outcome
+#   scripts/fuzz.sh            # 60 seconds in all (what the test suite runs)
 #   scripts/fuzz.sh 3600       # a longer run; crashes are written to build-fuzz/crashes/
-# Seeds: every experiment file in the repository. Exits non-zero on any crash, leak or UB report.
+# Seeds: every experiment file in the repository; runner/fuzz/ingest_seeds for ingest.
+# Exits non-zero on any crash, leak or UB report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_TO_RUN=${1:-60}
@@ -10,8 +15,13 @@ BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed (apt-get install clang)"; exit 2; }
 CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMT_BUILD_ENGINE=OFF \
   -DMT_BUILD_TESTS=OFF -DMT_BUILD_FUZZERS=ON >/dev/null
-cmake --build "$BUILD" --target experiment_fuzzer -j"$(nproc)"
-mkdir -p "$BUILD/corpus" "$BUILD/crashes"
+cmake --build "$BUILD" --target experiment_fuzzer ingest_fuzzer -j"$(nproc)"
+mkdir -p "$BUILD/corpus" "$BUILD/ingest_corpus" "$BUILD/crashes"
 cp experiments/*.yaml runner/tests/data/*.yaml "$BUILD/corpus/"
-exec "$BUILD/bin/experiment_fuzzer" "$BUILD/corpus" -max_total_time="$SECONDS_TO_RUN" -max_len=4096 \
-  -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$BUILD/crashes/" -print_final_stats=1
+cp runner/fuzz/ingest_seeds/* "$BUILD/ingest_corpus/"
+run() {  # run TARGET CORPUS MAX_LEN SECONDS
+  "$BUILD/bin/$1" "$BUILD/$2" -max_total_time="$4" -max_len="$3" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$BUILD/crashes/$1-" -print_final_stats=1
+}
+run experiment_fuzzer corpus 4096 $(( (SECONDS_TO_RUN + 1) / 2 ))
+run ingest_fuzzer ingest_corpus 65536 $(( SECONDS_TO_RUN / 2 ))

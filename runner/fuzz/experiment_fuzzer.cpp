@@ -1,6 +1,7 @@
 // libFuzzer target over everything an experiment file goes through before a trial runs: YAML
-// parsing, validation, expansion (zip, exclude, include, derived values, where), command
-// templates and diagnostics formatting. Malformed input must only ever produce a message.
+// parsing, validation, the trial-count limit, expansion (zip, exclude, include, derived values,
+// where), command templates and diagnostics formatting; and the input as a bare expression, with
+// its depth limit. Malformed input must only ever produce a message.
 #include <unistd.h>
 
 #include <cstddef>
@@ -9,11 +10,27 @@
 #include <string>
 
 #include "experiment/experiment_loader.h"
-#include "launch/launcher.h"
+#include "experiment/expression.h"
 #include "experiment/matrix.h"
+#include "launch/launcher.h"
 #include "launch/trial_command.h"
 
+namespace {
+
+// The input as an expression: parsed, and evaluated with every name defined.
+void fuzz_expression(const std::string& source) {
+  std::string error;
+  int column = 0;
+  auto expression = mt::Expression::parse(source, error, column);
+  if (!expression) return;
+  expression->evaluate([](const std::string&) { return std::optional<std::string>("2"); }, error);
+  expression->names();
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  fuzz_expression(std::string(reinterpret_cast<const char*>(data), size));
   // The loader reads files (diagnostics quote the offending line), so the input becomes one.
   static const std::string path = "/tmp/mtrun-fuzz-" + std::to_string(::getpid()) + ".yaml";
   {
@@ -23,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mt::LoadResult loaded = mt::load_experiment(path);
   std::string text = mt::format_diagnostics(loaded.errors);
   if (!loaded.experiment) return 0;
-  mt::Expansion expansion = mt::expand_experiment(*loaded.experiment);
+  // A small limit keeps each input fast; the count is checked before anything is expanded.
+  mt::Expansion expansion = mt::expand_experiment(*loaded.experiment, mt::ExpansionLimits{10000});
   text += mt::format_diagnostics(expansion.errors);
   if (!expansion.errors.empty()) return 0;
   mt::LaunchContext context;

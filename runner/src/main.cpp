@@ -1,7 +1,9 @@
 // mtrun: flags → subcommand → exit code. Everything else lives in mtrun_lib.
 #include <signal.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -25,10 +27,12 @@ constexpr mt::CommandRegistration kCommands[] = {
     mt::register_compare_command,
 };
 
-// First Ctrl-C/SIGTERM: stop launching, terminate the running trial cleanly (the run loop does it).
-// Second: kill the running job's process group at once and exit.
+// First Ctrl-C/SIGTERM: a command that stops cleanly (run, rerun, query) is told so and says what
+// it does (run: stop launching, terminate the running trial); any other exits at once. Second:
+// kill the running job's process group at once and exit.
 void on_stop_signal(int) {
-  if (mt::g_stop_requested.exchange(true)) {
+  const char* notice = mt::g_stop_notice.load();
+  if (mt::g_stop_requested.exchange(true) || notice == nullptr) {
     int pid = mt::g_running_launcher.load();
     if (pid > 0) {
       ::kill(-pid, SIGKILL);
@@ -36,8 +40,7 @@ void on_stop_signal(int) {
     }
     ::_exit(mt::kExitInterrupted);
   }
-  const char msg[] = "\nmtrun: stopping after the running trial is terminated (again to exit now)\n";
-  [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  [[maybe_unused]] auto n = ::write(STDERR_FILENO, notice, std::strlen(notice));
 }
 
 void install_signal_handlers() {
@@ -60,8 +63,9 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == mt::kGuardSubcommand) return mt::run_job_guard(argc - 2, argv + 2);
   CLI::App app{"mtrun: declarative experiment runner for distributed training benchmarks"};
   app.require_subcommand(1);
+  app.fallthrough();  // inherited by every subcommand: `mtrun run FILE --db X` means `mtrun --db X run FILE`
   mt::GlobalOptions global;
-  app.add_option("--db", global.db, "results database")->capture_default_str();
+  app.add_option("--db", global.db, "results database (before or after the subcommand)")->capture_default_str();
 
   std::vector<std::pair<CLI::App*, mt::CommandRunner>> commands;
   for (auto registration : kCommands) {
@@ -82,7 +86,10 @@ int main(int argc, char** argv) {
   } catch (const mt::RunnerError& e) {
     return report_error(e.what(), e.exit_code());
   } catch (const mt::SqliteError& e) {
-    return report_error(std::string("database error: ") + e.what(), mt::kExitFailure);
+    // A database that cannot be opened or read at all is bad input; anything else failed on the way.
+    const bool unusable = e.code() == SQLITE_NOTADB || e.code() == SQLITE_CORRUPT || e.code() == SQLITE_CANTOPEN ||
+                          e.code() == SQLITE_READONLY || e.code() == SQLITE_PERM;
+    return report_error(std::string("database error: ") + e.what(), unusable ? mt::kExitUsage : mt::kExitFailure);
   } catch (const std::exception& e) {
     return report_error(e.what(), mt::kExitFailure);
   }

@@ -8,7 +8,8 @@ namespace mt {
 enum ExitCode : int {
   kExitOk = 0,
   kExitFailure = 1,      // something ran and failed (a trial, a query)
-  kExitUsage = 2,        // bad flags, bad experiment file, missing files
+  kExitUsage = 2,        // bad flags, bad experiment file, missing files, an unusable database
+  kExitTimeout = 124,    // a time limit ran out (query --timeout)
   kExitInterrupted = 130,
 };
 

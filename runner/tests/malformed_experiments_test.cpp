@@ -87,6 +87,28 @@ const Case kCases[] = {
     {"derived_type", "7:14: derived value 'twice': '*' needs numbers, got 'ddp' and 2",
      "        twice: strategy * 2",
      "               ^"},
+    {"big_repeat", "2:9: repeat must be at most 2147483647, got 99999999999",
+     "  repeat: 99999999999",
+     "          ^"},
+    {"big_ranks", "6:18: ranks must be at most 2147483647, got 99999999999",
+     "        ranks: [1, 99999999999]",
+     "                   ^"},
+    {"timeout_nan", "5:16: timeout_s must be a finite number, got 'nan'",
+     "      timeout_s: nan",
+     "                 ^"},
+    {"timeout_inf", "2:12: timeout_s must be a finite number, got '-inf'",
+     "  timeout_s: -inf",
+     "             ^"},
+    // 10,000 nested parentheses: refused at the 101st, the source line shown around it.
+    {"deep_where", "6:113: where: expression nests deeper than 100 levels",
+     "  ...((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((...",
+     "                                                                 ^"},
+    // 10 axes of 10 values: counted, not expanded.
+    {"huge_matrix", "3:5: the experiment expands to 10000000000 trials, more than the limit of 100000; study 's' has "
+                    "10 × 10 × 10 × 10 × 10 × 10 × 10 × 10 × 10 × 10 combinations × 1 repeat (narrow the matrix, or "
+                    "raise the limit with --max-trials)",
+     "    - name: s",
+     "      ^"},
 };
 
 }  // namespace

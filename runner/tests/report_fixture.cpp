@@ -177,7 +177,7 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   int number = store_.next_attempt_number(row);
   std::string dir = fmt::format("results/runs/{}/{}", f.campaign, t.identity);
   std::string command = f.command.empty() ? "mpirun -np " + std::to_string(t.ranks) + " mtengine " + t.workload : f.command;
-  auto attempt = store_.begin_attempt(row, number, command, dir, dir + "/log.txt");
+  auto attempt = store_.begin_attempt(row, number, command, dir, dir + "/log.txt", std::nullopt);
   AttemptOutcome outcome;
   outcome.state = f.state;
   outcome.exit_code = f.state == AttemptState::Succeeded ? 0 : 1;

@@ -3,8 +3,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
+#include "runner_error.h"
+#include "store/schema.h"
 #include "store/store.h"
+#include "store/store_reader.h"
 
 using namespace mt;
 namespace fs = std::filesystem;
@@ -47,7 +52,7 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   CHECK_FALSE(store.latest_state(row).has_value());
 
   CHECK(store.next_attempt_number(row) == 1);
-  auto first = store.begin_attempt(row, 1, "mpirun ...", "/run", "/run/log.txt");
+  auto first = store.begin_attempt(row, 1, "mpirun ...", "/run", "/run/log.txt", std::nullopt);
   CHECK(store.latest_state(row) == AttemptState::Running);
   AttemptOutcome failed;
   failed.state = AttemptState::Failed;
@@ -56,7 +61,7 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   CHECK(store.latest_state(row) == AttemptState::Failed);
 
   CHECK(store.next_attempt_number(row) == 2);
-  auto second = store.begin_attempt(row, 2, "mpirun ...", "/run2", "/run2/log.txt");
+  auto second = store.begin_attempt(row, 2, "mpirun ...", "/run2", "/run2/log.txt", std::nullopt);
   AttemptOutcome ok;
   ok.state = AttemptState::Succeeded;
   ok.exit_code = 0;
@@ -76,13 +81,119 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   CHECK(count.integer(0) == 2);  // the failed attempt is kept
 }
 
-TEST_CASE("a database from a newer mtrun is refused") {
+// Everything about the file that opening it could change, to show it was left alone.
+std::string fingerprint(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  return std::to_string(bytes.size()) + ":" + std::to_string(std::hash<std::string>()(bytes)) +
+         (fs::exists(path.string() + "-wal") ? "+wal" : "");
+}
+
+std::string journal_mode(const fs::path& path) {
+  Database db(path, Database::Mode::ReadOnly);
+  auto s = db.prepare("PRAGMA journal_mode");
+  s.step();
+  return s.text(0);
+}
+
+TEST_CASE("a database from a newer mtrun is refused before anything is written to it") {
   auto path = fresh_db("newer.sqlite");
   {
     Database db(path, Database::Mode::ReadWrite);
-    db.exec("PRAGMA user_version = 99");
+    db.exec("CREATE TABLE campaigns (x); PRAGMA user_version = 99");
   }
-  CHECK_THROWS_WITH_AS(Store{path},
-                       "database schema version 99 is newer than this mtrun understands (1); use a newer mtrun or another --db",
-                       SqliteError);
+  const std::string before = fingerprint(path);
+  const std::string message = path.string() +
+                              " has schema version 99, newer than this mtrun understands (2); use a newer mtrun or "
+                              "another --db";
+  CHECK_THROWS_WITH_AS(Store{path}, message.c_str(), RunnerError);
+  CHECK_THROWS_WITH_AS(open_store_read_only(path), message.c_str(), RunnerError);
+  CHECK(fingerprint(path) == before);
+  CHECK(journal_mode(path) == "delete");  // not switched to WAL on the way to the refusal
+}
+
+TEST_CASE("a file that is not an mtrun database is refused as such, and left alone") {
+  auto other = fresh_db("other.sqlite");
+  {
+    Database db(other, Database::Mode::ReadWrite);
+    db.exec("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')");
+  }
+  const std::string before = fingerprint(other);
+  const std::string not_mtrun = other.string() + " is not an mtrun results database";
+  CHECK_THROWS_WITH_AS(Store{other}, not_mtrun.c_str(), RunnerError);
+  CHECK_THROWS_WITH_AS(open_store_read_only(other), not_mtrun.c_str(), RunnerError);
+  CHECK(fingerprint(other) == before);
+  CHECK(journal_mode(other) == "delete");
+
+  auto text = fresh_db("text.sqlite");
+  std::ofstream(text) << "just some text, long enough to be mistaken for nothing in particular\n";
+  const std::string not_sqlite = text.string() + " is not an SQLite database";
+  CHECK_THROWS_WITH_AS(Store{text}, not_sqlite.c_str(), RunnerError);
+  CHECK_THROWS_WITH_AS(open_store_read_only(text), not_sqlite.c_str(), RunnerError);
+
+  auto missing = fresh_db("missing.sqlite");
+  const std::string none = "no database at " + missing.string() + " (run an experiment first, or pass --db)";
+  CHECK_THROWS_WITH_AS(open_store_read_only(missing), none.c_str(), RunnerError);
+  CHECK_FALSE(fs::exists(missing));
+}
+
+TEST_CASE("an older database is read as it is and migrated forward only by a writer") {
+  auto path = fresh_db("v1.sqlite");
+  {
+    Database db(path, Database::Mode::ReadWrite);
+    db.exec(schema_sections()[0]);
+    db.exec("PRAGMA user_version = 1");
+  }
+  const std::string before = fingerprint(path);
+  CHECK(open_store_read_only(path)->user_version() == 1);
+  CHECK_FALSE(open_store_read_only(path)->has_table("leases"));
+  CHECK(fingerprint(path) == before);
+  CHECK(journal_mode(path) == "delete");
+
+  Store store(path);
+  CHECK(store.db().user_version() == 2);
+  CHECK(store.db().has_table("leases"));
+  CHECK(journal_mode(path) == "wal");
+}
+
+TEST_CASE("the schema file has one section per version") {
+  CHECK(latest_schema_version() == Store::kSchemaVersion);
+  CHECK(schema_sections()[1].rfind("-- @version 2\n", 0) == 0);
+}
+
+TEST_CASE("runners opening a new database at the same moment create its schema once") {
+  for (int round = 0; round < 10; ++round) {
+    auto path = fresh_db("race.sqlite");
+    fs::remove(path.string() + "-wal");
+    fs::remove(path.string() + "-shm");
+    std::vector<std::string> errors(4);
+    std::vector<std::thread> runners;
+    for (size_t i = 0; i < errors.size(); ++i) {
+      runners.emplace_back([&, i] {
+        try {
+          Store store(path);
+          store.add_campaign_if_new({"c", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+      });
+    }
+    for (auto& t : runners) t.join();
+    for (const auto& e : errors) CHECK(e == "");
+    CHECK(Store(path).db().user_version() == Store::kSchemaVersion);
+  }
+}
+
+TEST_CASE("a WAL database is read without locking where its index cannot be created") {
+  auto path = fresh_db("odd?name%23.sqlite");  // characters a file: URI must escape
+  {
+    Store store(path);
+    store.add_campaign_if_new({"c", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+  }
+  REQUIRE(journal_mode(path) == "wal");
+  Database db(path, Database::Mode::Immutable);
+  auto s = db.prepare("SELECT count(*) FROM campaigns");
+  REQUIRE(s.step());
+  CHECK(s.integer(0) == 1);
+  CHECK(db.read_only());
 }

@@ -38,8 +38,10 @@ expect_eq "$(sql "select count(*) from attempts where state='succeeded'")" 1 "co
 expect_eq "$(sql "select count(*) from attempts where state='running'")" 1 "the killed trial is left running"
 
 # 2. SIGINT (Ctrl-C) while a trial runs: the running one is terminated and recorded interrupted.
+#    Before that, status shows the killed runner's attempt as interrupted (without writing it).
 capture "$MTRUN" --db "$DB" status
-expect_contains "$OUT" "running" "status while stale"
+expect_contains "$OUT" "interrupted: mtrun (pid $RUNNER on $(hostname)) is gone" "status while stale"
+expect_eq "$(sql "select count(*) from attempts where state='running'")" 1 "status changes nothing"
 "$MTRUN" --db "$DB" run "$WORK/kill.yaml" > "$WORK/run2.log" 2>&1 &
 RUNNER=$!
 wait_for_sql "select count(*) from attempts where state='interrupted'" 1   # the stale attempt, at start

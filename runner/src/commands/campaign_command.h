@@ -8,12 +8,15 @@
 
 #include "launch/launcher.h"
 #include "launch/provenance.h"
+#include "run/campaign_runner.h"
+#include "store/lease.h"
 #include "store/store.h"
 
 namespace mt {
 
-int run_campaign_trials(Store& store, const std::string& campaign_id, const LaunchContext& context,
-                        const ProvenanceContext& provenance, const std::vector<Store::StoredTrial>& trials,
+// Runs while `lease` is held, renewing it (LeaseKeeper).
+int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
+                        const ProvenanceContext& provenance, const PendingTrials& trials,
                         const std::filesystem::path& db, std::ostream& out);
 
 }  // namespace mt

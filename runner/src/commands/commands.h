@@ -38,6 +38,9 @@ CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& globa
 extern std::atomic<bool> g_stop_requested;
 // PID of the launcher now running (0 if none), so a second Ctrl-C can kill it at once.
 extern std::atomic<int> g_running_launcher;
+// What main's handler prints at the first Ctrl-C/SIGTERM. Null: the command does not stop cleanly,
+// so the first one exits at once (130). Commands that watch g_stop_requested set it.
+extern std::atomic<const char*> g_stop_notice;
 
 // Where a campaign's attempt directories go: beside the database, runs/<campaign>/.
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id);

@@ -13,6 +13,7 @@
 #include "commands/commands.h"
 #include "runner_error.h"
 #include "store/store.h"
+#include "store/store_reader.h"
 
 namespace bp = boost::process;
 
@@ -24,7 +25,32 @@ struct Check {
   bool ok;
   std::string detail;  // what was found, or how to fix it
   bool required = true;
+  bool bad_input = false;  // a failure the user must fix in what they passed (exit 2)
 };
+
+// Looks at the database without creating or changing it: a missing one is fine where it can be
+// created; an existing one must be an mtrun database this mtrun can read.
+Check database_check(const std::filesystem::path& db) {
+  std::error_code ec;
+  if (!std::filesystem::exists(db, ec)) {
+    std::filesystem::path dir = std::filesystem::absolute(db, ec).parent_path();
+    while (!dir.empty() && dir != dir.root_path() && !std::filesystem::exists(dir, ec)) dir = dir.parent_path();
+    const bool writable = ::access(dir.c_str(), W_OK) == 0;
+    return {"database", writable,
+            writable ? fmt::format("{} does not exist yet; the first run creates it", db.string())
+                     : fmt::format("{} does not exist and {} is not writable; pass --db", db.string(), dir.string()),
+            true, !writable};
+  }
+  try {
+    const int version = open_store_read_only(db)->user_version();
+    std::string note = version < Store::kSchemaVersion
+                           ? fmt::format("; the next run migrates it to {}", Store::kSchemaVersion)
+                           : "";
+    return {"database", true, fmt::format("{} (schema version {}{})", db.string(), version, note)};
+  } catch (const std::exception& e) {
+    return {"database", false, e.what(), true, true};
+  }
+}
 
 // First line of `program args…`'s output, or nullopt if it cannot be run or fails.
 std::optional<std::string> first_line_of(const std::vector<std::string>& argv) {
@@ -58,12 +84,7 @@ std::vector<Check> run_checks(const GlobalOptions& global) {
   } catch (const RunnerError& e) {
     checks.push_back({"mtengine", false, e.what()});
   }
-  try {
-    Store store(global.db);
-    checks.push_back({"database", true, fmt::format("{} (schema version {})", global.db.string(), store.db().user_version())});
-  } catch (const std::exception& e) {
-    checks.push_back({"database", false, e.what()});
-  }
+  checks.push_back(database_check(global.db));
   auto git = first_line_of({"git", "--version"});
   checks.push_back({"git", git.has_value(), git.value_or("not found: source revisions will be 'unknown' and provenance incomplete"),
                     false});
@@ -76,15 +97,18 @@ std::vector<Check> run_checks(const GlobalOptions& global) {
   return checks;
 }
 
+// Exit 2 when what the user passed is unusable (the database), else 1 when a required check failed.
 int print_doctor(const GlobalOptions& global, std::ostream& out) {
   int failed = 0;
+  bool bad_input = false;
   for (const auto& c : run_checks(global)) {
     const char* mark = c.ok ? "ok  " : (c.required ? "FAIL" : "warn");
     if (!c.ok && c.required) ++failed;
+    bad_input = bad_input || (!c.ok && c.bad_input);
     fmt::print(out, "{}  {:<9} {}\n", mark, c.name, c.detail);
   }
   fmt::print(out, "{}\n", failed ? fmt::format("{} required check(s) failed", failed) : "ready to run experiments");
-  return failed ? kExitFailure : kExitOk;
+  return bad_input ? kExitUsage : failed ? kExitFailure : kExitOk;
 }
 
 }  // namespace

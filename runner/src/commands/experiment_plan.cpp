@@ -4,6 +4,9 @@
 
 #include <thread>
 
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include "commands/commands.h"
 #include "experiment/experiment_loader.h"
 #include "experiment/identity.h"
@@ -14,12 +17,12 @@
 namespace mt {
 
 ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
-                         const std::optional<std::filesystem::path>& engine) {
+                         const std::optional<std::filesystem::path>& engine, const ExpansionLimits& limits) {
   LoadResult loaded = load_experiment(experiment_file);
   if (!loaded.experiment) throw RunnerError(kExitUsage, format_diagnostics(loaded.errors));
   ExperimentPlan plan;
   plan.experiment = std::move(*loaded.experiment);
-  Expansion expansion = expand_experiment(plan.experiment);
+  Expansion expansion = expand_experiment(plan.experiment, limits);
   if (!expansion.errors.empty()) throw RunnerError(kExitUsage, format_diagnostics(expansion.errors));
   plan.trials = std::move(expansion.trials);
   plan.excluded = expansion.excluded;
@@ -28,12 +31,19 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   plan.provenance = capture_provenance_context(plan.experiment.file.parent_path(), plan.context.engine);
   plan.source_revision = plan.provenance.source.revision();
   plan.plan_hash = mt::plan_hash(plan.trials);
-  // How trials are launched is part of what a campaign measures: srun and mpirun runs of the same
-  // plan are different campaigns.
-  plan.campaign_id =
-      content_hash(plan.plan_hash + "@" + plan.source_revision + "@" + launcher_to_json(plan.context.launcher))
-          .substr(0, 12);
+  plan.campaign_id = campaign_id_of(plan.experiment.name, plan.plan_hash, plan.source_revision, plan.context.launcher);
   return plan;
+}
+
+std::string campaign_id_of(const std::string& experiment, const std::string& plan_hash,
+                           const std::string& source_revision, const LauncherConfig& launcher) {
+  return content_hash(experiment + "@" + plan_hash + "@" + source_revision + "@" + launcher_to_json(launcher)).substr(0, 12);
+}
+
+void add_max_trials_option(CLI::App& command, ExpansionLimits& limits) {
+  command.add_option("--max-trials", limits.max_trials,
+                     fmt::format("refuse experiments expanding to more trials than this (default {})", kDefaultMaxTrials))
+      ->check(CLI::PositiveNumber);
 }
 
 LaunchContext local_launch_context(const LauncherConfig& launcher, const std::optional<std::filesystem::path>& engine,

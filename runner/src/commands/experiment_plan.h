@@ -7,31 +7,46 @@
 #include <vector>
 
 #include "experiment/experiment.h"
+#include "experiment/matrix.h"
+#include "experiment/trial_list.h"
 #include "launch/provenance.h"
-#include "experiment/trial.h"
 #include "launch/trial_command.h"
+
+namespace CLI {
+class App;
+}
 
 namespace mt {
 
 struct ExperimentPlan {
   Experiment experiment;
-  std::vector<Trial> trials;
-  int excluded = 0;  // combinations dropped by exclude lists
-  int filtered = 0;  // combinations dropped by where filters
+  TrialList trials;
+  std::int64_t excluded = 0;  // combinations dropped by exclude lists
+  std::int64_t filtered = 0;  // combinations dropped by where filters
   LaunchContext context;
   ProvenanceContext provenance;
   std::string source_revision;  // commit, plus diff hash when the tree is dirty
   std::string plan_hash;
-  std::string campaign_id;  // from plan hash and source revision
+  std::string campaign_id;  // see campaign_id_of
 };
+
+// A campaign is one experiment's plan at one source revision, launched one way: the experiment's
+// name (what users look campaigns up by), the plan hash, the revision and the launcher (srun and
+// mpirun runs of the same plan are different campaigns) make its id.
+std::string campaign_id_of(const std::string& experiment, const std::string& plan_hash,
+                           const std::string& source_revision, const LauncherConfig& launcher);
 
 // How jobs start on this machine: the engine to run (see locate_engine), the launcher, who we
 // are and how many cores there are.
 LaunchContext local_launch_context(const LauncherConfig& launcher, const std::optional<std::filesystem::path>& engine,
                                    const std::filesystem::path& experiment_dir);
 
-// Throws RunnerError (usage) with every diagnostic when the file is invalid.
+// `--max-trials N` on a command that expands experiments (run, plan).
+void add_max_trials_option(CLI::App& command, ExpansionLimits& limits);
+
+// Throws RunnerError (usage) with every diagnostic when the file is invalid or expands to more
+// trials than `limits` allow.
 ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
-                         const std::optional<std::filesystem::path>& engine);
+                         const std::optional<std::filesystem::path>& engine, const ExpansionLimits& limits = {});
 
 }  // namespace mt

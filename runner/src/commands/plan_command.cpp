@@ -14,11 +14,11 @@ namespace mt {
 namespace {
 
 int print_plan(const std::filesystem::path& experiment, const std::optional<std::filesystem::path>& engine,
-               std::ostream& out) {
-  ExperimentPlan plan = make_plan(experiment, engine);
+               const ExpansionLimits& limits, std::ostream& out) {
+  ExperimentPlan plan = make_plan(experiment, engine, limits);
   const std::filesystem::path placeholder = "RUN_DIR/result.json";
   for (size_t i = 0; i < plan.trials.size(); ++i) {
-    const Trial& t = plan.trials[i];
+    const Trial t = plan.trials[i];
     TrialCommand cmd = build_trial_command(t, plan.context, placeholder);
     fmt::print(out, "{} {} {} rep {} (timeout {} s)\n    {}\n", t.identity.substr(0, 12), t.study, t.axes_label(),
                t.repeat_index, t.timeout_s, command_line(cmd));
@@ -34,12 +34,16 @@ CommandRunner register_plan_command(CLI::App& app, const GlobalOptions&) {
   struct Options {
     std::filesystem::path experiment;
     std::optional<std::filesystem::path> engine;
+    ExpansionLimits limits;
   };
   auto options = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("plan", "show every trial and its exact command without running anything");
   cmd->add_option("FILE", options->experiment, "experiment YAML file")->required();
   cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
-  return [options](std::ostream& out) { return print_plan(options->experiment, options->engine, out); };
+  add_max_trials_option(*cmd, options->limits);
+  return [options](std::ostream& out) {
+    return print_plan(options->experiment, options->engine, options->limits, out);
+  };
 }
 
 }  // namespace mt

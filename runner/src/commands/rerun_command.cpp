@@ -2,6 +2,7 @@
 // attempt did not succeed (and any never started because a runner was stopped). Trials are
 // rebuilt from the database, so an edited experiment file does not change what is re-run.
 
+#include <ctime>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -32,24 +33,25 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
   if (!options.failed) throw RunnerError(kExitUsage, "rerun needs --failed (the only selection so far)");
   require_database(options.db);
   Store store(options.db);
-  recover_stale_attempts(store, out);
   const Campaign campaign = select_campaign(store.db(), options.campaign);
-  std::vector<Store::StoredTrial> to_run;
+  CampaignLease lease(store.db(), campaign.id, RunnerId::self(), std::time(nullptr));
+  recover_stale_attempts(store, lease, out);
+  PendingTrials to_run;
   int never_started = 0;
-  for (auto& stored : store.campaign_trial_specs(campaign.id)) {
-    std::optional<AttemptState> state = store.latest_state(stored.row);
+  for (std::int64_t row : store.campaign_trial_rows(campaign.id)) {
+    std::optional<AttemptState> state = store.latest_state(row);
     if (state == AttemptState::Succeeded) continue;
-    if (state == AttemptState::Running) continue;  // a live runner owns it
     if (!state) ++never_started;
-    to_run.push_back(std::move(stored));
+    to_run.rows.push_back(row);
   }
+  to_run.trial = [&store, &to_run](std::size_t i) { return store.trial_spec(to_run.rows[i]); };
   fmt::print(out, "campaign {} ({}): {} trial(s) to run again ({} never started)\n", campaign.id,
-             campaign.experiment, to_run.size(), never_started);
-  if (to_run.empty()) return kExitOk;
+             campaign.experiment, to_run.rows.size(), never_started);
+  if (to_run.rows.empty()) return kExitOk;
 
   const auto experiment_dir = std::filesystem::path(campaign.experiment_file).parent_path();
   LaunchContext context = local_launch_context(launcher_from_json(campaign.launcher), options.engine, experiment_dir);
-  return run_campaign_trials(store, campaign.id, context, capture_provenance_context(experiment_dir, context.engine),
+  return run_campaign_trials(store, lease, context, capture_provenance_context(experiment_dir, context.engine),
                              to_run, options.db, out);
 }
 

@@ -2,6 +2,7 @@
 // (like make), one launcher job each, then prints the summary.
 #include <unistd.h>
 
+#include <ctime>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -9,6 +10,7 @@
 #include <fmt/ostream.h>
 
 #include "run/campaign_runner.h"
+#include "run/lease_keeper.h"
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
@@ -19,6 +21,7 @@ namespace mt {
 
 std::atomic<bool> g_stop_requested{false};
 std::atomic<int> g_running_launcher{0};
+std::atomic<const char*> g_stop_notice{nullptr};
 
 namespace {
 
@@ -27,46 +30,62 @@ struct RunOptions {
   std::filesystem::path db;
   std::optional<std::filesystem::path> engine;
   bool force = false;
+  ExpansionLimits limits;
 };
 
 int run_experiment(const RunOptions& options, std::ostream& out) {
-  ExperimentPlan plan = make_plan(options.experiment, options.engine);
+  ExperimentPlan plan = make_plan(options.experiment, options.engine, options.limits);
   Store store(options.db);
-  recover_stale_attempts(store, out);
+  CampaignLease lease(store.db(), plan.campaign_id, RunnerId::self(), std::time(nullptr));
+  recover_stale_attempts(store, lease, out);
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
                              plan.source_revision, plan.plan_hash, launcher_to_json(plan.context.launcher),
                              int(plan.trials.size()), utc_now()});
-  std::vector<Store::StoredTrial> to_run;
+  PendingTrials to_run;
+  std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;
-  Transaction registration(store.db());  // one commit for the whole plan, not one per trial
+  // Trials are registered in transactions of many (one per trial is slow), but not all in one: a
+  // runner of another campaign must not wait long for the write lock.
+  constexpr size_t kTrialsPerCommit = 10000;
+  std::optional<Transaction> registration;
   for (size_t i = 0; i < plan.trials.size(); ++i) {
+    if (i % kTrialsPerCommit == 0) {
+      if (registration) registration->commit();
+      registration.emplace(store.db());
+    }
     std::int64_t row = store.add_trial_if_new(plan.campaign_id, plan.trials[i], int(i));
     if (!options.force && store.latest_state(row) == AttemptState::Succeeded) {
       ++skipped;
     } else {
-      to_run.push_back({row, plan.trials[i]});
+      to_run.rows.push_back(row);
+      plan_index.push_back(i);
     }
   }
-  registration.commit();
+  if (registration) registration->commit();
+  to_run.trial = [&plan, plan_index = std::move(plan_index)](std::size_t k) { return plan.trials[plan_index[k]]; };
   fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run; engine {}\n", plan.experiment.name,
-             plan.campaign_id, plan.trials.size(), to_run.size(), plan.context.engine.string());
+             plan.campaign_id, plan.trials.size(), to_run.rows.size(), plan.context.engine.string());
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }
-  return run_campaign_trials(store, plan.campaign_id, plan.context, plan.provenance, to_run, options.db, out);
+  return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, options.db, out);
 }
 
 }  // namespace
 
-int run_campaign_trials(Store& store, const std::string& campaign_id, const LaunchContext& context,
-                        const ProvenanceContext& provenance, const std::vector<Store::StoredTrial>& trials,
+int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
+                        const ProvenanceContext& provenance, const PendingTrials& trials,
                         const std::filesystem::path& db, std::ostream& out) {
+  const std::string& campaign_id = lease.campaign_id();
+  LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
   run.campaign_id = campaign_id;
+  run.lease_lost = &keeper.lost();
   run.context = context;
   run.runs_dir = campaign_runs_dir(db, campaign_id);
   run.live_progress = ::isatty(STDOUT_FILENO) == 1;
   run.stop = &g_stop_requested;
+  g_stop_notice = "\nmtrun: stopping after the running trial is terminated (again to exit now)\n";
   run.running_launcher = &g_running_launcher;
   run.guard = mtrun_executable();
   run.provenance = provenance;
@@ -84,6 +103,7 @@ CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_option("FILE", options->experiment, "experiment YAML file")->required();
   cmd->add_flag("--force", options->force, "re-run trials that already succeeded");
   cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
+  add_max_trials_option(*cmd, options->limits);
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     become_child_subreaper();

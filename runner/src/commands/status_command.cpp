@@ -6,13 +6,11 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "store/campaign_lookup.h"
-#include "commands/campaign_selection.h"
 #include "commands/commands.h"
-#include "runner_error.h"
-#include "text_table.h"
-#include "store/store.h"
 #include "run/summary.h"
+#include "store/campaign_lookup.h"
+#include "store/store_reader.h"
+#include "text_table.h"
 
 namespace mt {
 
@@ -25,8 +23,8 @@ struct StatusOptions {
 };
 
 // One row per trial's latest attempt: is its provenance complete, and if not, what is missing.
-void print_provenance(Store& store, const std::string& campaign_id, std::ostream& out) {
-  auto s = store.db().prepare(R"sql(
+void print_provenance(Database& db, const std::string& campaign_id, std::ostream& out) {
+  auto s = db.prepare(R"sql(
     SELECT t.identity, a.attempt, p.complete, p.source_commit, p.tree_dirty, p.build_revision,
            CASE WHEN p.bare_metal THEN 'bare metal ' || p.engine_binary_hash ELSE p.image_ref || ' ' || p.image_id END,
            p.hosts, p.missing_fields
@@ -42,13 +40,12 @@ void print_provenance(Store& store, const std::string& campaign_id, std::ostream
 }
 
 int print_status(const StatusOptions& options, std::ostream& out) {
-  require_database(options.db);
-  Store store(options.db);
-  Campaign campaign = select_campaign(store.db(), options.campaign);
+  auto db = open_store_read_only(options.db);
+  Campaign campaign = select_campaign(*db, options.campaign);
   fmt::print(out, "campaign {}  experiment {}  revision {}  created {}\n  file {}\n\n", campaign.id,
              campaign.experiment, campaign.source_revision.substr(0, 12), campaign.created_at,
              campaign.experiment_file);
-  auto rows = campaign_trials(store, campaign.id);
+  auto rows = campaign_trials(*db, campaign.id);
   out << render_trial_table(rows);
   int done = 0, succeeded = 0;
   for (const auto& r : rows) {
@@ -61,7 +58,7 @@ int print_status(const StatusOptions& options, std::ostream& out) {
     if (!r.state || *r.state == "succeeded" || *r.state == "running") continue;
     fmt::print(out, "  {} {}: {}\n    log: {}\n", r.identity.substr(0, 12), *r.state, r.error_reason, r.log_path);
   }
-  if (options.provenance) print_provenance(store, campaign.id, out);
+  if (options.provenance) print_provenance(*db, campaign.id, out);
   return 0;
 }
 

@@ -33,28 +33,44 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return d[a.size()][b.size()];
 }
 
+// Source lines longer than this are shown as a window around the column.
+constexpr size_t kShownLine = 120;
+// Past this many problems the rest are counted, not shown (each one rereads the file).
+constexpr size_t kShownDiagnostics = 50;
+// Words longer than this are no typo of a name; the edit distance would cost their length squared.
+constexpr size_t kLongestTypo = 64;
+
 }  // namespace
 
 std::string format_diagnostic(const Diagnostic& d) {
   if (d.pos.line <= 0) return fmt::format("{}: {}", d.file, d.message);
   std::string out = fmt::format("{}:{}:{}: {}", d.file, d.pos.line, d.pos.column, d.message);
   std::string line = source_line(d.file, d.pos.line);
-  if (!line.empty()) {
-    out += fmt::format("\n  {}\n  {}^", line, std::string(std::max(0, d.pos.column - 1), ' '));
+  if (line.empty()) return out;
+  size_t caret = size_t(std::max(0, d.pos.column - 1));
+  if (line.size() > kShownLine) {
+    const size_t start = caret > kShownLine / 2 ? std::min(caret, line.size()) - kShownLine / 2 : 0;
+    std::string shown = start > 0 ? "..." + line.substr(start, kShownLine) : line.substr(0, kShownLine);
+    if (start + kShownLine < line.size()) shown += "...";
+    caret = caret - start + (start > 0 ? 3 : 0);
+    line = std::move(shown);
   }
+  out += fmt::format("\n  {}\n  {}^", line, std::string(caret, ' '));
   return out;
 }
 
 std::string format_diagnostics(const std::vector<Diagnostic>& ds) {
   std::string out;
-  for (const auto& d : ds) {
+  for (size_t i = 0; i < ds.size() && i < kShownDiagnostics; ++i) {
     if (!out.empty()) out += '\n';
-    out += format_diagnostic(d);
+    out += format_diagnostic(ds[i]);
   }
+  if (ds.size() > kShownDiagnostics) out += fmt::format("\n... and {} more problems", ds.size() - kShownDiagnostics);
   return out;
 }
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.size() > kLongestTypo) return "";
   std::string best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {

@@ -1,5 +1,6 @@
 #include "experiment/expression.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +14,7 @@ struct ExprNode {
   std::string op;  // operator, or the name / text
   double number = 0;
   std::shared_ptr<const ExprNode> left, right;
+  int height = 1;  // levels below and including this node: what evaluating it recurses through
 };
 
 namespace {
@@ -72,6 +74,13 @@ std::vector<Token> tokenize(const std::string& s) {
   return tokens;
 }
 
+// Parsing and evaluation recurse once per level of nesting; beyond this a file could crash mtrun.
+constexpr int kMaxDepth = kMaxExpressionDepth;
+
+ParseError too_deep(int column) {
+  return ParseError{fmt::format("expression nests deeper than {} levels", kMaxDepth), column};
+}
+
 class Parser {
  public:
   explicit Parser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
@@ -92,71 +101,109 @@ class Parser {
     if (peek().kind == Token::Op && peek().text == op) return ++pos_, true;
     return false;
   }
-  static NodePtr binary(std::string op, NodePtr l, NodePtr r) {
-    return std::make_shared<ExprNode>(ExprNode{ExprNode::Binary, std::move(op), 0, std::move(l), std::move(r)});
+  // Column of the token just accepted: where a too-deep operator is reported.
+  int last_column() const { return tokens_[pos_ - 1].column; }
+
+  // Counts the recursion of a nested '(', 'not' or '-' before it happens.
+  class Nesting {
+   public:
+    Nesting(Parser& parser, int column) : parser_(parser) {
+      if (++parser_.depth_ > kMaxDepth) throw too_deep(column);
+    }
+    ~Nesting() { --parser_.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+
+  static NodePtr unary(std::string op, NodePtr operand, int column) {
+    const int height = operand->height + 1;
+    if (height > kMaxDepth) throw too_deep(column);
+    return std::make_shared<ExprNode>(ExprNode{ExprNode::Unary, std::move(op), 0, std::move(operand), {}, height});
+  }
+  // Chains such as a + b + c + … grow the tree without recursing while parsing; evaluation would.
+  static NodePtr binary(std::string op, NodePtr l, NodePtr r, int column) {
+    const int height = std::max(l->height, r->height) + 1;
+    if (height > kMaxDepth) throw too_deep(column);
+    return std::make_shared<ExprNode>(ExprNode{ExprNode::Binary, std::move(op), 0, std::move(l), std::move(r), height});
   }
 
   NodePtr parse_or() {
     NodePtr l = parse_and();
-    while (accept_word("or")) l = binary("or", l, parse_and());
+    while (accept_word("or")) {
+      const int column = last_column();
+      l = binary("or", l, parse_and(), column);
+    }
     return l;
   }
   NodePtr parse_and() {
     NodePtr l = parse_not();
-    while (accept_word("and")) l = binary("and", l, parse_not());
+    while (accept_word("and")) {
+      const int column = last_column();
+      l = binary("and", l, parse_not(), column);
+    }
     return l;
   }
   NodePtr parse_not() {
-    if (accept_word("not")) return std::make_shared<ExprNode>(ExprNode{ExprNode::Unary, "not", 0, parse_not(), {}});
-    return parse_comparison();
+    if (!accept_word("not")) return parse_comparison();
+    const int column = last_column();
+    Nesting nesting(*this, column);
+    return unary("not", parse_not(), column);
   }
   NodePtr parse_comparison() {
     NodePtr l = parse_sum();
     for (const char* op : {"==", "!=", "<=", ">=", "<", ">"}) {
-      if (accept_op(op)) return binary(op, l, parse_sum());
+      if (accept_op(op)) {
+        const int column = last_column();
+        return binary(op, l, parse_sum(), column);
+      }
     }
     return l;
   }
-  NodePtr parse_sum() {
-    NodePtr l = parse_product();
+  // Left-associative operators of one precedence level: `ops` over operands from `next`.
+  template <typename Next>
+  NodePtr parse_chain(std::initializer_list<const char*> ops, Next next) {
+    NodePtr l = (this->*next)();
     while (true) {
-      if (accept_op("+")) l = binary("+", l, parse_product());
-      else if (accept_op("-")) l = binary("-", l, parse_product());
-      else return l;
+      const char* matched = nullptr;
+      for (const char* op : ops) {
+        if (!matched && accept_op(op)) matched = op;
+      }
+      if (!matched) return l;
+      const int column = last_column();
+      l = binary(matched, l, (this->*next)(), column);
     }
   }
-  NodePtr parse_product() {
-    NodePtr l = parse_unary();
-    while (true) {
-      if (accept_op("*")) l = binary("*", l, parse_unary());
-      else if (accept_op("/")) l = binary("/", l, parse_unary());
-      else if (accept_op("%")) l = binary("%", l, parse_unary());
-      else return l;
-    }
-  }
+  NodePtr parse_sum() { return parse_chain({"+", "-"}, &Parser::parse_product); }
+  NodePtr parse_product() { return parse_chain({"*", "/", "%"}, &Parser::parse_unary); }
   NodePtr parse_unary() {
-    if (accept_op("-")) return std::make_shared<ExprNode>(ExprNode{ExprNode::Unary, "-", 0, parse_unary(), {}});
-    return parse_primary();
+    if (!accept_op("-")) return parse_primary();
+    const int column = last_column();
+    Nesting nesting(*this, column);
+    return unary("-", parse_unary(), column);
   }
   NodePtr parse_primary() {
     const Token t = peek();
     switch (t.kind) {
       case Token::Number:
         ++pos_;
-        return std::make_shared<ExprNode>(ExprNode{ExprNode::Number, t.text, t.number, {}, {}});
+        return std::make_shared<ExprNode>(ExprNode{ExprNode::Number, t.text, t.number, {}, {}, 1});
       case Token::Text:
         ++pos_;
-        return std::make_shared<ExprNode>(ExprNode{ExprNode::Text, t.text, 0, {}, {}});
+        return std::make_shared<ExprNode>(ExprNode{ExprNode::Text, t.text, 0, {}, {}, 1});
       case Token::Name:
         if (t.text == "and" || t.text == "or" || t.text == "not") break;
         ++pos_;
         if (t.text == "true" || t.text == "false") {
-          return std::make_shared<ExprNode>(ExprNode{ExprNode::Number, t.text, t.text == "true" ? 1.0 : 0.0, {}, {}});
+          return std::make_shared<ExprNode>(ExprNode{ExprNode::Number, t.text, t.text == "true" ? 1.0 : 0.0, {}, {}, 1});
         }
-        return std::make_shared<ExprNode>(ExprNode{ExprNode::Name, t.text, 0, {}, {}});
+        return std::make_shared<ExprNode>(ExprNode{ExprNode::Name, t.text, 0, {}, {}, 1});
       case Token::Op:
         if (t.text == "(") {
           ++pos_;
+          Nesting nesting(*this, t.column);
           NodePtr e = parse_or();
           if (!accept_op(")")) throw ParseError{"expected ')'", peek().column};
           return e;
@@ -170,6 +217,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int depth_ = 0;  // nested '(', 'not' and '-' being parsed
 };
 
 struct EvalError {

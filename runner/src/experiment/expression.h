@@ -11,6 +11,10 @@
 
 namespace mt {
 
+// Deepest nesting of parentheses, `not`, `-` and chained operators an expression may have; deeper
+// ones are refused with a positioned error instead of exhausting the stack.
+constexpr int kMaxExpressionDepth = 100;
+
 struct ExprValue {
   bool is_number = true;
   double number = 0;

@@ -6,13 +6,16 @@
 
 namespace mt {
 
-std::string content_hash(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
+std::uint64_t fnv1a(std::string_view text, std::uint64_t state) {
   for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
+    state ^= c;
+    state *= 0x100000001b3ULL;
   }
-  return fmt::format("{:016x}", h);
+  return state;
 }
+
+std::string hash_hex(std::uint64_t state) { return fmt::format("{:016x}", state); }
+
+std::string content_hash(std::string_view text) { return hash_hex(fnv1a(text)); }
 
 }  // namespace mt

@@ -1,10 +1,14 @@
 #include "experiment/matrix.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiment/command_template.h"
 #include "experiment/expression.h"
@@ -18,16 +22,45 @@ namespace {
 // One combination of parameter values; each value remembers where in the file it was set.
 using Combination = std::map<std::string, Value>;
 
-std::string canonical_text(const Trial& t) {
-  std::string text = fmt::format("study={}\nworkload={}\n", t.study, t.workload);
-  for (const auto& p : t.params) text += fmt::format("{}={}\n", p.name, p.value);
-  for (const auto& a : t.engine_args) text += fmt::format("arg={}\n", a);
-  for (const auto& e : t.environment) text += fmt::format("env.{}={}\n", e.name, e.value);
-  for (const auto& word : t.command) text += fmt::format("command={}\n", word);
-  if (!t.command.empty()) text += fmt::format("launch={}\n", t.command_uses_launcher ? "launcher" : "direct");
-  for (const auto& m : t.metrics) text += fmt::format("metric={}|{}|{}\n", m.name, m.regex, m.json_path);
-  return text;
-}
+bool is_env(const std::string& name) { return name.rfind("env.", 0) == 0; }
+
+// What a trial's identity hashes, in this order: study and workload, parameters by name, engine
+// arguments, environment variables by name, and for `command` studies the argv template, launch
+// mode and metric rules, one `key=value` line each; then `repeat=N`. All but the combination's
+// values is the same for a whole study, so it is written once.
+class IdentityText {
+ public:
+  explicit IdentityText(const Study& s) {
+    head_ = fmt::format("study={}\nworkload={}\n", s.name, s.workload);
+    for (const auto& a : s.engine_args) args_ += fmt::format("arg={}\n", a);
+    for (const auto& word : s.command) tail_ += fmt::format("command={}\n", word.text);
+    if (!s.command.empty()) tail_ += fmt::format("launch={}\n", s.command_uses_launcher ? "launcher" : "direct");
+    for (const auto& m : s.metrics) tail_ += fmt::format("metric={}|{}|{}\n", m.name, m.regex, m.json_path);
+  }
+
+  // Hash state of a combination's text: hash_hex of it is the trials' group key.
+  std::uint64_t state_of(const Combination& c) const {
+    std::uint64_t h = fnv1a(head_);
+    for (const auto& [name, value] : c) {
+      if (!is_env(name)) h = line(h, name, value.text);
+    }
+    h = fnv1a(args_, h);
+    for (const auto& [name, value] : c) {
+      if (is_env(name)) h = line(h, name, value.text);
+    }
+    return fnv1a(tail_, h);
+  }
+
+  static std::string identity(std::uint64_t state, int repeat) {
+    return hash_hex(fnv1a(fmt::format("repeat={}\n", repeat), state));
+  }
+
+ private:
+  static std::uint64_t line(std::uint64_t h, const std::string& name, const std::string& value) {
+    return fnv1a("\n", fnv1a(value, fnv1a("=", fnv1a(name, h))));
+  }
+  std::string head_, args_, tail_;
+};
 
 // A dimension of the cross product: a single axis, or a zip group whose k-th points go together.
 using Dimension = std::vector<Combination>;
@@ -49,22 +82,47 @@ std::vector<Dimension> dimensions_of(const Study& study) {
   return dims;
 }
 
-std::vector<Combination> cross_product(const Combination& base, const std::vector<Dimension>& dims) {
-  std::vector<Combination> out;
-  std::vector<size_t> index(dims.size(), 0);
-  while (true) {  // an odometer over the dimensions; the last one turns fastest
-    Combination c = base;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      for (const auto& [name, value] : dims[d][index[d]]) c[name] = value;
-    }
-    out.push_back(std::move(c));
-    size_t d = dims.size();
-    while (d > 0 && ++index[d - 1] == dims[d - 1].size()) {
-      index[d - 1] = 0;
-      --d;
-    }
-    if (d == 0) return out;
+constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  return a != 0 && b > kSaturated / a ? kSaturated : a * b;
+}
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) { return b > kSaturated - a ? kSaturated : a + b; }
+
+std::string count_text(std::uint64_t n) { return n == kSaturated ? fmt::format("over {}", n) : std::to_string(n); }
+
+// Trials a study expands to before exclude and where: cross product plus includes, per repeat.
+std::uint64_t study_size(const Study& study, std::string* shape = nullptr) {
+  std::uint64_t combinations = 1;
+  std::vector<std::string> sizes;
+  for (const auto& dim : dimensions_of(study)) {
+    combinations = saturating_mul(combinations, dim.size());
+    sizes.push_back(std::to_string(dim.size()));
   }
+  if (shape) {
+    *shape = sizes.empty() ? "1" : fmt::format("{}", fmt::join(sizes, " × "));
+    if (!study.include.empty()) *shape += fmt::format(" + {} included", study.include.size());
+  }
+  return saturating_mul(saturating_add(combinations, study.include.size()), std::uint64_t(study.repeat));
+}
+
+// One positioned error, at the largest study, when the experiment expands to more than the limit.
+std::optional<Diagnostic> check_size(const Experiment& experiment, const ExpansionLimits& limits) {
+  std::uint64_t total = 0, largest = 0;
+  const Study* biggest = nullptr;
+  for (const auto& study : experiment.studies) {
+    const std::uint64_t n = study_size(study);
+    total = saturating_add(total, n);
+    if (!biggest || n > largest) biggest = &study, largest = n;
+  }
+  if (total <= limits.max_trials) return std::nullopt;
+  std::string shape;
+  study_size(*biggest, &shape);
+  return Diagnostic{experiment.file.string(), biggest->pos,
+                    fmt::format("the experiment expands to {} trials, more than the limit of {}; study '{}' has {} "
+                                "combinations × {} repeat{} (narrow the matrix, or raise the limit with --max-trials)",
+                                count_text(total), limits.max_trials, biggest->name, shape, biggest->repeat,
+                                biggest->repeat == 1 ? "" : "s")};
 }
 
 bool matches(const Combination& c, const Assignment& a) {
@@ -80,24 +138,142 @@ bool same_values(const Combination& a, const Combination& b) {
          });
 }
 
-struct StudyExpander {
-  const Experiment& experiment;
-  const Study& study;
-  Expansion& result;
-  // Combinations that survive exclude, where and the checks, with their derived values.
-  std::vector<std::pair<Combination, std::vector<Param>>> kept = {};
+// A study after expansion: its combinations are numbered (the cross product in odometer order,
+// then included extras) and only the numbers of those kept are stored; a trial is rebuilt from
+// its number when it is read.
+struct StudyPlan {
+  const Study* study = nullptr;
+  Combination base;
+  std::vector<Dimension> dims;
+  std::uint64_t cross_size = 1;
+  std::vector<Combination> extra;  // included combinations that are not points of the cross product
   // The study's expressions, parsed once (the loader has already reported any that do not parse).
-  std::vector<std::pair<const DerivedValue*, Expression>> derived_expressions = {};
-  std::optional<Expression> where_expression = {};
+  std::vector<std::pair<const DerivedValue*, Expression>> derived_expressions;
+  std::optional<Expression> where_expression;
+  std::vector<std::string> axis_names;
+  IdentityText identity_text;
+  std::vector<std::uint64_t> kept;        // numbers of the combinations that become trials, in order
+  std::vector<std::uint64_t> kept_state;  // and the hash state of each one's identity text
 
-  void parse_expressions() {
+  explicit StudyPlan(const Study& s) : study(&s), dims(dimensions_of(s)), identity_text(s) {
+    for (const auto& d : s.defaults) base[d.name] = d.value;
+    for (const auto& dim : dims) cross_size *= dim.size();  // bounded by check_size
     std::string error;
     int column = 0;
-    for (const auto& d : study.derived) {
+    for (const auto& d : s.derived) {
       if (auto e = Expression::parse(d.expression.text, error, column)) derived_expressions.emplace_back(&d, *e);
     }
-    if (study.where) where_expression = Expression::parse(study.where->text, error, column);
+    if (s.where) where_expression = Expression::parse(s.where->text, error, column);
+    std::set<std::string> seen;
+    auto add_axis = [&](const std::string& name) {
+      if (seen.insert(name).second) axis_names.push_back(name);
+    };
+    for (const auto& axis : s.axes) add_axis(axis.name);
+    for (const auto& zip : s.zips) {
+      for (const auto& axis : zip.axes) add_axis(axis.name);
+    }
+    for (const auto& inc : s.include) {
+      for (const auto& setting : inc.values) add_axis(setting.name);
+    }
   }
+
+  std::uint64_t combination_count() const { return cross_size + extra.size(); }
+
+  // Combination number `id`: an odometer over the dimensions, the last one turning fastest.
+  Combination combination(std::uint64_t id) const {
+    if (id >= cross_size) return extra[id - cross_size];
+    Combination c = base;
+    for (size_t d = dims.size(); d-- > 0;) {
+      for (const auto& [name, value] : dims[d][id % dims[d].size()]) c[name] = value;
+      id /= dims[d].size();
+    }
+    return c;
+  }
+
+  // The number of the cross-product point equal to `c`, if there is one.
+  std::optional<std::uint64_t> cross_id_of(const Combination& c) const {
+    std::uint64_t id = 0;
+    for (const auto& dim : dims) {
+      auto point = std::find_if(dim.begin(), dim.end(), [&](const Combination& p) {
+        return std::all_of(p.begin(), p.end(), [&](const auto& kv) {
+          auto it = c.find(kv.first);
+          return it != c.end() && it->second.text == kv.second.text;
+        });
+      });
+      if (point == dim.end()) return std::nullopt;
+      id = id * dim.size() + std::uint64_t(point - dim.begin());
+    }
+    if (!same_values(combination(id), c)) return std::nullopt;
+    return id;
+  }
+
+  // Derived values of `c` in order; on an evaluation error, nullopt with `error` and `failed` set.
+  std::optional<std::vector<Param>> derive(const Combination& c, std::string& error,
+                                           const DerivedValue** failed = nullptr) const {
+    std::vector<Param> derived;
+    auto lookup = lookup_in(c, derived);
+    for (const auto& [d, expression] : derived_expressions) {
+      auto v = expression.evaluate(lookup, error);
+      if (!v) {
+        if (failed) *failed = d;
+        return std::nullopt;
+      }
+      derived.push_back({d->name, v->to_param()});
+    }
+    return derived;
+  }
+
+  static Expression::Lookup lookup_in(const Combination& c, const std::vector<Param>& derived) {
+    return [&c, &derived](const std::string& name) -> std::optional<std::string> {
+      auto it = c.find(name);
+      if (it != c.end()) return it->second.text;
+      for (const auto& d : derived) {
+        if (d.name == name) return d.value;
+      }
+      return std::nullopt;
+    };
+  }
+
+  void keep(std::uint64_t id, const Combination& c) {
+    kept.push_back(id);
+    kept_state.push_back(identity_text.state_of(c));
+  }
+
+  // The trial of kept combination `k` in repeat `repeat`.
+  Trial make_trial(std::size_t k, int repeat) const {
+    const Combination c = combination(kept[k]);
+    std::string unused;
+    Trial t;
+    t.study = study->name;
+    t.workload = study->workload;
+    t.repeat_index = repeat;
+    t.timeout_s = study->timeout_s;
+    for (const auto& [name, value] : c) {
+      if (is_env(name)) {
+        t.environment.push_back({name.substr(4), value.text});
+      } else {
+        t.params.push_back({name, value.text});
+      }
+    }
+    t.derived = derive(c, unused).value_or(std::vector<Param>{});  // succeeded when the study was expanded
+    t.engine_args = study->engine_args;
+    for (const auto& word : study->command) t.command.push_back(word.text);
+    t.command_uses_launcher = study->command_uses_launcher;
+    t.metrics = study->metrics;
+    t.axis_names = axis_names;
+    t.ranks = int(std::strtol(t.param("ranks", "1").c_str(), nullptr, 10));  // validated: within int
+    t.group_key = hash_hex(kept_state[k]);
+    t.identity = IdentityText::identity(kept_state[k], repeat);
+    return t;
+  }
+};
+
+// Decides, combination by combination, which become trials: exclude, derived values, where, and
+// the checks the engine and launcher would otherwise fail at run time.
+struct StudyExpander {
+  const Experiment& experiment;
+  StudyPlan& plan;
+  Expansion& result;
 
   void error(SourcePos pos, std::string message) {
     Diagnostic d{experiment.file.string(), pos, std::move(message)};
@@ -107,49 +283,38 @@ struct StudyExpander {
     result.errors.push_back(std::move(d));
   }
 
-  std::vector<Combination> combinations() {
-    Combination base;
-    for (const auto& d : study.defaults) base[d.name] = d.value;
-    std::vector<Combination> all;
-    for (auto& c : cross_product(base, dimensions_of(study))) {
-      bool excluded = std::any_of(study.exclude.begin(), study.exclude.end(), [&](const auto& a) { return matches(c, a); });
-      if (excluded) {
-        ++result.excluded;
-      } else {
-        all.push_back(std::move(c));
-      }
-    }
-    for (const auto& inc : study.include) {
-      Combination c = base;
-      for (const auto& s : inc.values) c[s.name] = s.value;
-      if (std::none_of(all.begin(), all.end(), [&](const auto& x) { return same_values(x, c); })) all.push_back(c);
-    }
-    return all;
+  bool excluded(const Combination& c) const {
+    const auto& exclude = plan.study->exclude;
+    return std::any_of(exclude.begin(), exclude.end(), [&](const auto& a) { return matches(c, a); });
   }
 
-  // Adds derived values to `c` and applies the where filter; false when the trial is dropped.
-  bool derive_and_filter(Combination& c, std::vector<Param>& derived) {
-    Expression::Lookup lookup = [&](const std::string& name) -> std::optional<std::string> {
-      auto it = c.find(name);
-      if (it != c.end()) return it->second.text;
-      for (const auto& d : derived) {
-        if (d.name == name) return d.value;
+  // Included combinations that the cross product does not already hold (or holds but excludes).
+  void collect_includes() {
+    for (const auto& inc : plan.study->include) {
+      Combination c = plan.base;
+      for (const auto& s : inc.values) c[s.name] = s.value;
+      auto id = plan.cross_id_of(c);
+      if (id && !excluded(plan.combination(*id))) continue;
+      if (std::none_of(plan.extra.begin(), plan.extra.end(), [&](const auto& x) { return same_values(x, c); })) {
+        plan.extra.push_back(std::move(c));
       }
-      return std::nullopt;
-    };
-    std::string error;
-    for (const auto& [d, expression] : derived_expressions) {
-      auto v = expression.evaluate(lookup, error);
-      if (!v) {
-        this->error(d->expression.pos, fmt::format("derived value '{}': {}", d->name, error));
-        return false;
-      }
-      derived.push_back({d->name, v->to_param()});
     }
-    if (!where_expression) return true;
-    auto v = where_expression->evaluate(lookup, error);
+  }
+
+  // Derived values and the where filter; false when the combination is dropped.
+  bool derive_and_filter(const Combination& c, std::vector<Param>& derived) {
+    std::string error;
+    const DerivedValue* failed = nullptr;
+    auto values = plan.derive(c, error, &failed);
+    if (!values) {
+      this->error(failed->expression.pos, fmt::format("derived value '{}': {}", failed->name, error));
+      return false;
+    }
+    derived = std::move(*values);
+    if (!plan.where_expression) return true;
+    auto v = plan.where_expression->evaluate(StudyPlan::lookup_in(c, derived), error);
     if (!v) {
-      this->error(study.where->pos, fmt::format("where: {}", error));
+      this->error(plan.study->where->pos, fmt::format("where: {}", error));
       return false;
     }
     if (!v->truthy()) ++result.filtered;
@@ -158,7 +323,7 @@ struct StudyExpander {
 
   // Every {name} in a command template must be a parameter, derived value or built-in.
   void check_command_template(const Combination& c, const std::vector<Param>& derived) {
-    for (const auto& word : study.command) {
+    for (const auto& word : plan.study->command) {
       std::string problem;
       bool ok = expand_template(word.text, [&](const std::string& name) -> std::optional<std::string> {
                   bool known = c.count(name) || std::find(kTemplateBuiltins.begin(), kTemplateBuiltins.end(), name) !=
@@ -170,76 +335,97 @@ struct StudyExpander {
     }
   }
 
-  Trial make_trial(const Combination& c, const std::vector<Param>& derived, int repeat) const {
-    Trial t;
-    t.study = study.name;
-    t.workload = study.workload;
-    t.repeat_index = repeat;
-    t.timeout_s = study.timeout_s;
-    for (const auto& [name, value] : c) {
-      if (name.rfind("env.", 0) == 0) {
-        t.environment.push_back({name.substr(4), value.text});
-      } else {
-        t.params.push_back({name, value.text});
-      }
+  // True when the combination may run; otherwise the problem is reported at the value to change.
+  bool runnable(const Combination& c) {
+    auto problem = check_trial_params(plan.study->workload, [&](const std::string& name) -> std::optional<std::string> {
+      auto it = c.find(name);
+      return it == c.end() ? std::nullopt : std::optional<std::string>(it->second.text);
+    });
+    if (!problem) {
+      auto ranks = c.find("ranks");
+      const int n = ranks == c.end() ? 1 : int(std::strtol(ranks->second.text.c_str(), nullptr, 10));
+      std::string why = launcher_rank_problem(experiment.launcher, n);
+      if (!why.empty()) problem = TrialProblem{"ranks", why};
     }
-    t.derived = derived;
-    t.engine_args = study.engine_args;
-    for (const auto& word : study.command) t.command.push_back(word.text);
-    t.command_uses_launcher = study.command_uses_launcher;
-    t.metrics = study.metrics;
-    std::set<std::string> axes;
-    auto add_axis = [&](const std::string& name) {
-      if (axes.insert(name).second) t.axis_names.push_back(name);
-    };
-    for (const auto& axis : study.axes) add_axis(axis.name);
-    for (const auto& zip : study.zips) {
-      for (const auto& axis : zip.axes) add_axis(axis.name);
-    }
-    for (const auto& inc : study.include) {
-      for (const auto& s : inc.values) add_axis(s.name);
-    }
-    t.ranks = std::stoi(t.param("ranks", "1"));
-    std::string text = canonical_text(t);
-    t.group_key = content_hash(text);
-    t.identity = content_hash(text + fmt::format("repeat={}\n", repeat));
-    return t;
-  }
-
-  // The study's trials of one repeat, in combination order; empty past the study's repeat count.
-  std::vector<Trial> trials_of_repeat(int r) const {
-    std::vector<Trial> out;
-    if (r >= study.repeat) return out;
-    for (const auto& [c, derived] : kept) out.push_back(make_trial(c, derived, r));
-    return out;
+    if (!problem) return true;
+    auto it = c.find(problem->blamed_param);
+    error(it != c.end() ? it->second.pos : plan.study->pos, problem->message);
+    return false;
   }
 
   void expand() {
-    parse_expressions();
-    for (auto& c : combinations()) {
-      std::vector<Param> derived;
-      if (!derive_and_filter(c, derived)) continue;
-      auto problem = check_trial_params(study.workload, [&](const std::string& name) -> std::optional<std::string> {
-        auto it = c.find(name);
-        return it == c.end() ? std::nullopt : std::optional<std::string>(it->second.text);
-      });
-      if (!problem) {
-        auto ranks = c.find("ranks");
-        std::string why = launcher_rank_problem(experiment.launcher, ranks == c.end() ? 1 : std::stoi(ranks->second.text));
-        if (!why.empty()) problem = TrialProblem{"ranks", why};
-      }
-      if (problem) {
-        auto it = c.find(problem->blamed_param);
-        error(it != c.end() ? it->second.pos : study.pos, problem->message);
+    collect_includes();
+    for (std::uint64_t id = 0; id < plan.combination_count(); ++id) {
+      const Combination c = plan.combination(id);
+      if (id < plan.cross_size && excluded(c)) {
+        ++result.excluded;
         continue;
       }
+      std::vector<Param> derived;
+      if (!derive_and_filter(c, derived) || !runnable(c)) continue;
       check_command_template(c, derived);
-      kept.emplace_back(std::move(c), std::move(derived));
+      plan.keep(id, c);
     }
-    if (kept.empty() && result.errors.empty()) {
-      error(study.pos, fmt::format("study '{}' has no trials left after exclude and where", study.name));
+    if (plan.kept.empty() && result.errors.empty()) {
+      error(plan.study->pos, fmt::format("study '{}' has no trials left after exclude and where", plan.study->name));
     }
   }
+};
+
+// The expanded studies in run order: for each repeat, each study that still repeats, its kept
+// combinations. Owns a copy of the experiment, which the plans point into.
+class ExpandedStudies final : public TrialSource {
+ public:
+  explicit ExpandedStudies(const Experiment& experiment) : experiment_(experiment) {
+    studies_.reserve(experiment_.studies.size());
+    for (const auto& study : experiment_.studies) studies_.emplace_back(study);
+  }
+
+  void expand(Expansion& result) {
+    int max_repeat = 0;
+    for (auto& plan : studies_) {
+      StudyExpander{experiment_, plan, result}.expand();
+      max_repeat = std::max(max_repeat, plan.study->repeat);
+    }
+    // Repeat-major across studies too: studies compared with each other (an engine and a peer
+    // program) take turns, so neither gets the quieter half of the run.
+    for (int r = 0; r < max_repeat; ++r) {
+      for (size_t s = 0; s < studies_.size(); ++s) {
+        if (r >= studies_[s].study->repeat || studies_[s].kept.empty()) continue;
+        segments_.push_back({size_, s, r});
+        size_ += studies_[s].kept.size();
+      }
+    }
+  }
+
+  std::size_t size() const override { return size_; }
+
+  Trial trial(std::size_t index) const override {
+    const Segment& segment = segment_of(index);
+    return studies_[segment.study].make_trial(index - segment.first, segment.repeat);
+  }
+
+  std::string identity(std::size_t index) const override {
+    const Segment& segment = segment_of(index);
+    return IdentityText::identity(studies_[segment.study].kept_state[index - segment.first], segment.repeat);
+  }
+
+ private:
+  struct Segment {
+    std::size_t first;  // index of its first trial in the list
+    std::size_t study;
+    int repeat;
+  };
+  const Segment& segment_of(std::size_t index) const {
+    auto next = std::upper_bound(segments_.begin(), segments_.end(), index,
+                                 [](std::size_t i, const Segment& s) { return i < s.first; });
+    return *(next - 1);
+  }
+
+  Experiment experiment_;
+  std::vector<StudyPlan> studies_;
+  std::vector<Segment> segments_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace
@@ -266,28 +452,21 @@ std::string Trial::axes_label() const {
   return label;
 }
 
-Expansion expand_experiment(const Experiment& experiment) {
+Expansion expand_experiment(const Experiment& experiment, const ExpansionLimits& limits) {
   Expansion result;
-  std::vector<StudyExpander> studies;
-  int max_repeat = 0;
-  for (const auto& study : experiment.studies) {
-    studies.push_back(StudyExpander{experiment, study, result});
-    studies.back().expand();
-    max_repeat = std::max(max_repeat, study.repeat);
+  if (auto too_big = check_size(experiment, limits)) {
+    result.errors.push_back(std::move(*too_big));
+    return result;
   }
-  // Repeat-major across studies too: studies compared with each other (an engine and a peer
-  // program) take turns, so neither gets the quieter half of the run.
-  for (int r = 0; r < max_repeat; ++r) {
-    for (const auto& s : studies) {
-      for (auto& t : s.trials_of_repeat(r)) result.trials.push_back(std::move(t));
-    }
-  }
+  auto studies = std::make_shared<ExpandedStudies>(experiment);
+  studies->expand(result);
+  result.trials = TrialList(std::move(studies));
   return result;
 }
 
-std::string plan_hash(const std::vector<Trial>& trials) {
+std::string plan_hash(const TrialList& trials) {
   std::string text;
-  for (const auto& t : trials) text += t.identity + '\n';
+  for (std::size_t i = 0; i < trials.size(); ++i) text += trials.identity(i) + '\n';
   return content_hash(text);
 }
 

@@ -3,6 +3,7 @@
 #include "experiment/diagnostic.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -24,7 +25,7 @@ ParamSpec choice(std::string name, std::vector<std::string> choices) {
 std::vector<WorkloadSpec> make_table() {
   WorkloadSpec train{"train", "train", {}};
   train.params = {
-      {"ranks", ParamType::Integer, {}, 1, /*engine_flag=*/false},
+      {"ranks", ParamType::Integer, {}, 1, INT_MAX, /*engine_flag=*/false},
       integer("vocab_size", 2),
       integer("d_model"),
       integer("n_heads"),
@@ -54,7 +55,7 @@ std::vector<WorkloadSpec> make_table() {
       number("first_bucket_cap_mb"),
   };
   WorkloadSpec command{"command", "", {}};
-  command.params = {{"ranks", ParamType::Integer, {}, 1, /*engine_flag=*/false}};
+  command.params = {{"ranks", ParamType::Integer, {}, 1, INT_MAX, /*engine_flag=*/false}};
   command.free_form_params = true;
   return {train, command};
 }
@@ -99,18 +100,19 @@ std::optional<std::string> check_param_value(const ParamSpec& spec, const std::s
     case ParamType::Integer: {
       errno = 0;
       long long v = std::strtoll(begin, &end, 10);
-      if (value.empty() || *end != '\0' || errno == ERANGE) {
-        return fmt::format("{} must be an integer, got '{}'", spec.name, value);
+      if (value.empty() || *end != '\0') return fmt::format("{} must be an integer, got '{}'", spec.name, value);
+      const bool overflow = errno == ERANGE;  // v is then LLONG_MIN or LLONG_MAX: the sign is right
+      if (v < spec.minimum) return fmt::format("{} must be at least {}, got {}", spec.name, spec.minimum, value);
+      if (overflow || v > spec.maximum) {
+        return fmt::format("{} must be at most {}, got {}", spec.name, spec.maximum, value);
       }
-      if (v < spec.minimum) return fmt::format("{} must be at least {}, got {}", spec.name, spec.minimum, v);
       return std::nullopt;
     }
     case ParamType::Number: {
       errno = 0;
       double v = std::strtod(begin, &end);
-      if (value.empty() || *end != '\0' || errno == ERANGE) {
-        return fmt::format("{} must be a number, got '{}'", spec.name, value);
-      }
+      if (value.empty() || *end != '\0') return fmt::format("{} must be a number, got '{}'", spec.name, value);
+      if (!std::isfinite(v)) return fmt::format("{} must be a finite number, got '{}'", spec.name, value);
       if (v < spec.minimum) return fmt::format("{} must be at least {}, got {}", spec.name, spec.minimum, v);
       return std::nullopt;
     }

@@ -1,6 +1,7 @@
 #pragma once
 // What each workload accepts: parameter names, types and allowed values. The runner validates an
 // experiment against this table before anything runs, so a typo fails in seconds, not mid-campaign.
+#include <climits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@ struct ParamSpec {
   ParamType type;
   std::vector<std::string> choices;  // for Choice
   double minimum = 0;                // for Integer/Number; inclusive
+  double maximum = INT_MAX;          // for Integer; inclusive (the runner and engine read ints)
   bool engine_flag = true;           // false: consumed by the runner (e.g. ranks)
 };
 
@@ -32,7 +34,8 @@ const std::vector<WorkloadSpec>& workload_table();
 const WorkloadSpec* find_workload(const std::string& name);
 std::vector<std::string> workload_names();
 
-// Why `value` is not acceptable for `spec`, or nullopt when it is.
+// Why `value` is not acceptable for `spec`, or nullopt when it is. Numbers must be finite
+// (no nan, inf or overflow), integers within [minimum, maximum].
 std::optional<std::string> check_param_value(const ParamSpec& spec, const std::string& value);
 
 }  // namespace mt

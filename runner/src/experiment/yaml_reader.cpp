@@ -1,6 +1,7 @@
 #include "experiment/yaml_reader.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -60,7 +61,7 @@ std::optional<double> YamlReader::number(const YAML::Node& node, const std::stri
     error(pos_of(node), *problem);
     return std::nullopt;
   }
-  return std::stod(*text);
+  return std::strtod(text->c_str(), nullptr);  // checked above: finite, whole text
 }
 
 std::optional<int> YamlReader::integer(const YAML::Node& node, const std::string& what, int minimum) {
@@ -71,7 +72,7 @@ std::optional<int> YamlReader::integer(const YAML::Node& node, const std::string
     error(pos_of(node), *problem);
     return std::nullopt;
   }
-  return std::stoi(*text);
+  return int(std::strtoll(text->c_str(), nullptr, 10));  // checked above: within int
 }
 
 std::vector<std::string> YamlReader::string_list(const YAML::Node& node, const std::string& what) {

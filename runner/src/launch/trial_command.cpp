@@ -1,6 +1,9 @@
 #include "launch/trial_command.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -84,19 +87,32 @@ TrialCommand build_trial_command(const Trial& trial, const LaunchContext& contex
 }
 
 std::string shell_quote(const std::vector<std::string>& argv) {
+  static const auto plain_char = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c) {
+      table[c] = std::isalnum(c) || std::string_view("-_./=:,+@%").find(char(c)) != std::string_view::npos;
+    }
+    return table;
+  }();
   std::string out;
   for (const auto& word : argv) {
     if (!out.empty()) out += ' ';
     bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./=:,+@%").find(c) != std::string_view::npos;
+      return plain_char[static_cast<unsigned char>(c)];
     });
     if (plain) {
       out += word;
-    } else {
-      out += '\'';
-      for (char c : word) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-      out += '\'';
+      continue;
     }
+    out += '\'';
+    for (char c : word) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    out += '\'';
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "runner_error.h"
+#include "store/store_reader.h"
 
 namespace mt {
 namespace {
@@ -125,23 +126,7 @@ std::optional<double> ReportTrial::metric(const std::string& name) const {
   return it->second;
 }
 
-std::unique_ptr<Database> open_results(const std::filesystem::path& file) {
-  if (!std::filesystem::exists(file)) {
-    throw RunnerError(kExitUsage,
-                      fmt::format("no database at {} (run an experiment first, or pass --db)", file.string()));
-  }
-  auto db = std::make_unique<Database>(file, Database::Mode::ReadOnly);
-  int version = db->user_version();
-  if (version == 0) {
-    throw RunnerError(kExitUsage, fmt::format("{} is not an mtrun results database", file.string()));
-  }
-  if (version > Store::kSchemaVersion) {
-    throw RunnerError(kExitUsage, fmt::format("database schema version {} is newer than this mtrun understands ({}); "
-                                              "use a newer mtrun",
-                                              version, Store::kSchemaVersion));
-  }
-  return db;
-}
+std::unique_ptr<Database> open_results(const std::filesystem::path& file) { return open_store_read_only(file); }
 
 ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns) {
   ReportData data;

@@ -1,6 +1,7 @@
 #include "run/campaign_runner.h"
 
 #include <ostream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -37,70 +38,123 @@ struct Finished {
   std::filesystem::path log_file;
 };
 
-Finished run_one(Store& store, const CampaignRun& run, const Store::StoredTrial& stored) {
-  const Trial& trial = stored.trial;
-  const int number = store.next_attempt_number(stored.row);
+AttemptOutcome failed_outcome(AttemptState state, const std::string& reason) {
+  AttemptOutcome o;
+  o.state = state;
+  o.error_reason = reason;
+  return o;
+}
+
+// Records the outcome. Should the store refuse it (a value it cannot hold), the attempt is still
+// finished: as failed, saying why, without what could not be stored.
+void record_outcome(Store& store, std::int64_t attempt, AttemptOutcome& outcome, const ProvenanceContext& context,
+                    const LaunchCommand& command, const ProgramIdentity& program) {
+  std::optional<Provenance> provenance;
+  try {
+    provenance = assemble_provenance(context, outcome.result_json, command, program);
+  } catch (const std::exception&) {  // a result whose environment is malformed: what mtrun knows itself
+    provenance = assemble_provenance(context, std::nullopt, command, program);
+  }
+  try {
+    store.finish_attempt(attempt, outcome, provenance);
+  } catch (const std::exception& e) {
+    AttemptOutcome bare = failed_outcome(AttemptState::Failed, fmt::format("mtrun could not record the result: {}", e.what()));
+    bare.exit_code = outcome.exit_code;
+    bare.signal = outcome.signal;
+    bare.duration_s = outcome.duration_s;
+    store.finish_attempt(attempt, bare, std::nullopt);
+    outcome = std::move(bare);
+  }
+}
+
+Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial) {
+  const int number = store.next_attempt_number(row);
   const auto run_dir = run.runs_dir / trial.identity / fmt::format("attempt-{}", number);
-  std::filesystem::create_directories(run_dir);
   const auto result_file = run_dir / "result.json";
   const auto log_file = run_dir / "log.txt";
-  std::filesystem::remove(result_file);  // never ingest a stale result
   const std::string job_name = fmt::format("mtrun-{}-{}", trial.identity.substr(0, 12), number);
-  TrialCommand command = build_trial_command(trial, run.context, result_file, job_name);
-
-  const ProgramIdentity program = trial_program(run.provenance, command.program, run_dir);  // before the job writes
-  std::int64_t attempt =
-      store.begin_attempt(stored.row, number, command_line(command), run_dir.string(), log_file.string());
-  ProcessSpec spec;
-  spec.argv = command.argv;
-  spec.environment = command.environment;
-  spec.log_file = log_file;
-  spec.working_dir = run_dir;
-  spec.timeout_s = trial.timeout_s;
-  spec.running_pid = run.running_launcher;
-  spec.guard = run.guard;
-  spec.cleanup_argv = command.cleanup_argv;
-  ProcessOutcome process = run_process(spec, run.stop);
-  AttemptOutcome outcome = classify_attempt(process, result_file, log_file, trial);
-  store.finish_attempt(attempt, outcome, assemble_provenance(run.provenance, outcome.result_json, command, program));
+  TrialCommand command;
+  std::string command_text, unbuildable;
+  try {
+    command = build_trial_command(trial, run.context, result_file, job_name);
+    command_text = command_line(command);
+  } catch (const std::exception& e) {  // a stored trial whose template no longer expands
+    unbuildable = e.what();
+  }
+  // The program is identified before the job writes anything; provenance as far as mtrun knows
+  // it before the launch is recorded with the attempt, so a killed attempt keeps it.
+  const ProgramIdentity program = trial_program(run.provenance, command.program, run_dir);
+  std::int64_t attempt = store.begin_attempt(row, number, command_text, run_dir.string(), log_file.string(),
+                                             assemble_provenance(run.provenance, std::nullopt, command, program));
+  AttemptOutcome outcome;
+  bool launched = false;
+  try {
+    if (!unbuildable.empty()) throw std::runtime_error("the trial's command cannot be built: " + unbuildable);
+    std::filesystem::create_directories(run_dir);
+    std::filesystem::remove(result_file);  // never ingest a stale result
+    ProcessSpec spec;
+    spec.argv = command.argv;
+    spec.environment = command.environment;
+    spec.log_file = log_file;
+    spec.working_dir = run_dir;
+    spec.timeout_s = trial.timeout_s;
+    spec.running_pid = run.running_launcher;
+    spec.guard = run.guard;
+    spec.cleanup_argv = command.cleanup_argv;
+    launched = true;
+    ProcessOutcome process = run_process(spec, run.stop);
+    outcome = classify_attempt(process, result_file, log_file, trial);
+  } catch (const std::exception& e) {  // whatever the job left behind, the attempt ends with a reason
+    outcome = launched ? failed_outcome(AttemptState::Failed, fmt::format("mtrun could not read the result: {}", e.what()))
+                       : failed_outcome(AttemptState::LaunchFailed, e.what());
+  }
+  record_outcome(store, attempt, outcome, run.provenance, command, program);
   return {std::move(outcome), log_file};
 }
 
 }  // namespace
 
-CampaignResult run_trials(Store& store, const CampaignRun& run, const std::vector<Store::StoredTrial>& trials,
-                          std::ostream& out) {
+CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out) {
   CampaignResult result;
-  Progress progress(out, int(trials.size()), run.live_progress);
-  for (const auto& stored : trials) {
+  Progress progress(out, int(trials.rows.size()), run.live_progress);
+  for (std::size_t i = 0; i < trials.rows.size(); ++i) {
     if (run.stop && run.stop->load()) {
       result.stopped = true;
       break;
     }
-    const Trial& t = stored.trial;
+    if (run.lease_lost && run.lease_lost->load()) {
+      result.lease_lost = true;
+      break;
+    }
+    const Trial t = trials.trial(i);
     progress.trial_started(fmt::format("{} {} rep {}", t.study, t.axes_label(), t.repeat_index));
-    auto [outcome, log_file] = run_one(store, run, stored);
+    auto [outcome, log_file] = run_one(store, run, trials.rows[i], t);
     progress.trial_finished(to_string(outcome.state), outcome.duration_s, outcome_detail(outcome),
                             log_file.string());
     ++result.ran;
     if (outcome.state != AttemptState::Succeeded) ++result.failed;
   }
   if (run.stop && run.stop->load()) result.stopped = true;
-  result.not_run = int(trials.size()) - result.ran;
+  result.not_run = int(trials.rows.size()) - result.ran;
   progress.finish();
   return result;
 }
 
-void recover_stale_attempts(Store& store, std::ostream& out) {
-  if (int stale = store.interrupt_stale_attempts()) {
+void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostream& out) {
+  if (int stale = lease.interrupted() + store.interrupt_stale_attempts()) {
     fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
   }
 }
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
                     const std::filesystem::path& db, std::ostream& out) {
-  fmt::print(out, "\n{}", render_summary(campaign_trials(store, campaign_id)));
+  fmt::print(out, "\n{}", render_summary(campaign_trials(store.db(), campaign_id)));
   fmt::print(out, "\nresults: {}  (mtrun status; mtrun query \"select * from training\")\n", db.string());
+  if (result.lease_lost) {
+    fmt::print(out, "stopped: another mtrun took campaign {} over while this one was stalled; {} trial(s) not run here\n",
+               campaign_id, result.not_run);
+    return kExitFailure;
+  }
   if (result.stopped) {
     fmt::print(out, "interrupted: {} trial(s) not run; `mtrun rerun --failed` completes the campaign\n",
                result.not_run);

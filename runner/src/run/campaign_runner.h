@@ -3,11 +3,14 @@
 // launch and its outcome after, shows progress, stops cleanly when asked. Shared by `run` and
 // `rerun`.
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <vector>
 
 #include "launch/provenance.h"
+#include "store/lease.h"
 #include "store/store.h"
 #include "launch/trial_command.h"
 
@@ -19,9 +22,18 @@ struct CampaignRun {
   std::filesystem::path runs_dir;  // attempts go to runs_dir/<trial identity>/attempt-N
   bool live_progress = false;
   std::atomic<bool>* stop = nullptr;          // set asynchronously to stop launching
+  const std::atomic<bool>* lease_lost = nullptr;  // set when another runner took the campaign over
   std::atomic<int>* running_launcher = nullptr;
   std::filesystem::path guard;  // this mtrun's executable, to start jobs under a job guard
   ProvenanceContext provenance;
+};
+
+// The trials a run or rerun launches, in order: their rows in the store, and each trial built when
+// its turn comes (from the plan, or from the database), so a campaign of a million trials is never
+// held as a million Trials.
+struct PendingTrials {
+  std::vector<std::int64_t> rows;
+  std::function<Trial(std::size_t)> trial;  // the trial of rows[i]
 };
 
 struct CampaignResult {
@@ -29,13 +41,16 @@ struct CampaignResult {
   int failed = 0;
   int not_run = 0;  // left when stopped
   bool stopped = false;
+  bool lease_lost = false;
 };
 
-CampaignResult run_trials(Store& store, const CampaignRun& run, const std::vector<Store::StoredTrial>& trials,
-                          std::ostream& out);
+// Every attempt started is finished with a state and a reason, whatever its job wrote; only a
+// database that can no longer be written stops the campaign (the exception propagates).
+CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out);
 
-// Marks attempts left `running` by a stopped mtrun as interrupted (so they run again), saying so.
-void recover_stale_attempts(Store& store, std::ostream& out);
+// Marks attempts left `running` by a stopped mtrun as interrupted (so they run again), saying so:
+// the campaign's own (found when its lease was taken) and those of other campaigns.
+void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostream& out);
 
 // Exit code and closing lines shared by run and rerun: summary table, where the results are, and
 // what to do about failures or an interruption.

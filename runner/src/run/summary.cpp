@@ -1,11 +1,13 @@
 #include "run/summary.h"
 
+#include <ctime>
 #include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "stats.h"
+#include "store/lease.h"
 #include "text_table.h"
 
 namespace mt {
@@ -35,13 +37,13 @@ std::string format_mean_std(const std::vector<double>& xs, int decimals) {
   return fmt::format("{:.{}f} ± {:.{}f}", mean(xs), decimals, sample_std(xs), decimals);
 }
 
-std::vector<TrialRow> campaign_trials(Store& store, const std::string& campaign_id) {
-  auto s = store.db().prepare(R"sql(
+std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_id) {
+  auto s = db.prepare(R"sql(
     SELECT t.identity, t.group_key, t.study, t.parameters, t.axes, t.repeat_index,
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id), a.exit_code, a.duration_s,
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'tokens_per_sec'),
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'step_time_ms'),
-           a.log_path, a.error_reason
+           a.log_path, a.error_reason, a.runner_host, a.runner_pid
     FROM trials t LEFT JOIN latest_attempts a ON a.trial_id = t.id
     WHERE t.campaign_id = ? ORDER BY t.ordinal)sql");
   s.bind(1, campaign_id);
@@ -61,6 +63,13 @@ std::vector<TrialRow> campaign_trials(Store& store, const std::string& campaign_
     if (!s.is_null(11)) r.step_time_ms = s.real(11);
     r.log_path = s.text(12);
     r.error_reason = s.text(13);
+    if (r.state == std::string("running") &&
+        !attempt_runner_alive(db, campaign_id, s.text(14), s.integer(15), std::time(nullptr))) {
+      r.state = "interrupted";
+      r.error_reason = fmt::format("mtrun (pid {} on {}) is gone; the next `mtrun run` or `mtrun rerun --failed` runs "
+                                   "this trial again",
+                                   s.integer(15), s.text(14));
+    }
     rows.push_back(std::move(r));
   }
   return rows;

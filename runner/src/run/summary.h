@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "store/store.h"
+#include "store/sqlite_db.h"
 
 namespace mt {
 
@@ -26,8 +26,9 @@ struct TrialRow {
   std::string error_reason;
 };
 
-// Trials of a campaign in plan order, each with its latest attempt.
-std::vector<TrialRow> campaign_trials(Store& store, const std::string& campaign_id);
+// Trials of a campaign in plan order, each with its latest attempt. An attempt recorded as running
+// whose runner is gone (lease.h) is shown as interrupted, with why; the database is not changed.
+std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_id);
 
 // Per (study, configuration): n succeeded of total, tokens/s and step ms as mean ± std.
 std::string render_summary(const std::vector<TrialRow>& rows);

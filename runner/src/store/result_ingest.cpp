@@ -1,23 +1,37 @@
 #include "store/result_ingest.h"
 
 #include <algorithm>
-#include <fstream>
+#include <chrono>
+#include <climits>
+#include <cmath>
 #include <regex>
 #include <sstream>
+#include <variant>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "store/bounded_json.h"
+#include "store/log_scan.h"
 
 namespace mt {
 namespace {
 
 using json = nlohmann::json;
 
+constexpr std::size_t kReasonLength = 1000;  // of an error reason taken from a result file
+constexpr double kRegexBudgetSeconds = 30;    // scanning the output for one metric
+
+void add_metric(std::vector<MetricValue>& out, std::string name, double value) {
+  if (std::isfinite(value)) out.push_back({std::move(name), value});  // see README: non-finite values
+}
+
+// Recursion is bounded: the document's nesting was checked when it was read.
 void flatten(const json& node, const std::string& prefix, std::vector<MetricValue>& out) {
   for (auto it = node.begin(); it != node.end(); ++it) {
     std::string name = prefix.empty() ? it.key() : prefix + "." + it.key();
     if (it->is_number()) {
-      out.push_back({name, it->get<double>()});
+      add_metric(out, name, it->get<double>());
     } else if (it->is_object() && it.key() != "per_step") {
       flatten(*it, name, out);
     }
@@ -26,78 +40,95 @@ void flatten(const json& node, const std::string& prefix, std::vector<MetricValu
 
 std::vector<StepValue> step_series(const json& result) {
   std::vector<StepValue> out;
+  auto add = [&](const std::string& name, int rank, std::size_t step, const json& v) {
+    if (v.is_number() && std::isfinite(v.get<double>()) && step <= std::size_t(INT_MAX)) {
+      out.push_back({name, rank, int(step), v.get<double>()});
+    }
+  };
   if (!result.contains("per_step") || !result["per_step"].is_object()) return out;
   for (const auto& [name, series] : result["per_step"].items()) {
     if (!series.is_array()) continue;
-    for (size_t i = 0; i < series.size(); ++i) {
-      if (series[i].is_number()) {
-        out.push_back({name, -1, int(i), series[i].get<double>()});
-      } else if (series[i].is_array()) {  // [rank][step]
-        for (size_t step = 0; step < series[i].size(); ++step) {
-          if (series[i][step].is_number()) out.push_back({name, int(i), int(step), series[i][step].get<double>()});
-        }
+    for (size_t i = 0; i < series.size() && i <= std::size_t(INT_MAX); ++i) {
+      if (series[i].is_array()) {  // [rank][step]
+        for (size_t step = 0; step < series[i].size(); ++step) add(name, int(i), step, series[i][step]);
+      } else {
+        add(name, -1, i, series[i]);
       }
     }
   }
   return out;
 }
 
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::optional<int> small_int(const json& node) {
+  if (!node.is_number_integer()) return std::nullopt;
+  auto v = node.get<std::int64_t>();
+  if (v < INT_MIN || v > INT_MAX) return std::nullopt;
+  return int(v);
 }
 
-// Open MPI names the rank that died of a signal: "process rank 1 with PID 42 on node n exited on signal 9".
-bool find_rank_signal(const std::string& log, int& rank, int& signal) {
-  static const std::regex pattern(R"(process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+))");
-  std::smatch m;
-  if (!std::regex_search(log, m, pattern)) return false;
-  rank = std::stoi(m[1]);
-  signal = std::stoi(m[2]);
-  return true;
+// The engine's own account of a failure: error.rank, error.step, error.reason.
+void read_error(const json& result, AttemptOutcome& o) {
+  if (!result.contains("error") || !result["error"].is_object()) return;
+  const json& e = result["error"];
+  if (e.contains("rank")) o.error_rank = small_int(e["rank"]);
+  if (e.contains("step")) o.error_step = small_int(e["step"]);
+  if (e.contains("reason") && e["reason"].is_string()) o.error_reason = e["reason"].get<std::string>().substr(0, kReasonLength);
 }
 
-// The most telling line of a failed job's log: the engine's own message (prefixed "mtengine" or
-// mentioning an error) if there is one, else the first line before mpirun's "----" epilogue.
-std::string reason_from_log(const std::string& log) {
-  std::istringstream in(log);
-  std::string line, first;
-  while (std::getline(in, line)) {
-    if (line.rfind("-----", 0) == 0) break;
-    if (line.rfind("mtengine", 0) == 0 || line.find("rror") != std::string::npos) return line.substr(0, 500);
-    if (first.empty() && line.find_first_not_of(' ') != std::string::npos) first = line;
+// The first capture group of `rule.regex` on any line of the log, as a number; or why not.
+std::variant<double, std::string> regex_metric(const MetricRule& rule, const std::filesystem::path& log_file) {
+  const std::regex pattern(rule.regex);
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<std::string> text;
+  bool out_of_time = false;
+  scan_log(log_file, [&](std::string_view line) {
+    std::match_results<std::string_view::const_iterator> m;
+    if (std::regex_search(line.begin(), line.end(), m, pattern) && m.size() > 1) {
+      text = m[1].str();
+      return false;
+    }
+    out_of_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > kRegexBudgetSeconds;
+    return !out_of_time;
+  });
+  if (out_of_time) {
+    return fmt::format("metric '{}': gave up after {:.0f} s matching regex '{}' against the output", rule.name,
+                       kRegexBudgetSeconds, rule.regex);
   }
-  return first.substr(0, 500);
+  if (!text) return fmt::format("metric '{}': no number matched regex '{}' in the output", rule.name, rule.regex);
+  char* end = nullptr;
+  const double v = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0') {
+    return fmt::format("metric '{}': no number matched regex '{}' in the output", rule.name, rule.regex);
+  }
+  if (!std::isfinite(v)) return fmt::format("metric '{}': '{}' in the output is not a finite number", rule.name, *text);
+  return v;
+}
+
+// The number at the dotted path `rule.json_path` of the result file; or why not.
+std::variant<double, std::string> json_metric(const MetricRule& rule, const json& result) {
+  const json* node = result.is_object() ? &result : nullptr;
+  std::istringstream path(rule.json_path);
+  std::string key;
+  while (node && std::getline(path, key, '.')) node = node->is_object() && node->contains(key) ? &(*node)[key] : nullptr;
+  if (node && node->is_null()) {
+    return fmt::format("metric '{}': the value at '{}' in the result file is null or not a finite number", rule.name,
+                       rule.json_path);
+  }
+  if (!node || !node->is_number()) {
+    return fmt::format("metric '{}': no number at '{}' in the result file", rule.name, rule.json_path);
+  }
+  return node->get<double>();
 }
 
 // Applies a command workload's metric rules; returns "" or why a declared metric is missing.
-std::string extract_command_metrics(const std::vector<MetricRule>& rules, const std::string& log, const json& result,
-                                    std::vector<MetricValue>& metrics) {
+std::string extract_command_metrics(const std::vector<MetricRule>& rules, const std::filesystem::path& log_file,
+                                    const json& result, std::vector<MetricValue>& metrics) {
   for (const auto& rule : rules) {
-    std::optional<double> value;
-    if (!rule.regex.empty()) {
-      std::smatch m;
-      std::regex pattern(rule.regex);
-      if (std::regex_search(log, m, pattern) && m.size() > 1) {
-        char* end = nullptr;
-        std::string text = m[1];
-        double v = std::strtod(text.c_str(), &end);
-        if (!text.empty() && *end == '\0') value = v;
-      }
-      if (!value) return fmt::format("metric '{}': no number matched regex '{}' in the output", rule.name, rule.regex);
-    } else {
-      const json* node = result.is_object() ? &result : nullptr;
-      std::istringstream path(rule.json_path);
-      std::string key;
-      while (node && std::getline(path, key, '.')) node = node->contains(key) ? &(*node)[key] : nullptr;
-      if (node && node->is_number()) value = node->get<double>();
-      if (!value) return fmt::format("metric '{}': no number at '{}' in the result file", rule.name, rule.json_path);
-    }
+    auto value = rule.regex.empty() ? json_metric(rule, result) : regex_metric(rule, log_file);
+    if (auto* problem = std::get_if<std::string>(&value)) return *problem;
     metrics.erase(std::remove_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.name == rule.name; }),
                   metrics.end());
-    metrics.push_back({rule.name, *value});
+    metrics.push_back({rule.name, std::get<double>(value)});
   }
   return "";
 }
@@ -106,8 +137,8 @@ std::string extract_command_metrics(const std::vector<MetricRule>& rules, const 
 
 std::vector<MetricValue> flatten_metrics(const std::string& result_json) {
   std::vector<MetricValue> out;
-  json doc = json::parse(result_json, nullptr, false);
-  if (doc.is_object()) flatten(doc, "", out);
+  UntrustedJson doc = parse_untrusted_json(result_json);
+  if (doc.document.is_object()) flatten(doc.document, "", out);
   return out;
 }
 
@@ -116,22 +147,19 @@ AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesy
   AttemptOutcome o;
   o.duration_s = process.duration_s;
   json result;
-  if (std::filesystem::exists(result_file)) {
-    std::string text = read_file(result_file);
-    result = json::parse(text, nullptr, false);
-    if (result.is_object()) {
-      o.result_json = text;
+  std::string rejected;  // why a result file that exists was refused
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(result_file, ec))) {
+    UntrustedJson read = read_untrusted_json(result_file);
+    rejected = read.problem;
+    if (read.document.is_object()) {
+      result = std::move(read.document);
+      o.result_json = std::move(read.text);
       flatten(result, "", o.metrics);
       o.steps = step_series(result);
-      if (result.contains("error") && result["error"].is_object()) {
-        const json& e = result["error"];
-        if (e.contains("rank") && e["rank"].is_number_integer()) o.error_rank = e["rank"].get<int>();
-        if (e.contains("step") && e["step"].is_number_integer()) o.error_step = e["step"].get<int>();
-        if (e.contains("reason") && e["reason"].is_string()) o.error_reason = e["reason"].get<std::string>();
-      }
+      read_error(result, o);
     }
   }
-  std::string log = read_file(log_file);
   switch (process.end) {
     case ProcessEnd::LaunchFailed:
       o.state = AttemptState::LaunchFailed;
@@ -153,26 +181,30 @@ AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesy
     case ProcessEnd::Exited: break;
   }
   o.exit_code = process.exit_code;
-  int rank = 0, signal = 0;
-  if (find_rank_signal(log, rank, signal)) {
+  if (auto died = find_rank_signal(log_file)) {
     o.state = AttemptState::Crashed;
-    o.error_rank = rank;
-    o.signal = signal;
-    o.error_reason = fmt::format("rank {} died of signal {}", rank, signal);
+    o.error_rank = died->rank;
+    o.signal = died->signal;
+    o.error_reason = fmt::format("rank {} died of signal {}", died->rank, died->signal);
+    return o;
+  }
+  if (!rejected.empty()) {
+    o.state = AttemptState::Failed;
+    o.error_reason = fmt::format("result file {} rejected: {}", result_file.filename().string(), rejected);
     return o;
   }
   if (trial.workload == "command") {
     if (process.exit_code == 0) {
-      std::string problem = extract_command_metrics(trial.metrics, log, result, o.metrics);
+      std::string problem = extract_command_metrics(trial.metrics, log_file, result, o.metrics);
       o.state = problem.empty() ? AttemptState::Succeeded : AttemptState::Failed;
       if (!problem.empty()) o.error_reason = problem;
     } else {
       o.state = AttemptState::Failed;
-      o.error_reason = reason_from_log(log);
+      o.error_reason = reason_from_log(log_file);
     }
     return o;
   }
-  bool result_ok = result.is_object() && result.value("status", "") == "ok";
+  bool result_ok = result.is_object() && result.contains("status") && result["status"] == "ok";
   if (process.exit_code == 0 && result_ok) {
     o.state = AttemptState::Succeeded;
     return o;
@@ -180,7 +212,7 @@ AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesy
   o.state = AttemptState::Failed;
   if (!o.error_reason) {
     o.error_reason = process.exit_code == 0 ? std::string("engine exited 0 but wrote no valid result file")
-                                            : reason_from_log(log);
+                                            : reason_from_log(log_file);
   }
   return o;
 }

@@ -9,8 +9,21 @@ namespace {
 
 void check(sqlite3* db, int rc, const char* what) {
   if (rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE) {
-    throw SqliteError(fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+    throw SqliteError(fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)), rc);
   }
+}
+
+// file: URI of a path, for opening with URI parameters: '%', '?' and '#' are escaped.
+std::string file_uri(const std::filesystem::path& file) {
+  std::string uri = "file:";
+  for (char c : std::filesystem::absolute(file).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
 }
 
 }  // namespace
@@ -18,6 +31,8 @@ void check(sqlite3* db, int rc, const char* what) {
 Statement::Statement(sqlite3* db, const std::string& sql) : db_(db) {
   check(db_, sqlite3_prepare_v2(db_, sql.c_str(), int(sql.size()), &stmt_, nullptr), "SQL error");
 }
+
+Statement::Statement(sqlite3_stmt* prepared) : db_(sqlite3_db_handle(prepared)), stmt_(prepared) {}
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
@@ -72,13 +87,18 @@ std::int64_t Statement::integer(int i) const { return sqlite3_column_int64(stmt_
 double Statement::real(int i) const { return sqlite3_column_double(stmt_, i); }
 
 Database::Database(const std::filesystem::path& file, Mode mode) {
-  int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(file.c_str(), &db_, flags, nullptr);
+  int flags = mode == Mode::ReadWrite ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
+  std::string name = file.string();
+  if (mode == Mode::Immutable) {
+    name = file_uri(file) + "?immutable=1";
+    flags |= SQLITE_OPEN_URI;
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
-    throw SqliteError(fmt::format("cannot open database {}: {}", file.string(), message));
+    throw SqliteError(fmt::format("cannot open database {}: {}", file.string(), message), rc);
   }
   // A campaign writer and a reader (status, query) may overlap; wait for each other briefly.
   sqlite3_busy_timeout(db_, 10000);
@@ -92,11 +112,21 @@ void Database::exec(const std::string& sql) {
   if (rc != SQLITE_OK) {
     std::string message = error ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    throw SqliteError(message);
+    throw SqliteError(message, rc);
   }
 }
 
 std::int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+
+int Database::changes() const { return sqlite3_changes(db_); }
+
+bool Database::has_table(const std::string& name) {
+  Statement s(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  s.bind(1, name);
+  return s.step();
+}
+
+bool Database::read_only() { return sqlite3_db_readonly(db_, "main") == 1; }
 
 int Database::user_version() {
   Statement s(db_, "PRAGMA user_version");

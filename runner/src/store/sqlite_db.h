@@ -15,12 +15,17 @@ namespace mt {
 
 class SqliteError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit SqliteError(const std::string& message, int code = 1) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_ & 0xff; }  // SQLite's primary result code (SQLITE_BUSY, SQLITE_NOTADB, …)
+
+ private:
+  int code_;
 };
 
 class Statement {
  public:
   Statement(sqlite3* db, const std::string& sql);
+  explicit Statement(sqlite3_stmt* prepared);  // takes ownership
   ~Statement();
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -56,7 +61,10 @@ class Statement {
 
 class Database {
  public:
-  enum class Mode { ReadWrite, ReadOnly };
+  // ReadWrite creates the file if needed. ReadOnly never writes. Immutable reads without locking
+  // or shared memory, for a database in a directory this process cannot write (where SQLite could
+  // not create the WAL index a read needs); only safe when nothing writes the database meanwhile.
+  enum class Mode { ReadWrite, ReadOnly, Immutable };
   Database(const std::filesystem::path& file, Mode mode);
   ~Database();
   Database(const Database&) = delete;
@@ -65,7 +73,10 @@ class Database {
   void exec(const std::string& sql);
   Statement prepare(const std::string& sql) { return Statement(db_, sql); }
   std::int64_t last_insert_id() const;
+  int changes() const;  // rows changed by the last INSERT, UPDATE or DELETE
+  bool has_table(const std::string& name);
   int user_version();
+  bool read_only();  // opened read-only, or the file is not writable
   sqlite3* handle() { return db_; }
 
  private:

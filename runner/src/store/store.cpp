@@ -2,17 +2,22 @@
 
 #include <unistd.h>
 
+#include <cmath>
+#include <sqlite3.h>
+
+#include <chrono>
 #include <ctime>
-#include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "runner_error.h"
+#include "store/lease.h"
+#include "store/schema.h"
 #include "store/trial_json.h"
 
 namespace mt {
-
-const char* store_schema_sql();  // generated from schemas/store.sql
 
 namespace {
 
@@ -24,18 +29,18 @@ AttemptState parse_state(const std::string& s) {
   throw SqliteError(fmt::format("unknown attempt state '{}' in database", s));
 }
 
-
-std::string host_name() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-// True if `pid` is a live mtrun (not a recycled PID now used by something else).
-bool is_live_runner(std::int64_t pid) {
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  return std::getline(comm, name) && name == "mtrun";
+// Switching to WAL needs a moment alone with the file: a second runner opening a new database at
+// the same time gets SQLITE_BUSY at once (no busy handler runs for it), so wait and try again.
+void use_wal(Database& db) {
+  for (int tries = 1;; ++tries) {
+    try {
+      db.exec("PRAGMA journal_mode=WAL");  // readers (status, query) never block the campaign
+      return;
+    } catch (const SqliteError& e) {
+      if ((e.code() != SQLITE_BUSY && e.code() != SQLITE_LOCKED) || tries >= 1000) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
 }
 
 }  // namespace
@@ -76,26 +81,15 @@ const std::filesystem::path& with_parent_created(const std::filesystem::path& fi
 }
 
 Store::Store(const std::filesystem::path& file) : db_(with_parent_created(file), Database::Mode::ReadWrite) {
-  db_.exec("PRAGMA journal_mode=WAL");  // readers (status, query) never block the campaign
+  if (db_.read_only()) {
+    throw RunnerError(kExitUsage, fmt::format("{} is read-only, and this command writes to it", file.string()));
+  }
+  const int version = checked_schema_version(db_, file, /*empty_ok=*/true);  // before anything is written
+  use_wal(db_);
   db_.exec("PRAGMA synchronous=NORMAL");
   db_.exec("PRAGMA foreign_keys=ON");
-  migrate();
-}
-
-void Store::migrate() {
-  int version = db_.user_version();
-  if (version > kSchemaVersion) {
-    throw SqliteError(fmt::format("database schema version {} is newer than this mtrun understands ({}); "
-                                  "use a newer mtrun or another --db",
-                                  version, kSchemaVersion));
-  }
-  if (version == 0) {
-    Transaction tx(db_);
-    db_.exec(store_schema_sql());
-    db_.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
-    tx.commit();
-  }
-  // Forward-only migrations from version N to N+1 go here as the schema grows.
+  // Only a database that needs it waits for the write lock (another runner may hold it a while).
+  if (version < kSchemaVersion) migrate_to_latest(db_, file);
 }
 
 void Store::add_campaign_if_new(const Campaign& c) {
@@ -122,28 +116,38 @@ std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial
   return s.integer(0);
 }
 
-std::vector<Store::StoredTrial> Store::campaign_trial_specs(const std::string& campaign_id) {
-  auto s = db_.prepare("SELECT id, spec FROM trials WHERE campaign_id = ? ORDER BY ordinal");
+std::vector<std::int64_t> Store::campaign_trial_rows(const std::string& campaign_id) {
+  auto s = db_.prepare("SELECT id FROM trials WHERE campaign_id = ? ORDER BY ordinal");
   s.bind(1, campaign_id);
-  std::vector<StoredTrial> out;
-  while (s.step()) out.push_back({s.integer(0), trial_from_json(s.text(1))});
+  std::vector<std::int64_t> out;
+  while (s.step()) out.push_back(s.integer(0));
   return out;
 }
 
+Trial Store::trial_spec(std::int64_t trial_row) {
+  auto s = db_.prepare("SELECT spec FROM trials WHERE id = ?");
+  s.bind(1, trial_row);
+  if (!s.step()) throw SqliteError(fmt::format("no trial with row {} in the database", trial_row));
+  return trial_from_json(s.text(0));
+}
+
 int Store::interrupt_stale_attempts() {
-  auto running = db_.prepare("SELECT id, runner_pid FROM attempts WHERE state = 'running' AND runner_host = ?");
-  running.bind(1, host_name());
-  std::vector<std::pair<std::int64_t, std::int64_t>> stale;
+  Transaction tx(db_);
+  auto running = db_.prepare("SELECT a.id, t.campaign_id, a.runner_host, a.runner_pid FROM attempts a "
+                             "JOIN trials t ON t.id = a.trial_id WHERE a.state = 'running'");
+  std::vector<std::int64_t> stale;
   while (running.step()) {
-    if (!is_live_runner(running.integer(1))) stale.emplace_back(running.integer(0), running.integer(1));
+    if (!attempt_runner_alive(db_, running.text(1), running.text(2), running.integer(3), std::time(nullptr))) {
+      stale.push_back(running.integer(0));
+    }
   }
-  for (const auto& [attempt, pid] : stale) {
-    db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = ? "
-                "WHERE id = ? AND state = 'running'")
-        .bind(1, utc_now()).bind(2, fmt::format("mtrun (pid {}) stopped while this trial was running", pid))
-        .bind(3, attempt)
+  for (std::int64_t attempt : stale) {
+    db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
+                "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' WHERE id = ?")
+        .bind(1, utc_now()).bind(2, attempt)
         .run();
   }
+  tx.commit();
   return int(stale.size());
 }
 
@@ -162,13 +166,18 @@ int Store::next_attempt_number(std::int64_t trial_row) {
 }
 
 std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std::string& command,
-                                  const std::string& run_dir, const std::string& log_path) {
+                                  const std::string& run_dir, const std::string& log_path,
+                                  const std::optional<Provenance>& provenance) {
+  Transaction tx(db_);
   db_.prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
               "runner_host, runner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)")
       .bind(1, trial_row).bind(2, number).bind(3, command).bind(4, run_dir).bind(5, log_path).bind(6, utc_now())
-      .bind(7, host_name()).bind(8, std::int64_t(::getpid()))
+      .bind(7, this_host()).bind(8, std::int64_t(::getpid()))
       .run();
-  return db_.last_insert_id();
+  const std::int64_t attempt = db_.last_insert_id();
+  if (provenance) record_provenance(attempt, *provenance);
+  tx.commit();
+  return attempt;
 }
 
 void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, const std::optional<Provenance>& provenance) {
@@ -181,11 +190,13 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
       .run();
   auto metric = db_.prepare("INSERT OR REPLACE INTO metrics (attempt_id, name, value) VALUES (?,?,?)");
   for (const auto& m : o.metrics) {
+    if (!std::isfinite(m.value)) continue;
     metric.bind(1, attempt_id).bind(2, m.name).bind(3, m.value).run();
     metric.reset();
   }
   auto step = db_.prepare("INSERT OR REPLACE INTO step_metrics (attempt_id, name, rank, step, value) VALUES (?,?,?,?,?)");
   for (const auto& v : o.steps) {
+    if (!std::isfinite(v.value)) continue;
     step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
     step.reset();
   }

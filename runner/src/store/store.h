@@ -60,10 +60,11 @@ Campaign campaign_from_row(const Statement& row);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;  // sections of schemas/store.sql (a test checks)
 
-  // Opens (creating the file and its directory if needed) and migrates to kSchemaVersion.
-  // Throws SqliteError; refuses a database written by a newer mtrun.
+  // Opens for writing (creating the file and its directory if needed) and migrates to
+  // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a
+  // file that is not an mtrun database and one written by a newer mtrun; SqliteError otherwise.
   explicit Store(const std::filesystem::path& file);
 
   Database& db() { return db_; }
@@ -73,15 +74,13 @@ class Store {
   // Row id of the trial, inserting it on first sight.
   std::int64_t add_trial_if_new(const std::string& campaign_id, const Trial& trial, int ordinal);
 
-  struct StoredTrial {
-    std::int64_t row;
-    Trial trial;
-  };
-  // Every trial of the campaign in plan order, rebuilt from what was stored.
-  std::vector<StoredTrial> campaign_trial_specs(const std::string& campaign_id);
+  // Rows of the campaign's trials in plan order.
+  std::vector<std::int64_t> campaign_trial_rows(const std::string& campaign_id);
+  // The trial of a row, rebuilt from what was stored.
+  Trial trial_spec(std::int64_t trial_row);
 
-  // Attempts left 'running' by an mtrun on this host that no longer runs become 'interrupted'.
-  // Returns how many. Attempts of a live runner (another campaign in parallel) are left alone.
+  // Attempts left 'running' by a runner that no longer holds a live lease of their campaign become
+  // 'interrupted' (lease.h). Returns how many. A live runner's attempts are left alone.
   int interrupt_stale_attempts();
 
   // State of the trial's latest attempt, or nullopt if it never ran.
@@ -89,15 +88,17 @@ class Store {
 
   // 1 for a trial never attempted, else one more than its latest attempt.
   int next_attempt_number(std::int64_t trial_row);
-  // Records attempt `number` as running, before it is launched; returns its id.
+  // Records attempt `number` as running, with the provenance known before the launch (so an attempt
+  // that never finishes has one), in one transaction; returns its id.
   std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command,
-                             const std::string& run_dir, const std::string& log_path);
-  // Outcome, metrics and (when given) provenance in one transaction.
+                             const std::string& run_dir, const std::string& log_path,
+                             const std::optional<Provenance>& provenance);
+  // Outcome, metrics and (when given, replacing the one recorded at the start) provenance in one
+  // transaction. Non-finite metric values are not stored.
   void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,
                       const std::optional<Provenance>& provenance);
 
  private:
-  void migrate();
   void record_provenance(std::int64_t attempt_id, const Provenance& provenance);
   Database db_;
 };

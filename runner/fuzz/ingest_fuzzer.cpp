@@ -1,0 +1,74 @@
+// libFuzzer target over what mtrun reads from a finished trial: the result JSON (bounded size and
+// depth, non-finite numbers, metrics, per-step series, error fields), the log (Open MPI's
+// rank-death line, metric regexes, failure reasons) and storing the outcome with its provenance.
+// Input: result file bytes, a NUL byte, log bytes. Whatever a trial wrote, ingest must end in an
+// outcome the store accepts, never in a crash or an exception.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "launch/provenance.h"
+#include "store/bounded_json.h"
+#include "store/result_ingest.h"
+#include "store/store.h"
+
+namespace {
+
+const std::string kDir = "/tmp/mtrun-ingest-fuzz-" + std::to_string(::getpid());
+
+void write(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+mt::Trial trial(const std::string& workload) {
+  mt::Trial t;
+  t.workload = workload;
+  t.identity = "t";
+  t.group_key = "g";
+  if (workload == "command") {
+    t.command = {"prog"};
+    t.metrics = {{"value", "value: ([-+0-9.eEnaif]+)", ""}, {"speed", "", "a.speed"}};
+  }
+  return t;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const bool made = (std::filesystem::create_directories(kDir), true);
+  static mt::Store store(":memory:");
+  static const std::int64_t row = [] {
+    store.add_campaign_if_new({"c", "exp", "/x.yaml", "rev", "plan", "{}", 1, mt::utc_now()});
+    return store.add_trial_if_new("c", trial("command"), 0);
+  }();
+  (void)made;
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  const std::size_t split = input.find('\0');
+  const std::string result_text = input.substr(0, split);
+  const std::string log_text = split == std::string::npos ? "" : input.substr(split + 1);
+  write(kDir + "/result.json", result_text);
+  write(kDir + "/log.txt", log_text);
+
+  mt::parse_untrusted_json(result_text, mt::JsonLimits{4096, 8});
+  mt::flatten_metrics(result_text);
+  mt::ProcessOutcome process;
+  process.end = mt::ProcessEnd::Exited;
+  process.exit_code = size % 2 == 0 ? 0 : 1;
+  for (const char* workload : {"command", "train"}) {
+    mt::AttemptOutcome outcome = mt::classify_attempt(process, kDir + "/result.json", kDir + "/log.txt", trial(workload));
+    std::optional<mt::Provenance> provenance;
+    try {  // as the campaign loop does: a malformed environment leaves mtrun's own provenance
+      provenance = mt::assemble_provenance(mt::ProvenanceContext{}, outcome.result_json, "prog");
+    } catch (const std::exception&) {
+      provenance = mt::assemble_provenance(mt::ProvenanceContext{}, std::nullopt, "prog");
+    }
+    const std::int64_t attempt = store.begin_attempt(row, store.next_attempt_number(row), "prog", "/r", "/r/log", provenance);
+    store.finish_attempt(attempt, outcome, provenance);
+  }
+  store.db().exec("DELETE FROM metrics; DELETE FROM step_metrics; DELETE FROM provenance; DELETE FROM attempts");
+  return 0;
+}

@@ -1,0 +1,97 @@
+#include "store/log_scan.h"
+
+#include <charconv>
+#include <fstream>
+
+namespace mt {
+namespace {
+
+constexpr std::size_t kReasonLength = 500;
+
+// Consumes `word` from the front of `text`.
+bool skip(std::string_view& text, std::string_view word) {
+  if (text.substr(0, word.size()) != word) return false;
+  text.remove_prefix(word.size());
+  return true;
+}
+
+// Consumes a non-negative int from the front of `text`.
+bool read_int(std::string_view& text, int& value) {
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end == text.data() || value < 0) return false;
+  text.remove_prefix(size_t(end - text.data()));
+  return true;
+}
+
+// Consumes a run of non-space characters.
+bool read_word(std::string_view& text) {
+  size_t n = 0;
+  while (n < text.size() && text[n] != ' ' && text[n] != '\t') ++n;
+  text.remove_prefix(n);
+  return n > 0;
+}
+
+}  // namespace
+
+void scan_log(const std::filesystem::path& file, const std::function<bool(std::string_view line)>& visit,
+              const LogLimits& limits) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return;
+  std::ifstream in(file, std::ios::binary);
+  std::string line;
+  std::uint64_t read = 0;
+  char chunk[1 << 16];
+  while (read < limits.max_bytes && in.read(chunk, sizeof chunk).gcount() > 0) {
+    const auto n = size_t(in.gcount());
+    read += n;
+    for (size_t i = 0; i < n; ++i) {
+      const char c = chunk[i];
+      if (c == '\n' || c == '\r') {
+        if (!visit(line)) return;
+        line.clear();
+      } else if (line.size() < limits.max_line) {
+        line += c;
+      }
+    }
+  }
+  if (!line.empty()) visit(line);
+}
+
+std::optional<RankSignal> parse_rank_signal(std::string_view line) {
+  constexpr std::string_view kStart = "process rank ";
+  for (size_t at = line.find(kStart); at != std::string_view::npos; at = line.find(kStart, at + 1)) {
+    std::string_view rest = line.substr(at + kStart.size());
+    RankSignal found;
+    int pid = 0;
+    if (read_int(rest, found.rank) && skip(rest, " with PID ") && read_int(rest, pid) && skip(rest, " on node ") &&
+        read_word(rest) && skip(rest, " exited on signal ") && read_int(rest, found.signal)) {
+      return found;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<RankSignal> find_rank_signal(const std::filesystem::path& log) {
+  std::optional<RankSignal> found;
+  scan_log(log, [&](std::string_view line) {
+    found = parse_rank_signal(line);
+    return !found;
+  });
+  return found;
+}
+
+std::string reason_from_log(const std::filesystem::path& log) {
+  std::string first, engine;
+  scan_log(log, [&](std::string_view line) {
+    if (line.substr(0, 5) == "-----") return false;
+    if (line.substr(0, 8) == "mtengine" || line.find("rror") != std::string_view::npos) {
+      engine = line.substr(0, kReasonLength);
+      return false;
+    }
+    if (first.empty() && line.find_first_not_of(' ') != std::string_view::npos) first = line.substr(0, kReasonLength);
+    return true;
+  });
+  return engine.empty() ? first : engine;
+}
+
+}  // namespace mt

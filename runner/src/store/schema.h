@@ -1,0 +1,26 @@
+#pragma once
+// The store's schema (schemas/store.sql, compiled in) and how a database file is checked and
+// brought to it. Every check reads before anything is written, so a file that is refused is left
+// exactly as it was.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "store/sqlite_db.h"
+
+namespace mt {
+
+// The schema in sections: [0] creates version 1, [k] takes version k to k + 1.
+std::vector<std::string> schema_sections();
+int latest_schema_version();
+
+// The schema version of an mtrun database, read without writing. Throws RunnerError (usage) for a
+// file that is not an SQLite database, an SQLite database that is not mtrun's, and one written by
+// a newer mtrun. An empty database is version 0 when `empty_ok`, else refused as not mtrun's.
+int checked_schema_version(Database& db, const std::filesystem::path& file, bool empty_ok);
+
+// Creates or migrates `db` to the latest version in one immediate transaction, so two runners
+// starting on a new file never both create the tables. Returns the version found.
+int migrate_to_latest(Database& db, const std::filesystem::path& file);
+
+}  // namespace mt

@@ -1,0 +1,30 @@
+#include "store/store_reader.h"
+
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+#include "runner_error.h"
+#include "store/schema.h"
+
+namespace mt {
+
+std::unique_ptr<Database> open_store_read_only(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    throw RunnerError(kExitUsage, fmt::format("no database at {} (run an experiment first, or pass --db)", file.string()));
+  }
+  auto db = std::make_unique<Database>(file, Database::Mode::ReadOnly);
+  try {
+    checked_schema_version(*db, file, /*empty_ok=*/false);
+  } catch (const SqliteError& e) {
+    // A WAL database whose index (-shm) cannot be created here: SQLite says it cannot open the
+    // file, or that reading it would write.
+    if (e.code() != SQLITE_CANTOPEN && e.code() != SQLITE_READONLY) throw;
+    db = std::make_unique<Database>(file, Database::Mode::Immutable);
+    checked_schema_version(*db, file, /*empty_ok=*/false);
+  }
+  return db;
+}
+
+}  // namespace mt

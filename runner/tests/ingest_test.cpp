@@ -1,0 +1,180 @@
+// Whatever a trial writes (result JSON, log), ingest ends in a classified outcome: no crash, no
+// exception, no unbounded memory, and non-finite numbers handled by the rule in the README.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "store/bounded_json.h"
+#include "store/log_scan.h"
+#include "store/result_ingest.h"
+
+using namespace mt;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Files {
+  fs::path dir = fs::temp_directory_path() / ("mtrun_ingest_test_" + std::to_string(::getpid()));
+  fs::path result = dir / "result.json";
+  fs::path log = dir / "log.txt";
+
+  Files(const std::string& result_text, const std::string& log_text) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    if (!result_text.empty()) std::ofstream(result, std::ios::binary) << result_text;
+    std::ofstream(log, std::ios::binary) << log_text;
+  }
+};
+
+ProcessOutcome exited(int code) {
+  ProcessOutcome p;
+  p.end = ProcessEnd::Exited;
+  p.exit_code = code;
+  return p;
+}
+
+Trial command_trial(std::vector<MetricRule> metrics) {
+  Trial t;
+  t.workload = "command";
+  t.command = {"prog"};
+  t.metrics = std::move(metrics);
+  return t;
+}
+
+Trial train_trial() {
+  Trial t;
+  t.workload = "train";
+  return t;
+}
+
+std::string nested(int depth) { return std::string(size_t(depth), '[') + std::string(size_t(depth), ']'); }
+
+bool has_metric(const AttemptOutcome& o, const std::string& name) {
+  for (const auto& m : o.metrics) {
+    if (m.name == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a result JSON nested 50,000 deep fails the attempt with a reason") {
+  Files f("{\"a\": " + nested(50000) + "}", "");
+  AttemptOutcome o = classify_attempt(exited(0), f.result, f.log, command_trial({}));
+  CHECK(o.state == AttemptState::Failed);
+  CHECK(o.error_reason == "result file result.json rejected: nests deeper than 64 levels");
+  CHECK_FALSE(o.result_json.has_value());
+
+  AttemptOutcome engine = classify_attempt(exited(0), f.result, f.log, train_trial());
+  CHECK(engine.state == AttemptState::Failed);
+  CHECK(engine.error_reason == "result file result.json rejected: nests deeper than 64 levels");
+}
+
+TEST_CASE("result JSON size and depth limits, strings left alone") {
+  CHECK(parse_untrusted_json(std::string(200, ' '), JsonLimits{100, 64}).problem == "larger than 100 bytes");
+  CHECK(parse_untrusted_json("{\"a\": " + nested(63) + "}").problem == "");
+  CHECK(parse_untrusted_json("{\"a\": " + nested(64) + "}").problem == "nests deeper than 64 levels");
+  // Brackets and non-finite words inside strings are text.
+  auto in_string = parse_untrusted_json(R"({"s": "[[[[ NaN \" inf ]", "n": 1})", JsonLimits{1 << 20, 2});
+  CHECK(in_string.problem == "");
+  CHECK(in_string.non_finite == 0);
+  CHECK(in_string.document["s"] == "[[[[ NaN \" inf ]");
+}
+
+TEST_CASE("non-finite numbers become null and are not metrics") {
+  const std::string text =
+      R"({"status": "ok", "tokens_per_sec": 10.5, "loss": NaN, "a": {"b": Infinity, "c": -Infinity, "d": 1e400, )"
+      R"("e": -1E+999, "f": nan, "g": -inf, "h": 1e-400}, "per_step": {"loss": [1.0, NaN, 2.0]}})";
+  auto doc = parse_untrusted_json(text);
+  CHECK(doc.problem == "");
+  CHECK(doc.non_finite == 8);
+  REQUIRE(doc.document.is_object());
+  CHECK(doc.document["loss"].is_null());
+  CHECK(doc.document["a"]["d"].is_null());
+  CHECK(doc.document["a"]["h"] == 0.0);
+
+  Files f(text, "");
+  AttemptOutcome o = classify_attempt(exited(0), f.result, f.log, train_trial());
+  CHECK(o.state == AttemptState::Succeeded);  // the engine's own status decides
+  CHECK(has_metric(o, "tokens_per_sec"));
+  CHECK(has_metric(o, "a.h"));
+  CHECK_FALSE(has_metric(o, "loss"));
+  CHECK_FALSE(has_metric(o, "a.d"));
+  REQUIRE(o.result_json.has_value());
+  CHECK(o.result_json->find("\"loss\": null") != std::string::npos);  // stored as valid JSON
+  CHECK(o.steps.size() == 2);  // the NaN step is left out
+  for (const auto& m : o.metrics) CHECK(std::isfinite(m.value));
+}
+
+TEST_CASE("a declared metric that is not finite fails the trial, naming it") {
+  Files regex("", "step 10 loss: nan\n");
+  AttemptOutcome o = classify_attempt(exited(0), regex.result, regex.log, command_trial({{"loss", "loss: ([a-z0-9.]+)", ""}}));
+  CHECK(o.state == AttemptState::Failed);
+  CHECK(o.error_reason == "metric 'loss': 'nan' in the output is not a finite number");
+
+  Files json(R"({"loss": NaN, "speed": 1e400})", "");
+  o = classify_attempt(exited(0), json.result, json.log, command_trial({{"speed", "", "speed"}}));
+  CHECK(o.state == AttemptState::Failed);
+  CHECK(o.error_reason == "metric 'speed': the value at 'speed' in the result file is null or not a finite number");
+}
+
+TEST_CASE("Open MPI's rank-death line is read literally; a 100 KB line cannot crash the scan") {
+  Files normal("", "x\nmpirun noticed that process rank 1 with PID 4242 on node n1 exited on signal 9 (Killed).\n");
+  AttemptOutcome o = classify_attempt(exited(137), normal.result, normal.log, train_trial());
+  CHECK(o.state == AttemptState::Crashed);
+  CHECK(o.error_rank == 1);
+  CHECK(o.signal == 9);
+  CHECK(o.error_reason == "rank 1 died of signal 9");
+
+  const std::string huge = "process rank 1 with PID 42 on node " + std::string(100000, 'n') + " exited on signal 9\n";
+  Files hostile("", huge + huge);
+  o = classify_attempt(exited(1), hostile.result, hostile.log, train_trial());
+  CHECK(o.state == AttemptState::Failed);  // cut to its first KiB, the line names no signal
+  REQUIRE(o.error_reason.has_value());
+  CHECK(o.error_reason->size() == 500);
+
+  CHECK_FALSE(parse_rank_signal("process rank 99999999999999 with PID 1 on node n exited on signal 9"));
+  CHECK_FALSE(parse_rank_signal("process rank 1 with PID 1 on node n exited on signal "));
+}
+
+TEST_CASE("metric regexes run line by line on bounded lines") {
+  // 200 KB without a newline, then the metric after a carriage return (a progress bar).
+  Files f("", std::string(200000, 'a') + "\rtokens/s: 123.5\r\n");
+  AttemptOutcome o =
+      classify_attempt(exited(0), f.result, f.log, command_trial({{"tokens_per_sec", "tokens/s: ([0-9.]+)", ""},
+                                                                  {"greedy", "(.*)x", ""}}));
+  CHECK(o.state == AttemptState::Failed);
+  CHECK(o.error_reason == "metric 'greedy': no number matched regex '(.*)x' in the output");
+  REQUIRE(has_metric(o, "tokens_per_sec"));
+
+  std::vector<std::string> lines;
+  scan_log(f.log, [&](std::string_view line) {
+    lines.emplace_back(line);
+    return true;
+  }, LogLimits{16, 1 << 20});
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == std::string(16, 'a'));
+  CHECK(lines[1] == "tokens/s: 123.5");
+}
+
+TEST_CASE("a result path that is a FIFO is refused, not read") {
+  Files f("", "");
+  REQUIRE(::mkfifo(f.result.c_str(), 0600) == 0);
+  AttemptOutcome o = classify_attempt(exited(0), f.result, f.log, command_trial({}));
+  CHECK(o.state == AttemptState::Failed);
+  CHECK(o.error_reason == "result file result.json rejected: not a regular file");
+}
+
+TEST_CASE("malformed error fields and status are ignored, not thrown") {
+  Files f(R"({"status": 5, "error": {"rank": 99999999999999, "step": "x", "reason": 7}})", "");
+  AttemptOutcome o = classify_attempt(exited(0), f.result, f.log, train_trial());
+  CHECK(o.state == AttemptState::Failed);
+  CHECK_FALSE(o.error_rank.has_value());
+  CHECK_FALSE(o.error_step.has_value());
+  CHECK(o.error_reason == "engine exited 0 but wrote no valid result file");
+}

@@ -1,0 +1,171 @@
+// Campaign leases: a second runner is refused while the holder lives; a gone holder's lease (dead
+// or recycled PID on this host, expired from another host) is taken over and its running attempts
+// become interrupted; status shows such attempts as interrupted without writing.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "run/summary.h"
+#include "runner_error.h"
+#include "store/lease.h"
+#include "store/store.h"
+#include "store/store_reader.h"
+
+using namespace mt;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::int64_t kNow = 1700000000;
+
+struct Fixture {
+  fs::path path;
+  Store store;
+  std::int64_t trial_row = 0;
+
+  explicit Fixture(const std::string& name) : path(fresh(name)), store(path) {
+    store.add_campaign_if_new({"c", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+    Trial t;
+    t.study = "s";
+    t.workload = "command";
+    t.identity = "trial1";
+    t.group_key = "g";
+    trial_row = store.add_trial_if_new("c", t, 0);
+  }
+
+  static fs::path fresh(const std::string& name) {
+    fs::path dir = fs::temp_directory_path() / ("mtrun_lease_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    fs::remove(dir / name);
+    return dir / name;
+  }
+
+  // An attempt recorded as running by `runner` (host, pid).
+  void running_attempt(const RunnerId& runner) {
+    store.db()
+        .prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
+                 "runner_host, runner_pid) VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM attempts), "
+                 "'running', 'x', '/r', '/r/log', ?, ?, ?)")
+        .bind(1, trial_row).bind(2, utc_now()).bind(3, runner.host).bind(4, runner.pid)
+        .run();
+  }
+
+  std::string states() {
+    auto s = store.db().prepare("SELECT group_concat(state, ',') FROM (SELECT state FROM attempts ORDER BY id)");
+    s.step();
+    return s.text(0);
+  }
+};
+
+// A PID that has just exited (and been reaped), so it runs nothing now.
+std::int64_t dead_pid() {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+RunnerId elsewhere(std::int64_t pid) { return {"other-host", pid, "12345"}; }
+
+}  // namespace
+
+TEST_CASE("a second runner of a campaign is refused, naming the holder") {
+  Fixture f("held.sqlite");
+  CampaignLease mine(f.store.db(), "c", RunnerId::self(), kNow);
+  RunnerId second = RunnerId::self();
+  second.pid = dead_pid();  // another runner on this host (its liveness does not matter: the holder's does)
+  try {
+    CampaignLease again(f.store.db(), "c", second, kNow);
+    FAIL("the second claim was accepted");
+  } catch (const RunnerError& e) {
+    CHECK(e.exit_code() == kExitFailure);
+    const std::string expected_start = "campaign c is already being run by mtrun (pid " + std::to_string(::getpid()) +
+                                       " on " + this_host() + ", since ";
+    CHECK(std::string(e.what()).rfind(expected_start, 0) == 0);
+    CHECK(std::string(e.what()).find("); one runner runs a campaign at a time: wait for it to finish, or stop it") !=
+          std::string::npos);
+  }
+  // Another campaign in the same database is free.
+  CampaignLease other(f.store.db(), "d", second, kNow);
+}
+
+TEST_CASE("a lease from another host binds until it expires, then is taken over") {
+  Fixture f("expiry.sqlite");
+  const RunnerId remote = elsewhere(4242);
+  f.store.db().prepare("INSERT INTO leases VALUES ('c', 'other-host', 4242, '12345', '2024-01-01T00:00:00Z', ?)")
+      .bind(1, kNow + 100)
+      .run();
+  f.running_attempt(remote);
+  CHECK_THROWS_AS(CampaignLease(f.store.db(), "c", RunnerId::self(), kNow + 100), RunnerError);
+  CHECK(f.states() == "running");
+  CHECK(attempt_runner_alive(f.store.db(), "c", "other-host", 4242, kNow + 100));
+
+  CampaignLease mine(f.store.db(), "c", RunnerId::self(), kNow + 101);
+  CHECK(mine.interrupted() == 1);
+  CHECK(f.states() == "interrupted");
+  CHECK_FALSE(renew_lease(f.store.db(), "c", remote, kNow + 102));  // the old holder learns it lost it
+  CHECK(renew_lease(f.store.db(), "c", RunnerId::self(), kNow + 102));
+}
+
+TEST_CASE("on this host a lease binds while its PID runs with its start time") {
+  Fixture f("pid.sqlite");
+  RunnerId dead = RunnerId::self();
+  dead.pid = dead_pid();
+  RunnerId recycled = RunnerId::self();  // this PID, but not the process that took the lease
+  recycled.start = "1";
+  for (const RunnerId& gone : {dead, recycled}) {
+    f.store.db().exec("DELETE FROM leases");
+    f.store.db()
+        .prepare("INSERT INTO leases VALUES ('c', ?, ?, ?, '2024-01-01T00:00:00Z', ?)")
+        .bind(1, gone.host).bind(2, gone.pid).bind(3, gone.start).bind(4, kNow + 1000000)  // far from expiring
+        .run();
+    f.running_attempt(gone);
+    CHECK_FALSE(attempt_runner_alive(f.store.db(), "c", gone.host, gone.pid, kNow));
+    CampaignLease taken(f.store.db(), "c", RunnerId::self(), kNow);
+    CHECK(taken.interrupted() == 1);
+  }
+  CHECK(f.states() == "interrupted,interrupted");
+}
+
+TEST_CASE("a released lease is gone; stale attempts of other campaigns are swept") {
+  Fixture f("release.sqlite");
+  { CampaignLease lease(f.store.db(), "c", RunnerId::self(), kNow); }
+  CHECK_FALSE(read_lease(f.store.db(), "c").has_value());
+  f.running_attempt(elsewhere(7));  // no lease at all: its runner cannot be running it
+  CHECK(f.store.interrupt_stale_attempts() == 1);
+  CHECK(f.states() == "interrupted");
+}
+
+TEST_CASE("status shows a gone runner's attempt as interrupted without changing the database") {
+  Fixture f("status.sqlite");
+  RunnerId dead = RunnerId::self();
+  dead.pid = dead_pid();
+  f.running_attempt(dead);
+  auto db = open_store_read_only(f.path);
+  auto rows = campaign_trials(*db, "c");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].state == std::string("interrupted"));
+  CHECK(rows[0].error_reason == "mtrun (pid " + std::to_string(dead.pid) + " on " + dead.host +
+                                    ") is gone; the next `mtrun run` or `mtrun rerun --failed` runs this trial again");
+  CHECK(f.states() == "running");  // only shown, not written
+
+  // While the runner holds the campaign, its attempt is running.
+  f.store.db().exec("DELETE FROM attempts");
+  CampaignLease mine(f.store.db(), "c", RunnerId::self(), kNow);
+  f.running_attempt(RunnerId::self());
+  CHECK(campaign_trials(*db, "c")[0].state == std::string("running"));
+}
+
+TEST_CASE("the refusal does not wait for the write lock the holder keeps") {
+  Fixture f("locked.sqlite");
+  CampaignLease mine(f.store.db(), "c", RunnerId::self(), kNow);
+  Database holder(f.path, Database::Mode::ReadWrite);
+  Transaction registering(holder);  // e.g. the holder registering a large plan
+  Database second(f.path, Database::Mode::ReadWrite);
+  RunnerId other = RunnerId::self();
+  other.pid = dead_pid();
+  CHECK_THROWS_AS(CampaignLease(second, "c", other, kNow), RunnerError);
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Read-only means read-only: reading commands never create, convert or migrate a database, refuse
+# one that is not mtrun's (or is newer) as such and leave it as it was; `query` runs exactly one
+# read (no VACUUM INTO, ATTACH or second statement), stops at --timeout and at the first Ctrl-C. An
+# unusable database is exit 2 in every command. Global options work after the subcommand, and a
+# renamed experiment is a campaign of its own. No engine is launched.
+source "$(dirname "$0")/lib.sh"
+export MTENGINE=/bin/true
+DB="$WORK/results/mtrun.sqlite"
+cat > "$WORK/exp.yaml" <<'YAML'
+name: first
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: [echo, "value: 1"]
+    matrix: {n: [1, 2]}
+    metrics: {value: {regex: 'value: ([0-9]+)'}}
+YAML
+capture "$MTRUN" run "$WORK/exp.yaml" --db "$DB"   # --db after the subcommand
+expect_eq "$RC" 0 "run with --db after the subcommand"
+expect_eq "$(sql 'select count(*) from trials')" 2 "trials stored in --db"
+capture "$MTRUN" status --db "$DB"
+expect_eq "$RC" 0 "status with --db after the subcommand"
+
+# query: one statement, reads only.
+capture "$MTRUN" query "VACUUM INTO '$WORK/copy.sqlite'" --db "$DB"
+expect_eq "$RC" 2 "VACUUM INTO refused"
+expect_eq "$OUT" "mtrun: mtrun query is read-only; statements that change the database are refused (not a read: VACUUM INTO '$WORK/copy.sqlite')" "VACUUM INTO message"
+[ ! -e "$WORK/copy.sqlite" ] || fail "VACUUM INTO created a file"
+capture "$MTRUN" --db "$DB" query "ATTACH '$WORK/other.sqlite' AS o"
+expect_eq "$RC" 2 "ATTACH refused"
+[ ! -e "$WORK/other.sqlite" ] || fail "ATTACH created a file"
+capture "$MTRUN" --db "$DB" query "select 1; drop table trials"
+expect_eq "$RC" 2 "a second statement is an error"
+expect_eq "$OUT" "mtrun: mtrun query takes exactly one SQL statement; remove what follows the first: 'drop table trials'" "second statement message"
+expect_eq "$(sql 'select count(*) from trials')" 2 "trials still there"
+capture "$MTRUN" --db "$DB" query "pragma user_version = 7"
+expect_eq "$RC" 2 "a pragma that writes is refused"
+capture "$MTRUN" --db "$DB" query --csv "select count(*) as n from trials; -- a comment is not a statement"
+expect_eq "$RC$OUT" "0n
+2" "one statement and a comment"
+capture "$MTRUN" --db "$DB" query --csv "pragma user_version"
+expect_eq "$OUT" "user_version
+2" "reading pragma"
+
+RUNAWAY="with recursive r(i) as (select 1 union all select i + 1 from r) select count(*) from r"
+capture "$MTRUN" --db "$DB" query --timeout 0.5 "$RUNAWAY"
+expect_eq "$RC" 124 "a query past --timeout"
+expect_eq "$OUT" "mtrun: query stopped at its time limit of 0.5 s (--timeout)" "timeout message"
+"$MTRUN" --db "$DB" query "$RUNAWAY" > "$WORK/q.log" 2>&1 &
+QUERY=$!
+sleep 0.5
+kill -INT $QUERY
+set +e; wait $QUERY; RC=$?; set -e
+expect_eq "$RC" 130 "the first Ctrl-C stops a query"
+expect_eq "$(cat "$WORK/q.log")" "mtrun: query interrupted" "interrupt message"
+echo "PASS (query)"
+
+# A database from a newer mtrun, in rollback-journal mode: refused, not touched (not even by `run`).
+cp "$DB" "$WORK/newer.sqlite"
+sqlite3 "$WORK/newer.sqlite" "PRAGMA journal_mode=DELETE; PRAGMA user_version=99" > /dev/null
+BEFORE=$(sha256sum < "$WORK/newer.sqlite")
+for cmd in "status" "query select(1)" "report" "rerun --failed" "run $WORK/exp.yaml" "compare a b"; do
+  capture "$MTRUN" --db "$WORK/newer.sqlite" $cmd
+  expect_eq "$RC" 2 "$cmd on a newer database"
+  expect_contains "$OUT" "has schema version 99, newer than this mtrun understands (2)" "$cmd message"
+done
+capture "$MTRUN" --db "$WORK/newer.sqlite" doctor
+expect_eq "$RC" 2 "doctor on a newer database"
+expect_eq "$(sha256sum < "$WORK/newer.sqlite")" "$BEFORE" "the newer database is unchanged"
+expect_eq "$(sqlite3 "$WORK/newer.sqlite" 'PRAGMA journal_mode')" delete "not switched to WAL"
+[ ! -e "$WORK/newer.sqlite-wal" ] || fail "a -wal file appeared"
+
+# An SQLite file that is not mtrun's, and a file that is not SQLite at all.
+sqlite3 "$WORK/notes.sqlite" "create table notes (t text); insert into notes values ('mine')"
+echo "not a database, just text that goes on for a while to fill the header" > "$WORK/text.sqlite"
+BEFORE=$(sha256sum "$WORK/notes.sqlite" "$WORK/text.sqlite")
+for cmd in "status" "query select(1)" "report" "rerun --failed" "run $WORK/exp.yaml" "doctor"; do
+  capture "$MTRUN" --db "$WORK/notes.sqlite" $cmd
+  expect_eq "$RC" 2 "$cmd on a foreign SQLite database"
+  expect_contains "$OUT" "$WORK/notes.sqlite is not an mtrun results database" "$cmd message"
+  capture "$MTRUN" --db "$WORK/text.sqlite" $cmd
+  expect_eq "$RC" 2 "$cmd on a text file"
+  expect_contains "$OUT" "$WORK/text.sqlite is not an SQLite database" "$cmd message"
+done
+expect_eq "$(sha256sum "$WORK/notes.sqlite" "$WORK/text.sqlite")" "$BEFORE" "foreign files unchanged"
+expect_eq "$(sqlite3 "$WORK/notes.sqlite" "select group_concat(name) from sqlite_master")" notes "no tables added"
+expect_eq "$(sqlite3 "$WORK/notes.sqlite" 'PRAGMA journal_mode')" delete "foreign database not switched to WAL"
+
+# A missing database: reading commands say so (exit 2) and create nothing; doctor creates nothing.
+mkdir "$WORK/empty"
+cd "$WORK/empty"
+for cmd in "status" "query select(1)" "report" "rerun --failed"; do
+  capture "$MTRUN" $cmd
+  expect_eq "$RC" 2 "$cmd without a database"
+  expect_contains "$OUT" "no database at results/mtrun.sqlite (run an experiment first, or pass --db)" "$cmd message"
+done
+capture "$MTRUN" doctor
+expect_contains "$OUT" "results/mtrun.sqlite does not exist yet; the first run creates it" "doctor on no database"
+expect_eq "$(ls -A "$WORK/empty")" "" "nothing created in the working directory"
+cd "$WORK"
+
+# A WAL database in a directory the reader cannot write (as root, the reader is nobody): read
+# without its WAL index, while `run` says it cannot write there.
+as_reader() { if [ "$(id -u)" == 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+mkdir "$WORK/locked"
+cp "$DB" "$WORK/locked/mtrun.sqlite"
+sqlite3 "$WORK/locked/mtrun.sqlite" "PRAGMA journal_mode=WAL" > /dev/null
+chmod 755 "$WORK"
+chmod 555 "$WORK/locked"
+chmod 444 "$WORK/locked/mtrun.sqlite"
+capture as_reader "$MTRUN" --db "$WORK/locked/mtrun.sqlite" query --csv "select count(*) as n from trials"
+expect_eq "$RC$OUT" "0n
+2" "query of a WAL database in a read-only directory"
+capture as_reader "$MTRUN" --db "$WORK/locked/mtrun.sqlite" status
+expect_eq "$RC" 0 "status of a WAL database in a read-only directory"
+capture as_reader "$MTRUN" --db "$WORK/locked/mtrun.sqlite" run "$WORK/exp.yaml"
+expect_eq "$RC" 2 "run on a database it cannot write"
+expect_contains "$OUT" "$WORK/locked/mtrun.sqlite is read-only, and this command writes to it" "read-only database message"
+chmod 755 "$WORK/locked"
+
+# An older (version 1) database is read as it is: status does not migrate it.
+cp "$DB" "$WORK/v1.sqlite"
+sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
+BEFORE=$(sha256sum < "$WORK/v1.sqlite")
+capture "$MTRUN" --db "$WORK/v1.sqlite" status
+expect_eq "$RC" 0 "status on a version 1 database"
+expect_eq "$(sha256sum < "$WORK/v1.sqlite")" "$BEFORE" "version 1 database unchanged by status"
+echo "PASS (read-only)"
+
+# Renaming an experiment starts a campaign of its own, found by its new name.
+sed -i 's/^name: first/name: renamed/' "$WORK/exp.yaml"
+capture "$MTRUN" --db "$DB" run "$WORK/exp.yaml"
+expect_eq "$RC" 0 "run of the renamed experiment"
+expect_contains "$OUT" "2 trials, 2 to run" "the renamed experiment runs its trials in a new campaign"
+expect_eq "$(sql "select group_concat(experiment, ',') from (select experiment from campaigns order by experiment)")" "first,renamed" "campaigns"
+capture "$MTRUN" --db "$DB" report --experiment renamed
+expect_eq "$RC" 0 "report --experiment with the new name"
+expect_contains "$OUT" "$(sql "select id from campaigns where experiment = 'renamed'")" "the report is of the renamed campaign"
+echo "PASS (global options, renamed experiment)"

@@ -13,6 +13,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin                 # MPI: the launcher and the CPU communicator
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev sqlite3
   libboost-dev libboost-filesystem-dev libcli11-dev libfmt-dev doctest-dev
+  libssl-dev                                 # SHA-256 of checkpoint files (OpenSSL libcrypto)
 )
 EXTRA_PACKAGES=("$@")   # e.g. the Slurm daemons for the test suite
 

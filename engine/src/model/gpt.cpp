@@ -1,5 +1,6 @@
 #include "model/gpt.h"
 
+#include "model/bf16_emulation.h"
 #include "model/causal_attention.h"
 #include "model/cross_entropy.h"
 #include "model/gelu.h"
@@ -26,8 +27,9 @@ void init_weights(torch::nn::Module& module) {
 
 // ATen's linear: for a contiguous [B, S, in] input the bias add is fused into one addmm. The C++
 // frontend's Linear module runs a matmul and then a separate bias add over the whole output.
+// Under bf16 emulation, operands and product are rounded to bf16 (see bf16_emulation.h).
 torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return torch::linear(x, layer->weight, layer->bias);
+  return bf16_round(torch::linear(bf16_round(x), bf16_round(layer->weight), bf16_round(layer->bias)));
 }
 
 }  // namespace
@@ -98,7 +100,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& inputs) {
   }
   x = final_norm_(x);
   // LM head tied to the token embedding: no weight or bias of its own.
-  return torch::matmul(x, token_embedding_->weight.t());
+  return bf16_round(torch::matmul(bf16_round(x), bf16_round(token_embedding_->weight).t()));
 }
 
 torch::Tensor GptImpl::loss(const torch::Tensor& inputs, const torch::Tensor& targets) {

@@ -65,6 +65,7 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["optimizer_step_ms"] = s.optimizer_step_ms;
   out["peak_memory_mb"] = static_cast<double>(s.peak_rss_bytes) / kMiB;
   out["device"] = run.gpu ? "cuda" : "cpu";
+  if (!run.bf16_gemm.empty()) out["bf16_gemm"] = run.bf16_gemm;
   if (run.gpu) {  // the caching allocator's peaks: what the GPU actually held
     out["cuda_max_allocated_mb"] = static_cast<double>(s.device_max_allocated_bytes) / kMiB;
     out["cuda_max_reserved_mb"] = static_cast<double>(s.device_max_reserved_bytes) / kMiB;

@@ -9,6 +9,7 @@
 #include "env/float_mode.h"
 #include "env/resources.h"
 #include "model/activation_checkpoint.h"
+#include "model/bf16_emulation.h"
 #include "model/gpt.h"
 #include "strategy/strategy.h"
 #include "train/device_runtime.h"
@@ -38,10 +39,11 @@ torch::Tensor squared_norm(const std::vector<torch::Tensor>& tensors, const torc
 }
 
 // bf16 compute with fp32 master weights: autocast runs matmuls in bf16 while parameters,
-// gradients and optimizer state stay fp32.
+// gradients and optimizer state stay fp32. Under bf16 emulation the model rounds its GEMM
+// operands itself and autocast stays off.
 torch::Tensor forward_loss(Gpt& model, const torch::Tensor& inputs, const torch::Tensor& targets,
-                           bool bf16) {
-  if (!bf16) return model->loss(inputs, targets);
+                           bool autocast_bf16) {
+  if (!autocast_bf16) return model->loss(inputs, targets);
   const auto device = inputs.device().type();
   at::autocast::set_autocast_enabled(device, true);
   at::autocast::set_autocast_dtype(device, at::kBFloat16);
@@ -118,6 +120,10 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
 
   const int micro_count = static_cast<int>(config.grad_accum_steps);
   const bool bf16 = config.precision == "bf16";
+  // On a CPU without bf16 instructions, autocast's bf16 GEMMs crawl: emulate them instead.
+  run.bf16_gemm = !bf16 ? "" : runtime->is_gpu() || cpu_has_native_bf16() ? "native" : "emulated";
+  set_bf16_emulation(run.bf16_gemm == "emulated");
+  const bool autocast_bf16 = run.bf16_gemm == "native";
   CollectiveCounts counts_at_measure_start;
   long rounds_at_measure_start = 0;
 
@@ -145,7 +151,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
 
       runtime->start(StepPhase::compute);
       strategy->before_micro_batch(micro, micro_count);
-      auto loss = forward_loss(model, inputs, targets, bf16);
+      auto loss = forward_loss(model, inputs, targets, autocast_bf16);
       (loss / micro_count).backward();
       strategy->after_backward(micro, micro_count);
       loss_sum += loss.detach() / micro_count;  // stays on the device: no sync per micro-batch

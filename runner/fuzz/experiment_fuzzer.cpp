@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "../tests/engine_fixture.h"
 #include "experiment/experiment_loader.h"
 #include "experiment/expression.h"
 #include "experiment/matrix.h"
@@ -28,6 +29,11 @@ void fuzz_expression(const std::string& source) {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  mt::register_engine_fixture();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz_expression(std::string(reinterpret_cast<const char*>(data), size));

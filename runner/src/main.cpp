@@ -3,7 +3,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -51,6 +55,26 @@ void install_signal_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+// `mtrun FILE [options]` means `mtrun run FILE [options]`, as users type it: when the first
+// positional word (after global options) is an experiment file, "run" goes before it.
+std::vector<std::string> with_default_subcommand(int argc, char** argv, const CLI::App& app) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--db") {
+      ++i;  // its value
+      continue;
+    }
+    if (word.rfind("-", 0) == 0) continue;  // --db=X, --help, ...
+    const bool experiment_file = word.size() > 5 && (word.rfind(".yaml") == word.size() - 5 ||
+                                                     word.rfind(".yml") == word.size() - 4);
+    if (experiment_file || std::filesystem::is_regular_file(word))
+      args.insert(args.begin() + static_cast<long>(i), "run");
+    return args;  // a subcommand, or a word CLI11 will report
+  }
+  return args;
+}
+
 int report_error(const std::string& message, int exit_code) {
   std::cout.flush();
   std::cerr << "mtrun: " << message << '\n';
@@ -61,7 +85,8 @@ int report_error(const std::string& message, int exit_code) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == mt::kGuardSubcommand) return mt::run_job_guard(argc - 2, argv + 2);
-  CLI::App app{"mtrun: declarative experiment runner for distributed training benchmarks"};
+  CLI::App app{"mtrun: declarative experiment runner for distributed training benchmarks\n"
+               "`mtrun FILE` is `mtrun run FILE`"};
   app.require_subcommand(1);
   app.fallthrough();  // inherited by every subcommand: `mtrun run FILE --db X` means `mtrun --db X run FILE`
   mt::GlobalOptions global;
@@ -73,7 +98,9 @@ int main(int argc, char** argv) {
     commands.emplace_back(app.get_subcommands({}).back(), std::move(runner));
   }
   try {
-    app.parse(argc, argv);
+    auto args = with_default_subcommand(argc, argv, app);
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? mt::kExitOk : mt::kExitUsage;

@@ -93,6 +93,13 @@ const Case kCases[] = {
     {"big_ranks", "6:18: ranks must be at most 2147483647, got 99999999999",
      "        ranks: [1, 99999999999]",
      "                   ^"},
+    // Bounds that come from the engine's own description (mtengine train --describe).
+    {"engine_bounds", "6:26: vocab_size must be at most 16777216, got 1000000000000",
+     "        vocab_size: [8192, 1000000000000]",
+     "                           ^"},
+    {"engine_exclusive_bound", "5:25: dropout must be below 1, got 1.0",
+     "      defaults: {dropout: 1.0}",
+     "                          ^"},
     {"timeout_nan", "5:16: timeout_s must be a finite number, got 'nan'",
      "      timeout_s: nan",
      "                 ^"},

@@ -50,8 +50,9 @@ expect_contains "$(sql "select error_reason from attempts a join trials t on t.i
 expect_eq "$(sql "select count(distinct rank) from step_metrics s join attempts a on a.id=s.attempt_id join trials t on t.id=a.trial_id where t.ranks=2 and s.name='step_time_ms'")" 2 "per-rank step times"
 expect_eq "$(sql "select resolved from (select json_extract(result_json,'$.resolved_gradient_sync_mode') resolved, t.ranks r, json_extract(t.parameters,'$.gradient_sync_mode') m from attempts a join trials t on t.id=a.trial_id where t.study='ok') where r=2 and m='every'")" every "resolved sync mode recorded"
 
-# Same file, same revision: only the failed trial runs again, as attempt 2.
-capture "$MTRUN" --db "$DB" run tiny.yaml
+# Same file, same revision: only the failed trial runs again, as attempt 2. Typed the way users
+# type it: the file alone means `run FILE`, and --db may follow it.
+capture "$MTRUN" tiny.yaml --db "$DB"
 expect_eq "$RC" 1 "second run still fails the broken trial"
 expect_contains "$OUT" "4 trial(s) already succeeded" "skip message"
 expect_eq "$(sql 'select count(*) from attempts')" 6 "attempt count after second run"

@@ -11,6 +11,7 @@
 #include "experiment/experiment_loader.h"
 #include "experiment/identity.h"
 #include "experiment/matrix.h"
+#include "launch/engine_workloads.h"
 #include "runner_error.h"
 #include "store/trial_json.h"
 
@@ -18,6 +19,8 @@ namespace mt {
 
 ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
                          const std::optional<std::filesystem::path>& engine, const ExpansionLimits& limits) {
+  // The engine's workloads are validated against the engine's own description of its flags.
+  load_engine_workloads(locate_engine(engine));
   LoadResult loaded = load_experiment(experiment_file);
   if (!loaded.experiment) throw RunnerError(kExitUsage, format_diagnostics(loaded.errors));
   ExperimentPlan plan;

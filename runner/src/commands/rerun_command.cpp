@@ -14,6 +14,7 @@
 #include "commands/campaign_selection.h"
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
+#include "launch/engine_workloads.h"
 #include "commands/experiment_plan.h"
 #include "launch/process.h"
 #include "runner_error.h"
@@ -51,6 +52,7 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
 
   const auto experiment_dir = std::filesystem::path(campaign.experiment_file).parent_path();
   LaunchContext context = local_launch_context(launcher_from_json(campaign.launcher), options.engine, experiment_dir);
+  load_engine_workloads(context.engine);  // how the stored trials' parameters become engine flags
   return run_campaign_trials(store, lease, context, capture_provenance_context(experiment_dir, context.engine),
                              to_run, options.db, out);
 }

@@ -251,7 +251,10 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
     study.workload = *w;
     workload = find_workload(*w);
     if (!workload) {
-      r.error(pos_of(node["workload"]), fmt::format("unknown workload '{}'{}", *w, did_you_mean(*w, workload_names())));
+      if (auto why = engine_workload_problem(*w))
+        r.error(pos_of(node["workload"]), fmt::format("workload '{}' cannot be checked: {}", *w, *why));
+      else
+        r.error(pos_of(node["workload"]), fmt::format("unknown workload '{}'{}", *w, did_you_mean(*w, workload_names())));
     }
   }
   ParamChecker params(r, workload);

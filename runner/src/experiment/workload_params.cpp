@@ -4,7 +4,9 @@
 
 #include <cerrno>
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,52 +14,34 @@
 namespace mt {
 namespace {
 
-ParamSpec integer(std::string name, double minimum = 1) {
-  return {std::move(name), ParamType::Integer, {}, minimum};
-}
-ParamSpec number(std::string name, double minimum = 0) {
-  return {std::move(name), ParamType::Number, {}, minimum};
-}
-ParamSpec choice(std::string name, std::vector<std::string> choices) {
-  return {std::move(name), ParamType::Choice, std::move(choices)};
+// Engine workloads mtrun knows by name; their parameters come from the engine's description.
+const std::vector<std::string> kEngineWorkloads = {"train"};
+
+ParamSpec ranks_param() {
+  ParamSpec ranks{"ranks", ParamType::Integer};
+  ranks.minimum = 1;
+  ranks.engine_flag = false;
+  return ranks;
 }
 
-std::vector<WorkloadSpec> make_table() {
-  WorkloadSpec train{"train", "train", {}};
-  train.params = {
-      {"ranks", ParamType::Integer, {}, 1, INT_MAX, /*engine_flag=*/false},
-      integer("vocab_size", 2),
-      integer("d_model"),
-      integer("n_heads"),
-      integer("n_layers"),
-      integer("seq_length"),
-      integer("batch_size"),
-      integer("steps"),
-      integer("warmup_steps", 0),
-      number("learning_rate"),
-      integer("seed", 0),
-      choice("strategy", {"ddp", "fsdp", "zero1", "zero2"}),
-      integer("grad_accum_steps"),
-      choice("gradient_sync_mode", {"auto", "every", "last"}),
-      choice("precision", {"fp32", "bf16"}),
-      choice("backend", {"mpi", "nccl"}),
-      number("bucket_cap_mb"),
-      number("dropout"),
-      integer("threads"),
-      choice("grad_reduce_dtype", {"fp32", "bf16"}),
-      {"activation_checkpointing", ParamType::Boolean},
-      {"backward_prefetch", ParamType::Boolean},
-      choice("lr_scheduler", {"constant", "cosine"}),
-      integer("lr_warmup_steps", 0),
-      integer("lr_decay_steps", 0),
-      number("min_learning_rate"),
-      number("max_grad_norm"),
-      number("first_bucket_cap_mb"),
-  };
-  WorkloadSpec command{"command", "", {}};
-  command.params = {{"ranks", ParamType::Integer, {}, 1, INT_MAX, /*engine_flag=*/false}};
-  command.free_form_params = true;
-  return {train, command};
+struct Registry {
+  std::vector<WorkloadSpec> table;
+  std::map<std::string, std::string> unavailable;  // engine workload -> why it is not registered
+};
+
+Registry& registry() {
+  static Registry r = [] {
+    Registry fresh;
+    WorkloadSpec command;
+    command.name = "command";
+    command.params = {ranks_param()};
+    command.free_form_params = true;
+    fresh.table.push_back(std::move(command));
+    for (const auto& name : kEngineWorkloads)
+      fresh.unavailable[name] = "the engine's description of '" + name + "' was not loaded";
+    return fresh;
+  }();
+  return r;
 }
 
 }  // namespace
@@ -75,9 +59,34 @@ std::vector<std::string> WorkloadSpec::param_names() const {
   return names;
 }
 
-const std::vector<WorkloadSpec>& workload_table() {
-  static const std::vector<WorkloadSpec> table = make_table();
-  return table;
+const std::vector<WorkloadSpec>& workload_table() { return registry().table; }
+
+void register_engine_workload(WorkloadSpec spec) {
+  auto& r = registry();
+  r.unavailable.erase(spec.name);
+  // The runner's own parameter: how many ranks the launcher starts.
+  if (!spec.find("ranks")) spec.params.insert(spec.params.begin(), ranks_param());
+  for (auto& existing : r.table) {
+    if (existing.name == spec.name) {
+      existing = std::move(spec);
+      return;
+    }
+  }
+  r.table.push_back(std::move(spec));
+}
+
+void set_engine_workload_unavailable(const std::string& name, const std::string& reason) {
+  auto& r = registry();
+  r.table.erase(std::remove_if(r.table.begin(), r.table.end(), [&](const auto& w) { return w.name == name; }),
+                r.table.end());
+  r.unavailable[name] = reason;
+}
+
+std::optional<std::string> engine_workload_problem(const std::string& name) {
+  auto& r = registry();
+  auto it = r.unavailable.find(name);
+  if (it == r.unavailable.end()) return std::nullopt;
+  return it->second;
 }
 
 const WorkloadSpec* find_workload(const std::string& name) {
@@ -90,8 +99,27 @@ const WorkloadSpec* find_workload(const std::string& name) {
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
   for (const auto& w : workload_table()) names.push_back(w.name);
+  for (const auto& [name, why] : registry().unavailable) names.push_back(name);
   return names;
 }
+
+namespace {
+
+// Bounds as the engine states them: inclusive unless marked exclusive. `too_large` reports a
+// value past what a long long holds.
+std::optional<std::string> bound_problem(const ParamSpec& spec, double v, const std::string& text, bool too_large) {
+  const bool below = spec.exclusive_minimum ? v <= spec.minimum : v < spec.minimum;
+  if (below && !(too_large && v > 0))
+    return fmt::format("{} must be {} {}, got {}", spec.name, spec.exclusive_minimum ? "greater than" : "at least",
+                       spec.minimum, text);
+  const bool above = spec.exclusive_maximum ? v >= spec.maximum : v > spec.maximum;
+  if (above || (too_large && v > 0))
+    return fmt::format("{} must be {} {}, got {}", spec.name, spec.exclusive_maximum ? "below" : "at most",
+                       spec.maximum, text);
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<std::string> check_param_value(const ParamSpec& spec, const std::string& value) {
   const char* begin = value.c_str();
@@ -102,10 +130,7 @@ std::optional<std::string> check_param_value(const ParamSpec& spec, const std::s
       long long v = std::strtoll(begin, &end, 10);
       if (value.empty() || *end != '\0') return fmt::format("{} must be an integer, got '{}'", spec.name, value);
       const bool overflow = errno == ERANGE;  // v is then LLONG_MIN or LLONG_MAX: the sign is right
-      if (v < spec.minimum) return fmt::format("{} must be at least {}, got {}", spec.name, spec.minimum, value);
-      if (overflow || v > spec.maximum) {
-        return fmt::format("{} must be at most {}, got {}", spec.name, spec.maximum, value);
-      }
+      if (auto problem = bound_problem(spec, static_cast<double>(v), value, overflow)) return problem;
       return std::nullopt;
     }
     case ParamType::Number: {
@@ -113,7 +138,7 @@ std::optional<std::string> check_param_value(const ParamSpec& spec, const std::s
       double v = std::strtod(begin, &end);
       if (value.empty() || *end != '\0') return fmt::format("{} must be a number, got '{}'", spec.name, value);
       if (!std::isfinite(v)) return fmt::format("{} must be a finite number, got '{}'", spec.name, value);
-      if (v < spec.minimum) return fmt::format("{} must be at least {}, got {}", spec.name, spec.minimum, v);
+      if (auto problem = bound_problem(spec, v, value, false)) return problem;
       return std::nullopt;
     }
     case ParamType::Choice:

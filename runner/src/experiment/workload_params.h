@@ -1,6 +1,9 @@
 #pragma once
-// What each workload accepts: parameter names, types and allowed values. The runner validates an
-// experiment against this table before anything runs, so a typo fails in seconds, not mid-campaign.
+// What each workload accepts: parameter names, types, allowed values, bounds and defaults. The
+// runner validates an experiment against this table before anything runs, so a typo fails in
+// seconds, not mid-campaign. The `command` workload is the runner's own; engine workloads
+// (`train`) are registered from the engine's description of itself (engine_description.h), so
+// their flags, choices and bounds live in one place: the engine.
 #include <climits>
 #include <optional>
 #include <string>
@@ -11,12 +14,24 @@ namespace mt {
 enum class ParamType { Integer, Number, Choice, Boolean };
 
 struct ParamSpec {
+  ParamSpec(std::string name_, ParamType type_, std::vector<std::string> choices_ = {}, double minimum_ = 0)
+      : name(std::move(name_)), type(type_), choices(std::move(choices_)), minimum(minimum_) {}
+
   std::string name;
   ParamType type;
   std::vector<std::string> choices;  // for Choice
-  double minimum = 0;                // for Integer/Number; inclusive
-  double maximum = INT_MAX;          // for Integer; inclusive (the runner and engine read ints)
+  double minimum = 0;                // for Integer/Number; inclusive unless exclusive_minimum
+  double maximum = INT_MAX;          // for Integer/Number; inclusive unless exclusive_maximum
   bool engine_flag = true;           // false: consumed by the runner (e.g. ranks)
+  bool exclusive_minimum = false;
+  bool exclusive_maximum = false;
+  std::string default_value;         // the engine's default, as text ("" when it has none)
+};
+
+// A relation two parameters must satisfy, checked on each trial with defaults filled in:
+// `divides` (a divides b) or `at_most` (a <= b).
+struct ParamRelation {
+  std::string relation, a, b;
 };
 
 struct WorkloadSpec {
@@ -25,14 +40,22 @@ struct WorkloadSpec {
   std::vector<ParamSpec> params;
   // Any parameter name is accepted (as a template variable), e.g. for the `command` workload.
   bool free_form_params = false;
+  std::vector<ParamRelation> relations;
 
   const ParamSpec* find(const std::string& param) const;
   std::vector<std::string> param_names() const;
 };
 
+// The runner's own workloads plus the engine workloads registered so far.
 const std::vector<WorkloadSpec>& workload_table();
 const WorkloadSpec* find_workload(const std::string& name);
-std::vector<std::string> workload_names();
+std::vector<std::string> workload_names();  // engine workloads included even before registration
+
+// Engine workloads: registered from the engine's description, or marked unavailable with the
+// reason (no engine, or one that cannot describe itself), which a study using it reports.
+void register_engine_workload(WorkloadSpec spec);
+void set_engine_workload_unavailable(const std::string& name, const std::string& reason);
+std::optional<std::string> engine_workload_problem(const std::string& name);
 
 // Why `value` is not acceptable for `spec`, or nullopt when it is. Numbers must be finite
 // (no nan, inf or overflow), integers within [minimum, maximum].

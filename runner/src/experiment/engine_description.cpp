@@ -11,6 +11,7 @@ ParamType param_type(const std::string& type, const std::string& param) {
   if (type == "number") return ParamType::Number;
   if (type == "choice") return ParamType::Choice;
   if (type == "boolean") return ParamType::Boolean;
+  if (type == "text") return ParamType::Text;
   throw std::runtime_error("parameter '" + param + "' has a type mtrun does not know: " + type);
 }
 
@@ -35,7 +36,7 @@ WorkloadSpec parse_workload_description(const std::string& json_text) {
   for (const auto& option : doc.at("options")) {
     if (!option.value("experiment_param", true)) continue;  // set by mtrun itself (--output)
     const std::string name = option.at("param").get<std::string>();
-    if (option.at("type") == "text") continue;  // free text has no place in a matrix value check
+    if (option.value("repeatable", false)) continue;  // given several times: engine_args, not a matrix value
     ParamSpec p{name, param_type(option.at("type").get<std::string>(), name)};
     if (option.contains("choices")) p.choices = option.at("choices").get<std::vector<std::string>>();
     p.minimum = option.value("minimum", -1e300);

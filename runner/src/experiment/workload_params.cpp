@@ -14,8 +14,6 @@
 namespace mt {
 namespace {
 
-// Engine workloads mtrun knows by name; their parameters come from the engine's description.
-const std::vector<std::string> kEngineWorkloads = {"train"};
 
 ParamSpec ranks_param() {
   ParamSpec ranks{"ranks", ParamType::Integer};
@@ -37,7 +35,7 @@ Registry& registry() {
     command.params = {ranks_param()};
     command.free_form_params = true;
     fresh.table.push_back(std::move(command));
-    for (const auto& name : kEngineWorkloads)
+    for (const auto& name : engine_workload_names())
       fresh.unavailable[name] = "the engine's description of '" + name + "' was not loaded";
     return fresh;
   }();
@@ -56,6 +54,11 @@ const ParamSpec* WorkloadSpec::find(const std::string& param) const {
 std::vector<std::string> WorkloadSpec::param_names() const {
   std::vector<std::string> names;
   for (const auto& p : params) names.push_back(p.name);
+  return names;
+}
+
+const std::vector<std::string>& engine_workload_names() {
+  static const std::vector<std::string> names = {"train", "comm", "moe", "tp", "groups"};
   return names;
 }
 
@@ -153,6 +156,9 @@ std::optional<std::string> check_param_value(const ParamSpec& spec, const std::s
     case ParamType::Boolean:
       if (value == "true" || value == "false") return std::nullopt;
       return fmt::format("{} must be true or false, got '{}'", spec.name, value);
+    case ParamType::Text:
+      if (!value.empty()) return std::nullopt;
+      return fmt::format("{} must not be empty", spec.name);
   }
   return std::nullopt;
 }

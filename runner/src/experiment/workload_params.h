@@ -11,7 +11,7 @@
 
 namespace mt {
 
-enum class ParamType { Integer, Number, Choice, Boolean };
+enum class ParamType { Integer, Number, Choice, Boolean, Text };
 
 struct ParamSpec {
   ParamSpec(std::string name_, ParamType type_, std::vector<std::string> choices_ = {}, double minimum_ = 0)
@@ -50,6 +50,9 @@ struct WorkloadSpec {
 const std::vector<WorkloadSpec>& workload_table();
 const WorkloadSpec* find_workload(const std::string& name);
 std::vector<std::string> workload_names();  // engine workloads included even before registration
+
+// The engine's subcommands mtrun runs as workloads; their parameters come from the engine.
+const std::vector<std::string>& engine_workload_names();
 
 // Engine workloads: registered from the engine's description, or marked unavailable with the
 // reason (no engine, or one that cannot describe itself), which a study using it reports.

@@ -73,7 +73,7 @@ void load(const std::filesystem::path& engine, const std::string& subcommand) {
 }  // namespace
 
 void load_engine_workloads(const std::filesystem::path& engine) {
-  for (const char* subcommand : {"train"}) {
+  for (const auto& subcommand : engine_workload_names()) {
     try {
       load(engine, subcommand);
     } catch (const std::exception& e) {

@@ -261,18 +261,18 @@ TEST_CASE("compare: ratio of means and Welch p-value, flagging differences withi
   CHECK(contains(md, "| peak_memory_mb | 501.0 ± 7.5 (3) | 500.0 ± 10.0 (3) | 1.002 | - | - | context, not tested |"));
 }
 
-TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
+TEST_CASE("report: sections of other workloads and of faults appear only when such trials exist") {
   ReportFixture f("sections.sqlite");
   f.campaign("c1");
   f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
-  CHECK_FALSE(contains(render_latest(f).markdown, "## Mixture of experts"));
+  CHECK_FALSE(contains(render_latest(f).markdown, "## Workload kernels"));
   CHECK_FALSE(contains(render_latest(f).markdown, "## Fault scenarios"));
-  FixtureTrial moe;
-  moe.study = "moe";
-  moe.workload = "moe";
-  moe.params = {{"ranks", "2"}, {"experts", "4"}};
-  moe.result = {{"status", "ok"}, {"world_size", 2}, {"tokens_per_sec", 5000.0}, {"misrouted_tokens", 0}};
-  f.trial(moe);
+  FixtureTrial other;  // a workload the report has no layout of its own for
+  other.study = "kernels";
+  other.workload = "kernels";
+  other.params = {{"ranks", "2"}, {"experts", "4"}};
+  other.result = {{"status", "ok"}, {"world_size", 2}, {"tokens_per_sec", 5000.0}, {"misrouted_tokens", 0}};
+  f.trial(other);
   FixtureTrial fault = train_trial("faults", "ddp", 2, 0, 0, 0, 0);
   fault.params["fault_step"] = "5";
   fault.state = AttemptState::Failed;
@@ -282,8 +282,8 @@ TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
   fault.error_reason = "injected fault";
   f.trial(fault);
   std::string md = render_latest(f).markdown;
-  CHECK(contains(md, "## Mixture of experts"));
-  CHECK(contains(md, "| moe ×2 | misrouted_tokens | 0 ⚠n<3 | 1 |"));
+  CHECK(contains(md, "## Workload kernels"));
+  CHECK(contains(md, "| kernels ×2 | misrouted_tokens | 0 ⚠n<3 | 1 |"));
   CHECK(contains(md, "## Fault scenarios"));
   CHECK(contains(md, "| faults ddp ×2 | 1 failed |"));
   CHECK(contains(md, "| failed | 1 | 1 | 5 | injected fault |"));

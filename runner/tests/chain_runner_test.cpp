@@ -4,13 +4,12 @@
 // first stage in a fresh work directory.
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "run/campaign_runner.h"
+#include "store_fixture.h"
 
 using namespace mt;
 namespace fs = std::filesystem;
@@ -46,20 +45,12 @@ Trial chain_trial(const fs::path& gate) {
   return t;
 }
 
-std::string query(Store& store, const std::string& sql) {
-  auto s = store.db().prepare(sql);
-  std::string out;
-  while (s.step()) out += (out.empty() ? "" : ",") + s.text(0);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("a chain is one attempt of one trial; it fails at its first unmet stage and reruns from the first") {
-  const fs::path dir = fs::temp_directory_path() / ("mtrun_chain_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  Store store(dir / "mtrun.sqlite");
-  store.add_campaign_if_new({"c", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+  TempStore temp("mtrun_chain_test", 1);
+  Store& store = temp.store;
+  const fs::path& dir = temp.dir;
   const fs::path gate = dir / "gate";
   const std::int64_t row = store.add_trial_if_new("c", chain_trial(gate), 0);
   CampaignRun run;
@@ -72,12 +63,12 @@ TEST_CASE("a chain is one attempt of one trial; it fails at its first unmet stag
 
   CampaignResult first = run_trials(store, run, pending, out);
   CHECK(first.failed == 1);
-  CHECK(query(store, "SELECT workload FROM trials") == "chain");
-  CHECK(query(store, "SELECT state || ': ' || error_reason FROM attempts") ==
+  CHECK(temp.query("SELECT workload FROM trials") == "chain");
+  CHECK(temp.query("SELECT state || ': ' || error_reason FROM attempts") ==
         "failed: stage 3 'gate': expected succeeded, observed failed, exit 1");
-  CHECK(query(store, "SELECT position || ' ' || name || ' ' || state || ' ' || met FROM stages ORDER BY position") ==
+  CHECK(temp.query("SELECT position || ' ' || name || ' ' || state || ' ' || met FROM stages ORDER BY position") ==
         "1 fresh succeeded 1,2 refused failed 1,3 gate failed 0");  // stage 4 never ran
-  CHECK(query(store, "SELECT observed FROM stages WHERE position = 2") ==
+  CHECK(temp.query("SELECT observed FROM stages WHERE position = 2") ==
         "failed, exit 2; output has \"cannot resume\"");
   CHECK(fs::exists(dir / "runs" / "chain0000000" / "attempt-1" / "work" / "one"));
   CHECK(fs::exists(dir / "runs" / "chain0000000" / "attempt-1" / "3-gate" / "log.txt"));
@@ -85,11 +76,10 @@ TEST_CASE("a chain is one attempt of one trial; it fails at its first unmet stag
   std::ofstream(gate) << "";
   CampaignResult second = run_trials(store, run, pending, out);
   CHECK(second.failed == 0);
-  CHECK(query(store, "SELECT attempt || ' ' || state FROM attempts ORDER BY attempt") == "1 failed,2 succeeded");
+  CHECK(temp.query("SELECT attempt || ' ' || state FROM attempts ORDER BY attempt") == "1 failed,2 succeeded");
   // Stage 1 found the new work directory empty: the chain started over, not from its failed stage.
-  CHECK(query(store, "SELECT a.attempt || ':' || s.position || s.met FROM stages s JOIN attempts a ON a.id = s.attempt_id "
+  CHECK(temp.query("SELECT a.attempt || ':' || s.position || s.met FROM stages s JOIN attempts a ON a.id = s.attempt_id "
                      "ORDER BY a.attempt, s.position") == "1:11,1:21,1:30,2:11,2:21,2:31,2:41");
-  CHECK(query(store, "SELECT group_concat(stage, ' ') FROM chain_stages") == "fresh refused gate last");
-  CHECK(query(store, "SELECT DISTINCT verdict FROM chain_stages") == "succeeded");
-  fs::remove_all(dir);
+  CHECK(temp.query("SELECT group_concat(stage, ' ') FROM chain_stages") == "fresh refused gate last");
+  CHECK(temp.query("SELECT DISTINCT verdict FROM chain_stages") == "succeeded");
 }

@@ -147,6 +147,9 @@ const Case kCases[] = {
                             "command)",
      "        - name: a",
      "        ^"},
+    {"stage_utf8", "6:9: stage 'a' holds text that is not valid UTF-8",
+     "        - name: a",
+     "          ^"},
     // Found when the matrix is expanded: the stage's value, with the study's, breaks a relation.
     {"stage_relation", "9:27: n_heads 3 does not divide d_model 64",
      "          params: {n_heads: 3}",

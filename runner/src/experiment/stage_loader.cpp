@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "experiment/command_template.h"
 #include "experiment/param_checker.h"
@@ -291,6 +292,16 @@ class StageReader {
   std::string label_;
 };
 
+// A stage is stored (and identified) as JSON, which holds only valid UTF-8.
+bool stores_as_json(const Stage& stage) {
+  try {
+    stage_to_json(stage);
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 void read_stages(YamlReader& r, const YAML::Node& node, const StageContext& context, Study& study) {
@@ -303,6 +314,11 @@ void read_stages(YamlReader& r, const YAML::Node& node, const StageContext& cont
     auto spec = reader.read(node[i], int(i));
     if (!spec) continue;
     const std::string& name = spec->stage.name;
+    if (!stores_as_json(spec->stage)) {
+      r.error(spec->pos, fmt::format("stage {} holds text that is not valid UTF-8",
+                                     name.empty() ? fmt::format("#{}", i + 1) : "'" + name + "'"));
+      continue;
+    }
     const bool twice = std::any_of(study.stages.begin(), study.stages.end(),
                                    [&](const StageSpec& s) { return !name.empty() && s.stage.name == name; });
     if (twice) r.error(pos_of(node[i]["name"]), fmt::format("stage name '{}' is used twice in study '{}'", name, study.name));

@@ -104,7 +104,7 @@ TEST_CASE("a database from a newer mtrun is refused before anything is written t
   }
   const std::string before = fingerprint(path);
   const std::string message = path.string() +
-                              " has schema version 99, newer than this mtrun understands (2); use a newer mtrun or "
+                              " has schema version 99, newer than this mtrun understands (3); use a newer mtrun or "
                               "another --db";
   CHECK_THROWS_WITH_AS(Store{path}, message.c_str(), RunnerError);
   CHECK_THROWS_WITH_AS(open_store_read_only(path), message.c_str(), RunnerError);
@@ -151,7 +151,8 @@ TEST_CASE("an older database is read as it is and migrated forward only by a wri
   CHECK(journal_mode(path) == "delete");
 
   Store store(path);
-  CHECK(store.db().user_version() == 2);
+  CHECK(store.db().user_version() == 3);
+  CHECK(store.db().has_table("stages"));
   CHECK(store.db().has_table("leases"));
   CHECK(journal_mode(path) == "wal");
 }

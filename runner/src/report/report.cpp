@@ -9,6 +9,7 @@
 #include "report/conditions_section.h"
 #include "report/environment_section.h"
 #include "report/failures_section.h"
+#include "report/fault_tolerance_section.h"
 #include "report/groups.h"
 #include "report/markdown_table.h"
 #include "report/memory_section.h"
@@ -97,7 +98,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
     md += render_study_comparison(studies);
   }
   if (auto comm = groups_of(groups, "comm"); !comm.empty()) md += render_comm_section(comm, provenance);
-  std::set<std::string> shown = {"train", "comm", "fault"};
+  md += render_fault_tolerance_section(data.trials);
+  std::set<std::string> shown = {"train", "comm", "fault", "chain"};
   for (const auto& k : kDedicatedKinds) {
     shown.insert(k.kind);
     if (auto g = groups_of(groups, k.kind); !g.empty()) md += k.render(g);

@@ -97,10 +97,15 @@ bool is_pre_avx2_openblas_core(const std::string& core) {
 
 }  // namespace
 
-std::string BlasInfo::summary() const {
+std::string BlasInfo::identity() const {
   std::string out = vendor;
   if (!version.empty()) out += " " + version;
   if (!core.empty()) out += " (" + core + ")";
+  return out;
+}
+
+std::string BlasInfo::summary() const {
+  std::string out = identity();
   if (threads > 0) out += fmt::format(", {} threads", threads);
   if (gflops_per_thread > 0) out += fmt::format(", SGEMM {:.0f} GFLOP/s per thread", gflops_per_thread);
   return out;

@@ -19,7 +19,9 @@ struct BlasInfo {
   double efficiency = 0;        // gflops_per_thread / the core's fp32 peak at the reported clock
   std::string warning;          // why the numbers are suspect; empty when they are not
 
-  std::string summary() const;  // one line for humans
+  // "MKL 2024.2 (AVX2)": which library and kernels; the same for every launch on one machine.
+  std::string identity() const;
+  std::string summary() const;  // identity, threads and measured speed: one line for humans
 };
 
 // Probes the loaded BLAS. Cheap (a few milliseconds of SGEMM); call it when the CPU is quiet.

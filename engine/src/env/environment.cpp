@@ -90,7 +90,7 @@ nlohmann::json to_json(const Environment& env, bool include_machine) {
   out["cpu_mhz"] = env.cpu.mhz;
   out["memory_mib"] = env.cpu.memory_mib;
   out["cpu_isa"] = env.cpu.isa;
-  out["blas"] = env.blas.summary();
+  out["blas"] = env.blas.identity();  // threads and speed are fields of their own, per launch
   out["blas_vendor"] = env.blas.vendor;
   out["blas_version"] = env.blas.version;
   out["blas_core"] = env.blas.core;

@@ -211,7 +211,9 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     if (!std::isfinite(mean_loss) || !std::isfinite(grad_norm)) {
       run.non_finite = true;
       run.non_finite_what = std::isfinite(mean_loss) ? "gradient" : "loss";
-      const bool mine_bad = !std::isfinite(local_loss) || !std::isfinite(local_norm_sq);
+      // A non-finite loss is this rank's own; gradients were already reduced across ranks, so a
+      // bad gradient norm is everyone's and says nothing about where it began.
+      const bool mine_bad = std::isfinite(mean_loss) ? !std::isfinite(local_norm_sq) : !std::isfinite(local_loss);
       run.first_bad_rank = static_cast<int>(control.min(mine_bad ? rank : comm.world_size()));
       return;
     }

@@ -22,6 +22,9 @@ std::string stack_text(const nlohmann::json& stack, const std::set<std::string>&
   std::map<std::string, std::string> sorted;
   for (const auto& [key, value] : stack.items()) {
     if (skip.count(key) || kProgramFields.count(key) || is_per_launch_field(key)) continue;
+    // Where vendor, version and core are fields of their own, the one-line BLAS text adds nothing
+    // (engines of one generation also put each launch's measured speed in it).
+    if (key == "blas" && stack.contains("blas_vendor")) continue;
     sorted[key] = value.is_string() ? value.get<std::string>() : value.dump();
   }
   std::string out;

@@ -138,3 +138,17 @@ TEST_CASE("provenance: a container trial needs its image and base image, and ove
   CHECK_FALSE(p.complete);
   CHECK(p.missing_fields == std::vector<std::string>{"override:dirty_tree", "override:image_revision_mismatch"});
 }
+
+TEST_CASE("provenance: an engine built from a tree with uncommitted changes is not complete") {
+  auto engine = scratch_file("mtengine_dirty", "engine bytes");
+  ProvenanceContext c = bare_metal_context(engine);
+  auto cmd = mpirun_command({engine.string(), "train"});
+  ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
+  nlohmann::json env = {{"build_revision", c.source.commit}, {"libtorch", "2.5.0"}, {"mpi", "Open MPI 4.1.4"},
+                        {"compiler", "gcc 12"}, {"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"}};
+  CHECK(assemble_provenance(c, result_with(env), cmd, program).complete);
+  env["build_tree_dirty"] = true;
+  Provenance p = assemble_provenance(c, result_with(env), cmd, program);
+  CHECK_FALSE(p.complete);
+  CHECK(p.missing_fields == std::vector<std::string>{"clean_build"});
+}

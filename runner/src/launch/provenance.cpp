@@ -69,12 +69,14 @@ Provenance assemble_provenance(const ProvenanceContext& context, const std::opti
   json result = result_json ? json::parse(*result_json, nullptr, false) : json();
   json stack = json::object();
   json hosts = json::array();
+  bool build_tree_dirty = false;
   if (result.is_object()) {
     if (result.contains("environment") && result["environment"].is_object()) {
       const json& env = result["environment"];
       for (const auto& [key, value] : env.items()) {
         if (key == "build_revision" && value.is_string()) p.build_revision = value.get<std::string>();
-        else if (key != "build_tree_dirty") stack[key] = value;
+        else if (key == "build_tree_dirty") build_tree_dirty = value.is_boolean() && value.get<bool>();
+        else stack[key] = value;
       }
     }
     if (result.contains("hosts") && result["hosts"].is_array()) hosts = result["hosts"];
@@ -101,6 +103,8 @@ Provenance assemble_provenance(const ProvenanceContext& context, const std::opti
   } else if (known(p.build_revision) && known(context.source.commit) && p.build_revision != context.source.commit) {
     missing.push_back("build_revision_matches_source");
   }
+  // Built from that commit plus uncommitted changes: the revision no longer names the code.
+  if (build_tree_dirty) missing.push_back("clean_build");
   if (context.bare_metal()) {
     if (engine && context.engine_binary_hash.empty()) missing.push_back("engine_binary_hash");
     if (!engine && program.program_hash.empty()) missing.push_back("program_hash");

@@ -73,7 +73,7 @@ echo "ok: a damaged shard is refused"
 N="$WORK/nan"
 train --strategy fsdp --checkpoint-dir "$N" --save-every 2 --fault nan:rank=1,step=4 --output "$WORK/nan.json" \
   >/dev/null 2>&1 && fail "the NaN run succeeded"
-python3 -c "import json; e=json.load(open('$WORK/nan.json'))['error']; assert e['step']==4 and e['rank']==1 and 'non-finite loss' in e['reason'] and 'first on rank 1' in e['reason'], e" ||
+python3 -c "import json; e=json.load(open('$WORK/nan.json'))['error']; assert e['step']==4 and e['rank']==1 and 'non-finite loss' in e['reason'] and 'first on rank 1' in e['reason'] and json.load(open('$WORK/nan.json'))['hosts'], e" ||
   fail "NaN result"
 [ "$(ready_steps "$N")" = "2 4" ] || fail "after NaN at step 4, READY steps are '$(ready_steps "$N")', want '2 4'"
 echo "ok: NaN at step 4 stops every rank at step 4; no new checkpoint"

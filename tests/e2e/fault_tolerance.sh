@@ -43,7 +43,7 @@ expect_eq "$(sql "select state, error_rank, observed from chain_stages where stu
   "crashed|0|crashed on rank 0 (signal 9); READY steps 4 8; step 12 not READY; latest 8" "SIGKILL of rank 0"
 # (c) every rank stops at the NaN's step; nothing is saved after it.
 expect_eq "$(sql "select error_step, observed from chain_stages where study = 'nan_stop'")" \
-  '4|failed on rank 0, exit 1 at step 4; output has "non-finite loss"; READY steps 2 4; latest 4' "NaN stop"
+  '4|failed on rank 1, exit 1 at step 4; output has "non-finite loss"; READY steps 2 4; latest 4' "NaN stop"
 # (d) the step being saved is never published; the resume uses the one before.
 expect_eq "$(sql "select observed from chain_stages where study = 'death_in_save' order by position" | tr '\n' '|')" \
   "crashed on rank 1 (signal 9); READY steps 3; step 6 not READY|succeeded; resumed from step 3; READY steps 3 6 9 12|" \

@@ -45,7 +45,7 @@ class TrainWorkload final : public Workload {
     world_size_ = group.world_size();
     run_.sync_mode = resolve_sync_mode(config_);  // the strategy is known to exist by now
     train_on_this_rank(config_, group, run_);
-    if (run_.non_finite) return non_finite_outcome(group.rank());
+    if (run_.non_finite) return non_finite_outcome(group);
 
     const TrainSummary summary = summarize(config_, run_, group.control);
     WorkloadOutcome outcome;
@@ -67,16 +67,18 @@ class TrainWorkload final : public Workload {
 
  private:
   // Every rank stopped at the same step, before its optimizer step: a failure, not a crash.
-  WorkloadOutcome non_finite_outcome(int rank) {
+  WorkloadOutcome non_finite_outcome(ProcessGroup& group) {
+    const auto hosts = group.control.hostnames();  // collective: every rank is alive and here
     const std::string reason =
         fmt::format("non-finite {} at step {} (first on rank {}); stopped before the optimizer step",
                     run_.non_finite_what, run_.current_step, run_.first_bad_rank);
     WorkloadOutcome outcome;
     outcome.exit_code = 1;
-    if (rank != 0) return outcome;
+    if (group.rank() != 0) return outcome;
     std::fprintf(stderr, "mtengine train: %s; all ranks stopped\n", reason.c_str());
     outcome.result = error_result(RunError{run_.first_bad_rank, run_.current_step, reason,
                                            "all_rank_fail_fast"});
+    outcome.result["hosts"] = hosts;
     return outcome;
   }
 

@@ -68,7 +68,6 @@ class TrainWorkload final : public Workload {
  private:
   // Every rank stopped at the same step, before its optimizer step: a failure, not a crash.
   WorkloadOutcome non_finite_outcome(ProcessGroup& group) {
-    const auto hosts = group.control.hostnames();  // collective: every rank is alive and here
     const std::string reason =
         fmt::format("non-finite {} at step {} (first on rank {}); stopped before the optimizer step",
                     run_.non_finite_what, run_.current_step, run_.first_bad_rank);
@@ -78,7 +77,6 @@ class TrainWorkload final : public Workload {
     std::fprintf(stderr, "mtengine train: %s; all ranks stopped\n", reason.c_str());
     outcome.result = error_result(RunError{run_.first_bad_rank, run_.current_step, reason,
                                            "all_rank_fail_fast"});
-    outcome.result["hosts"] = hosts;
     return outcome;
   }
 

@@ -66,6 +66,13 @@ int run_workload(Workload& workload) {
     return 2;
   }
 
+  // Gathered while every rank is surely alive, so even a failure's result says where it ran.
+  const auto hosts = control.hostnames();
+  auto with_hosts = [&hosts](nlohmann::json document) {
+    if (document.is_object() && !document.contains("hosts")) document["hosts"] = hosts;
+    return document;
+  };
+
   WorkloadOutcome outcome;
   const int rank = control.rank(), world_size = control.world_size();
   try {
@@ -78,8 +85,8 @@ int run_workload(Workload& workload) {
       print_error(workload, e.what());
       if (!workload.output_path().empty()) {
         try {
-          write_json_atomically(workload.output_path(),
-                                workload.error_result(RunError{std::nullopt, workload.current_step(), e.what(), ""}));
+          write_json_atomically(workload.output_path(), with_hosts(workload.error_result(
+                                                            RunError{std::nullopt, workload.current_step(), e.what(), ""})));
         } catch (const std::exception& write_error) {
           print_error(workload, write_error.what());
         }
@@ -94,8 +101,7 @@ int run_workload(Workload& workload) {
     if (!workload.output_path().empty()) {
       try {
         write_json_atomically(workload.output_path(),
-                              workload.error_result(RunError{rank, step, e.what(),
-                                                             "all_rank_fail_fast"}));
+                              with_hosts(workload.error_result(RunError{rank, step, e.what(), "all_rank_fail_fast"})));
       } catch (const std::exception& write_error) {
         print_error(workload, write_error.what());
       }
@@ -106,7 +112,7 @@ int run_workload(Workload& workload) {
   }
 
   if (rank != 0) return outcome.exit_code;
-  const int write_code = write_result(workload, outcome.result);
+  const int write_code = write_result(workload, with_hosts(std::move(outcome.result)));
   return outcome.exit_code != 0 ? outcome.exit_code : write_code;
 }
 

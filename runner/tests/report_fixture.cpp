@@ -8,6 +8,7 @@
 #include "report/compare.h"
 #include "report/results_source.h"
 #include "store/result_ingest.h"
+#include "store/result_rows.h"
 
 namespace mt::testing {
 namespace {
@@ -188,6 +189,7 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   if (!f.result.empty()) {
     outcome.result_json = f.result.dump();
     outcome.metrics = flatten_metrics(*outcome.result_json);
+    outcome.rows = read_result_rows(f.result).rows;
   }
   store_.finish_attempt(attempt, outcome, std::nullopt);
   return attempt;

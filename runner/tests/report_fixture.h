@@ -22,7 +22,7 @@ struct FixtureTrial {
   std::vector<std::string> axes;
   int repeat = 0;
   AttemptState state = AttemptState::Succeeded;
-  nlohmann::json result = nlohmann::json::object();  // metrics are flattened from it, as ingest does
+  nlohmann::json result = nlohmann::json::object();  // metrics are flattened from it and rows kept, as ingest does
   std::optional<int> error_rank;
   std::optional<int> error_step;
   std::string error_reason;

@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # The engine is the one source of its flags: mtrun validates experiments against
-# `mtengine train --describe`, the runner's test fixture is that description, and the experiment
-# schema's train parameters are generated from it. This fails when any of them drift apart.
+# `mtengine WORKLOAD --describe`, the runner's test fixtures are those descriptions, and the
+# experiment schema's parameters of each workload are generated from them. This fails when any of
+# them drift apart, for every workload with a committed fixture.
 source "$MT_SOURCE_DIR/tests/e2e/lib.sh"
 MTENGINE="$MT_BUILD_DIR/bin/mtengine"
 export XDG_CACHE_HOME="$WORK/cache"
 
-"$MTENGINE" train --describe >"$WORK/describe.json" || fail "mtengine train --describe"
-python3 - "$WORK/describe.json" "$MT_SOURCE_DIR/runner/tests/data/engine_train_description.json" <<'PY' ||
+DESCRIPTIONS=()
+for workload in train comm moe tp groups; do
+  "$MTENGINE" "$workload" --describe >"$WORK/$workload.json" || fail "mtengine $workload --describe"
+  fixture="runner/tests/data/engine_${workload}_description.json"
+  python3 - "$WORK/$workload.json" "$MT_SOURCE_DIR/$fixture" "$workload" <<'PY' || fail "fixture drift"
 import json, sys
-live, fixture = (json.load(open(p)) for p in sys.argv[1:])
+live, fixture = (json.load(open(p)) for p in sys.argv[1:3])
 if live != fixture:
-    sys.exit("runner/tests/data/engine_train_description.json is not `mtengine train --describe`: "
-             "regenerate it from the engine")
-print("ok: the runner's fixture is the engine's description")
+    sys.exit(f"{sys.argv[2]} is not `mtengine {sys.argv[3]} --describe`: regenerate it from the engine")
+print(f"ok: the runner's fixture is the engine's description of {sys.argv[3]}")
 PY
-  fail "fixture drift"
-python3 "$MT_SOURCE_DIR/scripts/experiment_schema.py" "$WORK/describe.json" --check || fail "schema drift"
+  DESCRIPTIONS+=("$WORK/$workload.json")
+done
+python3 "$MT_SOURCE_DIR/scripts/experiment_schema.py" "${DESCRIPTIONS[@]}" --check || fail "schema drift"
 
 # mtrun asks the engine: a value past the engine's bound fails at plan time, at its position.
 cat >"$WORK/bounds.yaml" <<'YAML'

@@ -6,10 +6,17 @@ set -euo pipefail
 MTRUN="$MT_BUILD_DIR/bin/mtrun"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-# plan only names the engine in the commands it prints; it need not be built for this.
+# plan only names the engine in the commands it prints and asks it to describe its workloads; a
+# stand-in that answers with the runner's committed fixtures will do.
 ENGINE="$WORK/mtengine"
-printf '#!/bin/sh\nexit 0\n' > "$ENGINE"
+FIXTURES="$MT_SOURCE_DIR/runner/tests/data"
+cat > "$ENGINE" <<SH
+#!/bin/sh
+[ "\$2" = --describe ] && [ -f "$FIXTURES/engine_\$1_description.json" ] && exec cat "$FIXTURES/engine_\$1_description.json"
+exit 0
+SH
 chmod +x "$ENGINE"
+export XDG_CACHE_HOME="$WORK/cache"
 
 checked=0
 for file in "$MT_SOURCE_DIR"/experiments/*.yaml; do

@@ -4,8 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "report/comm_rows.h"
 #include "report/groups.h"
@@ -99,22 +97,12 @@ void comm_campaign(ReportFixture& f) {
   f.pin_timestamps();
 }
 
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("report: golden communication section from result rows") {
   ReportFixture f("comm_golden.sqlite");
   comm_campaign(f);
-  const std::string md = render_latest(f).markdown;
-  const auto file = std::filesystem::path(MT_TEST_GOLDEN_DIR) / "report_comm.md";
-  if (std::getenv("MT_UPDATE_GOLDEN")) std::ofstream(file, std::ios::binary) << md;
-  CHECK_MESSAGE(md == read_text(file), "output differs from " << file << "; if intended, rerun with MT_UPDATE_GOLDEN=1");
+  check_golden("report_comm.md", render_latest(f).markdown);
 }
 
 TEST_CASE("report: peers side by side, ratios at 1 MiB and up, verdicts against the goals") {

@@ -2,6 +2,12 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <doctest/doctest.h>
+
 #include <fmt/format.h>
 
 #include "experiment/identity.h"
@@ -142,6 +148,24 @@ std::string render_comparison_of(const ReportFixture& fixture, const std::string
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+static std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  std::filesystem::path file = std::filesystem::path(MT_TEST_GOLDEN_DIR) / name;
+  if (std::getenv("MT_UPDATE_GOLDEN")) {
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << actual;
+  }
+  REQUIRE_MESSAGE(std::filesystem::exists(file), "missing golden file " << file << " (run with MT_UPDATE_GOLDEN=1)");
+  std::string expected = read_text(file);
+  CHECK_MESSAGE(actual == expected, "output differs from " << file << "; if intended, rerun with MT_UPDATE_GOLDEN=1");
+}
 
 void engine_and_peer_campaign(ReportFixture& f) {
   f.campaign("c1");

@@ -66,6 +66,10 @@ std::string render_comparison_of(const ReportFixture& fixture, const std::string
 
 bool contains(const std::string& text, const std::string& part);
 
+// `actual` against tests/golden/NAME, byte for byte (a doctest check). Set MT_UPDATE_GOLDEN=1 to
+// rewrite the golden file from the current output instead (then review the diff).
+void check_golden(const std::string& name, const std::string& actual);
+
 // Campaign c1: an engine study 20 % faster than a peer study (run as a `command` workload that reports
 // throughput and step time only), both DDP at 1 and 2 ranks with three repeats.
 void engine_and_peer_campaign(ReportFixture& fixture);

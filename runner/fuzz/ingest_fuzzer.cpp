@@ -59,12 +59,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mt::ProcessOutcome process;
   process.end = mt::ProcessEnd::Exited;
   process.exit_code = size % 2 == 0 ? 0 : 1;
-  mt::LaunchCommand command;
-  command.argv = command.program = {"prog"};
-  const mt::ProgramIdentity program{"prog", "", "", ""};
   for (const char* workload : {"command", "train", "comm"}) {
     mt::AttemptOutcome outcome = mt::classify_attempt(process, kDir + "/result.json", kDir + "/log.txt", trial(workload));
     std::optional<mt::Provenance> provenance;
+    const mt::LaunchCommand command{{"prog"}};
+    const mt::ProgramIdentity program{"prog"};
     try {  // as the campaign loop does: a malformed environment leaves mtrun's own provenance
       provenance = mt::assemble_provenance(mt::ProvenanceContext{}, outcome.result_json, command, program);
     } catch (const std::exception&) {

@@ -40,4 +40,22 @@ ls "$XDG_CACHE_HOME"/mtrun/*-train.json >/dev/null 2>&1 || fail "the description
 capture "$MTRUN" plan --engine /bin/true "$WORK/bounds.yaml"
 expect_eq "$RC" 2 "plan exit code without a describing engine"
 expect_contains "$OUT" "workload 'train' cannot be checked: mtengine at /bin/true did not describe it" "plan message"
+# What every workload writes fits schemas/result.schema.json (tiny runs: the shape, not the speed).
+MPI=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader)
+"${MPI[@]}" -np 2 "$MTENGINE" train --vocab-size 64 --d-model 16 --n-heads 2 --n-layers 1 --seq-length 8 \
+  --batch-size 2 --steps 2 --warmup-steps 1 --threads 1 --output "$WORK/r_train.json" >/dev/null
+"${MPI[@]}" -np 2 "$MTENGINE" comm --ops all_reduce --sizes 4096 --warmup 1 --iters 2 --output "$WORK/r_comm.json" >/dev/null
+"${MPI[@]}" -np 2 "$MTENGINE" moe --tokens 32 --d-model 16 --warmup 1 --iters 1 --threads 1 --output "$WORK/r_moe.json" >/dev/null
+"${MPI[@]}" -np 2 "$MTENGINE" tp --seq-length 8 --d-model 16 --threads 1 --output "$WORK/r_tp.json" >/dev/null
+"${MPI[@]}" -np 4 "$MTENGINE" groups --tp 2 --bytes 4096 --steps 1 --warmup 1 --output "$WORK/r_groups.json" >/dev/null
+python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$WORK"/r_*.json <<'PY' || fail "result schema"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+for path in sys.argv[2:]:
+    try:
+        jsonschema.validate(json.load(open(path)), schema)
+    except jsonschema.ValidationError as e:
+        sys.exit(f"{path}: {e.message} at {list(e.path)}")
+print(f"ok: {len(sys.argv) - 2} workloads' results fit schemas/result.schema.json")
+PY
 echo "PASS"

@@ -121,6 +121,22 @@ TEST_CASE("report: peers side by side, ratios at 1 MiB and up, verdicts against 
   CHECK(contains(md, "Met in "));
 }
 
+TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs and what qualifies them") {
+  ReportFixture f("comm_summary.sqlite");
+  comm_campaign(f);
+  const std::string md = render_latest(f).markdown;
+  const std::string summary = md.substr(0, md.find("## Communication"));
+  CHECK(contains(summary, "**Collectives** (see [Communication](#communication))"));
+  CHECK(contains(summary, "4 cliffs in all curves"));
+  // Against bare MPI every curve misses 0.95 at 1 MiB; against Gloo both measurable curves meet 5×.
+  CHECK(contains(summary, "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
+                          "0 of 6 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: 0 of 3).\n"));
+  CHECK(contains(summary, "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 4 of "
+                          "4 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: 2 of 2).\n"));
+  CHECK(contains(summary, "- ⚠oversubscribed: collectives at 4 ranks ran more ranks × threads than the node has cores"));
+  CHECK(contains(summary, "- Collective measurements with fewer than 5 successful repeats (n = 3)"));
+}
+
 TEST_CASE("report: cliffs, oversubscribed rank counts and unsupported forms are shown") {
   ReportFixture f("comm_marks.sqlite");
   comm_campaign(f);

@@ -50,13 +50,19 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   }
   const std::filesystem::path& file = *options.output;
   std::filesystem::path plot_dir = file.parent_path() / report_options.plot_dir;
+  // The plots' folder only when there are plots (a report of collectives alone has none).
+  const std::filesystem::path folder = report.plots.empty() ? file.parent_path() : plot_dir;
   std::error_code ec;
-  std::filesystem::create_directories(plot_dir, ec);
-  if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", plot_dir.string(), ec.message()));
+  if (!folder.empty()) std::filesystem::create_directories(folder, ec);
+  if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", folder.string(), ec.message()));
   write_file(file, report.markdown);
   for (const auto& plot : report.plots) write_file(plot_dir / plot.file, plot.svg);
-  fmt::print(out, "wrote {} and {} plot{} in {}\n", file.string(), report.plots.size(),
-             report.plots.size() == 1 ? "" : "s", plot_dir.string());
+  if (report.plots.empty()) {
+    fmt::print(out, "wrote {}\n", file.string());
+  } else {
+    fmt::print(out, "wrote {} and {} plot{} in {}\n", file.string(), report.plots.size(),
+               report.plots.size() == 1 ? "" : "s", plot_dir.string());
+  }
   return kExitOk;
 }
 

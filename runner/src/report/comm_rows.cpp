@@ -143,6 +143,39 @@ std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& p
   return r;
 }
 
+size_t CommGoalCheck::sizes_below_goal() const {
+  if (!goal) return 0;
+  return size_t(std::count_if(ratios.begin(), ratios.end(), [&](double r) { return r < *goal; }));
+}
+
+std::vector<std::pair<size_t, size_t>> engine_peer_pairs(const CommData& data) {
+  std::vector<std::pair<size_t, size_t>> out;
+  for (size_t e = 0; e < data.studies.size(); ++e) {
+    for (size_t p = 0; p < data.studies.size(); ++p) {
+      if (data.studies[e].engine && !data.studies[p].engine) out.push_back({e, p});
+    }
+  }
+  return out;
+}
+
+std::vector<CommGoalCheck> goal_checks(const CommData& data) {
+  std::vector<CommGoalCheck> out;
+  const auto pairs = engine_peer_pairs(data);
+  for (const auto& [key, curve] : data.series) {
+    for (const auto& [e, p] : pairs) {
+      CommGoalCheck check{key, e, p, {}, peer_goal(data.studies[p].implementation)};
+      for (const auto& [bytes, points] : curve) {
+        if (bytes < kRatioMinBytes) continue;
+        auto ours = points.find(e), theirs = points.find(p);
+        if (ours == points.end() || theirs == points.end()) continue;
+        if (auto r = busbw_ratio(ours->second, theirs->second)) check.ratios.push_back(r->ratio);
+      }
+      if (!check.ratios.empty()) out.push_back(std::move(check));
+    }
+  }
+  return out;
+}
+
 std::vector<CommCliff> find_cliffs(const CommData& data) {
   std::vector<CommCliff> cliffs;
   for (const auto& [key, curve] : data.series) {

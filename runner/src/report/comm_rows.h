@@ -71,6 +71,20 @@ struct CommRatio {
 // Engine ÷ peer busbw at one size; nullopt unless both measured it.
 std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& peer);
 
+// The engine study `engine` against the peer `peer` on one curve: the busbw ratio at every size
+// from kRatioMinBytes that both measured, and the goal the peer's implementation sets.
+struct CommGoalCheck {
+  CommSeriesKey series;
+  size_t engine = 0, peer = 0;
+  std::vector<double> ratios;
+  std::optional<double> goal;
+  size_t sizes_below_goal() const;  // 0 when there is no goal
+};
+// Engine studies against the peers, as index pairs (engine first).
+std::vector<std::pair<size_t, size_t>> engine_peer_pairs(const CommData& data);
+// Every curve and pair with at least one ratio, in series order.
+std::vector<CommGoalCheck> goal_checks(const CommData& data);
+
 struct CommCliff {
   CommSeriesKey series;
   size_t study = 0;

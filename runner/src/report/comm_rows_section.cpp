@@ -29,17 +29,6 @@ std::string wrong_mark(const CommPoint& p) {
   return fmt::format(" ✗{} wrong", fixed(*p.worst_wrong, 0));
 }
 
-// Engine studies against the peers, as index pairs.
-std::vector<std::pair<size_t, size_t>> comparisons(const CommData& data) {
-  std::vector<std::pair<size_t, size_t>> out;
-  for (size_t e = 0; e < data.studies.size(); ++e) {
-    for (size_t p = 0; p < data.studies.size(); ++p) {
-      if (data.studies[e].engine && !data.studies[p].engine) out.push_back({e, p});
-    }
-  }
-  return out;
-}
-
 std::string versioned(const CommStudy& s) {
   return s.version.empty() ? code(s.label) : fmt::format("{} ({})", code(s.label), s.version);
 }
@@ -65,37 +54,25 @@ std::string studies_line(const CommData& data) {
 }
 
 std::string render_goals(const CommData& data) {
-  auto pairs = comparisons(data);
-  if (pairs.empty()) return "";
+  const auto checks = goal_checks(data);
+  if (checks.empty()) return "";
   MarkdownTable table({{"operation"}, {"variant"}, {"ranks", Align::Right}, {"engine ÷ peer (versions)"},
                        {"sizes", Align::Right}, {"ratio min", Align::Right}, {"ratio max", Align::Right},
                        {"goal", Align::Right}, {"verdict"}});
   int met = 0, judged = 0;
-  for (const auto& [key, curve] : data.series) {
-    for (const auto& [e, p] : pairs) {
-      std::vector<double> ratios;
-      for (const auto& [bytes, points] : curve) {
-        if (bytes < kRatioMinBytes) continue;
-        const CommPoint *ours = point_of(points, e), *theirs = point_of(points, p);
-        if (!ours || !theirs) continue;
-        if (auto r = busbw_ratio(*ours, *theirs)) ratios.push_back(r->ratio);
-      }
-      if (ratios.empty()) continue;
-      const auto goal = peer_goal(data.studies[p].implementation);
-      std::string verdict = "no goal";
-      if (goal) {
-        const auto below = std::count_if(ratios.begin(), ratios.end(), [&](double r) { return r < *goal; });
-        verdict = below == 0 ? "met ✓" : fmt::format("missed ✗ at {} of {} sizes", below, ratios.size());
-        met += below == 0;
-        ++judged;
-      }
-      table.add_row({key.operation, key.variant, ranks_cell(data, key.ranks),
-                     versioned(data.studies[e]) + " ÷ " + versioned(data.studies[p]), std::to_string(ratios.size()),
-                     fixed(*std::min_element(ratios.begin(), ratios.end()), 2),
-                     fixed(*std::max_element(ratios.begin(), ratios.end()), 2), goal_text(goal), verdict});
+  for (const auto& c : checks) {
+    std::string verdict = "no goal";
+    if (c.goal) {
+      const size_t below = c.sizes_below_goal();
+      verdict = below == 0 ? "met ✓" : fmt::format("missed ✗ at {} of {} sizes", below, c.ratios.size());
+      met += below == 0;
+      ++judged;
     }
+    table.add_row({c.series.operation, c.series.variant, ranks_cell(data, c.series.ranks),
+                   versioned(data.studies[c.engine]) + " ÷ " + versioned(data.studies[c.peer]),
+                   std::to_string(c.ratios.size()), fixed(*std::min_element(c.ratios.begin(), c.ratios.end()), 2),
+                   fixed(*std::max_element(c.ratios.begin(), c.ratios.end()), 2), goal_text(c.goal), verdict});
   }
-  if (table.empty()) return "";
   std::string out = fmt::format(
       "### Goals at ≥ {}\n\nThe engine against each peer: busbw ratio (mean ÷ mean over the repeats) at every "
       "message size from {} that both measured. Goals: ≥ 0.95× bare MPI (at most 5 % overhead over the MPI "
@@ -133,7 +110,7 @@ CliffIndex index_cliffs(const std::vector<CommCliff>& cliffs) {
 std::string render_operation(const CommData& data, const std::string& op, const CliffIndex& cliffs) {
   std::vector<Column> columns = {{"ranks", Align::Right}, {"variant"}, {"size", Align::Right}};
   for (const auto& s : data.studies) columns.push_back({code(s.label) + " busbw GB/s", Align::Right});
-  auto pairs = comparisons(data);
+  auto pairs = engine_peer_pairs(data);
   for (const auto& [e, p] : pairs) {
     columns.push_back({code(data.studies[e].label) + " ÷ " + versioned(data.studies[p]), Align::Right});
   }

@@ -144,6 +144,50 @@ CREATE TABLE leases (
 );
 
 -- @version 3
+-- Chains: a study with `stages` runs them in order in one work directory, as one attempt of its
+-- trial (trials.workload = 'chain'). Each stage's launch is a row here, linked to that attempt;
+-- the attempt's state is the chain's verdict: succeeded only when every stage met its expectation,
+-- otherwise failed, its error_reason naming the first stage that did not and why. The stages after
+-- that one are not run. A re-run of the trial is a new attempt with a fresh work directory.
+CREATE TABLE stages (
+  id           INTEGER PRIMARY KEY,
+  attempt_id   INTEGER NOT NULL REFERENCES attempts(id),
+  position     INTEGER NOT NULL,               -- 1, 2, … in the chain
+  name         TEXT NOT NULL,
+  workload     TEXT NOT NULL,                  -- the study's workload, 'verify' or 'command'
+  expected     TEXT NOT NULL,                  -- what the stage expects, in words
+  expectation  TEXT NOT NULL,                  -- JSON: the same, as the experiment set it
+  state        TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'timed_out',
+                                               'crashed', 'launch_failed', 'interrupted')),
+  exit_code    INTEGER,
+  signal       INTEGER,
+  error_rank   INTEGER,
+  error_step   INTEGER,
+  error_reason TEXT,
+  observed     TEXT,                           -- what happened, in the words of `expected`
+  met          INTEGER,                        -- 1 when it met its expectation, 0 when not; NULL while running
+  mismatch     TEXT,                           -- why it did not
+  command      TEXT NOT NULL,                  -- exact command line, shell-quoted
+  run_dir      TEXT NOT NULL,
+  log_path     TEXT NOT NULL,
+  started_at   TEXT NOT NULL,
+  finished_at  TEXT,
+  duration_s   REAL,
+  result_json  TEXT,                           -- the stage's result file as written
+  UNIQUE (attempt_id, position)
+);
+
+-- The stages of every chain's latest attempt, with the chain's verdict.
+CREATE VIEW chain_stages AS
+SELECT t.campaign_id, t.identity AS trial, t.study, t.strategy, t.ranks, t.repeat_index,
+       a.attempt, a.state AS verdict, s.position, s.name AS stage, s.workload, s.expected, s.state, s.observed,
+       s.met, s.mismatch, s.exit_code, s.error_rank, s.error_step, s.duration_s
+FROM trials t
+JOIN latest_attempts a ON a.trial_id = t.id
+JOIN stages s ON s.attempt_id = a.id
+WHERE t.workload = 'chain';
+
+-- @version 4
 -- The rows of a result: the `rows` array a result may carry (mtengine comm writes one row per
 -- collective, message size, placement and split; its peers write the same), each row a JSON
 -- object, in the result's order. Bounded at ingest (README: hostile output).

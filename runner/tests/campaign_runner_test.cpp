@@ -2,12 +2,11 @@
 // reason and the campaign goes on; provenance is on record from the launch.
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <sstream>
 
 #include "run/campaign_runner.h"
+#include "store_fixture.h"
 
 using namespace mt;
 namespace fs = std::filesystem;
@@ -27,20 +26,11 @@ Trial shell_trial(const std::string& id, const std::string& script, std::vector<
   return t;
 }
 
-std::string query(Store& store, const std::string& sql) {
-  auto s = store.db().prepare(sql);
-  std::string out;
-  while (s.step()) out += (out.empty() ? "" : ",") + s.text(0);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("hostile output fails its attempt with a reason and the campaign goes on") {
-  const fs::path dir = fs::temp_directory_path() / ("mtrun_campaign_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  Store store(dir / "mtrun.sqlite");
-  store.add_campaign_if_new({"c", "exp", "/x.yaml", "rev", "plan", "{}", 3, utc_now()});
+  TempStore temp("mtrun_campaign_test", 3);
+  Store& store = temp.store;
   const std::string deep = std::string(5000, '[') + std::string(5000, ']');
   const std::vector<Trial> trials = {
       shell_trial("deep", "printf '{{\"a\": " + deep + "}}' > \"$1\"", {}),  // {{ }}: literal braces
@@ -52,26 +42,24 @@ TEST_CASE("hostile output fails its attempt with a reason and the campaign goes 
   pending.trial = [&](std::size_t i) { return trials[i]; };
   CampaignRun run;
   run.campaign_id = "c";
-  run.runs_dir = dir / "runs";
+  run.runs_dir = temp.dir / "runs";
   std::ostringstream out;
   CampaignResult result = run_trials(store, run, pending, out);
 
   CHECK(result.ran == 3);
   CHECK(result.failed == 2);
-  CHECK(query(store, "SELECT count(*) FROM attempts WHERE state = 'running'") == "0");
-  CHECK(query(store, "SELECT t.identity || ' ' || a.state || ': ' || coalesce(a.error_reason, '') FROM attempts a "
+  CHECK(temp.query("SELECT count(*) FROM attempts WHERE state = 'running'") == "0");
+  CHECK(temp.query("SELECT t.identity || ' ' || a.state || ': ' || coalesce(a.error_reason, '') FROM attempts a "
                      "JOIN trials t ON t.id = a.trial_id ORDER BY t.ordinal") ==
         "deep failed: result file result.json rejected: nests deeper than 64 levels,"
         "nan failed: metric 'loss': 'nan' in the output is not a finite number,"
         "ok succeeded: ");
-  CHECK(query(store, "SELECT count(*) FROM provenance") == "3");
+  CHECK(temp.query("SELECT count(*) FROM provenance") == "3");
 }
 
 TEST_CASE("an attempt has its provenance on record from the launch") {
-  const fs::path dir = fs::temp_directory_path() / ("mtrun_campaign_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  Store store(dir / "mtrun.sqlite");
-  store.add_campaign_if_new({"c", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+  TempStore temp("mtrun_campaign_test", 1);
+  Store& store = temp.store;
   auto row = store.add_trial_if_new("c", shell_trial("t", "true", {}), 0);
   ProvenanceContext context;
   context.source.commit = "abc";
@@ -80,7 +68,7 @@ TEST_CASE("an attempt has its provenance on record from the launch") {
   command.program = {"prog"};
   auto attempt = store.begin_attempt(row, 1, "prog", "/run", "/run/log.txt",
                                      assemble_provenance(context, std::nullopt, command, ProgramIdentity{}));
-  CHECK(query(store, "SELECT a.state || ' ' || p.source_commit || ' ' || p.command || ' ' || p.complete FROM attempts a "
+  CHECK(temp.query("SELECT a.state || ' ' || p.source_commit || ' ' || p.command || ' ' || p.complete FROM attempts a "
                      "JOIN provenance p ON p.attempt_id = a.id WHERE a.id = " + std::to_string(attempt)) ==
         "running abc prog 0");
 }

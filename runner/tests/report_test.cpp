@@ -242,18 +242,18 @@ TEST_CASE("compare: ratio of means and Welch p-value, flagging differences withi
   CHECK(contains(md, "| peak_memory_mb | 501.0 ± 7.5 (3) | 500.0 ± 10.0 (3) | 1.002 | - | - | context, not tested |"));
 }
 
-TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
+TEST_CASE("report: sections of other workloads and of faults appear only when such trials exist") {
   ReportFixture f("sections.sqlite");
   f.campaign("c1");
   f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
-  CHECK_FALSE(contains(render_latest(f).markdown, "## Mixture of experts"));
+  CHECK_FALSE(contains(render_latest(f).markdown, "## Workload kernels"));
   CHECK_FALSE(contains(render_latest(f).markdown, "## Fault scenarios"));
-  FixtureTrial moe;
-  moe.study = "moe";
-  moe.workload = "moe";
-  moe.params = {{"ranks", "2"}, {"experts", "4"}};
-  moe.result = {{"status", "ok"}, {"world_size", 2}, {"tokens_per_sec", 5000.0}, {"misrouted_tokens", 0}};
-  f.trial(moe);
+  FixtureTrial other;  // a workload the report has no layout of its own for
+  other.study = "kernels";
+  other.workload = "kernels";
+  other.params = {{"ranks", "2"}, {"experts", "4"}};
+  other.result = {{"status", "ok"}, {"world_size", 2}, {"tokens_per_sec", 5000.0}, {"misrouted_tokens", 0}};
+  f.trial(other);
   FixtureTrial fault = train_trial("faults", "ddp", 2, 0, 0, 0, 0);
   fault.params["fault_step"] = "5";
   fault.state = AttemptState::Failed;
@@ -263,8 +263,8 @@ TEST_CASE("report: MoE and fault sections appear only when such trials exist") {
   fault.error_reason = "injected fault";
   f.trial(fault);
   std::string md = render_latest(f).markdown;
-  CHECK(contains(md, "## Mixture of experts"));
-  CHECK(contains(md, "| moe ×2 | misrouted_tokens | 0 ⚠n<3 | 1 |"));
+  CHECK(contains(md, "## Workload kernels"));
+  CHECK(contains(md, "| kernels ×2 | misrouted_tokens | 0 ⚠n<3 | 1 |"));
   CHECK(contains(md, "## Fault scenarios"));
   CHECK(contains(md, "| faults ddp ×2 | 1 failed |"));
   CHECK(contains(md, "| failed | 1 | 1 | 5 | injected fault |"));
@@ -279,6 +279,7 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
       f.trial(train_trial("engine", "ddp", ranks, r, engine[r] * ranks, 40, 500));
       FixtureTrial p = train_trial("peer", "ddp", ranks, r, peer[r] * ranks, 48, 520);
       p.workload = "command";  // a peer framework run as a command study
+      p.result["environment"]["torch"] = "2.15.0";
       f.trial(p);
     }
     f.trial(train_trial("engine", "fsdp", 2, r, 900, 60, 300));  // no peer ran fsdp
@@ -288,9 +289,10 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
   // 1200 ± 12 vs 1000 ± 10: Welch t = 22.2 → p < 0.001
   // Two tests (ddp ×1, ddp ×2), corrected together.
   CHECK(contains(md, "2 tests were made here"));
-  CHECK(contains(md, "| engine ÷ peer, ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
-  CHECK(contains(md, "| engine ÷ peer, ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± 20 (3) | 1.200 |"));
-  CHECK(contains(md, "| engine ÷ peer, ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 ± 0.00 (3) | 0.833 |"));
+  // Each side of a ratio names its version: the engine's LibTorch, the peer's PyTorch.
+  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
+  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± 20 (3) | 1.200 |"));
+  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 ± 0.00 (3) | 0.833 |"));
   CHECK_FALSE(contains(md, "fsdp ×2 | tokens_per_sec"));
 
   ReportFixture single("one_study.sqlite");

@@ -14,7 +14,7 @@ for db in "$MT_SOURCE_DIR"/reports/*.sqlite; do
   cp "$db" "$WORK/$name.sqlite"   # read-only rendering, but never touch the committed file
   "$MTRUN" --db "$WORK/$name.sqlite" report "${args[@]}" -o "$WORK/out/$name.md" >/dev/null
   diff -u "$MT_SOURCE_DIR/reports/$name.md" "$WORK/out/$name.md" || { echo "FAIL: reports/$name.md differs"; exit 1; }
-  if [ -d "$MT_SOURCE_DIR/reports/$name" ] || [ -d "$WORK/out/$name" ]; then  # its plots, when it has any
+  if [ -d "$MT_SOURCE_DIR/reports/$name" ] || [ -d "$WORK/out/$name" ]; then  # no folder when nothing is plotted
     diff -ru "$MT_SOURCE_DIR/reports/$name" "$WORK/out/$name" || { echo "FAIL: reports/$name/ differs"; exit 1; }
   fi
   checked=$((checked + 1))

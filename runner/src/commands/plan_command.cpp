@@ -8,6 +8,7 @@
 
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
+#include "launch/stage_command.h"
 
 namespace mt {
 
@@ -19,9 +20,18 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   const std::filesystem::path placeholder = "RUN_DIR/result.json";
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     const Trial t = plan.trials[i];
-    TrialCommand cmd = build_trial_command(t, plan.context, placeholder);
-    fmt::print(out, "{} {} {} rep {} (timeout {} s)\n    {}\n", t.identity.substr(0, 12), t.study, t.axes_label(),
-               t.repeat_index, t.timeout_s, command_line(cmd));
+    fmt::print(out, "{} {} {} rep {} (timeout {} s)\n", t.identity.substr(0, 12), t.study, t.axes_label(),
+               t.repeat_index, t.timeout_s);
+    if (!t.is_chain()) {
+      fmt::print(out, "    {}\n", command_line(build_trial_command(t, plan.context, placeholder)));
+      continue;
+    }
+    const ChainDirs dirs{placeholder.parent_path()};
+    for (std::size_t k = 0; k < t.stages.size(); ++k) {
+      const StageLaunch stage = prepare_stage(t, k, dirs, plan.context);
+      fmt::print(out, "    stage {} {} (expects {})\n      {}\n", k + 1, t.stages[k].name, stage.expect.describe(),
+                 command_line(stage.command));
+    }
   }
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);

@@ -50,7 +50,7 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   }
   const std::filesystem::path& file = *options.output;
   std::filesystem::path plot_dir = file.parent_path() / report_options.plot_dir;
-  // The plots' folder only when there are plots (a report of collectives alone has none).
+  // The plot folder only when there are plots: a report without any (chains only) is one file.
   const std::filesystem::path folder = report.plots.empty() ? file.parent_path() : plot_dir;
   std::error_code ec;
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
@@ -58,7 +58,7 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   write_file(file, report.markdown);
   for (const auto& plot : report.plots) write_file(plot_dir / plot.file, plot.svg);
   if (report.plots.empty()) {
-    fmt::print(out, "wrote {}\n", file.string());
+    fmt::print(out, "wrote {} (nothing to plot)\n", file.string());
   } else {
     fmt::print(out, "wrote {} and {} plot{} in {}\n", file.string(), report.plots.size(),
                report.plots.size() == 1 ? "" : "s", plot_dir.string());

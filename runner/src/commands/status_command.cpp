@@ -58,6 +58,10 @@ int print_status(const StatusOptions& options, std::ostream& out) {
     if (!r.state || *r.state == "succeeded" || *r.state == "running") continue;
     fmt::print(out, "  {} {}: {}\n    log: {}\n", r.identity.substr(0, 12), *r.state, r.error_reason, r.log_path);
   }
+  if (std::string stages = render_chain_stages(*db, rows); !stages.empty()) {
+    fmt::print(out, "\nstages of each chain's latest attempt (a chain succeeds when every stage met its expectation):\n{}",
+               stages);
+  }
   if (options.provenance) print_provenance(*db, campaign.id, out);
   return 0;
 }

@@ -52,6 +52,14 @@ struct DerivedValue {
   ExpressionText expression;
 };
 
+// A stage as written: resolved values plus where its parameters were set, for messages found when
+// the matrix is expanded.
+struct StageSpec {
+  Stage stage;
+  SourcePos pos;
+  std::vector<SourcePos> param_pos;  // of stage.params[i]'s value
+};
+
 struct Study {
   std::string name;
   std::string workload;
@@ -69,6 +77,7 @@ struct Study {
   std::vector<Value> command;
   bool command_uses_launcher = true;  // run under mpirun/srun with `ranks`, or directly
   std::vector<MetricRule> metrics;
+  std::vector<StageSpec> stages;  // a chain: every trial runs these in order, as one attempt
   SourcePos pos;
 };
 

@@ -1,7 +1,6 @@
 #include "experiment/experiment_loader.h"
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -17,11 +16,6 @@ const std::vector<std::string> kTopKeys = {"name", "description", "repeat", "tim
 const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};
 const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
 const std::vector<std::string> kSlurmModes = {"srun", "sbatch"};
-
-bool valid_name(const std::string& s) {
-  static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9_.-]*");
-  return std::regex_match(s, pattern);
-}
 
 void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem::path& dir, Experiment& exp) {
   if (!r.check_map(node, "launcher", kLauncherKeys)) return;
@@ -63,7 +57,7 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp) {
     r.error({1, 1}, "the experiment needs a 'name'");
   } else if (auto name = r.scalar(root["name"], "name")) {
     exp.name = *name;
-    if (!valid_name(exp.name)) {
+    if (!is_valid_name(exp.name)) {
       r.error(pos_of(root["name"]), fmt::format("experiment name '{}' may use only letters, digits, '_', '.' and '-'", exp.name));
     }
   }

@@ -36,6 +36,7 @@ class IdentityText {
     for (const auto& word : s.command) tail_ += fmt::format("command={}\n", word.text);
     if (!s.command.empty()) tail_ += fmt::format("launch={}\n", s.command_uses_launcher ? "launcher" : "direct");
     for (const auto& m : s.metrics) tail_ += fmt::format("metric={}|{}|{}\n", m.name, m.regex, m.json_path);
+    for (const auto& st : s.stages) tail_ += fmt::format("stage={}\n", stage_to_json(st.stage));
   }
 
   // Hash state of a combination's text: hash_hex of it is the trials' group key.
@@ -260,6 +261,7 @@ struct StudyPlan {
     for (const auto& word : study->command) t.command.push_back(word.text);
     t.command_uses_launcher = study->command_uses_launcher;
     t.metrics = study->metrics;
+    for (const auto& st : study->stages) t.stages.push_back(st.stage);
     t.axis_names = axis_names;
     t.ranks = int(std::strtol(t.param("ranks", "1").c_str(), nullptr, 10));  // validated: within int
     t.group_key = hash_hex(kept_state[k]);
@@ -335,22 +337,39 @@ struct StudyExpander {
     }
   }
 
-  // True when the combination may run; otherwise the problem is reported at the value to change.
-  bool runnable(const Combination& c) {
-    auto problem = check_trial_params(plan.study->workload, [&](const std::string& name) -> std::optional<std::string> {
+  // True when the combination may run, with the parameters a stage overrides when given;
+  // otherwise the problem is reported at the value to change.
+  bool runnable(const Combination& c, const StageSpec* stage = nullptr) {
+    // The value of `name` and where it was set: the stage's own, else the combination's.
+    auto lookup = [&](const std::string& name) -> std::optional<Value> {
+      for (size_t i = 0; stage && i < stage->stage.params.size(); ++i) {
+        if (stage->stage.params[i].name == name) return Value{stage->stage.params[i].value, stage->param_pos[i]};
+      }
       auto it = c.find(name);
-      return it == c.end() ? std::nullopt : std::optional<std::string>(it->second.text);
+      return it == c.end() ? std::nullopt : std::optional<Value>(it->second);
+    };
+    auto problem = check_trial_params(plan.study->workload, [&](const std::string& name) -> std::optional<std::string> {
+      auto v = lookup(name);
+      return v ? std::optional<std::string>(v->text) : std::nullopt;
     });
     if (!problem) {
-      auto ranks = c.find("ranks");
-      const int n = ranks == c.end() ? 1 : int(std::strtol(ranks->second.text.c_str(), nullptr, 10));
+      auto ranks = lookup("ranks");
+      const int n = ranks ? int(std::strtol(ranks->text.c_str(), nullptr, 10)) : 1;
       std::string why = launcher_rank_problem(experiment.launcher, n);
       if (!why.empty()) problem = TrialProblem{"ranks", why};
     }
     if (!problem) return true;
-    auto it = c.find(problem->blamed_param);
-    error(it != c.end() ? it->second.pos : plan.study->pos, problem->message);
+    auto blamed = lookup(problem->blamed_param);
+    error(blamed ? blamed->pos : plan.study->pos, problem->message);
     return false;
+  }
+
+  // Every stage that runs the study's workload with parameters of its own must be runnable too.
+  bool stages_runnable(const Combination& c) {
+    for (const auto& stage : plan.study->stages) {
+      if (stage.stage.workload == plan.study->workload && !stage.stage.params.empty() && !runnable(c, &stage)) return false;
+    }
+    return true;
   }
 
   void expand() {
@@ -362,7 +381,7 @@ struct StudyExpander {
         continue;
       }
       std::vector<Param> derived;
-      if (!derive_and_filter(c, derived) || !runnable(c)) continue;
+      if (!derive_and_filter(c, derived) || !runnable(c) || !stages_runnable(c)) continue;
       check_command_template(c, derived);
       plan.keep(id, c);
     }

@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 
 #include "experiment/expression.h"
+#include "experiment/param_checker.h"
+#include "experiment/stage_loader.h"
 #include "experiment/workload_params.h"
 
 namespace mt {
@@ -15,53 +17,8 @@ namespace {
 
 const std::vector<std::string> kStudyKeys = {"name",    "workload", "repeat",  "timeout_s", "defaults",
                                              "matrix",  "zip",      "exclude", "include",   "derived",
-                                             "where",   "engine_args", "command", "launch", "metrics"};
-
-bool valid_name(const std::string& s) {
-  static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9_.-]*");
-  return std::regex_match(s, pattern);
-}
-
-bool valid_env_name(const std::string& s) {
-  static const std::regex pattern("env\\.[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(s, pattern);
-}
-
-bool valid_identifier(const std::string& s) {
-  static const std::regex pattern("[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(s, pattern);
-}
-
-// Validates parameter names and values against the study's workload.
-class ParamChecker {
- public:
-  ParamChecker(YamlReader& r, const WorkloadSpec* workload) : r_(r), workload_(workload) {}
-
-  // False (after reporting) when `name` is not a parameter of the workload.
-  bool check_name(const std::string& name, SourcePos pos) {
-    if (!workload_ || valid_env_name(name)) return true;
-    if (workload_->find(name)) return true;
-    if (workload_->free_form_params) {
-      if (valid_identifier(name)) return true;
-      r_.error(pos, fmt::format("parameter name '{}' must be an identifier (letters, digits, '_')", name));
-      return false;
-    }
-    r_.error(pos, fmt::format("unknown parameter '{}' for workload '{}'{}", name, workload_->name,
-                              did_you_mean(name, workload_->param_names())));
-    return false;
-  }
-
-  void check_value(const std::string& name, const Value& value) {
-    if (!workload_) return;
-    if (const ParamSpec* spec = workload_->find(name)) {
-      if (auto problem = check_param_value(*spec, value.text)) r_.error(value.pos, *problem);
-    }
-  }
-
- private:
-  YamlReader& r_;
-  const WorkloadSpec* workload_;
-};
+                                             "where",   "engine_args", "command", "launch", "metrics",
+                                             "stages"};
 
 std::optional<Axis> read_axis(YamlReader& r, ParamChecker& params, const YAML::Node& key, const YAML::Node& values) {
   Axis axis{key.Scalar(), {}, pos_of(key)};
@@ -83,22 +40,6 @@ std::optional<Axis> read_axis(YamlReader& r, ParamChecker& params, const YAML::N
     if (!seen.insert(v.text).second) r.error(v.pos, fmt::format("axis '{}' lists '{}' twice", axis.name, v.text));
   }
   return axis;
-}
-
-std::vector<Setting> read_settings(YamlReader& r, ParamChecker& params, const YAML::Node& node, const std::string& what) {
-  std::vector<Setting> out;
-  if (!node.IsMap()) {
-    r.error(pos_of(node), fmt::format("{} must be a mapping of parameter: value, got {}", what, kind_name(node)));
-    return out;
-  }
-  for (const auto& kv : node) {
-    std::string name = kv.first.Scalar();
-    auto value = r.value(kv.second, name);
-    if (!value || !params.check_name(name, pos_of(kv.first))) continue;
-    params.check_value(name, *value);
-    out.push_back({name, *value});
-  }
-  return out;
 }
 
 void read_zip(YamlReader& r, ParamChecker& params, const YAML::Node& node, Study& study) {
@@ -135,7 +76,7 @@ void read_assignments(YamlReader& r, ParamChecker& params, const YAML::Node& nod
     return;
   }
   for (const auto& entry : node) {
-    Assignment a{read_settings(r, params, entry, what + " entry"), pos_of(entry)};
+    Assignment a{params.read_settings(entry, what + " entry"), pos_of(entry)};
     if (entry.IsMap() && entry.size() == 0) r.error(pos_of(entry), fmt::format("empty {} entry", what));
     out.push_back(std::move(a));
   }
@@ -240,7 +181,7 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
     r.error(study.pos, fmt::format("{} needs a 'name'", what));
   } else if (auto name = r.scalar(node["name"], "study name")) {
     study.name = *name;
-    if (!valid_name(study.name)) {
+    if (!is_valid_name(study.name)) {
       r.error(pos_of(node["name"]), fmt::format("study name '{}' may use only letters, digits, '_', '.' and '-'", study.name));
     }
   }
@@ -264,7 +205,7 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
   if (node["timeout_s"]) {
     if (auto v = r.number(node["timeout_s"], "timeout_s", 1)) study.timeout_s = *v;
   }
-  if (node["defaults"]) study.defaults = read_settings(r, params, node["defaults"], "defaults");
+  if (node["defaults"]) study.defaults = params.read_settings(node["defaults"], "defaults");
   if (const YAML::Node matrix = node["matrix"]) {
     if (!matrix.IsMap()) {
       r.error(pos_of(matrix), fmt::format("matrix must be a mapping of axis: [values], got {}", kind_name(matrix)));
@@ -306,7 +247,7 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
     } else {
       for (const auto& kv : derived) {
         std::string name = kv.first.Scalar();
-        if (!valid_identifier(name)) {
+        if (!is_identifier(name)) {
           r.error(pos_of(kv.first), fmt::format("derived name '{}' must be an identifier", name));
           continue;
         }
@@ -330,6 +271,14 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
     read_command(r, node, study);
   } else if (node["command"] || node["launch"] || node["metrics"]) {
     r.error(study.pos, fmt::format("'command', 'launch' and 'metrics' belong to studies with workload 'command'"));
+  }
+  if (const YAML::Node stages = node["stages"]) {
+    if (study.workload == "command") {
+      r.error(pos_of(stages), "stages need a study of an engine workload such as 'train' (a stage may itself run a "
+                              "command)");
+    } else {
+      read_stages(r, stages, {workload, known, set_at.count("checkpoint_dir") > 0}, study);
+    }
   }
   return study;
 }

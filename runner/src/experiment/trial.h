@@ -3,12 +3,10 @@
 #include <string>
 #include <vector>
 
-namespace mt {
+#include "experiment/param.h"
+#include "experiment/stage.h"
 
-struct Param {
-  std::string name;
-  std::string value;
-};
+namespace mt {
 
 // How a `command` workload's metric is read: the first capture group of `regex` in the program's
 // output, or the number at dotted `json_path` in the JSON file it wrote ({result_file}).
@@ -32,12 +30,16 @@ struct Trial {
   std::vector<std::string> command;
   bool command_uses_launcher = true;
   std::vector<MetricRule> metrics;
+  std::vector<Stage> stages;  // a chain: run in order, in one work directory, as one attempt
   std::vector<std::string> axis_names;  // the study's axes: what varies between trials
   std::string identity;   // hash of study, workload, params and repeat index
   std::string group_key;  // the same without the repeat index: trials that are repeats of each other
 
   // The value of `name`, or `fallback` when the trial does not set it.
   std::string param(const std::string& name, const std::string& fallback = "") const;
+  bool is_chain() const { return !stages.empty(); }
+  // The workload the store records: the study's, or "chain" for a chain of stages.
+  std::string stored_workload() const { return is_chain() ? "chain" : workload; }
   // "strategy=ddp ranks=2 …" over the study's axes, for display.
   std::string axes_label() const;
 };

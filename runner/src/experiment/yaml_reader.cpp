@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,16 @@ SourcePos pos_of(const YAML::Node& node) {
   YAML::Mark m = node.Mark();
   if (m.line < 0) return {};
   return {m.line + 1, m.column + 1};
+}
+
+bool is_valid_name(const std::string& s) {
+  static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  return std::regex_match(s, pattern);
+}
+
+bool is_identifier(const std::string& s) {
+  static const std::regex pattern("[A-Za-z_][A-Za-z0-9_]*");
+  return std::regex_match(s, pattern);
 }
 
 const char* kind_name(const YAML::Node& node) {

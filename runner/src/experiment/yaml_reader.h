@@ -13,6 +13,10 @@
 namespace mt {
 
 SourcePos pos_of(const YAML::Node& node);
+// Names of experiments, studies and stages: a letter or digit, then letters, digits, '_', '.', '-'.
+bool is_valid_name(const std::string& s);
+// Parameter and derived-value names: letters, digits and '_', not starting with a digit.
+bool is_identifier(const std::string& s);
 const char* kind_name(const YAML::Node& node);
 
 class YamlReader {

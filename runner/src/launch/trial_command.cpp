@@ -37,7 +37,17 @@ std::vector<std::string> engine_argv(const Trial& trial, const LaunchContext& co
 // A `command` trial's argv: each template word expanded with the trial's values (never a shell).
 std::vector<std::string> command_argv(const Trial& trial, const LaunchContext& context,
                                       const std::filesystem::path& result_file) {
-  TemplateLookup lookup = [&](const std::string& name) -> std::optional<std::string> {
+  const TemplateLookup lookup = trial_template_lookup(trial, context, result_file);
+  std::vector<std::string> argv;
+  for (const auto& word : trial.command) argv.push_back(expand_trial_template(word, lookup));
+  return argv;
+}
+
+}  // namespace
+
+TemplateLookup trial_template_lookup(const Trial& trial, const LaunchContext& context,
+                                     const std::filesystem::path& result_file) {
+  return [&trial, &context, result_file](const std::string& name) -> std::optional<std::string> {
     if (name == "result_file") return result_file.string();
     if (name == "run_dir") return result_file.parent_path().string();
     if (name == "experiment_dir") return context.experiment_dir.string();
@@ -54,17 +64,14 @@ std::vector<std::string> command_argv(const Trial& trial, const LaunchContext& c
     }
     return std::nullopt;
   };
-  std::vector<std::string> argv;
-  for (const auto& word : trial.command) {
-    std::string error;
-    auto expanded = expand_template(word, lookup, error);
-    if (!expanded) throw std::invalid_argument(error);  // validated before any run; a stored trial changed
-    argv.push_back(*expanded);
-  }
-  return argv;
 }
 
-}  // namespace
+std::string expand_trial_template(const std::string& word, const TemplateLookup& lookup) {
+  std::string error;
+  auto expanded = expand_template(word, lookup, error);
+  if (!expanded) throw std::invalid_argument(error);  // validated before any run; a stored trial changed
+  return *expanded;
+}
 
 std::string flag_name(const std::string& param) {
   std::string flag = "--" + param;

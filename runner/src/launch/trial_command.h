@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/command_template.h"
 #include "launch/launcher.h"
 #include "experiment/trial.h"
 
@@ -15,6 +16,14 @@ using TrialCommand = LaunchCommand;
 // `job_name` identifies this attempt's job to the launcher (see LaunchRequest).
 TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,
                                  const std::filesystem::path& result_file, const std::string& job_name = "mtrun");
+
+// The values a trial's template words expand to: its parameters, derived values and environment,
+// and the built-ins (result_file, run_dir, …). Holds references to `trial` and `context`.
+TemplateLookup trial_template_lookup(const Trial& trial, const LaunchContext& context,
+                                     const std::filesystem::path& result_file);
+// `word` expanded; throws std::invalid_argument naming what cannot be (checked before any run, so
+// only a stored trial that no longer fits gets here).
+std::string expand_trial_template(const std::string& word, const TemplateLookup& lookup);
 
 // argv as a shell would need it typed: words with special characters are single-quoted.
 std::string shell_quote(const std::vector<std::string>& argv);

@@ -1,7 +1,6 @@
 #pragma once
-// Sections for workloads the report has no dedicated layout for — MoE all-to-all, tensor parallel
-// checks, fault scenarios: every numeric metric of every group as mean ± std. They appear only when
-// the database holds such trials.
+// Sections for workloads the report has no dedicated layout for, and fault scenarios: every numeric
+// metric of every group as mean ± std. They appear only when the database holds such trials.
 #include <string>
 #include <vector>
 

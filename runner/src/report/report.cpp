@@ -12,10 +12,13 @@
 #include "report/conditions_section.h"
 #include "report/environment_section.h"
 #include "report/failures_section.h"
+#include "report/fault_tolerance_section.h"
 #include "report/groups.h"
 #include "report/markdown_table.h"
 #include "report/memory_section.h"
 #include "report/metric_sections.h"
+#include "report/moe_section.h"
+#include "report/parallelism_section.h"
 #include "report/provenance_check.h"
 #include "report/study_comparison.h"
 #include "report/summary_section.h"
@@ -60,15 +63,15 @@ std::string plots_section(const PlotSet& plots, const ReportOptions& options) {
   return plots.notes.empty() ? out : out + "\n";
 }
 
-// Sections for kinds the report has no dedicated layout for, in a fixed order.
-struct GenericKind {
+// Workloads with a section of their own, in the order the report shows them.
+struct DedicatedKind {
   const char* kind;
-  const char* title;
-  const char* intro;
+  std::string (*render)(const std::vector<const Group*>&);
 };
-constexpr GenericKind kGenericKinds[] = {
-    {"moe", "Mixture of experts", "MoE all-to-all dispatch and combine: every numeric metric of the results."},
-    {"tp", "Tensor parallel", "Tensor/sequence-parallel runs: every numeric metric of the results."},
+constexpr DedicatedKind kDedicatedKinds[] = {
+    {"moe", render_moe_section},
+    {"tp", render_tp_section},
+    {"groups", render_groups_section},
 };
 
 }  // namespace
@@ -101,10 +104,11 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
     md += render_study_comparison(studies);
   }
   if (!comm.empty()) md += render_comm_section(comm, provenance);
-  std::set<std::string> shown = {"train", "comm", "fault"};
-  for (const auto& k : kGenericKinds) {
+  md += render_fault_tolerance_section(data.trials);
+  std::set<std::string> shown = {"train", "comm", "fault", "chain"};
+  for (const auto& k : kDedicatedKinds) {
     shown.insert(k.kind);
-    if (auto g = groups_of(groups, k.kind); !g.empty()) md += render_metric_section(k.title, k.intro, g, provenance);
+    if (auto g = groups_of(groups, k.kind); !g.empty()) md += k.render(g);
   }
   std::set<std::string> other_kinds;
   for (const auto& g : groups) {

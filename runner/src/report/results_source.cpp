@@ -27,6 +27,7 @@ std::vector<std::string> string_array(const std::string& text) {
 struct TrialRowIds {
   ReportTrial trial;
   std::optional<std::int64_t> succeeded_id;
+  std::optional<std::int64_t> latest_id;
 };
 
 std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
@@ -35,7 +36,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
            t.repeat_index, t.parameters, t.axes,
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id),
            a.error_rank, a.error_step, coalesce(a.error_reason, ''), coalesce(a.log_path, ''),
-           ok.id, ok.attempt, coalesce(ok.command, '')
+           ok.id, ok.attempt, coalesce(ok.command, ''), a.id
     FROM trials t
     LEFT JOIN latest_attempts a ON a.trial_id = t.id
     LEFT JOIN attempts ok ON ok.id = (SELECT y.id FROM attempts y WHERE y.trial_id = t.id
@@ -70,6 +71,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
       t.succeeded_attempt = int(s.integer(17));
       t.command = s.text(18);
     }
+    if (!s.is_null(19)) row.latest_id = s.integer(19);
     rows.push_back(std::move(row));
   }
   return rows;
@@ -148,6 +150,7 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
         if (has_rows) read_rows(db, *row.succeeded_id, row.trial);
         row.trial.provenance = read_provenance(db, *row.succeeded_id);
       }
+      if (row.trial.workload == "chain" && row.latest_id) row.trial.stages = attempt_stages(db, *row.latest_id);
       data.trials.push_back(std::move(row.trial));
     }
   }

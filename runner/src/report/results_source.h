@@ -13,6 +13,7 @@
 
 #include "store/sqlite_db.h"
 #include "store/campaign_lookup.h"
+#include "store/stage_rows.h"
 #include "store/store.h"
 
 namespace mt {
@@ -54,6 +55,7 @@ struct ReportTrial {
   std::optional<int> error_step;
   std::string error_reason;
   std::string log_path;
+  std::vector<StageRow> stages;  // a chain's: the stages its latest attempt ran
 
   // Latest succeeded attempt: where the numbers come from.
   std::optional<int> succeeded_attempt;

@@ -16,8 +16,16 @@ using ConfigurationKey = std::tuple<std::string, std::string, int, std::string>;
 
 ConfigurationKey configuration(const Group& g) { return {g.kind, g.strategy, g.ranks, g.config}; }
 
+// "mtengine (LibTorch 2.15.0)": a ratio against a peer names the version of each side.
+std::string study_with_version(const Group& g) {
+  if (auto torch = g.result_text("environment.torch"); !torch.empty()) return fmt::format("{} (PyTorch {})", g.study, torch);
+  if (auto libtorch = g.result_text("environment.libtorch"); !libtorch.empty())
+    return fmt::format("{} (LibTorch {})", g.study, libtorch);
+  return g.study;
+}
+
 std::string pair_name(const Group& first, const Group& second) {
-  std::string name = fmt::format("{} ÷ {}, {}×{}", first.study, second.study,
+  std::string name = fmt::format("{} ÷ {}, {}×{}", study_with_version(first), study_with_version(second),
                                  first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
   if (!first.config.empty()) name += " " + first.config;
   if (core_use(first).oversubscribed() || core_use(second).oversubscribed()) name += std::string(" ") + kOversubscribedMark;

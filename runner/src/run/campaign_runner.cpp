@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 
 #include "launch/process.h"
+#include "launch/stage_command.h"
+#include "run/chain_runner.h"
 #include "run/progress.h"
 #include "store/result_ingest.h"
 #include "runner_error.h"
@@ -45,16 +47,19 @@ AttemptOutcome failed_outcome(AttemptState state, const std::string& reason) {
   return o;
 }
 
-// Records the outcome. Should the store refuse it (a value it cannot hold), the attempt is still
-// finished: as failed, saying why, without what could not be stored.
+// Records the outcome, with the provenance read from `result_json` (a chain's stage's). Should the
+// store refuse it (a value it cannot hold), the attempt is still finished: as failed, saying why,
+// without what could not be stored.
 void record_outcome(Store& store, std::int64_t attempt, AttemptOutcome& outcome, const ProvenanceContext& context,
-                    const LaunchCommand& command, const ProgramIdentity& program) {
+                    const LaunchCommand& command, const std::string& command_text, const ProgramIdentity& program,
+                    const std::optional<std::string>& result_json) {
   std::optional<Provenance> provenance;
   try {
-    provenance = assemble_provenance(context, outcome.result_json, command, program);
+    provenance = assemble_provenance(context, result_json, command, program);
   } catch (const std::exception&) {  // a result whose environment is malformed: what mtrun knows itself
     provenance = assemble_provenance(context, std::nullopt, command, program);
   }
+  provenance->command = command_text;
   try {
     store.finish_attempt(attempt, outcome, provenance);
   } catch (const std::exception& e) {
@@ -73,46 +78,68 @@ Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const T
   const auto result_file = run_dir / "result.json";
   const auto log_file = run_dir / "log.txt";
   const std::string job_name = fmt::format("mtrun-{}-{}", trial.identity.substr(0, 12), number);
-  TrialCommand command;
+  const ChainDirs chain_dirs{run_dir};
+  TrialCommand command;  // a chain's: its first stage's, which names the program it runs
   std::string command_text, unbuildable;
   try {
-    command = build_trial_command(trial, run.context, result_file, job_name);
-    command_text = command_line(command);
+    if (trial.is_chain()) {
+      command = prepare_stage(trial, 0, chain_dirs, run.context, job_name).command;
+      command_text = chain_command_text(trial, chain_dirs, run.context);
+    } else {
+      command = build_trial_command(trial, run.context, result_file, job_name);
+      command_text = command_line(command);
+    }
   } catch (const std::exception& e) {  // a stored trial whose template no longer expands
     unbuildable = e.what();
   }
   // The program is identified before the job writes anything; provenance as far as mtrun knows
   // it before the launch is recorded with the attempt, so a killed attempt keeps it.
   const ProgramIdentity program = trial_program(run.provenance, command.program, run_dir);
-  std::int64_t attempt = store.begin_attempt(row, number, command_text, run_dir.string(), log_file.string(),
-                                             assemble_provenance(run.provenance, std::nullopt, command, program));
+  Provenance before = assemble_provenance(run.provenance, std::nullopt, command, program);
+  before.command = command_text;
+  std::int64_t attempt = store.begin_attempt(row, number, command_text, run_dir.string(), log_file.string(), before);
   AttemptOutcome outcome;
+  std::optional<std::string> provenance_result;
   bool launched = false;
   try {
     if (!unbuildable.empty()) throw std::runtime_error("the trial's command cannot be built: " + unbuildable);
     std::filesystem::create_directories(run_dir);
-    std::filesystem::remove(result_file);  // never ingest a stale result
-    ProcessSpec spec;
-    spec.argv = command.argv;
-    spec.environment = command.environment;
-    spec.log_file = log_file;
-    spec.working_dir = run_dir;
-    spec.timeout_s = trial.timeout_s;
-    spec.running_pid = run.running_launcher;
-    spec.guard = run.guard;
-    spec.cleanup_argv = command.cleanup_argv;
     launched = true;
-    ProcessOutcome process = run_process(spec, run.stop);
-    outcome = classify_attempt(process, result_file, log_file, trial);
+    if (trial.is_chain()) {
+      ChainOutcome chain = run_chain(store, run, attempt, trial, chain_dirs, log_file, job_name);
+      outcome = std::move(chain.outcome);
+      provenance_result = std::move(chain.provenance_result);
+    } else {
+      std::filesystem::remove(result_file);  // never ingest a stale result
+      ProcessOutcome process = run_job(run, command, run_dir, log_file, trial.timeout_s);
+      outcome = classify_attempt(process, result_file, log_file, trial);
+      provenance_result = outcome.result_json;
+    }
+  } catch (const SqliteError&) {
+    throw;  // the database can no longer be written: the campaign stops
   } catch (const std::exception& e) {  // whatever the job left behind, the attempt ends with a reason
     outcome = launched ? failed_outcome(AttemptState::Failed, fmt::format("mtrun could not read the result: {}", e.what()))
                        : failed_outcome(AttemptState::LaunchFailed, e.what());
   }
-  record_outcome(store, attempt, outcome, run.provenance, command, program);
+  record_outcome(store, attempt, outcome, run.provenance, command, command_text, program, provenance_result);
   return {std::move(outcome), log_file};
 }
 
 }  // namespace
+
+ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, const std::filesystem::path& dir,
+                       const std::filesystem::path& log_file, double timeout_s) {
+  ProcessSpec spec;
+  spec.argv = command.argv;
+  spec.environment = command.environment;
+  spec.log_file = log_file;
+  spec.working_dir = dir;
+  spec.timeout_s = timeout_s;
+  spec.running_pid = run.running_launcher;
+  spec.guard = run.guard;
+  spec.cleanup_argv = command.cleanup_argv;
+  return run_process(spec, run.stop);
+}
 
 CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out) {
   CampaignResult result;

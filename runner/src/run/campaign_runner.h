@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <vector>
 
+#include "launch/process.h"
 #include "launch/provenance.h"
 #include "store/lease.h"
 #include "store/store.h"
@@ -43,6 +44,11 @@ struct CampaignResult {
   bool stopped = false;
   bool lease_lost = false;
 };
+
+// Runs one job (a trial's, or a stage's of a chain) in `dir` with the campaign's job guard, stop flag
+// and running-launcher slot: stopped at `timeout_s` or when the campaign is stopped.
+ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, const std::filesystem::path& dir,
+                       const std::filesystem::path& log_file, double timeout_s);
 
 // Every attempt started is finished with a state and a reason, whatever its job wrote; only a
 // database that can no longer be written stops the campaign (the exception propagates).

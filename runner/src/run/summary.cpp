@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stats.h"
+#include "store/stage_rows.h"
 #include "store/lease.h"
 #include "text_table.h"
 
@@ -43,7 +44,7 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id), a.exit_code, a.duration_s,
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'tokens_per_sec'),
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'step_time_ms'),
-           a.log_path, a.error_reason, a.runner_host, a.runner_pid
+           a.log_path, a.error_reason, a.runner_host, a.runner_pid, t.workload, a.id
     FROM trials t LEFT JOIN latest_attempts a ON a.trial_id = t.id
     WHERE t.campaign_id = ? ORDER BY t.ordinal)sql");
   s.bind(1, campaign_id);
@@ -63,6 +64,8 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
     if (!s.is_null(11)) r.step_time_ms = s.real(11);
     r.log_path = s.text(12);
     r.error_reason = s.text(13);
+    r.workload = s.text(16);
+    if (!s.is_null(17)) r.attempt_id = s.integer(17);
     if (r.state == std::string("running") &&
         !attempt_runner_alive(db, campaign_id, s.text(14), s.integer(15), std::time(nullptr))) {
       r.state = "interrupted";
@@ -115,6 +118,19 @@ std::string render_trial_table(const std::vector<TrialRow>& rows) {
                    optional_number(r.step_time_ms, 1), optional_number(r.duration_s, 1)});
   }
   return table.render();
+}
+
+std::string render_chain_stages(Database& db, const std::vector<TrialRow>& rows) {
+  TextTable table({"trial", "stage", "met", "expected", "observed"});
+  for (const auto& r : rows) {
+    if (r.workload != "chain" || !r.attempt_id) continue;
+    for (const auto& stage : attempt_stages(db, *r.attempt_id)) {
+      const std::string met = !stage.met ? stage.state : *stage.met ? "yes" : "NO";
+      table.add_row({r.identity.substr(0, 12), fmt::format("{} {}", stage.position, stage.name), met, stage.expected,
+                     stage.observed});
+    }
+  }
+  return table.empty() ? "" : table.render();
 }
 
 }  // namespace mt

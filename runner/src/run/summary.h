@@ -14,9 +14,11 @@ struct TrialRow {
   std::string identity;
   std::string group_key;
   std::string study;
+  std::string workload;  // as stored: "chain" for a chain of stages
   std::string config;  // "ranks=2 gradient_sync_mode=last", over the study's axes
   int repeat_index = 0;
   std::optional<std::string> state;  // nullopt: never attempted
+  std::optional<std::int64_t> attempt_id;  // of the latest attempt
   int attempts = 0;
   std::optional<int> exit_code;
   std::optional<double> duration_s;
@@ -35,6 +37,10 @@ std::string render_summary(const std::vector<TrialRow>& rows);
 
 // One line per trial: identity, study, configuration, repeat, state, attempt, key metrics.
 std::string render_trial_table(const std::vector<TrialRow>& rows);
+
+// The stages of the chains' latest attempts: expected, observed, whether each met its expectation.
+// Empty when no row is a chain.
+std::string render_chain_stages(Database& db, const std::vector<TrialRow>& rows);
 
 std::string format_mean_std(const std::vector<double>& xs, int decimals);
 

@@ -106,7 +106,7 @@ std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial
   db_.prepare("INSERT OR IGNORE INTO trials (campaign_id, identity, group_key, ordinal, study, workload, strategy, "
               "ranks, repeat_index, parameters, axes, spec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
       .bind(1, campaign_id).bind(2, t.identity).bind(3, t.group_key).bind(4, ordinal).bind(5, t.study)
-      .bind(6, t.workload).bind(7, t.param("strategy", t.workload == "train" ? "ddp" : ""))
+      .bind(6, t.stored_workload()).bind(7, t.param("strategy", t.workload == "train" ? "ddp" : ""))
       .bind(8, t.ranks).bind(9, t.repeat_index).bind(10, params.dump())
       .bind(11, nlohmann::json(t.axis_names).dump()).bind(12, trial_to_json(t))
       .run();
@@ -144,6 +144,10 @@ int Store::interrupt_stale_attempts() {
   for (std::int64_t attempt : stale) {
     db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
                 "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' WHERE id = ?")
+        .bind(1, utc_now()).bind(2, attempt)
+        .run();
+    db_.prepare("UPDATE stages SET state = 'interrupted', finished_at = ?, met = 0, mismatch = 'mtrun stopped while "
+                "this stage was running' WHERE attempt_id = ? AND state = 'running'")
         .bind(1, utc_now()).bind(2, attempt)
         .run();
   }
@@ -207,6 +211,26 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
   }
   if (provenance) record_provenance(attempt_id, *provenance);
   tx.commit();
+}
+
+std::int64_t Store::begin_stage(std::int64_t attempt_id, const StageStart& st) {
+  db_.prepare("INSERT INTO stages (attempt_id, position, name, workload, expected, expectation, state, command, "
+              "run_dir, log_path, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)")
+      .bind(1, attempt_id).bind(2, st.position).bind(3, st.name).bind(4, st.workload).bind(5, st.expected)
+      .bind(6, st.expectation).bind(7, st.command).bind(8, st.run_dir).bind(9, st.log_path).bind(10, utc_now())
+      .run();
+  return db_.last_insert_id();
+}
+
+void Store::finish_stage(std::int64_t stage_id, const AttemptOutcome& o, const StageVerdict& v) {
+  db_.prepare("UPDATE stages SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
+              "error_reason = ?, observed = ?, met = ?, mismatch = ?, finished_at = ?, duration_s = ?, "
+              "result_json = ? WHERE id = ?")
+      .bind(1, to_string(o.state)).bind(2, o.exit_code).bind(3, o.signal).bind(4, o.error_rank)
+      .bind(5, o.error_step).bind(6, o.error_reason).bind(7, v.observed).bind(8, int(v.met))
+      .bind(9, v.met ? std::optional<std::string>() : std::optional<std::string>(v.mismatch)).bind(10, utc_now())
+      .bind(11, o.duration_s).bind(12, o.result_json).bind(13, stage_id)
+      .run();
 }
 
 void Store::record_provenance(std::int64_t attempt_id, const Provenance& p) {

@@ -54,6 +54,25 @@ struct AttemptOutcome {
   std::vector<std::string> rows;  // the result's `rows`, each a JSON object's text (result_rows)
 };
 
+// A stage of a chain as it starts (schemas/store.sql, table stages).
+struct StageStart {
+  int position = 1;  // 1-based
+  std::string name;
+  std::string workload;
+  std::string expected;     // the expectation in words
+  std::string expectation;  // and as JSON
+  std::string command;
+  std::string run_dir;
+  std::string log_path;
+};
+
+// Whether a finished stage met its expectation, and what was seen.
+struct StageVerdict {
+  bool met = false;
+  std::string observed;  // in the words of StageExpectation::describe
+  std::string mismatch;  // why it was not met; empty when it was
+};
+
 // Columns of `campaigns` in the order campaign_from_row reads them (table alias `c`), for queries
 // over the store from elsewhere (reports open the database read-only, without a Store).
 extern const char* const kCampaignColumns;
@@ -61,7 +80,7 @@ Campaign campaign_from_row(const Statement& row);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;  // sections of schemas/store.sql (a test checks)
+  static constexpr int kSchemaVersion = 4;  // sections of schemas/store.sql (a test checks)
 
   // Opens for writing (creating the file and its directory if needed) and migrates to
   // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a
@@ -98,6 +117,11 @@ class Store {
   // provenance in one transaction. Non-finite metric values are not stored.
   void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,
                       const std::optional<Provenance>& provenance);
+
+  // A chain's stage within attempt `attempt_id`: recorded as running before its launch, finished
+  // with its outcome and verdict after it.
+  std::int64_t begin_stage(std::int64_t attempt_id, const StageStart& stage);
+  void finish_stage(std::int64_t stage_id, const AttemptOutcome& outcome, const StageVerdict& verdict);
 
  private:
   void record_provenance(std::int64_t attempt_id, const Provenance& provenance);

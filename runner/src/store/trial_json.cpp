@@ -39,6 +39,11 @@ std::string trial_to_json(const Trial& t) {
     for (const auto& m : t.metrics) rules.push_back({{"name", m.name}, {"regex", m.regex}, {"json", m.json_path}});
     j["metrics"] = rules;
   }
+  if (t.is_chain()) {
+    json stages = json::array();
+    for (const auto& stage : t.stages) stages.push_back(json::parse(stage_to_json(stage)));
+    j["stages"] = stages;
+  }
   j["axis_names"] = t.axis_names;
   j["identity"] = t.identity;
   j["group_key"] = t.group_key;
@@ -65,6 +70,7 @@ Trial trial_from_json(const std::string& text) {
                            m.at("json").get<std::string>()});
     }
   }
+  for (const auto& stage : j.value("stages", json::array())) t.stages.push_back(stage_from_json(stage.dump()));
   t.axis_names = j.at("axis_names").get<std::vector<std::string>>();
   t.identity = j.at("identity").get<std::string>();
   t.group_key = j.at("group_key").get<std::string>();

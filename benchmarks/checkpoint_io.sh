@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Checkpoint save and load time and bytes of the upstream 23.2M model on 2 ranks, per strategy,
+# beside what the disk does with the same bytes (dd with fdatasync: the write limit; reading back
+# with the page cache dropped where allowed). One save and one resume per strategy.
+#   benchmarks/checkpoint_io.sh [build/bin/mtengine] [SCRATCH_DIR]
+set -euo pipefail
+MTENGINE=${1:-build/bin/mtengine}
+SCRATCH=${2:-$(mktemp -d "${TMPDIR:-/tmp}/mt-ckpt-io.XXXXXX")}
+trap 'rm -rf "$SCRATCH"' EXIT
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader --bind-to none -np 2)
+MODEL=(--vocab-size 8192 --d-model 512 --n-heads 8 --n-layers 6 --seq-length 256 --batch-size 2 --threads 1
+       --warmup-steps 1)
+
+printf '%-6s %12s %10s %10s %10s %10s\n' strategy bytes save_ms "save_MB/s" load_ms "load_MB/s"
+for strategy in ddp fsdp zero1 zero2; do
+  dir="$SCRATCH/$strategy"
+  "${MPIRUN[@]}" "$MTENGINE" train "${MODEL[@]}" --strategy "$strategy" --checkpoint-dir "$dir" --save-every 2 \
+    --steps 2 --output "$SCRATCH/save.json" >/dev/null
+  "${MPIRUN[@]}" "$MTENGINE" train "${MODEL[@]}" --strategy "$strategy" --checkpoint-dir "$dir" --save-every 2 \
+    --resume "$dir/step_00000002" --steps 2 --output "$SCRATCH/load.json" >/dev/null
+  python3 - "$SCRATCH/save.json" "$SCRATCH/load.json" "$strategy" <<'PY'
+import json, sys
+save, load = (json.load(open(p)) for p in sys.argv[1:3])
+s = save["checkpoint_saves"][-1]
+mb = s["bytes"] / 1e6
+print(f'{sys.argv[3]:<6} {s["bytes"]:>12} {s["save_ms"]:>10.1f} {mb / (s["save_ms"] / 1e3):>10.1f} '
+      f'{load["checkpoint_load_ms"]:>10.1f} {mb / (load["checkpoint_load_ms"] / 1e3):>10.1f}')
+PY
+  bytes=$(python3 -c "import json; print(json.load(open('$SCRATCH/save.json'))['checkpoint_saves'][-1]['bytes'])")
+  rm -rf "$dir"
+done
+# The disk with the last strategy's byte count: one file, written and synced, then read back.
+count=$(( (bytes + 1048575) / 1048576 ))
+write=$(dd if=/dev/zero of="$SCRATCH/dd.bin" bs=1M count="$count" conv=fdatasync 2>&1 | tail -1)
+sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null && cache="page cache dropped" || cache="page cache warm"
+read=$(dd if="$SCRATCH/dd.bin" of=/dev/null bs=1M 2>&1 | tail -1)
+echo "dd write ${count} MiB + fdatasync: $write"
+echo "dd read  ${count} MiB ($cache): $read"

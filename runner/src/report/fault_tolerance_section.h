@@ -1,0 +1,15 @@
+#pragma once
+// The report's section for chains of stages (studies with `stages`, such as the fault-tolerance
+// scenarios): per scenario and strategy the verdict, each stage's expected and observed outcome,
+// and the checkpoint save and load times and sizes the stages' result files recorded.
+#include <string>
+#include <vector>
+
+#include "report/results_source.h"
+
+namespace mt {
+
+// "" when no trial is a chain.
+std::string render_fault_tolerance_section(const std::vector<ReportTrial>& trials);
+
+}  // namespace mt

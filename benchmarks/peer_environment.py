@@ -1,13 +1,16 @@
 """The environment a PyTorch peer ran in, with the same keys mtengine records in its result JSON
 (`environment`): the CPU and its numbers, the BLAS with a measured SGEMM probe, threads, the
-denormal mode, the variables that steer threading, plus the interpreter and the torch build."""
+denormal mode, the variables that steer threading, plus the interpreter and the torch build; and
+what every peer launched by mpirun needs besides: its threads and its ranks' host names."""
 import os
 import platform
+import socket
 import subprocess
 import sys
 import time
 
 import torch
+import torch.distributed as dist
 
 STEERING_VARIABLES = (
     "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS",
@@ -130,3 +133,20 @@ def environment(threads, flush_denormal):
     }
     env.update(blas_fields(threads))
     return env
+
+
+def default_threads():
+    """OMP_NUM_THREADS when set, else this node's cores shared among its ranks."""
+    if os.environ.get("OMP_NUM_THREADS", "").isdigit() and int(os.environ["OMP_NUM_THREADS"]) > 0:
+        return int(os.environ["OMP_NUM_THREADS"])
+    local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE", "1"))
+    return max(1, (os.cpu_count() or 1) // local)
+
+
+def gather_hostnames(rank, world):
+    """Every rank's hostname, in rank order: each fills its own row, a sum all-reduce joins them."""
+    names = torch.zeros(world, 256, dtype=torch.int32)
+    encoded = list(socket.gethostname().encode()[:256])
+    names[rank, :len(encoded)] = torch.tensor(encoded, dtype=torch.int32)
+    dist.all_reduce(names)
+    return [bytes(row[row.nonzero().flatten()].tolist()).decode() for row in names]

@@ -16,7 +16,6 @@ import argparse
 import contextlib
 import json
 import os
-import socket
 import sys
 import time
 
@@ -25,7 +24,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
-from peer_environment import environment
+from peer_environment import default_threads, environment, gather_hostnames
 
 
 class Attention(nn.Module):
@@ -83,22 +82,6 @@ class Gpt(nn.Module):
             x = block(x)
         logits = F.linear(self.final_norm(x), self.token_embedding.weight)
         return F.cross_entropy(logits.view(-1, self.vocab).float(), targets.reshape(-1))
-
-
-def gather_hostnames(rank, world):
-    """Every rank's hostname, in rank order: each fills its own row, a sum all-reduce joins them."""
-    names = torch.zeros(world, 256, dtype=torch.int32)
-    encoded = list(socket.gethostname().encode()[:256])
-    names[rank, :len(encoded)] = torch.tensor(encoded, dtype=torch.int32)
-    dist.all_reduce(names)
-    return [bytes(row[row.nonzero().flatten()].tolist()).decode() for row in names]
-
-
-def default_threads():
-    if os.environ.get("OMP_NUM_THREADS", "").isdigit() and int(os.environ["OMP_NUM_THREADS"]) > 0:
-        return int(os.environ["OMP_NUM_THREADS"])
-    local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_SIZE", "1"))
-    return max(1, (os.cpu_count() or 1) // local)
 
 
 def parse_args():

@@ -186,3 +186,36 @@ FROM trials t
 JOIN latest_attempts a ON a.trial_id = t.id
 JOIN stages s ON s.attempt_id = a.id
 WHERE t.workload = 'chain';
+
+-- @version 4
+-- The rows of a result: the `rows` array a result may carry (mtengine comm writes one row per
+-- collective, message size, placement and split; its peers write the same), each row a JSON
+-- object, in the result's order. Bounded at ingest (README: hostile output).
+CREATE TABLE result_rows (
+  attempt_id INTEGER NOT NULL REFERENCES attempts(id),
+  row_index  INTEGER NOT NULL,                -- 0, 1, … in the order of the result's `rows`
+  data       TEXT NOT NULL,                   -- the row as written; non-finite numbers as null
+  PRIMARY KEY (attempt_id, row_index)
+) WITHOUT ROWID;
+
+-- Collective measurements in wide form: one row per result row that names an operation, from
+-- every trial's latest attempt (mtengine comm and the peers that write its rows). in_place and
+-- unsupported are 0/1; a row a peer could not measure has unsupported = 1 and no numbers.
+CREATE VIEW comm_rows AS
+SELECT t.campaign_id, c.experiment, t.identity AS trial, t.study, t.workload, t.ranks, t.repeat_index,
+       a.attempt, a.state, r.row_index,
+       json_extract(r.data, '$.operation') AS operation,
+       json_extract(r.data, '$.bytes') AS bytes,
+       json_extract(r.data, '$.dtype') AS dtype,
+       json_extract(r.data, '$.in_place') AS in_place,
+       json_extract(r.data, '$.split') AS split,
+       json_extract(r.data, '$.latency_us') AS latency_us,
+       json_extract(r.data, '$.algbw_gbps') AS algbw_gbps,
+       json_extract(r.data, '$.busbw_gbps') AS busbw_gbps,
+       json_extract(r.data, '$.wrong_values') AS wrong_values,
+       coalesce(json_extract(r.data, '$.unsupported'), 0) AS unsupported
+FROM result_rows r
+JOIN latest_attempts a ON a.id = r.attempt_id
+JOIN trials t ON t.id = a.trial_id
+JOIN campaigns c ON c.id = t.campaign_id
+WHERE json_extract(r.data, '$.operation') IS NOT NULL;

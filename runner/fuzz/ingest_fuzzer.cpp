@@ -1,6 +1,7 @@
 // libFuzzer target over what mtrun reads from a finished trial: the result JSON (bounded size and
-// depth, non-finite numbers, metrics, per-step series, error fields), the log (Open MPI's
-// rank-death line, metric regexes, failure reasons) and storing the outcome with its provenance.
+// depth, non-finite numbers, metrics, per-step series, result rows, error fields), the log (Open
+// MPI's rank-death line, metric regexes, failure reasons) and storing the outcome with its
+// provenance.
 // Input: result file bytes, a NUL byte, log bytes. Whatever a trial wrote, ingest must end in an
 // outcome the store accepts, never in a crash or an exception.
 #include <unistd.h>
@@ -58,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mt::ProcessOutcome process;
   process.end = mt::ProcessEnd::Exited;
   process.exit_code = size % 2 == 0 ? 0 : 1;
-  for (const char* workload : {"command", "train"}) {
+  for (const char* workload : {"command", "train", "comm"}) {
     mt::AttemptOutcome outcome = mt::classify_attempt(process, kDir + "/result.json", kDir + "/log.txt", trial(workload));
     std::optional<mt::Provenance> provenance;
     const mt::LaunchCommand command{{"prog"}};
@@ -71,6 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::int64_t attempt = store.begin_attempt(row, store.next_attempt_number(row), "prog", "/r", "/r/log", provenance);
     store.finish_attempt(attempt, outcome, provenance);
   }
-  store.db().exec("DELETE FROM metrics; DELETE FROM step_metrics; DELETE FROM provenance; DELETE FROM attempts");
+  store.db().exec(
+      "DELETE FROM metrics; DELETE FROM step_metrics; DELETE FROM result_rows; DELETE FROM provenance; "
+      "DELETE FROM attempts");
   return 0;
 }

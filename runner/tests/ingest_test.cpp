@@ -12,6 +12,7 @@
 #include "store/bounded_json.h"
 #include "store/log_scan.h"
 #include "store/result_ingest.h"
+#include "store/result_rows.h"
 
 using namespace mt;
 namespace fs = std::filesystem;
@@ -177,4 +178,70 @@ TEST_CASE("malformed error fields and status are ignored, not thrown") {
   CHECK_FALSE(o.error_rank.has_value());
   CHECK_FALSE(o.error_step.has_value());
   CHECK(o.error_reason == "engine exited 0 but wrote no valid result file");
+}
+
+namespace {
+
+Trial comm_trial() {
+  Trial t;
+  t.workload = "comm";
+  return t;
+}
+
+std::string comm_result(const std::string& rows) {
+  return R"({"benchmark": "comm", "status": "ok", "world_size": 2, "rows": )" + rows + "}";
+}
+
+}  // namespace
+
+TEST_CASE("result rows are kept in order, one JSON object each, non-finite numbers as null") {
+  Files f(comm_result(R"([{"operation": "all_reduce", "bytes": 1024, "busbw_gbps": 1.5},
+                          {"operation": "all_reduce", "bytes": 4096, "busbw_gbps": NaN, "latency_us": inf}])"),
+          "");
+  AttemptOutcome o = classify_attempt(exited(0), f.result, f.log, comm_trial());
+  CHECK(o.state == AttemptState::Succeeded);
+  REQUIRE(o.rows.size() == 2);
+  CHECK(o.rows[0] == R"({"busbw_gbps":1.5,"bytes":1024,"operation":"all_reduce"})");
+  CHECK(o.rows[1] == R"({"busbw_gbps":null,"bytes":4096,"latency_us":null,"operation":"all_reduce"})");
+  CHECK_FALSE(has_metric(o, "rows.0.busbw_gbps"));  // rows are not flattened into metrics
+}
+
+TEST_CASE("a result without rows has none; a command peer's rows are kept like the engine's") {
+  Files plain(R"({"status": "ok", "tokens_per_sec": 5})", "");
+  CHECK(classify_attempt(exited(0), plain.result, plain.log, train_trial()).rows.empty());
+  Files peer(comm_result(R"([{"operation": "broadcast", "unsupported": true, "reason": "no"}])"), "");
+  AttemptOutcome o = classify_attempt(exited(0), peer.result, peer.log, command_trial({}));
+  CHECK(o.state == AttemptState::Succeeded);
+  CHECK(o.rows.size() == 1);
+}
+
+TEST_CASE("result rows are bounded: too many, too large or not objects reject the result file") {
+  std::string many = "[";
+  for (int i = 0; i < 10001; ++i) many += std::string(i ? "," : "") + "{}";
+  Files too_many(comm_result(many + "]"), "");
+  AttemptOutcome o = classify_attempt(exited(0), too_many.result, too_many.log, comm_trial());
+  CHECK(o.state == AttemptState::Failed);
+  CHECK(o.error_reason == "result file result.json rejected: 'rows' has 10001 rows, more than 10000");
+  CHECK(o.rows.empty());
+
+  Files large(comm_result(R"([{"operation": "all_reduce"}, {"note": ")" + std::string(20000, 'x') + "\"}]"), "");
+  o = classify_attempt(exited(0), large.result, large.log, comm_trial());
+  CHECK(o.error_reason == "result file result.json rejected: row 1 of 'rows' is 20011 bytes, more than 16384");
+
+  Files scalar(comm_result(R"([{"operation": "all_reduce"}, 7])"), "");
+  o = classify_attempt(exited(0), scalar.result, scalar.log, comm_trial());
+  CHECK(o.error_reason == "result file result.json rejected: row 1 of 'rows' is not an object");
+
+  Files object(comm_result(R"({"operation": "all_reduce"})"), "");
+  o = classify_attempt(exited(0), object.result, object.log, command_trial({}));
+  CHECK(o.state == AttemptState::Failed);
+  CHECK(o.error_reason == "result file result.json rejected: 'rows' must be an array of objects");
+}
+
+TEST_CASE("exactly the row limit is accepted") {
+  RowLimits limits{3, 64};
+  CHECK(read_result_rows(nlohmann::json::parse(R"({"rows": [{}, {}, {}]})"), limits).problem.empty());
+  CHECK(read_result_rows(nlohmann::json::parse(R"({"rows": [{}, {}, {}]})"), limits).rows.size() == 3);
+  CHECK(read_result_rows(nlohmann::json::parse(R"({"rows": [{}, {}, {}, {}]})"), limits).problem ==
+        "'rows' has 4 rows, more than 3");
 }

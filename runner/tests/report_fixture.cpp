@@ -2,12 +2,19 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <doctest/doctest.h>
+
 #include <fmt/format.h>
 
 #include "experiment/identity.h"
 #include "report/compare.h"
 #include "report/results_source.h"
 #include "store/result_ingest.h"
+#include "store/result_rows.h"
 
 namespace mt::testing {
 namespace {
@@ -142,6 +149,24 @@ std::string render_comparison_of(const ReportFixture& fixture, const std::string
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+static std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void check_golden(const std::string& name, const std::string& actual) {
+  std::filesystem::path file = std::filesystem::path(MT_TEST_GOLDEN_DIR) / name;
+  if (std::getenv("MT_UPDATE_GOLDEN")) {
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << actual;
+  }
+  REQUIRE_MESSAGE(std::filesystem::exists(file), "missing golden file " << file << " (run with MT_UPDATE_GOLDEN=1)");
+  std::string expected = read_text(file);
+  CHECK_MESSAGE(actual == expected, "output differs from " << file << "; if intended, rerun with MT_UPDATE_GOLDEN=1");
+}
+
 void engine_and_peer_campaign(ReportFixture& f) {
   f.campaign("c1");
   const double engine[] = {1200, 1212, 1188}, peer[] = {1000, 1010, 990};
@@ -188,6 +213,7 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   if (!f.result.empty()) {
     outcome.result_json = f.result.dump();
     outcome.metrics = flatten_metrics(*outcome.result_json);
+    outcome.rows = read_result_rows(f.result).rows;
   }
   store_.finish_attempt(attempt, outcome, std::nullopt);
   return attempt;

@@ -22,7 +22,7 @@ struct FixtureTrial {
   std::vector<std::string> axes;
   int repeat = 0;
   AttemptState state = AttemptState::Succeeded;
-  nlohmann::json result = nlohmann::json::object();  // metrics are flattened from it, as ingest does
+  nlohmann::json result = nlohmann::json::object();  // metrics are flattened from it and rows kept, as ingest does
   std::optional<int> error_rank;
   std::optional<int> error_step;
   std::string error_reason;
@@ -65,6 +65,10 @@ RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed = fa
 std::string render_comparison_of(const ReportFixture& fixture, const std::string& a, const std::string& b);
 
 bool contains(const std::string& text, const std::string& part);
+
+// `actual` against tests/golden/NAME, byte for byte (a doctest check). Set MT_UPDATE_GOLDEN=1 to
+// rewrite the golden file from the current output instead (then review the diff).
+void check_golden(const std::string& name, const std::string& actual);
 
 // Campaign c1: an engine study 20 % faster than a peer study (run as a `command` workload that reports
 // throughput and step time only), both DDP at 1 and 2 ranks with three repeats.

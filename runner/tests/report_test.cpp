@@ -71,25 +71,6 @@ void build_golden(ReportFixture& f) {
   f.pin_timestamps();
 }
 
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Set MT_UPDATE_GOLDEN=1 to rewrite the golden files from the current output (then review the diff).
-void check_golden(const std::string& name, const std::string& actual) {
-  std::filesystem::path file = std::filesystem::path(MT_TEST_GOLDEN_DIR) / name;
-  if (std::getenv("MT_UPDATE_GOLDEN")) {
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << actual;
-  }
-  REQUIRE_MESSAGE(std::filesystem::exists(file), "missing golden file " << file << " (run with MT_UPDATE_GOLDEN=1)");
-  std::string expected = read_text(file);
-  CHECK_MESSAGE(actual == expected, "output differs from " << file << "; if intended, rerun with MT_UPDATE_GOLDEN=1");
-}
-
 }  // namespace
 
 TEST_CASE("report: golden output, byte for byte") {

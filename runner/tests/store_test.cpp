@@ -104,7 +104,7 @@ TEST_CASE("a database from a newer mtrun is refused before anything is written t
   }
   const std::string before = fingerprint(path);
   const std::string message = path.string() +
-                              " has schema version 99, newer than this mtrun understands (3); use a newer mtrun or "
+                              " has schema version 99, newer than this mtrun understands (4); use a newer mtrun or "
                               "another --db";
   CHECK_THROWS_WITH_AS(Store{path}, message.c_str(), RunnerError);
   CHECK_THROWS_WITH_AS(open_store_read_only(path), message.c_str(), RunnerError);
@@ -151,15 +151,54 @@ TEST_CASE("an older database is read as it is and migrated forward only by a wri
   CHECK(journal_mode(path) == "delete");
 
   Store store(path);
-  CHECK(store.db().user_version() == 3);
+  CHECK(store.db().user_version() == Store::kSchemaVersion);
   CHECK(store.db().has_table("stages"));
   CHECK(store.db().has_table("leases"));
+  CHECK(store.db().has_table("result_rows"));
   CHECK(journal_mode(path) == "wal");
 }
 
 TEST_CASE("the schema file has one section per version") {
   CHECK(latest_schema_version() == Store::kSchemaVersion);
   CHECK(schema_sections()[1].rfind("-- @version 2\n", 0) == 0);
+  CHECK(schema_sections()[2].rfind("-- @version 3\n", 0) == 0);
+  CHECK(schema_sections()[3].rfind("-- @version 4\n", 0) == 0);
+}
+
+TEST_CASE("result rows are stored in order and read as collective measurements by the comm_rows view") {
+  auto path = fresh_db("rows.sqlite");
+  Store store(path);
+  store.add_campaign_if_new({"c1", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+  Trial t = sample_trial(0);
+  t.workload = "comm";
+  auto row = store.add_trial_if_new("c1", t, 0);
+  auto attempt = store.begin_attempt(row, 1, "mpirun ...", "/run", "/run/log.txt", std::nullopt);
+  AttemptOutcome ok;
+  ok.state = AttemptState::Succeeded;
+  ok.rows = {R"({"operation":"all_reduce","bytes":1024,"in_place":true,"split":"","busbw_gbps":1.5,"wrong_values":0})",
+             R"({"operation":"all_reduce","bytes":1024,"in_place":false,"unsupported":true,"reason":"in place only"})",
+             R"({"note":"not a measurement"})"};
+  store.finish_attempt(attempt, ok, std::nullopt);
+  auto s = store.db().prepare(
+      "SELECT row_index, operation, bytes, in_place, busbw_gbps, unsupported, study, ranks FROM comm_rows ORDER BY "
+      "row_index");
+  REQUIRE(s.step());
+  CHECK(s.integer(0) == 0);
+  CHECK(s.text(1) == "all_reduce");
+  CHECK(s.integer(2) == 1024);
+  CHECK(s.integer(3) == 1);
+  CHECK(s.real(4) == doctest::Approx(1.5));
+  CHECK(s.integer(5) == 0);
+  CHECK(s.text(6) == "s");
+  CHECK(s.integer(7) == 2);
+  REQUIRE(s.step());
+  CHECK(s.integer(0) == 1);
+  CHECK(s.is_null(4));
+  CHECK(s.integer(5) == 1);
+  CHECK_FALSE(s.step());  // a row without an operation is kept in result_rows but is not a measurement
+  auto all = store.db().prepare("SELECT count(*) FROM result_rows");
+  all.step();
+  CHECK(all.integer(0) == 3);
 }
 
 TEST_CASE("runners opening a new database at the same moment create its schema once") {

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "report/cells.h"
+#include "report/comm_rows.h"
+#include "report/comm_rows_section.h"
 #include "report/detail_table.h"
 #include "report/markdown_table.h"
 
@@ -32,7 +34,10 @@ std::optional<double> busbw_factor(const std::string& op, int ranks) {
   return std::nullopt;
 }
 
-std::string render_comm_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+namespace {
+
+// One measurement per trial: the result's top-level operation, bytes, latency, algbw and wrong values.
+std::string render_one_per_trial(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
   std::vector<const Group*> sorted = groups;
   std::stable_sort(sorted.begin(), sorted.end(), [](const Group* a, const Group* b) {
     return std::make_tuple(operation(*a), a->ranks, message_bytes(*a), a->label()) <
@@ -64,7 +69,7 @@ std::string render_comm_section(const std::vector<const Group*>& groups, const P
     if (provenance.mixed()) row.push_back(provenance.stack_cell(*g));
     table.add_row(std::move(row));
   }
-  std::string out = "## Communication\n\n";
+  std::string out;
   if (provenance.mixed()) out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
   out += table.render();
   out += fmt::format(
@@ -73,6 +78,18 @@ std::string render_comm_section(const std::vector<const Group*>& groups, const P
       "repeats; anything but 0 (marked ✗) means the timing of that row is not to be trusted.\n\n",
       kCellLegend);
   out += render_detail_table(sorted, {{"latency_us", "latency µs", 2}, {"algbw_gbps", "algbw GB/s", 2}});
+  return out;
+}
+
+}  // namespace
+
+std::string render_comm_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+  std::vector<const Group*> with_rows, one_per_trial;
+  for (const Group* g : groups) (has_result_rows(*g) ? with_rows : one_per_trial).push_back(g);
+  std::string out = "## Communication\n\n";
+  if (!with_rows.empty()) out += render_comm_rows(with_rows, provenance);
+  if (!with_rows.empty() && !one_per_trial.empty()) out += "### One measurement per trial\n\n";
+  if (!one_per_trial.empty()) out += render_one_per_trial(one_per_trial, provenance);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The communication section, for `comm` results. Each comm trial measures one collective at one
-// message size; the report expects these result fields (numbers go to the metrics table):
+// The communication section, for `comm` results: from result rows where the results carry them
+// (comm_rows_section.h), and for results of one measurement per trial from these result fields
+// (numbers go to the metrics table):
 //   operation     string  all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, …
 //   bytes         number  message size per rank, bytes
 //   latency_us    number  mean time per call, microseconds

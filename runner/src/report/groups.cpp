@@ -56,7 +56,11 @@ std::string trial_kind(const ReportTrial& t) {
   }
   // An external program that reports a training benchmark (a peer implementation run as a
   // `command` study) belongs in the training tables, beside the engine it is compared with.
-  if (t.workload == "command" && t.result.is_object() && t.result.value("benchmark", "") == "train") return "train";
+  // Likewise a peer of the collective benchmarks, beside mtengine comm.
+  if (t.workload == "command" && t.result.is_object()) {
+    const std::string benchmark = t.result.value("benchmark", "");
+    if (benchmark == "train" || benchmark == "comm") return benchmark;
+  }
   return t.workload;
 }
 

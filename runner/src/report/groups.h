@@ -40,7 +40,9 @@ struct Group {
 // world size, model config, the environment's numbers): what generic tables and comparisons show.
 bool is_measurement(const std::string& metric);
 
-// "fault" when the trial injects a fault (a parameter named fault*, or the fault workload), else its workload.
+// "fault" when the trial injects a fault (a parameter named fault*, or the fault workload); for a
+// `command` trial whose result is a training or collective benchmark (a peer), "train" or "comm";
+// else its workload.
 std::string trial_kind(const ReportTrial& trial);
 
 // The study's axes other than strategy and ranks with this trial's values, "gradient_sync_mode=every".

@@ -1,10 +1,13 @@
 #include "report/report.h"
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "report/cells.h"
+#include "report/comm_rows.h"
 #include "report/comm_table.h"
 #include "report/conditions_section.h"
 #include "report/environment_section.h"
@@ -83,7 +86,10 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   RenderedReport report;
   std::string& md = report.markdown;
   md += header(data);
-  md += render_summary({&data.trials, training, studies, &provenance});
+  auto comm = groups_of(groups, "comm");
+  std::vector<const Group*> comm_rows;
+  std::copy_if(comm.begin(), comm.end(), std::back_inserter(comm_rows), [](const Group* g) { return has_result_rows(*g); });
+  md += render_summary({&data.trials, training, comm_rows, studies, &provenance});
   md += render_provenance_warnings(provenance);
   if (!training.empty()) {
     md += render_training_section(training, provenance);
@@ -97,7 +103,7 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   } else {
     md += render_study_comparison(studies);
   }
-  if (auto comm = groups_of(groups, "comm"); !comm.empty()) md += render_comm_section(comm, provenance);
+  if (!comm.empty()) md += render_comm_section(comm, provenance);
   md += render_fault_tolerance_section(data.trials);
   std::set<std::string> shown = {"train", "comm", "fault", "chain"};
   for (const auto& k : kDedicatedKinds) {

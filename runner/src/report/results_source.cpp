@@ -77,6 +77,15 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
   return rows;
 }
 
+void read_rows(Database& db, std::int64_t attempt_id, ReportTrial& t) {
+  auto s = db.prepare("SELECT data FROM result_rows WHERE attempt_id = ? ORDER BY row_index");
+  s.bind(1, attempt_id);
+  while (s.step()) {
+    auto row = nlohmann::json::parse(s.text(0), nullptr, false);
+    if (row.is_object()) t.rows.push_back(std::move(row));
+  }
+}
+
 void read_metrics(Database& db, std::int64_t attempt_id, ReportTrial& t) {
   auto s = db.prepare("SELECT name, value FROM metrics WHERE attempt_id = ? ORDER BY name");
   s.bind(1, attempt_id);
@@ -133,10 +142,12 @@ std::unique_ptr<Database> open_results(const std::filesystem::path& file) { retu
 ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns) {
   ReportData data;
   data.campaigns = campaigns;
+  const bool has_rows = db.has_table("result_rows");  // schema version 3 on
   for (const auto& campaign : campaigns) {
     for (auto& row : read_trials(db, campaign)) {
       if (row.succeeded_id) {
         read_metrics(db, *row.succeeded_id, row.trial);
+        if (has_rows) read_rows(db, *row.succeeded_id, row.trial);
         row.trial.provenance = read_provenance(db, *row.succeeded_id);
       }
       if (row.trial.workload == "chain" && row.latest_id) row.trial.stages = attempt_stages(db, *row.latest_id);

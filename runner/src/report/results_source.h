@@ -62,6 +62,7 @@ struct ReportTrial {
   std::string command;  // as the runner recorded and launched it
   std::map<std::string, double> metrics;
   nlohmann::json result;  // its result JSON; null when absent or unreadable
+  std::vector<nlohmann::json> rows;  // its result rows (result_rows), in order; none before schema version 3
   std::optional<ProvenanceRow> provenance;
 
   bool succeeded() const { return succeeded_attempt.has_value(); }

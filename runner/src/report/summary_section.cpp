@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "report/cells.h"
+#include "report/comm_summary.h"
 #include "report/machine_context.h"
 #include "report/markdown_table.h"
 #include "report/measurement_window.h"
@@ -228,6 +229,11 @@ std::string render_summary(const SummaryInputs& in) {
     out += best_configurations(rows);
     out += measurement_line(in.training);
     all = warnings(in, rows);
+  }
+  if (!in.comm_rows.empty()) {
+    CommSummary comm = summarize_comm_rows(in.comm_rows);
+    out += comm.headline;
+    for (auto& w : comm.warnings) all.push_back(std::move(w));
   }
   for (auto& w : general_warnings(in)) all.push_back(std::move(w));
   out += "**Warnings**";

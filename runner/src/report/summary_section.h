@@ -15,6 +15,7 @@ namespace mt {
 struct SummaryInputs {
   const std::vector<ReportTrial>* trials = nullptr;
   std::vector<const Group*> training;       // the training groups
+  std::vector<const Group*> comm_rows;      // collective groups whose results carry rows
   std::vector<ContrastRow> study_contrasts;  // decided
   const ProvenanceAnalysis* provenance = nullptr;
 };

@@ -23,7 +23,7 @@ std::string outcome_detail(const AttemptOutcome& o) {
     for (const auto& m : o.metrics) {
       if (m.name == "tokens_per_sec") return fmt::format("{:.0f} tokens/s", m.value);
     }
-    return "";
+    return o.rows.empty() ? "" : fmt::format("{} rows", o.rows.size());
   }
   std::vector<std::string> parts;
   if (o.exit_code) parts.push_back(fmt::format("exit {}", *o.exit_code));

@@ -13,6 +13,7 @@
 
 #include "store/bounded_json.h"
 #include "store/log_scan.h"
+#include "store/result_rows.h"
 
 namespace mt {
 namespace {
@@ -157,6 +158,9 @@ AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesy
       o.result_json = std::move(read.text);
       flatten(result, "", o.metrics);
       o.steps = step_series(result);
+      ResultRows rows = read_result_rows(result);
+      if (rows.problem.empty()) o.rows = std::move(rows.rows);
+      else rejected = std::move(rows.problem);
       read_error(result, o);
     }
   }

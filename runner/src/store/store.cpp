@@ -204,6 +204,11 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
     step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
     step.reset();
   }
+  auto row = db_.prepare("INSERT OR REPLACE INTO result_rows (attempt_id, row_index, data) VALUES (?,?,?)");
+  for (std::size_t i = 0; i < o.rows.size(); ++i) {
+    row.bind(1, attempt_id).bind(2, std::int64_t(i)).bind(3, o.rows[i]).run();
+    row.reset();
+  }
   if (provenance) record_provenance(attempt_id, *provenance);
   tx.commit();
 }

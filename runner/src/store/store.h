@@ -51,6 +51,7 @@ struct AttemptOutcome {
   std::optional<std::string> result_json;
   std::vector<MetricValue> metrics;
   std::vector<StepValue> steps;
+  std::vector<std::string> rows;  // the result's `rows`, each a JSON object's text (result_rows)
 };
 
 // A stage of a chain as it starts (schemas/store.sql, table stages).
@@ -79,7 +80,7 @@ Campaign campaign_from_row(const Statement& row);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;  // sections of schemas/store.sql (a test checks)
+  static constexpr int kSchemaVersion = 4;  // sections of schemas/store.sql (a test checks)
 
   // Opens for writing (creating the file and its directory if needed) and migrates to
   // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a
@@ -112,8 +113,8 @@ class Store {
   std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command,
                              const std::string& run_dir, const std::string& log_path,
                              const std::optional<Provenance>& provenance);
-  // Outcome, metrics and (when given, replacing the one recorded at the start) provenance in one
-  // transaction. Non-finite metric values are not stored.
+  // Outcome, metrics, result rows and (when given, replacing the one recorded at the start)
+  // provenance in one transaction. Non-finite metric values are not stored.
   void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,
                       const std::optional<Provenance>& provenance);
 

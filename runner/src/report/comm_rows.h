@@ -1,0 +1,99 @@
+#pragma once
+// Collective measurements as result rows carry them (mtengine comm and the peers that write its
+// rows: one row per operation, message size, placement and all-to-all split), gathered over the
+// repeats of each group: per study, rank count, operation, variant and size, the latency, algbw and
+// busbw of every repeat. Which study is the engine and which a peer, the peers' goals, the ratios
+// between them and the cliffs of each curve are read from here.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/groups.h"
+#include "stats.h"
+
+namespace mt {
+
+// One study's repeats of one measurement.
+struct CommPoint {
+  std::vector<double> latency_us, algbw_gbps, busbw_gbps;
+  std::optional<double> worst_wrong;  // most wrong output elements over the repeats
+  std::string unsupported;            // why a peer could not measure this form; empty when it did
+  std::vector<const ReportTrial*> trials;
+};
+
+// A column of the comparison: one study (with its other axes) across rank counts.
+struct CommStudy {
+  std::string label;           // the group's label: study and axes other than ranks
+  bool engine = false;         // mtengine itself (an engine workload), not a peer program
+  std::string implementation;  // the result's `implementation` ("bare_mpi", "gloo"); "mtengine" for the engine
+  std::string version;         // what its numbers depend on: "Open MPI v4.1.4", "PyTorch 2.15.0"
+};
+
+// A curve: one operation in one variant at one rank count.
+struct CommSeriesKey {
+  int operation_order = 0;  // the engine's order of collectives; unknown ones after, by name
+  std::string operation;
+  int ranks = 1;
+  std::string variant;  // "in_place", "out_of_place", "out_of_place uneven", …
+  bool operator<(const CommSeriesKey& o) const;
+};
+
+// Size -> study index -> the study's repeats at that size.
+using CommCurve = std::map<double, std::map<size_t, CommPoint>>;
+
+struct CommData {
+  std::vector<CommStudy> studies;  // engine studies first, then peers, each in order of appearance
+  std::map<CommSeriesKey, CommCurve> series;
+  std::map<int, bool> oversubscribed;  // per rank count: did any study's job share cores
+  // Per study: the repeats of each of its groups (rank counts), distinct values: "3", or "3, 2/3"
+  // when some group has fewer successful repeats than it ran.
+  std::map<size_t, std::string> n_text;
+};
+
+// Whether a group's results carry rows (else it is a one-measurement-per-trial group).
+bool has_result_rows(const Group& group);
+
+CommData collect_comm_rows(const std::vector<const Group*>& groups);
+
+// The goal an engine study has against a peer, as a minimum busbw ratio (engine ÷ peer), by the
+// peer's implementation: bare MPI 0.95 (at most 5 % overhead), Gloo 5; none for others.
+std::optional<double> peer_goal(const std::string& implementation);
+// Ratios and goals apply from this message size on.
+inline constexpr double kRatioMinBytes = 1 << 20;
+// A size whose mean busbw is below (1 − kCliffDrop) × that of the next smaller size is a cliff.
+inline constexpr double kCliffDrop = 0.30;
+
+struct CommRatio {
+  double ratio = 0;                  // mean busbw of the engine ÷ the peer's
+  std::optional<double> uncertainty;  // ratio × √(cv_engine² + cv_peer²), when both have n ≥ 2
+};
+// Engine ÷ peer busbw at one size; nullopt unless both measured it.
+std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& peer);
+
+// The engine study `engine` against the peer `peer` on one curve: the busbw ratio at every size
+// from kRatioMinBytes that both measured, and the goal the peer's implementation sets.
+struct CommGoalCheck {
+  CommSeriesKey series;
+  size_t engine = 0, peer = 0;
+  std::vector<double> ratios;
+  std::optional<double> goal;
+  size_t sizes_below_goal() const;  // 0 when there is no goal
+};
+// Engine studies against the peers, as index pairs (engine first).
+std::vector<std::pair<size_t, size_t>> engine_peer_pairs(const CommData& data);
+// Every curve and pair with at least one ratio, in series order.
+std::vector<CommGoalCheck> goal_checks(const CommData& data);
+
+struct CommCliff {
+  CommSeriesKey series;
+  size_t study = 0;
+  double bytes = 0, previous_bytes = 0;
+  double busbw = 0, previous_busbw = 0;  // means
+};
+std::vector<CommCliff> find_cliffs(const CommData& data);
+
+// "4 KiB", "64 MiB" for exact binary multiples, else "1048580 B".
+std::string size_text(double bytes);
+
+}  // namespace mt

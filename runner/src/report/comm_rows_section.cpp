@@ -1,0 +1,238 @@
+#include "report/comm_rows_section.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "report/cells.h"
+#include "report/comm_rows.h"
+#include "report/markdown_table.h"
+
+namespace mt {
+namespace {
+
+constexpr int kBandwidthDecimals = 3;
+constexpr int kLatencyDecimals = 1;
+constexpr const char* kNotRecordedVersion = "version not recorded";
+
+std::string ranks_cell(const CommData& data, int ranks) {
+  auto it = data.oversubscribed.find(ranks);
+  const bool shared = it != data.oversubscribed.end() && it->second;
+  return shared ? fmt::format("{} {}", ranks, kOversubscribedMark) : std::to_string(ranks);
+}
+
+std::string wrong_mark(const CommPoint& p) {
+  if (!p.worst_wrong || *p.worst_wrong == 0) return "";
+  return fmt::format(" ✗{} wrong", fixed(*p.worst_wrong, 0));
+}
+
+std::string versioned(const CommStudy& s) {
+  return s.version.empty() ? code(s.label) : fmt::format("{} ({})", code(s.label), s.version);
+}
+
+std::string goal_text(const std::optional<double>& goal) {
+  return goal ? "≥ " + fixed(*goal, 2) + "×" : "-";
+}
+
+const CommPoint* point_of(const std::map<size_t, CommPoint>& points, size_t study) {
+  auto it = points.find(study);
+  return it == points.end() ? nullptr : &it->second;
+}
+
+std::string studies_line(const CommData& data) {
+  std::string out;
+  for (size_t s = 0; s < data.studies.size(); ++s) {
+    const CommStudy& study = data.studies[s];
+    std::string what = study.engine ? "the engine" : "peer " + (study.implementation.empty() ? std::string("?") : study.implementation);
+    out += fmt::format("{}{} ({}, {}, n = {} per rank count)", out.empty() ? "" : "; ", code(study.label), what,
+                       study.version.empty() ? kNotRecordedVersion : study.version, data.n_text.at(s));
+  }
+  return "Studies: " + out + ".\n\n";
+}
+
+std::string render_goals(const CommData& data) {
+  const auto checks = goal_checks(data);
+  if (checks.empty()) return "";
+  MarkdownTable table({{"operation"}, {"variant"}, {"ranks", Align::Right}, {"engine ÷ peer (versions)"},
+                       {"sizes", Align::Right}, {"ratio min", Align::Right}, {"ratio max", Align::Right},
+                       {"goal", Align::Right}, {"verdict"}});
+  int met = 0, judged = 0;
+  for (const auto& c : checks) {
+    std::string verdict = "no goal";
+    if (c.goal) {
+      const size_t below = c.sizes_below_goal();
+      verdict = below == 0 ? "met ✓" : fmt::format("missed ✗ at {} of {} sizes", below, c.ratios.size());
+      met += below == 0;
+      ++judged;
+    }
+    table.add_row({c.series.operation, c.series.variant, ranks_cell(data, c.series.ranks),
+                   versioned(data.studies[c.engine]) + " ÷ " + versioned(data.studies[c.peer]),
+                   std::to_string(c.ratios.size()), fixed(*std::min_element(c.ratios.begin(), c.ratios.end()), 2),
+                   fixed(*std::max_element(c.ratios.begin(), c.ratios.end()), 2), goal_text(c.goal), verdict});
+  }
+  std::string out = fmt::format(
+      "### Goals at ≥ {}\n\nThe engine against each peer: busbw ratio (mean ÷ mean over the repeats) at every "
+      "message size from {} that both measured. Goals: ≥ 0.95× bare MPI (at most 5 % overhead over the MPI "
+      "library itself) and ≥ 5× Gloo, at every such size. Met in {} of {} comparisons.\n\n",
+      size_text(kRatioMinBytes), size_text(kRatioMinBytes), met, judged);
+  return out + table.render() + "\n";
+}
+
+std::string busbw_cell(const CommPoint* p, const std::map<size_t, double>& cliff_drop, size_t study) {
+  if (!p) return "-";
+  if (!p->unsupported.empty()) return "unsupported";
+  std::string out = mean_std_cell(summarize(p->busbw_gbps), kBandwidthDecimals) + wrong_mark(*p);
+  if (auto it = cliff_drop.find(study); it != cliff_drop.end()) out += " ⚠cliff " + signed_percent(-it->second, 0);
+  return out;
+}
+
+std::string ratio_cell(double bytes, const CommPoint* ours, const CommPoint* theirs, const std::optional<double>& goal) {
+  if (bytes < kRatioMinBytes || !ours || !theirs) return "-";
+  auto r = busbw_ratio(*ours, *theirs);
+  if (!r) return "-";
+  std::string out = fixed(r->ratio, 2) + (r->uncertainty ? " ± " + fixed(*r->uncertainty, 2) : "");
+  if (goal) out += r->ratio >= *goal ? " ✓" : " ✗";
+  return out;
+}
+
+// Per curve and size, the studies whose busbw fell off a cliff there, with the drop.
+using CliffIndex = std::map<std::tuple<CommSeriesKey, double>, std::map<size_t, double>>;
+
+CliffIndex index_cliffs(const std::vector<CommCliff>& cliffs) {
+  CliffIndex index;
+  for (const auto& c : cliffs) index[{c.series, c.bytes}][c.study] = 1 - c.busbw / c.previous_busbw;
+  return index;
+}
+
+std::string render_operation(const CommData& data, const std::string& op, const CliffIndex& cliffs) {
+  std::vector<Column> columns = {{"ranks", Align::Right}, {"variant"}, {"size", Align::Right}};
+  for (const auto& s : data.studies) columns.push_back({code(s.label) + " busbw GB/s", Align::Right});
+  auto pairs = engine_peer_pairs(data);
+  for (const auto& [e, p] : pairs) {
+    columns.push_back({code(data.studies[e].label) + " ÷ " + versioned(data.studies[p]), Align::Right});
+  }
+  MarkdownTable table(columns);
+  MarkdownTable details({{"study"}, {"ranks", Align::Right}, {"variant"}, {"size", Align::Right},
+                         {"latency µs", Align::Right}, {"algbw GB/s", Align::Right}, {"busbw GB/s", Align::Right},
+                         {"wrong values", Align::Right}, {"n", Align::Right}});
+  static const std::map<size_t, double> kNoCliffs;
+  for (const auto& [key, curve] : data.series) {
+    if (key.operation != op) continue;
+    for (const auto& [bytes, points] : curve) {
+      auto found = cliffs.find({key, bytes});
+      const auto& drops = found == cliffs.end() ? kNoCliffs : found->second;
+      std::vector<std::string> row = {ranks_cell(data, key.ranks), key.variant, size_text(bytes)};
+      for (size_t s = 0; s < data.studies.size(); ++s) row.push_back(busbw_cell(point_of(points, s), drops, s));
+      for (const auto& [e, p] : pairs) {
+        row.push_back(ratio_cell(bytes, point_of(points, e), point_of(points, p), peer_goal(data.studies[p].implementation)));
+      }
+      table.add_row(std::move(row));
+      for (const auto& [s, point] : points) {
+        if (!point.unsupported.empty()) continue;
+        details.add_row({code(data.studies[s].label), ranks_cell(data, key.ranks), key.variant, size_text(bytes),
+                         mean_std_cell(summarize(point.latency_us), kLatencyDecimals),
+                         mean_std_cell(summarize(point.algbw_gbps), kBandwidthDecimals),
+                         mean_std_cell(summarize(point.busbw_gbps), kBandwidthDecimals),
+                         point.worst_wrong ? fixed(*point.worst_wrong, 0) + (*point.worst_wrong > 0 ? " ✗" : "") : "-",
+                         std::to_string(point.busbw_gbps.size())});
+      }
+    }
+  }
+  std::string out = fmt::format("### {}\n\n", op) + table.render() + "\n";
+  if (!details.empty()) {
+    out += fmt::format("<details><summary>{}: latency (max over ranks of the mean per call), algbw, busbw and wrong "
+                       "values of every measurement</summary>\n\n",
+                       op) +
+           details.render() + "\n</details>\n\n";
+  }
+  return out;
+}
+
+std::string render_cliffs(const CommData& data, const std::vector<CommCliff>& cliffs) {
+  std::string out = fmt::format(
+      "### Cliffs\n\nA size whose mean busbw is more than {} below that of the next smaller size measured, per "
+      "study, operation, variant and rank count: shown as measured, never smoothed over.\n\n",
+      percent(kCliffDrop, 0));
+  if (cliffs.empty()) return out + "None.\n\n";
+  MarkdownTable table({{"study"}, {"operation"}, {"variant"}, {"ranks", Align::Right}, {"from", Align::Right},
+                       {"to", Align::Right}, {"busbw GB/s", Align::Right}, {"drop", Align::Right}});
+  for (const auto& c : cliffs) {
+    table.add_row({code(data.studies[c.study].label), c.series.operation, c.series.variant,
+                   ranks_cell(data, c.series.ranks), size_text(c.previous_bytes), size_text(c.bytes),
+                   fixed(c.previous_busbw, kBandwidthDecimals) + " → " + fixed(c.busbw, kBandwidthDecimals),
+                   signed_percent(c.busbw / c.previous_busbw - 1, 0)});
+  }
+  return out + table.render() + "\n";
+}
+
+// What a peer could not measure, once per study, operation, variant and reason.
+std::string render_unsupported(const CommData& data) {
+  std::map<std::tuple<size_t, std::string, std::string, std::string>, std::set<int>> seen;
+  for (const auto& [key, curve] : data.series) {
+    for (const auto& [bytes, points] : curve) {
+      for (const auto& [s, point] : points) {
+        if (!point.unsupported.empty()) seen[{s, key.operation, key.variant, point.unsupported}].insert(key.ranks);
+      }
+    }
+  }
+  std::string out;
+  for (const auto& [what, ranks] : seen) {
+    const auto& [s, op, variant, reason] = what;
+    std::string list;
+    for (int r : ranks) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    out += fmt::format("- {} cannot measure {} {} ({} ranks): {}.\n", code(data.studies[s].label), op, variant, list,
+                       reason);
+  }
+  return out.empty() ? "" : "Unsupported, reported by the peer rather than left out:\n\n" + out + "\n";
+}
+
+}  // namespace
+
+std::string render_comm_rows(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+  const CommData data = collect_comm_rows(groups);
+  const auto cliffs = find_cliffs(data);
+  std::set<double> sizes;
+  std::set<std::string> operations;
+  bool any_oversubscribed = false;
+  for (const auto& [key, curve] : data.series) {
+    operations.insert(key.operation);
+    // The sweep's sizes: an uneven all-to-all moves a few bytes more than the size it stands for.
+    if (key.variant.find("uneven") != std::string::npos) continue;
+    for (const auto& [bytes, points] : curve) sizes.insert(bytes);
+  }
+  for (const auto& [ranks, shared] : data.oversubscribed) any_oversubscribed = any_oversubscribed || shared;
+  std::string out = fmt::format(
+      "Collective benchmarks from result rows: {} operation{}, {} message size{} from {} to {}, each row the mean ± "
+      "std of a measurement over its study's repeats (each repeat its own job). busbw = algbw × factor "
+      "(nccl-tests): all_reduce 2(n−1)/n; all_gather, reduce_scatter, all_to_all (n−1)/n; broadcast 1; n = ranks. "
+      "Latency is the slowest rank's mean time per call.\n\n",
+      operations.size(), operations.size() == 1 ? "" : "s", sizes.size(), sizes.size() == 1 ? "" : "s",
+      sizes.empty() ? "-" : size_text(*sizes.begin()), sizes.empty() ? "-" : size_text(*sizes.rbegin()));
+  if (provenance.mixed()) {
+    out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see Environment and "
+           "provenance.**\n\n";
+  }
+  out += studies_line(data);
+  if (any_oversubscribed) out += std::string(kOversubscribedLegend) + "\n\n";
+  out += render_goals(data);
+  std::vector<std::pair<int, std::string>> ordered;
+  for (const auto& [key, curve] : data.series) {
+    if (ordered.empty() || ordered.back().second != key.operation) ordered.push_back({key.operation_order, key.operation});
+  }
+  const CliffIndex cliff_index = index_cliffs(cliffs);
+  for (const auto& [order, op] : ordered) out += render_operation(data, op, cliff_index);
+  out += render_cliffs(data, cliffs);
+  out += render_unsupported(data);
+  out += fmt::format(
+      "{}\n\n- Ratios are the engine's mean busbw ÷ the peer's, ± the spread of both (ratio × √(CV₁² + CV₂²)), "
+      "from {} on; ✓ meets the goal against that peer, ✗ misses it.\n- ⚠cliff: busbw more than {} below the next "
+      "smaller size of the same curve.\n- Wrong values (✗) are output elements that failed the check; a run with "
+      "any fails, so its timing is not used.\n\n",
+      kCellLegend, size_text(kRatioMinBytes), percent(kCliffDrop, 0));
+  return out;
+}
+
+}  // namespace mt

@@ -1,0 +1,202 @@
+// The communication section from result rows: mtengine comm against a bare MPI peer and a Gloo
+// peer, side by side, with ratios, goals, cliffs, oversubscription and unsupported forms; and the
+// one-measurement-per-trial path beside it.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "report/comm_rows.h"
+#include "report/groups.h"
+#include "report/report.h"
+#include "report/results_source.h"
+#include "report_fixture.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+namespace {
+
+constexpr double kMiB = 1 << 20;
+
+// busbw GB/s per size (256 KiB, 1 MiB, 4 MiB) of each implementation at 2 ranks; 4 ranks run at half.
+// The bare MPI loop falls off a cliff at 4 MiB; the engine misses the 0.95 goal at 1 MiB.
+const std::map<std::string, std::vector<double>> kBusbw = {
+    {"mtengine", {1.0, 1.8, 4.0}}, {"bare_mpi", {1.0, 2.0, 0.5}}, {"gloo", {0.2, 0.3, 0.4}}};
+
+double factor(const std::string& op, int ranks) {
+  return op == "all_reduce" ? 2.0 * (ranks - 1) / ranks : double(ranks - 1) / ranks;
+}
+
+nlohmann::json row(const std::string& implementation, const std::string& op, bool in_place, const std::string& split,
+                   double bytes) {
+  nlohmann::json r = {{"operation", op}, {"bytes", bytes}, {"count", bytes / 4}, {"dtype", "f32"},
+                      {"in_place", in_place}, {"split", split}};
+  if (implementation == "gloo" && op == "all_reduce" && !in_place) {
+    r["unsupported"] = true;
+    r["reason"] = "torch.distributed.all_reduce works in place only";
+  }
+  return r;
+}
+
+nlohmann::json comm_result(const std::string& implementation, int ranks, int repeat) {
+  nlohmann::json rows = nlohmann::json::array();
+  const double sizes[] = {256 * 1024, kMiB, 4 * kMiB};
+  const double scale = (ranks == 2 ? 1.0 : 0.5) * (1 + 0.01 * (repeat - 1));
+  for (int i = 0; i < 3; ++i) {
+    for (bool in_place : {true, false}) {
+      nlohmann::json r = row(implementation, "all_reduce", in_place, "", sizes[i]);
+      if (r.contains("unsupported")) {
+        rows.push_back(r);
+        continue;
+      }
+      const double busbw = kBusbw.at(implementation)[size_t(i)] * scale, algbw = busbw / factor("all_reduce", ranks);
+      r["busbw_gbps"] = busbw;
+      r["algbw_gbps"] = algbw;
+      r["latency_us"] = sizes[i] / (algbw * 1e9) * 1e6;
+      r["wrong_values"] = 0;
+      rows.push_back(r);
+    }
+  }
+  nlohmann::json uneven = row(implementation, "all_to_all", false, "uneven", kMiB + 4);
+  const double busbw = kBusbw.at(implementation)[1] * scale;
+  uneven["busbw_gbps"] = busbw;
+  uneven["algbw_gbps"] = busbw / factor("all_to_all", ranks);
+  uneven["latency_us"] = (kMiB + 4) / (busbw / factor("all_to_all", ranks) * 1e9) * 1e6;
+  uneven["wrong_values"] = 0;
+  rows.push_back(uneven);
+  nlohmann::json hosts = nlohmann::json::array();
+  for (int r = 0; r < ranks; ++r) hosts.push_back("node1");
+  nlohmann::json env = {{"cpu_cores", 2}, {"threads_per_rank", 1}};
+  if (implementation == "gloo") env["torch"] = "2.15.0";
+  else env["mpi"] = implementation == "mtengine" ? "Open MPI v4.1.4, package: Debian OpenMPI" : "Open MPI v4.1.4";
+  nlohmann::json result = {{"schema_version", 1}, {"benchmark", "comm"}, {"status", "ok"}, {"world_size", ranks},
+                           {"warmup", 2},        {"iters", 5},          {"rows", rows},   {"hosts", hosts},
+                           {"environment", env}};
+  if (implementation != "mtengine") result["implementation"] = implementation;
+  return result;
+}
+
+FixtureTrial comm_trial(const std::string& implementation, int ranks, int repeat) {
+  FixtureTrial t;
+  t.study = implementation;
+  t.workload = implementation == "mtengine" ? "comm" : "command";
+  t.params = {{"ranks", std::to_string(ranks)}, {"min_bytes", "262144"}};
+  t.axes = {"ranks"};
+  t.repeat = repeat;
+  t.result = comm_result(implementation, ranks, repeat);
+  return t;
+}
+
+void comm_campaign(ReportFixture& f) {
+  f.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {2, 4}) {
+      for (const char* implementation : {"mtengine", "bare_mpi", "gloo"}) f.trial(comm_trial(implementation, ranks, r));
+    }
+  }
+  f.pin_timestamps();
+}
+
+}  // namespace
+
+TEST_CASE("report: golden communication section from result rows") {
+  ReportFixture f("comm_golden.sqlite");
+  comm_campaign(f);
+  check_golden("report_comm.md", render_latest(f).markdown);
+}
+
+TEST_CASE("report: peers side by side, ratios at 1 MiB and up, verdicts against the goals") {
+  ReportFixture f("comm_goals.sqlite");
+  comm_campaign(f);
+  const std::string md = render_latest(f).markdown;
+  // 1.8 ÷ 2.0 misses 0.95 at 1 MiB; 4.0 ÷ 0.5 meets it at 4 MiB; Gloo is left 6× and 10× behind.
+  CHECK(contains(md, "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI v4.1.4) | 2 | "
+                     "0.90 | 8.00 | ≥ 0.95× | missed ✗ at 1 of 2 sizes |"));
+  CHECK(contains(md, "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `gloo` (PyTorch 2.15.0) | 2 | "
+                     "6.00 | 10.00 | ≥ 5.00× | met ✓ |"));
+  // Below 1 MiB there is no ratio; at 1 MiB the ratio carries the spread of both sides.
+  CHECK(contains(md, "| 2 | in_place | 256 KiB | 1.000 ± 0.010 | 1.000 ± 0.010 | 0.200 ± 0.002 | - | - |"));
+  CHECK(contains(md, "| 2 | in_place | 1 MiB | 1.800 ± 0.018 | 2.000 ± 0.020 | 0.300 ± 0.003 | 0.90 ± 0.01 ✗ | "
+                     "6.00 ± 0.08 ✓ |"));
+  CHECK(contains(md, "Met in "));
+}
+
+TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs and what qualifies them") {
+  ReportFixture f("comm_summary.sqlite");
+  comm_campaign(f);
+  const std::string md = render_latest(f).markdown;
+  const std::string summary = md.substr(0, md.find("## Communication"));
+  CHECK(contains(summary, "**Collectives** (see [Communication](#communication))"));
+  CHECK(contains(summary, "4 cliffs in all curves"));
+  // Against bare MPI every curve misses 0.95 at 1 MiB; against Gloo both measurable curves meet 5×.
+  CHECK(contains(summary, "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
+                          "0 of 6 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: 0 of 3).\n"));
+  CHECK(contains(summary, "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 4 of "
+                          "4 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: 2 of 2).\n"));
+  CHECK(contains(summary, "- ⚠oversubscribed: collectives at 4 ranks ran more ranks × threads than the node has cores"));
+  CHECK(contains(summary, "- Collective measurements with fewer than 5 successful repeats (n = 3)"));
+}
+
+TEST_CASE("report: cliffs, oversubscribed rank counts and unsupported forms are shown") {
+  ReportFixture f("comm_marks.sqlite");
+  comm_campaign(f);
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "0.500 ± 0.005 ⚠cliff -75 %"));
+  CHECK(contains(md, "| `bare_mpi` | all_reduce | in_place | 2 | 1 MiB | 4 MiB | 2.000 → 0.500 | -75 % |"));
+  CHECK(contains(md, "| 4 ⚠oversubscribed | in_place | 1 MiB |"));
+  CHECK_FALSE(contains(md, "| 2 ⚠oversubscribed |"));
+  CHECK(contains(md, "| 4 ⚠oversubscribed | out_of_place | 1 MiB | 0.900 ± 0.009 | 1.000 ± 0.010 | unsupported |"));
+  CHECK(contains(md, "- `gloo` cannot measure all_reduce out_of_place (2, 4 ranks): torch.distributed.all_reduce "
+                     "works in place only.\n"));
+  CHECK(contains(md, "| 2 | out_of_place uneven | 1048580 B |"));
+}
+
+TEST_CASE("report: a comm study without peers gets its tables but no goals; old results keep their table") {
+  ReportFixture f("comm_alone.sqlite");
+  f.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) f.trial(comm_trial("mtengine", 2, r));
+  FixtureTrial one;
+  one.study = "single";
+  one.workload = "comm";
+  one.params = {{"ranks", "2"}, {"operation", "broadcast"}, {"bytes", "4096"}};
+  one.axes = {"operation"};
+  one.result = {{"benchmark", "comm"}, {"status", "ok"}, {"operation", "broadcast"}, {"bytes", 4096},
+                {"latency_us", 10.0}, {"algbw_gbps", 0.4}, {"wrong_values", 0}};
+  f.trial(one);
+  const std::string md = render_latest(f).markdown;
+  CHECK_FALSE(contains(md, "### Goals"));
+  CHECK(contains(md, "### all_reduce\n"));
+  CHECK(contains(md, "### One measurement per trial\n"));
+  CHECK(contains(md, "| broadcast | 2 | single operation=broadcast | 4096 |"));
+}
+
+TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
+  CommPoint engine, peer;
+  engine.busbw_gbps = {2.0, 2.0};
+  peer.busbw_gbps = {1.0, 1.0};
+  auto r = busbw_ratio(engine, peer);
+  REQUIRE(r);
+  CHECK(r->ratio == doctest::Approx(2.0));
+  CHECK(*r->uncertainty == doctest::Approx(0.0));
+  peer.busbw_gbps = {1.0};
+  CHECK_FALSE(busbw_ratio(engine, peer)->uncertainty);  // one repeat: no spread to speak of
+  CHECK_FALSE(busbw_ratio(engine, CommPoint{}));
+
+  CommData data;
+  data.studies = {{"s", true, "mtengine", ""}};
+  CommSeriesKey key{0, "all_reduce", 2, "in_place"};
+  const double busbw[] = {1.0, 0.71, 0.49, 0.6};  // -29 %: no cliff; -31 %: a cliff; then up again
+  for (int i = 0; i < 4; ++i) data.series[key][1024.0 * (1 << (2 * i))][0].busbw_gbps = {busbw[i]};
+  auto cliffs = find_cliffs(data);
+  REQUIRE(cliffs.size() == 1);
+  CHECK(cliffs[0].bytes == 16384);
+  CHECK(cliffs[0].previous_bytes == 4096);
+
+  CHECK(size_text(1024) == "1 KiB");
+  CHECK(size_text(64 * kMiB) == "64 MiB");
+  CHECK(size_text(kMiB + 4) == "1048580 B");
+  CHECK(size_text(1000) == "1000 B");
+  CHECK(peer_goal("bare_mpi") == 0.95);
+  CHECK(peer_goal("gloo") == 5.0);
+  CHECK_FALSE(peer_goal("nccl-tests"));
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A tiny collective campaign through the real programs: mtrun runs mtengine comm, the bare MPI loop
+# (benchmarks/mpi_collectives_peer.c) and the Gloo peer (benchmarks/gloo_collectives_peer.py, on the
+# setup's PyTorch) on 2 ranks at two sizes; every row lands in the database, the peers measure
+# exactly the engine's rows, and the report sets them side by side.
+source "$(dirname "$0")/lib.sh"
+DB="$WORK/results/mtrun.sqlite"
+PEER="$MT_BUILD_DIR/bin/mpi_collectives_peer"
+PYTHON="${MT_VENV:-$MT_SOURCE_DIR/.venv}/bin/python"
+[ -x "$PEER" ] || fail "$PEER is not built (MT_BUILD_BENCHMARKS)"
+[ -x "$PYTHON" ] || fail "no PyTorch at $PYTHON (scripts/setup.sh creates the venv; MT_VENV points elsewhere)"
+cat > "$WORK/comm.yaml" <<YAML
+name: comm_tiny
+timeout_s: 120
+studies:
+  - name: mtengine
+    workload: comm
+    defaults: &sweep {sizes: "4096,1048576", warmup: 1, iters: 3}
+    matrix: &ranks {ranks: [2]}
+  - name: bare_mpi
+    workload: command
+    command: ["$PEER", --sizes, "{sizes}", --warmup, "{warmup}", --iters, "{iters}", --output, "{result_file}"]
+    defaults: *sweep
+    matrix: *ranks
+  - name: gloo
+    workload: command
+    command: ["$PYTHON", "$MT_SOURCE_DIR/benchmarks/gloo_collectives_peer.py", --sizes, "{sizes}",
+              --warmup, "{warmup}", --iters, "{iters}", --output, "{result_file}"]
+    defaults: *sweep
+    matrix: *ranks
+YAML
+
+capture "$MTRUN" --db "$DB" run "$WORK/comm.yaml"
+echo "$OUT"
+expect_eq "$RC" 0 "run exit code"
+expect_contains "$OUT" "succeeded in" "progress"
+expect_contains "$OUT" "16 rows" "rows per trial in the progress lines"
+# Per size: all_reduce and all_gather in and out of place, reduce_scatter, broadcast, all_to_all
+# equal and uneven: 8 rows, 16 per study.
+expect_eq "$(sql "select study || ' ' || count(*) from comm_rows group by study order by study")" "bare_mpi 16
+gloo 16
+mtengine 16" "rows per study"
+expect_eq "$(sql "select count(*) from result_rows")" 48 "every row stored"
+expect_eq "$(sql "select count(*) from (select count(distinct study) n from comm_rows group by operation, bytes, in_place, split) where n = 3")" 16 "the peers measure the engine's rows"
+expect_eq "$(sql "select group_concat(operation || ' ' || in_place || ' ' || bytes, ', ') from comm_rows where unsupported = 1")" \
+  "all_reduce 0 4096, all_reduce 0 1048576" "what Gloo cannot measure is a row, marked"
+expect_eq "$(sql "select count(*) from comm_rows where unsupported = 0 and busbw_gbps > 0 and latency_us > 0 and wrong_values = 0")" 46 "measured rows"
+expect_eq "$(sql "select count(*) from comm_rows where operation = 'all_to_all' and split = 'uneven' and bytes = 4100")" 3 "uneven all_to_all: rank 0 sends e + (0 + p) mod 2 to p"
+echo "PASS (rows)"
+
+# --allow-mixed: the engine under test may be a build of another revision than this tree (the
+# peers' revision is this tree's); what is checked here is the section, not the provenance rules.
+capture "$MTRUN" --db "$DB" report --allow-mixed
+expect_eq "$RC" 0 "report exit code"
+expect_contains "$OUT" "## Communication" "comm section"
+expect_contains "$OUT" "### Goals at ≥ 1 MiB" "goals table"
+expect_contains "$OUT" "÷ \`bare_mpi\` (Open MPI" "ratio against bare MPI with its version"
+expect_contains "$OUT" "÷ \`gloo\` (PyTorch 2." "ratio against Gloo with its version"
+expect_contains "$OUT" "### all_to_all" "a table per operation"
+expect_contains "$OUT" "| 2 | out_of_place uneven | 4100 B |" "uneven rows side by side"
+expect_contains "$OUT" "\`gloo\` cannot measure all_reduce out_of_place (2 ranks)" "unsupported forms named"
+echo "PASS (report)"

@@ -104,7 +104,7 @@ TEST_CASE("a database from a newer mtrun is refused before anything is written t
   }
   const std::string before = fingerprint(path);
   const std::string message = path.string() +
-                              " has schema version 99, newer than this mtrun understands (2); use a newer mtrun or "
+                              " has schema version 99, newer than this mtrun understands (3); use a newer mtrun or "
                               "another --db";
   CHECK_THROWS_WITH_AS(Store{path}, message.c_str(), RunnerError);
   CHECK_THROWS_WITH_AS(open_store_read_only(path), message.c_str(), RunnerError);
@@ -151,14 +151,16 @@ TEST_CASE("an older database is read as it is and migrated forward only by a wri
   CHECK(journal_mode(path) == "delete");
 
   Store store(path);
-  CHECK(store.db().user_version() == 2);
+  CHECK(store.db().user_version() == 3);
   CHECK(store.db().has_table("leases"));
+  CHECK(store.db().has_table("attempt_files"));
   CHECK(journal_mode(path) == "wal");
 }
 
 TEST_CASE("the schema file has one section per version") {
   CHECK(latest_schema_version() == Store::kSchemaVersion);
   CHECK(schema_sections()[1].rfind("-- @version 2\n", 0) == 0);
+  CHECK(schema_sections()[2].rfind("-- @version 3\n", 0) == 0);
 }
 
 TEST_CASE("runners opening a new database at the same moment create its schema once") {

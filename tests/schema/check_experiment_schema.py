@@ -23,7 +23,7 @@ valid += [os.path.join(root, "runner", "tests", "data", n) for n in ("valid.yaml
 invalid = [os.path.join(root, "runner", "tests", "data", n) for n in
            ("bad_key.yaml", "bad_strategy.yaml", "bad_type.yaml", "empty_axis.yaml", "bad_workload.yaml",
             "bad_repeat.yaml", "bad_launcher.yaml", "no_studies.yaml", "command_missing.yaml", "bad_param.yaml",
-            "exclude_param.yaml")]
+            "exclude_param.yaml", "profile_value.yaml", "profile_command.yaml")]
 
 failures = []
 for path in valid:

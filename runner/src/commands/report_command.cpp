@@ -55,8 +55,16 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", plot_dir.string(), ec.message()));
   write_file(file, report.markdown);
   for (const auto& plot : report.plots) write_file(plot_dir / plot.file, plot.svg);
-  fmt::print(out, "wrote {} and {} plot{} in {}\n", file.string(), report.plots.size(),
-             report.plots.size() == 1 ? "" : "s", plot_dir.string());
+  for (const auto& kept : report.files) {
+    const std::filesystem::path target = plot_dir / kept.path;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", target.parent_path().string(), ec.message()));
+    write_file(target, read_attempt_file(*db, kept.attempt_id, kept.name));
+  }
+  fmt::print(out, "wrote {} and {} plot{}{} in {}\n", file.string(), report.plots.size(),
+             report.plots.size() == 1 ? "" : "s",
+             report.files.empty() ? "" : fmt::format(" and {} trace file{}", report.files.size(), report.files.size() == 1 ? "" : "s"),
+             plot_dir.string());
   return kExitOk;
 }
 

@@ -69,6 +69,9 @@ struct Study {
   std::vector<Value> command;
   bool command_uses_launcher = true;  // run under mpirun/srun with `ranks`, or directly
   std::vector<MetricRule> metrics;
+  // `profile: true`: every trial runs the engine with --profile into its attempt's run directory
+  // (Chrome traces per rank, the step breakdown, exposed communication); plain studies stay unprofiled.
+  bool profile = false;
   SourcePos pos;
 };
 

@@ -26,7 +26,8 @@ bool is_env(const std::string& name) { return name.rfind("env.", 0) == 0; }
 
 // What a trial's identity hashes, in this order: study and workload, parameters by name, engine
 // arguments, environment variables by name, and for `command` studies the argv template, launch
-// mode and metric rules, one `key=value` line each; then `repeat=N`. All but the combination's
+// mode and metric rules, one `key=value` line each; `profile=true` for profiled studies (plain
+// studies keep the identities they had before profiling existed); then `repeat=N`. All but the combination's
 // values is the same for a whole study, so it is written once.
 class IdentityText {
  public:
@@ -36,6 +37,7 @@ class IdentityText {
     for (const auto& word : s.command) tail_ += fmt::format("command={}\n", word.text);
     if (!s.command.empty()) tail_ += fmt::format("launch={}\n", s.command_uses_launcher ? "launcher" : "direct");
     for (const auto& m : s.metrics) tail_ += fmt::format("metric={}|{}|{}\n", m.name, m.regex, m.json_path);
+    if (s.profile) tail_ += "profile=true\n";
   }
 
   // Hash state of a combination's text: hash_hex of it is the trials' group key.
@@ -260,6 +262,7 @@ struct StudyPlan {
     for (const auto& word : study->command) t.command.push_back(word.text);
     t.command_uses_launcher = study->command_uses_launcher;
     t.metrics = study->metrics;
+    t.profile = study->profile;
     t.axis_names = axis_names;
     t.ranks = int(std::strtol(t.param("ranks", "1").c_str(), nullptr, 10));  // validated: within int
     t.group_key = hash_hex(kept_state[k]);

@@ -15,7 +15,7 @@ namespace {
 
 const std::vector<std::string> kStudyKeys = {"name",    "workload", "repeat",  "timeout_s", "defaults",
                                              "matrix",  "zip",      "exclude", "include",   "derived",
-                                             "where",   "engine_args", "command", "launch", "metrics"};
+                                             "where",   "engine_args", "command", "launch", "metrics", "profile"};
 
 bool valid_name(const std::string& s) {
   static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9_.-]*");
@@ -37,9 +37,14 @@ class ParamChecker {
  public:
   ParamChecker(YamlReader& r, const WorkloadSpec* workload) : r_(r), workload_(workload) {}
 
-  // False (after reporting) when `name` is not a parameter of the workload.
+  // False (after reporting) when `name` is not a parameter of the workload, or one mtrun sets.
   bool check_name(const std::string& name, SourcePos pos) {
     if (!workload_ || valid_env_name(name)) return true;
+    if (name == kProfileParam && can_profile(*workload_)) {
+      r_.error(pos, "'profile' is set by mtrun: write `profile: true` on the study, and each attempt writes its "
+                    "traces into its own run directory");
+      return false;
+    }
     if (workload_->find(name)) return true;
     if (workload_->free_form_params) {
       if (valid_identifier(name)) return true;
@@ -227,6 +232,25 @@ void read_command(YamlReader& r, const YAML::Node& node, Study& study) {
   }
 }
 
+// `profile: true|false`; true needs a workload that takes --profile.
+void read_profile(YamlReader& r, const YAML::Node& node, const WorkloadSpec* workload, Study& study) {
+  auto text = r.scalar(node, "profile");
+  if (!text) return;
+  if (*text != "true" && *text != "false") {
+    r.error(pos_of(node), fmt::format("profile must be true or false, got '{}'", *text));
+    return;
+  }
+  study.profile = *text == "true";
+  if (!study.profile || !workload || can_profile(*workload)) return;
+  std::vector<std::string> able;
+  for (const auto& w : workload_table()) {
+    if (can_profile(w)) able.push_back(w.name);
+  }
+  r.error(pos_of(node), fmt::format("workload '{}' cannot be profiled: profile: true runs the engine with --profile "
+                                    "(workloads that take it: {})",
+                                    workload->name, able.empty() ? "none loaded" : fmt::format("{}", fmt::join(able, ", "))));
+}
+
 }  // namespace
 
 std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index, const StudyDefaults& defaults) {
@@ -258,6 +282,7 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
     }
   }
   ParamChecker params(r, workload);
+  if (node["profile"]) read_profile(r, node["profile"], workload, study);
   if (node["repeat"]) {
     if (auto v = r.integer(node["repeat"], "repeat", 1)) study.repeat = *v;
   }

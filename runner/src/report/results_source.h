@@ -2,6 +2,7 @@
 // What reports read from the results database: the chosen campaigns and, for every trial, its
 // latest attempt (for failures) and its latest succeeded attempt (for numbers). Read-only: a report
 // never changes the database it describes.
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -57,6 +58,8 @@ struct ReportTrial {
 
   // Latest succeeded attempt: where the numbers come from.
   std::optional<int> succeeded_attempt;
+  std::int64_t succeeded_attempt_id = 0;  // its row in `attempts`
+  std::vector<std::string> files;         // names of the files kept with it (attempt_files), sorted
   std::string command;  // as the runner recorded and launched it
   std::map<std::string, double> metrics;
   nlohmann::json result;  // its result JSON; null when absent or unreadable
@@ -69,6 +72,13 @@ struct ReportTrial {
   std::optional<double> metric(const std::string& name) const;
 };
 
+// A file kept with an attempt (attempt_files) that a saved report writes into its folder.
+struct ReportFile {
+  std::int64_t attempt_id = 0;
+  std::string name;  // as stored: "profile/rank_00000.trace.json"
+  std::string path;  // relative to the report's folder: "traces/0123456789ab/rank_00000.trace.json"
+};
+
 struct ReportData {
   std::vector<Campaign> campaigns;  // oldest first
   std::vector<ReportTrial> trials;  // by campaign, then plan order
@@ -79,5 +89,8 @@ struct ReportData {
 std::unique_ptr<Database> open_results(const std::filesystem::path& file);
 
 ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns);
+
+// The content of a file kept with an attempt; throws RunnerError when there is none.
+std::string read_attempt_file(Database& db, std::int64_t attempt_id, const std::string& name);
 
 }  // namespace mt

@@ -16,15 +16,15 @@ using ConfigurationKey = std::tuple<std::string, std::string, int, std::string>;
 
 ConfigurationKey configuration(const Group& g) { return {g.kind, g.strategy, g.ranks, g.config}; }
 
-std::string pair_name(const Group& first, const Group& second) {
+}  // namespace
+
+std::string study_pair_name(const Group& first, const Group& second) {
   std::string name = fmt::format("{} ÷ {}, {}×{}", first.study, second.study,
                                  first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
   if (!first.config.empty()) name += " " + first.config;
   if (core_use(first).oversubscribed() || core_use(second).oversubscribed()) name += std::string(" ") + kOversubscribedMark;
   return name;
 }
-
-}  // namespace
 
 std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
   // Groups by configuration, in report order; studies in the order the experiment lists them.
@@ -45,7 +45,7 @@ std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
         for (const auto& m : key_metrics(first, second)) {
           auto a = first.sample(m.name).values, b = second.sample(m.name).values;
           if (a.empty() || b.empty()) continue;
-          rows.push_back({pair_name(first, second), &first, &second, m, contrast(a, b), std::nullopt, ""});
+          rows.push_back({study_pair_name(first, second), &first, &second, m, contrast(a, b), std::nullopt, ""});
         }
       }
     }

@@ -11,6 +11,10 @@
 
 namespace mt {
 
+// "engine ÷ peer, ddp ×2 gradient_sync_mode=every": two studies at one configuration (⚠oversubscribed
+// when either ran so).
+std::string study_pair_name(const Group& first, const Group& second);
+
 // Rows for every pair of studies at every configuration both ran (first study over second, in the
 // experiment's order), verdicts decided together.
 std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups);

@@ -9,6 +9,7 @@
 
 #include "launch/process.h"
 #include "run/progress.h"
+#include "store/attempt_files.h"
 #include "store/result_ingest.h"
 #include "runner_error.h"
 #include "run/summary.h"
@@ -104,6 +105,7 @@ Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const T
     launched = true;
     ProcessOutcome process = run_process(spec, run.stop);
     outcome = classify_attempt(process, result_file, log_file, trial);
+    outcome.files = files_to_keep(trial, outcome, run_dir);
   } catch (const std::exception& e) {  // whatever the job left behind, the attempt ends with a reason
     outcome = launched ? failed_outcome(AttemptState::Failed, fmt::format("mtrun could not read the result: {}", e.what()))
                        : failed_outcome(AttemptState::LaunchFailed, e.what());

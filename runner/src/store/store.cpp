@@ -200,6 +200,11 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
     step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
     step.reset();
   }
+  auto file = db_.prepare("INSERT OR REPLACE INTO attempt_files (attempt_id, name, content) VALUES (?,?,?)");
+  for (const auto& f : o.files) {
+    file.bind(1, attempt_id).bind(2, f.name).bind_blob(3, f.content).run();
+    file.reset();
+  }
   if (provenance) record_provenance(attempt_id, *provenance);
   tx.commit();
 }

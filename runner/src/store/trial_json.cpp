@@ -39,6 +39,7 @@ std::string trial_to_json(const Trial& t) {
     for (const auto& m : t.metrics) rules.push_back({{"name", m.name}, {"regex", m.regex}, {"json", m.json_path}});
     j["metrics"] = rules;
   }
+  if (t.profile) j["profile"] = true;
   j["axis_names"] = t.axis_names;
   j["identity"] = t.identity;
   j["group_key"] = t.group_key;
@@ -65,6 +66,7 @@ Trial trial_from_json(const std::string& text) {
                            m.at("json").get<std::string>()});
     }
   }
+  t.profile = j.value("profile", false);  // absent: stored before profiling, or a plain trial
   t.axis_names = j.at("axis_names").get<std::vector<std::string>>();
   t.identity = j.at("identity").get<std::string>();
   t.group_key = j.at("group_key").get<std::string>();

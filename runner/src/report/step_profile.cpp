@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 
 namespace mt {
 namespace {
@@ -59,6 +60,27 @@ std::optional<double> largest_bucket_mib(const Group& g) {
   return largest;
 }
 
+// Each rank's per-step statistics in the profile summary, averaged over ranks.
+constexpr std::pair<Summary StepProfileRow::*, const char*> kRankFields[] = {
+    {&StepProfileRow::step_ms, "step_ms"},
+    {&StepProfileRow::data_ms, "data_ms"},
+    {&StepProfileRow::forward_backward_ms, "forward_backward_ms"},
+    {&StepProfileRow::optimizer_ms, "optimizer_ms"},
+    {&StepProfileRow::communication_ms, "communication_ms"},
+    {&StepProfileRow::exposed_ms, "exposed_communication_ms"},
+    {&StepProfileRow::overlap_fraction, "overlap_fraction"},
+    {&StepProfileRow::collectives, "collectives_per_step"},
+};
+
+// Whole-run figures of the result, as stored metrics.
+constexpr std::pair<Summary StepProfileRow::*, const char*> kResultFields[] = {
+    {&StepProfileRow::step_min_ms, "profile.step_ms_across_ranks.min"},
+    {&StepProfileRow::step_p50_ms, "profile.step_ms_across_ranks.p50"},
+    {&StepProfileRow::step_max_ms, "profile.step_ms_across_ranks.max"},
+    {&StepProfileRow::straggler_ratio, "profile.straggler_ratio"},
+    {&StepProfileRow::buckets, "buckets.count"},
+};
+
 }  // namespace
 
 bool is_profiled(const Group& group) {
@@ -96,19 +118,8 @@ std::vector<StepProfileRow> step_profile_rows(const std::vector<const Group*>& g
   for (const Group* g : groups) {
     StepProfileRow r;
     r.group = g;
-    r.step_ms = ranks_mean(*g, "step_ms");
-    r.data_ms = ranks_mean(*g, "data_ms");
-    r.forward_backward_ms = ranks_mean(*g, "forward_backward_ms");
-    r.optimizer_ms = ranks_mean(*g, "optimizer_ms");
-    r.communication_ms = ranks_mean(*g, "communication_ms");
-    r.exposed_ms = ranks_mean(*g, "exposed_communication_ms");
-    r.overlap_fraction = ranks_mean(*g, "overlap_fraction");
-    r.collectives = ranks_mean(*g, "collectives_per_step");
-    r.step_min_ms = metric(*g, "profile.step_ms_across_ranks.min");
-    r.step_p50_ms = metric(*g, "profile.step_ms_across_ranks.p50");
-    r.step_max_ms = metric(*g, "profile.step_ms_across_ranks.max");
-    r.straggler_ratio = metric(*g, "profile.straggler_ratio");
-    r.buckets = metric(*g, "buckets.count");
+    for (const auto& [member, field] : kRankFields) r.*member = ranks_mean(*g, field);
+    for (const auto& [member, name] : kResultFields) r.*member = metric(*g, name);
     r.largest_bucket_mib = largest_bucket_mib(*g);
     for (const ReportTrial* t : g->succeeded) {
       auto traces = trace_files(*t);

@@ -168,8 +168,9 @@ ProfileSection render_profile_section(const std::vector<const Group*>& profiled,
         "DDP and FSDP run their collectives; what exceeds it, inside the optimizer phase, where ZeRO does.\n\n";
   md += time_table(rows, provenance) + "\n";
   md += "Collectives per optimizer step as the engine counts them by kind, and the collective spans per step in the "
-        "trace; buckets and the largest bucket are DDP's gradient buckets. Step ms across ranks: the fastest, "
-        "median and slowest rank's mean step (mean over repeats); straggler ratio = slowest ÷ median.\n\n";
+        "trace; buckets and the largest bucket are the gradient buckets the strategy reduces (DDP's buckets; FSDP's "
+        "units, one reduce-scatter each). Step ms across ranks: the fastest, median and slowest rank's mean step "
+        "(mean over repeats); straggler ratio = slowest ÷ median.\n\n";
   md += pace_table(rows, report_dir) + "\n";
   std::string notes;
   if (report_dir.empty()) {

@@ -61,10 +61,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const char* workload : {"command", "train"}) {
     mt::AttemptOutcome outcome = mt::classify_attempt(process, kDir + "/result.json", kDir + "/log.txt", trial(workload));
     std::optional<mt::Provenance> provenance;
+    const mt::LaunchCommand command{{"prog"}};
+    const mt::ProgramIdentity program{"prog"};
     try {  // as the campaign loop does: a malformed environment leaves mtrun's own provenance
-      provenance = mt::assemble_provenance(mt::ProvenanceContext{}, outcome.result_json, "prog");
+      provenance = mt::assemble_provenance(mt::ProvenanceContext{}, outcome.result_json, command, program);
     } catch (const std::exception&) {
-      provenance = mt::assemble_provenance(mt::ProvenanceContext{}, std::nullopt, "prog");
+      provenance = mt::assemble_provenance(mt::ProvenanceContext{}, std::nullopt, command, program);
     }
     const std::int64_t attempt = store.begin_attempt(row, store.next_attempt_number(row), "prog", "/r", "/r/log", provenance);
     store.finish_attempt(attempt, outcome, provenance);

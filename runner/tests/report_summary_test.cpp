@@ -17,9 +17,9 @@ TEST_CASE("summary: the headline comparisons, best configurations and warnings c
   REQUIRE(summary != std::string::npos);
   CHECK(summary < first_table);
   CHECK(md.find("**Warnings**") < first_table);
-  CHECK(contains(md, "- engine ÷ peer, ddp ×1: tokens_per_sec 1.200× (1200 vs 1000), p (Holm, 2 tests) < 0.001, "
+  CHECK(contains(md, "- engine (LibTorch 1.13.1) ÷ peer, ddp ×1: tokens_per_sec 1.200× (1200 vs 1000), p (Holm, 2 tests) < 0.001, "
                      "n = 3 + 3 — **faster**.\n"));
-  CHECK(contains(md, "- engine ÷ peer, ddp ×2: tokens_per_sec 1.200× (2400 vs 2000), p (Holm, 2 tests) < 0.001, "
+  CHECK(contains(md, "- engine (LibTorch 1.13.1) ÷ peer, ddp ×2: tokens_per_sec 1.200× (2400 vs 2000), p (Holm, 2 tests) < 0.001, "
                      "n = 3 + 3 — **faster**.\n"));
   CHECK(contains(md, "| 1 | ddp (engine): 1200 ± 12 | ddp (peer): 1000 ± 10 | 1.200 | < 0.001 | faster | ddp (engine): 4.0 |"));
   CHECK(contains(md, "- 4 of 4 configurations have fewer than 5 successful repeats (n = 3)"));
@@ -39,12 +39,12 @@ TEST_CASE("verdicts: tokens/s and step time are one measurement with one verdict
   }
   std::string md = render_latest(f).markdown;
   CHECK(contains(md, "3 tests were made here, so p (Holm) corrects for making them together"));
-  CHECK(contains(md, "| engine ÷ peer, ddp ×4 | tokens_per_sec | 101 ± 1 (3) | 98 ± 1 (3) | 1.031 | 0.021 | 0.064 | within noise |"));
+  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer, ddp ×4 | tokens_per_sec | 101 ± 1 (3) | 98 ± 1 (3) | 1.031 | 0.021 | 0.064 | within noise |"));
   // Step time is shown, never tested on its own, so it cannot disagree with tokens/s.
-  CHECK(contains(md, "| engine ÷ peer, ddp ×4 | step_time_ms | 41.00 ± 1.00 (3) | 42.00 ± 1.00 (3) | 0.976 | - | - | "
+  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer, ddp ×4 | step_time_ms | 41.00 ± 1.00 (3) | 42.00 ± 1.00 (3) | 0.976 | - | - | "
                      "same measurement as tokens_per_sec |"));
   CHECK_FALSE(contains(md, "| step_time_ms | 41.00 ± 1.00 (3) | 42.00 ± 1.00 (3) | 0.976 | 0.3"));
-  CHECK(contains(md, "- engine ÷ peer, ddp ×1: tokens_per_sec 1.031× (101 vs 98), p (Holm, 3 tests) = 0.064, "
+  CHECK(contains(md, "- engine (LibTorch 1.13.1) ÷ peer, ddp ×1: tokens_per_sec 1.031× (101 vs 98), p (Holm, 3 tests) = 0.064, "
                      "n = 3 + 3 — **within noise**.\n"));
 }
 

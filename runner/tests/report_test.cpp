@@ -298,6 +298,7 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
       f.trial(train_trial("engine", "ddp", ranks, r, engine[r] * ranks, 40, 500));
       FixtureTrial p = train_trial("peer", "ddp", ranks, r, peer[r] * ranks, 48, 520);
       p.workload = "command";  // a peer framework run as a command study
+      p.result["environment"]["torch"] = "2.15.0";
       f.trial(p);
     }
     f.trial(train_trial("engine", "fsdp", 2, r, 900, 60, 300));  // no peer ran fsdp
@@ -307,9 +308,10 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
   // 1200 ± 12 vs 1000 ± 10: Welch t = 22.2 → p < 0.001
   // Two tests (ddp ×1, ddp ×2), corrected together.
   CHECK(contains(md, "2 tests were made here"));
-  CHECK(contains(md, "| engine ÷ peer, ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
-  CHECK(contains(md, "| engine ÷ peer, ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± 20 (3) | 1.200 |"));
-  CHECK(contains(md, "| engine ÷ peer, ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 ± 0.00 (3) | 0.833 |"));
+  // Each side of a ratio names its version: the engine's LibTorch, the peer's PyTorch.
+  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
+  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± 20 (3) | 1.200 |"));
+  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 ± 0.00 (3) | 0.833 |"));
   CHECK_FALSE(contains(md, "fsdp ×2 | tokens_per_sec"));
 
   ReportFixture single("one_study.sqlite");

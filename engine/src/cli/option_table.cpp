@@ -27,8 +27,10 @@ std::optional<double> numeric_value(const Option& option) {
   return std::visit(
       [](auto* target) -> std::optional<double> {
         using T = std::remove_pointer_t<decltype(target)>;
-        if constexpr (std::is_same_v<T, std::string>) return std::nullopt;
-        else return static_cast<double>(*target);
+        if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::vector<std::string>>)
+          return std::nullopt;
+        else
+          return static_cast<double>(*target);
       },
       option.target);
 }
@@ -43,6 +45,7 @@ std::string shown_value(const Option& option) {
       [](auto* target) -> std::string {
         using T = std::remove_pointer_t<decltype(target)>;
         if constexpr (std::is_same_v<T, std::string>) return "'" + *target + "'";
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>) return fmt::format("{}", fmt::join(*target, " "));
         else if constexpr (std::is_same_v<T, bool>) return *target ? "true" : "false";
         else return fmt::format("{}", *target);
       },
@@ -112,6 +115,8 @@ void register_options(CLI::App& command, const OptionTable& table) {
           if constexpr (std::is_same_v<T, bool>) {
             // `--flag` sets true; `--flag=false` states the default explicitly.
             command.add_flag(name, *target, option.help);
+          } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+            command.add_option(name, *target, option.help)->allow_extra_args(false);
           } else {
             auto* added = command.add_option(name, *target, option.help)->capture_default_str();
             // A text flag given with nothing after it is a mistake, never "use the default".
@@ -144,6 +149,7 @@ nlohmann::json describe_options(const OptionTable& table, const std::string& sub
                             {"default", json_value(option)},
                             {"help", option.help},
                             {"experiment_param", option.experiment_param}};
+    if (std::holds_alternative<std::vector<std::string>*>(option.target)) entry["repeatable"] = true;
     if (!option.choices.empty()) entry["choices"] = option.choices;
     if (option.minimum) {
       entry["minimum"] = *option.minimum;

@@ -20,7 +20,8 @@ namespace mt {
 enum class OptionType { integer, number, choice, boolean, text };
 
 struct Option {
-  using Target = std::variant<int64_t*, uint64_t*, int*, double*, bool*, std::string*>;
+  // A vector<string> option may be given several times (one value each).
+  using Target = std::variant<int64_t*, uint64_t*, int*, double*, bool*, std::string*, std::vector<std::string>*>;
   Option(std::string flag_, OptionType type_, std::string help_, Target target_)
       : flag(std::move(flag_)), type(type_), help(std::move(help_)), target(target_) {}
 

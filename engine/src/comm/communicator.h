@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "comm/collective_types.h"
@@ -22,9 +24,12 @@ class Communicator {
   virtual const char* backend() const = 0;  // "mpi", "nccl"
   virtual bool device_memory() const = 0;   // buffers live on the GPU
 
-  // In place: data = sum over ranks.
-  virtual WorkHandle all_reduce(void* data, std::size_t count, ElementType type,
+  // recv = sum over ranks of send; send == recv is in place.
+  virtual WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type,
                                 StreamRef stream = {}) = 0;
+  WorkHandle all_reduce(void* data, std::size_t count, ElementType type, StreamRef stream = {}) {
+    return all_reduce(data, data, count, type, stream);
+  }
   // recv (world_size × count) gets rank r's send at r × count. send may be this rank's own
   // block of recv (in place).
   virtual WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type,
@@ -43,9 +48,27 @@ class Communicator {
                                   void* recv, const std::vector<std::size_t>& recv_counts,
                                   ElementType type, StreamRef stream = {}) = 0;
 
+  // A communicator over the ranks that pass the same `color` (collective over this one), ordered
+  // by `key`: how process groups (tensor-, pipeline-, data-parallel) are made.
+  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
+
+  // Blocks the host until every collective issued so far has finished (a no-op where wait()
+  // already blocks the host; on GPUs, a stream synchronize): for timing loops.
+  virtual void synchronize() {}
+
   const CollectiveCounts& counts() const { return counts_; }
 
+  // What the next collective is for (e.g. "bucket 3"), shown in its description, timeout messages
+  // and profiles. Consumed by the next collective issued.
+  void set_next_label(std::string label) { next_label_ = std::move(label); }
+
  protected:
+  std::string take_label() {
+    std::string label;
+    label.swap(next_label_);
+    return label;
+  }
+
   // Counts the collective and returns its sequence number (0, 1, ... per communicator).
   long issue(CollectiveKind kind) {
     ++counts_[kind];
@@ -55,6 +78,7 @@ class Communicator {
  private:
   CollectiveCounts counts_;
   long sequence_ = 0;
+  std::string next_label_;
 };
 
 }  // namespace mt

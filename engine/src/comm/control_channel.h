@@ -25,6 +25,9 @@ class ControlChannel {
   virtual void sum(std::vector<double>& values) = 0;
   // Every rank passes a vector of the same length; rank 0 receives [rank][i], others get {}.
   virtual std::vector<std::vector<double>> gather_to_root(const std::vector<double>& local) = 0;
+  // Every rank's text, in rank order, on rank 0 (others get {}): small metadata such as a
+  // checkpoint shard's size and digest.
+  virtual std::vector<std::string> gather_text_to_root(const std::string& local) = 0;
   // Root's bytes on every rank (resized there): how an ncclUniqueId travels.
   virtual void broadcast_bytes(std::vector<char>& bytes, int root) = 0;
   // Hostname of every rank, on every rank.

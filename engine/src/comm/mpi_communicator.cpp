@@ -89,10 +89,11 @@ struct MpiCommunicator::State {
   MpiProgress progress;
   int rank = 0;
 
-  std::shared_ptr<MpiWork> work(long sequence, CollectiveKind kind, std::size_t count, ElementType type) {
+  std::shared_ptr<MpiWork> work(long sequence, CollectiveKind kind, std::size_t count, ElementType type,
+                                const std::string& label) {
     return std::make_shared<MpiWork>(
-        progress, fmt::format("{} #{} ({} {}) on rank {}", collective_name(kind), sequence, count,
-                              element_type_name(type), rank));
+        progress, fmt::format("{} #{} ({} {}{}) on rank {}", collective_name(kind), sequence, count,
+                              element_type_name(type), label.empty() ? "" : ", " + label, rank));
   }
 };
 
@@ -104,6 +105,19 @@ MpiCommunicator::MpiCommunicator(double timeout_s) : state_(std::make_unique<Sta
   state_->rank = rank_;
 }
 
+MpiCommunicator::MpiCommunicator(std::unique_ptr<State> state) : state_(std::move(state)) {
+  MT_MPI_CHECK(MPI_Comm_set_errhandler(state_->comm, MPI_ERRORS_RETURN));
+  MT_MPI_CHECK(MPI_Comm_rank(state_->comm, &rank_));
+  MT_MPI_CHECK(MPI_Comm_size(state_->comm, &world_size_));
+}
+
+std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) {
+  auto state = std::make_unique<State>(state_->progress.timeout_s());
+  MT_MPI_CHECK(MPI_Comm_split(state_->comm, color, key, &state->comm));
+  state->rank = state_->rank;  // named by its world rank in messages
+  return std::unique_ptr<Communicator>(new MpiCommunicator(std::move(state)));
+}
+
 MpiCommunicator::~MpiCommunicator() {
   MPI_Comm comm = state_->comm;
   state_.reset();  // stops the progress thread first
@@ -112,17 +126,21 @@ MpiCommunicator::~MpiCommunicator() {
   if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
 }
 
-WorkHandle MpiCommunicator::all_reduce(void* data, std::size_t count, ElementType type, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::all_reduce), CollectiveKind::all_reduce, count, type);
+WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, ElementType type,
+                                       StreamRef) {
+  auto work = state_->work(issue(CollectiveKind::all_reduce), CollectiveKind::all_reduce, count, type, take_label());
   std::vector<MPI_Request> requests;
-  auto* cursor = static_cast<char*>(data);
+  const bool in_place = send == recv;
+  const auto* in = static_cast<const char*>(send);
+  auto* out = static_cast<char*>(recv);
   while (count > 0) {
     const std::size_t piece = count < kMaxPiece ? count : kMaxPiece;
     MPI_Request request;
-    MT_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, cursor, static_cast<int>(piece), datatype(type),
+    MT_MPI_CHECK(MPI_Iallreduce(in_place ? MPI_IN_PLACE : in, out, static_cast<int>(piece), datatype(type),
                                 sum_op(type), state_->comm, &request));
     requests.push_back(request);
-    cursor += piece * element_bytes(type);
+    in += piece * element_bytes(type);
+    out += piece * element_bytes(type);
     count -= piece;
   }
   return state_->progress.submit(work, std::move(requests));
@@ -130,7 +148,7 @@ WorkHandle MpiCommunicator::all_reduce(void* data, std::size_t count, ElementTyp
 
 WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count,
                                        ElementType type, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::all_gather), CollectiveKind::all_gather, count, type);
+  auto work = state_->work(issue(CollectiveKind::all_gather), CollectiveKind::all_gather, count, type, take_label());
   const int n = int_count(count, "all_gather");
   // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
   if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * count * element_bytes(type))
@@ -142,8 +160,7 @@ WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t
 
 WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count,
                                            ElementType type, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::reduce_scatter), CollectiveKind::reduce_scatter,
-                           count, type);
+  auto work = state_->work(issue(CollectiveKind::reduce_scatter), CollectiveKind::reduce_scatter, count, type, take_label());
   MPI_Request request;
   MT_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, int_count(count, "reduce_scatter"),
                                          datatype(type), sum_op(type), state_->comm, &request));
@@ -152,7 +169,7 @@ WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::si
 
 WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType type, int root,
                                       StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::broadcast), CollectiveKind::broadcast, count, type);
+  auto work = state_->work(issue(CollectiveKind::broadcast), CollectiveKind::broadcast, count, type, take_label());
   MPI_Request request;
   MT_MPI_CHECK(MPI_Ibcast(data, int_count(count, "broadcast"), datatype(type), root, state_->comm,
                           &request));
@@ -161,7 +178,7 @@ WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType
 
 WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count,
                                        ElementType type, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type);
+  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type, take_label());
   const int n = int_count(count, "all_to_all");
   MPI_Request request;
   MT_MPI_CHECK(MPI_Ialltoall(send, n, datatype(type), recv, n, datatype(type), state_->comm, &request));
@@ -176,7 +193,7 @@ WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std
     throw std::invalid_argument("all_to_all_v: one count per rank expected");
   std::size_t total = 0;
   for (std::size_t c : send_counts) total += c;
-  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, total, type);
+  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, total, type, take_label());
   // MPI reads the count and displacement arrays until the operation completes: they live with
   // the request, in a holder the work keeps.
   struct Arrays {

@@ -15,6 +15,7 @@ class MpiCommunicator final : public Communicator {
   // Requires MPI to be initialised with MPI_THREAD_MULTIPLE. A collective not complete after
   // `timeout_s` seconds (0: never) aborts the job.
   explicit MpiCommunicator(double timeout_s);
+  std::unique_ptr<Communicator> split(int color, int key) override;
   ~MpiCommunicator() override;
 
   int rank() const override { return rank_; }
@@ -22,7 +23,9 @@ class MpiCommunicator final : public Communicator {
   const char* backend() const override { return "mpi"; }
   bool device_memory() const override { return false; }
 
-  WorkHandle all_reduce(void* data, std::size_t count, ElementType type, StreamRef stream) override;
+  using Communicator::all_reduce;
+  WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type,
+                        StreamRef stream) override;
   WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type,
                         StreamRef stream) override;
   WorkHandle reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
@@ -37,6 +40,7 @@ class MpiCommunicator final : public Communicator {
 
  private:
   struct State;  // MPI handles and the progress thread; in the .cpp to keep mpi.h out of here
+  explicit MpiCommunicator(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
   int rank_ = 0, world_size_ = 1;
 };

@@ -61,6 +61,24 @@ std::vector<std::vector<double>> MpiControlChannel::gather_to_root(const std::ve
   return out;
 }
 
+std::vector<std::string> MpiControlChannel::gather_text_to_root(const std::string& local) {
+  const int length = static_cast<int>(local.size());
+  std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(world_size_) : 0);
+  MT_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, handles_->world));
+  std::vector<int> offsets(lengths.size());
+  int total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    offsets[r] = total;
+    total += lengths[r];
+  }
+  std::vector<char> all(static_cast<std::size_t>(total));
+  MT_MPI_CHECK(MPI_Gatherv(local.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                           handles_->world));
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lengths.size(); ++r) out.emplace_back(all.data() + offsets[r], static_cast<std::size_t>(lengths[r]));
+  return out;
+}
+
 void MpiControlChannel::broadcast_bytes(std::vector<char>& bytes, int root) {
   long size = static_cast<long>(bytes.size());
   MT_MPI_CHECK(MPI_Bcast(&size, 1, MPI_LONG, root, handles_->world));

@@ -24,6 +24,7 @@ class MpiControlChannel final : public ControlChannel {
   double sum(double value) override;
   void sum(std::vector<double>& values) override;
   std::vector<std::vector<double>> gather_to_root(const std::vector<double>& local) override;
+  std::vector<std::string> gather_text_to_root(const std::string& local) override;
   void broadcast_bytes(std::vector<char>& bytes, int root) override;
   std::vector<std::string> hostnames() override;
 

@@ -80,7 +80,11 @@ bool MpiProgress::poll_once() {
   if (finished.empty()) return false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (MpiWork* work : finished) work->done_.store(true, std::memory_order_release);
+    const auto now = std::chrono::steady_clock::now();
+    for (MpiWork* work : finished) {
+      work->completed_at_ = now;
+      work->done_.store(true, std::memory_order_release);
+    }
     outstanding_.erase(std::remove_if(outstanding_.begin(), outstanding_.end(),
                                       [](const auto& w) { return w->done_.load(); }),
                        outstanding_.end());

@@ -26,6 +26,10 @@ class MpiWork final : public Work {
   bool test() override { return done_.load(std::memory_order_acquire); }
   void wait() override;
   std::string describe() const override { return description_; }
+  std::optional<std::chrono::steady_clock::time_point> completed_at() const override {
+    if (!done_.load(std::memory_order_acquire)) return std::nullopt;
+    return completed_at_;
+  }
   // Keeps `object` alive as long as this work (e.g. argument arrays MPI reads until completion).
   void keep_alive(std::shared_ptr<void> object) { kept_.push_back(std::move(object)); }
 
@@ -35,12 +39,14 @@ class MpiWork final : public Work {
   std::string description_;
   std::vector<MPI_Request> requests_;  // tested only by the progress thread once submitted
   std::atomic<bool> done_{false};
+  std::chrono::steady_clock::time_point completed_at_;  // written before done_ is set
   std::vector<std::shared_ptr<void>> kept_;
 };
 
 class MpiProgress {
  public:
   explicit MpiProgress(double timeout_s);
+  double timeout_s() const { return timeout_s_; }
   ~MpiProgress();  // stops the thread; abandons requests still outstanding (the job is ending)
 
   // Hands the work's started requests to the progress thread.

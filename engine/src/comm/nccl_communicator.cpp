@@ -78,6 +78,21 @@ class NcclCommunicator final : public Communicator {
     watchdog_ = std::thread([this] { watch(); });
   }
 
+  // A sub-communicator split from `parent` (ncclCommSplit): same device, its own stream.
+  NcclCommunicator(ncclComm_t comm, int device, double timeout_s) : timeout_s_(timeout_s), device_(device), comm_(comm) {
+    MT_NCCL_CHECK(ncclCommUserRank(comm_, &rank_));
+    MT_NCCL_CHECK(ncclCommCount(comm_, &world_size_));
+    MT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    MT_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    watchdog_ = std::thread([this] { watch(); });
+  }
+
+  std::unique_ptr<Communicator> split(int color, int key) override {
+    ncclComm_t child = nullptr;
+    MT_NCCL_CHECK(ncclCommSplit(comm_, color, key, &child, nullptr));
+    return std::make_unique<NcclCommunicator>(child, device_, timeout_s_);
+  }
+
   ~NcclCommunicator() override {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -94,12 +109,15 @@ class NcclCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
   const char* backend() const override { return "nccl"; }
+  void synchronize() override { MT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
   bool device_memory() const override { return true; }
 
-  WorkHandle all_reduce(void* data, std::size_t count, ElementType type, StreamRef stream) override {
+  using Communicator::all_reduce;
+  WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type,
+                        StreamRef stream) override {
     const long seq = issue(CollectiveKind::all_reduce);
     after(stream);
-    MT_NCCL_CHECK(ncclAllReduce(data, data, count, nccl_type(type), ncclSum, comm_, stream_));
+    MT_NCCL_CHECK(ncclAllReduce(send, recv, count, nccl_type(type), ncclSum, comm_, stream_));
     return finish(stream, CollectiveKind::all_reduce, seq, count, type);
   }
 
@@ -174,10 +192,11 @@ class NcclCommunicator final : public Communicator {
     cudaEvent_t done;
     MT_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     MT_CUDA_CHECK(cudaEventRecord(done, stream_));
+    const std::string label = take_label();
     auto work = std::make_shared<NcclWork>(
         done, as_stream(stream),
-        fmt::format("{} #{} ({} {}) on rank {}", collective_name(kind), seq, count,
-                    element_type_name(type), rank_));
+        fmt::format("{} #{} ({} {}{}) on rank {}", collective_name(kind), seq, count, element_type_name(type),
+                    label.empty() ? "" : ", " + label, rank_));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       in_flight_.push_back({work, std::chrono::steady_clock::now()});

@@ -5,7 +5,9 @@
 // the operation and its sequence number.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,9 @@ class Work {
   virtual void wait() = 0;
 
   virtual std::string describe() const = 0;  // "all_reduce #12 (4194304 f32)"
+  // When the collective completed, where the backend knows it (the MPI progress thread does); the
+  // profiler draws a collective's span up to here rather than to when someone waited for it.
+  virtual std::optional<std::chrono::steady_clock::time_point> completed_at() const { return std::nullopt; }
 };
 
 using WorkHandle = std::shared_ptr<Work>;

@@ -48,6 +48,7 @@ void BucketReducer::launch(std::size_t index) {
   torch::Tensor flat = bucket.gradients();
   flat.mul_(1.0 / comm_.world_size());  // average before any rounding to bf16
   InFlight flight{index, nullptr, {}, {}};
+  comm_.set_next_label("bucket " + std::to_string(index));
   const bool bf16 = wire_type_ == ElementType::bf16;
   torch::Tensor send = bf16 ? flat.to(torch::kBFloat16) : flat;
   flight.staging = send;

@@ -25,6 +25,7 @@ class Ddp final : public Strategy {
 
   void prepare(GptImpl& model) override {
     parameters_ = model.parameters();
+    names_ = model.named_parameters().keys();
     broadcast_parameters(comm_, parameters_);
 
     std::vector<std::size_t> sizes;
@@ -70,6 +71,14 @@ class Ddp final : public Strategy {
 
   long sync_rounds() const override { return reducer_.rounds(); }
 
+  std::vector<NamedTensor> model_state() override {
+    std::vector<NamedTensor> out;
+    if (comm_.rank() != 0) return out;  // replicas are equal: rank 0 speaks for all
+    for (std::size_t i = 0; i < parameters_.size(); ++i) out.push_back({"model/" + names_[i], parameters_[i]});
+    return out;
+  }
+  void after_model_state_loaded() override { broadcast_parameters(comm_, parameters_); }
+
   StrategyReport report() const override {
     StrategyReport out;
     for (const auto& bucket : buckets_) {
@@ -91,6 +100,7 @@ class Ddp final : public Strategy {
   Communicator& comm_;
   BucketReducer reducer_;
   std::vector<torch::Tensor> parameters_;
+  std::vector<std::string> names_;
   std::vector<Bucket> buckets_;
   std::vector<torch::Tensor> flat_;
   std::vector<std::size_t> pending_;

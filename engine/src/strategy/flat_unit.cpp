@@ -121,6 +121,12 @@ std::vector<torch::Tensor> shard_parameters(const std::vector<std::unique_ptr<Fl
   return out;
 }
 
+std::vector<NamedTensor> unit_shards(const std::vector<std::unique_ptr<FlatUnit>>& units) {
+  std::vector<NamedTensor> out;
+  for (std::size_t u = 0; u < units.size(); ++u) out.push_back({"model/unit_" + std::to_string(u), units[u]->shard()});
+  return out;
+}
+
 StrategyReport flat_units_report(const std::vector<std::unique_ptr<FlatUnit>>& units, ParameterResidency residency,
                                  int64_t held_gradient_bytes, const MemoryLedger& ledger) {
   constexpr int64_t kFloatBytes = sizeof(float);

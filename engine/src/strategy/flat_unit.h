@@ -73,6 +73,9 @@ class FlatUnit {
 // Each unit's shard with its shard gradient attached: what the optimizer steps on.
 std::vector<torch::Tensor> shard_parameters(const std::vector<std::unique_ptr<FlatUnit>>& units);
 
+// Each unit's shard under the name it is checkpointed as: model/unit_<index>.
+std::vector<NamedTensor> unit_shards(const std::vector<std::unique_ptr<FlatUnit>>& units);
+
 // Whether a rank keeps only its shard of each unit's parameters (FSDP) or all of them (ZeRO).
 enum class ParameterResidency { shard, full };
 

@@ -110,6 +110,10 @@ class Fsdp final : public Strategy {
 
   long sync_rounds() const override { return reducer_.rounds(); }
 
+  // Parameters are gathered from the shards whenever they are used: nothing more to do.
+  std::vector<NamedTensor> model_state() override { return unit_shards(units_); }
+  void after_model_state_loaded() override {}
+
   StrategyReport report() const override {
     return flat_units_report(units_, ParameterResidency::shard, held_gradient_bytes_, ledger_);
   }

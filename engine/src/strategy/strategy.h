@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/named_tensor.h"
 #include "model/gpt.h"
 #include "strategy/strategy_table.h"
 
@@ -52,6 +53,13 @@ class Strategy {
   // Gradient synchronisation rounds performed so far (a round may issue several collectives).
   virtual long sync_rounds() const = 0;
   virtual StrategyReport report() const = 0;
+
+  // Checkpointing. The model tensors this rank saves: its shard of each unit (sharded
+  // strategies: no rank gathers the full model), or, on rank 0 only, every parameter by name
+  // (replicated ones; other ranks save none). A restore writes into these same tensors, then
+  // calls after_model_state_loaded() to make every rank consistent again.
+  virtual std::vector<NamedTensor> model_state() = 0;
+  virtual void after_model_state_loaded() = 0;
 };
 
 

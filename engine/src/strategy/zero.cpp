@@ -79,11 +79,10 @@ class Zero final : public Strategy {
       for (auto& unit : units_) unit->copy_gradient_shard();
   }
 
-  void after_optimizer_step() override {
-    std::vector<WorkHandle> gathers;
-    for (auto& unit : units_) gathers.push_back(unit->start_all_gather_in_place());
-    wait_all(gathers);
-  }
+  void after_optimizer_step() override { gather_all_units(); }
+
+  std::vector<NamedTensor> model_state() override { return unit_shards(units_); }
+  void after_model_state_loaded() override { gather_all_units(); }
 
   void zero_grad() override {
     for (auto& unit : units_) {
@@ -105,6 +104,13 @@ class Zero final : public Strategy {
   }
 
  private:
+  // Every rank's shard into every rank's full buffers, in place.
+  void gather_all_units() {
+    std::vector<WorkHandle> gathers;
+    for (auto& unit : units_) gathers.push_back(unit->start_all_gather_in_place());
+    wait_all(gathers);
+  }
+
   void on_gradient_ready(std::size_t u) {
     if (--pending_[u] == 0) reducer_.mark_ready(u);
   }

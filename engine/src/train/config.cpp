@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "comm/backends.h"
+#include "train/faults.h"
 #include "train/train_options.h"
 
 namespace mt {
@@ -12,6 +13,16 @@ namespace mt {
 std::optional<std::string> validate(const TrainConfig& config) {
   TrainConfig copy = config;  // the table binds to a mutable config; reading is all it does here
   if (auto problem = check_options(train_option_table(copy))) return problem;
+  for (const auto& spec : config.faults) {
+    try {
+      parse_fault(spec);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+  }
+  if (config.save_every > 0 && config.checkpoint_dir.empty()) return std::string("--save-every needs --checkpoint-dir");
+  if (config.resume == "latest" && config.checkpoint_dir.empty())
+    return std::string("--resume latest needs --checkpoint-dir");
   for (const auto& entry : backend_table())
     if (config.backend == entry.name && !entry.available)
       return fmt::format("--backend {} is not supported in this build (supported: {})",

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/model_config.h"
 
@@ -35,6 +36,13 @@ struct TrainConfig {
   double collective_timeout_s = 300;  // a collective waiting longer aborts the job; 0: never
   bool keep_denormals = false;  // false: flush subnormal floats to zero (FTZ/DAZ)
   std::string output;
+  // Checkpoints (see checkpoint/checkpointer.h) and injected faults (train/faults.h).
+  std::string checkpoint_dir;
+  int64_t save_every = 0;
+  int64_t keep_last = 0;
+  std::string resume;
+  std::vector<std::string> faults;
+  std::string profile_dir;  // non-empty: a profiled run (traces and the step analysis here)
 };
 
 // The first problem found, as a message naming the flag and value (without the

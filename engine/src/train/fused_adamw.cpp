@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "checkpoint/checkpoint_error.h"
 #include "train/fused_adamw_kernel.h"
 
 namespace mt {
@@ -97,6 +98,45 @@ void FusedAdamW::step_on_device(double grad_scale) {
   at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, options_.lr, options_.beta1,
                     options_.beta2, options_.weight_decay, options_.eps, /*amsgrad=*/false,
                     /*maximize=*/false, divide_by, std::nullopt);
+}
+
+std::vector<NamedTensor> FusedAdamW::state() const {
+  return {{"optimizer/exp_avg", exp_avg_},
+          {"optimizer/exp_avg_sq", exp_avg_sq_},
+          {"optimizer/steps", torch::tensor(steps_, torch::TensorOptions().dtype(torch::kLong))}};
+}
+
+void FusedAdamW::load_state(const std::map<std::string, torch::Tensor>& tensors) {
+  auto take = [&](const char* name, const torch::Tensor& into) {
+    auto it = tensors.find(name);
+    if (it == tensors.end()) throw CheckpointError(std::string("checkpoint lacks ") + name);
+    if (it->second.sizes() != into.sizes() || it->second.scalar_type() != into.scalar_type())
+      throw CheckpointError(std::string("checkpoint's ") + name + " does not fit this model's optimizer");
+    return it->second;
+  };
+  torch::NoGradGuard no_grad;
+  exp_avg_.copy_(take("optimizer/exp_avg", exp_avg_));
+  exp_avg_sq_.copy_(take("optimizer/exp_avg_sq", exp_avg_sq_));
+  const auto steps = take("optimizer/steps", torch::tensor(steps_, torch::TensorOptions().dtype(torch::kLong)));
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    steps_[i] = steps[static_cast<int64_t>(i)].item<int64_t>();
+    if (!device_steps_.empty()) device_steps_[i].fill_(static_cast<double>(steps_[i]));
+  }
+}
+
+void FusedAdamW::broadcast_state(Communicator& comm) {
+  if (comm.world_size() == 1) return;
+  auto steps = torch::tensor(steps_, torch::TensorOptions().dtype(torch::kLong)).to(torch::kInt).to(exp_avg_.device());
+  std::vector<WorkHandle> works = {
+      comm.broadcast(exp_avg_.data_ptr(), static_cast<std::size_t>(exp_avg_.numel()), ElementType::f32, 0),
+      comm.broadcast(exp_avg_sq_.data_ptr(), static_cast<std::size_t>(exp_avg_sq_.numel()), ElementType::f32, 0),
+      comm.broadcast(steps.data_ptr(), static_cast<std::size_t>(steps.numel()), ElementType::i32, 0)};
+  wait_all(works);
+  const auto host = steps.to(torch::kCPU);
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    steps_[i] = host[static_cast<int64_t>(i)].item<int32_t>();
+    if (!device_steps_.empty()) device_steps_[i].fill_(static_cast<double>(steps_[i]));
+  }
 }
 
 int64_t FusedAdamW::state_bytes() const {

@@ -8,7 +8,12 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
+
+#include "checkpoint/named_tensor.h"
+#include "comm/communicator.h"
 
 namespace mt {
 
@@ -34,6 +39,13 @@ class FusedAdamW {
 
   // exp_avg + exp_avg_sq bytes of parameters stepped at least once (what torch would hold).
   int64_t state_bytes() const;
+
+  // Checkpointing: the moments and per-parameter step counts, and their restoration (throws
+  // CheckpointError when a checkpoint's state does not fit these parameters).
+  std::vector<NamedTensor> state() const;
+  void load_state(const std::map<std::string, torch::Tensor>& tensors);
+  // Replicated optimizers (DDP): rank 0's state on every rank.
+  void broadcast_state(Communicator& comm);
 
  private:
   struct Chunk {

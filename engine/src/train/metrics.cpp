@@ -1,5 +1,6 @@
 #include "train/metrics.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "env/resources.h"
@@ -19,7 +20,8 @@ double tokens_per_second(const TrainConfig& c, int world_size, double step_time_
 }
 
 TrainSummary summarize(const TrainConfig& config, const RankRun& run, ControlChannel& control) {
-  const auto first = static_cast<std::size_t>(config.warmup_steps);
+  // The series hold the steps this process ran: from a resume point on, warmup counted from step 0.
+  const auto first = static_cast<std::size_t>(std::max<int64_t>(0, config.warmup_steps - run.first_step));
   auto max_over_ranks = [&](double local) { return control.max(local); };
   auto max_bytes = [&](int64_t local) {
     return static_cast<int64_t>(control.max(static_cast<double>(local)));

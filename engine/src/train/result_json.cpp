@@ -85,11 +85,20 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
                    {"peak_gradient_bytes", s.peak_gradient_bytes},
                    {"peak_full_parameter_bytes", s.peak_full_parameter_bytes},
                    {"peak_rss_bytes", s.peak_rss_bytes}};
-  out["per_step"] = {{"loss", run.mean_loss},
+  out["per_step"] = {{"first_step", run.first_step},
+                     {"loss", run.mean_loss},
                      {"grad_norm", run.grad_norm},
                      {"learning_rate", run.learning_rate},
                      {"step_time_ms", s.step_ms_per_rank}};
   out["hosts"] = s.hosts;
+  out["resume_deterministic"] = run.resume_deterministic;
+  out["resumed_from_step"] = run.resumed_from_step ? nlohmann::json(*run.resumed_from_step) : nlohmann::json(nullptr);
+  if (run.resumed_from_step) out["checkpoint_load_ms"] = run.checkpoint_load_ms;
+  nlohmann::json saves = nlohmann::json::array();
+  for (const auto& save : run.checkpoint_saves)
+    saves.push_back({{"step", save.step}, {"save_ms", save.ms}, {"bytes", save.bytes}});
+  out["checkpoint_saves"] = saves;
+  if (!run.profile_json.empty()) out["profile"] = nlohmann::json::parse(run.profile_json);
   out["environment"] = to_json(env, /*include_machine=*/true);
   return out;
 }

@@ -130,6 +130,26 @@ OptionTable train_option_table(TrainConfig& c) {
                    c.keep_denormals,
                    "compute with subnormal floats instead of flushing them to zero (slow on many "
                    "CPUs; the default flushes)"));
+  o.push_back(Option{"checkpoint-dir", OptionType::text,
+                     "directory of checkpoints: step_%08d/ per saved step, latest -> the newest", &c.checkpoint_dir});
+  o.push_back(integer("save-every", c.save_every, "save a checkpoint every N steps (0: never)", 0, kMaxSteps));
+  o.push_back(integer("keep-last", c.keep_last, "published checkpoints kept (0: all)", 0, kMaxSteps));
+  o.push_back(Option{"resume", OptionType::text,
+                     "latest (the newest published checkpoint in --checkpoint-dir; none: start fresh) or a "
+                     "step directory; warmup and measured steps still count from step 0",
+                     &c.resume});
+  {
+    Option faults{"fault", OptionType::text,
+                  "inject a fault, e.g. kill:rank=1,step=6 (kinds: kill, exit, nan, sleep, save-kill); "
+                  "repeatable",
+                  &c.faults};
+    faults.experiment_param = false;
+    o.push_back(faults);
+  }
+  o.push_back(Option{"profile", OptionType::text,
+                     "profile into this directory: a Chrome trace per rank, the step breakdown and exposed "
+                     "communication (a separate mode: timings carry the profiler's overhead)",
+                     &c.profile_dir});
   {
     Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.output};
     output.experiment_param = false;

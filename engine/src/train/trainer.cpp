@@ -3,7 +3,9 @@
 #include <ATen/autocast_mode.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "data/synthetic.h"
 #include "env/float_mode.h"
@@ -12,7 +14,12 @@
 #include "model/bf16_emulation.h"
 #include "model/gpt.h"
 #include "strategy/strategy.h"
+#include "checkpoint/checkpointer.h"
+#include "train/checkpoint_state.h"
 #include "train/device_runtime.h"
+#include "train/faults.h"
+#include "profile/profiler.h"
+#include "workload/input_error.h"
 #include "train/fused_adamw.h"
 #include "train/lr_schedule.h"
 
@@ -84,8 +91,15 @@ std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator&
 }
 
 void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun& run) {
-  Communicator& comm = group.collectives;
   ControlChannel& control = group.control;
+  // A profiled run sees the same collectives, each also drawn in its trace.
+  std::unique_ptr<Profiler> profiler;
+  std::unique_ptr<Communicator> traced_collectives;
+  if (!config.profile_dir.empty()) {
+    profiler = std::make_unique<Profiler>(control.rank());
+    traced_collectives = profiler->traced(group.collectives);
+  }
+  Communicator& comm = traced_collectives ? *traced_collectives : group.collectives;
   at::set_num_threads(run.threads);
   set_blas_threads(run.threads);
   const bool flush = !config.keep_denormals;
@@ -94,6 +108,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   const int rank = comm.rank();
 
   auto runtime = make_device_runtime(comm.device_memory());
+  if (profiler) runtime = profiler->traced(std::move(runtime));
   Gpt model = make_gpt(config.model, config.seed);
   model->to(runtime->device());
   model->train();
@@ -105,6 +120,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   run.bucket_cap_mb = resolved_bucket_cap_mb(config, parameter_bytes);
   auto strategy = make_strategy(config, comm, run.sync_mode, parameter_bytes);
   strategy->prepare(*model);
+  if (profiler) model->set_block_runner(profiler->traced_blocks(model->block_runner()));
   // Dropout masks must differ between ranks, like any independent data-parallel worker.
   torch::manual_seed(config.seed + 7919ULL * static_cast<uint64_t>(rank + 1));
 
@@ -124,12 +140,31 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   run.bf16_gemm = !bf16 ? "" : runtime->is_gpu() || cpu_has_native_bf16() ? "native" : "emulated";
   set_bf16_emulation(run.bf16_gemm == "emulated");
   const bool autocast_bf16 = run.bf16_gemm == "native";
-  CollectiveCounts counts_at_measure_start;
-  long rounds_at_measure_start = 0;
 
-  for (int64_t step = 0; step < total_steps; ++step) {
+  const FaultPlan faults = fault_plan(config);
+  if (auto problem = faults.check(comm.world_size())) throw InputError(*problem);
+  Checkpointer checkpointer(checkpoint_settings(config), control,
+                            checkpoint_identity(config, comm.world_size(), schedule), faults);
+  TrainPosition position;
+  if (auto point = checkpointer.resume_point()) {
+    const auto load_start = std::chrono::steady_clock::now();
+    position = restore_rank(checkpointer.load(*point), *strategy, optimizer, comm, runtime->device());
+    run.resumed_from_step = position.global_step;
+    run.checkpoint_load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+  }
+  run.first_step = position.global_step;
+  run.resume_deterministic = !runtime->is_gpu();  // CPU kernels repeat bit for bit at fixed threads
+  // Warmup and measured steps count from step 0 of the training, not from a resume point.
+  const int64_t measure_from = std::max<int64_t>(config.warmup_steps, position.global_step);
+  const int64_t tokens_per_step = config.batch_size * config.model.seq_length * micro_count * comm.world_size();
+  CollectiveCounts counts_at_measure_start = comm.counts();
+  long rounds_at_measure_start = strategy->sync_rounds();
+
+  for (int64_t step = position.global_step; step < total_steps; ++step) {
     run.current_step = step;
-    if (step == config.warmup_steps) {
+    if (profiler) profiler->recorder().set_step(step);
+    faults.before_step(rank, step);
+    if (step == measure_from) {
       counts_at_measure_start = comm.counts();
       rounds_at_measure_start = strategy->sync_rounds();
     }
@@ -152,6 +187,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
       runtime->start(StepPhase::compute);
       strategy->before_micro_batch(micro, micro_count);
       auto loss = forward_loss(model, inputs, targets, autocast_bf16);
+      if (faults.nan_loss(rank, step)) loss = loss * std::numeric_limits<float>::quiet_NaN();
       (loss / micro_count).backward();
       strategy->after_backward(micro, micro_count);
       loss_sum += loss.detach() / micro_count;  // stays on the device: no sync per micro-batch
@@ -181,7 +217,9 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     }
     // Clipping scales the gradients inside the optimizer's single pass.
     const bool clip = config.max_grad_norm > 0 && grad_norm > config.max_grad_norm;
+    const auto optimizer_start = std::chrono::steady_clock::now();
     optimizer.step(clip ? config.max_grad_norm / (grad_norm + 1e-6) : 1.0);
+    if (profiler) profiler->optimizer_step(optimizer_start, std::chrono::steady_clock::now());
     strategy->after_optimizer_step();
     strategy->zero_grad();
     runtime->stop(StepPhase::optimizer);
@@ -190,10 +228,20 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     run.step_ms.push_back(times.step_ms);
     run.data_ms.push_back(times[StepPhase::data]);
     run.forward_backward_ms.push_back(times[StepPhase::compute]);
+
+    position = {step + 1, (step + 1) * tokens_per_step};
+    if (checkpointer.due(position.global_step)) {  // outside the step's timing
+      const SaveStats saved = checkpointer.save(
+          position.global_step, position.tokens_seen,
+          rank_checkpoint(*strategy, optimizer, rank, position, learning_rate_at(schedule, step + 1), micro_count,
+                          runtime->device()));
+      run.checkpoint_saves.push_back({position.global_step, saved.ms, saved.bytes});
+    }
   }
 
-  run.sync_rounds_per_step = (strategy->sync_rounds() - rounds_at_measure_start) / config.steps;
-  run.collectives_per_step = per_step(counts_at_measure_start, comm.counts(), config.steps);
+  const long measured = static_cast<long>(std::max<int64_t>(0, total_steps - measure_from));
+  run.sync_rounds_per_step = measured > 0 ? (strategy->sync_rounds() - rounds_at_measure_start) / measured : 0;
+  run.collectives_per_step = per_step(counts_at_measure_start, comm.counts(), std::max(1L, measured));
   const StrategyReport report = strategy->report();
   run.bucket_bytes = report.bucket_bytes;
   run.parameter_bytes = report.parameter_bytes;
@@ -205,6 +253,10 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   const DeviceMemoryPeaks peaks = runtime->memory_peaks();
   run.device_max_allocated_bytes = peaks.max_allocated_bytes;
   run.device_max_reserved_bytes = peaks.max_reserved_bytes;
+  if (profiler) {
+    const auto summary = profiler->finish(control, config.profile_dir, measure_from);
+    if (control.rank() == 0) run.profile_json = summary.dump();
+  }
 }
 
 }  // namespace mt

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,19 @@ struct RankRun {
   bool gpu = false;  // trained on this rank's GPU
   std::string bf16_gemm;  // bf16 runs: "native" (autocast) or "emulated" (fp32 GEMMs, bf16 operands)
   int64_t device_max_allocated_bytes = 0, device_max_reserved_bytes = 0;  // GPU memory peaks
+
+  // Checkpoints: the step this process started at (a resume point, else 0), saves and the load.
+  int64_t first_step = 0;
+  std::optional<int64_t> resumed_from_step;
+  bool resume_deterministic = false;
+  double checkpoint_load_ms = 0;
+  struct CheckpointSave {
+    int64_t step;
+    double ms;
+    uint64_t bytes;
+  };
+  std::vector<CheckpointSave> checkpoint_saves;
+  std::string profile_json;  // rank 0 of a profiled run: the summary (profile/profiler.h)
 
   // Progress and the all-rank stop, before the optimizer step, on a non-finite loss or gradient.
   int64_t current_step = -1;

@@ -11,6 +11,7 @@
 #include "comm/backends.h"
 #include "comm/mpi_control_channel.h"
 #include "comm/mpi_session.h"
+#include "workload/input_error.h"
 
 namespace mt {
 namespace {
@@ -71,6 +72,20 @@ int run_workload(Workload& workload) {
     auto collectives = make_communicator(workload.backend(), control, workload.collective_timeout_s());
     ProcessGroup group{control, *collectives};
     outcome = workload.run(group);
+  } catch (const InputError& e) {
+    // Every rank found the same problem (collectively decided): stop together, as bad input.
+    if (rank == 0) {
+      print_error(workload, e.what());
+      if (!workload.output_path().empty()) {
+        try {
+          write_json_atomically(workload.output_path(),
+                                workload.error_result(RunError{std::nullopt, workload.current_step(), e.what(), ""}));
+        } catch (const std::exception& write_error) {
+          print_error(workload, write_error.what());
+        }
+      }
+    }
+    return 2;
   } catch (const std::exception& e) {
     // Other ranks may be blocked in a collective with us: record what we know, then stop the job.
     const auto step = workload.current_step();

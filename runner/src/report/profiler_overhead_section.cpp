@@ -29,7 +29,7 @@ std::string render_profiler_overhead(const std::vector<const Group*>& profiled,
     for (const auto& m : key_metrics(*p, **twin)) {
       auto a = p->sample(m.name).values, b = (*twin)->sample(m.name).values;
       if (a.empty() || b.empty()) continue;
-      rows.push_back({study_pair_name(*p, **twin), p, *twin, m, contrast(a, b), std::nullopt, ""});
+      rows.push_back({study_pair_name(*p, **twin, false), p, *twin, m, contrast(a, b), std::nullopt, ""});
     }
   }
   if (rows.empty()) {

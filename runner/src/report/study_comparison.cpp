@@ -16,10 +16,19 @@ using ConfigurationKey = std::tuple<std::string, std::string, int, std::string>;
 
 ConfigurationKey configuration(const Group& g) { return {g.kind, g.strategy, g.ranks, g.config}; }
 
+// "mtengine (LibTorch 2.15.0)": a ratio against a peer names the version of each side.
+std::string study_with_version(const Group& g) {
+  if (auto torch = g.result_text("environment.torch"); !torch.empty()) return fmt::format("{} (PyTorch {})", g.study, torch);
+  if (auto libtorch = g.result_text("environment.libtorch"); !libtorch.empty())
+    return fmt::format("{} (LibTorch {})", g.study, libtorch);
+  return g.study;
+}
+
 }  // namespace
 
-std::string study_pair_name(const Group& first, const Group& second) {
-  std::string name = fmt::format("{} ÷ {}, {}×{}", first.study, second.study,
+std::string study_pair_name(const Group& first, const Group& second, bool with_versions) {
+  std::string name = fmt::format("{} ÷ {}, {}×{}", with_versions ? study_with_version(first) : first.study,
+                                 with_versions ? study_with_version(second) : second.study,
                                  first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
   if (!first.config.empty()) name += " " + first.config;
   if (core_use(first).oversubscribed() || core_use(second).oversubscribed()) name += std::string(" ") + kOversubscribedMark;

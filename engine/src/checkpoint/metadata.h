@@ -1,0 +1,59 @@
+// A checkpoint step's metadata.json: what it is (format version, strategy, world size, precision,
+// configuration fingerprint, global step, tokens seen, creation time) and every file it holds
+// with its size and SHA-256. Resuming refuses a step whose identity differs from the run's,
+// naming the field and both values. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace mt {
+
+constexpr int kCheckpointFormatVersion = 1;
+
+// What must agree between a checkpoint and the run that resumes from it.
+struct CheckpointIdentity {
+  std::string strategy;
+  int world_size = 1;
+  std::string precision;
+  std::string fingerprint;  // SHA-256 of the canonical JSON of the settings that change the math
+};
+
+struct CheckpointFile {
+  std::string name;
+  uint64_t bytes = 0;
+  std::string sha256;
+};
+
+struct CheckpointMetadata {
+  int format_version = kCheckpointFormatVersion;
+  CheckpointIdentity identity;
+  int64_t global_step = 0;   // optimizer steps completed
+  int64_t tokens_seen = 0;
+  std::string created_at;    // UTC, ISO 8601
+  std::vector<CheckpointFile> files;
+};
+
+nlohmann::json to_json(const CheckpointMetadata& metadata);
+// Throws CheckpointError: unreadable, damaged, or newer than this binary understands.
+CheckpointMetadata read_metadata(const std::filesystem::path& step_dir);
+
+// The first difference between a checkpoint and the resuming run, as "strategy: checkpoint has
+// 'fsdp', this run 'ddp'", or "" when they agree.
+std::string identity_mismatch(const CheckpointIdentity& checkpoint, const CheckpointIdentity& run);
+
+// SHA-256 over the canonical JSON (sorted keys, no spaces) of `settings`.
+std::string fingerprint_of(const nlohmann::json& settings);
+
+// Sizes and checksums of the files in `dir` (rank shards), in name order.
+std::vector<CheckpointFile> describe_files(const std::filesystem::path& dir, const std::vector<std::string>& names);
+// Throws CheckpointError naming the first file whose size or checksum differs from `metadata`.
+void check_files(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata);
+
+std::string utc_timestamp();
+
+}  // namespace mt

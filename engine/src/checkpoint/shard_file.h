@@ -1,0 +1,41 @@
+// One rank's shard of a checkpoint: named tensors in one file. Layout: the magic "MTSHARD1", the
+// length of a JSON header (8 bytes, little-endian), the header (format version and, per tensor:
+// name, dtype, shape, offset and length of its bytes, SHA-256 of its bytes), then the tensors'
+// bytes back to back. Tensors are read back on the CPU; callers copy them where they live.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "checkpoint/named_tensor.h"
+
+namespace mt {
+
+struct ShardEntry {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  uint64_t offset = 0, bytes = 0;
+  std::string sha256;  // of the tensor's bytes
+};
+
+constexpr int kShardFormatVersion = 1;
+
+// Writes and fsyncs the file. `after_tensor(i)` runs after the i-th tensor's bytes are written
+// (fault injection: a rank dying in the middle of a save).
+void write_shard_file(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
+                      const std::function<void(std::size_t)>& after_tensor = {});
+
+// The header only, validated (magic, version, extents within the file). Throws CheckpointError.
+std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path);
+
+// Every tensor, each checked against its recorded digest. Throws CheckpointError naming the file
+// and the tensor that does not match.
+std::vector<NamedTensor> read_shard_file(const std::filesystem::path& path);
+
+}  // namespace mt

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `mtengine comm` on 3 ranks: every collective, placement and all-to-all split at two sizes, each
+# with a row holding latency, bandwidths and zero wrong values; the row count follows the plan;
+# bad input is refused with exit 2.
+set -uo pipefail
+MTENGINE=${1:?usage: comm_test.sh PATH/TO/mtengine}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 3)
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"${MPIRUN[@]}" "$MTENGINE" comm --sizes 3072,98304 --warmup 1 --iters 3 --output "$WORK/comm.json" \
+  >"$WORK/out" 2>&1 || fail "comm run: $(cat "$WORK/out")"
+python3 - "$WORK/comm.json" <<'PY' || fail "comm result"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["benchmark"] == "comm" and r["status"] == "ok" and r["world_size"] == 3, r.get("error")
+rows = r["rows"]
+# all_reduce 2 placements, all_gather 2, reduce_scatter 1, broadcast 1, all_to_all 2 splits; x 2 sizes
+assert len(rows) == 2 * (2 + 2 + 1 + 1 + 2), len(rows)
+for row in rows:
+    assert row["wrong_values"] == 0, row
+    assert row["latency_us"] > 0 and row["algbw_gbps"] > 0, row
+factor = {"all_reduce": 4 / 3, "all_gather": 2 / 3, "reduce_scatter": 2 / 3, "broadcast": 1, "all_to_all": 2 / 3}
+for row in rows:
+    assert abs(row["busbw_gbps"] - row["algbw_gbps"] * factor[row["operation"]]) < 1e-9 * row["busbw_gbps"] + 1e-12, row
+uneven = [x for x in rows if x["split"] == "uneven"]
+assert len(uneven) == 2 and all(x["bytes"] > 3072 // 3 * 3 for x in uneven[:1]), uneven
+print(f"ok: {len(rows)} rows, every output checked, no wrong values")
+PY
+
+expect_refusal() {  # MESSAGE ARGS...
+  local message=$1
+  shift
+  "${MPIRUN[@]}" "$MTENGINE" comm "$@" >"$WORK/out" 2>&1
+  local rc=$?
+  [ "$rc" -eq 2 ] && grep -qF -- "$message" "$WORK/out" || fail "comm $*: exit $rc: $(cat "$WORK/out")"
+  echo "ok: refused: $message"
+}
+expect_refusal "--ops: unknown collective 'all_redcue'" --ops all_redcue
+expect_refusal "--min-bytes 8192 must be at most --max-bytes 4096" --min-bytes 8192 --max-bytes 4096
+expect_refusal "--sizes: 'x' is not a size of at least 4 bytes" --sizes 4096,x

@@ -1,0 +1,110 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "checkpoint/layout.h"
+#include "checkpoint/metadata.h"
+
+namespace fs = std::filesystem;
+namespace layout = mt::checkpoint_layout;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  auto dir = fs::temp_directory_path() / ("mt_ckpt_layout_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void make_step(const fs::path& root, int64_t step, bool ready) {
+  fs::create_directories(layout::step_dir(root, step));
+  std::ofstream(layout::step_dir(root, step) / layout::shard_name(0)) << "x";
+  if (ready) std::ofstream(layout::step_dir(root, step) / layout::kReady);
+}
+
+}  // namespace
+
+TEST_CASE("step directories are named step_%08d and parsed back") {
+  CHECK(layout::step_name(12) == "step_00000012");
+  CHECK(layout::parse_step_name("step_00000012") == 12);
+  CHECK_FALSE(layout::parse_step_name("step_12").has_value());
+  CHECK_FALSE(layout::parse_step_name(".step_00000012.tmp").has_value());
+  CHECK(layout::shard_name(3) == "rank_00003.shard");
+}
+
+TEST_CASE("only READY steps count, and latest falls back to the newest READY step") {
+  const auto root = scratch("latest");
+  CHECK_FALSE(layout::resolve_latest(root).has_value());
+  make_step(root, 3, true);
+  make_step(root, 6, true);
+  make_step(root, 9, false);  // a crash before READY
+  fs::create_directories(layout::temp_dir(root, 12));
+  CHECK(layout::ready_steps(root) == std::vector<int64_t>{3, 6});
+  CHECK(layout::resolve_latest(root) == 6);
+
+  fs::create_directory_symlink("step_00000003", root / layout::kLatest);
+  CHECK(layout::resolve_latest(root) == 3);  // latest names a READY step: it wins
+  fs::remove(root / layout::kLatest);
+  fs::create_directory_symlink("step_00000009", root / layout::kLatest);
+  CHECK(layout::resolve_latest(root) == 6);  // names an unready one: the newest READY step
+
+  const auto removed = layout::clean_incomplete(root);
+  CHECK(removed.size() == 2);
+  CHECK_FALSE(fs::exists(layout::step_dir(root, 9)));
+  CHECK_FALSE(fs::exists(layout::temp_dir(root, 12)));
+  CHECK(fs::exists(layout::step_dir(root, 6)));
+  fs::remove_all(root);
+}
+
+TEST_CASE("publish renames into place and moves latest; prune keeps the newest K") {
+  const auto root = scratch("publish");
+  for (int64_t step : {2, 4, 6}) {
+    fs::create_directories(layout::temp_dir(root, step));
+    std::ofstream(layout::temp_dir(root, step) / layout::kReady);
+    layout::publish(root, step);
+    CHECK(fs::read_symlink(root / layout::kLatest) == fs::path(layout::step_name(step)));
+    CHECK_FALSE(fs::exists(layout::temp_dir(root, step)));
+  }
+  layout::prune(root, 2);
+  CHECK(layout::ready_steps(root) == std::vector<int64_t>{4, 6});
+  CHECK(layout::resolve_latest(root) == 6);
+  fs::remove_all(root);
+}
+
+TEST_CASE("an identity mismatch names the field and both values") {
+  const mt::CheckpointIdentity saved{"fsdp", 2, "fp32", "aaaa"};
+  CHECK(mt::identity_mismatch(saved, saved).empty());
+  CHECK(mt::identity_mismatch(saved, {"ddp", 2, "fp32", "aaaa"}) == "strategy: checkpoint has 'fsdp', this run 'ddp'");
+  CHECK(mt::identity_mismatch(saved, {"fsdp", 4, "fp32", "aaaa"}) == "world_size: checkpoint has 2, this run 4");
+  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "bf16", "aaaa"}) == "precision: checkpoint has 'fp32', this run 'bf16'");
+  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb"}).rfind("config_fingerprint: checkpoint has aaaa, this run bbbb", 0) == 0);
+}
+
+TEST_CASE("metadata round-trips, and a newer format is refused clearly") {
+  const auto root = scratch("metadata");
+  mt::CheckpointMetadata m;
+  m.identity = {"zero2", 2, "bf16", "f00d"};
+  m.global_step = 12;
+  m.tokens_seen = 12288;
+  m.created_at = "2026-12-01T00:00:00Z";
+  m.files = {{"rank_00000.shard", 10, "ab"}, {"rank_00001.shard", 11, "cd"}};
+  std::ofstream(root / layout::kMetadata) << to_json(m).dump();
+  const auto back = mt::read_metadata(root);
+  CHECK(back.identity.strategy == "zero2");
+  CHECK(back.global_step == 12);
+  CHECK(back.files.size() == 2);
+  CHECK(back.files[1].bytes == 11);
+
+  auto newer = to_json(m);
+  newer["format_version"] = mt::kCheckpointFormatVersion + 1;
+  std::ofstream(root / layout::kMetadata) << newer.dump();
+  CHECK_THROWS_WITH(mt::read_metadata(root),
+                    doctest::Contains("has checkpoint format version 2; this mtengine reads up to 1: use a newer mtengine"));
+  fs::remove_all(root);
+}

@@ -219,3 +219,16 @@ JOIN latest_attempts a ON a.id = r.attempt_id
 JOIN trials t ON t.id = a.trial_id
 JOIN campaigns c ON c.id = t.campaign_id
 WHERE json_extract(r.data, '$.operation') IS NOT NULL;
+
+-- @version 5
+-- Files a trial left in its run directory that reports link to, kept with the attempt so a report
+-- renders from the database alone: a profiled attempt's Chrome traces (profile/rank_00000.trace.json,
+-- one per rank) and its profile summary (profile/profile.json). Kept for the first repeat of each
+-- profiled configuration (repeat_index 0); every attempt keeps its own.
+CREATE TABLE attempt_files (
+  id         INTEGER PRIMARY KEY,
+  attempt_id INTEGER NOT NULL REFERENCES attempts(id),
+  name       TEXT NOT NULL,                   -- path relative to the attempt's run directory
+  content    BLOB NOT NULL,
+  UNIQUE (attempt_id, name)
+);

@@ -90,7 +90,8 @@ def wanted_schema(schema, descriptions):
         if name not in workloads:
             workloads.insert(workloads.index("command"), name)
         rules = study["allOf"]
-        ruled = [r["if"]["properties"]["workload"]["const"] for r in rules]
+        # The rules that name one workload; others (stages, profile) are hand-made and stay put.
+        ruled = [r.get("if", {}).get("properties", {}).get("workload", {}).get("const") for r in rules]
         if name not in ruled:
             rules.insert(ruled.index("command") if "command" in ruled else len(rules), study_rule(name))
     return schema

@@ -154,6 +154,18 @@ const Case kCases[] = {
     {"stage_relation", "9:27: n_heads 3 does not divide d_model 64",
      "          params: {n_heads: 3}",
      "                            ^"},
+    // Profiling is a study's switch; where the traces go is mtrun's to decide.
+    {"profile_value", "5:14: profile must be true or false, got 'sometimes'",
+     "      profile: sometimes",
+     "               ^"},
+    {"profile_command", "6:14: workload 'command' cannot be profiled: profile: true runs the engine with --profile "
+                        "(workloads that take it: train)",
+     "      profile: true",
+     "               ^"},
+    {"profile_param", "6:7: 'profile' is set by mtrun: write `profile: true` on the study, and each attempt writes "
+                      "its traces into its own run directory",
+     "        profile: [out]",
+     "        ^"},
     // 10,000 nested parentheses: refused at the 101st, the source line shown around it.
     {"deep_where", "6:113: where: expression nests deeper than 100 levels",
      "  ...((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((...",

@@ -210,6 +210,7 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   outcome.error_step = f.error_step;
   if (!f.error_reason.empty()) outcome.error_reason = f.error_reason;
   outcome.duration_s = 1.5;
+  outcome.files = f.files;
   if (!f.result.empty()) {
     outcome.result_json = f.result.dump();
     outcome.metrics = flatten_metrics(*outcome.result_json);

@@ -27,6 +27,7 @@ struct FixtureTrial {
   std::optional<int> error_step;
   std::string error_reason;
   std::string command;  // as recorded; empty: "mpirun -np RANKS mtengine WORKLOAD"
+  std::vector<AttemptFile> files;  // kept with the attempt (a profiled attempt's traces)
 };
 
 struct FixtureProvenance {

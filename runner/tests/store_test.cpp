@@ -104,7 +104,7 @@ TEST_CASE("a database from a newer mtrun is refused before anything is written t
   }
   const std::string before = fingerprint(path);
   const std::string message = path.string() +
-                              " has schema version 99, newer than this mtrun understands (4); use a newer mtrun or "
+                              " has schema version 99, newer than this mtrun understands (5); use a newer mtrun or "
                               "another --db";
   CHECK_THROWS_WITH_AS(Store{path}, message.c_str(), RunnerError);
   CHECK_THROWS_WITH_AS(open_store_read_only(path), message.c_str(), RunnerError);
@@ -155,6 +155,7 @@ TEST_CASE("an older database is read as it is and migrated forward only by a wri
   CHECK(store.db().has_table("stages"));
   CHECK(store.db().has_table("leases"));
   CHECK(store.db().has_table("result_rows"));
+  CHECK(store.db().has_table("attempt_files"));
   CHECK(journal_mode(path) == "wal");
 }
 
@@ -163,6 +164,7 @@ TEST_CASE("the schema file has one section per version") {
   CHECK(schema_sections()[1].rfind("-- @version 2\n", 0) == 0);
   CHECK(schema_sections()[2].rfind("-- @version 3\n", 0) == 0);
   CHECK(schema_sections()[3].rfind("-- @version 4\n", 0) == 0);
+  CHECK(schema_sections()[4].rfind("-- @version 5\n", 0) == 0);
 }
 
 TEST_CASE("result rows are stored in order and read as collective measurements by the comm_rows view") {

@@ -42,7 +42,7 @@ expect_eq "$RC$OUT" "0n
 2" "one statement and a comment"
 capture "$MTRUN" --db "$DB" query --csv "pragma user_version"
 expect_eq "$OUT" "user_version
-4" "reading pragma"
+5" "reading pragma"
 
 RUNAWAY="with recursive r(i) as (select 1 union all select i + 1 from r) select count(*) from r"
 capture "$MTRUN" --db "$DB" query --timeout 0.5 "$RUNAWAY"
@@ -64,7 +64,7 @@ BEFORE=$(sha256sum < "$WORK/newer.sqlite")
 for cmd in "status" "query select(1)" "report" "rerun --failed" "run $WORK/exp.yaml" "compare a b"; do
   capture "$MTRUN" --db "$WORK/newer.sqlite" $cmd
   expect_eq "$RC" 2 "$cmd on a newer database"
-  expect_contains "$OUT" "has schema version 99, newer than this mtrun understands (4)" "$cmd message"
+  expect_contains "$OUT" "has schema version 99, newer than this mtrun understands (5)" "$cmd message"
 done
 capture "$MTRUN" --db "$WORK/newer.sqlite" doctor
 expect_eq "$RC" 2 "doctor on a newer database"
@@ -122,7 +122,7 @@ chmod 755 "$WORK/locked"
 
 # An older (version 1) database is read as it is: status does not migrate it.
 cp "$DB" "$WORK/v1.sqlite"
-sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP VIEW comm_rows; DROP TABLE result_rows; DROP VIEW chain_stages; DROP TABLE stages; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
+sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP TABLE attempt_files; DROP VIEW comm_rows; DROP TABLE result_rows; DROP VIEW chain_stages; DROP TABLE stages; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
 BEFORE=$(sha256sum < "$WORK/v1.sqlite")
 capture "$MTRUN" --db "$WORK/v1.sqlite" status
 expect_eq "$RC" 0 "status on a version 1 database"

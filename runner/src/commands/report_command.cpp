@@ -57,11 +57,19 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", folder.string(), ec.message()));
   write_file(file, report.markdown);
   for (const auto& plot : report.plots) write_file(plot_dir / plot.file, plot.svg);
-  if (report.plots.empty()) {
+  for (const auto& kept : report.files) {
+    const std::filesystem::path target = plot_dir / kept.path;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", target.parent_path().string(), ec.message()));
+    write_file(target, read_attempt_file(*db, kept.attempt_id, kept.name));
+  }
+  const std::string traces =
+      report.files.empty() ? "" : fmt::format(" and {} trace file{}", report.files.size(), report.files.size() == 1 ? "" : "s");
+  if (report.plots.empty() && report.files.empty()) {
     fmt::print(out, "wrote {} (nothing to plot)\n", file.string());
   } else {
-    fmt::print(out, "wrote {} and {} plot{} in {}\n", file.string(), report.plots.size(),
-               report.plots.size() == 1 ? "" : "s", plot_dir.string());
+    fmt::print(out, "wrote {} and {} plot{}{} in {}\n", file.string(), report.plots.size(),
+               report.plots.size() == 1 ? "" : "s", traces, plot_dir.string());
   }
   return kExitOk;
 }

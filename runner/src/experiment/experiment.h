@@ -78,6 +78,9 @@ struct Study {
   bool command_uses_launcher = true;  // run under mpirun/srun with `ranks`, or directly
   std::vector<MetricRule> metrics;
   std::vector<StageSpec> stages;  // a chain: every trial runs these in order, as one attempt
+  // `profile: true`: every trial runs the engine with --profile into its attempt's run directory
+  // (Chrome traces per rank, the step breakdown, exposed communication); plain studies stay unprofiled.
+  bool profile = false;
   SourcePos pos;
 };
 

@@ -16,6 +16,11 @@ bool valid_env_name(const std::string& s) {
 
 bool ParamChecker::check_name(const std::string& name, SourcePos pos) {
   if (!workload_ || valid_env_name(name)) return true;
+  if (name == kProfileParam && can_profile(*workload_)) {
+    r_.error(pos, "'profile' is set by mtrun: write `profile: true` on the study, and each attempt writes its "
+                  "traces into its own run directory");
+    return false;
+  }
   if (workload_->find(name)) return true;
   if (workload_->free_form_params) {
     if (is_identifier(name)) return true;

@@ -18,7 +18,7 @@ namespace {
 const std::vector<std::string> kStudyKeys = {"name",    "workload", "repeat",  "timeout_s", "defaults",
                                              "matrix",  "zip",      "exclude", "include",   "derived",
                                              "where",   "engine_args", "command", "launch", "metrics",
-                                             "stages"};
+                                             "stages",  "profile"};
 
 std::optional<Axis> read_axis(YamlReader& r, ParamChecker& params, const YAML::Node& key, const YAML::Node& values) {
   Axis axis{key.Scalar(), {}, pos_of(key)};
@@ -168,6 +168,25 @@ void read_command(YamlReader& r, const YAML::Node& node, Study& study) {
   }
 }
 
+// `profile: true|false`; true needs a workload that takes --profile.
+void read_profile(YamlReader& r, const YAML::Node& node, const WorkloadSpec* workload, Study& study) {
+  auto text = r.scalar(node, "profile");
+  if (!text) return;
+  if (*text != "true" && *text != "false") {
+    r.error(pos_of(node), fmt::format("profile must be true or false, got '{}'", *text));
+    return;
+  }
+  study.profile = *text == "true";
+  if (!study.profile || !workload || can_profile(*workload)) return;
+  std::vector<std::string> able;
+  for (const auto& w : workload_table()) {
+    if (can_profile(w)) able.push_back(w.name);
+  }
+  r.error(pos_of(node), fmt::format("workload '{}' cannot be profiled: profile: true runs the engine with --profile "
+                                    "(workloads that take it: {})",
+                                    workload->name, able.empty() ? "none loaded" : fmt::format("{}", fmt::join(able, ", "))));
+}
+
 }  // namespace
 
 std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index, const StudyDefaults& defaults) {
@@ -199,6 +218,7 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
     }
   }
   ParamChecker params(r, workload);
+  if (node["profile"]) read_profile(r, node["profile"], workload, study);
   if (node["repeat"]) {
     if (auto v = r.integer(node["repeat"], "repeat", 1)) study.repeat = *v;
   }

@@ -16,6 +16,10 @@ struct MetricRule {
   std::string json_path;
 };
 
+// Where a profiled trial's engine writes its traces, inside the attempt's run directory: mtrun
+// passes `--profile RUN_DIR/profile` and keeps what it finds there (store/attempt_files.h).
+inline constexpr const char* kProfileDirName = "profile";
+
 struct Trial {
   std::string study;
   std::string workload;
@@ -31,6 +35,7 @@ struct Trial {
   bool command_uses_launcher = true;
   std::vector<MetricRule> metrics;
   std::vector<Stage> stages;  // a chain: run in order, in one work directory, as one attempt
+  bool profile = false;  // run the engine with --profile into the attempt's run directory
   std::vector<std::string> axis_names;  // the study's axes: what varies between trials
   std::string identity;   // hash of study, workload, params and repeat index
   std::string group_key;  // the same without the repeat index: trials that are repeats of each other

@@ -57,6 +57,11 @@ std::vector<std::string> WorkloadSpec::param_names() const {
   return names;
 }
 
+bool can_profile(const WorkloadSpec& workload) {
+  const ParamSpec* spec = workload.free_form_params ? nullptr : workload.find(kProfileParam);
+  return spec && spec->engine_flag && spec->type == ParamType::Text;
+}
+
 const std::vector<std::string>& engine_workload_names() {
   static const std::vector<std::string> names = {"train", "comm", "moe", "tp", "groups"};
   return names;

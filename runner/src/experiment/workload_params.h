@@ -46,6 +46,13 @@ struct WorkloadSpec {
   std::vector<std::string> param_names() const;
 };
 
+// The engine parameter that names a profile directory (`mtengine train --profile DIR`). Studies do
+// not set it: `profile: true` on a study makes mtrun pass a directory inside each attempt's run
+// directory.
+inline constexpr const char* kProfileParam = "profile";
+// Whether the workload's engine subcommand takes --profile DIR.
+bool can_profile(const WorkloadSpec& workload);
+
 // The runner's own workloads plus the engine workloads registered so far.
 const std::vector<WorkloadSpec>& workload_table();
 const WorkloadSpec* find_workload(const std::string& name);

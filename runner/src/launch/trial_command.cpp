@@ -29,6 +29,10 @@ std::vector<std::string> engine_argv(const Trial& trial, const LaunchContext& co
     argv.push_back(p.value);
   }
   argv.insert(argv.end(), trial.engine_args.begin(), trial.engine_args.end());
+  if (trial.profile) {  // traces go into this attempt's run directory, where the store looks for them
+    argv.push_back(flag_name(kProfileParam));
+    argv.push_back((result_file.parent_path() / kProfileDirName).string());
+  }
   argv.push_back("--output");
   argv.push_back(result_file.string());
   return argv;

@@ -1,5 +1,6 @@
 #include "report/cells.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -61,5 +62,11 @@ std::string interval_cell(const std::optional<Interval>& ci, int decimals) {
 std::string optional_percent(const std::optional<double>& ratio) { return ratio ? percent(*ratio) : "-"; }
 
 std::string short_id(const std::string& identity) { return identity.substr(0, 12); }
+
+std::string constant_or_mean(const std::vector<double>& values) {
+  if (values.empty()) return "-";
+  if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; })) return auto_number(values[0]);
+  return mean_std_cell(summarize(values), 2);
+}
 
 }  // namespace mt

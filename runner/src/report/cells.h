@@ -3,6 +3,7 @@
 // the same bytes; weak evidence is marked in the cell itself, where a reader cannot miss it.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "stats.h"
 
@@ -36,6 +37,9 @@ std::string mean_std_cell(const Summary& s, int decimals);
 // "[1220.1, 1248.9]" or "-" for n < 2.
 std::string interval_cell(const std::optional<Interval>& ci, int decimals);
 std::string optional_percent(const std::optional<double>& ratio);
+// "4" when every value agrees, else mean ± std: runtime facts should be constant, and it shows when
+// not; "-" when there are none.
+std::string constant_or_mean(const std::vector<double>& values);
 
 // First 12 characters of a trial identity, as `mtrun status` shows it.
 std::string short_id(const std::string& identity);

@@ -73,6 +73,19 @@ std::string trial_config(const ReportTrial& t) {
   return config;
 }
 
+std::string config_values(const std::string& config) {
+  std::string out;
+  size_t start = 0;
+  while (start < config.size()) {
+    size_t end = std::min(config.find(' ', start), config.size());
+    std::string part = config.substr(start, end - start);
+    size_t eq = part.find('=');
+    out += (out.empty() ? "" : " ") + (eq == std::string::npos ? part : part.substr(eq + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
 std::vector<Group> group_trials(const std::vector<ReportTrial>& trials) {
   std::vector<std::string> order;
   std::map<std::string, Group> by_key;

@@ -48,6 +48,9 @@ std::string trial_kind(const ReportTrial& trial);
 // The study's axes other than strategy and ranks with this trial's values, "gradient_sync_mode=every".
 std::string trial_config(const ReportTrial& trial);
 
+// "every" for "gradient_sync_mode=every": the values alone, where charts have little room.
+std::string config_values(const std::string& config);
+
 // Groups with at least one succeeded trial, in order of first appearance (campaign, then plan order).
 std::vector<Group> group_trials(const std::vector<ReportTrial>& trials);
 

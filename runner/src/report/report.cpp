@@ -19,7 +19,10 @@
 #include "report/metric_sections.h"
 #include "report/moe_section.h"
 #include "report/parallelism_section.h"
+#include "report/profile_section.h"
+#include "report/profiler_overhead_section.h"
 #include "report/provenance_check.h"
+#include "report/step_profile.h"
 #include "report/study_comparison.h"
 #include "report/summary_section.h"
 #include "report/training_tables.h"
@@ -79,8 +82,12 @@ constexpr DedicatedKind kDedicatedKinds[] = {
 RenderedReport render_report(const ReportData& data, const ReportOptions& options) {
   ProvenanceAnalysis provenance = analyse_provenance(data.trials);
   if (provenance.mixed() && !options.allow_mixed) throw RunnerError(kExitUsage, mixed_refusal_message(provenance));
-  std::vector<Group> groups = group_trials(data.trials);
+  // Profiled training runs carry the profiler's cost: they have sections of their own, and every
+  // other section is made of unprofiled runs.
+  std::vector<Group> groups, profiled_groups;
+  for (auto& g : group_trials(data.trials)) (g.kind == "train" && is_profiled(g) ? profiled_groups : groups).push_back(std::move(g));
   auto training = groups_of(groups, "train");
+  auto profiled = groups_of(profiled_groups, "train");
   std::vector<ContrastRow> studies = study_contrasts(groups);
 
   RenderedReport report;
@@ -102,6 +109,13 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
     md += render_runtime_section(training, provenance);
   } else {
     md += render_study_comparison(studies);
+  }
+  if (!profiled.empty()) {
+    ProfileSection profile = render_profile_section(profiled, provenance, options.plot_dir);
+    md += profile.markdown;
+    for (auto& p : profile.plots) report.plots.push_back(std::move(p));
+    report.files = std::move(profile.files);
+    md += render_profiler_overhead(profiled, training);
   }
   if (!comm.empty()) md += render_comm_section(comm, provenance);
   md += render_fault_tolerance_section(data.trials);

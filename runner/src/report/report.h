@@ -19,7 +19,8 @@ struct ReportOptions {
 
 struct RenderedReport {
   std::string markdown;
-  std::vector<Plot> plots;  // written beside the report, in the folder plot_dir names
+  std::vector<Plot> plots;        // written beside the report, in the folder plot_dir names
+  std::vector<ReportFile> files;  // kept files it links to (traces), written into that folder too
 };
 
 // Throws RunnerError (exit 2) when the results mix revisions or images and allow_mixed is not set.

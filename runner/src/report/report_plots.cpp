@@ -13,20 +13,6 @@
 namespace mt {
 namespace {
 
-// "every" for "gradient_sync_mode=every": charts have little room, and the values tell configurations apart.
-std::string config_values(const std::string& config) {
-  std::string out;
-  size_t start = 0;
-  while (start < config.size()) {
-    size_t end = std::min(config.find(' ', start), config.size());
-    std::string part = config.substr(start, end - start);
-    size_t eq = part.find('=');
-    out += (out.empty() ? "" : " ") + (eq == std::string::npos ? part : part.substr(eq + 1));
-    start = end + 1;
-  }
-  return out;
-}
-
 // How charts name a group: the study whenever several are plotted, so that two studies never
 // share a label.
 struct Naming {

@@ -98,6 +98,14 @@ void read_metrics(Database& db, std::int64_t attempt_id, ReportTrial& t) {
   }
 }
 
+std::vector<std::string> read_file_names(Database& db, std::int64_t attempt_id) {
+  std::vector<std::string> names;
+  auto s = db.prepare("SELECT name FROM attempt_files WHERE attempt_id = ? ORDER BY name");
+  s.bind(1, attempt_id);
+  while (s.step()) names.push_back(s.text(0));
+  return names;
+}
+
 std::optional<ProvenanceRow> read_provenance(Database& db, std::int64_t attempt_id) {
   auto s = db.prepare(
       "SELECT coalesce(source_commit, ''), tree_dirty, coalesce(diff_hash, ''), coalesce(build_revision, ''), "
@@ -142,12 +150,15 @@ std::unique_ptr<Database> open_results(const std::filesystem::path& file) { retu
 ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns) {
   ReportData data;
   data.campaigns = campaigns;
-  const bool has_rows = db.has_table("result_rows");  // schema version 3 on
+  const bool has_rows = db.has_table("result_rows");       // from schema version 4
+  const bool keeps_files = db.has_table("attempt_files");  // from schema version 5
   for (const auto& campaign : campaigns) {
     for (auto& row : read_trials(db, campaign)) {
       if (row.succeeded_id) {
         read_metrics(db, *row.succeeded_id, row.trial);
         if (has_rows) read_rows(db, *row.succeeded_id, row.trial);
+        row.trial.succeeded_attempt_id = *row.succeeded_id;
+        if (keeps_files) row.trial.files = read_file_names(db, *row.succeeded_id);
         row.trial.provenance = read_provenance(db, *row.succeeded_id);
       }
       if (row.trial.workload == "chain" && row.latest_id) row.trial.stages = attempt_stages(db, *row.latest_id);
@@ -155,6 +166,15 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
     }
   }
   return data;
+}
+
+std::string read_attempt_file(Database& db, std::int64_t attempt_id, const std::string& name) {
+  if (db.has_table("attempt_files")) {
+    auto s = db.prepare("SELECT content FROM attempt_files WHERE attempt_id = ? AND name = ?");
+    s.bind(1, attempt_id).bind(2, name);
+    if (s.step()) return s.blob(0);
+  }
+  throw RunnerError(kExitFailure, fmt::format("attempt {} kept no file {}", attempt_id, name));
 }
 
 }  // namespace mt

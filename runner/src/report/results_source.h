@@ -2,6 +2,7 @@
 // What reports read from the results database: the chosen campaigns and, for every trial, its
 // latest attempt (for failures) and its latest succeeded attempt (for numbers). Read-only: a report
 // never changes the database it describes.
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -59,10 +60,12 @@ struct ReportTrial {
 
   // Latest succeeded attempt: where the numbers come from.
   std::optional<int> succeeded_attempt;
+  std::int64_t succeeded_attempt_id = 0;  // its row in `attempts`
+  std::vector<std::string> files;         // names of the files kept with it (attempt_files), sorted
   std::string command;  // as the runner recorded and launched it
   std::map<std::string, double> metrics;
   nlohmann::json result;  // its result JSON; null when absent or unreadable
-  std::vector<nlohmann::json> rows;  // its result rows (result_rows), in order; none before schema version 3
+  std::vector<nlohmann::json> rows;  // its result rows (result_rows), in order; none before schema version 4
   std::optional<ProvenanceRow> provenance;
 
   bool succeeded() const { return succeeded_attempt.has_value(); }
@@ -70,6 +73,13 @@ struct ReportTrial {
   std::string param(const std::string& name, const std::string& fallback = "") const;
   // A numeric metric of the succeeded attempt.
   std::optional<double> metric(const std::string& name) const;
+};
+
+// A file kept with an attempt (attempt_files) that a saved report writes into its folder.
+struct ReportFile {
+  std::int64_t attempt_id = 0;
+  std::string name;  // as stored: "profile/rank_00000.trace.json"
+  std::string path;  // relative to the report's folder: "traces/0123456789ab/rank_00000.trace.json"
 };
 
 struct ReportData {
@@ -82,5 +92,8 @@ struct ReportData {
 std::unique_ptr<Database> open_results(const std::filesystem::path& file);
 
 ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns);
+
+// The content of a file kept with an attempt; throws RunnerError when there is none.
+std::string read_attempt_file(Database& db, std::int64_t attempt_id, const std::string& name);
 
 }  // namespace mt

@@ -24,15 +24,16 @@ std::string study_with_version(const Group& g) {
   return g.study;
 }
 
-std::string pair_name(const Group& first, const Group& second) {
-  std::string name = fmt::format("{} ÷ {}, {}×{}", study_with_version(first), study_with_version(second),
+}  // namespace
+
+std::string study_pair_name(const Group& first, const Group& second, bool with_versions) {
+  std::string name = fmt::format("{} ÷ {}, {}×{}", with_versions ? study_with_version(first) : first.study,
+                                 with_versions ? study_with_version(second) : second.study,
                                  first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
   if (!first.config.empty()) name += " " + first.config;
   if (core_use(first).oversubscribed() || core_use(second).oversubscribed()) name += std::string(" ") + kOversubscribedMark;
   return name;
 }
-
-}  // namespace
 
 std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
   // Groups by configuration, in report order; studies in the order the experiment lists them.
@@ -53,7 +54,7 @@ std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
         for (const auto& m : key_metrics(first, second)) {
           auto a = first.sample(m.name).values, b = second.sample(m.name).values;
           if (a.empty() || b.empty()) continue;
-          rows.push_back({pair_name(first, second), &first, &second, m, contrast(a, b), std::nullopt, ""});
+          rows.push_back({study_pair_name(first, second), &first, &second, m, contrast(a, b), std::nullopt, ""});
         }
       }
     }

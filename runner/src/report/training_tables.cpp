@@ -43,15 +43,6 @@ std::string precision(const Group& g) {
   return text.empty() ? g.first().param("precision", "-") : text;
 }
 
-// "4" when every repeat agrees, else mean ± std: runtime facts should be constant, and it shows when not.
-std::string constant_or_mean(const Sample& s) {
-  if (s.values.empty()) return "-";
-  if (std::all_of(s.values.begin(), s.values.end(), [&](double v) { return v == s.values[0]; })) {
-    return auto_number(s.values[0]);
-  }
-  return mean_std_cell(summarize(s.values), 2);
-}
-
 // Result fields under "resume" and "checkpoint" that any group carries, as dotted paths.
 std::vector<std::string> resume_checkpoint_fields(const std::vector<const Group*>& groups) {
   std::set<std::string> fields;
@@ -251,7 +242,7 @@ std::string render_runtime_section(const std::vector<const Group*>& groups, cons
                                     requested.empty() ? g.first().param("gradient_sync_mode", "-") : requested,
                                     resolved.empty() ? "-" : resolved,
                                     accum.empty() ? g.first().param("grad_accum_steps", "-") : accum};
-    for (const auto& c : collectives) row.push_back(constant_or_mean(g.sample("collectives_per_step." + c)));
+    for (const auto& c : collectives) row.push_back(constant_or_mean(g.sample("collectives_per_step." + c).values));
     for (const auto& f : state_fields) {
       std::string text = g.result_text(f);
       row.push_back(text.empty() ? "-" : text);

@@ -11,6 +11,7 @@
 #include "launch/stage_command.h"
 #include "run/chain_runner.h"
 #include "run/progress.h"
+#include "store/attempt_files.h"
 #include "store/result_ingest.h"
 #include "runner_error.h"
 #include "run/summary.h"
@@ -113,6 +114,7 @@ Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const T
       std::filesystem::remove(result_file);  // never ingest a stale result
       ProcessOutcome process = run_job(run, command, run_dir, log_file, trial.timeout_s);
       outcome = classify_attempt(process, result_file, log_file, trial);
+      outcome.files = files_to_keep(trial, outcome, run_dir);
       provenance_result = outcome.result_json;
     }
   } catch (const SqliteError&) {

@@ -55,6 +55,10 @@ Statement& Statement::bind_null(int index) {
   check(db_, sqlite3_bind_null(stmt_, index), "bind");
   return *this;
 }
+Statement& Statement::bind_blob(int index, const std::string& bytes) {
+  check(db_, sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT), "bind");
+  return *this;
+}
 
 bool Statement::step() {
   int rc = sqlite3_step(stmt_);
@@ -82,6 +86,11 @@ bool Statement::is_number(int i) const {
 std::string Statement::text(int i) const {
   const unsigned char* t = sqlite3_column_text(stmt_, i);
   return t ? reinterpret_cast<const char*>(t) : "";
+}
+std::string Statement::blob(int i) const {
+  const void* data = sqlite3_column_blob(stmt_, i);
+  const int size = sqlite3_column_bytes(stmt_, i);
+  return data ? std::string(static_cast<const char*>(data), std::size_t(size)) : std::string();
 }
 std::int64_t Statement::integer(int i) const { return sqlite3_column_int64(stmt_, i); }
 double Statement::real(int i) const { return sqlite3_column_double(stmt_, i); }

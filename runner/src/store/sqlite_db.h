@@ -37,6 +37,7 @@ class Statement {
   Statement& bind(int index, int value) { return bind(index, std::int64_t(value)); }
   Statement& bind(int index, double value);
   Statement& bind_null(int index);
+  Statement& bind_blob(int index, const std::string& bytes);
   template <typename T>
   Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bind_null(index);
@@ -51,6 +52,7 @@ class Statement {
   bool is_null(int i) const;
   bool is_number(int i) const;  // INTEGER or REAL
   std::string text(int i) const;
+  std::string blob(int i) const;  // every byte, NULs included
   std::int64_t integer(int i) const;
   double real(int i) const;
 

@@ -209,6 +209,11 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
     row.bind(1, attempt_id).bind(2, std::int64_t(i)).bind(3, o.rows[i]).run();
     row.reset();
   }
+  auto file = db_.prepare("INSERT OR REPLACE INTO attempt_files (attempt_id, name, content) VALUES (?,?,?)");
+  for (const auto& f : o.files) {
+    file.bind(1, attempt_id).bind(2, f.name).bind_blob(3, f.content).run();
+    file.reset();
+  }
   if (provenance) record_provenance(attempt_id, *provenance);
   tx.commit();
 }

@@ -40,6 +40,13 @@ struct StepValue {
   double value;
 };
 
+// A file of the attempt's run directory kept in the database (attempt_files): `name` is its path
+// relative to the run directory.
+struct AttemptFile {
+  std::string name;
+  std::string content;
+};
+
 struct AttemptOutcome {
   AttemptState state = AttemptState::Failed;
   std::optional<int> exit_code;
@@ -52,6 +59,7 @@ struct AttemptOutcome {
   std::vector<MetricValue> metrics;
   std::vector<StepValue> steps;
   std::vector<std::string> rows;  // the result's `rows`, each a JSON object's text (result_rows)
+  std::vector<AttemptFile> files;  // what reports link to (a profiled attempt's traces)
 };
 
 // A stage of a chain as it starts (schemas/store.sql, table stages).
@@ -80,7 +88,7 @@ Campaign campaign_from_row(const Statement& row);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 4;  // sections of schemas/store.sql (a test checks)
+  static constexpr int kSchemaVersion = 5;  // sections of schemas/store.sql (a test checks)
 
   // Opens for writing (creating the file and its directory if needed) and migrates to
   // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a
@@ -113,7 +121,7 @@ class Store {
   std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command,
                              const std::string& run_dir, const std::string& log_path,
                              const std::optional<Provenance>& provenance);
-  // Outcome, metrics, result rows and (when given, replacing the one recorded at the start)
+  // Outcome, metrics, result rows, kept files and (when given, replacing the one recorded at the start)
   // provenance in one transaction. Non-finite metric values are not stored.
   void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,
                       const std::optional<Provenance>& provenance);

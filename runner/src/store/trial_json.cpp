@@ -44,6 +44,7 @@ std::string trial_to_json(const Trial& t) {
     for (const auto& stage : t.stages) stages.push_back(json::parse(stage_to_json(stage)));
     j["stages"] = stages;
   }
+  if (t.profile) j["profile"] = true;
   j["axis_names"] = t.axis_names;
   j["identity"] = t.identity;
   j["group_key"] = t.group_key;
@@ -71,6 +72,7 @@ Trial trial_from_json(const std::string& text) {
     }
   }
   for (const auto& stage : j.value("stages", json::array())) t.stages.push_back(stage_from_json(stage.dump()));
+  t.profile = j.value("profile", false);  // absent: stored before profiling, or a plain trial
   t.axis_names = j.at("axis_names").get<std::vector<std::string>>();
   t.identity = j.at("identity").get<std::string>();
   t.group_key = j.at("group_key").get<std::string>();

@@ -1,0 +1,183 @@
+// The report's profiling sections: where a step's time goes (stacked bar, the numbers behind it,
+// communication and the ranks' pace, links to one attempt's traces) and what profiling costs
+// against the unprofiled twin. Profiled runs stay out of every other section.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "report/report.h"
+#include "report/step_profile.h"
+#include "report_fixture.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+namespace {
+
+nlohmann::json stats(double mean, double spread) {
+  return {{"n", 30}, {"mean", mean}, {"std", spread}, {"min", mean - spread}, {"max", mean + spread}};
+}
+
+// One rank's summary as the engine writes it; rank 1 is 4 ms slower per step and waits 2 ms less.
+nlohmann::json rank_summary(int rank, double step_ms, double communication_ms, double exposed_ms) {
+  const double slower = 4.0 * rank, waits_less = 2.0 * rank;
+  return {{"steps", 30},
+          {"step_ms", stats(step_ms + slower, 1)},
+          {"data_ms", stats(1, 0.1)},
+          {"forward_backward_ms", stats(step_ms - 11 + slower, 1)},
+          {"optimizer_ms", stats(10, 0.5)},
+          {"communication_ms", stats(communication_ms, 1)},
+          {"exposed_communication_ms", stats(exposed_ms - waits_less, 0.5)},
+          {"overlap_fraction", stats(1 - (exposed_ms - waits_less) / communication_ms, 0.01)},
+          {"collectives_per_step", stats(6, 0)},
+          {"trace", fmt::format("rank_{:05d}.trace.json", rank)}};
+}
+
+// DDP ×2 at one bucket cap, repeat `repeat`: unprofiled, or profiled with its summary (and the
+// traces kept, for the first repeat).
+FixtureTrial bucket_trial(bool profiled, const std::string& cap, int repeat, double tokens, double step_ms) {
+  FixtureTrial t = train_trial(profiled ? "buckets_profiled" : "buckets", "ddp", 2, repeat, tokens, step_ms, 500);
+  t.params["bucket_cap_mb"] = cap;
+  t.axes = {"bucket_cap_mb"};
+  const int buckets = cap == "1" ? 6 : 2;
+  t.result["buckets"] = {{"count", buckets}, {"bytes", cap == "1" ? nlohmann::json{1048576, 1048576, 1048576, 1048576, 1048576, 524288}
+                                                                  : nlohmann::json{4194304, 1048576}}};
+  t.result["collectives_per_step"] = {{"sync_rounds", 1}, {"all_reduce", buckets}, {"all_gather", 0}};
+  if (!profiled) return t;
+  const double exposed = cap == "1" ? 6 : 12;
+  t.result["profile"] = {{"directory", "/runs/x/profile"},
+                         {"ranks", {rank_summary(0, step_ms - 2, 20, exposed), rank_summary(1, step_ms - 2, 20, exposed)}},
+                         {"step_ms_across_ranks", {{"min", step_ms - 2}, {"p50", step_ms}, {"max", step_ms + 2}}},
+                         {"straggler_ratio", (step_ms + 2) / step_ms}};
+  if (repeat == 0) {
+    t.files = {{"profile/profile.json", "{}\n"},
+               {"profile/rank_00000.trace.json", "{\"traceEvents\": [0]}\n"},
+               {"profile/rank_00001.trace.json", "{\"traceEvents\": [1]}\n"}};
+  }
+  return t;
+}
+
+// Bucket caps 1 and 25 MiB, three repeats each, unprofiled and profiled (the profiler costing 5 %).
+void bucket_campaign(ReportFixture& f) {
+  f.campaign("c1", "ddp_buckets");
+  const double tokens[] = {1000, 1010, 990};
+  for (int r = 0; r < 3; ++r) {
+    for (const char* cap : {"1", "25"}) {
+      f.trial(bucket_trial(false, cap, r, tokens[r], 100));
+      f.trial(bucket_trial(true, cap, r, tokens[r] * 0.95, 105));
+    }
+  }
+}
+
+std::string section(const std::string& md, const std::string& heading) {
+  auto start = md.find("## " + heading + "\n");
+  if (start == std::string::npos) return "";
+  auto end = md.find("\n## ", start + 1);
+  return md.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+}  // namespace
+
+TEST_CASE("profile: a step's parts add up to its phases, communication carved out of forward-backward") {
+  StepProfileRow r;
+  r.step_ms = summarize({120});
+  r.data_ms = summarize({2});
+  r.forward_backward_ms = summarize({100});
+  r.optimizer_ms = summarize({10});
+  r.communication_ms = summarize({30});
+  r.exposed_ms = summarize({10});
+  StepParts p = r.parts();
+  CHECK(p.data == 2);
+  CHECK(p.compute == 70);  // 100 − 20 hidden − 10 exposed
+  CHECK(p.hidden == 20);
+  CHECK(p.exposed == 10);
+  CHECK(p.optimizer == 10);
+  CHECK(p.other == 8);  // 120 − (2 + 100 + 10)
+  CHECK(p.data + p.compute + p.hidden + p.exposed + p.optimizer + p.other == 120);
+
+  // More communication than forward-backward (ZeRO's sits in the optimizer phase): the rest comes out of it.
+  r.forward_backward_ms = summarize({25});
+  r.optimizer_ms = summarize({40});
+  r.step_ms = summarize({67});
+  p = r.parts();
+  CHECK(p.compute == 0);
+  CHECK(p.optimizer == 35);
+  CHECK(p.data + p.compute + p.hidden + p.exposed + p.optimizer + p.other == 67);
+}
+
+TEST_CASE("profile: where a step's time goes, per profiled configuration, with one attempt's traces linked") {
+  ReportFixture f("profile.sqlite");
+  bucket_campaign(f);
+  RenderedReport report = render_latest(f, false, "ddp_buckets");
+  const std::string md = section(report.markdown, "Where a step's time goes");
+  REQUIRE(!md.empty());
+  CHECK(contains(md, "From the profiled studies (`buckets_profiled`: `profile: true`, each trial run as `mtengine train "
+                     "--profile`)"));
+  CHECK(contains(md, "![Where a step's time goes](ddp_buckets/step_profile.svg)\n"));
+  // Means over the two ranks, then over three repeats: step 103 + 2, exposed (6 + 4) / 2 = 5 ms of 20.
+  CHECK(contains(md, "| ddp | 2 | buckets_profiled bucket_cap_mb=1 | 105.00 ± 0.00 | 1.00 ± 0.00 | 94.00 ± 0.00 | "
+                     "10.00 ± 0.00 | 20.00 ± 0.00 | 5.00 ± 0.00 | 75.0 ± 0.0 | 3 |\n"));
+  CHECK(contains(md, "| ddp | 2 | buckets_profiled bucket_cap_mb=25 | 105.00 ± 0.00 | 1.00 ± 0.00 | 94.00 ± 0.00 | "
+                     "10.00 ± 0.00 | 20.00 ± 0.00 | 11.00 ± 0.00 | 45.0 ± 0.0 | 3 |\n"));
+  const ReportTrial* traced = nullptr;
+  auto db = open_results(f.path());
+  ReportData data = load_report_data(*db, {latest_campaign(*db)});
+  for (const auto& t : data.trials) {
+    if (t.study == "buckets_profiled" && t.repeat_index == 0 && t.param("bucket_cap_mb") == "1") traced = &t;
+  }
+  REQUIRE(traced);
+  const std::string id = traced->identity.substr(0, 12);
+  CHECK(contains(md, fmt::format("| ddp | 2 | buckets_profiled bucket_cap_mb=1 | all_reduce 6 | 6.0 | 6 | 1.00 | "
+                                 "103.00 / 105.00 / 107.00 | 1.019 | [rank 0](ddp_buckets/traces/{0}/rank_00000.trace.json), "
+                                 "[rank 1](ddp_buckets/traces/{0}/rank_00001.trace.json) (trial {0} attempt 1) |\n",
+                                 id)));
+  CHECK(contains(md, "| buckets_profiled bucket_cap_mb=25 | all_reduce 2 | 6.0 | 2 | 4.00 |"));
+
+  // The traces and the chart are written into the report's folder.
+  REQUIRE(report.files.size() == 4);
+  CHECK(report.files[0].attempt_id == traced->succeeded_attempt_id);
+  CHECK(report.files[0].name == "profile/rank_00000.trace.json");
+  CHECK(report.files[0].path == "traces/" + id + "/rank_00000.trace.json");
+  CHECK(read_attempt_file(*db, report.files[1].attempt_id, report.files[1].name) == "{\"traceEvents\": [1]}\n");
+  const Plot* chart = nullptr;
+  for (const auto& p : report.plots) chart = p.file == "step_profile.svg" ? &p : chart;
+  REQUIRE(chart);
+  CHECK(chart->chart.categories == std::vector<std::string>{"ddp ×2 1", "ddp ×2 25"});
+  REQUIRE(chart->chart.series.size() == 5);  // no "other": the phases fill each step
+  CHECK(chart->chart.series[1].name == "forward-backward");
+  CHECK(chart->chart.series[1].values[0] == 74);  // 94 − 15 hidden − 5 exposed
+  CHECK(chart->chart.series[2].values[1] == 9);   // 20 − 11 exposed
+  CHECK(chart->chart.series[3].values[1] == 11);
+  CHECK(contains(chart->svg, "exposed communication"));
+}
+
+TEST_CASE("profile: profiled runs stay out of the other sections; their overhead is set against the twin") {
+  ReportFixture f("profile_overhead.sqlite");
+  bucket_campaign(f);
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(section(md, "Training"), "| ddp | 2 | buckets bucket_cap_mb=1 |"));
+  CHECK_FALSE(contains(section(md, "Training"), "buckets_profiled"));
+  CHECK_FALSE(contains(md, "## Studies compared"));
+  const std::string overhead = section(md, "Profiler overhead");
+  REQUIRE(!overhead.empty());
+  CHECK(contains(overhead, "Overhead = 1 − profiled ÷ unprofiled tokens/s: 5.0 % here."));
+  CHECK(contains(overhead, "- buckets_profiled ÷ buckets, ddp ×2 bucket_cap_mb=1: 5.0 % (slower).\n"));
+  CHECK(contains(overhead, "| buckets_profiled ÷ buckets, ddp ×2 bucket_cap_mb=25 | tokens_per_sec | 950 ± 10 (3) | "
+                           "1000 ± 10 (3) | 0.950 |"));
+  // Not saved: no chart, and the traces are counted, not linked.
+  const std::string profile = section(md, "Where a step's time goes");
+  CHECK_FALSE(contains(profile, "step_profile.svg"));
+  CHECK(contains(profile, "| 2 (saved with `-o`) |"));
+  CHECK(contains(profile, "- The chart and the trace files are written beside the report when it is saved with `-o FILE`.\n"));
+}
+
+TEST_CASE("profile: without an unprofiled twin the overhead is not measured, and missing traces are named") {
+  ReportFixture f("profile_alone.sqlite");
+  f.campaign("c1", "alone");
+  for (int r = 1; r < 3; ++r) f.trial(bucket_trial(true, "4", r, 950, 105));  // the first repeat never ran
+  const std::string md = render_latest(f, false, "alone").markdown;
+  CHECK(contains(md, "No unprofiled study ran a profiled configuration with the same parameters"));
+  CHECK(contains(md, "| 103.00 / 105.00 / 107.00 | 1.019 | not kept |\n"));
+  CHECK(contains(md, "- Traces are kept in the database for each profiled configuration's first repeat;"));
+  CHECK_FALSE(contains(md, "## Training"));
+}

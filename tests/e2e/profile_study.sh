@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# A profiled study end to end: `profile: true` runs real mpirun jobs of the real engine with
+# --profile into each attempt's run directory, the database keeps the first repeat's traces, and
+# the report shows where a step's time goes, links those traces (valid Chrome trace JSON) and sets
+# the profiled runs against their unprofiled twins.
+source "$(dirname "$0")/lib.sh"
+DB="$WORK/results/mtrun.sqlite"
+cat > "$WORK/tiny.yaml" <<'YAML'
+name: tiny_profile
+repeat: 2
+timeout_s: 120
+studies:
+  - name: plain
+    workload: train
+    defaults: &tiny {strategy: ddp, vocab_size: 256, d_model: 32, n_heads: 2, n_layers: 2, seq_length: 16,
+                     batch_size: 2, steps: 3, warmup_steps: 1, bucket_cap_mb: 0.01}
+    matrix: &ranks {ranks: [2]}
+  - name: profiled
+    workload: train
+    profile: true
+    defaults: *tiny
+    matrix: *ranks
+YAML
+
+capture "$MTRUN" --db "$DB" plan "$WORK/tiny.yaml"
+expect_eq "$RC" 0 "plan exit code"
+expect_contains "$OUT" "--profile RUN_DIR/profile --output RUN_DIR/result.json" "plan shows where the traces go"
+expect_eq "$(grep -c -- '--profile' <<<"$OUT")" 2 "only the profiled study's two trials profile"
+
+capture "$MTRUN" --db "$DB" run "$WORK/tiny.yaml"
+echo "$OUT"
+expect_eq "$RC" 0 "run exit code"
+RUN_DIR=$(sql "select a.run_dir from attempts a join trials t on t.id = a.trial_id where t.study = 'profiled' and t.repeat_index = 0")
+[ -f "$RUN_DIR/profile/rank_00001.trace.json" ] || fail "no trace of rank 1 in $RUN_DIR/profile"
+expect_eq "$(sql "select group_concat(f.name, ' ') from attempt_files f join attempts a on a.id = f.attempt_id join trials t on t.id = a.trial_id where t.study = 'profiled' and t.repeat_index = 0")" \
+  "profile/profile.json profile/rank_00000.trace.json profile/rank_00001.trace.json" "files kept for the first repeat"
+expect_eq "$(sql "select count(*) from attempt_files")" 3 "nothing kept for other repeats or plain trials"
+expect_eq "$(sql "select count(*) from attempts a join trials t on t.id = a.trial_id where t.study = 'plain' and a.command like '%--profile%'")" 0 "plain trials run unprofiled"
+
+mkdir -p "$WORK/reports"
+capture "$MTRUN" --db "$DB" report -o "$WORK/reports/tiny.md"
+expect_eq "$RC" 0 "report exit code"
+expect_contains "$OUT" "and 2 trace files in" "report writes the traces"
+REPORT=$(cat "$WORK/reports/tiny.md")
+expect_contains "$REPORT" "## Where a step's time goes" "profile section"
+expect_contains "$REPORT" "![Where a step's time goes](tiny/step_profile.svg)" "stacked bar"
+[ -s "$WORK/reports/tiny/step_profile.svg" ] || fail "no stacked bar written"
+# The numbers are there: a row of the profiled configuration with step, phases, communication and overlap.
+grep -qE '^\| ddp \| 2 \| profiled \| [0-9.]+ ± [0-9.]+ ⚠n<3 \| [0-9.]+ ± .*\| [0-9.]+ ± [0-9.]+ ⚠n<3 \| 2 \|$' <<<"$REPORT" ||
+  fail "no profile row with numbers in:
+$(grep -F '| profiled |' <<<"$REPORT")"
+expect_contains "$REPORT" "## Profiler overhead" "overhead section"
+expect_contains "$REPORT" "| profiled ÷ plain, ddp ×2 | tokens_per_sec |" "profiled set against its unprofiled twin"
+# Every linked trace is in the report's folder and is valid Chrome trace JSON.
+TRACES=$(grep -oE '\(tiny/traces/[0-9a-f]{12}/rank_[0-9]{5}\.trace\.json\)' <<<"$REPORT" | tr -d '()')
+expect_eq "$(wc -l <<<"$TRACES")" 2 "two ranks linked"
+for t in $TRACES; do [ -f "$WORK/reports/$t" ] || fail "linked trace $t missing"; done
+python3 "$MT_SOURCE_DIR/tests/profile/check_trace.py" $(sed "s#^#$WORK/reports/#" <<<"$TRACES") || fail "trace check"
+cmp "$WORK/reports/$(head -1 <<<"$TRACES")" "$RUN_DIR/profile/rank_00000.trace.json" || fail "the linked trace is not the run's"
+echo "PASS"

@@ -77,7 +77,7 @@ CREATE TABLE step_metrics (
   PRIMARY KEY (attempt_id, name, rank, step)
 ) WITHOUT ROWID;
 
--- Where an attempt's numbers came from (DESIGN.md §5). complete = every required field present,
+-- Where an attempt's numbers came from (docs/provenance.md). complete = every required field present,
 -- a clean tree, and build_revision = source_commit; otherwise missing_fields says what is lacking.
 CREATE TABLE provenance (
   attempt_id         INTEGER PRIMARY KEY REFERENCES attempts(id),

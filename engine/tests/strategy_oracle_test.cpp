@@ -1,4 +1,4 @@
-// Data-parallel oracle (DESIGN.md §4) for every strategy: N ranks with batch b each, driven
+// Data-parallel oracle for every strategy: N ranks with batch b each, driven
 // through the strategy exactly as the trainer drives it, must follow the loss trajectory of one
 // process stepping on the N·b global batch (rank 0's samples, then rank 1's, ...) for several
 // steps, and end with the same parameters. Each rank computes the single-process reference

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every relative link in the committed reports, the README and the docs resolves inside the
 repository: files exist, and #anchors name a heading of the file they point to. Paths a report
-cites in code (`docs/measurement.md`) exist too, and nothing cites a document the repository
-does not hold."""
+cites in code (`docs/measurement.md`) exist too, and nothing — documents, code comments, scripts —
+cites a document the repository does not hold."""
 import os
 import re
 import sys
@@ -66,9 +66,32 @@ def check(path):
     return problems
 
 
+SOURCE_DIRS = ("engine", "runner", "scripts", "schemas", "tests", "benchmarks", "docker", "experiments", "cmake", ".ci")
+SOURCE_SUFFIXES = {".cpp", ".h", ".c", ".py", ".sh", ".sql", ".json", ".yaml", ".txt", ".cmake", ".md", ""}
+OUTSIDE = re.compile(r"DESIGN\.md|\.\./shared/")
+
+
+def outside_citations():
+    """Code and scripts cite no team document outside the repository."""
+    problems = []
+    this = Path(__file__).resolve()
+    for top in SOURCE_DIRS:
+        for path in sorted((ROOT / top).rglob("*")):
+            if not path.is_file() or path.suffix not in SOURCE_SUFFIXES or path.resolve() == this:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            for number, line in enumerate(text.splitlines(), 1):
+                if OUTSIDE.search(line):
+                    problems.append(f"{path.relative_to(ROOT)}:{number}: cites a document outside the repository")
+    return problems
+
+
 def main():
     docs = documents()
-    problems = [p for d in docs for p in check(d)]
+    problems = [p for d in docs for p in check(d)] + outside_citations()
     for p in problems:
         print("FAIL:", p)
     if problems:

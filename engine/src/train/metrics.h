@@ -1,4 +1,4 @@
-// Cross-rank aggregation of one run's measurements (DESIGN.md §4): a distributed step takes as
+// Cross-rank aggregation of one run's measurements (docs/measurement.md): a distributed step takes as
 // long as its slowest rank, so times are the MAX over ranks of each rank's mean; loss is the mean
 // over ranks; memory is the MAX.
 #pragma once

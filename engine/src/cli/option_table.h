@@ -50,6 +50,11 @@ struct OptionTable {
 
 std::string param_name(const std::string& flag);  // "vocab-size" -> "vocab_size"
 
+// The flags every MPI job workload ends with: --backend (mpi, nccl), --collective-timeout and
+// --output (set by the runner, so not an experiment parameter).
+void add_job_options(std::vector<Option>& options, std::string& backend, double& collective_timeout_s,
+                     std::string& output);
+
 void register_options(CLI::App& command, const OptionTable& table);
 
 // The first problem with the current values, as "--flag value must ..." (no program prefix), or

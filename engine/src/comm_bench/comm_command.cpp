@@ -84,17 +84,11 @@ class CommWorkload final : public Workload {
                       {"hosts", hosts},
                       {"environment", to_json(collect_environment(default_threads()), true)}};
     if (total_wrong > 0)
-      outcome.result["error"] = {{"reason", fmt::format("{} wrong values in collective outputs", total_wrong)},
-                                 {"rank", nullptr}, {"step", nullptr}};
+      outcome.result["error"] =
+          error_json({std::nullopt, std::nullopt, fmt::format("{} wrong values in collective outputs", total_wrong), ""});
     if (rows.size() == 1)  // one measurement: also as top-level fields, one trial per row
       for (const auto& [key, value] : rows[0].items()) outcome.result[key] = value;
     return outcome;
-  }
-
-  nlohmann::json error_result(const RunError& error) const override {
-    return {{"schema_version", 1}, {"benchmark", "comm"}, {"status", "error"}, {"backend", config_.backend},
-            {"error", {{"reason", error.reason}, {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()},
-                       {"step", nullptr}}}};
   }
 
  private:

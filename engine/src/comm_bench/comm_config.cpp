@@ -67,19 +67,8 @@ OptionTable comm_option_table(CommConfig& c) {
                  &c.split};
     split.choices = {"equal", "uneven", "both"};
     o.push_back(split);
-    Option backend{"backend", OptionType::choice, "communication backend", &c.backend};
-    backend.choices = {"mpi", "nccl"};
-    o.push_back(backend);
   }
-  {
-    Option timeout{"collective-timeout", OptionType::number,
-                   "seconds a collective may wait before the job is aborted (0: forever)", &c.collective_timeout_s};
-    timeout.minimum = 0;
-    o.push_back(timeout);
-    Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.output};
-    output.experiment_param = false;
-    o.push_back(output);
-  }
+  add_job_options(o, c.backend, c.collective_timeout_s, c.output);
   t.constraints = {{"min-bytes", "max-bytes", Relation::at_most}};
   return t;
 }

@@ -83,6 +83,12 @@ class GroupsWorkload final : public Workload {
                       {"dp", grid.size[2]}, {"order", config_.order}, {"bytes", config_.bytes}, {"steps", config_.steps},
                       {"groups", groups}, {"members_ok", members_ok}, {"hazard", hazard},
                       {"environment", to_json(collect_environment(default_threads(), world.device_memory()), true)}};
+    if (outcome.exit_code != 0)
+      outcome.result["error"] = error_json(
+          {std::nullopt, std::nullopt,
+           members_ok ? "the checksum missed the swapped data of the mis-ordered collectives"
+                      : "a group's all-reduce gave another sum than its members' ranks: the grid's groups are wrong",
+           ""});
     for (const auto& [name, g] : groups.items())
       fmt::print("mtengine groups: {} size {} members {} {:.3f} ms/step\n", name, g["size"].get<int>(),
                  g["members_ok"].get<bool>() ? "ok" : "WRONG", g.value("ms_per_step", 0.0));
@@ -91,12 +97,6 @@ class GroupsWorkload final : public Workload {
                  hazard["completed_without_error"].get<bool>() ? "completed" : "failed",
                  hazard["detected_by_checksum"].get<bool>() ? "detected the swap" : "MISSED the swap");
     return outcome;
-  }
-
-  nlohmann::json error_result(const RunError& error) const override {
-    return {{"schema_version", 1}, {"benchmark", "groups"}, {"status", "error"}, {"backend", config_.backend},
-            {"error", {{"reason", error.reason}, {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()},
-                       {"step", nullptr}}}};
   }
 
  private:
@@ -184,18 +184,7 @@ OptionTable groups_option_table(GroupsConfig& c) {
   o.push_back(Option{"hazard", OptionType::boolean,
                      "also show the silent-corruption hazard of mis-ordered collectives (--hazard=false: skip)",
                      &c.hazard});
-  {
-    Option backend{"backend", OptionType::choice, "communication backend", &c.backend};
-    backend.choices = {"mpi", "nccl"};
-    o.push_back(backend);
-    Option timeout{"collective-timeout", OptionType::number, "seconds a collective may wait (0: forever)",
-                   &c.collective_timeout_s};
-    timeout.minimum = 0;
-    o.push_back(timeout);
-    Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.output};
-    output.experiment_param = false;
-    o.push_back(output);
-  }
+  add_job_options(o, c.backend, c.collective_timeout_s, c.output);
   return t;
 }
 

@@ -147,20 +147,15 @@ class MoeWorkload final : public Workload {
         {"hosts", hosts},
         {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}};
     if (!ok)
-      outcome.result["error"] = {{"reason", fmt::format("oracle failed: {} token ids astray, max |error| {:.3g} (atol {:.3g})",
-                                                        wrong_ids, error, config_.atol)},
-                                 {"rank", nullptr}, {"step", nullptr}};
+      outcome.result["error"] = error_json(
+          {std::nullopt, std::nullopt,
+           fmt::format("oracle failed: {} token ids astray, max |error| {:.3g} (atol {:.3g})", wrong_ids, error, config_.atol),
+           ""});
     fmt::print("mtengine moe: {} x{} {} tokens/rank: dispatch {:.2f} ms, compute {:.2f} ms, combine {:.2f} ms, "
                "imbalance {:.2f}, dropped {}, ids astray {}, max |error| {:.2g}\n",
                config_.routing.kind, world, tokens, worst.dispatch_ms, worst.compute_ms, worst.combine_ms,
                outcome.result["imbalance"].get<double>(), dropped, wrong_ids, error);
     return outcome;
-  }
-
-  nlohmann::json error_result(const RunError& error) const override {
-    return {{"schema_version", 1}, {"benchmark", "moe"}, {"status", "error"}, {"backend", config_.backend},
-            {"error", {{"reason", error.reason}, {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()},
-                       {"step", nullptr}}}};
   }
 
  private:
@@ -271,17 +266,8 @@ OptionTable moe_option_table(MoeConfig& c) {
     Option atol{"atol", OptionType::number, "largest |output - reference| the oracle accepts", &c.atol};
     atol.minimum = 0;
     o.push_back(atol);
-    Option backend{"backend", OptionType::choice, "communication backend", &c.backend};
-    backend.choices = {"mpi", "nccl"};
-    o.push_back(backend);
-    Option timeout{"collective-timeout", OptionType::number, "seconds a collective may wait (0: forever)",
-                   &c.collective_timeout_s};
-    timeout.minimum = 0;
-    o.push_back(timeout);
-    Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.output};
-    output.experiment_param = false;
-    o.push_back(output);
   }
+  add_job_options(o, c.backend, c.collective_timeout_s, c.output);
   return t;
 }
 

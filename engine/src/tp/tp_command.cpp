@@ -132,15 +132,9 @@ class TpWorkload final : public Workload {
                       {"checks", checks.rows()}, {"all_pass", checks.all_pass()},
                       {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}};
     if (!checks.all_pass())
-      outcome.result["error"] = {{"reason", "a parallel form differs from the single-device reference beyond --atol"},
-                                 {"rank", nullptr}, {"step", nullptr}};
+      outcome.result["error"] = error_json(
+          {std::nullopt, std::nullopt, "a parallel form differs from the single-device reference beyond --atol", ""});
     return outcome;
-  }
-
-  nlohmann::json error_result(const RunError& error) const override {
-    return {{"schema_version", 1}, {"benchmark", "tp"}, {"status", "error"}, {"backend", config_.backend},
-            {"error", {{"reason", error.reason}, {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()},
-                       {"step", nullptr}}}};
   }
 
  private:
@@ -196,17 +190,8 @@ OptionTable tp_option_table(TpConfig& c) {
     Option threads{"threads", OptionType::integer, "intra-op threads (0: from the environment)", &c.threads};
     threads.minimum = 0;
     o.push_back(threads);
-    Option backend{"backend", OptionType::choice, "communication backend", &c.backend};
-    backend.choices = {"mpi", "nccl"};
-    o.push_back(backend);
-    Option timeout{"collective-timeout", OptionType::number, "seconds a collective may wait (0: forever)",
-                   &c.collective_timeout_s};
-    timeout.minimum = 0;
-    o.push_back(timeout);
-    Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.output};
-    output.experiment_param = false;
-    o.push_back(output);
   }
+  add_job_options(o, c.backend, c.collective_timeout_s, c.output);
   return t;
 }
 

@@ -48,6 +48,17 @@ std::optional<std::string> output_path_problem(const std::string& path) {
   return std::nullopt;
 }
 
+nlohmann::json error_json(const RunError& error) {
+  return {{"reason", error.reason},
+          {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()},
+          {"step", error.step ? nlohmann::json(*error.step) : nlohmann::json()}};
+}
+
+nlohmann::json Workload::error_result(const RunError& error) const {
+  return {{"schema_version", 1}, {"benchmark", name()}, {"status", "error"}, {"backend", backend()},
+          {"error", error_json(error)}};
+}
+
 int run_workload(Workload& workload) {
   // Every rank validates the same argv before MPI starts, so bad flags stop all ranks with 2.
   if (auto problem = workload.validate()) {

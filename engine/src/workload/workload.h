@@ -1,4 +1,4 @@
-// What every subcommand that runs as an MPI job shares (train now; verify, comm, moe, tp next):
+// What every subcommand that runs as an MPI job shares (train, verify, comm, moe, tp, groups):
 // validate before MPI starts, start the MPI session, check the output path, run collectively,
 // turn an exception on any rank into an error result and a job abort, write rank 0's result
 // JSON atomically, and map all of it to exit codes (0 ok, 1 failure, 2 bad input).
@@ -39,11 +39,15 @@ class Workload {
   virtual double collective_timeout_s() const { return 0; }
   // Collective: every rank calls it. Throws on failure.
   virtual WorkloadOutcome run(ProcessGroup& group) = 0;
-  // The result document of a failed run (status "error"), with what is known.
-  virtual nlohmann::json error_result(const RunError& error) const = 0;
+  // The result document of a failed run (status "error"), with what is known. By default the
+  // benchmark, backend and error; a workload with more to say (its configuration) overrides it.
+  virtual nlohmann::json error_result(const RunError& error) const;
   // The step the run was at when it failed, when the workload has steps.
   virtual std::optional<int64_t> current_step() const { return std::nullopt; }
 };
+
+// {"reason", "rank", "step"}: the error object of a result; null where unknown.
+nlohmann::json error_json(const RunError& error);
 
 // The skeleton: returns the process exit code.
 int run_workload(Workload& workload);

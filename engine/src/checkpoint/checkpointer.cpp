@@ -70,17 +70,16 @@ SaveStats Checkpointer::save(int64_t global_step, int64_t tokens_seen, const std
 
   const std::string name = layout::shard_name(control_.rank());
   const auto kill_after = faults_.save_kill_after(control_.rank(), global_step);
-  write_shard_file(temp / name, tensors, [&](std::size_t written) {
+  const WrittenFile written_file = write_shard_file(temp / name, tensors, [&](std::size_t written) {
     if (kill_after && static_cast<int64_t>(written) + 1 >= *kill_after) {
       std::fprintf(stderr, "mtengine: injected fault: rank %d dies while writing checkpoint step %lld\n",
                    control_.rank(), static_cast<long long>(global_step));
       kill_self();
     }
   });
-  // Each rank digests its own shard, in parallel; rank 0 collects sizes and digests.
-  const CheckpointFile mine = describe_files(temp, {name}).front();
-  const auto all = control_.gather_text_to_root(nlohmann::json{{"name", mine.name}, {"bytes", mine.bytes},
-                                                               {"sha256", mine.sha256}}.dump());
+  // Each rank digested its own shard while writing it; rank 0 collects sizes and digests.
+  const auto all = control_.gather_text_to_root(
+      nlohmann::json{{"name", name}, {"bytes", written_file.bytes}, {"sha256", written_file.sha256}}.dump());
   uint64_t total_bytes = 0;
   if (control_.rank() == 0) {
     CheckpointMetadata metadata;

@@ -67,18 +67,6 @@ std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdent
 
 std::string fingerprint_of(const nlohmann::json& settings) { return sha256_hex(settings.dump()); }
 
-std::vector<CheckpointFile> describe_files(const std::filesystem::path& dir, const std::vector<std::string>& names) {
-  std::vector<CheckpointFile> out;
-  for (const auto& name : names) {
-    const auto path = dir / name;
-    std::error_code ec;
-    const auto bytes = std::filesystem::file_size(path, ec);
-    if (ec) throw CheckpointError("checkpoint: expected file '" + path.string() + "' is missing");
-    out.push_back({name, bytes, sha256_file(path)});
-  }
-  return out;
-}
-
 void check_files(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata) {
   for (const auto& f : metadata.files) {
     const auto path = step_dir / f.name;

@@ -49,8 +49,6 @@ std::string identity_mismatch(const CheckpointIdentity& checkpoint, const Checkp
 // SHA-256 over the canonical JSON (sorted keys, no spaces) of `settings`.
 std::string fingerprint_of(const nlohmann::json& settings);
 
-// Sizes and checksums of the files in `dir` (rank shards), in name order.
-std::vector<CheckpointFile> describe_files(const std::filesystem::path& dir, const std::vector<std::string>& names);
 // Throws CheckpointError naming the first file whose size or checksum differs from `metadata`.
 void check_files(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata);
 

@@ -40,8 +40,8 @@ torch::ScalarType dtype_of(const std::string& name, const std::filesystem::path&
 
 }  // namespace
 
-void write_shard_file(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
-                      const std::function<void(std::size_t)>& after_tensor) {
+WrittenFile write_shard_file(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
+                             const std::function<void(std::size_t)>& after_tensor) {
   std::vector<torch::Tensor> host;
   nlohmann::json entries = nlohmann::json::array();
   uint64_t offset = 0;
@@ -63,12 +63,19 @@ void write_shard_file(const std::filesystem::path& path, const std::vector<Named
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error("cannot create checkpoint file '" + path.string() + "': " + std::strerror(errno));
   const std::string what = "checkpoint file '" + path.string() + "'";
+  Sha256 file_digest;
+  WrittenFile written;
+  auto put = [&](const void* data, std::size_t bytes) {
+    write_all(fd, data, bytes, what);
+    file_digest.update(data, bytes);
+    written.bytes += bytes;
+  };
   try {
-    write_all(fd, kMagic, sizeof(kMagic), what);
-    write_all(fd, &header_bytes, sizeof(header_bytes), what);
-    write_all(fd, header.data(), header.size(), what);
+    put(kMagic, sizeof(kMagic));
+    put(&header_bytes, sizeof(header_bytes));
+    put(header.data(), header.size());
     for (std::size_t i = 0; i < host.size(); ++i) {
-      write_all(fd, host[i].data_ptr(), host[i].nbytes(), what);
+      put(host[i].data_ptr(), host[i].nbytes());
       if (after_tensor) after_tensor(i);
     }
     if (::fsync(fd) != 0) throw std::runtime_error("cannot fsync " + what + ": " + std::strerror(errno));
@@ -77,6 +84,8 @@ void write_shard_file(const std::filesystem::path& path, const std::vector<Named
     throw;
   }
   if (::close(fd) != 0) throw std::runtime_error("cannot close " + what + ": " + std::strerror(errno));
+  written.sha256 = file_digest.hex();
+  return written;
 }
 
 std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path) {

@@ -26,10 +26,16 @@ struct ShardEntry {
 
 constexpr int kShardFormatVersion = 1;
 
+// What was written: the file's size and SHA-256, digested on the way out (no second read).
+struct WrittenFile {
+  uint64_t bytes = 0;
+  std::string sha256;
+};
+
 // Writes and fsyncs the file. `after_tensor(i)` runs after the i-th tensor's bytes are written
 // (fault injection: a rank dying in the middle of a save).
-void write_shard_file(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
-                      const std::function<void(std::size_t)>& after_tensor = {});
+WrittenFile write_shard_file(const std::filesystem::path& path, const std::vector<NamedTensor>& tensors,
+                             const std::function<void(std::size_t)>& after_tensor = {});
 
 // The header only, validated (magic, version, extents within the file). Throws CheckpointError.
 std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path);

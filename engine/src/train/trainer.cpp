@@ -7,21 +7,21 @@
 #include <cmath>
 #include <limits>
 
+#include "checkpoint/checkpointer.h"
 #include "data/synthetic.h"
 #include "env/float_mode.h"
 #include "env/resources.h"
 #include "model/activation_checkpoint.h"
 #include "model/bf16_emulation.h"
 #include "model/gpt.h"
+#include "profile/profiler.h"
 #include "strategy/strategy.h"
-#include "checkpoint/checkpointer.h"
 #include "train/checkpoint_state.h"
 #include "train/device_runtime.h"
 #include "train/faults.h"
-#include "profile/profiler.h"
-#include "workload/input_error.h"
 #include "train/fused_adamw.h"
 #include "train/lr_schedule.h"
+#include "workload/input_error.h"
 
 namespace mt {
 namespace {

@@ -33,7 +33,10 @@ TEST_CASE("a shard file round-trips every tensor bit for bit, with its type and 
       {"optimizer/steps", torch::tensor({1, 2, 3}, torch::TensorOptions().dtype(torch::kLong))},
       {"rng/cpu", torch::randint(0, 255, {16}, torch::TensorOptions().dtype(torch::kByte))},
       {"scheduler/learning_rate", torch::tensor({3e-4}, torch::TensorOptions().dtype(torch::kDouble))}};
-  mt::write_shard_file(path, tensors);
+  const mt::WrittenFile written = mt::write_shard_file(path, tensors);
+  // The digest taken on the way out is the file's: what metadata records and loading checks.
+  CHECK(written.bytes == fs::file_size(path));
+  CHECK(written.sha256 == mt::sha256_file(path));
   const auto back = mt::read_shard_file(path);
   REQUIRE(back.size() == tensors.size());
   for (std::size_t i = 0; i < tensors.size(); ++i) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `mtengine moe` on 4 ranks: balanced, hot 0.75 and top-2 routing pass the oracle (every token id
-# home, output equal to the single-process computation); hot routing shows its imbalance; top-k
+# home, computed by the expert it was routed to, output equal to the single-process computation); hot routing shows its imbalance; top-k
 # with a tight capacity drops and counts tokens.
 set -uo pipefail
 MTENGINE=${1:?usage: moe_test.sh PATH/TO/mtengine}
@@ -22,10 +22,16 @@ import json, sys
 load = lambda n: json.load(open(f"{sys.argv[1]}/{n}.json"))
 b, h, t = load("balanced"), load("hot"), load("topk")
 for r in (b, h, t):
-    assert r["status"] == "ok" and r["ids_wrong"] == 0 and r["max_abs_error"] <= r["atol"], r
+    assert r["status"] == "ok" and r["ids_wrong"] == 0 and r["tokens_misrouted"] == 0, r
+    assert r["max_abs_error"] <= r["atol"], r
 assert b["imbalance"] == 1.0 and b["tokens_received"] == [256] * 4, b["tokens_received"]
 # hot: expert 0 receives 0.75 of every rank's tokens: 4 * 192 = 768 against a mean of 256
 assert h["tokens_received"][0] == 768 and abs(h["imbalance"] - 3.0) < 1e-9, h["tokens_received"]
 assert t["dropped_tokens"] > 0 and t["top_k"] == 2, t
 print("ok: balanced imbalance 1.0; hot", h["imbalance"], "; top-2 dropped", t["dropped_tokens"])
 PY
+# More tokens than the 32-bit stamps can name is bad input, refused before any exchange.
+"${MPIRUN[@]}" "$MTENGINE" moe --tokens 600000000 --output "$WORK/big.json" >"$WORK/big.log" 2>&1
+code=$?
+[ "$code" -eq 2 ] || fail "too many tokens: exit $code, want 2: $(cat "$WORK/big.log")"
+grep -q "too many for 4 ranks" "$WORK/big.log" || fail "too many tokens: no reason given: $(cat "$WORK/big.log")"

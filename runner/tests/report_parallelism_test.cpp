@@ -45,12 +45,21 @@ TEST_CASE("moe section: phases, imbalance, the oracle, and per rank where the ho
   REQUIRE(contains(md, "## Mixture of experts"));
   CHECK(contains(md, "| moe ×4 | 2048 | 1 | 3.00 ± 0.00 ⚠n<3 | 0 ± 0 ⚠n<3 | 10.00 ± 0.00 ⚠n<3 | 390.00 ± 14.14 ⚠n<3 | "
                      "310.00 ± 14.14 ⚠n<3 |"));
-  CHECK(contains(md, "0 ids astray, max abs error 2e-07 (atol 0.0001)"));
+  CHECK(contains(md, "0 ids astray, max abs error 2e-07 (atol 0.0001)"));  // results from before the stamp
   // Per rank, means over the two runs: the hot expert's rank computes, the others wait in combine.
   CHECK(contains(md, "| moe ×4 | 0 | 6144 | 10.00 | 390.00 | 9.00 |"));
   CHECK(contains(md, "| moe ×4 | 1 | 683 | 7.00 | 80.00 | 310.00 |"));
   CHECK(contains(md, "| moe ×4 | 3 | 682 | 6.00 | 84.00 | 306.00 |"));
   CHECK_FALSE(contains(md, "| moe ×4 | 4 |"));
+}
+
+TEST_CASE("moe section: the oracle cell says how many tokens an engine found misrouted") {
+  ReportFixture f("moe_misrouted.sqlite");
+  f.campaign("c1");
+  auto result = moe_result(380, 300);
+  result["tokens_misrouted"] = 0;
+  f.trial(workload_trial("moe", 4, 0, result));
+  CHECK(contains(render_latest(f).markdown, "0 ids astray, 0 misrouted, max abs error 2e-07 (atol 0.0001)"));
 }
 
 TEST_CASE("tp section: the worst error per layer and tensor over the runs, and a failed check is marked") {

@@ -9,6 +9,8 @@
 
 #include "env/environment.h"
 #include "env/resources.h"
+#include "moe/round_trip.h"
+#include "workload/input_error.h"
 #include "workload/workload.h"
 
 namespace mt {
@@ -66,6 +68,10 @@ class MoeWorkload final : public Workload {
     const int64_t d = config_.d_model, tokens = config_.tokens;
     torch::NoGradGuard no_grad;
 
+    if (tokens > max_tokens_per_rank(world)) {
+      throw InputError(fmt::format("--tokens {} is too many for {} ranks: token stamps hold at most {} per rank",
+                                   tokens, world, max_tokens_per_rank(world)));
+    }
     const Routing routing = route_tokens(config_.routing, rank, world, tokens);
     const Expert mine(config_.routing.seed, rank, d, device);
     torch::manual_seed(config_.routing.seed + 97 * static_cast<uint64_t>(rank));
@@ -73,42 +79,52 @@ class MoeWorkload final : public Workload {
 
     // What this rank sends: its tokens' features and ids, grouped by expert.
     std::vector<int64_t> slots;
-    for (const auto& a : routing.assignments) slots.push_back(a.token);
+    std::vector<int32_t> ids;
+    for (const auto& a : routing.assignments) {
+      slots.push_back(a.token);
+      ids.push_back(token_id(rank, tokens, a.token));
+    }
     const auto slot_index = torch::tensor(slots, torch::TensorOptions().dtype(torch::kLong)).to(device);
     const auto send_x = x.index_select(0, slot_index).contiguous();
-    const auto send_ids = (slot_index + static_cast<int64_t>(rank) * tokens).to(torch::kInt).contiguous();
+    const auto send_ids = torch::tensor(ids, torch::TensorOptions().dtype(torch::kInt)).to(device);
 
     Phases phases;
-    torch::Tensor back_x, back_ids;
+    torch::Tensor back_x, back_stamps;
     std::vector<int64_t> received;
     for (int64_t i = 0; i < config_.warmup + config_.iters; ++i) {
       control.barrier();
       Phases one;
-      exchange(comm, routing, send_x, send_ids, mine, one, back_x, back_ids, received);
+      exchange(comm, routing, send_x, send_ids, mine, one, back_x, back_stamps, received);
       if (i >= config_.warmup) phases += one;
     }
     phases /= static_cast<double>(config_.iters);
 
-    // The oracle: every id home, and the output equal to the single-process computation.
-    const int64_t ids_wrong = (back_ids != send_ids).sum().item<int64_t>();
+    // The oracle: every token home from the expert its assignment chose, and the output equal to
+    // the single-process computation of each assignment by its own expert.
+    const auto host_stamps = back_stamps.to(torch::kCPU);
+    const auto* stamp_data = host_stamps.data_ptr<int32_t>();
+    const RoundTripErrors trip = check_round_trip(routing, rank, tokens, world,
+                                                  std::vector<int32_t>(stamp_data, stamp_data + host_stamps.numel()));
     auto out = torch::zeros({tokens, d}, x.options());
     auto reference = torch::zeros({tokens, d}, x.options());
     std::vector<float> weights;
     for (const auto& a : routing.assignments) weights.push_back(a.weight);
     const auto w = torch::tensor(weights).to(device).unsqueeze(1);
     out.index_add_(0, slot_index, back_x * w);
-    std::vector<std::unique_ptr<Expert>> experts;
-    for (int e = 0; e < world; ++e) experts.push_back(std::make_unique<Expert>(config_.routing.seed, e, d, device));
-    int64_t at = 0;
     for (int e = 0; e < world; ++e) {
-      const int64_t n = routing.per_expert[static_cast<std::size_t>(e)];
-      if (n == 0) continue;
-      const auto rows = slot_index.narrow(0, at, n);
-      reference.index_add_(0, rows, (*experts[static_cast<std::size_t>(e)])(x.index_select(0, rows)) * w.narrow(0, at, n));
-      at += n;
+      std::vector<int64_t> chosen;  // positions in the assignment list, not the split table's counts
+      for (std::size_t i = 0; i < routing.assignments.size(); ++i) {
+        if (routing.assignments[i].expert == e) chosen.push_back(static_cast<int64_t>(i));
+      }
+      if (chosen.empty()) continue;
+      const auto at = torch::tensor(chosen, torch::TensorOptions().dtype(torch::kLong)).to(device);
+      const auto rows = slot_index.index_select(0, at);
+      const Expert expert(config_.routing.seed, e, d, device);
+      reference.index_add_(0, rows, expert(x.index_select(0, rows)) * w.index_select(0, at));
     }
     const double error = control.max((out - reference).abs().max().item<double>());
-    const double wrong_ids = control.sum(static_cast<double>(ids_wrong));
+    const double wrong_ids = control.sum(static_cast<double>(trip.astray));
+    const double misrouted = control.sum(static_cast<double>(trip.misrouted));
     const double dropped = control.sum(static_cast<double>(routing.dropped));
 
     Phases worst{control.max(phases.counts_ms), control.max(phases.dispatch_ms), control.max(phases.compute_ms),
@@ -119,7 +135,7 @@ class MoeWorkload final : public Workload {
     const auto gathered = control.gather_to_root(
         {static_cast<double>(mine_received), phases.dispatch_ms, phases.compute_ms, phases.combine_ms});
     WorkloadOutcome outcome;
-    const bool ok = wrong_ids == 0 && error <= config_.atol;
+    const bool ok = wrong_ids == 0 && misrouted == 0 && error <= config_.atol;
     outcome.exit_code = ok ? 0 : 1;
     const auto hosts = control.hostnames();  // collective: every rank calls it
     if (rank != 0) return outcome;
@@ -143,18 +159,19 @@ class MoeWorkload final : public Workload {
         {"tokens_received", per_rank},
         {"per_rank_ms", {{"dispatch", dispatch_per_rank}, {"compute", compute_per_rank}, {"combine", combine_per_rank}}},
         {"imbalance", mean > 0 ? *std::max_element(per_rank.begin(), per_rank.end()) / mean : 1.0},
-        {"dropped_tokens", dropped}, {"ids_wrong", wrong_ids}, {"max_abs_error", error}, {"atol", config_.atol},
+        {"dropped_tokens", dropped}, {"ids_wrong", wrong_ids}, {"tokens_misrouted", misrouted}, {"max_abs_error", error}, {"atol", config_.atol},
         {"hosts", hosts},
         {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}};
     if (!ok)
       outcome.result["error"] = error_json(
           {std::nullopt, std::nullopt,
-           fmt::format("oracle failed: {} token ids astray, max |error| {:.3g} (atol {:.3g})", wrong_ids, error, config_.atol),
+           fmt::format("oracle failed: {} token ids astray, {} misrouted, max |error| {:.3g} (atol {:.3g})", wrong_ids,
+                       misrouted, error, config_.atol),
            ""});
     fmt::print("mtengine moe: {} x{} {} tokens/rank: dispatch {:.2f} ms, compute {:.2f} ms, combine {:.2f} ms, "
-               "imbalance {:.2f}, dropped {}, ids astray {}, max |error| {:.2g}\n",
+               "imbalance {:.2f}, dropped {}, ids astray {}, misrouted {}, max |error| {:.2g}\n",
                config_.routing.kind, world, tokens, worst.dispatch_ms, worst.compute_ms, worst.combine_ms,
-               outcome.result["imbalance"].get<double>(), dropped, wrong_ids, error);
+               outcome.result["imbalance"].get<double>(), dropped, wrong_ids, misrouted, error);
     return outcome;
   }
 
@@ -172,9 +189,10 @@ class MoeWorkload final : public Workload {
     }
   };
 
-  // One dispatch-compute-combine round; returns what came back.
+  // One dispatch-compute-combine round; returns what came back: the expert's outputs and, per
+  // token, its stamp (the id it left with and the expert that computed it).
   void exchange(Communicator& comm, const Routing& routing, const torch::Tensor& send_x, const torch::Tensor& send_ids,
-                const Expert& expert, Phases& p, torch::Tensor& back_x, torch::Tensor& back_ids,
+                const Expert& expert, Phases& p, torch::Tensor& back_x, torch::Tensor& back_stamps,
                 std::vector<int64_t>& received) const {
     const int64_t d = config_.d_model;
     const auto start = Clock::now();
@@ -205,15 +223,17 @@ class MoeWorkload final : public Workload {
 
     const auto compute_start = Clock::now();
     const auto y = total > 0 ? expert(recv_x).contiguous() : recv_x;
+    const auto stamps = (recv_ids * comm.world_size() + comm.rank()).contiguous();  // = stamp(id, rank, world)
     comm.synchronize();
     p.compute_ms += ms_since(compute_start);
 
     const auto combine_start = Clock::now();
     back_x = torch::empty_like(send_x);
-    back_ids = torch::empty_like(send_ids);
+    back_stamps = torch::empty_like(send_ids);
     comm.set_next_label("combine");
     auto back_work_x = comm.all_to_all_v(y.data_ptr(), scaled(received, d), back_x.data_ptr(), scaled(sent, d), ElementType::f32);
-    auto back_work_ids = comm.all_to_all_v(recv_ids.data_ptr(), scaled(received, 1), back_ids.data_ptr(), scaled(sent, 1), ElementType::i32);
+    auto back_work_ids =
+        comm.all_to_all_v(stamps.data_ptr(), scaled(received, 1), back_stamps.data_ptr(), scaled(sent, 1), ElementType::i32);
     back_work_x->wait();
     back_work_ids->wait();
     comm.synchronize();

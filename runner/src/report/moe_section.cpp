@@ -28,7 +28,11 @@ std::string oracle_cell(const Group& g) {
   if (errors.empty()) return "-";
   const double worst = *std::max_element(errors.begin(), errors.end());
   const double lost = astray.empty() ? 0 : *std::max_element(astray.begin(), astray.end());
-  return fmt::format("{} ids astray, max abs error {:.2g} (atol {})", lost, worst, g.result_text("atol"));
+  // Engines before the expert stamp did not check where a token was computed.
+  const auto misrouted = g.sample("tokens_misrouted").values;
+  const std::string routed =
+      misrouted.empty() ? "" : fmt::format(", {} misrouted", *std::max_element(misrouted.begin(), misrouted.end()));
+  return fmt::format("{} ids astray{}, max abs error {:.2g} (atol {})", lost, routed, worst, g.result_text("atol"));
 }
 
 // Mean over the group's runs of element `rank` of a per-rank array in the result.

@@ -2,7 +2,8 @@
 # A tiny collective campaign through the real programs: mtrun runs mtengine comm, the bare MPI loop
 # (benchmarks/mpi_collectives_peer.c) and the Gloo peer (benchmarks/gloo_collectives_peer.py, on the
 # setup's PyTorch) on 2 ranks at two sizes; every row lands in the database, the peers measure
-# exactly the engine's rows, and the report sets them side by side.
+# exactly the engine's rows, their results fit the engine's result schema, and the report sets them side
+# by side.
 source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 PEER="$MT_BUILD_DIR/bin/mpi_collectives_peer"
@@ -46,6 +47,21 @@ expect_eq "$(sql "select group_concat(operation || ' ' || in_place || ' ' || byt
   "all_reduce 0 4096, all_reduce 0 1048576" "what Gloo cannot measure is a row, marked"
 expect_eq "$(sql "select count(*) from comm_rows where unsupported = 0 and busbw_gbps > 0 and latency_us > 0 and wrong_values = 0")" 46 "measured rows"
 expect_eq "$(sql "select count(*) from comm_rows where operation = 'all_to_all' and split = 'uneven' and bytes = 4100")" 3 "uneven all_to_all: rank 0 sends e + (0 + p) mod 2 to p"
+# The peers write the engine's result format, so the same schema holds them to it.
+python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$DB" <<'PY' || fail "peer results against the result schema"
+import json, sqlite3, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+seen = set()
+for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from attempts where result_json is not null"):
+    result = json.loads(text)
+    try:
+        jsonschema.validate(result, schema)
+    except jsonschema.ValidationError as e:
+        sys.exit(f"{result.get('implementation', 'mtengine')}: {e.message} at {list(e.path)}")
+    seen.add(result.get("implementation", "mtengine"))
+assert seen == {"mtengine", "bare_mpi", "gloo"}, seen
+print("ok: every study's result fits schemas/result.schema.json:", sorted(seen))
+PY
 echo "PASS (rows)"
 
 # --allow-mixed: the engine under test may be a build of another revision than this tree (the

@@ -181,3 +181,38 @@ TEST_CASE("profile: without an unprofiled twin the overhead is not measured, and
   CHECK(contains(md, "- Traces are kept in the database for each profiled configuration's first repeat;"));
   CHECK_FALSE(contains(md, "## Training"));
 }
+
+TEST_CASE("profile: the top operators per configuration, averaged over ranks and repeats, and why none were recorded") {
+  ReportFixture f("profile_operators.sqlite");
+  f.campaign("c1", "operators");
+  auto op = [](const char* name, double calls, double self_ms, double total_ms) {
+    return nlohmann::json{{"name", name}, {"calls", calls}, {"self_ms", self_ms}, {"total_ms", total_ms}};
+  };
+  for (int r = 0; r < 2; ++r) {
+    FixtureTrial t = bucket_trial(true, "1", r, 950, 105);
+    auto& ranks = t.result["profile"]["ranks"];
+    // Rank 1's mm is 10 ms slower; its top list lacks aten::add_, which counts only where present.
+    ranks[0]["operators"] = {{"step", 4}, {"step_ms", 140.0 + r}, {"recorded_ms", 100.0}, {"operators", 40},
+                             {"top", {op("aten::mm", 40, 60, 61), op("aten::addmm", 8, 20, 24), op("aten::add_", 30, 5, 5)}}};
+    ranks[1]["operators"] = {{"step", 4}, {"step_ms", 150.0 + r}, {"recorded_ms", 110.0}, {"operators", 40},
+                             {"top", {op("aten::mm", 40, 70, 71), op("aten::addmm", 8, 20, 24),
+                                      op("torch::autograd::CppNode<mt::A|B>", 2, 1, 1)}}};
+    f.trial(t);
+    FixtureTrial cold = bucket_trial(true, "25", r, 950, 105);
+    for (auto& rank : cold.result["profile"]["ranks"]) rank["operators"] = {{"skipped", "no warmup step to record them in"}};
+    f.trial(cold);
+  }
+  const std::string md = section(render_latest(f).markdown, "Where a step's time goes");
+  REQUIRE(contains(md, "### Top operators (LibTorch's profiler)"));
+  CHECK(contains(md, "| ddp | 2 | buckets_profiled bucket_cap_mb=1 | 105.00 of 145.50 | `aten::mm` | 40 | 65.00 | 66.00 | 61.9 % |\n"));
+  CHECK(contains(md, "|   |   |   |   | `aten::addmm` | 8 | 20.00 | 24.00 | 19.0 % |\n"));
+  CHECK(contains(md, "|   |   |   |   | `aten::add_` | 30 | 5.00 | 5.00 | 4.8 % |\n"));
+  CHECK(contains(md, "| `torch::autograd::CppNode<mt::A\\|B>` |"));  // a name cannot break the table
+  CHECK(contains(md, "- No operators recorded for buckets_profiled bucket_cap_mb=25: no warmup step to record them in.\n"));
+}
+
+TEST_CASE("profile: results from before the operator profile render no operator table") {
+  ReportFixture f("profile_no_operators.sqlite");
+  bucket_campaign(f);
+  CHECK_FALSE(contains(render_latest(f).markdown, "Top operators"));
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A profiled study end to end: `profile: true` runs real mpirun jobs of the real engine with
 # --profile into each attempt's run directory, the database keeps the first repeat's traces, and
-# the report shows where a step's time goes, links those traces (valid Chrome trace JSON) and sets
-# the profiled runs against their unprofiled twins.
+# the report shows where a step's time goes and the top operators LibTorch's profiler saw, links
+# those traces (valid Chrome trace JSON) and sets the profiled runs against their unprofiled twins.
 source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 cat > "$WORK/tiny.yaml" <<'YAML'
@@ -32,6 +32,7 @@ echo "$OUT"
 expect_eq "$RC" 0 "run exit code"
 RUN_DIR=$(sql "select a.run_dir from attempts a join trials t on t.id = a.trial_id where t.study = 'profiled' and t.repeat_index = 0")
 [ -f "$RUN_DIR/profile/rank_00001.trace.json" ] || fail "no trace of rank 1 in $RUN_DIR/profile"
+[ -f "$RUN_DIR/profile/rank_00001.operators.json" ] || fail "no LibTorch operator trace of rank 1 in $RUN_DIR/profile"
 expect_eq "$(sql "select group_concat(f.name, ' ') from attempt_files f join attempts a on a.id = f.attempt_id join trials t on t.id = a.trial_id where t.study = 'profiled' and t.repeat_index = 0")" \
   "profile/profile.json profile/rank_00000.trace.json profile/rank_00001.trace.json" "files kept for the first repeat"
 expect_eq "$(sql "select count(*) from attempt_files")" 3 "nothing kept for other repeats or plain trials"
@@ -49,6 +50,10 @@ expect_contains "$REPORT" "![Where a step's time goes](tiny/step_profile.svg)" "
 grep -qE '^\| ddp \| 2 \| profiled \| [0-9.]+ ± [0-9.]+ ⚠n<3 \| [0-9.]+ ± .*\| [0-9.]+ ± [0-9.]+ ⚠n<3 \| 2 \|$' <<<"$REPORT" ||
   fail "no profile row with numbers in:
 $(grep -F '| profiled |' <<<"$REPORT")"
+expect_contains "$REPORT" "### Top operators (LibTorch's profiler)" "top operators"
+grep -qE '^\| ddp \| 2 \| profiled \| [0-9.]+ of [0-9.]+ \| `aten::[a-z_]+` \| [0-9]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ % \|$' <<<"$REPORT" ||
+  fail "no top-operator row with numbers in:
+$(grep -F '`aten::' <<<"$REPORT")"
 expect_contains "$REPORT" "## Profiler overhead" "overhead section"
 expect_contains "$REPORT" "| profiled ÷ plain, ddp ×2 | tokens_per_sec |" "profiled set against its unprofiled twin"
 # Every linked trace is in the report's folder and is valid Chrome trace JSON.

@@ -52,6 +52,7 @@ struct HeadLayout {
 class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttention> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qkv, int64_t n_heads) {
+    RECORD_FUNCTION("mt::fused_causal_attention", std::vector<c10::IValue>());  // named in LibTorch's profiler
     const HeadLayout shape(qkv, n_heads);
     auto probs = torch::empty({shape.count() * shape.seq, shape.seq}, qkv.options());
     auto y = torch::empty({shape.batch, shape.seq, shape.d}, qkv.options());

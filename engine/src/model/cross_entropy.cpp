@@ -18,6 +18,7 @@ class SoftmaxCrossEntropy : public torch::autograd::Function<SoftmaxCrossEntropy
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& logits,
                                const torch::Tensor& targets) {
+    RECORD_FUNCTION("mt::softmax_cross_entropy", std::vector<c10::IValue>());  // named in LibTorch's profiler
     const int64_t rows = logits.size(0), cols = logits.size(1);
     const float* data = logits.data_ptr<float>();
     const int64_t* target = targets.data_ptr<int64_t>();

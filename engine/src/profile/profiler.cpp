@@ -179,6 +179,37 @@ BlockRunner Profiler::traced_blocks(BlockRunner inner) {
   };
 }
 
+void Profiler::record_operators_in(int64_t step, std::string why_not) {
+  operator_step_ = step;
+  if (step < 0) operator_summary_ = {{"skipped", std::move(why_not)}};
+}
+
+void Profiler::before_step(int64_t step) {
+  recorder_.set_step(step);
+  if (step != operator_step_) return;
+  try {
+    operators_.start();
+  } catch (const std::exception& e) {
+    operator_summary_ = {{"error", e.what()}};
+  }
+}
+
+void Profiler::after_step(int64_t step, double step_ms) {
+  if (step != operator_step_ || !operators_.recording()) return;
+  constexpr std::size_t kTopOperators = 15;
+  const std::string name = fmt::format("rank_{:05d}.operators.json", recorder_.rank());
+  try {
+    std::filesystem::create_directories(dir_);
+    const auto calls = operators_.stop((std::filesystem::path(dir_) / name).string());
+    operator_summary_ = operator_summary(operator_stats(calls), kTopOperators);
+    operator_summary_["step"] = step;
+    operator_summary_["step_ms"] = step_ms;  // that step's own time, operator profiler included
+    operator_summary_["trace"] = name;
+  } catch (const std::exception& e) {
+    operator_summary_ = {{"error", e.what()}};
+  }
+}
+
 std::unique_ptr<Communicator> Profiler::traced(Communicator& inner) {
   return std::make_unique<TracedCommunicator>(inner, recorder_);
 }
@@ -191,10 +222,12 @@ void Profiler::optimizer_step(Clock::time_point start, Clock::time_point end) {
   recorder_.add({"optimizer step", "optimizer", TraceTrack::compute, recorder_.us(start), recorder_.us(end)});
 }
 
-nlohmann::json Profiler::finish(ControlChannel& control, const std::string& dir, int64_t first_measured_step) {
+nlohmann::json Profiler::finish(ControlChannel& control, int64_t first_measured_step) {
+  const std::string& dir = dir_;
   const auto spans = recorder_.spans();
   const auto steps = profile_steps(spans, first_measured_step);
   nlohmann::json mine = summarize_steps(steps);
+  if (!operator_summary_.is_null()) mine["operators"] = operator_summary_;
   std::string error;
   try {
     std::filesystem::create_directories(dir);

@@ -5,6 +5,9 @@
 // the communication thread saw it) and the waits for them. From the spans: each rank's step
 // breakdown and how much communication hid behind computation; across ranks (DIR/profile.json,
 // and the result JSON's "profile"): step time min / p50 / max and the straggler ratio max / p50.
+// Beside that, LibTorch's own profiler records one step's operators (DIR/rank_%05d.operators.json,
+// Kineto's trace) for each rank's top operators by self time: the last warmup step, whose timings
+// nothing reports, so its far larger cost stays out of the measured steps.
 // Spans are host-side: on a GPU, device work is asynchronous and spans show when the host issued
 // it, not when the device ran it.
 #pragma once
@@ -16,6 +19,7 @@
 #include "comm/communicator.h"
 #include "comm/control_channel.h"
 #include "model/gpt.h"
+#include "profile/operator_profiler.h"
 #include "profile/trace_recorder.h"
 #include "train/device_runtime.h"
 
@@ -23,9 +27,15 @@ namespace mt {
 
 class Profiler {
  public:
-  explicit Profiler(int rank) : recorder_(rank) {}
+  Profiler(int rank, std::string dir) : recorder_(rank), dir_(std::move(dir)) {}
 
   TraceRecorder& recorder() { return recorder_; }
+
+  // The step whose operators LibTorch's profiler records; -1: none (the summary says why).
+  void record_operators_in(int64_t step, std::string why_not = "");
+  // Around every training step: numbers the spans, and records operators in the chosen step.
+  void before_step(int64_t step);
+  void after_step(int64_t step, double step_ms);
 
   // Forward and backward spans per block, around whatever runs the blocks now.
   BlockRunner traced_blocks(BlockRunner inner);
@@ -38,10 +48,14 @@ class Profiler {
 
   // Collective: writes this rank's trace, gathers every rank's summary to rank 0, which writes
   // DIR/profile.json. Returns the summary for the result JSON (rank 0; others get {}).
-  nlohmann::json finish(ControlChannel& control, const std::string& dir, int64_t first_measured_step);
+  nlohmann::json finish(ControlChannel& control, int64_t first_measured_step);
 
  private:
   TraceRecorder recorder_;
+  std::string dir_;
+  OperatorProfiler operators_;
+  int64_t operator_step_ = -1;
+  nlohmann::json operator_summary_;  // this rank's top operators, or why there are none
 };
 
 }  // namespace mt

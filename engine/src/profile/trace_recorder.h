@@ -33,6 +33,7 @@ class TraceRecorder {
   double us(Clock::time_point t) const;
   double now_us() const { return us(Clock::now()); }
 
+  int rank() const { return rank_; }
   void set_step(int64_t step) { step_ = step; }
   int64_t step() const { return step_; }
   // Thread-safe: spans may be recorded from hooks.

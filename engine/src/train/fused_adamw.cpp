@@ -38,6 +38,7 @@ FusedAdamW::FusedAdamW(std::vector<torch::Tensor> parameters, FusedAdamWOptions 
 }
 
 void FusedAdamW::step(double grad_scale) {
+  RECORD_FUNCTION("mt::fused_adamw", std::vector<c10::IValue>());  // named in LibTorch's profiler
   if (!device_steps_.empty()) return step_on_device(grad_scale);
   std::vector<AdamWScalars> scalars(parameters_.size());
   std::vector<float*> param_data(parameters_.size(), nullptr);

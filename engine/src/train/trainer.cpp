@@ -96,7 +96,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   std::unique_ptr<Profiler> profiler;
   std::unique_ptr<Communicator> traced_collectives;
   if (!config.profile_dir.empty()) {
-    profiler = std::make_unique<Profiler>(control.rank());
+    profiler = std::make_unique<Profiler>(control.rank(), config.profile_dir);
     traced_collectives = profiler->traced(group.collectives);
   }
   Communicator& comm = traced_collectives ? *traced_collectives : group.collectives;
@@ -157,12 +157,21 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   // Warmup and measured steps count from step 0 of the training, not from a resume point.
   const int64_t measure_from = std::max<int64_t>(config.warmup_steps, position.global_step);
   const int64_t tokens_per_step = config.batch_size * config.model.seq_length * micro_count * comm.world_size();
+  if (profiler) {
+    if (measure_from > position.global_step) {
+      profiler->record_operators_in(measure_from - 1);
+    } else {
+      profiler->record_operators_in(-1, position.global_step > 0
+                                            ? "resumed past the warmup: no unreported step to record them in"
+                                            : "no warmup step to record them in (--warmup-steps 0)");
+    }
+  }
   CollectiveCounts counts_at_measure_start = comm.counts();
   long rounds_at_measure_start = strategy->sync_rounds();
 
   for (int64_t step = position.global_step; step < total_steps; ++step) {
     run.current_step = step;
-    if (profiler) profiler->recorder().set_step(step);
+    if (profiler) profiler->before_step(step);
     faults.before_step(rank, step);
     if (step == measure_from) {
       counts_at_measure_start = comm.counts();
@@ -230,6 +239,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     run.step_ms.push_back(times.step_ms);
     run.data_ms.push_back(times[StepPhase::data]);
     run.forward_backward_ms.push_back(times[StepPhase::compute]);
+    if (profiler) profiler->after_step(step, times.step_ms);
 
     position = {step + 1, (step + 1) * tokens_per_step};
     if (checkpointer.due(position.global_step)) {  // outside the step's timing
@@ -256,7 +266,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   run.device_max_allocated_bytes = peaks.max_allocated_bytes;
   run.device_max_reserved_bytes = peaks.max_reserved_bytes;
   if (profiler) {
-    const auto summary = profiler->finish(control, config.profile_dir, measure_from);
+    const auto summary = profiler->finish(control, measure_from);
     if (control.rank() == 0) run.profile_json = summary.dump();
   }
 }

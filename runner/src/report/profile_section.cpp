@@ -7,6 +7,7 @@
 
 #include "report/cells.h"
 #include "report/markdown_table.h"
+#include "report/operator_table.h"
 #include "report/step_profile.h"
 
 namespace mt {
@@ -172,6 +173,8 @@ ProfileSection render_profile_section(const std::vector<const Group*>& profiled,
         "units, one reduce-scatter each). Step ms across ranks: the fastest, median and slowest rank's mean step "
         "(mean over repeats); straggler ratio = slowest ÷ median.\n\n";
   md += pace_table(rows, report_dir) + "\n";
+  constexpr std::size_t kOperatorsShown = 5;
+  const std::string operators = render_operator_table(profiled, kOperatorsShown);
   std::string notes;
   if (report_dir.empty()) {
     notes += "- The chart and the trace files are written beside the report when it is saved with `-o FILE`.\n";
@@ -192,6 +195,7 @@ ProfileSection render_profile_section(const std::vector<const Group*>& profiled,
   }
   if (report_dir.empty()) out.files.clear();
   md += "\n" + notes + "\n";
+  md += operators;
   return out;
 }
 

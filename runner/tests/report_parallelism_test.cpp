@@ -97,3 +97,20 @@ TEST_CASE("groups section: per-dimension times and membership, and whether the c
   CHECK(contains(md, "| dp | 2 | [0,2] | 1 | 0.800 ± 0.000 ⚠n<3 | yes (2/2) |"));
   CHECK(contains(md, "| yes (2/2) | **no** (1/2) |"));
 }
+
+TEST_CASE("summary: oversubscribed MoE, TP and groups runs are named in the warnings, fitting ones are not") {
+  ReportFixture f("workload_oversubscribed.sqlite");
+  f.campaign("c1");
+  auto on_two_cores = [](nlohmann::json result, int ranks) {
+    result["environment"] = {{"cpu_cores", 2}, {"threads_per_rank", 1}};
+    result["hosts"] = nlohmann::json::array();
+    for (int r = 0; r < ranks; ++r) result["hosts"].push_back("node1");
+    return result;
+  };
+  f.trial(workload_trial("moe", 4, 0, on_two_cores(moe_result(380, 300), 4)));
+  f.trial(workload_trial("tp", 2, 0, on_two_cores({{"atol", 1e-5}}, 2)));
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "- ⚠oversubscribed: 1 configuration of the MoE, tensor-parallel and process-group benchmarks ran "
+                     "more ranks × threads than the node's 2 cores (moe ×4): their correctness checks hold, but their "
+                     "times include ranks waiting for a core.\n"));
+}

@@ -96,7 +96,11 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   auto comm = groups_of(groups, "comm");
   std::vector<const Group*> comm_rows;
   std::copy_if(comm.begin(), comm.end(), std::back_inserter(comm_rows), [](const Group* g) { return has_result_rows(*g); });
-  md += render_summary({&data.trials, training, comm_rows, studies, &provenance});
+  std::vector<const Group*> workloads;
+  for (const auto& k : kDedicatedKinds) {
+    for (const Group* g : groups_of(groups, k.kind)) workloads.push_back(g);
+  }
+  md += render_summary({&data.trials, training, comm_rows, workloads, studies, &provenance});
   md += render_provenance_warnings(provenance);
   if (!training.empty()) {
     md += render_training_section(training, provenance);

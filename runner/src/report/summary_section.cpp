@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -206,6 +207,27 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
   return out;
 }
 
+// The workload benchmarks' own sections mark an oversubscribed row; the summary says it once, since
+// their timings (not their correctness checks) then measure ranks taking turns on the cores.
+std::optional<std::string> workload_oversubscription(const std::vector<const Group*>& groups) {
+  std::vector<std::string> names;
+  std::set<int> cores;
+  for (const Group* g : groups) {
+    const CoreUse use = core_use(*g);
+    if (!use.oversubscribed()) continue;
+    names.push_back(fmt::format("{} ×{}", g->label(), g->ranks));
+    if (use.cores) cores.insert(*use.cores);
+  }
+  if (names.empty()) return std::nullopt;
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
+  return fmt::format(
+      "{}: {} of the MoE, tensor-parallel and process-group benchmarks ran more ranks × threads than {} ({}): "
+      "their correctness checks hold, but their times include ranks waiting for a core.",
+      kOversubscribedMark, plural(names.size(), "configuration"),
+      cores.empty() ? std::string("the node has cores") : fmt::format("the node's {} cores", range_text(cores)), list);
+}
+
 std::vector<std::string> general_warnings(const SummaryInputs& in) {
   std::vector<std::string> out;
   const ProvenanceAnalysis& p = *in.provenance;
@@ -235,6 +257,7 @@ std::string render_summary(const SummaryInputs& in) {
     out += comm.headline;
     for (auto& w : comm.warnings) all.push_back(std::move(w));
   }
+  if (auto w = workload_oversubscription(in.workloads)) all.push_back(std::move(*w));
   for (auto& w : general_warnings(in)) all.push_back(std::move(w));
   out += "**Warnings**";
   if (all.empty()) return out + ": none.\n\n";

@@ -16,6 +16,7 @@ struct SummaryInputs {
   const std::vector<ReportTrial>* trials = nullptr;
   std::vector<const Group*> training;       // the training groups
   std::vector<const Group*> comm_rows;      // collective groups whose results carry rows
+  std::vector<const Group*> workloads;      // the MoE, tensor-parallel and process-group groups
   std::vector<ContrastRow> study_contrasts;  // decided
   const ProvenanceAnalysis* provenance = nullptr;
 };

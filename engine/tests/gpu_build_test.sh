@@ -11,7 +11,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 doctor=$(mpirun --allow-run-as-root -np 1 "$MTENGINE" doctor 2>&1) || fail "doctor failed: $doctor"
 grep -qF "backends         mpi, nccl (built: cuda yes, nccl yes)" <<<"$doctor" ||
   fail "the NCCL backend is not built in: $(grep backends <<<"$doctor")"
-ldd "$MTENGINE" | grep -q 'nvidia/nccl/lib/libnccl.so.2' || fail "mtengine does not load the wheel's NCCL"
+# Not `ldd | grep -q`: under pipefail, grep leaving at the first match can fail ldd with SIGPIPE.
+libraries=$(ldd "$MTENGINE") || fail "ldd $MTENGINE failed"
+grep -qF 'nvidia/nccl/lib/libnccl.so.2' <<<"$libraries" || fail "mtengine does not load the wheel's NCCL"
 echo "ok: NCCL backend built; $(grep -F 'nccl    ' <<<"$doctor" | xargs)"
 
 if grep -qF "gpus             none" <<<"$doctor"; then

@@ -11,7 +11,8 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$gpus" -ge 1 ] || fail "no GPU visible (nvidia-smi -L)"
 ranks=$(( gpus >= 2 ? 2 : 1 ))
 MPIRUN=(mpirun --allow-run-as-root -np "$ranks")
-"${MPIRUN[@]}" "$MTENGINE" doctor | grep -F "all-reduce       nccl" | grep -qF ": ok" || fail "NCCL all-reduce"
+doctor=$("${MPIRUN[@]}" "$MTENGINE" doctor) || fail "doctor failed: $doctor"
+grep -F "all-reduce       nccl" <<<"$doctor" | grep -F ": ok" >/dev/null || fail "NCCL all-reduce"
 for strategy in ddp fsdp zero1 zero2; do
   "${MPIRUN[@]}" "$MTENGINE" train --backend nccl --strategy "$strategy" --precision bf16 \
     --vocab-size 8192 --d-model 512 --n-heads 8 --n-layers 6 --seq-length 256 --batch-size 2 \

@@ -26,3 +26,18 @@ print(f"ok: {r['strategy']} x{r['world_size']} on {r['environment']['gpu_model']
       f"{r['tokens_per_sec']:.0f} tok/s, {r['cuda_max_allocated_mb']:.0f} MiB allocated at peak")
 PY
 done
+# Profiled on the GPU: our trace per rank, and LibTorch's profiler records the last warmup step's
+# host operators and, through CUPTI, the kernels they launched.
+"${MPIRUN[@]}" "$MTENGINE" train --backend nccl --strategy ddp --vocab-size 8192 --d-model 512 --n-heads 8 \
+  --n-layers 6 --seq-length 256 --batch-size 2 --steps 4 --warmup-steps 2 --profile "$WORK/profile" \
+  --output "$WORK/profiled.json" >/dev/null || fail "profiled run on GPU"
+python3 "$(dirname "$0")/../../tests/profile/check_trace.py" "$WORK"/profile/rank_*.trace.json >/dev/null || fail "GPU trace format"
+python3 - "$WORK/profiled.json" "$WORK/profile" <<'PY' || fail "GPU operator profile"
+import json, sys
+ops = json.load(open(sys.argv[1]))["profile"]["ranks"][0]["operators"]
+assert ops.get("top"), ops
+kineto = json.load(open(f"{sys.argv[2]}/{ops['trace']}"))
+kernels = [e for e in kineto["traceEvents"] if e.get("cat") == "kernel"]
+assert kernels, "no GPU kernels in LibTorch's trace"
+print(f"ok: GPU profile: {len(kernels)} kernels in step {ops['step']}, top host operator {ops['top'][0]['name']}")
+PY

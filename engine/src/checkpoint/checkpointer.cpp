@@ -149,8 +149,11 @@ std::map<std::string, torch::Tensor> Checkpointer::load(const ResumePoint& point
                                     [&](const CheckpointFile& f) { return f.name != name; }),
                      mine.files.end());
     if (mine.files.empty()) throw CheckpointError("'" + point.step_dir.string() + "' lists no " + name);
-    check_files(point.step_dir, mine);  // size and SHA-256 of the whole file
-    for (auto& named : read_shard_file(point.step_dir / name)) tensors[named.name] = std::move(named.tensor);
+    check_file_sizes(point.step_dir, mine);
+    // One read: the file's SHA-256 is checked as its bytes come in.
+    for (auto& named : read_shard_file(point.step_dir / name, mine.files.front().sha256)) {
+      tensors[named.name] = std::move(named.tensor);
+    }
   } catch (const std::exception& e) {
     error = e.what();
   }

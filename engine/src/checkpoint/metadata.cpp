@@ -67,7 +67,7 @@ std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdent
 
 std::string fingerprint_of(const nlohmann::json& settings) { return sha256_hex(settings.dump()); }
 
-void check_files(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata) {
+void check_file_sizes(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata) {
   for (const auto& f : metadata.files) {
     const auto path = step_dir / f.name;
     std::error_code ec;
@@ -75,6 +75,13 @@ void check_files(const std::filesystem::path& step_dir, const CheckpointMetadata
     if (ec) throw CheckpointError("checkpoint file '" + path.string() + "' is missing");
     if (bytes != f.bytes)
       throw CheckpointError(fmt::format("checkpoint file '{}' has {} bytes, its metadata says {}", path.string(), bytes, f.bytes));
+  }
+}
+
+void check_files(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata) {
+  check_file_sizes(step_dir, metadata);
+  for (const auto& f : metadata.files) {
+    const auto path = step_dir / f.name;
     if (sha256_file(path) != f.sha256)
       throw CheckpointError("checkpoint file '" + path.string() + "' does not match its SHA-256 (damaged)");
   }

@@ -49,7 +49,9 @@ std::string identity_mismatch(const CheckpointIdentity& checkpoint, const Checkp
 // SHA-256 over the canonical JSON (sorted keys, no spaces) of `settings`.
 std::string fingerprint_of(const nlohmann::json& settings);
 
-// Throws CheckpointError naming the first file whose size or checksum differs from `metadata`.
+// Throws CheckpointError naming the first file that is missing or whose size differs from `metadata`.
+void check_file_sizes(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata);
+// The same, then each file's SHA-256 (a read of every byte).
 void check_files(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata);
 
 std::string utc_timestamp();

@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "checkpoint/checkpoint_error.h"
@@ -88,9 +91,21 @@ WrittenFile write_shard_file(const std::filesystem::path& path, const std::vecto
   return written;
 }
 
-std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path) {
+namespace {
+
+// A shard opened for reading: its validated index, and the stream just past the header.
+struct OpenShard {
+  std::ifstream in;
+  std::vector<ShardEntry> entries;
+  uint64_t data_start = 0;
+  std::string head;  // the bytes before the data (magic, header length, header), for the file's digest
+};
+
+OpenShard open_shard(const std::filesystem::path& path) {
   const std::string where = "checkpoint file '" + path.string() + "'";
-  std::ifstream in(path, std::ios::binary);
+  OpenShard shard;
+  shard.in.open(path, std::ios::binary);
+  std::ifstream& in = shard.in;
   if (!in) throw CheckpointError("cannot read " + where);
   char magic[sizeof(kMagic)] = {};
   uint64_t header_bytes = 0;
@@ -100,8 +115,8 @@ std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path) {
     throw CheckpointError(where + " is not an mtengine checkpoint shard");
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(path, ec);
-  const uint64_t data_start = sizeof(kMagic) + sizeof(header_bytes) + header_bytes;
-  if (ec || header_bytes > file_bytes || data_start > file_bytes) throw CheckpointError(where + " is truncated");
+  shard.data_start = sizeof(kMagic) + sizeof(header_bytes) + header_bytes;
+  if (ec || header_bytes > file_bytes || shard.data_start > file_bytes) throw CheckpointError(where + " is truncated");
   std::string header(header_bytes, '\0');
   in.read(header.data(), static_cast<std::streamsize>(header_bytes));
   nlohmann::json doc;
@@ -114,37 +129,69 @@ std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path) {
   if (version > kShardFormatVersion)
     throw CheckpointError(where + " has format version " + std::to_string(version) + "; this mtengine reads up to " +
                           std::to_string(kShardFormatVersion) + ": use a newer mtengine");
-  std::vector<ShardEntry> entries;
   for (const auto& e : doc.at("tensors")) {
     ShardEntry entry{e.at("name"), e.at("dtype"), e.at("shape").get<std::vector<int64_t>>(),
                      e.at("offset").get<uint64_t>(), e.at("bytes").get<uint64_t>(), e.at("sha256")};
-    if (data_start + entry.offset + entry.bytes > file_bytes)
+    if (shard.data_start + entry.offset + entry.bytes > file_bytes)
       throw CheckpointError(where + " is truncated: tensor '" + entry.name + "' is cut off");
-    entries.push_back(std::move(entry));
+    shard.entries.push_back(std::move(entry));
   }
-  return entries;
+  shard.head.append(magic, sizeof(magic));
+  shard.head.append(reinterpret_cast<const char*>(&header_bytes), sizeof(header_bytes));
+  shard.head += header;
+  return shard;
 }
 
-std::vector<NamedTensor> read_shard_file(const std::filesystem::path& path) {
-  const auto entries = read_shard_index(path);
-  std::ifstream in(path, std::ios::binary);
-  uint64_t header_bytes = 0;
-  in.seekg(sizeof(kMagic));
-  in.read(reinterpret_cast<char*>(&header_bytes), sizeof(header_bytes));
-  const uint64_t data_start = sizeof(kMagic) + sizeof(header_bytes) + header_bytes;
-  std::vector<NamedTensor> out;
-  for (const auto& entry : entries) {
-    auto t = torch::empty(entry.shape, torch::TensorOptions().dtype(dtype_of(entry.dtype, path)));
-    if (static_cast<uint64_t>(t.nbytes()) != entry.bytes)
-      throw CheckpointError("checkpoint file '" + path.string() + "': tensor '" + entry.name +
-                            "' has a shape that does not match its length");
-    in.seekg(static_cast<std::streamoff>(data_start + entry.offset));
-    in.read(static_cast<char*>(t.data_ptr()), static_cast<std::streamsize>(entry.bytes));
-    if (!in || sha256_hex(t.data_ptr(), entry.bytes) != entry.sha256)
-      throw CheckpointError("checkpoint file '" + path.string() + "': tensor '" + entry.name +
-                            "' does not match its checksum (damaged file)");
-    out.push_back({entry.name, std::move(t)});
+// Reads `bytes` into `data` (or discards them when null), feeding the digest.
+void read_into(std::ifstream& in, char* data, uint64_t bytes, Sha256* digest) {
+  char scratch[1 << 16];
+  while (bytes > 0 && in) {
+    const auto chunk = data ? bytes : std::min<uint64_t>(bytes, sizeof(scratch));
+    char* target = data ? data : scratch;
+    in.read(target, static_cast<std::streamsize>(chunk));
+    const auto got = static_cast<uint64_t>(in.gcount());
+    if (digest) digest->update(target, got);
+    bytes -= got;
+    if (data) data += got;
   }
+}
+
+}  // namespace
+
+std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path) { return open_shard(path).entries; }
+
+std::vector<NamedTensor> read_shard_file(const std::filesystem::path& path, const std::string& file_sha256) {
+  OpenShard shard = open_shard(path);
+  const std::string where = "checkpoint file '" + path.string() + "'";
+  const bool whole_file = !file_sha256.empty();
+  Sha256 file_digest;
+  if (whole_file) file_digest.update(shard.head.data(), shard.head.size());
+  // In the order the bytes lie in the file, so the file is read front to back once.
+  std::vector<const ShardEntry*> by_offset;
+  for (const auto& entry : shard.entries) by_offset.push_back(&entry);
+  std::stable_sort(by_offset.begin(), by_offset.end(),
+                   [](const ShardEntry* a, const ShardEntry* b) { return a->offset < b->offset; });
+  std::map<std::string, torch::Tensor> read;
+  uint64_t at = 0;  // offset within the data
+  for (const ShardEntry* entry : by_offset) {
+    auto t = torch::empty(entry->shape, torch::TensorOptions().dtype(dtype_of(entry->dtype, path)));
+    if (static_cast<uint64_t>(t.nbytes()) != entry->bytes)
+      throw CheckpointError(where + ": tensor '" + entry->name + "' has a shape that does not match its length");
+    if (entry->offset < at) throw CheckpointError(where + ": tensor '" + entry->name + "' overlaps another");
+    read_into(shard.in, nullptr, entry->offset - at, whole_file ? &file_digest : nullptr);
+    read_into(shard.in, static_cast<char*>(t.data_ptr()), entry->bytes, whole_file ? &file_digest : nullptr);
+    if (!shard.in) throw CheckpointError(where + " is truncated: tensor '" + entry->name + "' is cut off");
+    if (!whole_file && sha256_hex(t.data_ptr(), entry->bytes) != entry->sha256)
+      throw CheckpointError(where + ": tensor '" + entry->name + "' does not match its checksum (damaged file)");
+    at = entry->offset + entry->bytes;
+    read[entry->name] = std::move(t);
+  }
+  if (whole_file) {
+    read_into(shard.in, nullptr, std::numeric_limits<uint64_t>::max(), &file_digest);  // to the end
+    if (file_digest.hex() != file_sha256) throw CheckpointError(where + " does not match its SHA-256 (damaged)");
+  }
+  std::vector<NamedTensor> out;
+  for (const auto& entry : shard.entries) out.push_back({entry.name, read.at(entry.name)});
   return out;
 }
 

@@ -40,8 +40,10 @@ WrittenFile write_shard_file(const std::filesystem::path& path, const std::vecto
 // The header only, validated (magic, version, extents within the file). Throws CheckpointError.
 std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path);
 
-// Every tensor, each checked against its recorded digest. Throws CheckpointError naming the file
-// and the tensor that does not match.
-std::vector<NamedTensor> read_shard_file(const std::filesystem::path& path);
+// Every tensor, in one sequential read. With the file's recorded SHA-256 (`file_sha256`, from the
+// checkpoint's metadata) the whole file is digested on the way in and checked once at the end;
+// without it, each tensor against its own digest. Throws CheckpointError naming the file, and the
+// tensor where one is to blame.
+std::vector<NamedTensor> read_shard_file(const std::filesystem::path& path, const std::string& file_sha256 = "");
 
 }  // namespace mt

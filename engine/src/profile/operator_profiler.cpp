@@ -14,11 +14,10 @@ using torch::profiler::impl::ActivityType;
 using torch::profiler::impl::ProfilerConfig;
 using torch::profiler::impl::ProfilerState;
 
-// Host operators only: device activity would need CUPTI, and our own spans already time the
-// collectives and phases on every backend.
-const std::set<ActivityType>& activities() {
-  static const std::set<ActivityType> cpu{ActivityType::CPU};
-  return cpu;
+std::set<ActivityType> activities(bool device_kernels) {
+  std::set<ActivityType> chosen{ActivityType::CPU};
+  if (device_kernels) chosen.insert(ActivityType::CUDA);
+  return chosen;
 }
 
 ProfilerConfig config() { return ProfilerConfig(ProfilerState::KINETO); }
@@ -31,7 +30,7 @@ constexpr auto kCpuOperator = static_cast<uint8_t>(libkineto::ActivityType::CPU_
 
 OperatorProfiler::OperatorProfiler() {
   // Kineto logs, as errors, that it found no GPU when asked only for host activity. Quiet it
-  // unless the user asked for its logs.
+  // unless the user set its log level.
   setenv("KINETO_LOG_LEVEL", "5", 0);
 }
 
@@ -44,10 +43,10 @@ OperatorProfiler::~OperatorProfiler() {
   }
 }
 
-void OperatorProfiler::start() {
+void OperatorProfiler::start(bool device_kernels) {
   try {
-    kineto::prepareProfiler(config(), activities());
-    kineto::enableProfiler(config(), activities());
+    kineto::prepareProfiler(config(), activities(device_kernels));
+    kineto::enableProfiler(config(), activities(device_kernels));
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("LibTorch's profiler could not start: ") + e.what());
   }

@@ -1,6 +1,6 @@
 // LibTorch's own profiler (Kineto in LibTorch 2.x) around a stretch of training: every ATen
-// operator call on the host, written as Kineto's Chrome trace and returned for the top-operator
-// table. It costs far more per operator than our spans, so the engine records it in a step whose
+// operator call on the host (and on a GPU its kernels), written as Kineto's Chrome trace; the host
+// operators are returned for the top-operator table. It costs far more per operator than our spans, so the engine records it in a step whose
 // timings nothing reports (the last warmup step).
 #pragma once
 
@@ -17,8 +17,10 @@ class OperatorProfiler {
   OperatorProfiler();
   ~OperatorProfiler();
 
-  // Starts recording; throws std::runtime_error when this LibTorch cannot.
-  void start();
+  // Starts recording host operators, and with `device_kernels` the GPU's kernels and copies too
+  // (through CUPTI, which the PyTorch wheel ships); throws std::runtime_error when this LibTorch
+  // cannot.
+  void start(bool device_kernels);
   bool recording() const { return recording_; }
   // Stops, writes the Chrome trace to `trace_path` and returns the operator calls recorded.
   std::vector<OperatorCall> stop(const std::string& trace_path);

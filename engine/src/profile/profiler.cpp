@@ -179,8 +179,9 @@ BlockRunner Profiler::traced_blocks(BlockRunner inner) {
   };
 }
 
-void Profiler::record_operators_in(int64_t step, std::string why_not) {
+void Profiler::record_operators_in(int64_t step, bool device_kernels, std::string why_not) {
   operator_step_ = step;
+  device_kernels_ = device_kernels;
   if (step < 0) operator_summary_ = {{"skipped", std::move(why_not)}};
 }
 
@@ -188,7 +189,7 @@ void Profiler::before_step(int64_t step) {
   recorder_.set_step(step);
   if (step != operator_step_) return;
   try {
-    operators_.start();
+    operators_.start(device_kernels_);
   } catch (const std::exception& e) {
     operator_summary_ = {{"error", e.what()}};
   }

@@ -31,8 +31,9 @@ class Profiler {
 
   TraceRecorder& recorder() { return recorder_; }
 
-  // The step whose operators LibTorch's profiler records; -1: none (the summary says why).
-  void record_operators_in(int64_t step, std::string why_not = "");
+  // The step whose operators LibTorch's profiler records (with the GPU's kernels when
+  // `device_kernels`); -1: none (the summary says why).
+  void record_operators_in(int64_t step, bool device_kernels, std::string why_not = "");
   // Around every training step: numbers the spans, and records operators in the chosen step.
   void before_step(int64_t step);
   void after_step(int64_t step, double step_ms);
@@ -55,6 +56,7 @@ class Profiler {
   std::string dir_;
   OperatorProfiler operators_;
   int64_t operator_step_ = -1;
+  bool device_kernels_ = false;
   nlohmann::json operator_summary_;  // this rank's top operators, or why there are none
 };
 

@@ -159,9 +159,9 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   const int64_t tokens_per_step = config.batch_size * config.model.seq_length * micro_count * comm.world_size();
   if (profiler) {
     if (measure_from > position.global_step) {
-      profiler->record_operators_in(measure_from - 1);
+      profiler->record_operators_in(measure_from - 1, runtime->is_gpu());
     } else {
-      profiler->record_operators_in(-1, position.global_step > 0
+      profiler->record_operators_in(-1, false, position.global_step > 0
                                             ? "resumed past the warmup: no unreported step to record them in"
                                             : "no warmup step to record them in (--warmup-steps 0)");
     }

@@ -37,19 +37,22 @@ TEST_CASE("a shard file round-trips every tensor bit for bit, with its type and 
   // The digest taken on the way out is the file's: what metadata records and loading checks.
   CHECK(written.bytes == fs::file_size(path));
   CHECK(written.sha256 == mt::sha256_file(path));
-  const auto back = mt::read_shard_file(path);
-  REQUIRE(back.size() == tensors.size());
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    CHECK(back[i].name == tensors[i].name);
-    CHECK(std::string(c10::toString(back[i].tensor.scalar_type())) == c10::toString(tensors[i].tensor.scalar_type()));
-    CHECK(torch::equal(back[i].tensor, tensors[i].tensor));
+  // Checked tensor by tensor, and checked as a whole file in one read: the same tensors.
+  for (const std::string& file_sha256 : {std::string(), written.sha256}) {
+    const auto back = mt::read_shard_file(path, file_sha256);
+    REQUIRE(back.size() == tensors.size());
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      CHECK(back[i].name == tensors[i].name);
+      CHECK(std::string(c10::toString(back[i].tensor.scalar_type())) == c10::toString(tensors[i].tensor.scalar_type()));
+      CHECK(torch::equal(back[i].tensor, tensors[i].tensor));
+    }
   }
   fs::remove(path);
 }
 
 TEST_CASE("a flipped byte or a truncation is caught, naming the file and tensor") {
   const auto path = scratch_file("damaged.shard");
-  mt::write_shard_file(path, {{"model/a", torch::ones({64})}, {"model/b", torch::zeros({64})}});
+  const mt::WrittenFile written = mt::write_shard_file(path, {{"model/a", torch::ones({64})}, {"model/b", torch::zeros({64})}});
   const auto size = fs::file_size(path);
   {
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
@@ -57,8 +60,23 @@ TEST_CASE("a flipped byte or a truncation is caught, naming the file and tensor"
     f.put('\x7f');
   }
   CHECK_THROWS_WITH(mt::read_shard_file(path), doctest::Contains("tensor 'model/b' does not match its checksum"));
+  // Read once against the file's recorded digest, the flipped byte fails the whole file.
+  CHECK_THROWS_WITH(mt::read_shard_file(path, written.sha256), doctest::Contains("does not match its SHA-256"));
   fs::resize_file(path, size - 100);
   CHECK_THROWS_WITH(mt::read_shard_file(path), doctest::Contains("is truncated"));
+  CHECK_THROWS_WITH(mt::read_shard_file(path, written.sha256), doctest::Contains("is truncated"));
+  fs::remove(path);
+}
+
+TEST_CASE("read against its digest, bytes appended past the last tensor are damage too") {
+  const auto path = scratch_file("trailing.shard");
+  const mt::WrittenFile written = mt::write_shard_file(path, {{"model/a", torch::ones({8})}});
+  CHECK(mt::read_shard_file(path, written.sha256).size() == 1);
+  {
+    std::ofstream(path, std::ios::app | std::ios::binary) << "trailing";
+  }
+  CHECK(mt::read_shard_file(path).size() == 1);  // tensor digests alone cannot see bytes past the tensors
+  CHECK_THROWS_WITH(mt::read_shard_file(path, written.sha256), doctest::Contains("does not match its SHA-256"));
   fs::remove(path);
 }
 

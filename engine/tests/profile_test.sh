@@ -30,9 +30,10 @@ across = profile["step_ms_across_ranks"]
 assert across["min"] <= across["p50"] <= across["max"] and profile["straggler_ratio"] >= 1
 print("ok: profile:", {k: round(v, 2) for k, v in across.items()}, "straggler", round(profile["straggler_ratio"], 3))
 PY
-python3 - "$WORK/r.json" "$WORK/profile" <<'PY' || fail "top operators"
-import json, sys
+python3 - "$WORK/r.json" "$WORK/profile" "$SOURCE/schemas/result.schema.json" <<'PY' || fail "top operators"
+import json, sys, jsonschema
 result, folder = json.load(open(sys.argv[1])), sys.argv[2]
+jsonschema.validate(result, json.load(open(sys.argv[3])))
 for rank, summary in enumerate(result["profile"]["ranks"]):
     ops = summary["operators"]
     assert ops["step"] == 1 and ops["trace"] == f"rank_{rank:05d}.operators.json", ops  # the last warmup step

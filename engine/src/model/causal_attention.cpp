@@ -88,6 +88,7 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    RECORD_FUNCTION("mt::fused_causal_attention_backward", std::vector<c10::IValue>());  // named in LibTorch's profiler
     const auto saved = ctx->get_saved_variables();
     const auto& qkv = saved[0];
     const auto& probs = saved[1];

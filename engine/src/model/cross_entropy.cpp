@@ -39,6 +39,7 @@ class SoftmaxCrossEntropy : public torch::autograd::Function<SoftmaxCrossEntropy
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    RECORD_FUNCTION("mt::softmax_cross_entropy_backward", std::vector<c10::IValue>());  // named in LibTorch's profiler
     const auto saved = ctx->get_saved_variables();
     const auto& logits = saved[0];
     const int64_t rows = logits.size(0), cols = logits.size(1);

@@ -29,6 +29,7 @@ class ErfGelu : public torch::autograd::Function<ErfGelu> {
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    RECORD_FUNCTION("mt::erf_gelu_backward", std::vector<c10::IValue>());  // named in LibTorch's profiler
     const auto x = ctx->get_saved_variables()[0];
     const auto dy = grad_outputs[0].contiguous();
     auto dx = torch::empty_like(x);

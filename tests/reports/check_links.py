@@ -12,6 +12,9 @@ ROOT = Path(os.environ.get("MT_SOURCE_DIR", Path(__file__).resolve().parents[2])
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 CITED_PATH = re.compile(r"`((?:docs|runner|schemas|experiments|benchmarks)/[\w./-]+\.\w+)`")
 FENCE = re.compile(r"^\s*```")
+# The team's design notes and the folder beside the repository: users have neither. Written with
+# character classes so that this file does not match what it looks for.
+OUTSIDE = re.compile(r"DESIGN[.]md|[.][.]/shared[/]")
 
 
 def documents():
@@ -49,8 +52,8 @@ def check(path):
         for cited in CITED_PATH.findall(line):
             if not (ROOT / cited).exists():
                 problems.append(f"{where}: cites {cited}, which is not in the repository")
-        if "DESIGN.md" in line:
-            problems.append(f"{where}: cites DESIGN.md, which is not in the repository")
+        if OUTSIDE.search(line):
+            problems.append(f"{where}: cites a document outside the repository")
         for target in LINK.findall(re.sub(r"`[^`]*`", "", line)):
             if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:
                 continue
@@ -68,16 +71,14 @@ def check(path):
 
 SOURCE_DIRS = ("engine", "runner", "scripts", "schemas", "tests", "benchmarks", "docker", "experiments", "cmake", ".ci")
 SOURCE_SUFFIXES = {".cpp", ".h", ".c", ".py", ".sh", ".sql", ".json", ".yaml", ".txt", ".cmake", ".md", ""}
-OUTSIDE = re.compile(r"DESIGN\.md|\.\./shared/")
 
 
 def outside_citations():
     """Code and scripts cite no team document outside the repository."""
     problems = []
-    this = Path(__file__).resolve()
     for top in SOURCE_DIRS:
         for path in sorted((ROOT / top).rglob("*")):
-            if not path.is_file() or path.suffix not in SOURCE_SUFFIXES or path.resolve() == this:
+            if not path.is_file() or path.suffix not in SOURCE_SUFFIXES:
                 continue
             try:
                 text = path.read_text(encoding="utf-8")

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <map>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "checkpoint/checkpoint_error.h"
@@ -97,7 +97,6 @@ namespace {
 struct OpenShard {
   std::ifstream in;
   std::vector<ShardEntry> entries;
-  uint64_t data_start = 0;
   std::string head;  // the bytes before the data (magic, header length, header), for the file's digest
 };
 
@@ -115,8 +114,8 @@ OpenShard open_shard(const std::filesystem::path& path) {
     throw CheckpointError(where + " is not an mtengine checkpoint shard");
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(path, ec);
-  shard.data_start = sizeof(kMagic) + sizeof(header_bytes) + header_bytes;
-  if (ec || header_bytes > file_bytes || shard.data_start > file_bytes) throw CheckpointError(where + " is truncated");
+  const uint64_t data_start = sizeof(kMagic) + sizeof(header_bytes) + header_bytes;
+  if (ec || header_bytes > file_bytes || data_start > file_bytes) throw CheckpointError(where + " is truncated");
   std::string header(header_bytes, '\0');
   in.read(header.data(), static_cast<std::streamsize>(header_bytes));
   nlohmann::json doc;
@@ -132,7 +131,7 @@ OpenShard open_shard(const std::filesystem::path& path) {
   for (const auto& e : doc.at("tensors")) {
     ShardEntry entry{e.at("name"), e.at("dtype"), e.at("shape").get<std::vector<int64_t>>(),
                      e.at("offset").get<uint64_t>(), e.at("bytes").get<uint64_t>(), e.at("sha256")};
-    if (shard.data_start + entry.offset + entry.bytes > file_bytes)
+    if (data_start + entry.offset + entry.bytes > file_bytes)
       throw CheckpointError(where + " is truncated: tensor '" + entry.name + "' is cut off");
     shard.entries.push_back(std::move(entry));
   }
@@ -166,14 +165,16 @@ std::vector<NamedTensor> read_shard_file(const std::filesystem::path& path, cons
   const bool whole_file = !file_sha256.empty();
   Sha256 file_digest;
   if (whole_file) file_digest.update(shard.head.data(), shard.head.size());
-  // In the order the bytes lie in the file, so the file is read front to back once.
-  std::vector<const ShardEntry*> by_offset;
-  for (const auto& entry : shard.entries) by_offset.push_back(&entry);
+  // In the order the bytes lie in the file, so the file is read front to back once; returned in
+  // the header's order.
+  std::vector<std::size_t> by_offset(shard.entries.size());
+  std::iota(by_offset.begin(), by_offset.end(), std::size_t{0});
   std::stable_sort(by_offset.begin(), by_offset.end(),
-                   [](const ShardEntry* a, const ShardEntry* b) { return a->offset < b->offset; });
-  std::map<std::string, torch::Tensor> read;
+                   [&](std::size_t a, std::size_t b) { return shard.entries[a].offset < shard.entries[b].offset; });
+  std::vector<NamedTensor> out(shard.entries.size());
   uint64_t at = 0;  // offset within the data
-  for (const ShardEntry* entry : by_offset) {
+  for (const std::size_t i : by_offset) {
+    const ShardEntry* entry = &shard.entries[i];
     auto t = torch::empty(entry->shape, torch::TensorOptions().dtype(dtype_of(entry->dtype, path)));
     if (static_cast<uint64_t>(t.nbytes()) != entry->bytes)
       throw CheckpointError(where + ": tensor '" + entry->name + "' has a shape that does not match its length");
@@ -184,14 +185,12 @@ std::vector<NamedTensor> read_shard_file(const std::filesystem::path& path, cons
     if (!whole_file && sha256_hex(t.data_ptr(), entry->bytes) != entry->sha256)
       throw CheckpointError(where + ": tensor '" + entry->name + "' does not match its checksum (damaged file)");
     at = entry->offset + entry->bytes;
-    read[entry->name] = std::move(t);
+    out[i] = {entry->name, std::move(t)};
   }
   if (whole_file) {
     read_into(shard.in, nullptr, std::numeric_limits<uint64_t>::max(), &file_digest);  // to the end
     if (file_digest.hex() != file_sha256) throw CheckpointError(where + " does not match its SHA-256 (damaged)");
   }
-  std::vector<NamedTensor> out;
-  for (const auto& entry : shard.entries) out.push_back({entry.name, read.at(entry.name)});
   return out;
 }
 

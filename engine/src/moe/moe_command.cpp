@@ -159,7 +159,8 @@ class MoeWorkload final : public Workload {
         {"tokens_received", per_rank},
         {"per_rank_ms", {{"dispatch", dispatch_per_rank}, {"compute", compute_per_rank}, {"combine", combine_per_rank}}},
         {"imbalance", mean > 0 ? *std::max_element(per_rank.begin(), per_rank.end()) / mean : 1.0},
-        {"dropped_tokens", dropped}, {"ids_wrong", wrong_ids}, {"tokens_misrouted", misrouted}, {"max_abs_error", error}, {"atol", config_.atol},
+        {"dropped_tokens", dropped}, {"ids_wrong", wrong_ids}, {"tokens_misrouted", misrouted},
+        {"max_abs_error", error}, {"atol", config_.atol},
         {"hosts", hosts},
         {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}};
     if (!ok)

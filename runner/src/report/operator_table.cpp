@@ -7,6 +7,7 @@
 
 #include "report/cells.h"
 #include "report/markdown_table.h"
+#include "report/step_profile.h"
 
 namespace mt {
 namespace {
@@ -30,12 +31,8 @@ double number(const nlohmann::json& object, const char* key) {
 GroupOperators collect(const Group& g) {
   GroupOperators out;
   for (const ReportTrial* t : g.succeeded) {
-    if (!t->result.is_object()) continue;
-    const auto profile = t->result.find("profile");
-    if (profile == t->result.end() || !profile->is_object() || !profile->contains("ranks") ||
-        !(*profile)["ranks"].is_array()) {
-      continue;
-    }
+    const nlohmann::json* profile = profile_of(*t);
+    if (!profile || !profile->contains("ranks") || !(*profile)["ranks"].is_array()) continue;
     for (const auto& rank : (*profile)["ranks"]) {
       if (!rank.is_object() || !rank.contains("operators") || !rank["operators"].is_object()) continue;
       const auto& ops = rank["operators"];

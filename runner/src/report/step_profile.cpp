@@ -7,12 +7,6 @@
 namespace mt {
 namespace {
 
-const nlohmann::json* profile_of(const ReportTrial& t) {
-  if (!t.result.is_object()) return nullptr;
-  auto it = t.result.find("profile");
-  return it != t.result.end() && it->is_object() ? &*it : nullptr;
-}
-
 // The mean over ranks of each rank's per-step mean of `field`; nullopt when no rank reports it.
 std::optional<double> rank_mean(const nlohmann::json& profile, const char* field) {
   auto ranks = profile.find("ranks");
@@ -82,6 +76,12 @@ constexpr std::pair<Summary StepProfileRow::*, const char*> kResultFields[] = {
 };
 
 }  // namespace
+
+const nlohmann::json* profile_of(const ReportTrial& t) {
+  if (!t.result.is_object()) return nullptr;
+  auto it = t.result.find("profile");
+  return it != t.result.end() && it->is_object() ? &*it : nullptr;
+}
 
 bool is_profiled(const Group& group) {
   return std::any_of(group.succeeded.begin(), group.succeeded.end(),

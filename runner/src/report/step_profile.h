@@ -12,6 +12,9 @@
 
 namespace mt {
 
+// The trial's profiler summary (the result's "profile" object), or null when it has none.
+const nlohmann::json* profile_of(const ReportTrial& trial);
+
 // Whether the group's results carry the profiler's summary: a profiled run, whose timings include
 // the profiler's own cost.
 bool is_profiled(const Group& group);

@@ -69,21 +69,36 @@ MT_TARGET_X86_64_V3 void causal_softmax_backward_rows_v3(const float* probs, flo
   CausalSoftmax<8>::backward_rows(probs, grad, seq, first, last);
 }
 
+MT_TARGET_X86_64_V4 void causal_softmax_rows_v4(float* scores, int64_t seq, int64_t first,
+                                                int64_t last) {
+  CausalSoftmax<16>::forward_rows(scores, seq, first, last);
+}
+
+MT_TARGET_X86_64_V4 void causal_softmax_backward_rows_v4(const float* probs, float* grad,
+                                                         int64_t seq, int64_t first, int64_t last) {
+  CausalSoftmax<16>::backward_rows(probs, grad, seq, first, last);
+}
+
 }  // namespace
 
 void causal_softmax_rows(float* scores, int64_t seq, int64_t first, int64_t last) {
-  if (kernel_isa() == KernelIsa::x86_64_v3)
-    causal_softmax_rows_v3(scores, seq, first, last);
-  else
-    CausalSoftmax<4>::forward_rows(scores, seq, first, last);
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4: return causal_softmax_rows_v4(scores, seq, first, last);
+    case KernelIsa::x86_64_v3: return causal_softmax_rows_v3(scores, seq, first, last);
+    case KernelIsa::baseline: return CausalSoftmax<4>::forward_rows(scores, seq, first, last);
+  }
 }
 
 void causal_softmax_backward_rows(const float* probs, float* grad, int64_t seq, int64_t first,
                                   int64_t last) {
-  if (kernel_isa() == KernelIsa::x86_64_v3)
-    causal_softmax_backward_rows_v3(probs, grad, seq, first, last);
-  else
-    CausalSoftmax<4>::backward_rows(probs, grad, seq, first, last);
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4:
+      return causal_softmax_backward_rows_v4(probs, grad, seq, first, last);
+    case KernelIsa::x86_64_v3:
+      return causal_softmax_backward_rows_v3(probs, grad, seq, first, last);
+    case KernelIsa::baseline:
+      return CausalSoftmax<4>::backward_rows(probs, grad, seq, first, last);
+  }
 }
 
 }  // namespace mt

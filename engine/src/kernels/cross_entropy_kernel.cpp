@@ -65,23 +65,41 @@ MT_TARGET_X86_64_V3 void softmax_minus_one_hot_rows_v3(const float* logits, cons
   CrossEntropy<8>::softmax_minus_one_hot_rows(logits, lse, targets, cols, scale, first, last, grad);
 }
 
+MT_TARGET_X86_64_V4 void log_sum_exp_rows_v4(const float* logits, int64_t cols, int64_t first,
+                                             int64_t last, float* lse) {
+  CrossEntropy<16>::log_sum_exp_rows(logits, cols, first, last, lse);
+}
+
+MT_TARGET_X86_64_V4 void softmax_minus_one_hot_rows_v4(const float* logits, const float* lse,
+                                                       const int64_t* targets, int64_t cols,
+                                                       float scale, int64_t first, int64_t last,
+                                                       float* grad) {
+  CrossEntropy<16>::softmax_minus_one_hot_rows(logits, lse, targets, cols, scale, first, last, grad);
+}
+
 }  // namespace
 
 void log_sum_exp_rows(const float* logits, int64_t cols, int64_t first, int64_t last, float* lse) {
-  if (kernel_isa() == KernelIsa::x86_64_v3)
-    log_sum_exp_rows_v3(logits, cols, first, last, lse);
-  else
-    CrossEntropy<4>::log_sum_exp_rows(logits, cols, first, last, lse);
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4: return log_sum_exp_rows_v4(logits, cols, first, last, lse);
+    case KernelIsa::x86_64_v3: return log_sum_exp_rows_v3(logits, cols, first, last, lse);
+    case KernelIsa::baseline:
+      return CrossEntropy<4>::log_sum_exp_rows(logits, cols, first, last, lse);
+  }
 }
 
 void softmax_minus_one_hot_rows(const float* logits, const float* lse, const int64_t* targets,
                                 int64_t cols, float scale, int64_t first, int64_t last,
                                 float* grad) {
-  if (kernel_isa() == KernelIsa::x86_64_v3)
-    softmax_minus_one_hot_rows_v3(logits, lse, targets, cols, scale, first, last, grad);
-  else
-    CrossEntropy<4>::softmax_minus_one_hot_rows(logits, lse, targets, cols, scale, first, last,
-                                                grad);
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4:
+      return softmax_minus_one_hot_rows_v4(logits, lse, targets, cols, scale, first, last, grad);
+    case KernelIsa::x86_64_v3:
+      return softmax_minus_one_hot_rows_v3(logits, lse, targets, cols, scale, first, last, grad);
+    case KernelIsa::baseline:
+      return CrossEntropy<4>::softmax_minus_one_hot_rows(logits, lse, targets, cols, scale, first,
+                                                         last, grad);
+  }
 }
 
 }  // namespace mt

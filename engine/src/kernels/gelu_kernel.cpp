@@ -65,20 +65,30 @@ MT_TARGET_X86_64_V3 void gelu_backward_v3(const float* x, const float* dy, float
   Gelu<8>::backward_range(x, dy, dx, n);
 }
 
+MT_TARGET_X86_64_V4 void gelu_forward_v4(const float* x, float* y, int64_t n) {
+  Gelu<16>::forward_range(x, y, n);
+}
+
+MT_TARGET_X86_64_V4 void gelu_backward_v4(const float* x, const float* dy, float* dx, int64_t n) {
+  Gelu<16>::backward_range(x, dy, dx, n);
+}
+
 }  // namespace
 
 void gelu_forward(const float* x, float* y, int64_t n) {
-  if (kernel_isa() == KernelIsa::x86_64_v3)
-    gelu_forward_v3(x, y, n);
-  else
-    Gelu<4>::forward_range(x, y, n);
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4: return gelu_forward_v4(x, y, n);
+    case KernelIsa::x86_64_v3: return gelu_forward_v3(x, y, n);
+    case KernelIsa::baseline: return Gelu<4>::forward_range(x, y, n);
+  }
 }
 
 void gelu_backward(const float* x, const float* dy, float* dx, int64_t n) {
-  if (kernel_isa() == KernelIsa::x86_64_v3)
-    gelu_backward_v3(x, dy, dx, n);
-  else
-    Gelu<4>::backward_range(x, dy, dx, n);
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4: return gelu_backward_v4(x, dy, dx, n);
+    case KernelIsa::x86_64_v3: return gelu_backward_v3(x, dy, dx, n);
+    case KernelIsa::baseline: return Gelu<4>::backward_range(x, dy, dx, n);
+  }
 }
 
 }  // namespace mt

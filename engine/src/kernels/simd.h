@@ -1,6 +1,7 @@
 // Portable SIMD for the engine's hand-written kernels: GCC vector extensions of `Lanes` floats.
-// A kernel is written once against Simd<Lanes> and instantiated twice (see isa.h): eight lanes
-// inside x86-64-v3 (AVX2 + FMA) functions, four for baseline x86-64. Every helper is forced
+// A kernel is written once against Simd<Lanes> and instantiated three times (see isa.h): sixteen
+// lanes inside x86-64-v4 (AVX-512) functions, eight inside x86-64-v3 (AVX2 + FMA) ones, four for
+// baseline x86-64. Every helper is forced
 // inline, so each copy is compiled for its caller's instruction set. Include only from kernel
 // .cpp files, never from a header: the types change meaning with the target.
 #pragma once
@@ -24,6 +25,12 @@ template <>
 struct VectorTypes<8> {
   typedef float F __attribute__((vector_size(32)));
   typedef int32_t I __attribute__((vector_size(32)));
+};
+
+template <>
+struct VectorTypes<16> {
+  typedef float F __attribute__((vector_size(64)));
+  typedef int32_t I __attribute__((vector_size(64)));
 };
 
 template <int Lanes>

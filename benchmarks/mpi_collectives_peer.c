@@ -8,7 +8,7 @@
  *
  * Flags as mtengine comm: --ops all|LIST, --sizes LIST or --min-bytes/--max-bytes/--step-factor,
  * --warmup, --iters, --placement in_place|out_of_place|both, --split equal|uneven|both, --output.
- * Rules as mtengine comm (engine/src/comm_bench/): a message of B bytes is the buffer for
+ * Rules as mtengine comm (engine/src/workloads/comm/): a message of B bytes is the buffer for
  * all_reduce and broadcast, the gathered buffer for all_gather, the input for reduce_scatter and
  * what a rank sends in all for all_to_all (B / 4 / ranks elements per block, at least one);
  * latency is the MAX over ranks of each rank's mean time per call; algbw = bytes / latency;

@@ -58,7 +58,7 @@ class Block(nn.Module):
 
 
 class Gpt(nn.Module):
-    """Mirrors engine/src/model/gpt.cpp: pre-norm blocks, learned positions, exact GELU, tied LM
+    """Mirrors engine/src/training/model/gpt.cpp: pre-norm blocks, learned positions, exact GELU, tied LM
     head, GPT-2 initialisation."""
 
     def __init__(self, vocab, d, heads, layers, seq, dropout):

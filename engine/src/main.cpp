@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "commands/commands.h"
-#include "cli/option_table.h"
-#include "train/train_command.h"
-#include "train/train_options.h"
-#include "comm_bench/comm_command.h"
-#include "moe/moe_command.h"
-#include "groups/groups_command.h"
-#include "tp/tp_command.h"
-#include "verify/verify_command.h"
+#include "workloads/doctor/commands.h"
+#include "core/cli/option_table.h"
+#include "workloads/train/train_command.h"
+#include "training/trainer/train_options.h"
+#include "workloads/comm/comm_command.h"
+#include "workloads/moe/moe_command.h"
+#include "workloads/groups/groups_command.h"
+#include "workloads/tp/tp_command.h"
+#include "workloads/verify/verify_command.h"
 
 namespace {
 

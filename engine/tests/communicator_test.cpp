@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "comm/mpi_communicator.h"
-#include "comm/mpi_control_channel.h"
-#include "comm/mpi_session.h"
+#include "core/comm/mpi/mpi_communicator.h"
+#include "core/comm/mpi/mpi_control_channel.h"
+#include "core/comm/mpi/mpi_session.h"
 
 namespace {
 

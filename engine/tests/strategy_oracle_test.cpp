@@ -14,15 +14,15 @@
 #include <cstring>
 #include <string>
 
-#include "comm/mpi_communicator.h"
-#include "comm/mpi_control_channel.h"
-#include "comm/mpi_session.h"
-#include "data/synthetic.h"
-#include "model/activation_checkpoint.h"
-#include "model/gpt.h"
-#include "strategy/strategy.h"
-#include "train/fused_adamw.h"
-#include "train/trainer.h"
+#include "core/comm/mpi/mpi_communicator.h"
+#include "core/comm/mpi/mpi_control_channel.h"
+#include "core/comm/mpi/mpi_session.h"
+#include "training/data/synthetic.h"
+#include "training/model/activation_checkpoint.h"
+#include "training/model/gpt.h"
+#include "training/strategy/strategy.h"
+#include "training/optim/fused_adamw.h"
+#include "training/trainer/trainer.h"
 
 namespace {
 

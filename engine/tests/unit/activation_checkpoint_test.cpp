@@ -1,8 +1,8 @@
 #include "torch_doctest.h"
 
-#include "data/synthetic.h"
-#include "model/activation_checkpoint.h"
-#include "model/gpt.h"
+#include "training/data/synthetic.h"
+#include "training/model/activation_checkpoint.h"
+#include "training/model/gpt.h"
 
 namespace {
 

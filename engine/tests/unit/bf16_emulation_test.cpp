@@ -2,8 +2,8 @@
 
 #include <ATen/autocast_mode.h>
 
-#include "model/bf16_emulation.h"
-#include "model/gpt.h"
+#include "training/model/bf16_emulation.h"
+#include "training/model/gpt.h"
 
 namespace {
 

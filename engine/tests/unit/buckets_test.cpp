@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "strategy/buckets.h"
+#include "training/strategy/buckets.h"
 
 TEST_CASE("buckets take parameters in reverse order and respect the cap") {
   const std::vector<std::size_t> sizes = {400, 100, 100, 100, 250, 50};

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "checkpoint/metadata.h"
-#include "checkpoint/sha256.h"
-#include "checkpoint/shard_file.h"
+#include "training/checkpoint/metadata.h"
+#include "training/checkpoint/sha256.h"
+#include "training/checkpoint/shard_file.h"
 
 namespace fs = std::filesystem;
 

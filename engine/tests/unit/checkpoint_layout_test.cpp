@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/layout.h"
-#include "checkpoint/metadata.h"
+#include "training/checkpoint/layout.h"
+#include "training/checkpoint/metadata.h"
 
 namespace fs = std::filesystem;
 namespace layout = mt::checkpoint_layout;

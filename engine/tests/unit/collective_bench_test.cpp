@@ -5,7 +5,7 @@
 #include <numeric>
 #include <vector>
 
-#include "comm_bench/collective_bench.h"
+#include "workloads/comm/collective_bench.h"
 
 namespace {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "cuda/cuda_device.h"
-#include "train/config.h"
-#include "train/train_options.h"
+#include "core/cuda/cuda_device.h"
+#include "training/trainer/config.h"
+#include "training/trainer/train_options.h"
 
 namespace {
 

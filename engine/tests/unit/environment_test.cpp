@@ -2,9 +2,9 @@
 
 #include <cfloat>
 
-#include "env/blas_info.h"
-#include "env/cpu_info.h"
-#include "env/float_mode.h"
+#include "core/env/blas_info.h"
+#include "core/env/cpu_info.h"
+#include "core/env/float_mode.h"
 
 namespace {
 

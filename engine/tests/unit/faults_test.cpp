@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "train/faults.h"
+#include "training/faults/faults.h"
 
 TEST_CASE("fault specs parse, and mistakes name the spec") {
   const auto kill = mt::parse_fault("kill:rank=1,step=6");

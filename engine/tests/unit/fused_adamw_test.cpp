@@ -1,8 +1,8 @@
 #include "torch_doctest.h"
 
 #include "float_bounds.h"
-#include "kernels/isa.h"
-#include "train/fused_adamw.h"
+#include "core/kernels/isa.h"
+#include "training/optim/fused_adamw.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 #include "torch_doctest.h"
 
-#include "model/gpt.h"
+#include "training/model/gpt.h"
 
 TEST_CASE("parameter count follows V*d + S*d + L(12d^2 + 13d) + 2d") {
   mt::ModelConfig upstream{8192, 512, 8, 6, 256, 0.0};

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "groups/grid.h"
+#include "workloads/groups/grid.h"
 
 TEST_CASE("the mapping order decides which ranks share a group") {
   mt::Grid grid;

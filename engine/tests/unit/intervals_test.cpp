@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "profile/intervals.h"
+#include "training/profile/intervals.h"
 
 using mt::Interval;
 

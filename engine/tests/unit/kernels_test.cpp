@@ -5,10 +5,10 @@
 #include <set>
 
 #include "float_bounds.h"
-#include "kernels/isa.h"
-#include "model/causal_attention.h"
-#include "model/cross_entropy.h"
-#include "model/gelu.h"
+#include "core/kernels/isa.h"
+#include "training/model/causal_attention.h"
+#include "training/model/cross_entropy.h"
+#include "training/model/gelu.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "train/lr_schedule.h"
+#include "training/optim/lr_schedule.h"
 
 TEST_CASE("constant schedule warms up linearly, then holds") {
   mt::LrSchedule s;

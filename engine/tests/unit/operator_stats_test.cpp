@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/operator_stats.h"
+#include "training/profile/operator_stats.h"
 
 namespace {
 

@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "moe/round_trip.h"
-#include "moe/routing.h"
+#include "workloads/moe/round_trip.h"
+#include "workloads/moe/routing.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "moe/routing.h"
+#include "workloads/moe/routing.h"
 
 TEST_CASE("balanced routing gives every expert the same share, hot routing overloads expert 0") {
   mt::RoutingConfig balanced;

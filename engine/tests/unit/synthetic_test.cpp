@@ -1,6 +1,6 @@
 #include "torch_doctest.h"
 
-#include "data/synthetic.h"
+#include "training/data/synthetic.h"
 
 TEST_CASE("synthetic batch seed follows seed + m*1000003 + r*97003") {
   CHECK(mt::synthetic_batch_seed(1337, 0, 0) == 1337);

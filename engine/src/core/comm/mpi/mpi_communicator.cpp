@@ -1,0 +1,214 @@
+#include "core/comm/mpi/mpi_communicator.h"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/comm/mpi/mpi_check.h"
+#include "core/comm/mpi/mpi_progress.h"
+
+namespace mt {
+namespace {
+
+// bf16 is the top half of an fp32: widen, add, round to nearest even, narrow.
+float bf16_to_float(uint16_t v) {
+  const uint32_t bits = static_cast<uint32_t>(v) << 16;
+  float out;
+  std::memcpy(&out, &bits, sizeof(out));
+  return out;
+}
+
+uint16_t float_to_bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);  // NaN
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+void bf16_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const uint16_t*>(in);
+  auto* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
+}
+
+MPI_Op bf16_sum_op() {
+  static MPI_Op op = [] {
+    MPI_Op created;
+    MT_MPI_CHECK(MPI_Op_create(&bf16_sum, /*commute=*/1, &created));
+    return created;
+  }();
+  return op;
+}
+
+MPI_Datatype datatype(ElementType type) {
+  switch (type) {
+    case ElementType::f32: return MPI_FLOAT;
+    case ElementType::bf16: return MPI_UINT16_T;
+    case ElementType::i32: return MPI_INT32_T;
+    case ElementType::u8: return MPI_UINT8_T;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op sum_op(ElementType type) {
+  if (type == ElementType::bf16) return bf16_sum_op();
+  if (type == ElementType::u8) throw std::invalid_argument("sum of u8 elements is not supported");
+  return MPI_SUM;
+}
+
+// MPI counts are int: larger buffers are split (all-reduce) or refused (the others).
+constexpr std::size_t kMaxPiece = static_cast<std::size_t>(INT_MAX);
+
+int int_count(std::size_t count, const char* what) {
+  if (count > kMaxPiece) throw std::runtime_error(fmt::format("{}: count {} exceeds INT_MAX", what, count));
+  return static_cast<int>(count);
+}
+
+std::vector<int> int_counts(const std::vector<std::size_t>& counts, std::vector<int>& displacements) {
+  std::vector<int> out;
+  std::size_t offset = 0;
+  displacements.clear();
+  for (std::size_t c : counts) {
+    out.push_back(int_count(c, "all_to_all_v"));
+    displacements.push_back(int_count(offset, "all_to_all_v"));
+    offset += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct MpiCommunicator::State {
+  explicit State(double timeout_s) : progress(timeout_s) {}
+  MPI_Comm comm = MPI_COMM_NULL;
+  MpiProgress progress;
+  int rank = 0;
+
+  std::shared_ptr<MpiWork> work(long sequence, CollectiveKind kind, std::size_t count, ElementType type,
+                                const std::string& label) {
+    return std::make_shared<MpiWork>(
+        progress, fmt::format("{} #{} ({} {}{}) on rank {}", collective_name(kind), sequence, count,
+                              element_type_name(type), label.empty() ? "" : ", " + label, rank));
+  }
+};
+
+MpiCommunicator::MpiCommunicator(double timeout_s) : state_(std::make_unique<State>(timeout_s)) {
+  MT_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &state_->comm));
+  MT_MPI_CHECK(MPI_Comm_set_errhandler(state_->comm, MPI_ERRORS_RETURN));
+  MT_MPI_CHECK(MPI_Comm_rank(state_->comm, &rank_));
+  MT_MPI_CHECK(MPI_Comm_size(state_->comm, &world_size_));
+  state_->rank = rank_;
+}
+
+MpiCommunicator::MpiCommunicator(std::unique_ptr<State> state) : state_(std::move(state)) {
+  MT_MPI_CHECK(MPI_Comm_set_errhandler(state_->comm, MPI_ERRORS_RETURN));
+  MT_MPI_CHECK(MPI_Comm_rank(state_->comm, &rank_));
+  MT_MPI_CHECK(MPI_Comm_size(state_->comm, &world_size_));
+}
+
+std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) {
+  auto state = std::make_unique<State>(state_->progress.timeout_s());
+  MT_MPI_CHECK(MPI_Comm_split(state_->comm, color, key, &state->comm));
+  state->rank = state_->rank;  // named by its world rank in messages
+  return std::unique_ptr<Communicator>(new MpiCommunicator(std::move(state)));
+}
+
+MpiCommunicator::~MpiCommunicator() {
+  MPI_Comm comm = state_->comm;
+  state_.reset();  // stops the progress thread first
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+}
+
+WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, ElementType type,
+                                       StreamRef) {
+  auto work = state_->work(issue(CollectiveKind::all_reduce), CollectiveKind::all_reduce, count, type, take_label());
+  std::vector<MPI_Request> requests;
+  const bool in_place = send == recv;
+  const auto* in = static_cast<const char*>(send);
+  auto* out = static_cast<char*>(recv);
+  while (count > 0) {
+    const std::size_t piece = count < kMaxPiece ? count : kMaxPiece;
+    MPI_Request request;
+    MT_MPI_CHECK(MPI_Iallreduce(in_place ? MPI_IN_PLACE : in, out, static_cast<int>(piece), datatype(type),
+                                sum_op(type), state_->comm, &request));
+    requests.push_back(request);
+    in += piece * element_bytes(type);
+    out += piece * element_bytes(type);
+    count -= piece;
+  }
+  return state_->progress.submit(work, std::move(requests));
+}
+
+WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count,
+                                       ElementType type, StreamRef) {
+  auto work = state_->work(issue(CollectiveKind::all_gather), CollectiveKind::all_gather, count, type, take_label());
+  const int n = int_count(count, "all_gather");
+  // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
+  if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * count * element_bytes(type))
+    send = MPI_IN_PLACE;
+  MPI_Request request;
+  MT_MPI_CHECK(MPI_Iallgather(send, n, datatype(type), recv, n, datatype(type), state_->comm, &request));
+  return state_->progress.submit(work, {request});
+}
+
+WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count,
+                                           ElementType type, StreamRef) {
+  auto work = state_->work(issue(CollectiveKind::reduce_scatter), CollectiveKind::reduce_scatter, count, type, take_label());
+  MPI_Request request;
+  MT_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, int_count(count, "reduce_scatter"),
+                                         datatype(type), sum_op(type), state_->comm, &request));
+  return state_->progress.submit(work, {request});
+}
+
+WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType type, int root,
+                                      StreamRef) {
+  auto work = state_->work(issue(CollectiveKind::broadcast), CollectiveKind::broadcast, count, type, take_label());
+  MPI_Request request;
+  MT_MPI_CHECK(MPI_Ibcast(data, int_count(count, "broadcast"), datatype(type), root, state_->comm,
+                          &request));
+  return state_->progress.submit(work, {request});
+}
+
+WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count,
+                                       ElementType type, StreamRef) {
+  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type, take_label());
+  const int n = int_count(count, "all_to_all");
+  MPI_Request request;
+  MT_MPI_CHECK(MPI_Ialltoall(send, n, datatype(type), recv, n, datatype(type), state_->comm, &request));
+  return state_->progress.submit(work, {request});
+}
+
+WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts,
+                                         void* recv, const std::vector<std::size_t>& recv_counts,
+                                         ElementType type, StreamRef) {
+  if (send_counts.size() != static_cast<std::size_t>(world_size_) ||
+      recv_counts.size() != static_cast<std::size_t>(world_size_))
+    throw std::invalid_argument("all_to_all_v: one count per rank expected");
+  std::size_t total = 0;
+  for (std::size_t c : send_counts) total += c;
+  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, total, type, take_label());
+  // MPI reads the count and displacement arrays until the operation completes: they live with
+  // the request, in a holder the work keeps.
+  struct Arrays {
+    std::vector<int> send_counts, send_displacements, recv_counts, recv_displacements;
+  };
+  auto arrays = std::make_shared<Arrays>();
+  arrays->send_counts = int_counts(send_counts, arrays->send_displacements);
+  arrays->recv_counts = int_counts(recv_counts, arrays->recv_displacements);
+  MPI_Request request;
+  MT_MPI_CHECK(MPI_Ialltoallv(send, arrays->send_counts.data(), arrays->send_displacements.data(),
+                              datatype(type), recv, arrays->recv_counts.data(),
+                              arrays->recv_displacements.data(), datatype(type), state_->comm,
+                              &request));
+  work->keep_alive(arrays);
+  return state_->progress.submit(work, {request});
+}
+
+}  // namespace mt

@@ -1,0 +1,166 @@
+#include "core/env/blas_info.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#include "core/kernels/blas.h"
+
+namespace mt {
+namespace {
+
+template <typename Fn>
+Fn lookup(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+}
+
+// "Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build 20240605 for ..." -> 2024.2
+std::string mkl_version(const std::string& text) {
+  const auto at = text.find("Version ");
+  if (at == std::string::npos) return text;
+  const auto start = at + 8;
+  const auto end = text.find_first_of("- ", start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// MKL states the code path it dispatched to only in its verbose log, printed to stdout on the
+// next call: capture one call's log in a temporary file.
+std::string mkl_stated_code_path() {
+  auto verbose = lookup<int (*)(int)>("MKL_Verbose");  // the C entry; mkl_verbose is Fortran's
+  if (!verbose) return "";
+  std::FILE* capture = std::tmpfile();
+  if (!capture) return "";
+  std::fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  dup2(fileno(capture), STDOUT_FILENO);
+  verbose(1);
+  float a = 1, b = 1, c = 0;
+  gemm_row_major(false, false, 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1);
+  verbose(0);
+  std::fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+
+  std::string log;
+  std::rewind(capture);
+  char buffer[512];
+  while (std::fgets(buffer, sizeof(buffer), capture)) log += buffer;
+  std::fclose(capture);
+  // "... for Intel(R) 64 architecture Intel(R) Advanced Vector Extensions 2 (Intel(R) AVX2)
+  //  enabled processors, Lnx 2.45GHz lp64 gnu_thread"
+  const std::string marker = "architecture ";
+  const auto start = log.find(marker);
+  if (start == std::string::npos) return "";
+  const auto end = log.find(", Lnx", start);
+  if (end == std::string::npos) return "";
+  return log.substr(start + marker.size(), end - start - marker.size());
+}
+
+// Where no library answers: the BLAS mapped into this process, by file name.
+std::string mapped_blas_path() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const auto slash = line.find('/');
+    if (slash != std::string::npos && line.find("blas", slash) != std::string::npos)
+      return line.substr(slash);
+  }
+  return "";
+}
+
+double probe_gflops_per_thread(int threads) {
+  constexpr int64_t n = 256;
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
+  using Clock = std::chrono::steady_clock;
+  double best = 1e30;
+  for (int rep = 0; rep < 8; ++rep) {  // the first calls warm caches and thread pools
+    const auto start = Clock::now();
+    gemm_row_major(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return 2.0 * n * n * n / best / 1e9 / std::max(1, threads);
+}
+
+// OpenBLAS cores that predate AVX2: on an AVX2 or AVX-512 CPU they mean OpenBLAS did not
+// recognise the CPU and fell back.
+bool is_pre_avx2_openblas_core(const std::string& core) {
+  static const char* const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
+                                    "Katmai",   "Atom",  "Barcelona", "Opteron", "Sandybridge"};
+  return std::any_of(std::begin(old), std::end(old),
+                     [&](const char* name) { return core == name; });
+}
+
+}  // namespace
+
+std::string BlasInfo::identity() const {
+  std::string out = vendor;
+  if (!version.empty()) out += " " + version;
+  if (!core.empty()) out += " (" + core + ")";
+  return out;
+}
+
+std::string BlasInfo::summary() const {
+  std::string out = identity();
+  if (threads > 0) out += fmt::format(", {} threads", threads);
+  if (gflops_per_thread > 0) out += fmt::format(", SGEMM {:.0f} GFLOP/s per thread", gflops_per_thread);
+  return out;
+}
+
+void judge_blas(BlasInfo& blas, const CpuInfo& cpu) {
+  blas.warning.clear();
+  const bool avx2_cpu = cpu.fp32_flops_per_cycle >= 32;
+  if (blas.vendor == "OpenBLAS" && avx2_cpu && is_pre_avx2_openblas_core(blas.core)) {
+    blas.warning = fmt::format(
+        "OpenBLAS runs its {} core on a CPU with {}: GEMMs run several times slower than they "
+        "could; set OPENBLAS_CORETYPE={} for this run",
+        blas.core, cpu.isa, cpu.fp32_flops_per_cycle >= 64 ? "SkylakeX" : "Haswell");
+    return;
+  }
+  if (blas.vendor == "reference" || blas.vendor == "none") {
+    blas.warning = "no optimised BLAS found: GEMMs run on the reference implementation";
+    return;
+  }
+  // Below 30% of the vector peak at the reported clock, something is wrong with the kernels
+  // (a fallback path, or a machine whose cores are shared with other work).
+  if (blas.efficiency > 0 && blas.efficiency < 0.30) {
+    blas.warning = fmt::format(
+        "{} runs SGEMM at {:.0f} GFLOP/s per thread, {:.0f}% of this CPU's fp32 peak ({} at "
+        "{:.0f} MHz): a fallback code path, or cores shared with other work",
+        blas.vendor, blas.gflops_per_thread, 100 * blas.efficiency, cpu.isa, cpu.mhz);
+  }
+}
+
+BlasInfo detect_blas(const CpuInfo& cpu) {
+  BlasInfo blas;
+  if (auto version = lookup<void (*)(char*, int)>("MKL_Get_Version_String")) {
+    char text[256] = {};
+    version(text, sizeof(text) - 1);
+    blas.vendor = "MKL";
+    blas.version = mkl_version(text);
+    blas.core = mkl_stated_code_path();
+    if (auto threads = lookup<int (*)()>("MKL_Get_Max_Threads")) blas.threads = threads();
+  } else if (auto config = lookup<char* (*)()>("openblas_get_config")) {
+    blas.vendor = "OpenBLAS";
+    blas.version = config();
+    if (auto core = lookup<char* (*)()>("openblas_get_corename")) blas.core = core();
+    if (auto threads = lookup<int (*)()>("openblas_get_num_threads")) blas.threads = threads();
+  } else {
+    const std::string path = mapped_blas_path();
+    blas.vendor = path.empty() ? "none" : "reference";
+    blas.version = path;
+  }
+  if (blas.vendor != "none") {
+    blas.gflops_per_thread = probe_gflops_per_thread(blas.threads);
+    const double peak = cpu.fp32_flops_per_cycle * cpu.mhz / 1000.0;
+    if (peak > 0) blas.efficiency = blas.gflops_per_thread / peak;
+  }
+  judge_blas(blas, cpu);
+  return blas;
+}
+
+}  // namespace mt

@@ -1,0 +1,61 @@
+#include "core/env/resources.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace mt {
+namespace {
+
+int positive_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return 0;
+  char* end = nullptr;
+  const long parsed = std::strtol(value, &end, 10);
+  return (end != value && *end == '\0' && parsed > 0) ? static_cast<int>(parsed) : 0;
+}
+
+}  // namespace
+
+int default_threads() {
+  if (int omp = positive_env("OMP_NUM_THREADS")) return omp;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int local_ranks = std::max(1, positive_env("OMPI_COMM_WORLD_LOCAL_SIZE"));
+  return std::max(1, cores / local_ranks);
+}
+
+void keep_freed_memory_for_reuse() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest glibc accepts on 64-bit
+  mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+}
+
+bool set_blas_threads(int threads) {
+  // Looked up at run time: the BLAS is whichever library Debian's alternatives point at.
+  using SetThreads = void (*)(int);
+  auto* set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (!set) return false;
+  set(threads);
+  return true;
+}
+
+int64_t peak_rss_bytes() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmHWM:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    int64_t kib = 0;
+    if (fields >> kib) return kib * 1024;
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // ru_maxrss is KiB on Linux
+}
+
+}  // namespace mt

@@ -1,0 +1,51 @@
+#include "core/kernels/fused_adamw_kernel.h"
+
+#include <cmath>
+
+#include "core/kernels/isa.h"
+
+namespace mt {
+namespace {
+
+// The loop is written once and compiled for each instruction set by the callers below; the
+// compiler vectorises it (the arrays do not alias, and -fno-math-errno frees the square root).
+inline __attribute__((always_inline)) void update_range(float* __restrict param,
+                                                        const float* __restrict grad,
+                                                        float* __restrict exp_avg,
+                                                        float* __restrict exp_avg_sq, int64_t n,
+                                                        const AdamWScalars& s) {
+  const AdamWScalars c = s;  // local copy: no aliasing with the arrays
+  for (int64_t i = 0; i < n; ++i) {
+    const float g = grad[i] * c.grad_scale;
+    const float p = param[i] * c.decay;
+    const float m = exp_avg[i] * c.beta1 + c.one_minus_beta1 * g;
+    const float v = exp_avg_sq[i] * c.beta2 + c.one_minus_beta2 * g * g;
+    const float denom = std::sqrt(v) / c.sqrt_bias_correction2 + c.eps;
+    exp_avg[i] = m;
+    exp_avg_sq[i] = v;
+    param[i] = p + c.neg_step_size * (m / denom);
+  }
+}
+
+MT_TARGET_X86_64_V3 void update_v3(float* param, const float* grad, float* exp_avg,
+                                   float* exp_avg_sq, int64_t n, const AdamWScalars& s) {
+  update_range(param, grad, exp_avg, exp_avg_sq, n, s);
+}
+
+MT_TARGET_X86_64_V4 void update_v4(float* param, const float* grad, float* exp_avg,
+                                   float* exp_avg_sq, int64_t n, const AdamWScalars& s) {
+  update_range(param, grad, exp_avg, exp_avg_sq, n, s);
+}
+
+}  // namespace
+
+void adamw_update(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
+                  const AdamWScalars& s) {
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4: return update_v4(param, grad, exp_avg, exp_avg_sq, n, s);
+    case KernelIsa::x86_64_v3: return update_v3(param, grad, exp_avg, exp_avg_sq, n, s);
+    case KernelIsa::baseline: return update_range(param, grad, exp_avg, exp_avg_sq, n, s);
+  }
+}
+
+}  // namespace mt

@@ -1,0 +1,164 @@
+#include "training/checkpoint/checkpointer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "training/checkpoint/checkpoint_error.h"
+#include "training/checkpoint/durable_file.h"
+#include "training/checkpoint/layout.h"
+#include "training/checkpoint/sha256.h"
+
+namespace mt {
+namespace {
+
+namespace fs = std::filesystem;
+namespace layout = checkpoint_layout;
+
+// Rank 0 decides; every rank learns the decision, or the error, in one broadcast. The JSON is
+// {"error": "..."} or the decision itself.
+nlohmann::json agree(ControlChannel& control, const std::function<nlohmann::json()>& decide) {
+  std::vector<char> bytes;
+  if (control.rank() == 0) {
+    nlohmann::json decision;
+    try {
+      decision = decide();
+    } catch (const std::exception& e) {
+      decision = {{"error", e.what()}};
+    }
+    const std::string text = decision.dump();
+    bytes.assign(text.begin(), text.end());
+  }
+  control.broadcast_bytes(bytes, 0);
+  auto decision = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  if (decision.contains("error")) throw CheckpointError(decision["error"].get<std::string>());
+  return decision;
+}
+
+}  // namespace
+
+void all_ranks_or_none(ControlChannel& control, const std::string& local_error) {
+  const double failed = control.min(local_error.empty() ? control.world_size() : control.rank());
+  if (failed >= control.world_size()) return;
+  // Rank 0 speaks for the job (mpirun may stop the others before they print), so it carries the
+  // failing rank's own words.
+  const auto errors = control.gather_text_to_root(local_error);
+  const int first = static_cast<int>(failed);
+  if (control.rank() == 0 && first != 0)
+    throw CheckpointError(fmt::format("rank {}: {}", first, errors[static_cast<std::size_t>(first)]));
+  if (!local_error.empty()) throw CheckpointError(local_error);
+  throw CheckpointError(fmt::format("rank {} could not read its checkpoint shard", first));
+}
+
+Checkpointer::Checkpointer(CheckpointSettings settings, ControlChannel& control, CheckpointIdentity identity,
+                           const FaultPlan& faults)
+    : settings_(std::move(settings)), control_(control), identity_(std::move(identity)), faults_(faults) {}
+
+SaveStats Checkpointer::save(int64_t global_step, int64_t tokens_seen, const std::vector<NamedTensor>& tensors) {
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path root = settings_.dir, temp = layout::temp_dir(root, global_step);
+  if (control_.rank() == 0) {
+    fs::create_directories(root);
+    fs::remove_all(temp);
+    fs::create_directories(temp);
+  }
+  control_.barrier();  // the temporary directory exists for everyone
+
+  const std::string name = layout::shard_name(control_.rank());
+  const auto kill_after = faults_.save_kill_after(control_.rank(), global_step);
+  const WrittenFile written_file = write_shard_file(temp / name, tensors, [&](std::size_t written) {
+    if (kill_after && static_cast<int64_t>(written) + 1 >= *kill_after) {
+      std::fprintf(stderr, "mtengine: injected fault: rank %d dies while writing checkpoint step %lld\n",
+                   control_.rank(), static_cast<long long>(global_step));
+      kill_self();
+    }
+  });
+  // Each rank digested its own shard while writing it; rank 0 collects sizes and digests.
+  const auto all = control_.gather_text_to_root(
+      nlohmann::json{{"name", name}, {"bytes", written_file.bytes}, {"sha256", written_file.sha256}}.dump());
+  uint64_t total_bytes = 0;
+  if (control_.rank() == 0) {
+    CheckpointMetadata metadata;
+    metadata.identity = identity_;
+    metadata.global_step = global_step;
+    metadata.tokens_seen = tokens_seen;
+    metadata.created_at = utc_timestamp();
+    for (int r = 0; r < control_.world_size(); ++r) {
+      const auto file = nlohmann::json::parse(all[static_cast<std::size_t>(r)]);
+      CheckpointFile f{file.at("name"), file.at("bytes"), file.at("sha256")};
+      // Not an input error: the job is mid-save and the other ranks wait; the job must abort.
+      if (f.name != layout::shard_name(r) || !fs::is_regular_file(temp / f.name))
+        throw std::runtime_error(fmt::format("checkpoint step {}: rank {}'s shard is missing", global_step, r));
+      total_bytes += f.bytes;
+      metadata.files.push_back(std::move(f));
+    }
+    write_durable_file(temp / layout::kMetadata, to_json(metadata).dump(2) + "\n");
+    write_durable_file(temp / layout::kReady, "");
+    fsync_path(temp);
+    layout::publish(root, global_step);
+    layout::prune(root, settings_.keep_last);
+  }
+  control_.barrier();  // published before anyone moves on
+  SaveStats stats;
+  stats.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  stats.bytes = static_cast<uint64_t>(control_.max(static_cast<double>(total_bytes)));
+  return stats;
+}
+
+std::optional<ResumePoint> Checkpointer::resume_point() {
+  if (settings_.resume.empty()) return std::nullopt;
+  const auto decision = agree(control_, [&]() -> nlohmann::json {
+    fs::path step_dir;
+    if (settings_.resume == "latest") {
+      if (settings_.dir.empty()) throw CheckpointError("--resume latest needs --checkpoint-dir");
+      // What a crash left behind is never used, and not left to confuse the next reader.
+      for (const auto& removed : layout::clean_incomplete(settings_.dir))
+        std::fprintf(stderr, "mtengine: removed incomplete checkpoint '%s'\n", removed.c_str());
+      const auto step = layout::resolve_latest(settings_.dir);
+      if (!step) return {{"fresh", true}};
+      step_dir = layout::step_dir(settings_.dir, *step);
+    } else {
+      step_dir = settings_.resume;
+      if (!fs::is_directory(step_dir)) throw CheckpointError("--resume '" + step_dir.string() + "': no such directory");
+      if (!layout::is_ready(step_dir))
+        throw CheckpointError("--resume '" + step_dir.string() + "' is not a published checkpoint (no READY)");
+    }
+    const CheckpointMetadata metadata = read_metadata(step_dir);
+    if (auto mismatch = identity_mismatch(metadata.identity, identity_); !mismatch.empty())
+      throw CheckpointError(fmt::format("cannot resume from '{}': {}", step_dir.string(), mismatch));
+    return {{"dir", step_dir.string()}};
+  });
+  if (decision.contains("fresh")) return std::nullopt;
+  ResumePoint point;
+  point.step_dir = decision.at("dir").get<std::string>();
+  point.metadata = read_metadata(point.step_dir);
+  return point;
+}
+
+std::map<std::string, torch::Tensor> Checkpointer::load(const ResumePoint& point) {
+  std::map<std::string, torch::Tensor> tensors;
+  std::string error;
+  try {
+    const std::string name = layout::shard_name(control_.rank());
+    CheckpointMetadata mine = point.metadata;
+    mine.files.erase(std::remove_if(mine.files.begin(), mine.files.end(),
+                                    [&](const CheckpointFile& f) { return f.name != name; }),
+                     mine.files.end());
+    if (mine.files.empty()) throw CheckpointError("'" + point.step_dir.string() + "' lists no " + name);
+    check_file_sizes(point.step_dir, mine);
+    // One read: the file's SHA-256 is checked as its bytes come in.
+    for (auto& named : read_shard_file(point.step_dir / name, mine.files.front().sha256)) {
+      tensors[named.name] = std::move(named.tensor);
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  all_ranks_or_none(control_, error);
+  return tensors;
+}
+
+}  // namespace mt

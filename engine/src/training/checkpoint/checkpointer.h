@@ -1,0 +1,73 @@
+// Distributed checkpoints with an atomic publish protocol, retention and exact resume.
+// Save (collective): every rank writes its shard into ROOT/.step_N.tmp/ and fsyncs it; ranks
+// meet; rank 0 checks that every expected file is there, writes metadata.json (every file's size
+// and SHA-256) and READY, fsyncs, renames the directory into place, fsyncs ROOT, atomically
+// replaces ROOT/latest, and only then prunes beyond --keep-last. A crash at any moment leaves
+// either the previous published steps or the new one, never a READY step that fails checking.
+// Resume (collective): `latest` (the step ROOT/latest names if READY, else the newest READY
+// step; none: start fresh) or a step directory; rank 0 decides and checks the identity, each rank
+// loads and checks its own shard, and any problem on any rank stops every rank with exit 2.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "training/checkpoint/metadata.h"
+#include "training/checkpoint/shard_file.h"
+#include "core/comm/control_channel.h"
+#include "training/faults/faults.h"
+
+namespace mt {
+
+struct CheckpointSettings {
+  std::filesystem::path dir;  // empty: no checkpoints
+  int64_t save_every = 0;     // steps between saves; 0: never
+  int64_t keep_last = 0;      // published steps kept; 0: all
+  std::string resume;         // "", "latest", or a step directory
+};
+
+struct SaveStats {
+  double ms = 0;        // the whole protocol, as this rank saw it
+  uint64_t bytes = 0;   // every rank's shards together
+};
+
+struct ResumePoint {
+  std::filesystem::path step_dir;
+  CheckpointMetadata metadata;
+};
+
+// Every rank passes its own problem ("" for none); when any rank has one, every rank throws
+// CheckpointError (the failing rank its own message, the others naming it). A rank alone must not
+// leave the others waiting in a collective.
+void all_ranks_or_none(ControlChannel& control, const std::string& local_error);
+
+class Checkpointer {
+ public:
+  Checkpointer(CheckpointSettings settings, ControlChannel& control, CheckpointIdentity identity,
+               const FaultPlan& faults);
+
+  bool saving() const { return !settings_.dir.empty() && settings_.save_every > 0; }
+  bool due(int64_t completed_steps) const { return saving() && completed_steps % settings_.save_every == 0; }
+
+  SaveStats save(int64_t global_step, int64_t tokens_seen, const std::vector<NamedTensor>& tensors);
+
+  // Where to resume from; nothing when there is nothing to resume (no --resume, or `latest` in an
+  // empty directory). Throws CheckpointError on every rank when the choice is unusable.
+  std::optional<ResumePoint> resume_point();
+  // This rank's tensors of a resume point, by name. Throws CheckpointError on every rank when any
+  // rank's shard is missing or damaged.
+  std::map<std::string, torch::Tensor> load(const ResumePoint& point);
+
+ private:
+  CheckpointSettings settings_;
+  ControlChannel& control_;
+  CheckpointIdentity identity_;
+  const FaultPlan& faults_;
+};
+
+}  // namespace mt

@@ -1,0 +1,56 @@
+#include "training/checkpoint/durable_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace mt {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path) {
+  throw std::runtime_error(what + " '" + path.string() + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+void write_all(int fd, const void* data, std::size_t bytes, const std::string& what) {
+  const char* cursor = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t written = ::write(fd, cursor, bytes);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("cannot write " + what + ": " + std::strerror(errno));
+    }
+    cursor += written;
+    bytes -= static_cast<std::size_t>(written);
+  }
+}
+
+void write_durable_file(const std::filesystem::path& path, const std::string& bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("cannot create", path);
+  try {
+    write_all(fd, bytes.data(), bytes.size(), "'" + path.string() + "'");
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    fail("cannot fsync", path);
+  }
+  if (::close(fd) != 0) fail("cannot close", path);
+}
+
+void fsync_path(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open", path);
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) fail("cannot fsync", path);
+}
+
+}  // namespace mt

@@ -1,0 +1,99 @@
+#include "training/checkpoint/metadata.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "training/checkpoint/checkpoint_error.h"
+#include "training/checkpoint/layout.h"
+#include "training/checkpoint/sha256.h"
+
+namespace mt {
+
+nlohmann::json to_json(const CheckpointMetadata& m) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : m.files) files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"sha256", f.sha256}});
+  return {{"format_version", m.format_version},
+          {"strategy", m.identity.strategy},
+          {"world_size", m.identity.world_size},
+          {"precision", m.identity.precision},
+          {"config_fingerprint", m.identity.fingerprint},
+          {"global_step", m.global_step},
+          {"tokens_seen", m.tokens_seen},
+          {"created_at", m.created_at},
+          {"files", files}};
+}
+
+CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
+  const auto path = step_dir / checkpoint_layout::kMetadata;
+  std::ifstream in(path);
+  if (!in) throw CheckpointError("cannot read '" + path.string() + "'");
+  nlohmann::json doc;
+  try {
+    in >> doc;
+    CheckpointMetadata m;
+    m.format_version = doc.at("format_version").get<int>();
+    if (m.format_version > kCheckpointFormatVersion)
+      throw CheckpointError(fmt::format("'{}' has checkpoint format version {}; this mtengine reads up to {}: "
+                                        "use a newer mtengine",
+                                        path.string(), m.format_version, kCheckpointFormatVersion));
+    m.identity = {doc.at("strategy"), doc.at("world_size"), doc.at("precision"), doc.at("config_fingerprint")};
+    m.global_step = doc.at("global_step");
+    m.tokens_seen = doc.at("tokens_seen");
+    m.created_at = doc.at("created_at");
+    for (const auto& f : doc.at("files")) m.files.push_back({f.at("name"), f.at("bytes"), f.at("sha256")});
+    return m;
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CheckpointError("'" + path.string() + "' is damaged: " + e.what());
+  }
+}
+
+std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdentity& r) {
+  if (c.strategy != r.strategy) return fmt::format("strategy: checkpoint has '{}', this run '{}'", c.strategy, r.strategy);
+  if (c.world_size != r.world_size)
+    return fmt::format("world_size: checkpoint has {}, this run {}", c.world_size, r.world_size);
+  if (c.precision != r.precision) return fmt::format("precision: checkpoint has '{}', this run '{}'", c.precision, r.precision);
+  if (c.fingerprint != r.fingerprint)
+    return fmt::format("config_fingerprint: checkpoint has {}, this run {} (a setting that changes the "
+                       "training math differs: model shape, batch, accumulation, optimizer or schedule)",
+                       c.fingerprint.substr(0, 16), r.fingerprint.substr(0, 16));
+  return "";
+}
+
+std::string fingerprint_of(const nlohmann::json& settings) { return sha256_hex(settings.dump()); }
+
+void check_file_sizes(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata) {
+  for (const auto& f : metadata.files) {
+    const auto path = step_dir / f.name;
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path, ec);
+    if (ec) throw CheckpointError("checkpoint file '" + path.string() + "' is missing");
+    if (bytes != f.bytes)
+      throw CheckpointError(fmt::format("checkpoint file '{}' has {} bytes, its metadata says {}", path.string(), bytes, f.bytes));
+  }
+}
+
+void check_files(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata) {
+  check_file_sizes(step_dir, metadata);
+  for (const auto& f : metadata.files) {
+    const auto path = step_dir / f.name;
+    if (sha256_file(path) != f.sha256)
+      throw CheckpointError("checkpoint file '" + path.string() + "' does not match its SHA-256 (damaged)");
+  }
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace mt

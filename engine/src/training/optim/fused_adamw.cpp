@@ -1,0 +1,150 @@
+#include "training/optim/fused_adamw.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "training/checkpoint/checkpoint_error.h"
+#include "core/kernels/fused_adamw_kernel.h"
+
+namespace mt {
+namespace {
+
+// Large enough to amortise scheduling, small enough to balance two threads on a small model.
+constexpr int64_t kChunkElements = 1 << 15;
+
+}  // namespace
+
+FusedAdamW::FusedAdamW(std::vector<torch::Tensor> parameters, FusedAdamWOptions options)
+    : parameters_(std::move(parameters)), options_(options) {
+  int64_t total = 0;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& p = parameters_[i];
+    if (p.scalar_type() != torch::kFloat || !p.is_contiguous())
+      throw std::invalid_argument("fused AdamW: parameters must be contiguous fp32 tensors");
+    offsets_.push_back(total);
+    for (int64_t begin = 0; begin < p.numel(); begin += kChunkElements)
+      chunks_.push_back({i, begin, std::min(p.numel(), begin + kChunkElements)});
+    total += p.numel();
+  }
+  steps_.assign(parameters_.size(), 0);
+  const auto placement = parameters_.empty() ? torch::TensorOptions().dtype(torch::kFloat)
+                                             : parameters_.front().options();
+  exp_avg_ = torch::zeros({total}, placement);
+  exp_avg_sq_ = torch::zeros({total}, placement);
+  if (!parameters_.empty() && !parameters_.front().device().is_cpu())
+    for (std::size_t i = 0; i < parameters_.size(); ++i) device_steps_.push_back(torch::zeros({}, placement));
+}
+
+void FusedAdamW::step(double grad_scale) {
+  RECORD_FUNCTION("mt::fused_adamw", std::vector<c10::IValue>());  // named in LibTorch's profiler
+  if (!device_steps_.empty()) return step_on_device(grad_scale);
+  std::vector<AdamWScalars> scalars(parameters_.size());
+  std::vector<float*> param_data(parameters_.size(), nullptr);
+  std::vector<const float*> grad_data(parameters_.size(), nullptr);
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& grad = parameters_[i].grad();
+    if (!grad.defined()) continue;
+    if (grad.scalar_type() != torch::kFloat || !grad.is_contiguous())
+      throw std::invalid_argument("fused AdamW: gradients must be contiguous fp32 tensors");
+    const int64_t step = ++steps_[i];
+    // Computed in double and rounded once, as torch passes these scalars to its kernels.
+    const double bias_correction1 = 1 - std::pow(options_.beta1, static_cast<double>(step));
+    const double bias_correction2 = 1 - std::pow(options_.beta2, static_cast<double>(step));
+    scalars[i] = AdamWScalars{static_cast<float>(1 - options_.lr * options_.weight_decay),
+                              static_cast<float>(options_.beta1),
+                              static_cast<float>(1 - options_.beta1),
+                              static_cast<float>(options_.beta2),
+                              static_cast<float>(1 - options_.beta2),
+                              static_cast<float>(std::sqrt(bias_correction2)),
+                              static_cast<float>(options_.eps),
+                              static_cast<float>(-options_.lr / bias_correction1),
+                              static_cast<float>(grad_scale)};
+    param_data[i] = parameters_[i].data_ptr<float>();
+    grad_data[i] = grad.data_ptr<float>();
+  }
+  float* m = exp_avg_.data_ptr<float>();
+  float* v = exp_avg_sq_.data_ptr<float>();
+  at::parallel_for(0, static_cast<int64_t>(chunks_.size()), 1, [&](int64_t first, int64_t last) {
+    for (int64_t c = first; c < last; ++c) {
+      const Chunk& chunk = chunks_[static_cast<std::size_t>(c)];
+      if (!grad_data[chunk.tensor]) continue;
+      const int64_t at = offsets_[chunk.tensor] + chunk.begin;
+      adamw_update(param_data[chunk.tensor] + chunk.begin, grad_data[chunk.tensor] + chunk.begin,
+                   m + at, v + at, chunk.end - chunk.begin, scalars[chunk.tensor]);
+    }
+  });
+}
+
+// ATen's fused AdamW kernel for the device: the same math in one launch over all tensors. Its
+// grad_scale divides the gradients, so clipping passes the reciprocal of its factor.
+void FusedAdamW::step_on_device(double grad_scale) {
+  std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& p = parameters_[i];
+    if (!p.grad().defined()) continue;
+    ++steps_[i];
+    params.push_back(p);
+    grads.push_back(p.grad());
+    exp_avgs.push_back(exp_avg_.narrow(0, offsets_[i], p.numel()).view(p.sizes()));
+    exp_avg_sqs.push_back(exp_avg_sq_.narrow(0, offsets_[i], p.numel()).view(p.sizes()));
+    steps.push_back(device_steps_[i]);
+  }
+  if (params.empty()) return;
+  torch::NoGradGuard no_grad;
+  at::_foreach_add_(steps, 1);
+  std::optional<torch::Tensor> divide_by;
+  if (grad_scale != 1.0) divide_by = torch::full({}, 1.0 / grad_scale, exp_avg_.options());
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, options_.lr, options_.beta1,
+                    options_.beta2, options_.weight_decay, options_.eps, /*amsgrad=*/false,
+                    /*maximize=*/false, divide_by, std::nullopt);
+}
+
+std::vector<NamedTensor> FusedAdamW::state() const {
+  return {{"optimizer/exp_avg", exp_avg_},
+          {"optimizer/exp_avg_sq", exp_avg_sq_},
+          {"optimizer/steps", torch::tensor(steps_, torch::TensorOptions().dtype(torch::kLong))}};
+}
+
+void FusedAdamW::load_state(const std::map<std::string, torch::Tensor>& tensors) {
+  auto take = [&](const char* name, const torch::Tensor& into) {
+    auto it = tensors.find(name);
+    if (it == tensors.end()) throw CheckpointError(std::string("checkpoint lacks ") + name);
+    if (it->second.sizes() != into.sizes() || it->second.scalar_type() != into.scalar_type())
+      throw CheckpointError(std::string("checkpoint's ") + name + " does not fit this model's optimizer");
+    return it->second;
+  };
+  torch::NoGradGuard no_grad;
+  exp_avg_.copy_(take("optimizer/exp_avg", exp_avg_));
+  exp_avg_sq_.copy_(take("optimizer/exp_avg_sq", exp_avg_sq_));
+  const auto steps = take("optimizer/steps", torch::tensor(steps_, torch::TensorOptions().dtype(torch::kLong)));
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    steps_[i] = steps[static_cast<int64_t>(i)].item<int64_t>();
+    if (!device_steps_.empty()) device_steps_[i].fill_(static_cast<double>(steps_[i]));
+  }
+}
+
+void FusedAdamW::broadcast_state(Communicator& comm) {
+  if (comm.world_size() == 1) return;
+  auto steps = torch::tensor(steps_, torch::TensorOptions().dtype(torch::kLong)).to(torch::kInt).to(exp_avg_.device());
+  std::vector<WorkHandle> works = {
+      comm.broadcast(exp_avg_.data_ptr(), static_cast<std::size_t>(exp_avg_.numel()), ElementType::f32, 0),
+      comm.broadcast(exp_avg_sq_.data_ptr(), static_cast<std::size_t>(exp_avg_sq_.numel()), ElementType::f32, 0),
+      comm.broadcast(steps.data_ptr(), static_cast<std::size_t>(steps.numel()), ElementType::i32, 0)};
+  wait_all(works);
+  const auto host = steps.to(torch::kCPU);
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    steps_[i] = host[static_cast<int64_t>(i)].item<int32_t>();
+    if (!device_steps_.empty()) device_steps_[i].fill_(static_cast<double>(steps_[i]));
+  }
+}
+
+int64_t FusedAdamW::state_bytes() const {
+  int64_t total = 0;
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (steps_[i] > 0) total += 2 * parameters_[i].numel() * static_cast<int64_t>(sizeof(float));
+  return total;
+}
+
+}  // namespace mt

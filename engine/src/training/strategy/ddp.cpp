@@ -1,0 +1,116 @@
+// Data parallelism: every rank holds the full model; gradients are averaged over ranks by
+// bucketed all-reduce, overlapped with backward. Buckets take parameters in reverse order (the
+// order their gradients appear), the first one small. Each parameter's .grad is a view into its
+// bucket's flat buffer on the model's device, so autograd accumulates straight into what is
+// reduced, with no copies. When a bucket's last gradient has been accumulated, a hook marks it
+// ready and the shared BucketReducer starts its asynchronous all-reduce; the micro-batch's
+// backward ends by waiting for all of them. A world-size-1 run is a valid DDP run that skips
+// communication entirely.
+#include "core/comm/communicator.h"
+#include "training/strategy/bucket_reducer.h"
+#include "training/strategy/buckets.h"
+#include "training/strategy/grad_hooks.h"
+#include "training/strategy/parameter_broadcast.h"
+#include "training/strategy/strategy.h"
+
+namespace mt {
+namespace {
+
+class Ddp final : public Strategy {
+ public:
+  explicit Ddp(const StrategyOptions& options)
+      : options_(options),
+        comm_(*options.comm),
+        reducer_(comm_, BucketReduction::all_reduce, options.grad_reduce_type) {}
+
+  void prepare(GptImpl& model) override {
+    parameters_ = model.parameters();
+    names_ = model.named_parameters().keys();
+    broadcast_parameters(comm_, parameters_);
+
+    std::vector<std::size_t> sizes;
+    for (const auto& p : parameters_) sizes.push_back(p.nbytes());
+    buckets_ = assign_buckets(sizes, bucket_cap_bytes(options_.bucket_cap_mb),
+                              bucket_cap_bytes(options_.first_bucket_cap_mb));
+    pending_.resize(buckets_.size());
+    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+      auto flat = torch::zeros({static_cast<int64_t>(buckets_[b].bytes / sizeof(float))},
+                               parameters_.front().options());
+      int64_t offset = 0;
+      for (std::size_t index : buckets_[b].parameters) {
+        auto& p = parameters_[index];
+        p.mutable_grad() = flat.narrow(0, offset, p.numel()).view(p.sizes());
+        offset += p.numel();
+        hooks_.after_accumulate(p, [this, b] { on_gradient_ready(b); });
+      }
+      flat_.push_back(flat);
+      reducer_.add_bucket({[this, b] { return flat_[b]; }, {}, {}});
+    }
+  }
+
+  std::vector<torch::Tensor> optimizer_parameters() override { return parameters_; }
+  bool sharded_optimizer() const override { return false; }
+
+  void before_micro_batch(int micro_index, int micro_count) override {
+    reducer_.start_micro_batch(comm_.world_size() > 1 && (options_.sync_mode == SyncMode::every ||
+                                                          micro_index + 1 == micro_count));
+    for (std::size_t b = 0; b < buckets_.size(); ++b) pending_[b] = buckets_[b].parameters.size();
+  }
+
+  void after_backward(int, int) override { reducer_.finish(); }
+
+  void zero_grad() override {
+    for (auto& flat : flat_) flat.zero_();
+  }
+
+  std::vector<torch::Tensor> full_parameters() override {
+    std::vector<torch::Tensor> out;
+    for (const auto& p : parameters_) out.push_back(p.detach().clone());
+    return out;
+  }
+
+  long sync_rounds() const override { return reducer_.rounds(); }
+
+  std::vector<NamedTensor> model_state() override {
+    std::vector<NamedTensor> out;
+    if (comm_.rank() != 0) return out;  // replicas are equal: rank 0 speaks for all
+    for (std::size_t i = 0; i < parameters_.size(); ++i) out.push_back({"model/" + names_[i], parameters_[i]});
+    return out;
+  }
+  void after_model_state_loaded() override { broadcast_parameters(comm_, parameters_); }
+
+  StrategyReport report() const override {
+    StrategyReport out;
+    for (const auto& bucket : buckets_) {
+      out.bucket_bytes.push_back(static_cast<int64_t>(bucket.bytes));
+      out.gradient_bytes += static_cast<int64_t>(bucket.bytes);
+    }
+    for (const auto& p : parameters_) out.parameter_bytes += static_cast<int64_t>(p.nbytes());
+    out.peak_gradient_bytes = out.gradient_bytes;
+    out.peak_full_parameter_bytes = out.parameter_bytes;
+    return out;
+  }
+
+ private:
+  void on_gradient_ready(std::size_t bucket) {
+    if (--pending_[bucket] == 0) reducer_.mark_ready(bucket);
+  }
+
+  StrategyOptions options_;
+  Communicator& comm_;
+  BucketReducer reducer_;
+  std::vector<torch::Tensor> parameters_;
+  std::vector<std::string> names_;
+  std::vector<Bucket> buckets_;
+  std::vector<torch::Tensor> flat_;
+  std::vector<std::size_t> pending_;
+  GradHooks hooks_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_ddp(const StrategyOptions& options) {
+  return std::make_unique<Ddp>(options);
+}
+
+}  // namespace mt

@@ -1,0 +1,66 @@
+// A parallel training strategy wraps a single-device model from the outside: it makes replicas
+// consistent at the start, synchronises (and possibly shards) gradients during the step, decides
+// which tensors the optimizer steps, and reports what it sent and what it holds.
+//
+// The trainer drives one optimizer step as:
+//   for each micro-batch: before_micro_batch; forward + backward; after_backward
+//   before_optimizer_step; (grad norm, clipping over optimizer_parameters()); optimizer.step();
+//   after_optimizer_step; zero_grad
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "training/checkpoint/named_tensor.h"
+#include "training/model/gpt.h"
+#include "training/strategy/strategy_table.h"
+
+namespace mt {
+
+struct StrategyReport {
+  std::vector<int64_t> bucket_bytes;  // one entry per gradient bucket or unit, in reduction order
+  // Bytes held by this rank (peaks over the run where they vary within a step).
+  int64_t parameter_bytes = 0;            // persistent parameters (full or sharded)
+  int64_t gradient_bytes = 0;             // held across micro-batches (max over the run)
+  int64_t peak_gradient_bytes = 0;        // peak held at once, transient buffers included
+  int64_t peak_full_parameter_bytes = 0;  // peak bytes of unsharded parameters resident at once
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  // Called once before training: e.g. broadcast rank 0's parameters, flatten, shard.
+  virtual void prepare(GptImpl& model) = 0;
+  // The tensors the optimizer updates: the model's parameters, or this rank's shards.
+  virtual std::vector<torch::Tensor> optimizer_parameters() = 0;
+  // Whether optimizer_parameters() are disjoint shards (so a global norm sums over ranks).
+  virtual bool sharded_optimizer() const = 0;
+
+  virtual void before_micro_batch(int micro_index, int micro_count) {}
+  // Called after each micro-batch's backward; gradients reduced by now if this micro-batch syncs.
+  virtual void after_backward(int micro_index, int micro_count) = 0;
+  virtual void before_optimizer_step() {}
+  virtual void after_optimizer_step() {}
+  virtual void zero_grad() = 0;
+
+  // The full parameters in model order (collective; for tests and checks, not the hot path).
+  virtual std::vector<torch::Tensor> full_parameters() = 0;
+
+  // Gradient synchronisation rounds performed so far (a round may issue several collectives).
+  virtual long sync_rounds() const = 0;
+  virtual StrategyReport report() const = 0;
+
+  // Checkpointing. The model tensors this rank saves: its shard of each unit (sharded
+  // strategies: no rank gathers the full model), or, on rank 0 only, every parameter by name
+  // (replicated ones; other ranks save none). A restore writes into these same tensors, then
+  // calls after_model_state_loaded() to make every rank consistent again.
+  virtual std::vector<NamedTensor> model_state() = 0;
+  virtual void after_model_state_loaded() = 0;
+};
+
+
+}  // namespace mt

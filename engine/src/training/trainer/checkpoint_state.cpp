@@ -1,0 +1,97 @@
+#include "training/trainer/checkpoint_state.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <nlohmann/json.hpp>
+
+#include "training/checkpoint/checkpoint_error.h"
+
+namespace mt {
+namespace {
+
+torch::Tensor scalar(int64_t value) { return torch::tensor({value}, torch::TensorOptions().dtype(torch::kLong)); }
+
+const torch::Tensor& required(const std::map<std::string, torch::Tensor>& tensors, const std::string& name) {
+  auto it = tensors.find(name);
+  if (it == tensors.end()) throw CheckpointError("checkpoint shard lacks " + name);
+  return it->second;
+}
+
+}  // namespace
+
+FaultPlan fault_plan(const TrainConfig& config) {
+  std::vector<Fault> faults;
+  for (const auto& spec : config.faults) faults.push_back(parse_fault(spec));
+  return FaultPlan(std::move(faults));
+}
+
+CheckpointSettings checkpoint_settings(const TrainConfig& config) {
+  return {config.checkpoint_dir, config.save_every, config.keep_last, config.resume};
+}
+
+CheckpointIdentity checkpoint_identity(const TrainConfig& c, int world_size, const LrSchedule& schedule) {
+  const nlohmann::json math = {
+      {"model", {{"vocab_size", c.model.vocab_size}, {"d_model", c.model.d_model}, {"n_heads", c.model.n_heads},
+                 {"n_layers", c.model.n_layers}, {"seq_length", c.model.seq_length}, {"dropout", c.model.dropout}}},
+      {"batch_size", c.batch_size},
+      {"grad_accum_steps", c.grad_accum_steps},
+      {"gradient_sync_mode", c.gradient_sync_mode},
+      {"grad_reduce_dtype", c.grad_reduce_dtype},
+      {"learning_rate", c.learning_rate},
+      {"lr_schedule", {{"kind", schedule.kind}, {"warmup_steps", schedule.warmup_steps},
+                       {"decay_steps", schedule.decay_steps}, {"min_learning_rate", schedule.min}}},
+      {"max_grad_norm", c.max_grad_norm},
+      {"seed", c.seed},
+      {"keep_denormals", c.keep_denormals}};
+  return {c.strategy, world_size, c.precision, fingerprint_of(math)};
+}
+
+std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& optimizer, int rank,
+                                         const TrainPosition& position, double next_learning_rate,
+                                         int64_t micro_batches_per_step, const torch::Device& device) {
+  std::vector<NamedTensor> out = strategy.model_state();
+  // A replicated optimizer is the same on every rank: rank 0 saves it once.
+  if (strategy.sharded_optimizer() || rank == 0)
+    for (auto& t : optimizer.state()) out.push_back(std::move(t));
+  out.push_back({"scheduler/step", scalar(position.global_step)});
+  out.push_back({"scheduler/learning_rate", torch::tensor({next_learning_rate}, torch::TensorOptions().dtype(torch::kDouble))});
+  out.push_back({"train_state/global_step", scalar(position.global_step)});
+  out.push_back({"train_state/micro_step", scalar(0)});  // saves happen between optimizer steps
+  out.push_back({"train_state/tokens_seen", scalar(position.tokens_seen)});
+  out.push_back({"data/next_micro_batch", scalar(position.global_step * micro_batches_per_step)});
+  out.push_back({"rng/cpu", at::detail::getDefaultCPUGenerator().get_state()});
+  if (!device.is_cpu()) out.push_back({"rng/" + device.str(), at::globalContext().defaultGenerator(device).get_state()});
+  return out;
+}
+
+TrainPosition restore_rank(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,
+                           FusedAdamW& optimizer, Communicator& comm, const torch::Device& device) {
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& target : strategy.model_state()) {
+      const auto& saved = required(tensors, target.name);
+      if (saved.sizes() != target.tensor.sizes())
+        throw CheckpointError("checkpoint's " + target.name + " does not fit this model");
+      target.tensor.copy_(saved);
+    }
+  }
+  strategy.after_model_state_loaded();
+  if (strategy.sharded_optimizer()) {
+    optimizer.load_state(tensors);
+  } else {
+    if (comm.rank() == 0) optimizer.load_state(tensors);
+    optimizer.broadcast_state(comm);
+  }
+  // The default generators are handed out as const references to shared handles; a copy of
+  // the handle sets the state of the one generator behind it.
+  at::Generator cpu_generator = at::detail::getDefaultCPUGenerator();
+  cpu_generator.set_state(required(tensors, "rng/cpu"));
+  if (!device.is_cpu()) {
+    at::Generator device_generator = at::globalContext().defaultGenerator(device);
+    device_generator.set_state(required(tensors, "rng/" + device.str()));
+  }
+  return {required(tensors, "train_state/global_step").item<int64_t>(),
+          required(tensors, "train_state/tokens_seen").item<int64_t>()};
+}
+
+}  // namespace mt

@@ -1,0 +1,47 @@
+// What one training rank puts into a checkpoint and takes back from it: the model (as its
+// strategy shards it), the optimizer (once for replicated strategies, per shard otherwise), the
+// schedule's position, the train state (global step, micro step, tokens seen), the data cursor,
+// and this rank's random generators (the CPU's, and the GPU's on GPU runs).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "training/checkpoint/checkpointer.h"
+#include "training/checkpoint/named_tensor.h"
+#include "core/comm/communicator.h"
+#include "training/strategy/strategy.h"
+#include "training/trainer/config.h"
+#include "training/faults/faults.h"
+#include "training/optim/fused_adamw.h"
+#include "training/optim/lr_schedule.h"
+
+namespace mt {
+
+// The run's flags as the checkpoint machinery takes them.
+FaultPlan fault_plan(const TrainConfig& config);
+CheckpointSettings checkpoint_settings(const TrainConfig& config);
+// What a checkpoint must agree on to be resumed by this run; the fingerprint covers every setting
+// that changes the training math (model shape, batch, accumulation, optimizer, schedule, seed,
+// numerics), not those that only change speed (threads, buckets) or bookkeeping (output).
+CheckpointIdentity checkpoint_identity(const TrainConfig& config, int world_size, const LrSchedule& schedule);
+
+struct TrainPosition {
+  int64_t global_step = 0;  // optimizer steps completed: the next step to run
+  int64_t tokens_seen = 0;
+};
+
+std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& optimizer, int rank,
+                                         const TrainPosition& position, double next_learning_rate,
+                                         int64_t micro_batches_per_step, const torch::Device& device);
+
+// Applies a rank's loaded tensors; collective (replicated state travels from rank 0). Throws
+// CheckpointError naming what is missing or does not fit.
+TrainPosition restore_rank(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,
+                           FusedAdamW& optimizer, Communicator& comm, const torch::Device& device);
+
+}  // namespace mt

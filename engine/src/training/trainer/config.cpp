@@ -1,0 +1,43 @@
+#include "training/trainer/config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/comm/backends.h"
+#include "training/faults/faults.h"
+#include "training/trainer/train_options.h"
+
+namespace mt {
+
+std::optional<std::string> validate(const TrainConfig& config) {
+  TrainConfig copy = config;  // the table binds to a mutable config; reading is all it does here
+  if (auto problem = check_options(train_option_table(copy))) return problem;
+  for (const auto& spec : config.faults) {
+    try {
+      parse_fault(spec);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+  }
+  if (config.save_every > 0 && config.checkpoint_dir.empty()) return std::string("--save-every needs --checkpoint-dir");
+  if (config.resume == "latest" && config.checkpoint_dir.empty())
+    return std::string("--resume latest needs --checkpoint-dir");
+  for (const auto& entry : backend_table())
+    if (config.backend == entry.name && !entry.available)
+      return fmt::format("--backend {} is not supported in this build (supported: {})",
+                         config.backend, available_backends());
+  return std::nullopt;
+}
+
+double resolved_bucket_cap_mb(const TrainConfig& config, int64_t parameter_bytes) {
+  if (config.bucket_cap_mb > 0) return config.bucket_cap_mb;
+  constexpr double kDefaultMb = 25.0;  // PyTorch DDP's default
+  if (config.strategy != "zero2") return kDefaultMb;
+  // ZeRO-2 holds one bucket's full gradients at a time: eight buckets keep that to an eighth of
+  // the model while each reduce-scatter stays large enough to run near bandwidth.
+  const double model_mb = static_cast<double>(parameter_bytes) / (1024.0 * 1024.0);
+  return std::clamp(model_mb / 8.0, 1.0, kDefaultMb);
+}
+
+}  // namespace mt

@@ -1,0 +1,274 @@
+#include "training/trainer/trainer.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "training/checkpoint/checkpointer.h"
+#include "training/data/synthetic.h"
+#include "core/env/float_mode.h"
+#include "core/env/resources.h"
+#include "training/model/activation_checkpoint.h"
+#include "training/model/bf16_emulation.h"
+#include "training/model/gpt.h"
+#include "training/profile/profiler.h"
+#include "training/strategy/strategy.h"
+#include "training/trainer/checkpoint_state.h"
+#include "training/device/device_runtime.h"
+#include "training/faults/faults.h"
+#include "training/optim/fused_adamw.h"
+#include "training/optim/lr_schedule.h"
+#include "core/job/input_error.h"
+
+namespace mt {
+namespace {
+
+CollectiveCounts per_step(const CollectiveCounts& before, const CollectiveCounts& after, long steps) {
+  CollectiveCounts d = after - before;
+  for (auto kind : {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter,
+                    CollectiveKind::broadcast, CollectiveKind::all_to_all})
+    d[kind] /= steps;
+  return d;
+}
+
+// Sum of squared gradient norms, as a double scalar on the gradients' device: one fused pass (no
+// squared temporaries), accumulated in double so many small tensors do not lose precision, and
+// no host sync here.
+torch::Tensor squared_norm(const std::vector<torch::Tensor>& tensors, const torch::Device& device) {
+  std::vector<torch::Tensor> grads;
+  for (const auto& t : tensors)
+    if (t.grad().defined()) grads.push_back(t.grad());
+  if (grads.empty()) return torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+  return torch::stack(at::_foreach_norm(grads)).to(torch::kDouble).pow(2).sum();
+}
+
+// bf16 compute with fp32 master weights: autocast runs matmuls in bf16 while parameters,
+// gradients and optimizer state stay fp32. Under bf16 emulation the model rounds its GEMM
+// operands itself and autocast stays off.
+torch::Tensor forward_loss(Gpt& model, const torch::Tensor& inputs, const torch::Tensor& targets,
+                           bool autocast_bf16) {
+  if (!autocast_bf16) return model->loss(inputs, targets);
+  const auto device = inputs.device().type();
+  at::autocast::set_autocast_enabled(device, true);
+  at::autocast::set_autocast_dtype(device, at::kBFloat16);
+  auto loss = model->loss(inputs, targets).to(torch::kFloat);
+  at::autocast::set_autocast_enabled(device, false);
+  at::autocast::clear_cache();
+  return loss;
+}
+
+// Sets the denormal mode in every thread of the intra-op pool (threads started earlier keep the
+// mode they were created with) and reports whether all of them now have it.
+bool apply_denormal_mode_to_pool(bool flush, int threads) {
+  set_flush_denormal(flush);
+  std::atomic<int> agreeing{0};
+  at::parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      set_flush_denormal(flush);
+      const FloatMode mode = current_float_mode();
+      if ((mode.flush_to_zero && mode.denormals_are_zero) == flush) ++agreeing;
+    }
+  });
+  const FloatMode mine = current_float_mode();
+  return agreeing == threads && (mine.flush_to_zero && mine.denormals_are_zero) == flush;
+}
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm,
+                                        SyncMode sync_mode, int64_t parameter_bytes) {
+  StrategyOptions options;
+  options.comm = &comm;
+  options.sync_mode = sync_mode;
+  options.bucket_cap_mb = resolved_bucket_cap_mb(config, parameter_bytes);
+  options.first_bucket_cap_mb = config.first_bucket_cap_mb;
+  options.grad_reduce_type = config.grad_reduce_dtype == "bf16" ? ElementType::bf16 : ElementType::f32;
+  options.backward_prefetch = config.backward_prefetch;
+  return find_strategy(config.strategy)->make(options);
+}
+
+void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun& run) {
+  ControlChannel& control = group.control;
+  // A profiled run sees the same collectives, each also drawn in its trace.
+  std::unique_ptr<Profiler> profiler;
+  std::unique_ptr<Communicator> traced_collectives;
+  if (!config.profile_dir.empty()) {
+    profiler = std::make_unique<Profiler>(control.rank(), config.profile_dir);
+    traced_collectives = profiler->traced(group.collectives);
+  }
+  Communicator& comm = traced_collectives ? *traced_collectives : group.collectives;
+  at::set_num_threads(run.threads);
+  set_blas_threads(run.threads);
+  const bool flush = !config.keep_denormals;
+  run.flush_denormal_all_threads = apply_denormal_mode_to_pool(flush, run.threads) && flush;
+  keep_freed_memory_for_reuse();
+  const int rank = comm.rank();
+
+  auto runtime = make_device_runtime(comm.device_memory());
+  if (profiler) runtime = profiler->traced(std::move(runtime));
+  Gpt model = make_gpt(config.model, config.seed);
+  model->to(runtime->device());
+  model->train();
+  run.parameters = parameter_count(*model);
+  if (config.activation_checkpointing)
+    model->set_block_runner(checkpointed_runner(model->block_runner()));
+
+  const int64_t parameter_bytes = run.parameters * static_cast<int64_t>(sizeof(float));
+  run.bucket_cap_mb = resolved_bucket_cap_mb(config, parameter_bytes);
+  auto strategy = make_strategy(config, comm, run.sync_mode, parameter_bytes);
+  strategy->prepare(*model);
+  if (profiler) model->set_block_runner(profiler->traced_blocks(model->block_runner()));
+  // Dropout masks must differ between ranks, like any independent data-parallel worker.
+  torch::manual_seed(config.seed + 7919ULL * static_cast<uint64_t>(rank + 1));
+
+  const auto optimized = strategy->optimizer_parameters();
+  FusedAdamWOptions adamw;
+  adamw.lr = config.learning_rate;
+  FusedAdamW optimizer(optimized, adamw);
+  const int64_t total_steps = config.warmup_steps + config.steps;
+  LrSchedule schedule{config.lr_scheduler, config.learning_rate, config.min_learning_rate,
+                      config.lr_warmup_steps,
+                      config.lr_decay_steps > 0 ? config.lr_decay_steps
+                                                : total_steps - config.lr_warmup_steps};
+
+  const int micro_count = static_cast<int>(config.grad_accum_steps);
+  const bool bf16 = config.precision == "bf16";
+  // On a CPU without bf16 instructions, autocast's bf16 GEMMs crawl: emulate them instead.
+  run.bf16_gemm = !bf16 ? "" : runtime->is_gpu() || cpu_has_native_bf16() ? "native" : "emulated";
+  set_bf16_emulation(run.bf16_gemm == "emulated");
+  const bool autocast_bf16 = run.bf16_gemm == "native";
+
+  const FaultPlan faults = fault_plan(config);
+  if (auto problem = faults.check(comm.world_size())) throw InputError(*problem);
+  Checkpointer checkpointer(checkpoint_settings(config), control,
+                            checkpoint_identity(config, comm.world_size(), schedule), faults);
+  TrainPosition position;
+  if (auto point = checkpointer.resume_point()) {
+    const auto load_start = std::chrono::steady_clock::now();
+    position = restore_rank(checkpointer.load(*point), *strategy, optimizer, comm, runtime->device());
+    run.resumed_from_step = position.global_step;
+    run.checkpoint_load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+  }
+  run.first_step = position.global_step;
+  run.resume_deterministic = !runtime->is_gpu();  // CPU kernels repeat bit for bit at fixed threads
+  // Warmup and measured steps count from step 0 of the training, not from a resume point.
+  const int64_t measure_from = std::max<int64_t>(config.warmup_steps, position.global_step);
+  const int64_t tokens_per_step = config.batch_size * config.model.seq_length * micro_count * comm.world_size();
+  if (profiler) {
+    if (measure_from > position.global_step) {
+      profiler->record_operators_in(measure_from - 1, runtime->is_gpu());
+    } else {
+      profiler->record_operators_in(-1, false, position.global_step > 0
+                                            ? "resumed past the warmup: no unreported step to record them in"
+                                            : "no warmup step to record them in (--warmup-steps 0)");
+    }
+  }
+  CollectiveCounts counts_at_measure_start = comm.counts();
+  long rounds_at_measure_start = strategy->sync_rounds();
+
+  for (int64_t step = position.global_step; step < total_steps; ++step) {
+    run.current_step = step;
+    if (profiler) profiler->before_step(step);
+    faults.before_step(rank, step);
+    if (step == measure_from) {
+      counts_at_measure_start = comm.counts();
+      rounds_at_measure_start = strategy->sync_rounds();
+    }
+    const double lr = learning_rate_at(schedule, step);
+    optimizer.set_lr(lr);
+    run.learning_rate.push_back(lr);
+
+    control.barrier();  // a step starts on all ranks together
+    runtime->begin_step();
+    auto loss_sum = torch::zeros({}, torch::TensorOptions().device(runtime->device()));
+    for (int micro = 0; micro < micro_count; ++micro) {
+      runtime->start(StepPhase::data);
+      const TokenBatch batch =
+          synthetic_batch(config.seed, step * micro_count + micro, rank, config.batch_size,
+                          config.model.seq_length, config.model.vocab_size);
+      const auto inputs = runtime->to_device(batch.inputs);
+      const auto targets = runtime->to_device(batch.targets);
+      runtime->stop(StepPhase::data);
+
+      runtime->start(StepPhase::compute);
+      strategy->before_micro_batch(micro, micro_count);
+      auto loss = forward_loss(model, inputs, targets, autocast_bf16);
+      if (faults.nan_loss(rank, step)) loss = loss * std::numeric_limits<float>::quiet_NaN();
+      (loss / micro_count).backward();
+      strategy->after_backward(micro, micro_count);
+      loss_sum += loss.detach() / micro_count;  // stays on the device: no sync per micro-batch
+      runtime->stop(StepPhase::compute);
+    }
+    runtime->start(StepPhase::optimizer);
+    strategy->before_optimizer_step();
+
+    // This rank's loss and squared gradient norm reach the host in one transfer, then one scalar
+    // reduction serves the health check and the global gradient norm: shards are disjoint, so
+    // their squared norms add; replicated gradients are identical on every rank.
+    const auto local = torch::stack({loss_sum.to(torch::kDouble), squared_norm(optimized, runtime->device())})
+                           .to(torch::kCPU);
+    const double local_loss = local[0].item<double>(), local_norm_sq = local[1].item<double>();
+    std::vector<double> sums = {local_loss, strategy->sharded_optimizer() ? local_norm_sq : 0.0};
+    control.sum(sums);
+    const double mean_loss = sums[0] / comm.world_size();
+    const double grad_norm = std::sqrt(strategy->sharded_optimizer() ? sums[1] : local_norm_sq);
+    run.mean_loss.push_back(mean_loss);
+    run.grad_norm.push_back(grad_norm);
+    if (!std::isfinite(mean_loss) || !std::isfinite(grad_norm)) {
+      run.non_finite = true;
+      run.non_finite_what = std::isfinite(mean_loss) ? "gradient" : "loss";
+      // A non-finite loss is this rank's own; gradients were already reduced across ranks, so a
+      // bad gradient norm is everyone's and says nothing about where it began.
+      const bool mine_bad = std::isfinite(mean_loss) ? !std::isfinite(local_norm_sq) : !std::isfinite(local_loss);
+      run.first_bad_rank = static_cast<int>(control.min(mine_bad ? rank : comm.world_size()));
+      return;
+    }
+    // Clipping scales the gradients inside the optimizer's single pass.
+    const bool clip = config.max_grad_norm > 0 && grad_norm > config.max_grad_norm;
+    const auto optimizer_start = std::chrono::steady_clock::now();
+    optimizer.step(clip ? config.max_grad_norm / (grad_norm + 1e-6) : 1.0);
+    if (profiler) profiler->optimizer_step(optimizer_start, std::chrono::steady_clock::now());
+    strategy->after_optimizer_step();
+    strategy->zero_grad();
+    runtime->stop(StepPhase::optimizer);
+    const StepTimes times = runtime->end_step();
+    run.optimizer_ms.push_back(times[StepPhase::optimizer]);
+    run.step_ms.push_back(times.step_ms);
+    run.data_ms.push_back(times[StepPhase::data]);
+    run.forward_backward_ms.push_back(times[StepPhase::compute]);
+    if (profiler) profiler->after_step(step, times.step_ms);
+
+    position = {step + 1, (step + 1) * tokens_per_step};
+    if (checkpointer.due(position.global_step)) {  // outside the step's timing
+      const SaveStats saved = checkpointer.save(
+          position.global_step, position.tokens_seen,
+          rank_checkpoint(*strategy, optimizer, rank, position, learning_rate_at(schedule, step + 1), micro_count,
+                          runtime->device()));
+      run.checkpoint_saves.push_back({position.global_step, saved.ms, saved.bytes});
+    }
+  }
+
+  const long measured = static_cast<long>(std::max<int64_t>(0, total_steps - measure_from));
+  run.sync_rounds_per_step = measured > 0 ? (strategy->sync_rounds() - rounds_at_measure_start) / measured : 0;
+  run.collectives_per_step = per_step(counts_at_measure_start, comm.counts(), std::max(1L, measured));
+  const StrategyReport report = strategy->report();
+  run.bucket_bytes = report.bucket_bytes;
+  run.parameter_bytes = report.parameter_bytes;
+  run.gradient_bytes = report.gradient_bytes;
+  run.peak_full_parameter_bytes = report.peak_full_parameter_bytes;
+  run.peak_gradient_bytes = report.peak_gradient_bytes;
+  run.optimizer_state_bytes = optimizer.state_bytes();
+  run.gpu = runtime->is_gpu();
+  const DeviceMemoryPeaks peaks = runtime->memory_peaks();
+  run.device_max_allocated_bytes = peaks.max_allocated_bytes;
+  run.device_max_reserved_bytes = peaks.max_reserved_bytes;
+  if (profiler) {
+    const auto summary = profiler->finish(control, measure_from);
+    if (control.rank() == 0) run.profile_json = summary.dump();
+  }
+}
+
+}  // namespace mt

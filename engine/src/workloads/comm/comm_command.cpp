@@ -1,0 +1,147 @@
+#include "workloads/comm/comm_command.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "workloads/comm/bench_buffer.h"
+#include "workloads/comm/collective_bench.h"
+#include "core/env/environment.h"
+#include "core/env/resources.h"
+#include "core/job/workload.h"
+
+namespace mt {
+namespace {
+
+struct Measurement {
+  const CollectiveBench* bench;
+  BenchShape shape;
+};
+
+// A message of `bytes` as each collective counts elements (nccl-tests' convention: the gathered or
+// scattered buffer is the message, so a rank's own part is bytes / world).
+std::size_t elements_for(const CollectiveBench& bench, int64_t bytes, int world) {
+  const std::string name = bench.name();
+  const bool per_rank_blocks = name == "all_gather" || name == "reduce_scatter" || name == "all_to_all";
+  const auto floats = static_cast<std::size_t>(bytes) / sizeof(float);
+  const auto count = per_rank_blocks ? floats / static_cast<std::size_t>(world) : floats;
+  return count == 0 ? 1 : count;
+}
+
+std::vector<Measurement> plan(const CommConfig& c, int rank, int world) {
+  std::vector<Measurement> out;
+  for (const auto& op : selected_ops(c)) {
+    const auto* bench = find_collective_bench(op);
+    std::vector<bool> placements;
+    if (c.placement != "out_of_place" && bench->supports_in_place()) placements.push_back(true);
+    if ((c.placement != "in_place" || !bench->supports_in_place()) && bench->supports_out_of_place())
+      placements.push_back(false);
+    if (placements.empty()) placements.push_back(bench->supports_in_place());  // its only form
+    std::vector<std::string> splits = {"equal"};
+    if (bench->has_splits())
+      splits = c.split == "both" ? std::vector<std::string>{"equal", "uneven"} : std::vector<std::string>{c.split};
+    for (int64_t bytes : message_sizes(c))
+      for (bool in_place : placements)
+        for (const auto& split : splits)
+          out.push_back({bench, {rank, world, elements_for(*bench, bytes, world), in_place, split}});
+  }
+  return out;
+}
+
+class CommWorkload final : public Workload {
+ public:
+  explicit CommWorkload(const CommConfig& config) : config_(config) {}
+
+  std::string name() const override { return "comm"; }
+  std::optional<std::string> validate() const override { return mt::validate(config_); }
+  std::string output_path() const override { return config_.output; }
+  std::string backend() const override { return config_.backend; }
+  double collective_timeout_s() const override { return config_.collective_timeout_s; }
+
+  WorkloadOutcome run(ProcessGroup& group) override {
+    Communicator& comm = group.collectives;
+    ControlChannel& control = group.control;
+    nlohmann::json rows = nlohmann::json::array();
+    double total_wrong = 0;
+    for (const auto& m : plan(config_, group.rank(), group.world_size())) {
+      nlohmann::json row = measure(comm, control, m);
+      total_wrong += row["wrong_values"].get<double>();
+      rows.push_back(std::move(row));
+    }
+    WorkloadOutcome outcome;
+    outcome.exit_code = total_wrong > 0 ? 1 : 0;
+    const auto hosts = control.hostnames();  // collective: every rank calls it
+    if (group.rank() != 0) return outcome;
+    outcome.result = {{"schema_version", 1},
+                      {"benchmark", "comm"},
+                      {"status", total_wrong > 0 ? "error" : "ok"},
+                      {"backend", config_.backend},
+                      {"world_size", group.world_size()},
+                      {"warmup", config_.warmup},
+                      {"iters", config_.iters},
+                      {"rows", rows},
+                      {"hosts", hosts},
+                      {"environment", to_json(collect_environment(default_threads()), true)}};
+    if (total_wrong > 0)
+      outcome.result["error"] =
+          error_json({std::nullopt, std::nullopt, fmt::format("{} wrong values in collective outputs", total_wrong), ""});
+    if (rows.size() == 1)  // one measurement: also as top-level fields, one trial per row
+      for (const auto& [key, value] : rows[0].items()) outcome.result[key] = value;
+    return outcome;
+  }
+
+ private:
+  nlohmann::json measure(Communicator& comm, ControlChannel& control, const Measurement& m) {
+    const auto& bench = *m.bench;
+    const auto& s = m.shape;
+    const bool device = comm.device_memory();
+    BenchBuffer send(bench.send_count(s), device);
+    BenchBuffer recv(s.in_place ? 0 : bench.recv_count(s), device);
+    std::vector<float> input(bench.send_count(s));
+    bench.fill(s, input.data());
+    send.upload(input);
+    void* out = s.in_place ? send.data() : recv.data();
+
+    for (int64_t i = 0; i < config_.warmup; ++i) bench.issue(comm, s, send.data(), out)->wait();
+    comm.synchronize();
+    control.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < config_.iters; ++i) bench.issue(comm, s, send.data(), out)->wait();
+    comm.synchronize();
+    const double mine_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / config_.iters;
+    const double latency_us = control.max(mine_us);
+
+    // The check: fresh inputs, one operation, every output element compared.
+    send.upload(input);
+    bench.issue(comm, s, send.data(), out)->wait();
+    comm.synchronize();
+    const auto result = s.in_place ? send.download() : recv.download();
+    const double wrong = control.sum(static_cast<double>(bench.wrong(s, result.data())));
+
+    const double bytes = static_cast<double>(bench.message_bytes(s));
+    const double algbw = bytes / (latency_us * 1e-6) / 1e9;
+    return {{"operation", bench.name()},
+            {"bytes", bench.message_bytes(s)},
+            {"count", s.count},
+            {"dtype", "f32"},
+            {"in_place", s.in_place},
+            {"split", bench.has_splits() ? s.split : ""},
+            {"latency_us", latency_us},
+            {"algbw_gbps", algbw},
+            {"busbw_gbps", algbw * bench.bus_factor(s.world)},
+            {"wrong_values", wrong}};
+  }
+
+  CommConfig config_;
+};
+
+}  // namespace
+
+int run_comm_command(const CommConfig& config) {
+  CommWorkload workload(config);
+  return run_workload(workload);
+}
+
+}  // namespace mt

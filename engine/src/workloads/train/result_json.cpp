@@ -1,0 +1,119 @@
+#include "workloads/train/result_json.h"
+
+#include <cstdlib>
+
+namespace mt {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+nlohmann::json config_fields(const TrainConfig& c, int world_size) {
+  const auto* entry = find_strategy(c.strategy);
+  nlohmann::json out = {
+      {"schema_version", 1},
+      {"benchmark", "train"},
+      {"strategy", c.strategy},
+      {"backend", c.backend},
+      {"world_size", world_size},
+      {"precision", c.precision},
+      {"model_config",
+       {{"vocab_size", c.model.vocab_size}, {"d_model", c.model.d_model},
+        {"n_heads", c.model.n_heads}, {"n_layers", c.model.n_layers},
+        {"seq_length", c.model.seq_length}, {"dropout", c.model.dropout}}},
+      {"batch_size_per_rank", c.batch_size},
+      {"gradient_accumulation_steps", c.grad_accum_steps},
+      {"gradient_sync_mode", c.gradient_sync_mode},
+      {"learning_rate", c.learning_rate},
+      {"lr_scheduler",
+       {{"kind", c.lr_scheduler}, {"warmup_steps", c.lr_warmup_steps},
+        {"decay_steps", c.lr_decay_steps}, {"min_learning_rate", c.min_learning_rate}}},
+      {"max_grad_norm", c.max_grad_norm},
+      {"grad_reduce_dtype", c.grad_reduce_dtype},
+      {"activation_checkpointing", c.activation_checkpointing},
+      {"backward_prefetch", c.backward_prefetch},
+      {"bucket_cap_mb", c.bucket_cap_mb},
+      {"first_bucket_cap_mb", c.first_bucket_cap_mb},
+      {"seed", c.seed},
+      {"steps", c.steps},
+      {"warmup_steps", c.warmup_steps}};
+  if (entry) {
+    const SyncMode resolved = c.gradient_sync_mode == "auto" ? entry->auto_sync_mode
+                              : c.gradient_sync_mode == "every" ? SyncMode::every
+                                                                : SyncMode::last;
+    out["resolved_gradient_sync_mode"] = sync_mode_name(resolved);
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json train_result_json(const TrainConfig& c, int world_size, const RankRun& run,
+                                 const TrainSummary& s, const Environment& env) {
+  nlohmann::json out = config_fields(c, world_size);
+  out["status"] = "ok";
+  out["parameters"] = run.parameters;
+  out["resolved_gradient_sync_mode"] = sync_mode_name(run.sync_mode);
+  out["threads_per_rank"] = run.threads;
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  out["omp_wait_policy"] = wait_policy ? wait_policy : "";
+  out["resolved_bucket_cap_mb"] = run.bucket_cap_mb;
+  out["flush_denormal_all_threads"] = run.flush_denormal_all_threads;
+  out["tokens_per_sec"] = s.tokens_per_sec;
+  out["step_time_ms"] = s.step_time_ms;
+  out["data_time_ms"] = s.data_time_ms;
+  out["forward_backward_ms"] = s.forward_backward_ms;
+  out["optimizer_step_ms"] = s.optimizer_step_ms;
+  out["peak_memory_mb"] = static_cast<double>(s.peak_rss_bytes) / kMiB;
+  out["device"] = run.gpu ? "cuda" : "cpu";
+  if (!run.bf16_gemm.empty()) out["bf16_gemm"] = run.bf16_gemm;
+  if (run.gpu) {  // the caching allocator's peaks: what the GPU actually held
+    out["cuda_max_allocated_mb"] = static_cast<double>(s.device_max_allocated_bytes) / kMiB;
+    out["cuda_max_reserved_mb"] = static_cast<double>(s.device_max_reserved_bytes) / kMiB;
+  }
+  out["loss"] = s.loss;
+  out["grad_norm"] = run.grad_norm.empty() ? 0.0 : run.grad_norm.back();
+  out["collectives_per_step"] = {{"sync_rounds", run.sync_rounds_per_step},
+                                 {"all_reduce", run.collectives_per_step.all_reduce},
+                                 {"all_gather", run.collectives_per_step.all_gather},
+                                 {"reduce_scatter", run.collectives_per_step.reduce_scatter},
+                                 {"broadcast", run.collectives_per_step.broadcast},
+                                 {"all_to_all", run.collectives_per_step.all_to_all}};
+  out["buckets"] = {{"count", run.bucket_bytes.size()}, {"bytes", run.bucket_bytes}};
+  out["memory"] = {{"parameter_bytes", s.parameter_bytes},
+                   {"gradient_bytes", s.gradient_bytes},
+                   {"optimizer_state_bytes", s.optimizer_state_bytes},
+                   {"peak_gradient_bytes", s.peak_gradient_bytes},
+                   {"peak_full_parameter_bytes", s.peak_full_parameter_bytes},
+                   {"peak_rss_bytes", s.peak_rss_bytes}};
+  out["per_step"] = {{"first_step", run.first_step},
+                     {"loss", run.mean_loss},
+                     {"grad_norm", run.grad_norm},
+                     {"learning_rate", run.learning_rate},
+                     {"step_time_ms", s.step_ms_per_rank}};
+  out["hosts"] = s.hosts;
+  out["resume_deterministic"] = run.resume_deterministic;
+  out["resumed_from_step"] = run.resumed_from_step ? nlohmann::json(*run.resumed_from_step) : nlohmann::json(nullptr);
+  if (run.resumed_from_step) out["checkpoint_load_ms"] = run.checkpoint_load_ms;
+  nlohmann::json saves = nlohmann::json::array();
+  for (const auto& save : run.checkpoint_saves)
+    saves.push_back({{"step", save.step}, {"save_ms", save.ms}, {"bytes", save.bytes}});
+  out["checkpoint_saves"] = saves;
+  if (!run.profile_json.empty()) out["profile"] = nlohmann::json::parse(run.profile_json);
+  out["environment"] = to_json(env, /*include_machine=*/true);
+  return out;
+}
+
+nlohmann::json error_result_json(const TrainConfig& c, int world_size, const RunError& e,
+                                 const Environment& env) {
+  nlohmann::json out = config_fields(c, world_size);
+  out["status"] = "error";
+  nlohmann::json error = {{"reason", e.reason}};
+  error["rank"] = e.rank ? nlohmann::json(*e.rank) : nlohmann::json(nullptr);
+  error["step"] = e.step ? nlohmann::json(*e.step) : nlohmann::json(nullptr);
+  if (!e.policy.empty()) error["policy"] = e.policy;
+  out["error"] = error;
+  out["environment"] = to_json(env, /*include_machine=*/true);
+  return out;
+}
+
+}  // namespace mt

@@ -9,7 +9,7 @@
 #if MT_WITH_CUDA
 #include "core/cuda/cuda_check.h"
 #endif
-#include "core/comm/mpi/mpi_session.h"
+#include "core/process/job_abort.h"
 
 namespace mt {
 namespace {

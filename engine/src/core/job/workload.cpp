@@ -11,6 +11,7 @@
 #include "core/comm/backends.h"
 #include "core/comm/mpi/mpi_control_channel.h"
 #include "core/comm/mpi/mpi_session.h"
+#include "core/process/job_abort.h"
 #include "core/job/input_error.h"
 
 namespace mt {

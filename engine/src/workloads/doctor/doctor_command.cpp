@@ -13,7 +13,7 @@
 #include "core/comm/mpi/mpi_session.h"
 #include "workloads/doctor/commands.h"
 #include "core/cuda/cuda_device.h"
-#include "core/cuda/nccl_probe.h"
+#include "core/comm/nccl/nccl_probe.h"
 #include "core/env/environment.h"
 #include "core/env/network_info.h"
 #include "core/env/resources.h"

@@ -3,7 +3,7 @@
 #include <mpi.h>
 
 #include "core/comm/mpi/mpi_check.h"
-#include "core/comm/mpi/mpi_session.h"
+#include "core/process/job_abort.h"
 
 namespace mt {
 

@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "core/comm/mpi/mpi_check.h"
-#include "core/comm/mpi/mpi_session.h"
+#include "core/process/job_abort.h"
 
 namespace mt {
 namespace {

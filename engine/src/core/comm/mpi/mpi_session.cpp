@@ -1,29 +1,14 @@
 #include "core/comm/mpi/mpi_session.h"
 
 #include <mpi.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 
 #include "core/comm/mpi/mpi_check.h"
+#include "core/process/job_abort.h"
 
 namespace mt {
-
-std::string local_hostname() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
-  return name;
-}
-
-int world_rank_or_minus_one() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  int rank = -1;
-  if (initialized && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
 
 void check_mpi(int rc, const char* call, const char* file, int line) {
   if (rc == MPI_SUCCESS) return;
@@ -73,17 +58,6 @@ std::string mpi_library_version() {
   while (!version.empty() && (version.back() == ',' || version.back() == ' ' || version.back() == '\0'))
     version.pop_back();
   return version;
-}
-
-void abort_job(const std::string& message, int code) {
-  std::fprintf(stderr, "mtengine: rank %d (%s): %s\n", world_rank_or_minus_one(),
-               local_hostname().c_str(), message.c_str());
-  std::fflush(stderr);
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
-  std::exit(code);
 }
 
 }  // namespace mt

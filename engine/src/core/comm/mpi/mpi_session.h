@@ -1,4 +1,5 @@
-// MPI for one process: MpiSession owns MPI_Init_thread/MPI_Finalize; abort_job stops every rank.
+// MPI for one process: MpiSession owns MPI_Init_thread/MPI_Finalize. Stopping the whole job is
+// core/process/job_abort.h.
 #pragma once
 
 #include <string>
@@ -18,12 +19,5 @@ class MpiSession {
 
 // The first line of MPI_Get_library_version (callable before MPI_Init).
 std::string mpi_library_version();
-
-// This process's rank in MPI_COMM_WORLD, or -1 before MPI starts.
-int world_rank_or_minus_one();
-std::string local_hostname();
-
-// Aborts the whole job with `code` after printing `message` with this rank's identity.
-[[noreturn]] void abort_job(const std::string& message, int code);
 
 }  // namespace mt

@@ -20,7 +20,7 @@
 
 #include "core/comm/communicator.h"
 #include "core/comm/control_channel.h"
-#include "core/comm/mpi/mpi_session.h"
+#include "core/process/job_abort.h"
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/cuda_device.h"
 

@@ -1,4 +1,4 @@
-#include "core/cuda/nccl_probe.h"
+#include "core/comm/nccl/nccl_probe.h"
 
 #include <fmt/format.h>
 

@@ -12,7 +12,8 @@ MODEL=(--vocab-size 8192 --d-model 512 --n-heads 8 --n-layers 6 --seq-length 256
        --warmup-steps 1)
 
 printf '%-6s %12s %10s %10s %10s %10s\n' strategy bytes save_ms "save_MB/s" load_ms "load_MB/s"
-for strategy in ddp fsdp zero1 zero2; do
+for strategy in $("$MTENGINE" describe | python3 -c \
+    'import json, sys; print(" ".join(s["name"] for s in json.load(sys.stdin)["strategies"]))'); do
   dir="$SCRATCH/$strategy"
   "${MPIRUN[@]}" "$MTENGINE" train "${MODEL[@]}" --strategy "$strategy" --checkpoint-dir "$dir" --save-every 2 \
     --steps 2 --output "$SCRATCH/save.json" >/dev/null

@@ -12,10 +12,9 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 RANDOM=$SEED
 echo "seed $SEED, $ITERATIONS kill points"
-strategies=(ddp fsdp zero1 zero2)
 
 for i in $(seq 1 "$ITERATIONS"); do
-  dir="$WORK/run$i" strategy=${strategies[$((i % 4))]} rank=$((RANDOM % 2))
+  dir="$WORK/run$i" strategy=${STRATEGIES[$((i % ${#STRATEGIES[@]}))]} rank=$((RANDOM % 2))
   if [ $((RANDOM % 2)) -eq 0 ]; then
     fault="kill:rank=$rank,step=$((1 + RANDOM % 11))"
   else  # save-every 2: checkpoints 2, 4, ..., 12; die after 1..4 tensors of one of them

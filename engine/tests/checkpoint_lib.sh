@@ -6,6 +6,10 @@ SHAPE=(--vocab-size 128 --d-model 32 --n-heads 4 --n-layers 2 --seq-length 16 --
        --threads 1 --warmup-steps 2 --steps 10 --collective-timeout 60)
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# Every strategy the engine has, from `mtengine describe` (its one table).
+mapfile -t STRATEGIES < <("$MTENGINE" describe | python3 -c \
+  'import json, sys; print("\n".join(s["name"] for s in json.load(sys.stdin)["strategies"]))')
+[ ${#STRATEGIES[@]} -gt 0 ] || fail "mtengine describe lists no strategy"
 train() { "${MPIRUN[@]}" "$MTENGINE" train "${SHAPE[@]}" "$@"; }
 
 # Published steps of a checkpoint directory, oldest first: "2 4 6".

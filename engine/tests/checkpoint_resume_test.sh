@@ -11,7 +11,7 @@ source "$(dirname "$0")/checkpoint_lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-for strategy in ddp fsdp zero1 zero2; do
+for strategy in "${STRATEGIES[@]}"; do
   C="$WORK/$strategy/continuous" F="$WORK/$strategy/faulted"
   train --strategy "$strategy" --checkpoint-dir "$C" --save-every 6 >/dev/null || fail "$strategy: continuous run"
   train --strategy "$strategy" --checkpoint-dir "$F" --save-every 6 --fault kill:rank=1,step=8 \

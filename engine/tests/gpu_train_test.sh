@@ -13,7 +13,8 @@ ranks=$(( gpus >= 2 ? 2 : 1 ))
 MPIRUN=(mpirun --allow-run-as-root -np "$ranks")
 doctor=$("${MPIRUN[@]}" "$MTENGINE" doctor) || fail "doctor failed: $doctor"
 grep -F "all-reduce       nccl" <<<"$doctor" | grep -F ": ok" >/dev/null || fail "NCCL all-reduce"
-for strategy in ddp fsdp zero1 zero2; do
+for strategy in $("$MTENGINE" describe | python3 -c \
+    'import json, sys; print(" ".join(s["name"] for s in json.load(sys.stdin)["strategies"]))'); do
   "${MPIRUN[@]}" "$MTENGINE" train --backend nccl --strategy "$strategy" --precision bf16 \
     --vocab-size 8192 --d-model 512 --n-heads 8 --n-layers 6 --seq-length 256 --batch-size 2 \
     --steps 5 --warmup-steps 2 --output "$WORK/$strategy.json" >/dev/null || fail "$strategy on GPU"

@@ -23,7 +23,9 @@ expect() {  # expect CODE MESSAGE ARGS...: runs mtengine on 2 ranks
 
 expect 2 "mtengine train: --n-heads 7 does not divide --d-model 512" train --n-heads 7
 expect 2 "mtengine train: --batch-size 0 must be at least 1" train --batch-size 0
-expect 2 "mtengine train: --strategy 'fdsp' must be one of ddp, fsdp, zero1, zero2" train --strategy fdsp
+STRATEGIES=$("$MTENGINE" describe | python3 -c \
+  'import json, sys; print(", ".join(s["name"] for s in json.load(sys.stdin)["strategies"]))')
+expect 2 "mtengine train: --strategy 'fdsp' must be one of $STRATEGIES" train --strategy fdsp
 expect 2 "mtengine train: --precision 'fp16' must be one of fp32, bf16" train --precision fp16
 expect 2 "mtengine train: --lr-scheduler 'linear' must be one of constant, cosine" train --lr-scheduler linear
 expect 2 "mtengine train: --grad-reduce-dtype 'fp8' must be one of fp32, bf16" train --grad-reduce-dtype fp8
@@ -54,17 +56,39 @@ PY
 # The description mtrun validates against: every flag once, with types and bounds, and each
 # described default accepted by the engine itself.
 "$MTENGINE" train --describe >"$WORK/describe.json" || failures=$((failures + 1))
-python3 - "$WORK/describe.json" <<'PY' || failures=$((failures + 1))
+"$MTENGINE" describe >"$WORK/engine.json" || failures=$((failures + 1))
+python3 - "$WORK/describe.json" "$WORK/engine.json" <<'PY' || failures=$((failures + 1))
 import json, sys
 d = json.load(open(sys.argv[1]))
+engine = json.load(open(sys.argv[2]))
 assert d["subcommand"] == "train", d
 flags = [o["flag"] for o in d["options"]]
 assert len(flags) == len(set(flags)), "duplicate flags"
 by_param = {o["param"]: o for o in d["options"]}
 assert by_param["vocab_size"]["minimum"] == 2 and by_param["vocab_size"]["type"] == "integer"
-assert by_param["strategy"]["choices"] == ["ddp", "fsdp", "zero1", "zero2"]
+strategies = [s["name"] for s in engine["strategies"]]
+assert by_param["strategy"]["choices"] == strategies, (by_param["strategy"]["choices"], strategies)
+assert {"ddp", "fsdp", "zero1", "zero2"} <= set(strategies), strategies
 assert by_param["output"]["experiment_param"] is False
 print("ok: train --describe,", len(flags), "flags")
+
+# mtengine describe: every subcommand of the table, each option-table subcommand exactly as its
+# own --describe prints it, every strategy with its auto sync mode, every collective with its
+# bus factor (nccl-tests': 2(n-1)/n for all-reduce, (n-1)/n for the gathers and scatters).
+subs = {s["name"]: s for s in engine["subcommands"]}
+assert set(subs) == {"train", "comm", "moe", "tp", "groups", "verify", "version", "doctor", "describe"}, set(subs)
+assert subs["train"]["options"] == d, "describe's train options differ from train --describe"
+assert subs["version"]["options"] is None and subs["train"]["help"], subs["version"]
+auto = {s["name"]: s["auto_gradient_sync_mode"] for s in engine["strategies"]}
+assert auto["ddp"] == "last" and auto["fsdp"] == "every", auto
+coll = {c["name"]: c for c in engine["collectives"]}
+assert set(coll) >= {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"}, set(coll)
+for n in range(2, 9):
+    assert abs(coll["all_reduce"]["bus_factor"][str(n)] - 2 * (n - 1) / n) < 1e-12
+    assert abs(coll["all_gather"]["bus_factor"][str(n)] - (n - 1) / n) < 1e-12
+    assert coll["broadcast"]["bus_factor"][str(n)] == 1
+assert coll["all_to_all"]["splits"] is True and coll["all_reduce"]["splits"] is False
+print("ok: mtengine describe,", len(subs), "subcommands,", len(strategies), "strategies,", len(coll), "collectives")
 PY
 
 exit $((failures > 0))

@@ -102,12 +102,13 @@ TEST_CASE("fused GELU matches torch::gelu in value and gradient") {
   auto reference = x.clone().requires_grad_(true);
   auto expected = torch::gelu(reference);
   expected.backward(upstream);
-  // GELU(x) = x·Φ(x): Φ's error (the approximation's 1.5e-7 and rounding, both absolute) is
-  // multiplied by x, so the value's error scales with |x|; the gradient dy·(Φ + x·φ) likewise
-  // with |dy|·(1 + |x|). FLT_MIN keeps the bound positive where both sides are exactly 0.
+  // GELU(x) = x·Φ(x): Φ's error is absolute (our erfc approximation's 1.5e-7, about 0.6 eps in Φ,
+  // ATen's erf and the roundings, about 3 eps in all), and x multiplies it, so the value's error
+  // scales with |x|; the gradient dy·(Φ + x·φ) likewise with |dy|·(1 + |x|). The bound is twice
+  // that sum; FLT_MIN keeps it positive where both sides are exactly 0.
   const auto xd = x.to(torch::kDouble);
-  const auto value_tolerance = 4 * kFloatEps * xd.abs() + FLT_MIN;
-  const auto grad_tolerance = 4 * kFloatEps * upstream.to(torch::kDouble).abs() * (1 + xd.abs()) + FLT_MIN;
+  const auto value_tolerance = 8 * kFloatEps * xd.abs() + FLT_MIN;
+  const auto grad_tolerance = 8 * kFloatEps * upstream.to(torch::kDouble).abs() * (1 + xd.abs()) + FLT_MIN;
   for (auto isa : runnable_isas()) {
     CAPTURE(std::string(mt::kernel_isa_name(isa)));
     mt::KernelIsaOverride pin(isa);
@@ -119,7 +120,7 @@ TEST_CASE("fused GELU matches torch::gelu in value and gradient") {
   }
   // Strided input goes through a contiguous copy; NaN stays NaN.
   auto matrix = torch::randn({64, 33});
-  const auto strided_tolerance = 4 * kFloatEps * matrix.t().to(torch::kDouble).abs() + FLT_MIN;
+  const auto strided_tolerance = 8 * kFloatEps * matrix.t().to(torch::kDouble).abs() + FLT_MIN;
   CHECK(worst_error_ratio(mt::erf_gelu(matrix.t()), torch::gelu(matrix.t()), strided_tolerance) <= 1.0);
   CHECK(std::isnan(mt::erf_gelu(torch::tensor({std::nanf("")})).item<float>()));
 }

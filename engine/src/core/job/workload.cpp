@@ -55,9 +55,16 @@ nlohmann::json error_json(const RunError& error) {
           {"step", error.step ? nlohmann::json(*error.step) : nlohmann::json()}};
 }
 
+nlohmann::json result_document(const std::string& benchmark, bool ok, nlohmann::json fields) {
+  nlohmann::json out = {{"schema_version", kResultSchemaVersion},
+                        {"benchmark", benchmark},
+                        {"status", ok ? "ok" : "error"}};
+  out.update(fields);
+  return out;
+}
+
 nlohmann::json Workload::error_result(const RunError& error) const {
-  return {{"schema_version", 1}, {"benchmark", name()}, {"status", "error"}, {"backend", backend()},
-          {"error", error_json(error)}};
+  return result_document(name(), false, {{"backend", backend()}, {"error", error_json(error)}});
 }
 
 int run_workload(Workload& workload) {
@@ -69,6 +76,7 @@ int run_workload(Workload& workload) {
 
   MpiSession session;
   MpiControlChannel control;
+  control.set_timeout(workload.collective_timeout_s());
   // Only rank 0 writes, so only its view of the output directory counts: it decides for all.
   std::optional<std::string> output_problem;
   if (control.rank() == 0 && !workload.output_path().empty())

@@ -14,6 +14,13 @@
 
 namespace mt {
 
+// The version of schemas/result.schema.json that every result document follows.
+constexpr int kResultSchemaVersion = 1;
+
+// A result document: the fields every workload's result opens with (schema_version, benchmark,
+// status "ok" or "error") merged with the workload's own `fields`.
+nlohmann::json result_document(const std::string& benchmark, bool ok, nlohmann::json fields);
+
 struct RunError {
   std::optional<int> rank;  // nullopt: unknown or all ranks
   std::optional<int64_t> step;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "training/checkpoint/checkpoint_error.h"
+#include "training/checkpoint/durable_file.h"
 #include "training/checkpoint/layout.h"
 #include "training/checkpoint/sha256.h"
 
@@ -29,6 +30,7 @@ nlohmann::json to_json(const CheckpointMetadata& m) {
 
 CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
   const auto path = step_dir / checkpoint_layout::kMetadata;
+  require_regular_file(path);
   std::ifstream in(path);
   if (!in) throw CheckpointError("cannot read '" + path.string() + "'");
   nlohmann::json doc;

@@ -103,6 +103,7 @@ struct OpenShard {
 OpenShard open_shard(const std::filesystem::path& path) {
   const std::string where = "checkpoint file '" + path.string() + "'";
   OpenShard shard;
+  require_regular_file(path);
   shard.in.open(path, std::ios::binary);
   std::ifstream& in = shard.in;
   if (!in) throw CheckpointError("cannot read " + where);

@@ -12,8 +12,10 @@
 
 namespace mt {
 
-enum class StepPhase { data, compute, optimizer };
-constexpr std::size_t kStepPhases = 3;
+// rank_wait: this rank waiting at the step's start for the slowest one (a straggler shows here,
+// and the whole step is as long as its slowest rank).
+enum class StepPhase { data, compute, optimizer, rank_wait };
+constexpr std::size_t kStepPhases = 4;
 
 struct StepTimes {
   std::array<double, kStepPhases> phase_ms{};  // summed over the step's intervals of each phase

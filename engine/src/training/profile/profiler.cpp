@@ -126,8 +126,8 @@ class TracedRuntime final : public DeviceRuntime {
   }
   void stop(StepPhase phase) override {
     inner_->stop(phase);
-    static const char* names[] = {"data", "forward-backward", "optimizer"};
-    static const char* categories[] = {"data", "compute_phase", "optimizer_phase"};
+    static const char* names[] = {"data", "forward-backward", "optimizer", "wait for ranks"};
+    static const char* categories[] = {"data", "compute_phase", "optimizer_phase", "rank_wait"};
     const auto i = static_cast<std::size_t>(phase);
     recorder_.add({names[i], categories[i], TraceTrack::steps, started_[i], recorder_.now_us()});
   }

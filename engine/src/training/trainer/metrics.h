@@ -15,6 +15,7 @@ namespace mt {
 
 struct TrainSummary {
   double step_time_ms = 0, data_time_ms = 0, forward_backward_ms = 0, optimizer_step_ms = 0;
+  double rank_wait_ms = 0;  // max over ranks of the mean wait for the slowest rank
   double tokens_per_sec = 0;
   double loss = 0;  // final step, mean over ranks
   int64_t peak_rss_bytes = 0;
@@ -22,6 +23,7 @@ struct TrainSummary {
   int64_t peak_full_parameter_bytes = 0, peak_gradient_bytes = 0;
   int64_t device_max_allocated_bytes = 0, device_max_reserved_bytes = 0;  // GPU; max over ranks
   std::vector<std::vector<double>> step_ms_per_rank;  // [rank][step], rank 0 only
+  std::vector<std::vector<double>> rank_wait_ms_per_rank;  // likewise
   std::vector<std::string> hosts;
 };
 

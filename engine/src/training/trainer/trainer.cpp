@@ -172,7 +172,6 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   for (int64_t step = position.global_step; step < total_steps; ++step) {
     run.current_step = step;
     if (profiler) profiler->before_step(step);
-    faults.before_step(rank, step);
     if (step == measure_from) {
       counts_at_measure_start = comm.counts();
       rounds_at_measure_start = strategy->sync_rounds();
@@ -181,8 +180,13 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     optimizer.set_lr(lr);
     run.learning_rate.push_back(lr);
 
-    control.barrier();  // a step starts on all ranks together
+    // The clock starts before the ranks align: a step takes as long as its slowest rank, so the
+    // time spent waiting for a straggler belongs to it (and an injected sleep is a straggler).
     runtime->begin_step();
+    faults.before_step(rank, step);
+    runtime->start(StepPhase::rank_wait);
+    control.barrier();  // a step's work starts on all ranks together
+    runtime->stop(StepPhase::rank_wait);
     auto loss_sum = torch::zeros({}, torch::TensorOptions().device(runtime->device()));
     for (int micro = 0; micro < micro_count; ++micro) {
       runtime->start(StepPhase::data);
@@ -239,6 +243,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     run.step_ms.push_back(times.step_ms);
     run.data_ms.push_back(times[StepPhase::data]);
     run.forward_backward_ms.push_back(times[StepPhase::compute]);
+    run.rank_wait_ms.push_back(times[StepPhase::rank_wait]);
     if (profiler) profiler->after_step(step, times.step_ms);
 
     position = {step + 1, (step + 1) * tokens_per_step};

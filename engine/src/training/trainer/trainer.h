@@ -21,6 +21,7 @@ struct RankRun {
   int64_t parameters = 0;
   double bucket_cap_mb = 0;  // as resolved for this strategy and model
   std::vector<double> step_ms, data_ms, forward_backward_ms, optimizer_ms;
+  std::vector<double> rank_wait_ms;  // waiting at the step's start for the other ranks
   std::vector<double> mean_loss;  // mean over ranks; identical on every rank
   std::vector<double> grad_norm;  // global norm before clipping; identical on every rank
   std::vector<double> learning_rate;

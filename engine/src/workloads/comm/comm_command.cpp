@@ -73,16 +73,14 @@ class CommWorkload final : public Workload {
     outcome.exit_code = total_wrong > 0 ? 1 : 0;
     const auto hosts = control.hostnames();  // collective: every rank calls it
     if (group.rank() != 0) return outcome;
-    outcome.result = {{"schema_version", 1},
-                      {"benchmark", "comm"},
-                      {"status", total_wrong > 0 ? "error" : "ok"},
+    outcome.result = result_document("comm", total_wrong == 0, {
                       {"backend", config_.backend},
                       {"world_size", group.world_size()},
                       {"warmup", config_.warmup},
                       {"iters", config_.iters},
                       {"rows", rows},
                       {"hosts", hosts},
-                      {"environment", to_json(collect_environment(default_threads()), true)}};
+                      {"environment", to_json(collect_environment(default_threads()), true)}});
     if (total_wrong > 0)
       outcome.result["error"] =
           error_json({std::nullopt, std::nullopt, fmt::format("{} wrong values in collective outputs", total_wrong), ""});

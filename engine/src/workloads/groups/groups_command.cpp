@@ -78,11 +78,11 @@ class GroupsWorkload final : public Workload {
     WorkloadOutcome outcome;
     outcome.exit_code = members_ok && hazard_caught ? 0 : 1;
     if (rank != 0) return outcome;
-    outcome.result = {{"schema_version", 1}, {"benchmark", "groups"}, {"status", outcome.exit_code == 0 ? "ok" : "error"},
+    outcome.result = result_document("groups", outcome.exit_code == 0, {
                       {"backend", config_.backend}, {"world_size", n}, {"tp", grid.size[0]}, {"pp", grid.size[1]},
                       {"dp", grid.size[2]}, {"order", config_.order}, {"bytes", config_.bytes}, {"steps", config_.steps},
                       {"groups", groups}, {"members_ok", members_ok}, {"hazard", hazard},
-                      {"environment", to_json(collect_environment(default_threads(), world.device_memory()), true)}};
+                      {"environment", to_json(collect_environment(default_threads(), world.device_memory()), true)}});
     if (outcome.exit_code != 0)
       outcome.result["error"] = error_json(
           {std::nullopt, std::nullopt,

@@ -148,8 +148,8 @@ class MoeWorkload final : public Workload {
     }
     const double mean = std::accumulate(per_rank.begin(), per_rank.end(), 0.0) / world;
     const double total_tokens = static_cast<double>(tokens) * world;
-    outcome.result = {
-        {"schema_version", 1}, {"benchmark", "moe"}, {"status", ok ? "ok" : "error"}, {"backend", config_.backend},
+    outcome.result = result_document("moe", ok, {
+        {"backend", config_.backend},
         {"world_size", world}, {"routing", config_.routing.kind}, {"hot_fraction", config_.routing.hot_fraction},
         {"top_k", config_.routing.top_k}, {"capacity_factor", config_.routing.capacity_factor},
         {"tokens_per_rank", tokens}, {"d_model", d}, {"iters", config_.iters},
@@ -162,7 +162,7 @@ class MoeWorkload final : public Workload {
         {"dropped_tokens", dropped}, {"ids_wrong", wrong_ids}, {"tokens_misrouted", misrouted},
         {"max_abs_error", error}, {"atol", config_.atol},
         {"hosts", hosts},
-        {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}};
+        {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}});
     if (!ok)
       outcome.result["error"] = error_json(
           {std::nullopt, std::nullopt,

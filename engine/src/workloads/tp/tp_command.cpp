@@ -126,11 +126,11 @@ class TpWorkload final : public Workload {
     for (const auto& row : checks.rows())
       fmt::print("mtengine tp: {:<7} {:<12} max |error| {:.3g} {}\n", row["layer"].get<std::string>(),
                  row["tensor"].get<std::string>(), row["max_abs_error"].get<double>(), row["pass"].get<bool>() ? "ok" : "FAIL");
-    outcome.result = {{"schema_version", 1}, {"benchmark", "tp"}, {"status", checks.all_pass() ? "ok" : "error"},
+    outcome.result = result_document("tp", checks.all_pass(), {
                       {"backend", config_.backend}, {"world_size", n}, {"batch", config_.batch},
                       {"seq_length", config_.seq_length}, {"d_model", config_.d_model}, {"atol", config_.atol},
                       {"checks", checks.rows()}, {"all_pass", checks.all_pass()},
-                      {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}};
+                      {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}});
     if (!checks.all_pass())
       outcome.result["error"] = error_json(
           {std::nullopt, std::nullopt, "a parallel form differs from the single-device reference beyond --atol", ""});

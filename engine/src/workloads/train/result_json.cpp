@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "training/trainer/model_flops.h"
+
 namespace mt {
 namespace {
 
@@ -9,9 +11,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 nlohmann::json config_fields(const TrainConfig& c, int world_size) {
   const auto* entry = find_strategy(c.strategy);
-  nlohmann::json out = {
-      {"schema_version", 1},
-      {"benchmark", "train"},
+  nlohmann::json out = result_document("train", true, {
       {"strategy", c.strategy},
       {"backend", c.backend},
       {"world_size", world_size},
@@ -35,12 +35,36 @@ nlohmann::json config_fields(const TrainConfig& c, int world_size) {
       {"first_bucket_cap_mb", c.first_bucket_cap_mb},
       {"seed", c.seed},
       {"steps", c.steps},
-      {"warmup_steps", c.warmup_steps}};
+      {"warmup_steps", c.warmup_steps}});
   if (entry) {
     const SyncMode resolved = c.gradient_sync_mode == "auto" ? entry->auto_sync_mode
                               : c.gradient_sync_mode == "every" ? SyncMode::every
                                                                 : SyncMode::last;
     out["resolved_gradient_sync_mode"] = sync_mode_name(resolved);
+  }
+  return out;
+}
+
+// Model FLOPs utilisation (see training/trainer/model_flops.h) against two peaks of the cores the
+// job used: the SGEMM calibration each launch measures (what the BLAS reaches on this machine
+// now) and the CPU's fp32 vector peak at its reported clock. On a GPU neither applies.
+nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const RankRun& run,
+                                const TrainSummary& s, const Environment& env) {
+  const double per_token = training_flops_per_token(
+      {run.parameters, c.model.n_layers, c.model.d_model, c.model.seq_length});
+  nlohmann::json out = {{"model_flops_per_token", per_token},
+                        {"achieved_gflops", per_token * s.tokens_per_sec / 1e9}};
+  if (run.gpu) return out;
+  const double cores = static_cast<double>(run.threads) * world_size;
+  const double calibrated = env.blas.gflops_per_thread * 1e9 * cores;
+  const double vector = env.cpu.fp32_flops_per_cycle * env.cpu.mhz * 1e6 * cores;
+  if (calibrated > 0) {
+    out["calibrated_peak_gflops"] = calibrated / 1e9;
+    out["of_calibrated_peak"] = utilisation(per_token, s.tokens_per_sec, calibrated);
+  }
+  if (vector > 0) {
+    out["vector_peak_gflops"] = vector / 1e9;
+    out["of_vector_peak"] = utilisation(per_token, s.tokens_per_sec, vector);
   }
   return out;
 }
@@ -63,6 +87,8 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["data_time_ms"] = s.data_time_ms;
   out["forward_backward_ms"] = s.forward_backward_ms;
   out["optimizer_step_ms"] = s.optimizer_step_ms;
+  out["rank_wait_ms"] = s.rank_wait_ms;
+  out["mfu"] = utilisation_json(c, world_size, run, s, env);
   out["peak_memory_mb"] = static_cast<double>(s.peak_rss_bytes) / kMiB;
   out["device"] = run.gpu ? "cuda" : "cpu";
   if (!run.bf16_gemm.empty()) out["bf16_gemm"] = run.bf16_gemm;
@@ -89,7 +115,8 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
                      {"loss", run.mean_loss},
                      {"grad_norm", run.grad_norm},
                      {"learning_rate", run.learning_rate},
-                     {"step_time_ms", s.step_ms_per_rank}};
+                     {"step_time_ms", s.step_ms_per_rank},
+                     {"rank_wait_ms", s.rank_wait_ms_per_rank}};
   out["hosts"] = s.hosts;
   out["resume_deterministic"] = run.resume_deterministic;
   out["resumed_from_step"] = run.resumed_from_step ? nlohmann::json(*run.resumed_from_step) : nlohmann::json(nullptr);

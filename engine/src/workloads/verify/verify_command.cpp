@@ -80,8 +80,10 @@ class VerifyWorkload final : public Workload {
   }
 
   nlohmann::json error_result(const RunError& error) const override {
-    return {{"schema_version", 1}, {"benchmark", "verify"}, {"status", "error"}, {"a", config_.a}, {"b", config_.b},
-            {"error", {{"reason", error.reason}, {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()}}}};
+    return result_document(
+        "verify", false,
+        {{"a", config_.a}, {"b", config_.b},
+         {"error", {{"reason", error.reason}, {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()}}}});
   }
 
  private:
@@ -108,8 +110,9 @@ class VerifyWorkload final : public Workload {
       }
       components[c] = entry;
     }
-    return {{"schema_version", 1}, {"benchmark", "verify"}, {"status", "ok"}, {"world_size", world_size},
-            {"a", config_.a},      {"b", config_.b},         {"exact_match", exact}, {"components", components}};
+    return result_document("verify", true,
+                           {{"world_size", world_size}, {"a", config_.a}, {"b", config_.b},
+                            {"exact_match", exact}, {"components", components}});
   }
 
   static void print(const nlohmann::json& result) {

@@ -1,5 +1,7 @@
 // The control channel over MPI, on a communicator of its own (a duplicate of MPI_COMM_WORLD), so
-// its blocking calls never interleave with the tensor collectives' ordering.
+// its blocking calls never interleave with the tensor collectives' ordering. Every call waits at
+// most the timeout (the job's --collective-timeout): a rank that stops answering aborts the job
+// with the operation and its sequence number instead of hanging it.
 #pragma once
 
 #include <memory>
@@ -12,6 +14,9 @@ class MpiControlChannel final : public ControlChannel {
  public:
   MpiControlChannel();  // requires MPI to be initialised
   ~MpiControlChannel() override;
+
+  // Seconds any one call may wait for the other ranks before the job is aborted; 0: no limit.
+  void set_timeout(double seconds) { timeout_s_ = seconds; }
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
@@ -30,7 +35,13 @@ class MpiControlChannel final : public ControlChannel {
 
  private:
   struct Handles;  // the MPI communicators; defined in the .cpp to keep mpi.h out of here
+  // Waits for the non-blocking call just started (handles_->request) within the timeout.
+  void complete(const char* operation);
+  double reduce(double value, const char* operation);  // "max", "min" or "sum" over ranks
+
   std::unique_ptr<Handles> handles_;
+  double timeout_s_ = 0;
+  long sequence_ = 0;  // calls made so far: names the one that timed out
   int rank_ = 0, world_size_ = 1, local_rank_ = 0, local_size_ = 1;
 };
 

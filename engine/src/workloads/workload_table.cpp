@@ -1,0 +1,126 @@
+#include "workloads/workload_table.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "training/strategy/strategy_table.h"
+#include "training/trainer/train_options.h"
+#include "workloads/comm/collective_bench.h"
+#include "workloads/comm/comm_command.h"
+#include "workloads/doctor/commands.h"
+#include "workloads/groups/groups_command.h"
+#include "workloads/moe/moe_command.h"
+#include "workloads/option_table_command.h"
+#include "workloads/tp/tp_command.h"
+#include "workloads/train/train_command.h"
+#include "workloads/verify/verify_command.h"
+
+namespace mt {
+
+nlohmann::json Subcommand::describe() const { return nullptr; }
+
+namespace {
+
+class VerifyCommand : public Subcommand {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("A", config_.a, "a checkpoint step directory")->required();
+    app.add_option("B", config_.b, "another checkpoint step directory")->required();
+    app.add_option("--output", config_.output, "verdict JSON path (written by rank 0)");
+  }
+  int run() override { return run_verify_command(config_); }
+
+ private:
+  VerifyConfig config_;
+};
+
+class VersionCommand : public Subcommand {
+ public:
+  void add_options(CLI::App& app) override { app.add_flag("--json", json_, "print JSON"); }
+  int run() override { return run_version_command(json_); }
+
+ private:
+  bool json_ = false;
+};
+
+class DoctorCommand : public Subcommand {
+ public:
+  void add_options(CLI::App&) override {}
+  int run() override { return run_doctor_command(); }
+};
+
+class DescribeCommand : public Subcommand {
+ public:
+  void add_options(CLI::App&) override {}
+  int run() override {
+    std::cout << describe_engine().dump(2) << '\n';
+    return 0;
+  }
+};
+
+template <typename Config>
+std::unique_ptr<Subcommand> table_command(const char* name, OptionTable (*make_table)(Config&),
+                                          int (*run)(const Config&)) {
+  return std::make_unique<OptionTableCommand<Config>>(name, make_table, run);
+}
+
+nlohmann::json describe_collectives() {
+  auto out = nlohmann::json::array();
+  for (const auto* bench : collective_benches()) {
+    nlohmann::json factors = nlohmann::json::object();
+    for (int world = 2; world <= 8; ++world) factors[std::to_string(world)] = bench->bus_factor(world);
+    out.push_back({{"name", bench->name()},
+                   {"bus_factor", factors},
+                   {"in_place", bench->supports_in_place()},
+                   {"out_of_place", bench->supports_out_of_place()},
+                   {"splits", bench->has_splits()}});
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<WorkloadEntry>& workload_table() {
+  static const std::vector<WorkloadEntry> table = {
+      {"train", "train the GPT on synthetic data and measure it",
+       [] { return table_command("train", train_option_table, run_train_command); }},
+      {"comm", "collective benchmarks with correctness checks (nccl-tests style)",
+       [] { return table_command("comm", comm_option_table, run_comm_command); }},
+      {"moe", "expert-parallel dispatch and combine with skewed routing, with an oracle",
+       [] { return table_command("moe", moe_option_table, run_moe_command); }},
+      {"tp", "tensor and sequence parallelism checked against the unsplit computation",
+       [] { return table_command("tp", tp_option_table, run_tp_command); }},
+      {"groups", "TP x PP x DP process groups: membership, per-dimension time, order hazard",
+       [] { return table_command("groups", groups_option_table, run_groups_command); }},
+      {"verify",
+       "compare two checkpoints component by component (run at their world size under mpirun)",
+       []() -> std::unique_ptr<Subcommand> { return std::make_unique<VerifyCommand>(); }},
+      {"version", "versions this binary was built with",
+       []() -> std::unique_ptr<Subcommand> { return std::make_unique<VersionCommand>(); }},
+      {"doctor", "check the build and this machine",
+       []() -> std::unique_ptr<Subcommand> { return std::make_unique<DoctorCommand>(); }},
+      {"describe",
+       "print every subcommand with its flags, the strategies and the collectives as JSON",
+       []() -> std::unique_ptr<Subcommand> { return std::make_unique<DescribeCommand>(); }},
+  };
+  return table;
+}
+
+nlohmann::json describe_engine() {
+  auto subcommands = nlohmann::json::array();
+  for (const auto& entry : workload_table())
+    subcommands.push_back(
+        {{"name", entry.name}, {"help", entry.help}, {"options", entry.make()->describe()}});
+  auto strategies = nlohmann::json::array();
+  for (const auto& entry : strategy_table())
+    strategies.push_back(
+        {{"name", entry.name}, {"auto_gradient_sync_mode", sync_mode_name(entry.auto_sync_mode)}});
+  return {{"schema_version", 1},  // of this description's own layout
+          {"subcommands", subcommands},
+          {"strategies", strategies},
+          {"collectives", describe_collectives()}};
+}
+
+}  // namespace mt

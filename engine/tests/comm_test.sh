@@ -40,3 +40,14 @@ expect_refusal() {  # MESSAGE ARGS...
 expect_refusal "--ops: unknown collective 'all_redcue'" --ops all_redcue
 expect_refusal "--min-bytes 8192 must be at most --max-bytes 4096" --min-bytes 8192 --max-bytes 4096
 expect_refusal "--sizes: 'x' is not a size of at least 4 bytes" --sizes 4096,x
+expect_refusal "--sizes ',' names no size" --sizes ,
+expect_refusal "--sizes: 1099511627776 is larger than 8 GiB (8589934592)" --sizes 1099511627776
+# 8 GiB all-gathers on 3 ranks of this host need far more memory than a test machine has: refused
+# before a buffer exists, naming the need, instead of waking the OOM killer.
+available_kib=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+if (( available_kib < 60 * 1024 * 1024 )); then
+  expect_refusal "the largest message needs about" --sizes 8589934592 --ops all_gather
+  grep -qF "GiB is available: lower --max-bytes or --sizes" "$WORK/out" || fail "no available memory named: $(cat "$WORK/out")"
+else
+  echo "skip: $((available_kib / 1024 / 1024)) GiB available: 8 GiB all-gathers on 3 ranks would fit here"
+fi

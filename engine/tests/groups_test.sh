@@ -27,3 +27,10 @@ done
 rc=$?
 [ "$rc" -eq 2 ] && grep -qF "does not divide the 3 ranks" "$WORK/out" || fail "bad grid: exit $rc: $(cat "$WORK/out")"
 echo "ok: a grid that does not fit the ranks is refused"
+"${MPIRUN[@]}" -np 2 "$MTENGINE" groups --bytes 100000000000 >"$WORK/out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF -- "--bytes 100000000000 must be at most 8589934592" "$WORK/out" || fail "huge bytes: exit $rc: $(cat "$WORK/out")"
+"${MPIRUN[@]}" -np 1 "$MTENGINE" groups >"$WORK/out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF "groups needs at least 2 ranks" "$WORK/out" || fail "1 rank: exit $rc: $(cat "$WORK/out")"
+echo "ok: groups beyond the bounds, or on one rank, are refused"

@@ -35,3 +35,15 @@ PY
 code=$?
 [ "$code" -eq 2 ] || fail "too many tokens: exit $code, want 2: $(cat "$WORK/big.log")"
 grep -q "too many for 4 ranks" "$WORK/big.log" || fail "too many tokens: no reason given: $(cat "$WORK/big.log")"
+
+refused() {  # MESSAGE ARGS...: exit 2 naming MESSAGE, before any exchange
+  local message=$1
+  shift
+  "${MPIRUN[@]}" "$MTENGINE" moe "$@" >"$WORK/refused.log" 2>&1
+  local code=$?
+  [ "$code" -eq 2 ] && grep -qF -- "$message" "$WORK/refused.log" || fail "moe $*: exit $code: $(cat "$WORK/refused.log")"
+  echo "ok: refused: $message"
+}
+refused "--d-model 100000000 must be at most 65536" --d-model 100000000
+refused "--top-k 5 is more experts than the 4 ranks hold (one each)" --routing topk --top-k 5
+refused "moe with this --d-model and --tokens needs about" --d-model 65536 --tokens 16777216

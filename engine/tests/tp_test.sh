@@ -24,3 +24,10 @@ mpirun --allow-run-as-root --oversubscribe -np 3 "$MTENGINE" tp --seq-length 16 
 rc=$?
 [ "$rc" -eq 2 ] && grep -qF "must divide by the 3 ranks" "$WORK/out" || fail "indivisible shape: exit $rc: $(cat "$WORK/out")"
 echo "ok: an indivisible shape is refused"
+mpirun --allow-run-as-root --oversubscribe -np 2 "$MTENGINE" tp --d-model 1000000 >"$WORK/out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF -- "--d-model 1000000 must be at most 65536" "$WORK/out" || fail "huge d-model: exit $rc: $(cat "$WORK/out")"
+mpirun --allow-run-as-root --oversubscribe -np 2 "$MTENGINE" tp --d-model 65536 --seq-length 65536 --batch 64 >"$WORK/out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF "tp with this --d-model, --batch and --seq-length needs about" "$WORK/out" || fail "tp beyond memory: exit $rc: $(cat "$WORK/out")"
+echo "ok: tp shapes beyond the bounds or the memory are refused"

@@ -39,6 +39,19 @@ mkdir -p "$WORK/readonly" && chmod 555 "$WORK/readonly"
 if [ "$(id -u)" -ne 0 ]; then  # root writes anywhere
   expect 2 "directory '$WORK/readonly' is not writable" train --steps 1 --output "$WORK/readonly/r.json"
 fi
+# Paths the run will write to are checked before the first step, not at the first save.
+touch "$WORK/a_file"
+expect 2 "mtengine train: --output '$WORK' names a directory, not a file" train --steps 1 --output "$WORK"
+expect 2 "mtengine train: --profile '$WORK/a_file' is not a directory" train --steps 1 --profile "$WORK/a_file"
+expect 2 "mtengine train: --checkpoint-dir '$WORK/a_file' is not a directory" \
+  train --steps 1 --checkpoint-dir "$WORK/a_file" --save-every 1
+expect 2 "mtengine train: --checkpoint-dir '$WORK/a_file/sub': '$WORK/a_file' is not a directory" \
+  train --steps 1 --checkpoint-dir "$WORK/a_file/sub" --save-every 1
+expect 2 "--seed: must not be negative" train --seed -1
+expect 2 "mtengine train: --fault 'sleep:rank=1,step=3,seconds=nan': seconds=nan is not a non-negative number" \
+  train --fault sleep:rank=1,step=3,seconds=nan
+expect 2 "mtengine train: --fault 'sleep:rank=1,step=3,seconds=1e300': seconds=1e300 is longer than a day (86400 s)" \
+  train --fault sleep:rank=1,step=3,seconds=1e300
 expect 2 "--no-such-flag" train --no-such-flag 3
 expect 2 "--steps" train --steps notanumber
 

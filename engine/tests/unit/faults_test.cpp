@@ -21,6 +21,18 @@ TEST_CASE("fault specs parse, and mistakes name the spec") {
   CHECK_THROWS_WITH(mt::parse_fault("kill:step=1,code=3"), "--fault 'kill:step=1,code=3': 'code' is not a setting of kill");
   CHECK_THROWS_WITH(mt::parse_fault("sleep:step=1,seconds=x"),
                     "--fault 'sleep:step=1,seconds=x': seconds=x is not a non-negative number");
+  // A sleep that would not happen, or a value that does not fit its field, is refused.
+  CHECK_THROWS_WITH(mt::parse_fault("sleep:step=1,seconds=nan"),
+                    "--fault 'sleep:step=1,seconds=nan': seconds=nan is not a non-negative number");
+  CHECK_THROWS_WITH(mt::parse_fault("sleep:step=1,seconds=inf"),
+                    "--fault 'sleep:step=1,seconds=inf': seconds=inf is not a non-negative number");
+  CHECK_THROWS_WITH(mt::parse_fault("sleep:step=1,seconds=1e300"),
+                    "--fault 'sleep:step=1,seconds=1e300': seconds=1e300 is longer than a day (86400 s)");
+  CHECK(mt::parse_fault("sleep:step=1,seconds=0.5").seconds == 0.5);
+  CHECK_THROWS_WITH(mt::parse_fault("kill:rank=1.9,step=2"),
+                    "--fault 'kill:rank=1.9,step=2': rank=1.9 is not a whole number up to 1073741824");
+  CHECK_THROWS_WITH(mt::parse_fault("exit:step=2,code=300"),
+                    "--fault 'exit:step=2,code=300': code=300 is not a whole number up to 255");
 }
 
 TEST_CASE("a plan answers per rank and step, and refuses ranks the job lacks") {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 namespace mt {
@@ -138,6 +140,14 @@ void register_options(CLI::App& command, const OptionTable& table) {
               added->check(CLI::Validator(
                   [](std::string& value) { return value.empty() ? std::string("must not be empty") : std::string(); },
                   "NONEMPTY"));
+            // Unsigned parsing wraps "-1" to 2^64 - 1: a negative value is refused as written.
+            if constexpr (std::is_unsigned_v<T>)
+              added->check(CLI::Validator(
+                  [](std::string& value) {
+                    return value.find('-') != std::string::npos ? std::string("must not be negative")
+                                                                : std::string();
+                  },
+                  "NONNEGATIVE"));
           }
         },
         option.target);

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace mt {
 
@@ -22,5 +24,14 @@ void keep_freed_memory_for_reuse();
 
 // Peak resident set size of this process (VmHWM, else getrusage), bytes.
 int64_t peak_rss_bytes();
+
+// Memory the kernel can give new allocations without swapping (MemAvailable), bytes; 0 unknown.
+int64_t memory_available_bytes();
+
+// Why a job whose ranks on this host each need `per_rank_bytes` of host memory should not start
+// (the need, per rank and for this host's `local_ranks`, against what is available), or nothing
+// when it fits. Starting anyway would let the machine's OOM killer choose a victim.
+std::optional<std::string> host_memory_problem(int64_t per_rank_bytes, int local_ranks,
+                                               const std::string& what);
 
 }  // namespace mt

@@ -39,9 +39,10 @@ int write_result(const Workload& workload, const nlohmann::json& document) {
 std::optional<std::string> output_path_problem(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path file(path);
-  if (file.filename().empty()) return fmt::format("--output '{}' names a directory, not a file", path);
-  const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   std::error_code ec;
+  if (file.filename().empty() || fs::is_directory(file, ec))
+    return fmt::format("--output '{}' names a directory, not a file", path);
+  const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   if (!fs::is_directory(dir, ec))
     return fmt::format("--output '{}': directory '{}' does not exist", path, dir.string());
   if (access(dir.c_str(), W_OK) != 0)

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -19,12 +20,24 @@ const std::map<std::string, FaultKind> kKinds = {{"kill", FaultKind::kill},   {"
                                                  {"nan", FaultKind::nan},     {"sleep", FaultKind::sleep},
                                                  {"save-kill", FaultKind::save_kill}};
 
+// A sleep longer than a day is a typo, not a straggler (and NaN or 1e300 would not sleep at all).
+constexpr double kLongestSleepS = 86400;
+
 double number(const std::string& spec, const std::string& key, const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || v < 0)
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
     throw std::invalid_argument(fmt::format("--fault '{}': {}={} is not a non-negative number", spec, key, text));
   return v;
+}
+
+// rank, step, code and after: whole numbers that fit the field.
+int64_t whole(const std::string& spec, const std::string& key, const std::string& text, double most) {
+  const double v = number(spec, key, text);
+  if (v != std::floor(v) || v > most)
+    throw std::invalid_argument(
+        fmt::format("--fault '{}': {}={} is not a whole number up to {:.0f}", spec, key, text, most));
+  return static_cast<int64_t>(v);
 }
 
 }  // namespace
@@ -41,11 +54,15 @@ Fault parse_fault(const std::string& spec) {
   for (std::string pair; std::getline(pairs, pair, ',');) {
     const auto equals = pair.find('=');
     const std::string key = pair.substr(0, equals), value = equals == std::string::npos ? "" : pair.substr(equals + 1);
-    if (key == "rank") f.rank = static_cast<int>(number(spec, key, value));
-    else if (key == "step") f.step = static_cast<int64_t>(number(spec, key, value)), has_step = true;
-    else if (key == "code" && f.kind == FaultKind::exit) f.code = static_cast<int>(number(spec, key, value));
-    else if (key == "seconds" && f.kind == FaultKind::sleep) f.seconds = number(spec, key, value);
-    else if (key == "after" && f.kind == FaultKind::save_kill) f.after = static_cast<int64_t>(number(spec, key, value));
+    if (key == "rank") f.rank = static_cast<int>(whole(spec, key, value, 1 << 30));
+    else if (key == "step") f.step = whole(spec, key, value, 1e15), has_step = true;
+    else if (key == "code" && f.kind == FaultKind::exit) f.code = static_cast<int>(whole(spec, key, value, 255));
+    else if (key == "seconds" && f.kind == FaultKind::sleep) {
+      f.seconds = number(spec, key, value);
+      if (f.seconds > kLongestSleepS)
+        throw std::invalid_argument(
+            fmt::format("--fault '{}': seconds={} is longer than a day ({:.0f} s)", spec, value, kLongestSleepS));
+    } else if (key == "after" && f.kind == FaultKind::save_kill) f.after = whole(spec, key, value, 1e15);
     else throw std::invalid_argument(fmt::format("--fault '{}': '{}' is not a setting of {}", spec, key, kind));
   }
   if (!has_step) throw std::invalid_argument(fmt::format("--fault '{}': step= is required", spec));

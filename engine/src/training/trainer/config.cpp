@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/comm/backends.h"
+#include "core/job/path_checks.h"
 #include "training/faults/faults.h"
 #include "training/trainer/train_options.h"
 
@@ -23,6 +24,10 @@ std::optional<std::string> validate(const TrainConfig& config) {
   if (config.save_every > 0 && config.checkpoint_dir.empty()) return std::string("--save-every needs --checkpoint-dir");
   if (config.resume == "latest" && config.checkpoint_dir.empty())
     return std::string("--resume latest needs --checkpoint-dir");
+  if (!config.checkpoint_dir.empty() && config.save_every > 0)
+    if (auto problem = output_directory_problem("--checkpoint-dir", config.checkpoint_dir)) return problem;
+  if (!config.profile_dir.empty())
+    if (auto problem = output_directory_problem("--profile", config.profile_dir)) return problem;
   for (const auto& entry : backend_table())
     if (config.backend == entry.name && !entry.available)
       return fmt::format("--backend {} is not supported in this build (supported: {})",

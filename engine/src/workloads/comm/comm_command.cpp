@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include "workloads/comm/collective_bench.h"
 #include "core/env/environment.h"
 #include "core/env/resources.h"
+#include "core/job/input_error.h"
 #include "core/job/workload.h"
 
 namespace mt {
@@ -49,6 +51,23 @@ std::vector<Measurement> plan(const CommConfig& c, int rank, int world) {
   return out;
 }
 
+// Host buffers of a measurement: the send and receive buffers and the host copies they are filled
+// from and checked in, so twice their sum (device buffers live on the GPU).
+int64_t host_bytes(const Measurement& m) {
+  return 2 * static_cast<int64_t>((m.bench->send_count(m.shape) + m.bench->recv_count(m.shape)) * sizeof(float));
+}
+
+// Every rank decides together, before any buffer exists, whether the largest measurement fits in
+// this host's memory; one that does not is bad input (exit 2), not a job for the OOM killer.
+void refuse_what_does_not_fit(const std::vector<Measurement>& measurements, ControlChannel& control) {
+  int64_t largest = 0;
+  for (const auto& m : measurements) largest = std::max(largest, host_bytes(m));
+  const auto problem = host_memory_problem(largest, control.local_size(), "the largest message");
+  if (control.max(problem ? 1.0 : 0.0) > 0)
+    throw InputError(problem ? *problem + ": lower --max-bytes or --sizes"
+                             : std::string("another host cannot hold the largest message: lower --max-bytes or --sizes"));
+}
+
 class CommWorkload final : public Workload {
  public:
   explicit CommWorkload(const CommConfig& config) : config_(config) {}
@@ -64,7 +83,9 @@ class CommWorkload final : public Workload {
     ControlChannel& control = group.control;
     nlohmann::json rows = nlohmann::json::array();
     double total_wrong = 0;
-    for (const auto& m : plan(config_, group.rank(), group.world_size())) {
+    const auto measurements = plan(config_, group.rank(), group.world_size());
+    refuse_what_does_not_fit(measurements, control);
+    for (const auto& m : measurements) {
       nlohmann::json row = measure(comm, control, m);
       total_wrong += row["wrong_values"].get<double>();
       rows.push_back(std::move(row));

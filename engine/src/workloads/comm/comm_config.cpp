@@ -26,10 +26,12 @@ std::vector<std::string> all_op_names() {
   return names;
 }
 
+constexpr long long kMaxMessageBytes = 1LL << 33;  // 8 GiB
+
 Option bytes_option(std::string flag, int64_t& target, std::string help) {
   Option o{std::move(flag), OptionType::integer, std::move(help), &target};
   o.minimum = 4;
-  o.maximum = double(int64_t{1} << 33);  // 8 GiB
+  o.maximum = double(kMaxMessageBytes);
   return o;
 }
 
@@ -80,8 +82,11 @@ std::vector<int64_t> message_sizes(const CommConfig& c) {
       char* end = nullptr;
       const long long v = std::strtoll(item.c_str(), &end, 10);
       if (*end != '\0' || v < 4) throw std::invalid_argument(fmt::format("--sizes: '{}' is not a size of at least 4 bytes", item));
+      if (v > kMaxMessageBytes)
+        throw std::invalid_argument(fmt::format("--sizes: {} is larger than 8 GiB ({})", item, kMaxMessageBytes));
       sizes.push_back(v);
     }
+    if (sizes.empty()) throw std::invalid_argument(fmt::format("--sizes '{}' names no size", c.sizes));
     return sizes;
   }
   for (double bytes = static_cast<double>(c.min_bytes); bytes <= static_cast<double>(c.max_bytes) * (1 + 1e-9);

@@ -49,6 +49,14 @@ class GroupsWorkload final : public Workload {
     Communicator& world = group.collectives;
     ControlChannel& control = group.control;
     const int n = group.world_size(), rank = group.rank();
+    if (n < 2)
+      throw InputError("groups needs at least 2 ranks: one rank has no group to form and no order to mix up");
+    // Each collective's buffer and its check copy, per dimension's communicator.
+    const auto memory = world.device_memory()
+                            ? std::nullopt
+                            : host_memory_problem(6 * config_.bytes, control.local_size(), "groups with this --bytes");
+    if (control.max(memory ? 1.0 : 0.0) > 0)
+      throw InputError(memory ? *memory : std::string("another host cannot hold this groups run"));
     if (n % (config_.tp * config_.pp) != 0)
       throw InputError(fmt::format("--tp {} x --pp {} does not divide the {} ranks", config_.tp, config_.pp, n));
     Grid grid;
@@ -178,6 +186,7 @@ OptionTable groups_option_table(GroupsConfig& c) {
   o.push_back(Option{"order", OptionType::text, "mapping order, fastest-varying dimension first: e.g. tp-pp-dp",
                      &c.order});
   integer("bytes", c.bytes, "message size of each collective, bytes", 4);
+  o.back().maximum = double(int64_t{1} << 33);  // 8 GiB
   integer("tp-collectives-per-step", c.tp_collectives_per_step, "TP all-reduces per step", 1);
   integer("steps", c.steps, "timed steps", 1);
   integer("warmup", c.warmup, "untimed steps", 0);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -68,10 +70,24 @@ class MoeWorkload final : public Workload {
     const int64_t d = config_.d_model, tokens = config_.tokens;
     torch::NoGradGuard no_grad;
 
+    if (config_.routing.kind == "topk" && config_.routing.top_k > world)
+      throw InputError(fmt::format("--top-k {} is more experts than the {} ranks hold (one each)",
+                                   config_.routing.top_k, world));
     if (tokens > max_tokens_per_rank(world)) {
       throw InputError(fmt::format("--tokens {} is too many for {} ranks: token stamps hold at most {} per rank",
                                    tokens, world, max_tokens_per_rank(world)));
     }
+    // The expert's two Linear layers (8 d² floats) and, per token, its input, the 4d hidden
+    // activation, its output and the exchange buffers both ways (about 12 d floats, top-k times).
+    const double per_rank = 4.0 * (8.0 * static_cast<double>(d) * d +
+                                   12.0 * static_cast<double>(tokens) * d *
+                                       std::max<int64_t>(1, config_.routing.top_k));
+    const auto memory = comm.device_memory()
+                            ? std::nullopt
+                            : host_memory_problem(static_cast<int64_t>(per_rank), control.local_size(),
+                                                  "moe with this --d-model and --tokens");
+    if (control.max(memory ? 1.0 : 0.0) > 0)
+      throw InputError(memory ? *memory : std::string("another host cannot hold this moe run"));
     const Routing routing = route_tokens(config_.routing, rank, world, tokens);
     const Expert mine(config_.routing.seed, rank, d, device);
     torch::manual_seed(config_.routing.seed + 97 * static_cast<uint64_t>(rank));
@@ -250,13 +266,15 @@ class MoeWorkload final : public Workload {
 OptionTable moe_option_table(MoeConfig& c) {
   OptionTable t;
   auto& o = t.options;
-  auto integer = [&](const char* flag, int64_t& target, const char* help, double minimum) {
+  auto integer = [&](const char* flag, int64_t& target, const char* help, double minimum,
+                     double maximum) {
     Option option{flag, OptionType::integer, help, &target};
     option.minimum = minimum;
+    option.maximum = maximum;
     o.push_back(option);
   };
-  integer("tokens", c.tokens, "tokens per rank", 1);
-  integer("d-model", c.d_model, "token width", 1);
+  integer("tokens", c.tokens, "tokens per rank", 1, 1e12);  // the stamps' bound is checked per world
+  integer("d-model", c.d_model, "token width", 1, 1 << 16);
   {
     Option routing{"routing", OptionType::choice, "balanced, hot (a fraction to expert 0), or topk with capacity",
                    &c.routing.kind};
@@ -278,8 +296,8 @@ OptionTable moe_option_table(MoeConfig& c) {
     o.push_back(capacity);
   }
   o.push_back(Option{"seed", OptionType::integer, "seed of tokens, gates and experts", &c.routing.seed});
-  integer("warmup", c.warmup, "untimed rounds", 0);
-  integer("iters", c.iters, "timed rounds", 1);
+  integer("warmup", c.warmup, "untimed rounds", 0, 1e6);
+  integer("iters", c.iters, "timed rounds", 1, 1e6);
   {
     Option threads{"threads", OptionType::integer, "intra-op threads (0: from the environment)", &c.threads};
     threads.minimum = 0;

@@ -69,6 +69,16 @@ class TpWorkload final : public Workload {
     if (h % n != 0 || config_.seq_length % n != 0)
       throw InputError(fmt::format("4 x --d-model ({}) and --seq-length ({}) must divide by the {} ranks", h,
                                        config_.seq_length, n));
+    // The unsplit reference MLP (d x 4d twice) and its activations (batch x seq x 4d), with
+    // gradients and the split copies: about three times each, in floats.
+    const double rows = static_cast<double>(config_.batch) * config_.seq_length;
+    const double per_rank = 4.0 * 3.0 * (8.0 * config_.d_model * config_.d_model + 6.0 * rows * config_.d_model);
+    const auto memory = comm.device_memory()
+                            ? std::nullopt
+                            : host_memory_problem(static_cast<int64_t>(per_rank), group.control.local_size(),
+                                                  "tp with this --d-model, --batch and --seq-length");
+    if (group.control.max(memory ? 1.0 : 0.0) > 0)
+      throw InputError(memory ? *memory : std::string("another host cannot hold this tp run"));
     at::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
     const torch::Device device = comm.device_memory() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
     const Inputs in = make_inputs(config_, device);
@@ -180,6 +190,7 @@ OptionTable tp_option_table(TpConfig& c) {
                                     std::tuple{"d-model", &c.d_model, "width; the MLP is 4 x wider"}}) {
     Option option{flag, OptionType::integer, help, target};
     option.minimum = 1;
+    option.maximum = 1 << 16;
     o.push_back(option);
   }
   o.push_back(Option{"seed", OptionType::integer, "seed of inputs and weights", &c.seed});

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "checked_output.h"
 #include "commands/commands.h"
 #include "launch/job_guard.h"
 #include "runner_error.h"
@@ -75,10 +76,27 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv, const CL
   return args;
 }
 
-int report_error(const std::string& message, int exit_code) {
-  std::cout.flush();
-  std::cerr << "mtrun: " << message << '\n';
-  return exit_code;
+void print_error(const std::string& message) { std::cerr << "mtrun: " << message << '\n'; }
+
+// Runs the chosen subcommand, printing to `out`; returns its exit code, having printed its error.
+int run_command(const mt::CommandRunner& run, std::ostream& out) {
+  auto failed = [&](const std::string& message, int exit_code) {
+    out.flush();  // what the command printed comes before why it stopped
+    print_error(message);
+    return exit_code;
+  };
+  try {
+    return run(out);
+  } catch (const mt::RunnerError& e) {
+    return failed(e.what(), e.exit_code());
+  } catch (const mt::SqliteError& e) {
+    // A database that cannot be opened or read at all is bad input; anything else failed on the way.
+    const bool unusable = e.code() == SQLITE_NOTADB || e.code() == SQLITE_CORRUPT || e.code() == SQLITE_CANTOPEN ||
+                          e.code() == SQLITE_READONLY || e.code() == SQLITE_PERM;
+    return failed(std::string("database error: ") + e.what(), unusable ? mt::kExitUsage : mt::kExitFailure);
+  } catch (const std::exception& e) {
+    return failed(e.what(), mt::kExitFailure);
+  }
 }
 
 }  // namespace
@@ -97,28 +115,28 @@ int main(int argc, char** argv) {
     mt::CommandRunner runner = registration(app, global);
     commands.emplace_back(app.get_subcommands({}).back(), std::move(runner));
   }
+  // Every write to standard output is checked (help included): one that fails is exit kExitWrite.
+  mt::FdOutput stdout_buffer(STDOUT_FILENO);
+  std::ostream out(&stdout_buffer);
+  int rc = mt::kExitUsage;
   try {
     auto args = with_default_subcommand(argc, argv, app);
     std::reverse(args.begin(), args.end());  // CLI11 takes them last first
     app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? mt::kExitOk : mt::kExitUsage;
-  }
-  install_signal_handlers();
-  try {
+    install_signal_handlers();
     for (auto& [subcommand, run] : commands) {
-      if (*subcommand) return run(std::cout);
+      if (*subcommand) {
+        rc = run_command(run, out);
+        break;
+      }
     }
-  } catch (const mt::RunnerError& e) {
-    return report_error(e.what(), e.exit_code());
-  } catch (const mt::SqliteError& e) {
-    // A database that cannot be opened or read at all is bad input; anything else failed on the way.
-    const bool unusable = e.code() == SQLITE_NOTADB || e.code() == SQLITE_CORRUPT || e.code() == SQLITE_CANTOPEN ||
-                          e.code() == SQLITE_READONLY || e.code() == SQLITE_PERM;
-    return report_error(std::string("database error: ") + e.what(), unusable ? mt::kExitUsage : mt::kExitFailure);
-  } catch (const std::exception& e) {
-    return report_error(e.what(), mt::kExitFailure);
+  } catch (const CLI::ParseError& e) {
+    rc = app.exit(e, out, std::cerr) == 0 ? mt::kExitOk : mt::kExitUsage;
   }
-  return mt::kExitUsage;
+  out.flush();
+  if (stdout_buffer.error() != 0) {
+    print_error(mt::stdout_write_error(stdout_buffer.error()));
+    return mt::kExitWrite;
+  }
+  return rc;
 }

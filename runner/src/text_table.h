@@ -1,5 +1,6 @@
 #pragma once
-// Aligned plain-text tables for the terminal: numbers right-aligned, text left-aligned.
+// Aligned plain-text tables for the terminal: numbers right-aligned, text left-aligned, control
+// characters in cells escaped (table_cell.h).
 #include <string>
 #include <vector>
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "checked_output.h"
 #include "commands/commands.h"
 #include "report/compare.h"
 #include "report/results_source.h"
@@ -31,10 +32,7 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
     return kExitOk;
   }
   if (options.output->has_parent_path()) std::filesystem::create_directories(options.output->parent_path());
-  std::ofstream file(*options.output, std::ios::binary | std::ios::trunc);
-  file << markdown;
-  file.close();
-  if (!file) throw RunnerError(kExitFailure, fmt::format("cannot write {}", options.output->string()));
+  write_file_or_throw(*options.output, markdown);
   out << "wrote " << options.output->string() << '\n';
   return kExitOk;
 }

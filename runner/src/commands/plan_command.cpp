@@ -9,6 +9,7 @@
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
 #include "launch/stage_command.h"
+#include "table_cell.h"
 
 namespace mt {
 
@@ -20,7 +21,8 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   const std::filesystem::path placeholder = "RUN_DIR/result.json";
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     const Trial t = plan.trials[i];
-    fmt::print(out, "{} {} {} rep {} (timeout {} s)\n", t.identity.substr(0, 12), t.study, t.axes_label(),
+    fmt::print(out, "{} {} {} rep {} (timeout {} s)\n", t.identity.substr(0, 12), t.study,
+               escape_control_characters(t.axes_label()),
                t.repeat_index, t.timeout_s);
     if (!t.is_chain()) {
       fmt::print(out, "    {}\n", command_line(build_trial_command(t, plan.context, placeholder)));

@@ -13,18 +13,15 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-#include <nlohmann/json.hpp>
 
 #include "commands/commands.h"
+#include "commands/query_output.h"
 #include "runner_error.h"
 #include "store/sqlite_db.h"
 #include "store/store_reader.h"
-#include "text_table.h"
 
 namespace mt {
 namespace {
-
-enum class QueryFormat { Table, Csv, Json };
 
 struct QueryOptions {
   std::filesystem::path db;
@@ -102,18 +99,6 @@ Statement prepare_one_read(Database& db, const std::string& sql) {
   return statement;
 }
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string cell_text(Statement& s, int i) {
-  if (s.is_null(i)) return "";
-  return s.text(i);
-}
-
 int run_query(const QueryOptions& options, std::ostream& out) {
   auto db = open_store_read_only(options.db);
   Watch watch;
@@ -123,40 +108,7 @@ int run_query(const QueryOptions& options, std::ostream& out) {
   sqlite3_progress_handler(db->handle(), 1000, Watch::check, &watch);
   try {
     Statement s = prepare_one_read(*db, options.sql);
-    std::vector<std::string> header;
-    for (int i = 0; i < s.column_count(); ++i) header.push_back(s.column_name(i));
-    TextTable table(header);
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    if (options.format == QueryFormat::Csv) {
-      std::string line;
-      for (const auto& h : header) line += (line.empty() ? "" : ",") + csv_escape(h);
-      out << line << '\n';
-    }
-    while (s.step()) {
-      std::vector<std::string> cells;
-      nlohmann::ordered_json row = nlohmann::ordered_json::object();
-      for (int i = 0; i < s.column_count(); ++i) {
-        cells.push_back(cell_text(s, i));
-        if (s.is_null(i)) {
-          row[header[i]] = nullptr;
-        } else if (s.is_number(i)) {
-          row[header[i]] = s.real(i);
-        } else {
-          row[header[i]] = s.text(i);
-        }
-      }
-      if (options.format == QueryFormat::Csv) {
-        std::string line;
-        for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + csv_escape(cells[i]);
-        out << line << '\n';
-      } else if (options.format == QueryFormat::Json) {
-        rows.push_back(std::move(row));
-      } else {
-        table.add_row(std::move(cells));
-      }
-    }
-    if (options.format == QueryFormat::Json) out << rows.dump(2) << '\n';
-    if (options.format == QueryFormat::Table) out << table.render();
+    write_query_rows(s, options.format, out);
   } catch (const SqliteError& e) {
     if (e.code() == SQLITE_INTERRUPT && watch.timed_out) {
       throw RunnerError(kExitTimeout, fmt::format("query stopped at its time limit of {} s (--timeout)", options.timeout_s));

@@ -1,6 +1,5 @@
 // mtrun report: a markdown report of one campaign (or every campaign of an experiment), with its
 // plots written beside it.
-#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -8,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "checked_output.h"
 #include "commands/commands.h"
 #include "report/report.h"
 #include "report/results_source.h"
@@ -23,13 +23,6 @@ struct ReportCommandOptions {
   std::optional<std::filesystem::path> output;
   bool allow_mixed = false;
 };
-
-void write_file(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw RunnerError(kExitFailure, fmt::format("cannot write {}", file.string()));
-}
 
 int run_report(const ReportCommandOptions& options, std::ostream& out) {
   auto db = open_results(options.db);
@@ -55,13 +48,13 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   std::error_code ec;
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
   if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", folder.string(), ec.message()));
-  write_file(file, report.markdown);
-  for (const auto& plot : report.plots) write_file(plot_dir / plot.file, plot.svg);
+  write_file_or_throw(file, report.markdown);
+  for (const auto& plot : report.plots) write_file_or_throw(plot_dir / plot.file, plot.svg);
   for (const auto& kept : report.files) {
     const std::filesystem::path target = plot_dir / kept.path;
     std::filesystem::create_directories(target.parent_path(), ec);
     if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", target.parent_path().string(), ec.message()));
-    write_file(target, read_attempt_file(*db, kept.attempt_id, kept.name));
+    write_file_or_throw(target, read_attempt_file(*db, kept.attempt_id, kept.name));
   }
   const std::string traces =
       report.files.empty() ? "" : fmt::format(" and {} trace file{}", report.files.size(), report.files.size() == 1 ? "" : "s");

@@ -10,6 +10,7 @@
 #include "run/summary.h"
 #include "store/campaign_lookup.h"
 #include "store/store_reader.h"
+#include "table_cell.h"
 #include "text_table.h"
 
 namespace mt {
@@ -56,7 +57,8 @@ int print_status(const StatusOptions& options, std::ostream& out) {
              done - succeeded, rows.size() - done);
   for (const auto& r : rows) {
     if (!r.state || *r.state == "succeeded" || *r.state == "running") continue;
-    fmt::print(out, "  {} {}: {}\n    log: {}\n", r.identity.substr(0, 12), *r.state, r.error_reason, r.log_path);
+    fmt::print(out, "  {} {}: {}\n    log: {}\n", r.identity.substr(0, 12), *r.state,
+               escape_control_characters(r.error_reason), r.log_path);
   }
   if (std::string stages = render_chain_stages(*db, rows); !stages.empty()) {
     fmt::print(out, "\nstages of each chain's latest attempt (a chain succeeds when every stage met its expectation):\n{}",

@@ -2,22 +2,22 @@
 
 #include <unistd.h>
 
-#include <boost/process.hpp>
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
+#include "checked_output.h"
 #include "experiment/engine_description.h"
 #include "experiment/workload_params.h"
+#include "launch/bounded_capture.h"
 #include "launch/program_identity.h"
 
 namespace mt {
 namespace {
-
-namespace bp = boost::process;
 
 std::filesystem::path cache_dir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "mtrun";
@@ -32,17 +32,23 @@ std::string read_file(const std::filesystem::path& file) {
   return text.str();
 }
 
+// How long an engine may take to describe a workload: $MTRUN_DESCRIBE_TIMEOUT seconds, else 30.
+double describe_timeout_s() {
+  const char* text = std::getenv("MTRUN_DESCRIBE_TIMEOUT");
+  if (!text || !*text) return 30;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  if (*end != '\0' || !(seconds > 0) || seconds > 86400) {
+    throw std::runtime_error(fmt::format("MTRUN_DESCRIBE_TIMEOUT='{}' is not a number of seconds in (0, 86400]", text));
+  }
+  return seconds;
+}
+
 // The engine's description, or throws saying why it could not be had.
 std::string describe(const std::filesystem::path& engine, const std::string& subcommand) {
-  bp::ipstream out;
-  bp::child child(engine.string(), subcommand, "--describe", bp::std_out > out, bp::std_err > bp::null,
-                  bp::std_in < bp::null);
-  std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
-  child.wait();
-  if (child.exit_code() != 0)
-    throw std::runtime_error(fmt::format("`{} {} --describe` exited with {}", engine.string(), subcommand,
-                                         child.exit_code()));
-  return text;
+  CaptureLimits limits;
+  limits.timeout_s = describe_timeout_s();
+  return capture_output({engine.string(), subcommand, "--describe"}, limits);
 }
 
 // Best effort: a cache that cannot be written only costs the next plan a start of the engine.
@@ -51,7 +57,10 @@ void store_in_cache(const std::filesystem::path& cached, const std::string& text
   std::filesystem::create_directories(cached.parent_path(), ec);
   if (ec) return;
   const auto temporary = cached.string() + ".tmp." + std::to_string(::getpid());
-  std::ofstream(temporary) << text;
+  if (write_whole_file(temporary, text) != 0) {  // never a truncated description (a full disk)
+    std::filesystem::remove(temporary, ec);
+    return;
+  }
   std::filesystem::rename(temporary, cached, ec);  // another runner may have won: either is right
   if (ec) std::filesystem::remove(temporary, ec);
 }
@@ -73,15 +82,23 @@ void load(const std::filesystem::path& engine, const std::string& subcommand) {
 }  // namespace
 
 void load_engine_workloads(const std::filesystem::path& engine) {
+  std::string overrun;  // an engine that hung once is not asked again: each wait costs the timeout
   for (const auto& subcommand : engine_workload_names()) {
-    try {
-      load(engine, subcommand);
-    } catch (const std::exception& e) {
-      set_engine_workload_unavailable(
-          subcommand, fmt::format("mtengine at {} did not describe it ({}); build the engine or point --engine "
-                                  "or MTENGINE at one",
-                                  engine.string(), e.what()));
+    std::string why = overrun;
+    if (why.empty()) {
+      try {
+        load(engine, subcommand);
+        continue;
+      } catch (const CaptureOverrun& e) {
+        why = overrun = e.what();
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
     }
+    set_engine_workload_unavailable(
+        subcommand, fmt::format("mtengine at {} did not describe it ({}); build the engine or point --engine "
+                                "or MTENGINE at one",
+                                engine.string(), why));
   }
 }
 

@@ -74,6 +74,7 @@ int run_job_guard(int argc, char** argv) {
     if (done < 0 && errno == ECHILD) break;
   }
   signal_session(::getsid(0), SIGKILL, ::getpid());  // ranks left behind by the launcher
+  kill_descendants();  // and processes that left the session (setsid, daemons): we adopted them
   if (WIFSIGNALED(status)) {
     signal(WTERMSIG(status), SIG_DFL);
     ::raise(WTERMSIG(status));

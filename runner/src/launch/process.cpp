@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -28,19 +30,60 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Session id of `pid` from /proc/PID/stat, or -1. The command name may contain spaces and
-// parentheses, so fields are counted from the last ')'.
-int session_of(const std::string& pid) {
+// What /proc/PID/stat says of a process. The command name may contain spaces and parentheses, so
+// fields are counted from the last ')'.
+struct ProcStat {
+  char state = '?';
+  int ppid = -1;
+  int session = -1;
+};
+
+std::optional<ProcStat> read_stat(const std::string& pid) {
   std::ifstream in("/proc/" + pid + "/stat");
   std::string stat;
-  if (!std::getline(in, stat)) return -1;
+  if (!std::getline(in, stat)) return std::nullopt;
   auto close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
+  if (close == std::string::npos || close + 2 > stat.size()) return std::nullopt;
   std::istringstream fields(stat.substr(close + 2));
-  std::string state;
-  int ppid = 0, pgrp = 0, session = -1;
-  fields >> state >> ppid >> pgrp >> session;
-  return fields ? session : -1;
+  ProcStat result;
+  int pgrp = 0;
+  fields >> result.state >> result.ppid >> pgrp >> result.session;
+  if (!fields) return std::nullopt;
+  return result;
+}
+
+// Every process of /proc with its stat, by PID.
+std::map<int, ProcStat> all_processes() {
+  std::map<int, ProcStat> processes;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (auto stat = read_stat(name)) processes[std::stoi(name)] = *stat;
+  }
+  return processes;
+}
+
+// Live (not zombie) processes below `ancestor` in the process tree.
+std::vector<int> live_descendants(int ancestor) {
+  std::map<int, std::vector<int>> children;
+  const auto processes = all_processes();
+  for (const auto& [pid, stat] : processes) children[stat.ppid].push_back(pid);
+  std::vector<int> found, frontier = {ancestor};
+  while (!frontier.empty()) {
+    const int parent = frontier.back();
+    frontier.pop_back();
+    for (int child : children[parent]) {
+      if (processes.at(child).state != 'Z') found.push_back(child);
+      frontier.push_back(child);
+    }
+  }
+  return found;
+}
+
+void reap_exited_children() {
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
 }
 
 // Kills whatever is left in `session` and reaps what this process adopted, until nothing is left
@@ -87,14 +130,22 @@ void become_child_subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
 int signal_session(int session, int signal, int spare) {
   int count = 0;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const int pid = std::stoi(name);
-    if (pid != spare && session_of(name) == session && ::kill(pid, signal) == 0) ++count;
+  for (const auto& [pid, stat] : all_processes()) {
+    if (pid != spare && stat.session == session && ::kill(pid, signal) == 0) ++count;
   }
   return count;
+}
+
+void kill_descendants() {
+  const auto start = Clock::now();
+  while (true) {
+    reap_exited_children();
+    const auto left = live_descendants(::getpid());
+    if (left.empty() || seconds_since(start) > 5.0) break;  // bounded: one we cannot kill must not hang us
+    for (int pid : left) ::kill(pid, SIGKILL);
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  reap_exited_children();
 }
 
 ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* interrupt) {
@@ -146,8 +197,10 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   }
   outcome.duration_s = seconds_since(start);
   if (spec.running_pid) spec.running_pid->store(0);
-  // Ranks the launcher left behind (it crashed or was killed) must not outlive the trial.
+  // Ranks the launcher left behind (it crashed or was killed) must not outlive the trial, nor
+  // processes that left its session and were adopted here when the guard died.
   clear_session(child.id());
+  if (!spec.guard.empty()) kill_descendants();
 
   if ((timed_out || interrupted) && !spec.cleanup_argv.empty()) run_cleanup(spec);
   if (timed_out) {

@@ -42,6 +42,11 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
 // found, killed and reaped instead of running on.
 void become_child_subreaper();
 
+// SIGKILLs every live descendant of this process — adopted orphans too, whatever session they
+// made for themselves — and reaps them, repeating until none is left (bounded to a few seconds).
+// For a child subreaper once the job it ran is over.
+void kill_descendants();
+
 // Sends `signal` to every process whose session id is `session` except `spare` (e.g. the caller);
 // returns how many were signalled.
 int signal_session(int session, int signal, int spare = 0);

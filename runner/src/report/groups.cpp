@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "table_cell.h"
+
 namespace mt {
 
 std::string Group::label() const { return config.empty() ? study : study + " " + config; }
@@ -70,7 +72,7 @@ std::string trial_config(const ReportTrial& t) {
     if (axis == "strategy" || axis == "ranks") continue;
     config += fmt::format("{}{}={}", config.empty() ? "" : " ", axis, t.param(axis, "?"));
   }
-  return config;
+  return escape_control_characters(config);  // shown in lists, headings and charts, not only tables
 }
 
 std::string config_values(const std::string& config) {

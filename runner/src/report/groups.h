@@ -45,7 +45,8 @@ bool is_measurement(const std::string& metric);
 // else its workload.
 std::string trial_kind(const ReportTrial& trial);
 
-// The study's axes other than strategy and ranks with this trial's values, "gradient_sync_mode=every".
+// The study's axes other than strategy and ranks with this trial's values, "gradient_sync_mode=every",
+// control characters escaped (table_cell.h).
 std::string trial_config(const ReportTrial& trial);
 
 // "every" for "gradient_sync_mode=every": the values alone, where charts have little room.

@@ -1,6 +1,6 @@
 #pragma once
-// GitHub-flavoured markdown tables: a header row, an alignment row, and cells with '|' escaped so a
-// value can never break the table.
+// GitHub-flavoured markdown tables: a header row, an alignment row, and cells escaped so a value
+// can never break the table (table_cell.h).
 #include <string>
 #include <vector>
 

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "table_cell.h"
+
 namespace mt {
 
 std::string format_duration(double seconds) {
@@ -30,11 +32,11 @@ void Progress::draw_live_line() {
 }
 
 void Progress::trial_started(const std::string& label) {
-  current_ = label;
+  current_ = escape_control_characters(label);  // a parameter's newline must not break the line
   if (live_) {
     draw_live_line();
   } else {
-    fmt::print(out_, "[{}/{}] {} ... ", done_ + 1, total_, label);
+    fmt::print(out_, "[{}/{}] {} ... ", done_ + 1, total_, current_);
     out_.flush();
   }
 }
@@ -46,13 +48,14 @@ void Progress::trial_finished(const std::string& state, double seconds, const st
   if (!succeeded) ++failures_;
   if (live_) {
     if (!succeeded) {
-      fmt::print(out_, "\r\033[K{} {} after {:.1f} s: {}\n      log: {}\n", current_, state, seconds, detail, log_path);
+      fmt::print(out_, "\r\033[K{} {} after {:.1f} s: {}\n      log: {}\n", current_, state, seconds,
+                 escape_control_characters(detail), log_path);
     }
     current_.clear();
     draw_live_line();
     return;
   }
-  fmt::print(out_, "{} in {:.1f} s  {}\n", state, seconds, detail);
+  fmt::print(out_, "{} in {:.1f} s  {}\n", state, seconds, escape_control_characters(detail));
   if (!succeeded) fmt::print(out_, "      log: {}\n", log_path);
 }
 

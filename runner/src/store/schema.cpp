@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "runner_error.h"
+#include "store/schema_objects.h"
 
 namespace mt {
 
@@ -64,7 +65,13 @@ int checked_schema_version(Database& db, const std::filesystem::path& file, bool
                                      "mtrun or another --db",
                                      state.version, latest_schema_version()));
   }
+  if (state.version < 0) {
+    throw unusable(file, fmt::format("has schema version {}, which no mtrun writes; it is not a usable mtrun results "
+                                     "database",
+                                     state.version));
+  }
   if (state.version == 0 || state.mtrun_tables != 3) throw unusable(file, "is not an mtrun results database");
+  check_schema_objects(db, file, state.version);
   return state.version;
 }
 

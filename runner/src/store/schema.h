@@ -15,8 +15,9 @@ std::vector<std::string> schema_sections();
 int latest_schema_version();
 
 // The schema version of an mtrun database, read without writing. Throws RunnerError (usage) for a
-// file that is not an SQLite database, an SQLite database that is not mtrun's, and one written by
-// a newer mtrun. An empty database is version 0 when `empty_ok`, else refused as not mtrun's.
+// file that is not an SQLite database, an SQLite database that is not mtrun's, one written by a
+// newer mtrun, a negative version, and a damaged one (schema_objects.h). An empty database is
+// version 0 when `empty_ok`, else refused as not mtrun's.
 int checked_schema_version(Database& db, const std::filesystem::path& file, bool empty_ok);
 
 // Creates or migrates `db` to the latest version in one immediate transaction, so two runners

@@ -113,7 +113,11 @@ Database::Database(const std::filesystem::path& file, Mode mode) {
   sqlite3_busy_timeout(db_, 10000);
 }
 
-Database::~Database() { sqlite3_close(db_); }
+Database::~Database() {
+  sqlite3_close(db_);
+  std::error_code ec;
+  if (!private_dir_.empty()) std::filesystem::remove_all(private_dir_, ec);
+}
 
 void Database::exec(const std::string& sql) {
   char* error = nullptr;

@@ -80,9 +80,12 @@ class Database {
   int user_version();
   bool read_only();  // opened read-only, or the file is not writable
   sqlite3* handle() { return db_; }
+  // A private directory (a copy of the file) removed, with everything in it, once this closes.
+  void remove_on_close(const std::filesystem::path& directory) { private_dir_ = directory; }
 
  private:
   sqlite3* db_ = nullptr;
+  std::filesystem::path private_dir_;
 };
 
 // Commits on commit(), rolls back if destroyed before — so an exception never leaves half a write.

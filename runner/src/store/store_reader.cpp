@@ -6,6 +6,7 @@
 
 #include "runner_error.h"
 #include "store/schema.h"
+#include "store/wal_copy.h"
 
 namespace mt {
 
@@ -21,7 +22,13 @@ std::unique_ptr<Database> open_store_read_only(const std::filesystem::path& file
     // A WAL database whose index (-shm) cannot be created here: SQLite says it cannot open the
     // file, or that reading it would write.
     if (e.code() != SQLITE_CANTOPEN && e.code() != SQLITE_READONLY) throw;
-    db = std::make_unique<Database>(file, Database::Mode::Immutable);
+    // immutable=1 reads the main file alone: right only when the -wal is absent or empty.
+    db.reset();
+    if (inspect_wal(file) == WalFile::Frames) {
+      db = open_private_copy(file);
+    } else {
+      db = std::make_unique<Database>(file, Database::Mode::Immutable);
+    }
     checked_schema_version(*db, file, /*empty_ok=*/false);
   }
   return db;

@@ -1,0 +1,28 @@
+#pragma once
+// Runs a short helper program for what it prints (an engine's `--describe`), bounded in time and in
+// output, so a program that hangs or floods cannot hang or exhaust mtrun. It runs in a process
+// group of its own, which is killed whole when it overruns.
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mt {
+
+// The program ran past its time or output limit and was killed.
+struct CaptureOverrun : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct CaptureLimits {
+  double timeout_s = 30;
+  std::size_t max_bytes = 64u << 20;
+};
+
+// Standard output of `argv` (argv[0] looked up on PATH unless it has a '/'), with standard input
+// and error at /dev/null. Throws CaptureOverrun naming the program when it runs past the timeout or
+// prints more than max_bytes (it is killed); std::runtime_error when it cannot start or does not
+// exit 0.
+std::string capture_output(const std::vector<std::string>& argv, const CaptureLimits& limits);
+
+}  // namespace mt

@@ -1,0 +1,23 @@
+// Table cells that cannot break their table, whatever the value.
+#include <doctest/doctest.h>
+
+#include "report/markdown_table.h"
+#include "table_cell.h"
+#include "text_table.h"
+
+using namespace mt;
+
+TEST_CASE("control characters and pipes cannot break a table") {
+  CHECK(escape_control_characters("a\nb\r\tc\x1b[0m\x7f|") == "a\\nb\\r\\tc\\x1b[0m\\x7f|");
+  CHECK(markdown_cell("a|b\nc") == "a\\|b\\nc");
+  CHECK(markdown_cell("a\\|b") == "a\\\\\\|b");  // the backslash cannot escape the pipe's escape
+  CHECK(markdown_cell("") == " ");
+
+  TextTable text({"name", "n"});
+  text.add_row({"two\nlines", "1"});
+  CHECK(text.render() == "name        n\n----------  -\ntwo\\nlines  1\n");
+
+  MarkdownTable markdown({{"name"}, {"n", Align::Right}});
+  markdown.add_row({"x|y\r\n", "2"});
+  CHECK(markdown.render() == "| name | n |\n| :-- | --: |\n| x\\|y\\r\\n | 2 |\n");
+}

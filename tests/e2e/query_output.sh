@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# How much `mtrun query` holds: CSV and JSON stream every row, however many; a table holds at most
+# 10,000 rows, prints them and stops with exit 1, saying how to get the rest — so a query whose rows
+# never end cannot exhaust memory in any format. No engine is launched.
+source "$(dirname "$0")/lib.sh"
+export MTENGINE=/bin/true
+DB="$WORK/results/mtrun.sqlite"
+cat > "$WORK/exp.yaml" <<'YAML'
+name: rows
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: [echo, "value: 1"]
+YAML
+capture "$MTRUN" run "$WORK/exp.yaml" --db "$DB"
+expect_eq "$RC" 0 "first run"
+rows() { echo "with recursive r(i) as (select 1 union all select i + 1 from r where i < $1) select i, 'x' || i as name from r"; }
+LIMIT="mtrun: query stopped after 10000 rows, the most a table shows; use --csv or --json for every row, or LIMIT and OFFSET for a part"
+
+capture "$MTRUN" --db "$DB" query "$(rows 10000)"
+expect_eq "$RC" 0 "a table of 10,000 rows"
+expect_eq "$(wc -l <<<"$OUT")" 10002 "header, rule and 10,000 rows"
+set +e
+"$MTRUN" --db "$DB" query "$(rows 10001)" > "$WORK/table.out" 2> "$WORK/table.err"
+RC=$?
+set -e
+expect_eq "$RC" 1 "a table of more rows stops"
+expect_eq "$(cat "$WORK/table.err")" "$LIMIT" "table limit message"
+expect_eq "$(wc -l < "$WORK/table.out")" 10002 "the first 10,000 rows are printed"
+expect_eq "$(tail -n 1 "$WORK/table.out")" "10000  x10000" "the last row printed"
+RUNAWAY="with recursive r(i) as (select 1 union all select i + 1 from r) select i from r"
+capture "$MTRUN" --db "$DB" query --timeout 60 "$RUNAWAY"
+expect_eq "$RC" 1 "an endless table stops at the limit"
+expect_contains "$OUT" "$LIMIT" "endless table message"
+echo "PASS (table limit)"
+
+capture "$MTRUN" --db "$DB" query --csv "$(rows 20000)"
+expect_eq "$RC" 0 "CSV of 20,000 rows"
+expect_eq "$(wc -l <<<"$OUT")" 20001 "every CSV row"
+"$MTRUN" --db "$DB" query --json "$(rows 20000)" > "$WORK/rows.json"
+expect_eq "$(python3 -c 'import json, sys; rows = json.load(open(sys.argv[1])); print(len(rows), rows[-1])' "$WORK/rows.json")" \
+  "20000 {'i': 20000.0, 'name': 'x20000'}" "JSON of 20,000 rows"
+expect_eq "$("$MTRUN" --db "$DB" query --json "select 1 as a, null as b, 'two
+lines' as c union all select 2, 3, ''")" '[
+  {
+    "a": 1.0,
+    "b": null,
+    "c": "two\nlines"
+  },
+  {
+    "a": 2.0,
+    "b": 3.0,
+    "c": ""
+  }
+]' "JSON layout"
+expect_eq "$("$MTRUN" --db "$DB" query --json "select 1 where 0")" "[]" "JSON of no rows"
+echo "PASS (CSV and JSON stream)"

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/layout.h"
 #include "training/checkpoint/metadata.h"
 
@@ -107,4 +108,38 @@ TEST_CASE("metadata round-trips, and a newer format is refused clearly") {
   CHECK_THROWS_WITH(mt::read_metadata(root),
                     doctest::Contains("has checkpoint format version 2; this mtengine reads up to 1: use a newer mtengine"));
   fs::remove_all(root);
+}
+
+TEST_CASE("metadata fields are checked against each other and the directory, not just parsed") {
+  const auto parent = scratch("fields");
+  const auto root = parent / "step_00000012";
+  fs::create_directories(root);
+  mt::CheckpointMetadata m;
+  m.identity = {"ddp", 2, "fp32", "f00d"};
+  m.global_step = 12;
+  m.tokens_seen = 12288;
+  m.created_at = "2026-12-01T00:00:00Z";
+  m.files = {{"rank_00000.shard", 10, "ab"}, {"rank_00001.shard", 11, "cd"}};
+  const auto path = (root / layout::kMetadata).string();
+  auto refused = [&](const std::string& key, const nlohmann::json& value) {
+    auto doc = to_json(m);
+    doc[key] = value;
+    std::ofstream(root / layout::kMetadata) << doc.dump();
+    try {
+      mt::read_metadata(root);
+    } catch (const mt::CheckpointError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refused("format_version", -5) == "'" + path + "' is damaged: format_version -5 is not a whole number in [1, 1073741824]");
+  CHECK(refused("format_version", 1.9) == "'" + path + "' is damaged: format_version 1.9 is not a whole number in [1, 1073741824]");
+  CHECK(refused("world_size", 1e30) == "'" + path + "' is damaged: world_size 1e+30 is not a whole number in [1, 16777216]");
+  CHECK(refused("world_size", 1) == "'" + path + "' is damaged: it lists 2 shard(s) for world_size 1");
+  CHECK(refused("global_step", 6) == "'" + path + "' is damaged: global_step 6 in a directory of step 12");
+  CHECK(refused("files", nlohmann::json::array({{{"name", "rank_00001.shard"}, {"bytes", 1}, {"sha256", "x"}},
+                                                {{"name", "rank_00000.shard"}, {"bytes", 1}, {"sha256", "y"}}})) ==
+        "'" + path + "' is damaged: shard 0 is 'rank_00001.shard', expected 'rank_00000.shard'");
+  CHECK(refused("global_step", 12) == "accepted");
+  fs::remove_all(parent);
 }

@@ -37,6 +37,19 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
   try {
     in >> doc;
     CheckpointMetadata m;
+    // Whole numbers within their ranges, before anything is read as an int (1.9 would become 1,
+    // 10^30 a negative world size).
+    auto whole = [&](const char* key, double lowest, double highest) {
+      const auto& v = doc.at(key);
+      if (!v.is_number_integer() || v.get<double>() < lowest || v.get<double>() > highest)
+        throw CheckpointError(fmt::format("'{}' is damaged: {} {} is not a whole number in [{:.0f}, {:.0f}]",
+                                          path.string(), key, v.dump(), lowest, highest));
+      return v.get<int64_t>();
+    };
+    whole("format_version", 1, 1 << 30);
+    whole("world_size", 1, 1 << 24);
+    whole("global_step", 0, 1e15);
+    whole("tokens_seen", 0, 9e18);
     m.format_version = doc.at("format_version").get<int>();
     if (m.format_version > kCheckpointFormatVersion)
       throw CheckpointError(fmt::format("'{}' has checkpoint format version {}; this mtengine reads up to {}: "
@@ -47,6 +60,20 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
     m.tokens_seen = doc.at("tokens_seen");
     m.created_at = doc.at("created_at");
     for (const auto& f : doc.at("files")) m.files.push_back({f.at("name"), f.at("bytes"), f.at("sha256")});
+    // One shard per rank, named for it, and the directory named for its step: a world size or
+    // step edited on its own is caught here, not by a strategy that loads the wrong slices.
+    if (m.files.size() != static_cast<std::size_t>(m.identity.world_size))
+      throw CheckpointError(fmt::format("'{}' is damaged: it lists {} shard(s) for world_size {}", path.string(),
+                                        m.files.size(), m.identity.world_size));
+    for (int r = 0; r < m.identity.world_size; ++r)
+      if (m.files[static_cast<std::size_t>(r)].name != checkpoint_layout::shard_name(r))
+        throw CheckpointError(fmt::format("'{}' is damaged: shard {} is '{}', expected '{}'", path.string(), r,
+                                          m.files[static_cast<std::size_t>(r)].name,
+                                          checkpoint_layout::shard_name(r)));
+    const auto dir_step = checkpoint_layout::parse_step_name(step_dir.filename().string());
+    if (dir_step && *dir_step != m.global_step)
+      throw CheckpointError(fmt::format("'{}' is damaged: global_step {} in a directory of step {}", path.string(),
+                                        m.global_step, *dir_step));
     return m;
   } catch (const CheckpointError&) {
     throw;

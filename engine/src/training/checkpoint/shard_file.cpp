@@ -129,12 +129,25 @@ OpenShard open_shard(const std::filesystem::path& path) {
   if (version > kShardFormatVersion)
     throw CheckpointError(where + " has format version " + std::to_string(version) + "; this mtengine reads up to " +
                           std::to_string(kShardFormatVersion) + ": use a newer mtengine");
-  for (const auto& e : doc.at("tensors")) {
-    ShardEntry entry{e.at("name"), e.at("dtype"), e.at("shape").get<std::vector<int64_t>>(),
-                     e.at("offset").get<uint64_t>(), e.at("bytes").get<uint64_t>(), e.at("sha256")};
-    if (data_start + entry.offset + entry.bytes > file_bytes)
-      throw CheckpointError(where + " is truncated: tensor '" + entry.name + "' is cut off");
-    shard.entries.push_back(std::move(entry));
+  try {
+    for (const auto& e : doc.at("tensors")) {
+      ShardEntry entry{e.at("name"), e.at("dtype"), e.at("shape").get<std::vector<int64_t>>(),
+                       e.at("offset").get<uint64_t>(), e.at("bytes").get<uint64_t>(), e.at("sha256")};
+      // Every dimension non-negative and the element count bounded by the bytes the file holds,
+      // before any allocation: a forged shape is damage, not a request for 2^64 bytes.
+      uint64_t elements = 1;
+      for (int64_t dim : entry.shape) {
+        if (dim < 0 || (dim > 0 && elements > file_bytes / static_cast<uint64_t>(dim)))
+          throw CheckpointError(where + ": tensor '" + entry.name + "' has an impossible shape (damaged header)");
+        elements *= static_cast<uint64_t>(dim);
+      }
+      if (entry.offset > file_bytes || entry.bytes > file_bytes ||
+          data_start + entry.offset + entry.bytes > file_bytes)
+        throw CheckpointError(where + " is truncated: tensor '" + entry.name + "' is cut off");
+      shard.entries.push_back(std::move(entry));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError(where + ": damaged header: " + e.what());
   }
   shard.head.append(magic, sizeof(magic));
   shard.head.append(reinterpret_cast<const char*>(&header_bytes), sizeof(header_bytes));

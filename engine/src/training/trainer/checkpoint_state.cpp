@@ -1,5 +1,8 @@
 #include "training/trainer/checkpoint_state.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +65,35 @@ std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& o
   out.push_back({"rng/cpu", at::detail::getDefaultCPUGenerator().get_state()});
   if (!device.is_cpu()) out.push_back({"rng/" + device.str(), at::globalContext().defaultGenerator(device).get_state()});
   return out;
+}
+
+std::string restore_problem(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,
+                            int64_t metadata_step) {
+  for (auto& target : strategy.model_state()) {
+    auto it = tensors.find(target.name);
+    if (it == tensors.end()) return "checkpoint shard lacks " + target.name;
+    const auto& saved = it->second;
+    if (saved.sizes() != target.tensor.sizes())
+      return fmt::format("checkpoint's {} has shape {}, this model's is {}", target.name,
+                         fmt::join(saved.sizes(), "x"), fmt::join(target.tensor.sizes(), "x"));
+    if (saved.scalar_type() != target.tensor.scalar_type())
+      return fmt::format("checkpoint's {} is {}, this model's is {}", target.name,
+                         c10::toString(saved.scalar_type()), c10::toString(target.tensor.scalar_type()));
+  }
+  auto rng = tensors.find("rng/cpu");
+  const auto generator_state = at::detail::getDefaultCPUGenerator().get_state();
+  if (rng != tensors.end() && (rng->second.scalar_type() != generator_state.scalar_type() ||
+                               rng->second.numel() != generator_state.numel()))
+    return fmt::format("checkpoint's rng/cpu holds {} {} values, not a CPU generator's state ({} bytes)",
+                       rng->second.numel(), c10::toString(rng->second.scalar_type()), generator_state.numel());
+  auto step = tensors.find("train_state/global_step");
+  if (step == tensors.end()) return "checkpoint shard lacks train_state/global_step";
+  if (step->second.numel() != 1 || step->second.scalar_type() != torch::kLong)
+    return "checkpoint's train_state/global_step is not one integer";
+  if (step->second.item<int64_t>() != metadata_step)
+    return fmt::format("this rank's shard is at step {}, the checkpoint's metadata says {}",
+                       step->second.item<int64_t>(), metadata_step);
+  return "";
 }
 
 TrainPosition restore_rank(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,

@@ -39,6 +39,13 @@ std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& o
                                          const TrainPosition& position, double next_learning_rate,
                                          int64_t micro_batches_per_step, const torch::Device& device);
 
+// Why this rank's loaded tensors cannot be applied ("" when they can): a model tensor missing or
+// of another shape or dtype than the model's (a dtype edit would otherwise reinterpret the bytes),
+// or a train state at another step than the checkpoint's metadata. Local and collective-free, so
+// every rank can decide together before the first collective of the restore.
+std::string restore_problem(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,
+                            int64_t metadata_step);
+
 // Applies a rank's loaded tensors; collective (replicated state travels from rank 0). Throws
 // CheckpointError naming what is missing or does not fit.
 TrainPosition restore_rank(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,

@@ -148,7 +148,9 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   TrainPosition position;
   if (auto point = checkpointer.resume_point()) {
     const auto load_start = std::chrono::steady_clock::now();
-    position = restore_rank(checkpointer.load(*point), *strategy, optimizer, comm, runtime->device());
+    const auto tensors = checkpointer.load(*point);
+    all_ranks_or_none(control, restore_problem(tensors, *strategy, point->metadata.global_step));
+    position = restore_rank(tensors, *strategy, optimizer, comm, runtime->device());
     run.resumed_from_step = position.global_step;
     run.checkpoint_load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   }

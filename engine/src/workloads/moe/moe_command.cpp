@@ -79,12 +79,12 @@ class MoeWorkload final : public Workload {
     }
     // The expert's two Linear layers (8 d² floats) and, per token, its input, the 4d hidden
     // activation, its output and the exchange buffers both ways (about 12 d floats, top-k times).
-    const double per_rank = 4.0 * (8.0 * static_cast<double>(d) * d +
+    const double memory_per_rank = 4.0 * (8.0 * static_cast<double>(d) * d +
                                    12.0 * static_cast<double>(tokens) * d *
                                        std::max<int64_t>(1, config_.routing.top_k));
     const auto memory = comm.device_memory()
                             ? std::nullopt
-                            : host_memory_problem(static_cast<int64_t>(per_rank), control.local_size(),
+                            : host_memory_problem(static_cast<int64_t>(memory_per_rank), control.local_size(),
                                                   "moe with this --d-model and --tokens");
     if (control.max(memory ? 1.0 : 0.0) > 0)
       throw InputError(memory ? *memory : std::string("another host cannot hold this moe run"));

@@ -9,7 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MTENGINE=${1:-build/bin/mtengine}
 descriptions=()
-for workload in train comm moe tp groups; do
+# Every subcommand with an option table, as the engine lists them.
+for workload in $("$MTENGINE" describe | /usr/bin/python3 -c \
+    'import json, sys; print(" ".join(s["name"] for s in json.load(sys.stdin)["subcommands"] if s["options"]))'); do
   fixture="runner/tests/data/engine_${workload}_description.json"
   "$MTENGINE" "$workload" --describe >"$fixture.tmp"
   mv "$fixture.tmp" "$fixture"

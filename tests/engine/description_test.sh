@@ -8,7 +8,10 @@ MTENGINE="$MT_BUILD_DIR/bin/mtengine"
 export XDG_CACHE_HOME="$WORK/cache"
 
 DESCRIPTIONS=()
-for workload in train comm moe tp groups; do
+WORKLOADS=$("$MTENGINE" describe | python3 -c \
+  'import json, sys; print(" ".join(s["name"] for s in json.load(sys.stdin)["subcommands"] if s["options"]))')
+[ -n "$WORKLOADS" ] || fail "mtengine describe lists no workload with options"
+for workload in $WORKLOADS; do
   "$MTENGINE" "$workload" --describe >"$WORK/$workload.json" || fail "mtengine $workload --describe"
   fixture="runner/tests/data/engine_${workload}_description.json"
   python3 - "$WORK/$workload.json" "$MT_SOURCE_DIR/$fixture" "$workload" <<'PY' || fail "fixture drift"

@@ -232,3 +232,14 @@ CREATE TABLE attempt_files (
   content    BLOB NOT NULL,
   UNIQUE (attempt_id, name)
 );
+
+-- @version 6
+-- How a campaign ran and how its attempts' conditions are judged (docs/measurement.md). run_order is
+-- 'interleaved' (every configuration once per round, in matrix order) or 'shuffled' (each round
+-- permuted from seed); NULL for campaigns recorded before orders were (they ran interleaved).
+-- measurement is JSON: {"conditions": the verdict's thresholds, "repeat": {study: {min, max,
+-- target_ci_pct}}} for studies with adaptive repeats; NULL when not recorded.
+ALTER TABLE campaigns ADD COLUMN run_order TEXT;
+ALTER TABLE campaigns ADD COLUMN seed INTEGER;
+ALTER TABLE campaigns ADD COLUMN measurement TEXT;
+

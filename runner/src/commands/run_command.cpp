@@ -14,6 +14,7 @@
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
+#include "experiment/run_order.h"
 #include "launch/process.h"
 #include "store/trial_json.h"
 
@@ -40,7 +41,10 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   recover_stale_attempts(store, lease, out);
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
                              plan.source_revision, plan.plan_hash, launcher_to_json(plan.context.launcher),
-                             int(plan.trials.size()), utc_now()});
+                             int(plan.trials.size()), utc_now()},
+                            {plan.experiment.order,
+                             plan.experiment.order == kOrderShuffled ? std::optional(plan.experiment.seed) : std::nullopt,
+                             ""});
   PendingTrials to_run;
   std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;
@@ -63,8 +67,9 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   }
   if (registration) registration->commit();
   to_run.trial = [&plan, plan_index = std::move(plan_index)](std::size_t k) { return plan.trials[plan_index[k]]; };
-  fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run; engine {}\n", plan.experiment.name,
-             plan.campaign_id, plan.trials.size(), to_run.rows.size(), plan.context.engine.string());
+  fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run, order {}; engine {}\n", plan.experiment.name,
+             plan.campaign_id, plan.trials.size(), to_run.rows.size(),
+             order_text(plan.experiment.order, plan.experiment.seed), plan.context.engine.string());
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The experiment file as the user wrote it, after validation: studies with their defaults and
 // matrix axes, each value remembering where in the file it came from.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -96,6 +97,8 @@ struct Experiment {
   std::string description;
   std::filesystem::path file;  // absolute path of the YAML file
   LauncherConfig launcher;
+  std::string order = "interleaved";  // within a round: "interleaved" (matrix order) or "shuffled"
+  std::uint64_t seed = 0;             // of the shuffled order (experiment/run_order.h)
   std::vector<Study> studies;
 };
 

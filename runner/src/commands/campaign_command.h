@@ -12,11 +12,26 @@
 #include "store/lease.h"
 #include "store/store.h"
 
+namespace CLI {
+class App;
+}
+
 namespace mt {
 
-// Runs while `lease` is held, renewing it (LeaseKeeper).
+// How the campaign's measurements are taken and judged (docs/measurement.md).
+struct MeasurementSettings {
+  ConditionsThresholds conditions;
+  double wait_quiet_s = 0;  // --wait-quiet: before each trial, wait up to this long for a quiet machine
+  bool require_quiet = false;  // --require-quiet: refuse to start timing on a busy machine
+};
+
+// Runs while `lease` is held, renewing it (LeaseKeeper): first a look at the machine (a warning when
+// it is busy; with require_quiet, RunnerError kExitBusy), then `trials`.
 int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
                         const ProvenanceContext& provenance, const PendingTrials& trials,
-                        const std::filesystem::path& db, std::ostream& out);
+                        const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out);
+
+// --wait-quiet SECONDS and --require-quiet on run and rerun.
+void add_quiet_options(CLI::App& command, MeasurementSettings& settings);
 
 }  // namespace mt

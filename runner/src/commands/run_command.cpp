@@ -16,6 +16,8 @@
 #include "commands/experiment_plan.h"
 #include "experiment/run_order.h"
 #include "launch/process.h"
+#include "run/quiet_machine.h"
+#include "runner_error.h"
 #include "store/trial_json.h"
 
 namespace mt {
@@ -32,7 +34,13 @@ struct RunOptions {
   std::optional<std::filesystem::path> engine;
   bool force = false;
   ExpansionLimits limits;
+  MeasurementSettings measurement;
 };
+
+// What the campaign records about how it is measured: the thresholds.
+std::string measurement_json(const Experiment& experiment) {
+  return fmt::format("{{\"conditions\":{}}}", thresholds_to_json(experiment.conditions));
+}
 
 int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine, options.limits);
@@ -44,7 +52,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
                              int(plan.trials.size()), utc_now()},
                             {plan.experiment.order,
                              plan.experiment.order == kOrderShuffled ? std::optional(plan.experiment.seed) : std::nullopt,
-                             ""});
+                             measurement_json(plan.experiment)});
   PendingTrials to_run;
   std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;
@@ -73,15 +81,31 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }
-  return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, options.db, out);
+  MeasurementSettings measurement = options.measurement;
+  measurement.conditions = plan.experiment.conditions;
+  return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, measurement, options.db, out);
+}
+
+// The machine before any timing: a warning when busy, a refusal with --require-quiet.
+void look_at_machine(const MeasurementSettings& settings, std::ostream& out) {
+  QuietCheck check = check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_s : 0, &g_stop_requested);
+  if (!check.busy()) return;
+  if (settings.require_quiet) {
+    throw RunnerError(kExitBusy, fmt::format("the machine is busy ({}){}; not starting (--require-quiet)",
+                                             busy_reasons(check),
+                                             check.waited_s > 0 ? fmt::format(" after waiting {:.0f} s", check.waited_s) : ""));
+  }
+  fmt::print(out, "warning: the machine is busy: {}; timings may suffer{}\n", busy_reasons(check),
+             settings.wait_quiet_s > 0 ? " (--wait-quiet waits before each trial)" : "");
 }
 
 }  // namespace
 
 int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
                         const ProvenanceContext& provenance, const PendingTrials& trials,
-                        const std::filesystem::path& db, std::ostream& out) {
+                        const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out) {
   const std::string& campaign_id = lease.campaign_id();
+  if (!trials.rows.empty()) look_at_machine(settings, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
   run.campaign_id = campaign_id;
@@ -94,8 +118,18 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.running_launcher = &g_running_launcher;
   run.guard = mtrun_executable();
   run.provenance = provenance;
+  run.conditions = settings.conditions;
+  run.wait_quiet_s = settings.wait_quiet_s;
   CampaignResult result = run_trials(store, run, trials, out);
   return finish_campaign(store, campaign_id, result, db, out);
+}
+
+void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
+  command.add_option("--wait-quiet", settings.wait_quiet_s,
+                     "before each trial, wait up to SECONDS for a quiet machine (docs/measurement.md)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_flag("--require-quiet", settings.require_quiet,
+                   "refuse to start timing on a busy machine (exit 3); with --wait-quiet, after waiting");
 }
 
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id) {
@@ -109,6 +143,7 @@ CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_flag("--force", options->force, "re-run trials that already succeeded");
   cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
   add_max_trials_option(*cmd, options->limits);
+  add_quiet_options(*cmd, options->measurement);
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     become_child_subreaper();

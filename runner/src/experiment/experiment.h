@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiment/diagnostic.h"
+#include "experiment/measurement_rules.h"
 #include "experiment/trial.h"
 
 namespace mt {
@@ -99,6 +100,7 @@ struct Experiment {
   LauncherConfig launcher;
   std::string order = "interleaved";  // within a round: "interleaved" (matrix order) or "shuffled"
   std::uint64_t seed = 0;             // of the shuffled order (experiment/run_order.h)
+  ConditionsThresholds conditions;    // `conditions:` — when an attempt counts as disturbed
   std::vector<Study> studies;
 };
 

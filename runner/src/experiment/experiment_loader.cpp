@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "experiment/measurement_loader.h"
 #include "experiment/run_order.h"
 #include "experiment/study_loader.h"
 #include "experiment/yaml_reader.h"
@@ -14,7 +15,7 @@ namespace mt {
 namespace {
 
 const std::vector<std::string> kTopKeys = {"name",     "description", "repeat", "timeout_s", "launcher",
-                                           "studies", "order",       "seed"};
+                                           "studies", "order",       "seed",   "conditions"};
 const std::vector<std::string> kOrders = {kOrderInterleaved, kOrderShuffled};
 const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};
 const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
@@ -89,6 +90,7 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp) {
   if (root["description"]) exp.description = r.scalar(root["description"], "description").value_or("");
   StudyDefaults defaults;
   if (root["repeat"]) defaults.repeat = r.integer(root["repeat"], "repeat", 1).value_or(1);
+  if (root["conditions"]) read_conditions(r, root["conditions"], exp.conditions);
   if (root["timeout_s"]) defaults.timeout_s = r.number(root["timeout_s"], "timeout_s", 1).value_or(600);
   if (root["launcher"]) read_launcher(r, root["launcher"], exp.file.parent_path(), exp);
   read_order(r, root, exp);

@@ -16,6 +16,7 @@
 #include "commands/experiment_plan.h"
 #include "experiment/run_order.h"
 #include "launch/process.h"
+#include "run/adaptive_repeats.h"
 #include "run/quiet_machine.h"
 #include "runner_error.h"
 #include "store/trial_json.h"
@@ -37,9 +38,10 @@ struct RunOptions {
   MeasurementSettings measurement;
 };
 
-// What the campaign records about how it is measured: the thresholds.
+// What the campaign records about how it is measured: the thresholds and adaptive repeat policies.
 std::string measurement_json(const Experiment& experiment) {
-  return fmt::format("{{\"conditions\":{}}}", thresholds_to_json(experiment.conditions));
+  return fmt::format("{{\"conditions\":{},\"repeat\":{}}}", thresholds_to_json(experiment.conditions),
+                     repeat_policies_to_json(adaptive_studies(experiment)));
 }
 
 int run_experiment(const RunOptions& options, std::ostream& out) {
@@ -83,6 +85,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   }
   MeasurementSettings measurement = options.measurement;
   measurement.conditions = plan.experiment.conditions;
+  measurement.adaptive = adaptive_studies(plan.experiment);
   return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, measurement, options.db, out);
 }
 
@@ -105,7 +108,8 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                         const ProvenanceContext& provenance, const PendingTrials& trials,
                         const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out) {
   const std::string& campaign_id = lease.campaign_id();
-  if (!trials.rows.empty()) look_at_machine(settings, out);
+  const bool adaptive_due = !settings.adaptive.empty();
+  if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
   run.campaign_id = campaign_id;
@@ -121,6 +125,18 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.conditions = settings.conditions;
   run.wait_quiet_s = settings.wait_quiet_s;
   CampaignResult result = run_trials(store, run, trials, out);
+  // Adaptive rounds, one at a time, while the campaign runs cleanly and a configuration needs one.
+  while (adaptive_due && !result.stopped && !result.lease_lost) {
+    PendingTrials round = next_adaptive_round(store, campaign_id, settings.adaptive, out);
+    if (round.rows.empty()) break;
+    CampaignResult more = run_trials(store, run, round, out);
+    result.ran += more.ran;
+    result.failed += more.failed;
+    result.disturbed += more.disturbed;
+    result.not_run += more.not_run;
+    result.stopped = more.stopped;
+    result.lease_lost = more.lease_lost;
+  }
   return finish_campaign(store, campaign_id, result, db, out);
 }
 

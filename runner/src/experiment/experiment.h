@@ -65,7 +65,8 @@ struct StageSpec {
 struct Study {
   std::string name;
   std::string workload;
-  int repeat = 1;
+  int repeat = 1;  // rounds in the plan: repeat_policy.min
+  RepeatPolicy repeat_policy;
   double timeout_s = 600;
   std::vector<Setting> defaults;  // in file order
   std::vector<Axis> axes;         // in file order; the first axis varies slowest

@@ -89,7 +89,12 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp) {
   }
   if (root["description"]) exp.description = r.scalar(root["description"], "description").value_or("");
   StudyDefaults defaults;
-  if (root["repeat"]) defaults.repeat = r.integer(root["repeat"], "repeat", 1).value_or(1);
+  if (root["repeat"]) {
+    if (auto policy = read_repeat(r, root["repeat"])) {
+      defaults.repeat_policy = *policy;
+      defaults.repeat = policy->min;
+    }
+  }
   if (root["conditions"]) read_conditions(r, root["conditions"], exp.conditions);
   if (root["timeout_s"]) defaults.timeout_s = r.number(root["timeout_s"], "timeout_s", 1).value_or(600);
   if (root["launcher"]) read_launcher(r, root["launcher"], exp.file.parent_path(), exp);

@@ -499,6 +499,14 @@ Expansion expand_experiment(const Experiment& experiment, const ExpansionLimits&
   return result;
 }
 
+Trial with_repeat(Trial trial, int repeat) {
+  // A group key is the hex of the hash state its identities continue from (IdentityText).
+  const std::uint64_t state = std::strtoull(trial.group_key.c_str(), nullptr, 16);
+  trial.repeat_index = repeat;
+  trial.identity = IdentityText::identity(state, repeat);
+  return trial;
+}
+
 std::string plan_hash(const TrialList& trials) {
   std::string text;
   for (std::size_t i = 0; i < trials.size(); ++i) text += trials.identity(i) + '\n';

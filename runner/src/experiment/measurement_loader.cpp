@@ -8,6 +8,7 @@ namespace {
 const std::vector<std::string> kConditionKeys = {"max_foreign_cpu_pct", "max_steal_pct",      "max_calibration_drop_pct",
                                                  "max_cpu_pressure_pct", "bimodal_step_ratio", "sample_interval_s",
                                                  "keep_disturbed"};
+const std::vector<std::string> kRepeatKeys = {"min", "max", "target_ci_pct"};
 
 void read_number(YamlReader& r, const YAML::Node& node, const char* key, double minimum, double& out) {
   if (!node[key]) return;
@@ -35,6 +36,38 @@ void read_conditions(YamlReader& r, const YAML::Node& node, ConditionsThresholds
       out.keep_disturbed = *text == "true";
     }
   }
+}
+
+std::optional<RepeatPolicy> read_repeat(YamlReader& r, const YAML::Node& node) {
+  if (!node.IsMap()) {
+    auto n = r.integer(node, "repeat", 1);
+    if (!n) return std::nullopt;
+    return RepeatPolicy{*n, *n, std::nullopt};
+  }
+  if (!r.check_map(node, "repeat", kRepeatKeys)) return std::nullopt;
+  bool complete = true;
+  for (const auto& key : kRepeatKeys) {
+    if (!node[key]) {
+      r.error(pos_of(node), fmt::format("repeat needs '{}' (repeat: {{min: 3, max: 20, target_ci_pct: 2}}, or a "
+                                        "number of repeats)",
+                                        key));
+      complete = false;
+    }
+  }
+  if (!complete) return std::nullopt;
+  auto min = r.integer(node["min"], "repeat min", 2);
+  auto max = r.integer(node["max"], "repeat max", 2);
+  auto target = r.number(node["target_ci_pct"], "repeat target_ci_pct", 0);
+  if (!min || !max || !target) return std::nullopt;
+  if (*max < *min) {
+    r.error(pos_of(node["max"]), fmt::format("repeat max ({}) is below min ({})", *max, *min));
+    return std::nullopt;
+  }
+  if (*target <= 0) {
+    r.error(pos_of(node["target_ci_pct"]), "repeat target_ci_pct must be above 0");
+    return std::nullopt;
+  }
+  return RepeatPolicy{*min, *max, *target};
 }
 
 }  // namespace mt

@@ -1,6 +1,7 @@
 #pragma once
 // The rules an experiment sets for judging its measurements (docs/measurement.md): when an attempt's
-// machine counts as disturbed. Plain values, shared by the loader, the runner and reports.
+// machine counts as disturbed, and how many repeats a configuration gets. Plain values, shared by
+// the loader, the runner and reports.
 #include <optional>
 #include <string>
 
@@ -15,6 +16,15 @@ struct ConditionsThresholds {
   double bimodal_step_ratio = 1.5;       // per-step times split into two levels this far apart
   double sample_interval_s = 0.5;        // how often the sampler reads the machine during a job
   bool keep_disturbed = false;           // reports average disturbed attempts in anyway
+};
+
+// `repeat: N` is min = max = N; `repeat: {min, max, target_ci_pct}` keeps adding rounds after `min`
+// while the primary metric's 95 % confidence interval is wider than ±target_ci_pct % of its mean.
+struct RepeatPolicy {
+  int min = 1;
+  int max = 1;
+  std::optional<double> target_ci_pct;
+  bool adaptive() const { return target_ci_pct.has_value() && max > min; }
 };
 
 // The thresholds as a JSON object (stored with the campaign) and back; missing keys keep defaults.

@@ -15,20 +15,21 @@ namespace {
 // Disturbed attempts named one by one up to this many; beyond it the report counts them.
 constexpr std::size_t kNamedDisturbances = 10;
 
-std::string trial_name(const ReportTrial& t) {
-  const std::string config = trial_config(t);
-  std::string name = t.study;
-  if (!t.strategy.empty()) name += " " + t.strategy;
+// "study ddp ×2 sync=every": the strategy with its ranks where there is one, then the other axes.
+std::string configuration_name(const std::string& study, const std::string& strategy, int ranks,
+                               const std::string& config) {
+  std::string name = study;
+  if (!strategy.empty()) name += fmt::format(" {} ×{}", strategy, ranks);
+  if (strategy.empty() && ranks > 1) name += fmt::format(" ×{}", ranks);
   if (!config.empty()) name += " " + config;
-  return fmt::format("{} rep {}", name, t.repeat_index);
-}
-
-std::string group_name(const Group& g) {
-  std::string name = g.study;
-  if (!g.strategy.empty()) name += " " + g.strategy;
-  if (!g.config.empty()) name += " " + g.config;
   return name;
 }
+
+std::string trial_name(const ReportTrial& t) {
+  return fmt::format("{} rep {}", configuration_name(t.study, t.strategy, t.ranks, trial_config(t)), t.repeat_index);
+}
+
+std::string group_name(const Group& g) { return configuration_name(g.study, g.strategy, g.ranks, g.config); }
 
 std::string decision_text(const ConfigurationRounds& c) {
   const std::string ci = c.status.ci_pct ? fmt::format("±{:.1f} %", *c.status.ci_pct) : "no interval";

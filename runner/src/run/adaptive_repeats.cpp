@@ -1,5 +1,6 @@
 #include "run/adaptive_repeats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/matrix.h"
+#include "experiment/run_order.h"
 #include "run/campaign_runner.h"
 #include "stats.h"
 #include "store/campaign_measurement.h"
@@ -140,23 +142,32 @@ std::vector<ConfigurationRounds> adaptive_status(Database& db, const std::string
 
 PendingTrials next_adaptive_round(Store& store, const std::string& campaign_id,
                                   const std::map<std::string, RepeatPolicy>& policies, std::ostream& out) {
-  PendingTrials next;
-  auto trials = std::make_shared<std::vector<Trial>>();
-  auto ordinal = store.db().prepare("SELECT coalesce(max(ordinal), -1) + 1 FROM trials WHERE campaign_id = ?");
-  ordinal.bind(1, campaign_id);
-  ordinal.step();
-  int position = int(ordinal.integer(0));
+  std::vector<Trial> round;
   for (const auto& c : adaptive_status(store.db(), campaign_id, policies)) {
     if (c.status.decision != RoundDecision::More) continue;
-    Trial t = with_repeat(store.trial_spec(c.first_row), c.status.rounds);
-    next.rows.push_back(store.add_trial_if_new(campaign_id, t, position++));
     fmt::print(out, "adaptive repeats: round {} of {} ({}: {}, target ±{} %)\n", c.status.rounds + 1, c.label,
                c.metric,
                c.status.ci_pct ? fmt::format("95 % CI ±{:.1f} %", *c.status.ci_pct)
                                : fmt::format("{} quiet value(s)", c.status.counted),
                policies.at(c.study).target_ci_pct.value_or(0));
-    trials->push_back(std::move(t));
+    round.push_back(with_repeat(store.trial_spec(c.first_row), c.status.rounds));
   }
+  // A shuffled campaign shuffles its added rounds too, each from the seed and its repeat index.
+  const CampaignMeasurement how = read_campaign_measurement(store.db(), campaign_id);
+  if (how.run_order == kOrderShuffled && how.seed && !round.empty()) {
+    int repeat = 0;
+    for (const auto& t : round) repeat = std::max(repeat, t.repeat_index);
+    std::vector<Trial> shuffled;
+    for (std::uint64_t k : shuffled_round(round.size(), *how.seed, repeat)) shuffled.push_back(round[k]);
+    round = std::move(shuffled);
+  }
+  auto ordinal = store.db().prepare("SELECT coalesce(max(ordinal), -1) + 1 FROM trials WHERE campaign_id = ?");
+  ordinal.bind(1, campaign_id);
+  ordinal.step();
+  int position = int(ordinal.integer(0));
+  PendingTrials next;
+  for (const auto& t : round) next.rows.push_back(store.add_trial_if_new(campaign_id, t, position++));
+  auto trials = std::make_shared<std::vector<Trial>>(std::move(round));
   next.trial = [trials](std::size_t i) { return (*trials)[i]; };
   return next;
 }

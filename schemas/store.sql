@@ -232,3 +232,51 @@ CREATE TABLE attempt_files (
   content    BLOB NOT NULL,
   UNIQUE (attempt_id, name)
 );
+
+-- @version 6
+-- How a campaign ran and how its attempts' conditions are judged (docs/measurement.md). run_order is
+-- 'interleaved' (every configuration once per round, in matrix order) or 'shuffled' (each round
+-- permuted from seed); NULL for campaigns recorded before orders were (they ran interleaved).
+-- measurement is JSON: {"conditions": the verdict's thresholds, "repeat": {study: {min, max,
+-- target_ci_pct}}} for studies with adaptive repeats; NULL when not recorded.
+ALTER TABLE campaigns ADD COLUMN run_order TEXT;
+ALTER TABLE campaigns ADD COLUMN seed INTEGER;
+ALTER TABLE campaigns ADD COLUMN measurement TEXT;
+
+-- The machine while an attempt's job ran: read before, during (sampled) and after the job, without
+-- privileges, from /proc and /sys. CPU times are seconds over the job's window; foreign_cpu_pct is
+-- what processes other than the job and mtrun used, in % of one core. NULL: not readable here.
+CREATE TABLE attempt_conditions (
+  attempt_id            INTEGER PRIMARY KEY REFERENCES attempts(id),
+  wall_s                REAL NOT NULL,       -- the job's window, launch to the end of its wait
+  cpus                  INTEGER NOT NULL,    -- logical CPUs (/proc/stat)
+  busy_cpu_s            REAL NOT NULL,       -- CPU time everything used (/proc/stat, steal excluded)
+  job_cpu_s             REAL NOT NULL,       -- the job's processes (getrusage RUSAGE_CHILDREN)
+  runner_cpu_s          REAL NOT NULL,       -- mtrun itself, its sampler included (RUSAGE_SELF)
+  foreign_cpu_pct       REAL NOT NULL,       -- (busy − job − runner) ÷ wall, in % of one core
+  steal_pct             REAL,                -- time the hypervisor took, in % of all CPUs' time
+  context_switches      INTEGER,             -- machine-wide, in the window
+  load1_before          REAL,                -- 1-minute load average
+  load1_after           REAL,
+  load1_max             REAL,                -- the largest sampled
+  cpu_mhz_min           REAL,                -- mean clock over CPUs, smallest and largest sampled
+  cpu_mhz_max           REAL,
+  cpu_pressure_pct      REAL,                -- /proc/pressure/cpu "some": share of the window a task waited for a CPU
+  memory_pressure_pct   REAL,                -- /proc/pressure/memory "some"
+  mem_available_mib_min REAL,                -- smallest MemAvailable sampled
+  calibration_gflops    REAL,                -- the engine's SGEMM calibration, GFLOP/s per thread, when it ran one
+  samples               TEXT NOT NULL,       -- JSON array: {t, load1, cpu_mhz, mem_available_mib} every sample
+  verdict               TEXT NOT NULL CHECK (verdict IN ('quiet', 'disturbed')),
+  reasons               TEXT NOT NULL        -- JSON array of reasons in words; [] when quiet
+);
+
+-- Every attempt's conditions and verdict with its trial.
+CREATE VIEW conditions AS
+SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index, a.attempt, a.state,
+       ac.verdict, ac.reasons, ac.wall_s, ac.cpus, ac.busy_cpu_s, ac.job_cpu_s, ac.runner_cpu_s,
+       ac.foreign_cpu_pct, ac.steal_pct, ac.context_switches, ac.load1_before, ac.load1_after, ac.load1_max,
+       ac.cpu_mhz_min, ac.cpu_mhz_max, ac.cpu_pressure_pct, ac.memory_pressure_pct, ac.mem_available_mib_min,
+       ac.calibration_gflops, ac.attempt_id
+FROM attempt_conditions ac
+JOIN attempts a ON a.id = ac.attempt_id
+JOIN trials t ON t.id = a.trial_id;

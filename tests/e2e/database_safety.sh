@@ -42,7 +42,7 @@ expect_eq "$RC$OUT" "0n
 2" "one statement and a comment"
 capture "$MTRUN" --db "$DB" query --csv "pragma user_version"
 expect_eq "$OUT" "user_version
-5" "reading pragma"
+6" "reading pragma"
 
 RUNAWAY="with recursive r(i) as (select 1 union all select i + 1 from r) select count(*) from r"
 capture "$MTRUN" --db "$DB" query --timeout 0.5 "$RUNAWAY"
@@ -64,7 +64,7 @@ BEFORE=$(sha256sum < "$WORK/newer.sqlite")
 for cmd in "status" "query select(1)" "report" "rerun --failed" "run $WORK/exp.yaml" "compare a b"; do
   capture "$MTRUN" --db "$WORK/newer.sqlite" $cmd
   expect_eq "$RC" 2 "$cmd on a newer database"
-  expect_contains "$OUT" "has schema version 99, newer than this mtrun understands (5)" "$cmd message"
+  expect_contains "$OUT" "has schema version 99, newer than this mtrun understands (6)" "$cmd message"
 done
 capture "$MTRUN" --db "$WORK/newer.sqlite" doctor
 expect_eq "$RC" 2 "doctor on a newer database"

@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/commands.h"
+#include "run/quiet_machine.h"
 #include "runner_error.h"
 #include "store/store.h"
 #include "store/store_reader.h"
@@ -70,6 +71,15 @@ std::optional<std::string> first_line_of(const std::vector<std::string>& argv) {
   return first;
 }
 
+// The machine measured for a moment with the default thresholds: a warning, not a failure — a busy
+// machine runs experiments, it only times them badly.
+Check load_check() {
+  const QuietCheck check = check_quiet(ConditionsThresholds{});
+  if (!check.measured) return {"load", false, "/proc/stat is not readable: conditions cannot be recorded", false};
+  if (check.busy()) return {"load", false, busy_reasons(check), false};
+  return {"load", true, fmt::format("quiet over {:.1f} s", kQuietProbeSeconds), false};
+}
+
 std::vector<Check> run_checks(const GlobalOptions& global) {
   std::vector<Check> checks;
   auto mpirun = first_line_of({"mpirun", "--version"});
@@ -94,6 +104,7 @@ std::vector<Check> run_checks(const GlobalOptions& global) {
                                                std::max(1u, std::thread::hardware_concurrency())),
                     false});
   checks.push_back({"user", true, ::geteuid() == 0 ? "root (mpirun gets --allow-run-as-root)" : "not root", false});
+  checks.push_back(load_check());
   return checks;
 }
 

@@ -8,6 +8,7 @@
 
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
+#include "experiment/run_order.h"
 #include "launch/stage_command.h"
 #include "table_cell.h"
 
@@ -37,6 +38,7 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   }
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
+  fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
   return 0;
 }
 

@@ -22,6 +22,7 @@ struct ReportCommandOptions {
   std::optional<std::string> experiment;  // every campaign of it
   std::optional<std::filesystem::path> output;
   bool allow_mixed = false;
+  bool keep_disturbed = false;
 };
 
 int run_report(const ReportCommandOptions& options, std::ostream& out) {
@@ -35,6 +36,7 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   ReportData data = load_report_data(*db, campaigns);
   ReportOptions report_options;
   report_options.allow_mixed = options.allow_mixed;
+  report_options.keep_disturbed = options.keep_disturbed;
   if (options.output) report_options.plot_dir = options.output->stem().string();
   RenderedReport report = render_report(data, report_options);
   if (!options.output) {
@@ -77,6 +79,8 @@ CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global
       cmd->add_option("--experiment", options->experiment, "every campaign of this experiment, repeats pooled");
   campaign->excludes(experiment);
   cmd->add_option("-o,--output", options->output, "write the report here (plots go to a folder beside it)");
+  cmd->add_flag("--keep-disturbed", options->keep_disturbed,
+                "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
   cmd->add_flag("--allow-mixed", options->allow_mixed,
                 "report results from different revisions or images together (tables say so)");
   return [options, &global](std::ostream& out) {

@@ -8,9 +8,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
 
 #include "run/campaign_runner.h"
 #include "store/campaign_lookup.h"
+#include "store/campaign_measurement.h"
 #include "commands/campaign_selection.h"
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
@@ -28,6 +30,7 @@ struct RerunOptions {
   bool failed = false;
   std::optional<std::string> campaign;
   std::optional<std::filesystem::path> engine;
+  MeasurementSettings measurement;
 };
 
 int rerun_failed(const RerunOptions& options, std::ostream& out) {
@@ -53,8 +56,15 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
   const auto experiment_dir = std::filesystem::path(campaign.experiment_file).parent_path();
   LaunchContext context = local_launch_context(launcher_from_json(campaign.launcher), options.engine, experiment_dir);
   load_engine_workloads(context.engine);  // how the stored trials' parameters become engine flags
+  // Judged by the rules the campaign was run with; adaptive rounds are `run`'s to add.
+  MeasurementSettings measurement = options.measurement;
+  const CampaignMeasurement recorded = read_campaign_measurement(store.db(), campaign.id);
+  if (!recorded.measurement.empty()) {
+    const auto j = nlohmann::json::parse(recorded.measurement, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("conditions")) measurement.conditions = thresholds_from_json(j["conditions"].dump());
+  }
   return run_campaign_trials(store, lease, context, capture_provenance_context(experiment_dir, context.engine),
-                             to_run, options.db, out);
+                             to_run, measurement, options.db, out);
 }
 
 }  // namespace
@@ -65,6 +75,7 @@ CommandRunner register_rerun_command(CLI::App& app, const GlobalOptions& global)
   cmd->add_flag("--failed", options->failed, "select trials whose latest attempt did not succeed")->required();
   cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the latest)");
   cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
+  add_quiet_options(*cmd, options->measurement);
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     become_child_subreaper();

@@ -14,7 +14,11 @@
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
+#include "experiment/run_order.h"
 #include "launch/process.h"
+#include "run/adaptive_repeats.h"
+#include "run/quiet_machine.h"
+#include "runner_error.h"
 #include "store/trial_json.h"
 
 namespace mt {
@@ -31,7 +35,14 @@ struct RunOptions {
   std::optional<std::filesystem::path> engine;
   bool force = false;
   ExpansionLimits limits;
+  MeasurementSettings measurement;
 };
+
+// What the campaign records about how it is measured: the thresholds and adaptive repeat policies.
+std::string measurement_json(const Experiment& experiment) {
+  return fmt::format("{{\"conditions\":{},\"repeat\":{}}}", thresholds_to_json(experiment.conditions),
+                     repeat_policies_to_json(adaptive_studies(experiment)));
+}
 
 int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine, options.limits);
@@ -40,7 +51,10 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   recover_stale_attempts(store, lease, out);
   store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
                              plan.source_revision, plan.plan_hash, launcher_to_json(plan.context.launcher),
-                             int(plan.trials.size()), utc_now()});
+                             int(plan.trials.size()), utc_now()},
+                            {plan.experiment.order,
+                             plan.experiment.order == kOrderShuffled ? std::optional(plan.experiment.seed) : std::nullopt,
+                             measurement_json(plan.experiment)});
   PendingTrials to_run;
   std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;
@@ -63,20 +77,39 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   }
   if (registration) registration->commit();
   to_run.trial = [&plan, plan_index = std::move(plan_index)](std::size_t k) { return plan.trials[plan_index[k]]; };
-  fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run; engine {}\n", plan.experiment.name,
-             plan.campaign_id, plan.trials.size(), to_run.rows.size(), plan.context.engine.string());
+  fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run, order {}; engine {}\n", plan.experiment.name,
+             plan.campaign_id, plan.trials.size(), to_run.rows.size(),
+             order_text(plan.experiment.order, plan.experiment.seed), plan.context.engine.string());
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }
-  return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, options.db, out);
+  MeasurementSettings measurement = options.measurement;
+  measurement.conditions = plan.experiment.conditions;
+  measurement.adaptive = adaptive_studies(plan.experiment);
+  return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, measurement, options.db, out);
+}
+
+// The machine before any timing: a warning when busy, a refusal with --require-quiet.
+void look_at_machine(const MeasurementSettings& settings, std::ostream& out) {
+  QuietCheck check = check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_s : 0, &g_stop_requested);
+  if (!check.busy()) return;
+  if (settings.require_quiet) {
+    throw RunnerError(kExitBusy, fmt::format("the machine is busy ({}){}; not starting (--require-quiet)",
+                                             busy_reasons(check),
+                                             check.waited_s > 0 ? fmt::format(" after waiting {:.0f} s", check.waited_s) : ""));
+  }
+  fmt::print(out, "warning: the machine is busy: {}; timings may suffer{}\n", busy_reasons(check),
+             settings.wait_quiet_s > 0 ? " (--wait-quiet waits before each trial)" : "");
 }
 
 }  // namespace
 
 int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
                         const ProvenanceContext& provenance, const PendingTrials& trials,
-                        const std::filesystem::path& db, std::ostream& out) {
+                        const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out) {
   const std::string& campaign_id = lease.campaign_id();
+  const bool adaptive_due = !settings.adaptive.empty();
+  if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
   run.campaign_id = campaign_id;
@@ -89,8 +122,30 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.running_launcher = &g_running_launcher;
   run.guard = mtrun_executable();
   run.provenance = provenance;
+  run.conditions = settings.conditions;
+  run.wait_quiet_s = settings.wait_quiet_s;
   CampaignResult result = run_trials(store, run, trials, out);
+  // Adaptive rounds, one at a time, while the campaign runs cleanly and a configuration needs one.
+  while (adaptive_due && !result.stopped && !result.lease_lost) {
+    PendingTrials round = next_adaptive_round(store, campaign_id, settings.adaptive, out);
+    if (round.rows.empty()) break;
+    CampaignResult more = run_trials(store, run, round, out);
+    result.ran += more.ran;
+    result.failed += more.failed;
+    result.disturbed += more.disturbed;
+    result.not_run += more.not_run;
+    result.stopped = more.stopped;
+    result.lease_lost = more.lease_lost;
+  }
   return finish_campaign(store, campaign_id, result, db, out);
+}
+
+void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
+  command.add_option("--wait-quiet", settings.wait_quiet_s,
+                     "before each trial, wait up to SECONDS for a quiet machine (docs/measurement.md)")
+      ->check(CLI::NonNegativeNumber);
+  command.add_flag("--require-quiet", settings.require_quiet,
+                   "refuse to start timing on a busy machine (exit 3); with --wait-quiet, after waiting");
 }
 
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id) {
@@ -104,6 +159,7 @@ CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global) {
   cmd->add_flag("--force", options->force, "re-run trials that already succeeded");
   cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
   add_max_trials_option(*cmd, options->limits);
+  add_quiet_options(*cmd, options->measurement);
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     become_child_subreaper();

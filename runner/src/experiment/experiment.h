@@ -1,12 +1,14 @@
 #pragma once
 // The experiment file as the user wrote it, after validation: studies with their defaults and
 // matrix axes, each value remembering where in the file it came from.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "experiment/diagnostic.h"
+#include "experiment/measurement_rules.h"
 #include "experiment/trial.h"
 
 namespace mt {
@@ -63,7 +65,8 @@ struct StageSpec {
 struct Study {
   std::string name;
   std::string workload;
-  int repeat = 1;
+  int repeat = 1;  // rounds in the plan: repeat_policy.min
+  RepeatPolicy repeat_policy;
   double timeout_s = 600;
   std::vector<Setting> defaults;  // in file order
   std::vector<Axis> axes;         // in file order; the first axis varies slowest
@@ -96,6 +99,9 @@ struct Experiment {
   std::string description;
   std::filesystem::path file;  // absolute path of the YAML file
   LauncherConfig launcher;
+  std::string order = "interleaved";  // within a round: "interleaved" (matrix order) or "shuffled"
+  std::uint64_t seed = 0;             // of the shuffled order (experiment/run_order.h)
+  ConditionsThresholds conditions;    // `conditions:` — when an attempt counts as disturbed
   std::vector<Study> studies;
 };
 

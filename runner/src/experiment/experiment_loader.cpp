@@ -6,13 +6,17 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "experiment/measurement_loader.h"
+#include "experiment/run_order.h"
 #include "experiment/study_loader.h"
 #include "experiment/yaml_reader.h"
 
 namespace mt {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name", "description", "repeat", "timeout_s", "launcher", "studies"};
+const std::vector<std::string> kTopKeys = {"name",     "description", "repeat", "timeout_s", "launcher",
+                                           "studies", "order",       "seed",   "conditions"};
+const std::vector<std::string> kOrders = {kOrderInterleaved, kOrderShuffled};
 const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};
 const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
 const std::vector<std::string> kSlurmModes = {"srun", "sbatch"};
@@ -51,6 +55,28 @@ void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem:
   }
 }
 
+// `order: interleaved|shuffled` and the `seed` a shuffled order needs (and only it uses).
+void read_order(YamlReader& r, const YAML::Node& root, Experiment& exp) {
+  if (root["order"]) {
+    if (auto order = r.scalar(root["order"], "order")) {
+      if (std::find(kOrders.begin(), kOrders.end(), *order) == kOrders.end()) {
+        std::string hint = did_you_mean(*order, kOrders);
+        r.error(pos_of(root["order"]),
+                fmt::format("unknown order '{}'{}", *order, hint.empty() ? " (interleaved or shuffled)" : hint));
+      }
+      exp.order = *order;
+    }
+  }
+  if (root["seed"]) {
+    if (auto seed = r.integer(root["seed"], "seed", 0)) exp.seed = std::uint64_t(*seed);
+    if (exp.order != kOrderShuffled) {
+      r.error(pos_of(root["seed"]), "seed applies only to order: shuffled");
+    }
+  } else if (root["order"] && exp.order == kOrderShuffled) {
+    r.error(pos_of(root["order"]), "order: shuffled needs a 'seed' (an integer), so the order can be run again");
+  }
+}
+
 void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp) {
   if (!r.check_map(root, "the experiment", kTopKeys)) return;
   if (!root["name"]) {
@@ -63,9 +89,16 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp) {
   }
   if (root["description"]) exp.description = r.scalar(root["description"], "description").value_or("");
   StudyDefaults defaults;
-  if (root["repeat"]) defaults.repeat = r.integer(root["repeat"], "repeat", 1).value_or(1);
+  if (root["repeat"]) {
+    if (auto policy = read_repeat(r, root["repeat"])) {
+      defaults.repeat_policy = *policy;
+      defaults.repeat = policy->min;
+    }
+  }
+  if (root["conditions"]) read_conditions(r, root["conditions"], exp.conditions);
   if (root["timeout_s"]) defaults.timeout_s = r.number(root["timeout_s"], "timeout_s", 1).value_or(600);
   if (root["launcher"]) read_launcher(r, root["launcher"], exp.file.parent_path(), exp);
+  read_order(r, root, exp);
   const YAML::Node studies = root["studies"];
   if (!studies) {
     r.error({1, 1}, "the experiment needs 'studies': a list of studies, each with a name, a workload and a matrix");

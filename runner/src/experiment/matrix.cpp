@@ -12,6 +12,7 @@
 
 #include "experiment/command_template.h"
 #include "experiment/expression.h"
+#include "experiment/run_order.h"
 #include "experiment/identity.h"
 #include "launch/launcher.h"
 #include "experiment/workload_checks.h"
@@ -417,17 +418,20 @@ class ExpandedStudies final : public TrialSource {
         segments_.push_back({size_, s, r});
         size_ += studies_[s].kept.size();
       }
+      if (experiment_.order == kOrderShuffled) shuffle_round(r);
     }
   }
 
   std::size_t size() const override { return size_; }
 
   Trial trial(std::size_t index) const override {
+    index = matrix_index(index);
     const Segment& segment = segment_of(index);
     return studies_[segment.study].make_trial(index - segment.first, segment.repeat);
   }
 
   std::string identity(std::size_t index) const override {
+    index = matrix_index(index);
     const Segment& segment = segment_of(index);
     return IdentityText::identity(studies_[segment.study].kept_state[index - segment.first], segment.repeat);
   }
@@ -444,9 +448,18 @@ class ExpandedStudies final : public TrialSource {
     return *(next - 1);
   }
 
+  // Permutes the trials of round `round`, the last ones added, among themselves.
+  void shuffle_round(int round) {
+    const std::size_t first = shuffled_.size();
+    for (std::uint64_t k : shuffled_round(size_ - first, experiment_.seed, round)) shuffled_.push_back(first + k);
+  }
+  // Where the trial at run position `index` is in matrix order.
+  std::size_t matrix_index(std::size_t index) const { return shuffled_.empty() ? index : shuffled_[index]; }
+
   Experiment experiment_;
   std::vector<StudyPlan> studies_;
   std::vector<Segment> segments_;
+  std::vector<std::size_t> shuffled_;  // run position → matrix position; empty when interleaved
   std::size_t size_ = 0;
 };
 
@@ -484,6 +497,14 @@ Expansion expand_experiment(const Experiment& experiment, const ExpansionLimits&
   studies->expand(result);
   result.trials = TrialList(std::move(studies));
   return result;
+}
+
+Trial with_repeat(Trial trial, int repeat) {
+  // A group key is the hex of the hash state its identities continue from (IdentityText).
+  const std::uint64_t state = std::strtoull(trial.group_key.c_str(), nullptr, 16);
+  trial.repeat_index = repeat;
+  trial.identity = IdentityText::identity(state, repeat);
+  return trial;
 }
 
 std::string plan_hash(const TrialList& trials) {

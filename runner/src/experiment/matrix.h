@@ -33,6 +33,10 @@ struct Expansion {
 // An experiment over `limits` is refused with one positioned error before anything is expanded.
 Expansion expand_experiment(const Experiment& experiment, const ExpansionLimits& limits = {});
 
+// The same trial in another repeat: identity recomputed from its group key (adaptive repeats add
+// rounds beyond the plan's).
+Trial with_repeat(Trial trial, int repeat);
+
 // Hash over every trial identity in order: what the campaign will run.
 std::string plan_hash(const TrialList& trials);
 

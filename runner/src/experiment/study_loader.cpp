@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "experiment/expression.h"
+#include "experiment/measurement_loader.h"
 #include "experiment/param_checker.h"
 #include "experiment/stage_loader.h"
 #include "experiment/workload_params.h"
@@ -195,6 +196,7 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
   Study study;
   study.pos = pos_of(node);
   study.repeat = defaults.repeat;
+  study.repeat_policy = defaults.repeat_policy;
   study.timeout_s = defaults.timeout_s;
   if (!node["name"]) {
     r.error(study.pos, fmt::format("{} needs a 'name'", what));
@@ -220,7 +222,10 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
   ParamChecker params(r, workload);
   if (node["profile"]) read_profile(r, node["profile"], workload, study);
   if (node["repeat"]) {
-    if (auto v = r.integer(node["repeat"], "repeat", 1)) study.repeat = *v;
+    if (auto policy = read_repeat(r, node["repeat"])) {
+      study.repeat_policy = *policy;
+      study.repeat = policy->min;
+    }
   }
   if (node["timeout_s"]) {
     if (auto v = r.number(node["timeout_s"], "timeout_s", 1)) study.timeout_s = *v;

@@ -8,6 +8,7 @@ namespace mt {
 
 struct StudyDefaults {
   int repeat = 1;
+  RepeatPolicy repeat_policy;
   double timeout_s = 600;
 };
 

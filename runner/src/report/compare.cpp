@@ -7,6 +7,7 @@
 
 #include "report/cells.h"
 #include "report/contrast.h"
+#include "report/disturbance_summary.h"
 #include "report/detail_table.h"
 #include "report/groups.h"
 #include "report/machine_context.h"
@@ -32,7 +33,8 @@ std::string describe(const char* letter, const ReportData& data) {
 }  // namespace
 
 std::string render_comparison(const ReportData& a, const ReportData& b) {
-  std::vector<Group> groups_a = group_trials(a.trials), groups_b = group_trials(b.trials);
+  std::vector<Group> groups_a = group_trials(a.trials, a.keep_disturbed),
+                     groups_b = group_trials(b.trials, b.keep_disturbed);
   std::map<std::string, const Group*> by_key_b;
   for (const auto& g : groups_b) by_key_b[g.key] = &g;
 
@@ -55,6 +57,11 @@ std::string render_comparison(const ReportData& a, const ReportData& b) {
   rows = decide(std::move(rows));
 
   std::string out = "# Comparison\n\n" + describe("A", a) + describe("B", b) + "\n";
+  const std::string& id_a = a.campaigns.front().id;
+  const std::string& id_b = b.campaigns.front().id;
+  if (auto w = calibration_difference("A", calibrations_of(a.trials, id_a), "B", calibrations_of(b.trials, id_b))) {
+    out += "**" + *w + "**\n\n";
+  }
   out += fmt::format("Groups are the same parameters in both campaigns. Ratio = mean B ÷ mean A; the verdict says how B "
                      "compares with A. {}\n\n",
                      verdict_rules(tested_count(rows)));

@@ -88,7 +88,10 @@ std::string config_values(const std::string& config) {
   return out;
 }
 
-std::vector<Group> group_trials(const std::vector<ReportTrial>& trials) {
+namespace {
+
+// Every group in order of first appearance, with its succeeded trials split by the machine's verdict.
+std::vector<Group> all_groups(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
   std::vector<std::string> order;
   std::map<std::string, Group> by_key;
   for (const auto& t : trials) {
@@ -105,11 +108,28 @@ std::vector<Group> group_trials(const std::vector<ReportTrial>& trials) {
       g.config = trial_config(t);
     }
     ++g.total;
-    if (t.succeeded()) g.succeeded.push_back(&t);
+    if (!t.succeeded()) continue;
+    (t.disturbed() && !keep_disturbed ? g.disturbed : g.succeeded).push_back(&t);
   }
   std::vector<Group> out;
-  for (const auto& key : order) {
-    if (!by_key[key].succeeded.empty()) out.push_back(std::move(by_key[key]));
+  for (const auto& key : order) out.push_back(std::move(by_key[key]));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Group> group_trials(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
+  std::vector<Group> out;
+  for (auto& g : all_groups(trials, keep_disturbed)) {
+    if (!g.succeeded.empty()) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::vector<Group> disturbed_groups(const std::vector<ReportTrial>& trials) {
+  std::vector<Group> out;
+  for (auto& g : all_groups(trials, false)) {
+    if (g.succeeded.empty() && !g.disturbed.empty()) out.push_back(std::move(g));
   }
   return out;
 }

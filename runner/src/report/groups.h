@@ -24,6 +24,7 @@ struct Group {
   std::string config;  // the study's other axes, "gradient_sync_mode=every"; empty when none
   std::vector<const ReportTrial*> succeeded;  // the trials whose numbers are used
   int total = 0;                              // trials in the group, succeeded or not
+  std::vector<const ReportTrial*> disturbed;  // succeeded on a disturbed machine, left out of `succeeded`
 
   const ReportTrial& first() const { return *succeeded.front(); }
   // "ddp_scaling gradient_sync_mode=every": what tells this group from others with the same strategy and ranks.
@@ -53,7 +54,12 @@ std::string trial_config(const ReportTrial& trial);
 std::string config_values(const std::string& config);
 
 // Groups with at least one succeeded trial, in order of first appearance (campaign, then plan order).
-std::vector<Group> group_trials(const std::vector<ReportTrial>& trials);
+// Trials whose machine was disturbed are left out of `succeeded` (and listed in `disturbed`) unless
+// `keep_disturbed`; a group left with none is not returned (disturbed_groups lists it).
+std::vector<Group> group_trials(const std::vector<ReportTrial>& trials, bool keep_disturbed = false);
+
+// Groups every one of whose succeeded trials ran on a disturbed machine: shown as such, not averaged.
+std::vector<Group> disturbed_groups(const std::vector<ReportTrial>& trials);
 
 // Groups of one kind, keeping order.
 std::vector<const Group*> groups_of(const std::vector<Group>& groups, const std::string& kind);

@@ -10,6 +10,7 @@
 #include "report/comm_rows.h"
 #include "report/comm_table.h"
 #include "report/conditions_section.h"
+#include "report/disturbance_summary.h"
 #include "report/environment_section.h"
 #include "report/failures_section.h"
 #include "report/fault_tolerance_section.h"
@@ -85,7 +86,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   // Profiled training runs carry the profiler's cost: they have sections of their own, and every
   // other section is made of unprofiled runs.
   std::vector<Group> groups, profiled_groups;
-  for (auto& g : group_trials(data.trials)) (g.kind == "train" && is_profiled(g) ? profiled_groups : groups).push_back(std::move(g));
+  const bool keep_disturbed = options.keep_disturbed || data.keep_disturbed;
+  for (auto& g : group_trials(data.trials, keep_disturbed)) (g.kind == "train" && is_profiled(g) ? profiled_groups : groups).push_back(std::move(g));
   auto training = groups_of(groups, "train");
   auto profiled = groups_of(profiled_groups, "train");
   std::vector<ContrastRow> studies = study_contrasts(groups);
@@ -100,7 +102,16 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   for (const auto& k : kDedicatedKinds) {
     for (const Group* g : groups_of(groups, k.kind)) workloads.push_back(g);
   }
-  md += render_summary({&data.trials, training, comm_rows, workloads, studies, &provenance});
+  md += data.run_notes;
+  std::vector<std::string> measurement = disturbance_warnings(data.trials, keep_disturbed);
+  for (std::size_t i = 1; i < data.campaigns.size(); ++i) {
+    const std::string& a = data.campaigns.front().id;
+    const std::string& b = data.campaigns[i].id;
+    if (auto w = calibration_difference(code(a), calibrations_of(data.trials, a), code(b), calibrations_of(data.trials, b))) {
+      measurement.push_back(*w);
+    }
+  }
+  md += render_summary({&data.trials, training, comm_rows, workloads, studies, &provenance, std::move(measurement)});
   md += render_provenance_warnings(provenance);
   if (!training.empty()) {
     md += render_training_section(training, provenance);

@@ -15,6 +15,9 @@ struct ReportOptions {
   // Folder the plots are linked from, relative to the report ("quickstart" for reports/quickstart.md);
   // empty: the report is not saved, so no plots are made.
   std::string plot_dir;
+  // Average attempts run on a disturbed machine in with the rest (`report --keep-disturbed`, or the
+  // experiment's `conditions: {keep_disturbed: true}`); by default they are named and left out.
+  bool keep_disturbed = false;
 };
 
 struct RenderedReport {

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include "runner_error.h"
+#include "experiment/measurement_rules.h"
+#include "report/disturbance_summary.h"
+#include "store/campaign_measurement.h"
+#include "store/conditions_rows.h"
 #include "store/store_reader.h"
 
 namespace mt {
@@ -160,11 +164,24 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
         row.trial.succeeded_attempt_id = *row.succeeded_id;
         if (keeps_files) row.trial.files = read_file_names(db, *row.succeeded_id);
         row.trial.provenance = read_provenance(db, *row.succeeded_id);
+        if (auto v = read_verdict(db, *row.succeeded_id)) {
+          row.trial.verdict = v->verdict;
+          row.trial.disturbances = std::move(v->reasons);
+          row.trial.calibration_gflops = v->calibration_gflops;
+        }
       }
       if (row.trial.workload == "chain" && row.latest_id) row.trial.stages = attempt_stages(db, *row.latest_id);
       data.trials.push_back(std::move(row.trial));
     }
+    const CampaignMeasurement m = read_campaign_measurement(db, campaign.id);
+    if (!m.measurement.empty()) {
+      const auto j = nlohmann::json::parse(m.measurement, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j.contains("conditions")) {
+        data.keep_disturbed = data.keep_disturbed || thresholds_from_json(j["conditions"].dump()).keep_disturbed;
+      }
+    }
   }
+  data.run_notes = run_conditions_notes(db, data);
   return data;
 }
 

@@ -67,7 +67,13 @@ struct ReportTrial {
   nlohmann::json result;  // its result JSON; null when absent or unreadable
   std::vector<nlohmann::json> rows;  // its result rows (result_rows), in order; none before schema version 4
   std::optional<ProvenanceRow> provenance;
+  // The machine during that attempt (attempt_conditions): "quiet", "disturbed", or "" when not
+  // recorded (databases before schema version 6); the reasons when disturbed.
+  std::string verdict;
+  std::vector<std::string> disturbances;
+  std::optional<double> calibration_gflops;
 
+  bool disturbed() const { return verdict == "disturbed"; }
   bool succeeded() const { return succeeded_attempt.has_value(); }
   // A parameter's value as text, or `fallback`.
   std::string param(const std::string& name, const std::string& fallback = "") const;
@@ -85,6 +91,8 @@ struct ReportFile {
 struct ReportData {
   std::vector<Campaign> campaigns;  // oldest first
   std::vector<ReportTrial> trials;  // by campaign, then plan order
+  std::string run_notes;  // run order and adaptive repeats (disturbance_summary.h); "" when not recorded
+  bool keep_disturbed = false;  // a campaign was run with conditions: {keep_disturbed: true}
 };
 
 // Opens an existing results database read-only; refuses a missing file, a file that is not an mtrun

@@ -235,6 +235,7 @@ std::vector<std::string> general_warnings(const SummaryInputs& in) {
     out.push_back(fmt::format("Incomplete provenance in {} of {} trials (listed below).", p.incomplete.size(), p.included));
   }
   if (p.mixed()) out.push_back("Results from different builds are shown together (`--allow-mixed`).");
+  for (const auto& w : in.measurement_warnings) out.push_back(w);
   size_t failed = 0;
   for (const auto& t : *in.trials) failed += t.succeeded() ? 0 : 1;
   if (failed) out.push_back(fmt::format("{} did not succeed (see [Failures](#failures)).", plural(failed, "trial")));

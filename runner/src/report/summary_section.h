@@ -19,6 +19,7 @@ struct SummaryInputs {
   std::vector<const Group*> workloads;      // the MoE, tensor-parallel and process-group groups
   std::vector<ContrastRow> study_contrasts;  // decided
   const ProvenanceAnalysis* provenance = nullptr;
+  std::vector<std::string> measurement_warnings;  // disturbed attempts, differing calibrations
 };
 
 std::string render_summary(const SummaryInputs& inputs);

@@ -10,6 +10,8 @@
 #include "launch/process.h"
 #include "launch/stage_command.h"
 #include "run/chain_runner.h"
+#include "run/conditions_watch.h"
+#include "run/quiet_machine.h"
 #include "run/progress.h"
 #include "store/attempt_files.h"
 #include "store/result_ingest.h"
@@ -39,6 +41,7 @@ std::string outcome_detail(const AttemptOutcome& o) {
 struct Finished {
   AttemptOutcome outcome;
   std::filesystem::path log_file;
+  std::optional<Verdict> verdict;  // of the machine, when it could be measured
 };
 
 AttemptOutcome failed_outcome(AttemptState state, const std::string& reason) {
@@ -101,18 +104,23 @@ Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const T
   std::int64_t attempt = store.begin_attempt(row, number, command_text, run_dir.string(), log_file.string(), before);
   AttemptOutcome outcome;
   std::optional<std::string> provenance_result;
+  std::optional<MachineConditions> conditions;
   bool launched = false;
   try {
     if (!unbuildable.empty()) throw std::runtime_error("the trial's command cannot be built: " + unbuildable);
     std::filesystem::create_directories(run_dir);
     launched = true;
     if (trial.is_chain()) {
+      ConditionsWatch watch(run.conditions.sample_interval_s);
       ChainOutcome chain = run_chain(store, run, attempt, trial, chain_dirs, log_file, job_name);
+      conditions = watch.finish();
       outcome = std::move(chain.outcome);
       provenance_result = std::move(chain.provenance_result);
     } else {
       std::filesystem::remove(result_file);  // never ingest a stale result
+      ConditionsWatch watch(run.conditions.sample_interval_s);
       ProcessOutcome process = run_job(run, command, run_dir, log_file, trial.timeout_s);
+      conditions = watch.finish();
       outcome = classify_attempt(process, result_file, log_file, trial);
       outcome.files = files_to_keep(trial, outcome, run_dir);
       provenance_result = outcome.result_json;
@@ -124,7 +132,9 @@ Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const T
                        : failed_outcome(AttemptState::LaunchFailed, e.what());
   }
   record_outcome(store, attempt, outcome, run.provenance, command, command_text, program, provenance_result);
-  return {std::move(outcome), log_file};
+  std::optional<Verdict> verdict;
+  if (conditions) verdict = assess_attempt(store.db(), run.campaign_id, attempt, *conditions, outcome, run.conditions);
+  return {std::move(outcome), log_file, std::move(verdict)};
 }
 
 }  // namespace
@@ -156,10 +166,23 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
       break;
     }
     const Trial t = trials.trial(i);
-    progress.trial_started(fmt::format("{} {} rep {}", t.study, t.axes_label(), t.repeat_index));
-    auto [outcome, log_file] = run_one(store, run, trials.rows[i], t);
-    progress.trial_finished(to_string(outcome.state), outcome.duration_s, outcome_detail(outcome),
-                            log_file.string());
+    std::string waited;
+    if (run.wait_quiet_s > 0) {
+      const QuietCheck quiet = check_quiet(run.conditions, run.wait_quiet_s, run.stop);
+      if (quiet.busy()) {
+        waited = fmt::format(" (still busy after {:.0f} s: {})", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet));
+      } else if (quiet.waited_s > 0) {
+        waited = fmt::format(" (waited {:.0f} s for a quiet machine)", quiet.waited_s + kQuietProbeSeconds);
+      }
+    }
+    progress.trial_started(fmt::format("{} {} rep {}{}", t.study, t.axes_label(), t.repeat_index, waited));
+    auto [outcome, log_file, verdict] = run_one(store, run, trials.rows[i], t);
+    std::string detail = outcome_detail(outcome);
+    if (verdict && verdict->disturbed) {
+      detail += fmt::format("{}disturbed: {}", detail.empty() ? "" : "; ", fmt::join(verdict->reasons, "; "));
+      if (outcome.state == AttemptState::Succeeded) ++result.disturbed;
+    }
+    progress.trial_finished(to_string(outcome.state), outcome.duration_s, detail, log_file.string());
     ++result.ran;
     if (outcome.state != AttemptState::Succeeded) ++result.failed;
   }
@@ -179,6 +202,11 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
                     const std::filesystem::path& db, std::ostream& out) {
   fmt::print(out, "\n{}", render_summary(campaign_trials(store.db(), campaign_id)));
   fmt::print(out, "\nresults: {}  (mtrun status; mtrun query \"select * from training\")\n", db.string());
+  if (result.disturbed > 0) {
+    fmt::print(out, "{} attempt(s) ran on a disturbed machine; reports leave them out of means (mtrun query \"select * "
+                    "from conditions where verdict = 'disturbed'\")\n",
+               result.disturbed);
+  }
   if (result.lease_lost) {
     fmt::print(out, "stopped: another mtrun took campaign {} over while this one was stalled; {} trial(s) not run here\n",
                campaign_id, result.not_run);

@@ -9,6 +9,7 @@
 #include <iosfwd>
 #include <vector>
 
+#include "experiment/measurement_rules.h"
 #include "launch/process.h"
 #include "launch/provenance.h"
 #include "store/lease.h"
@@ -27,6 +28,8 @@ struct CampaignRun {
   std::atomic<int>* running_launcher = nullptr;
   std::filesystem::path guard;  // this mtrun's executable, to start jobs under a job guard
   ProvenanceContext provenance;
+  ConditionsThresholds conditions;  // when an attempt's machine counts as disturbed
+  double wait_quiet_s = 0;          // before each trial, wait up to this long for a quiet machine
 };
 
 // The trials a run or rerun launches, in order: their rows in the store, and each trial built when
@@ -40,6 +43,7 @@ struct PendingTrials {
 struct CampaignResult {
   int ran = 0;
   int failed = 0;
+  int disturbed = 0;  // succeeded, on a disturbed machine
   int not_run = 0;  // left when stopped
   bool stopped = false;
   bool lease_lost = false;

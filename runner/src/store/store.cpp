@@ -92,12 +92,16 @@ Store::Store(const std::filesystem::path& file) : db_(with_parent_created(file),
   if (version < kSchemaVersion) migrate_to_latest(db_, file);
 }
 
-void Store::add_campaign_if_new(const Campaign& c) {
-  db_.prepare("INSERT OR IGNORE INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, "
-              "launcher, trial_count, created_at) VALUES (?,?,?,?,?,?,?,?)")
-      .bind(1, c.id).bind(2, c.experiment).bind(3, c.experiment_file).bind(4, c.source_revision)
-      .bind(5, c.plan_hash).bind(6, c.launcher).bind(7, c.trial_count).bind(8, c.created_at)
-      .run();
+void Store::add_campaign_if_new(const Campaign& c, const CampaignMeasurement& m) {
+  auto insert = db_.prepare("INSERT OR IGNORE INTO campaigns (id, experiment, experiment_file, source_revision, "
+                            "plan_hash, launcher, trial_count, created_at, run_order, seed, measurement) "
+                            "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  insert.bind(1, c.id).bind(2, c.experiment).bind(3, c.experiment_file).bind(4, c.source_revision)
+      .bind(5, c.plan_hash).bind(6, c.launcher).bind(7, c.trial_count).bind(8, c.created_at);
+  if (!m.run_order.empty()) insert.bind(9, m.run_order);
+  if (m.seed) insert.bind(10, std::int64_t(*m.seed));
+  if (!m.measurement.empty()) insert.bind(11, m.measurement);
+  insert.run();
 }
 
 std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial& t, int ordinal) {

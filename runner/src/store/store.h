@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "launch/provenance.h"
+#include "store/campaign_measurement.h"
 #include "store/sqlite_db.h"
 #include "experiment/trial.h"
 
@@ -88,7 +89,7 @@ Campaign campaign_from_row(const Statement& row);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;  // sections of schemas/store.sql (a test checks)
+  static constexpr int kSchemaVersion = 6;  // sections of schemas/store.sql (a test checks)
 
   // Opens for writing (creating the file and its directory if needed) and migrates to
   // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a
@@ -97,7 +98,8 @@ class Store {
 
   Database& db() { return db_; }
 
-  void add_campaign_if_new(const Campaign& campaign);
+  // With how it runs (run order, seed, measurement rules; recorded on first sight only).
+  void add_campaign_if_new(const Campaign& campaign, const CampaignMeasurement& measurement = {});
 
   // Row id of the trial, inserting it on first sight.
   std::int64_t add_trial_if_new(const std::string& campaign_id, const Trial& trial, int ordinal);

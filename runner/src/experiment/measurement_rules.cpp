@@ -1,0 +1,36 @@
+#include "experiment/measurement_rules.h"
+
+#include <nlohmann/json.hpp>
+
+namespace mt {
+
+std::string thresholds_to_json(const ConditionsThresholds& t) {
+  nlohmann::ordered_json j;
+  j["max_foreign_cpu_pct"] = t.max_foreign_cpu_pct;
+  j["max_steal_pct"] = t.max_steal_pct;
+  j["max_calibration_drop_pct"] = t.max_calibration_drop_pct;
+  j["max_cpu_pressure_pct"] = t.max_cpu_pressure_pct;
+  j["bimodal_step_ratio"] = t.bimodal_step_ratio;
+  j["sample_interval_s"] = t.sample_interval_s;
+  j["keep_disturbed"] = t.keep_disturbed;
+  return j.dump();
+}
+
+ConditionsThresholds thresholds_from_json(const std::string& text) {
+  ConditionsThresholds t;
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return t;
+  auto number = [&](const char* key, double& out) {
+    if (j.contains(key) && j[key].is_number()) out = j[key].get<double>();
+  };
+  number("max_foreign_cpu_pct", t.max_foreign_cpu_pct);
+  number("max_steal_pct", t.max_steal_pct);
+  number("max_calibration_drop_pct", t.max_calibration_drop_pct);
+  number("max_cpu_pressure_pct", t.max_cpu_pressure_pct);
+  number("bimodal_step_ratio", t.bimodal_step_ratio);
+  number("sample_interval_s", t.sample_interval_s);
+  if (j.contains("keep_disturbed") && j["keep_disturbed"].is_boolean()) t.keep_disturbed = j["keep_disturbed"].get<bool>();
+  return t;
+}
+
+}  // namespace mt

@@ -1,0 +1,34 @@
+#pragma once
+// The rules an experiment sets for judging its measurements (docs/measurement.md): when an attempt's
+// machine counts as disturbed, and how many repeats a configuration gets. Plain values, shared by
+// the loader, the runner and reports.
+#include <optional>
+#include <string>
+
+namespace mt {
+
+// An attempt is disturbed when any of these is exceeded (each documented in docs/measurement.md).
+struct ConditionsThresholds {
+  double max_foreign_cpu_pct = 20;       // CPU other processes used during the job, % of one core
+  double max_steal_pct = 5;              // time the hypervisor took, % of all CPUs' time
+  double max_calibration_drop_pct = 15;  // SGEMM calibration below the campaign's median, %
+  double max_cpu_pressure_pct = 10;      // /proc/pressure/cpu "some" beyond the job's own, % of the window
+  double bimodal_step_ratio = 1.5;       // per-step times split into two levels this far apart
+  double sample_interval_s = 0.5;        // how often the sampler reads the machine during a job
+  bool keep_disturbed = false;           // reports average disturbed attempts in anyway
+};
+
+// `repeat: N` is min = max = N; `repeat: {min, max, target_ci_pct}` keeps adding rounds after `min`
+// while the primary metric's 95 % confidence interval is wider than ±target_ci_pct % of its mean.
+struct RepeatPolicy {
+  int min = 1;
+  int max = 1;
+  std::optional<double> target_ci_pct;
+  bool adaptive() const { return target_ci_pct.has_value() && max > min; }
+};
+
+// The thresholds as a JSON object (stored with the campaign) and back; missing keys keep defaults.
+std::string thresholds_to_json(const ConditionsThresholds& t);
+ConditionsThresholds thresholds_from_json(const std::string& json);
+
+}  // namespace mt

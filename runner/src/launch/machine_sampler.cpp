@@ -1,0 +1,114 @@
+#include "launch/machine_sampler.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace mt {
+namespace {
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double cpu_seconds(int who) {
+  rusage usage{};
+  if (getrusage(who, &usage) != 0) return 0;
+  auto s = [](const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; };
+  return s(usage.ru_utime) + s(usage.ru_stime);
+}
+
+// Mean scaling_cur_freq (kHz) over the CPUs that have one; else /proc/cpuinfo's "cpu MHz".
+std::optional<double> cpu_mhz(const MachinePaths& paths) {
+  double sum = 0;
+  int n = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(paths.sys / "devices/system/cpu", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 || name.find_first_not_of("0123456789", 3) != std::string::npos) {
+      continue;
+    }
+    std::istringstream value(read_text(entry.path() / "cpufreq/scaling_cur_freq"));
+    double khz = 0;
+    if (value >> khz) sum += khz / 1000.0, ++n;
+  }
+  if (n > 0) return sum / n;
+  return parse_cpuinfo_mhz(read_text(paths.proc / "cpuinfo"));
+}
+
+MachineSample sample(const MachinePaths& paths, double t0) {
+  return {steady_seconds() - t0, parse_load1(read_text(paths.proc / "loadavg")), cpu_mhz(paths),
+          parse_mem_available_mib(read_text(paths.proc / "meminfo"))};
+}
+
+}  // namespace
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double proc_ticks_per_second() {
+  const long hz = sysconf(_SC_CLK_TCK);
+  return hz > 0 ? double(hz) : 100.0;
+}
+
+MachineSnapshot read_snapshot(const MachinePaths& paths) {
+  MachineSnapshot s;
+  s.load1 = parse_load1(read_text(paths.proc / "loadavg"));
+  s.cpu_mhz = cpu_mhz(paths);
+  s.mem_available_mib = parse_mem_available_mib(read_text(paths.proc / "meminfo"));
+  s.cpu_pressure_us = parse_pressure_some_us(read_text(paths.proc / "pressure/cpu"));
+  s.memory_pressure_us = parse_pressure_some_us(read_text(paths.proc / "pressure/memory"));
+  // The CPU counters last and together, so the window they bound is as tight as it can be.
+  s.self_cpu_s = cpu_seconds(RUSAGE_SELF);
+  s.children_cpu_s = cpu_seconds(RUSAGE_CHILDREN);
+  s.stat = parse_proc_stat(read_text(paths.proc / "stat"));
+  s.t = steady_seconds();
+  return s;
+}
+
+MachineSampler::MachineSampler(double interval_s, MachinePaths paths) : interval_s_(interval_s), paths_(std::move(paths)) {}
+
+MachineSampler::~MachineSampler() { stop(); }
+
+void MachineSampler::start(double t0) {
+  stopping_ = false;
+  samples_.clear();
+  thread_ = std::thread([this, t0] { loop(t0); });
+}
+
+std::vector<MachineSample> MachineSampler::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  return std::move(samples_);
+}
+
+void MachineSampler::loop(double t0) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const auto interval = std::chrono::duration<double>(interval_s_);
+  while (!wake_.wait_for(lock, interval, [this] { return stopping_; })) {
+    lock.unlock();
+    MachineSample s = sample(paths_, t0);
+    lock.lock();
+    if (samples_.size() < kMaxSamples) samples_.push_back(s);
+  }
+}
+
+std::optional<MachineConditions> measure_machine(double seconds, const MachinePaths& paths) {
+  const MachineSnapshot before = read_snapshot(paths);
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  const MachineSnapshot after = read_snapshot(paths);
+  return conditions_between(before, after, {}, proc_ticks_per_second());
+}
+
+}  // namespace mt

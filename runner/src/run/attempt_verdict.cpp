@@ -1,0 +1,74 @@
+#include "run/attempt_verdict.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "stats.h"
+
+namespace mt {
+namespace {
+
+void check_cpu(const MachineConditions& c, const ConditionsThresholds& t, Verdict& v) {
+  if (c.foreign_cpu_pct > t.max_foreign_cpu_pct) {
+    v.reasons.push_back(fmt::format("other processes used {:.0f} % of a core", c.foreign_cpu_pct));
+  }
+  if (c.steal_pct && *c.steal_pct > t.max_steal_pct) {
+    v.reasons.push_back(fmt::format("the hypervisor took {:.0f} % of the CPUs' time (steal)", *c.steal_pct));
+  }
+  if (c.cpu_pressure_pct && *c.cpu_pressure_pct > t.max_cpu_pressure_pct) {
+    v.reasons.push_back(fmt::format("CPU pressure: tasks waited for a CPU {:.0f} % of the time", *c.cpu_pressure_pct));
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio) {
+  const std::size_t n = steps.ms.size();
+  const std::size_t least = std::max<std::size_t>(2, (n + 9) / 10);
+  if (n < 2 * least) return std::nullopt;
+  std::vector<double> sorted = steps.ms;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.front() <= 0) return std::nullopt;
+  // The widest ratio between neighbours, where both sides keep enough steps to be a level.
+  std::size_t cut = 0;
+  double widest = 1;
+  for (std::size_t i = least; i + least <= n; ++i) {
+    const double gap = sorted[i] / sorted[i - 1];
+    if (gap > widest) widest = gap, cut = i;
+  }
+  if (cut == 0) return std::nullopt;
+  const double low = median(std::vector<double>(sorted.begin(), sorted.begin() + std::ptrdiff_t(cut)));
+  const double high = median(std::vector<double>(sorted.begin() + std::ptrdiff_t(cut), sorted.end()));
+  if (high < low * ratio) return std::nullopt;
+  // Where the slow level starts: the first step at or above the cut.
+  std::size_t first = 0;
+  while (first < n && steps.ms[first] < sorted[cut]) ++first;
+  const int at = first < steps.step.size() ? steps.step[first] : int(first);
+  return fmt::format("per-step times bimodal: {:.0f} → {:.0f} ms at step {}", low, high, at);
+}
+
+Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
+  Verdict v;
+  if (in.conditions) check_cpu(*in.conditions, t, v);
+  if (in.calibration_gflops && in.campaign_median_calibration && *in.campaign_median_calibration > 0) {
+    const double drop = (1 - *in.calibration_gflops / *in.campaign_median_calibration) * 100.0;
+    if (drop > t.max_calibration_drop_pct) {
+      v.reasons.push_back(fmt::format("calibration {:.0f} % below this campaign's median", drop));
+    }
+  }
+  if (auto bimodal = bimodal_steps(in.steps, t.bimodal_step_ratio)) v.reasons.push_back(*bimodal);
+  v.disturbed = !v.reasons.empty();
+  return v;
+}
+
+Verdict judge_idle_machine(const MachineConditions& c, const ConditionsThresholds& t) {
+  Verdict v;
+  check_cpu(c, t, v);
+  for (auto& r : v.reasons) r += fmt::format(" over {:.1f} s", c.wall_s);
+  v.disturbed = !v.reasons.empty();
+  return v;
+}
+
+}  // namespace mt

@@ -1,0 +1,44 @@
+#pragma once
+// Whether an attempt's timing can be trusted: `quiet`, or `disturbed` with the reasons in words,
+// judged against the experiment's thresholds (docs/measurement.md, "Conditions").
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/measurement_rules.h"
+#include "launch/machine_conditions.h"
+
+namespace mt {
+
+struct Verdict {
+  bool disturbed = false;
+  std::vector<std::string> reasons;  // empty when quiet
+  const char* name() const { return disturbed ? "disturbed" : "quiet"; }
+};
+
+// Per-step times of one attempt in step order (the slowest rank's, warmup dropped) and the step
+// number of each.
+struct StepTimes {
+  std::vector<double> ms;
+  std::vector<int> step;
+};
+
+struct VerdictInputs {
+  const MachineConditions* conditions = nullptr;  // null: not measured
+  std::optional<double> calibration_gflops;
+  std::optional<double> campaign_median_calibration;  // over the campaign's attempts with one
+  StepTimes steps;
+};
+
+Verdict judge_attempt(const VerdictInputs& inputs, const ConditionsThresholds& thresholds);
+
+// "per-step times bimodal: 155 → 516 ms at step 9" when the sorted times split, at their widest
+// ratio gap, into two levels at least `ratio` apart, each holding at least two steps and a tenth of
+// them; nullopt otherwise.
+std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio);
+
+// The judgement of a machine measured with nothing of ours running (doctor, the start of `run`):
+// the same CPU rules, saying over how long.
+Verdict judge_idle_machine(const MachineConditions& conditions, const ConditionsThresholds& thresholds);
+
+}  // namespace mt

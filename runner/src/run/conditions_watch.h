@@ -1,0 +1,39 @@
+#pragma once
+// The conditions of one attempt, from the moment its job is launched to the end of its wait: a
+// snapshot before, samples during, a snapshot after; then the verdict, recorded with the attempt.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "experiment/measurement_rules.h"
+#include "launch/machine_sampler.h"
+#include "run/attempt_verdict.h"
+#include "store/sqlite_db.h"
+#include "store/store.h"
+
+namespace mt {
+
+class ConditionsWatch {
+ public:
+  explicit ConditionsWatch(double interval_s);
+  // Stops sampling; nullopt when /proc/stat could not be read.
+  std::optional<MachineConditions> finish();
+
+ private:
+  MachineSnapshot before_;
+  MachineSampler sampler_;
+};
+
+// The slowest rank's time per measured step (warmup dropped) from a result's per-step series.
+StepTimes measured_steps(const AttemptOutcome& outcome);
+
+// Judges the attempt (its calibration against the campaign's median so far, its per-step times) and
+// records conditions and verdict. Returns the verdict.
+Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_t attempt_id,
+                       MachineConditions conditions, const AttemptOutcome& outcome,
+                       const ConditionsThresholds& thresholds);
+
+// "metric name" → the engine's calibration metric, as flattened into metrics.
+inline constexpr const char* kCalibrationMetric = "environment.blas_gflops_per_thread";
+
+}  // namespace mt

@@ -1,0 +1,27 @@
+#include "run/quiet_machine.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "launch/machine_sampler.h"
+
+namespace mt {
+
+QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s, const std::atomic<bool>* stop) {
+  QuietCheck check;
+  const double start = steady_seconds();
+  for (;;) {
+    auto conditions = measure_machine(kQuietProbeSeconds);
+    if (!conditions) return check;
+    check.measured = true;
+    check.verdict = judge_idle_machine(*conditions, thresholds);
+    const double spent = steady_seconds() - start - kQuietProbeSeconds;
+    check.waited_s = spent > 0 ? spent : 0;
+    if (!check.verdict.disturbed || check.waited_s + kQuietProbeSeconds > wait_s) return check;
+    if (stop && stop->load()) return check;
+  }
+}
+
+std::string busy_reasons(const QuietCheck& check) { return fmt::format("{}", fmt::join(check.verdict.reasons, "; ")); }
+
+}  // namespace mt

@@ -1,0 +1,33 @@
+#pragma once
+// Is the machine quiet enough to time on? Measured for a moment with nothing of ours running:
+// doctor and the start of `run` warn when it is not, `run --wait-quiet` waits for it before each
+// trial, `run --require-quiet` refuses to start timing without it.
+#include <atomic>
+#include <optional>
+#include <string>
+
+#include "experiment/measurement_rules.h"
+#include "launch/machine_conditions.h"
+#include "run/attempt_verdict.h"
+
+namespace mt {
+
+// How long one look at the machine lasts.
+inline constexpr double kQuietProbeSeconds = 1.0;
+
+struct QuietCheck {
+  bool measured = false;  // false where /proc/stat cannot be read: nothing is known, nothing is claimed
+  Verdict verdict;        // of the last look
+  double waited_s = 0;    // time spent looking beyond the first
+  bool busy() const { return measured && verdict.disturbed; }
+};
+
+// Looks once; while busy and `wait_s` has not passed, looks again (stopping early when `stop` is
+// set). Never waits when the machine is quiet.
+QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s = 0,
+                       const std::atomic<bool>* stop = nullptr);
+
+// "other processes used 95 % of a core over 1.0 s": what made the last look busy.
+std::string busy_reasons(const QuietCheck& check);
+
+}  // namespace mt

@@ -1,0 +1,187 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "experiment/experiment_loader.h"
+#include "launch/machine_conditions.h"
+#include "launch/proc_readings.h"
+#include "run/attempt_verdict.h"
+#include "store/conditions_rows.h"
+#include "store_fixture.h"
+
+using namespace mt;
+
+namespace {
+
+const char* kStatBefore =
+    "cpu  1000 10 500 8000 40 5 5 20 0 0\n"
+    "cpu0 500 5 250 4000 20 2 3 10 0 0\n"
+    "cpu1 500 5 250 4000 20 3 2 10 0 0\n"
+    "intr 12345 0 0\n"
+    "ctxt 50000\n"
+    "btime 1700000000\n";
+// 2 CPUs over 2 s = 400 ticks at 100 Hz: busy grew by 150 (user 100, system 40, irq 5, softirq 5),
+// steal by 20, idle by 220, iowait by 10.
+const char* kStatAfter =
+    "cpu  1100 10 540 8220 50 10 10 40 0 0\n"
+    "cpu0 550 5 270 4110 25 5 5 20 0 0\n"
+    "cpu1 550 5 270 4110 25 5 5 20 0 0\n"
+    "ctxt 51000\n";
+
+MachineSnapshot snapshot(double t, const char* stat, double self, double children, double cpu_pressure_us) {
+  MachineSnapshot s;
+  s.t = t;
+  s.stat = parse_proc_stat(stat);
+  s.self_cpu_s = self;
+  s.children_cpu_s = children;
+  s.cpu_pressure_us = cpu_pressure_us;
+  return s;
+}
+
+std::string load_errors(const std::string& yaml) {
+  const auto file = std::filesystem::temp_directory_path() / "mt_conditions_test.yaml";
+  std::ofstream(file) << yaml;
+  LoadResult r = load_experiment(file);
+  std::string out;
+  for (const auto& e : r.errors) out += e.message + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the /proc parsers read canned kernel text") {
+  auto stat = parse_proc_stat(kStatBefore);
+  REQUIRE(stat);
+  CHECK(stat->cpus == 2);
+  CHECK(stat->cpu.busy() == 1000 + 10 + 500 + 5 + 5);
+  CHECK(stat->cpu.total() == stat->cpu.busy() + 8000 + 40 + 20);
+  CHECK(stat->context_switches == 50000u);
+  CHECK_FALSE(parse_proc_stat("intr 1 2 3\n"));
+  CHECK(parse_load1("0.52 0.58 0.59 2/345 6789\n") == doctest::Approx(0.52));
+  CHECK(parse_pressure_some_us("some avg10=1.50 avg60=0.20 avg300=0.05 total=123456\n"
+                               "full avg10=0.00 avg60=0.00 avg300=0.00 total=99\n") == doctest::Approx(123456));
+  CHECK(parse_mem_available_mib("MemTotal: 8000000 kB\nMemFree: 100 kB\nMemAvailable:    2097152 kB\n") ==
+        doctest::Approx(2048));
+  CHECK(parse_cpuinfo_mhz("processor : 0\ncpu MHz\t\t: 2000.000\nprocessor : 1\ncpu MHz\t\t: 3000.000\n") ==
+        doctest::Approx(2500));
+  CHECK_FALSE(parse_cpuinfo_mhz("processor : 0\n"));
+}
+
+TEST_CASE("foreign CPU is the machine's busy time less the job's and mtrun's own") {
+  // 1.5 s busy over the window; the job used 1.0 s, mtrun 0.1 s: 0.4 s foreign over 2 s = 20 % of a core.
+  auto c = conditions_between(snapshot(10, kStatBefore, 1.0, 5.0, 1e6), snapshot(12, kStatAfter, 1.1, 6.0, 1.5e6),
+                              {{0.5, 1.0, 2000, 900}, {1.0, 3.5, 1800, 700}}, 100);
+  REQUIRE(c);
+  CHECK(c->wall_s == doctest::Approx(2));
+  CHECK(c->cpus == 2);
+  CHECK(c->busy_cpu_s == doctest::Approx(1.5));
+  CHECK(c->job_cpu_s == doctest::Approx(1.0));
+  CHECK(c->runner_cpu_s == doctest::Approx(0.1));
+  CHECK(c->foreign_cpu_pct == doctest::Approx(20));
+  CHECK(*c->steal_pct == doctest::Approx(20.0 / 400 * 100));
+  CHECK(*c->context_switches == doctest::Approx(1000));
+  CHECK(*c->cpu_pressure_pct == doctest::Approx(25));
+  CHECK(*c->load1_max == doctest::Approx(3.5));
+  CHECK(*c->cpu_mhz_min == doctest::Approx(1800));
+  CHECK(*c->mem_available_mib_min == doctest::Approx(700));
+  // A job that used more than /proc/stat counted (tick rounding) leaves no foreign time, not negative.
+  auto rounded = conditions_between(snapshot(10, kStatBefore, 0, 0, 0), snapshot(12, kStatAfter, 0, 1.6, 0), {}, 100);
+  CHECK(rounded->foreign_cpu_pct == 0);
+  CHECK_FALSE(conditions_between(MachineSnapshot{}, snapshot(12, kStatAfter, 0, 0, 0), {}, 100));
+}
+
+TEST_CASE("the verdict names every threshold crossed, in words") {
+  ConditionsThresholds t;
+  MachineConditions c;
+  c.wall_s = 2;
+  c.foreign_cpu_pct = 38.4;
+  c.steal_pct = 1;
+  VerdictInputs in;
+  in.conditions = &c;
+  in.calibration_gflops = 30;
+  in.campaign_median_calibration = 40;
+  Verdict v = judge_attempt(in, t);
+  CHECK(v.disturbed);
+  REQUIRE(v.reasons.size() == 2);
+  CHECK(v.reasons[0] == "other processes used 38 % of a core");
+  CHECK(v.reasons[1] == "calibration 25 % below this campaign's median");
+  CHECK(std::string(v.name()) == "disturbed");
+
+  c.foreign_cpu_pct = 19;
+  c.steal_pct = 6;
+  in.calibration_gflops = 35;  // 12.5 % below: within 15 %
+  v = judge_attempt(in, t);
+  REQUIRE(v.reasons.size() == 1);
+  CHECK(v.reasons[0] == "the hypervisor took 6 % of the CPUs' time (steal)");
+
+  c.steal_pct = 0;
+  v = judge_attempt(in, t);
+  CHECK_FALSE(v.disturbed);
+  CHECK(std::string(v.name()) == "quiet");
+
+  t.max_foreign_cpu_pct = 10;  // thresholds are the experiment's
+  CHECK(judge_attempt(in, t).disturbed);
+  c.wall_s = 1;
+  CHECK(judge_idle_machine(c, t).reasons.at(0) == "other processes used 19 % of a core over 1.0 s");
+}
+
+TEST_CASE("per-step times that jump to a second level are bimodal, steady ones are not") {
+  StepTimes jump;
+  for (int s = 0; s < 20; ++s) {
+    jump.step.push_back(s + 3);
+    jump.ms.push_back(s < 9 ? 155 + s % 3 : 516 + s % 2);
+  }
+  CHECK(bimodal_steps(jump, 1.5) == "per-step times bimodal: 156 → 517 ms at step 12");
+  CHECK_FALSE(bimodal_steps(jump, 4.0));
+  StepTimes steady;
+  for (int s = 0; s < 20; ++s) {
+    steady.step.push_back(s);
+    steady.ms.push_back(100 + (s * 7) % 11);
+  }
+  CHECK_FALSE(bimodal_steps(steady, 1.5));
+  // One slow step is an outlier, not a second level.
+  steady.ms[5] = 400;
+  CHECK_FALSE(bimodal_steps(steady, 1.5));
+}
+
+TEST_CASE("conditions and verdicts are stored per attempt and read back through the view") {
+  TempStore t("mt_conditions_store", 1);
+  Trial trial;
+  trial.study = "s";
+  trial.workload = "command";
+  trial.identity = "id1";
+  trial.group_key = "g1";
+  const std::int64_t row = t.store.add_trial_if_new("c", trial, 0);
+  const std::int64_t attempt = t.store.begin_attempt(row, 1, "cmd", "/run", "/run/log.txt", std::nullopt);
+  MachineConditions c;
+  c.wall_s = 2;
+  c.cpus = 2;
+  c.foreign_cpu_pct = 55;
+  c.calibration_gflops = 40;
+  c.samples = {{0.5, 1.25, std::nullopt, 900}};
+  Verdict v;
+  v.disturbed = true;
+  v.reasons = {"other processes used 55 % of a core"};
+  record_conditions(t.store.db(), attempt, c, v);
+  auto stored = read_verdict(t.store.db(), attempt);
+  REQUIRE(stored);
+  CHECK(stored->verdict == "disturbed");
+  CHECK(stored->reasons == v.reasons);
+  CHECK(stored->calibration_gflops == 40);
+  CHECK_FALSE(read_verdict(t.store.db(), attempt + 1));
+  CHECK(campaign_calibrations(t.store.db(), "c") == std::vector<double>{40});
+  CHECK(t.query("SELECT study || ' ' || verdict || ' ' || foreign_cpu_pct FROM conditions") == "s disturbed 55.0");
+  CHECK(t.query("SELECT samples FROM attempt_conditions") ==
+        "[{\"cpu_mhz\":null,\"load1\":1.25,\"mem_available_mib\":900.0,\"t\":0.5}]");
+}
+
+TEST_CASE("conditions thresholds are validated with the other keys") {
+  const std::string head = "name: x\n";
+  const std::string study = "studies:\n  - name: s\n    workload: command\n    command: [echo, 1]\n";
+  CHECK(load_errors(head + "conditions: {max_foreign_cpu_pct: -1}\n" + study) ==
+        "conditions max_foreign_cpu_pct must be at least 0, got -1\n");
+  CHECK(load_errors(head + "conditions: {max_foriegn_cpu_pct: 5}\n" + study).find("unknown key 'max_foriegn_cpu_pct'") !=
+        std::string::npos);
+  CHECK(load_errors(head + "conditions: {max_foreign_cpu_pct: 50, keep_disturbed: true}\n" + study).empty());
+}

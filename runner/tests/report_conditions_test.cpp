@@ -1,0 +1,81 @@
+// Attempts run on a disturbed machine: named in the summary, left out of means unless kept, and a
+// configuration with nothing else is listed instead of averaged; differing calibrations are said.
+#include <doctest/doctest.h>
+
+#include "report/report.h"
+#include "report_fixture.h"
+#include "store/conditions_rows.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+namespace {
+
+void judge(ReportFixture& f, std::int64_t attempt, bool disturbed, double calibration = 0) {
+  MachineConditions c;
+  c.wall_s = 1;
+  c.cpus = 2;
+  c.foreign_cpu_pct = disturbed ? 80 : 2;
+  if (calibration > 0) c.calibration_gflops = calibration;
+  Verdict v;
+  v.disturbed = disturbed;
+  if (disturbed) v.reasons = {"other processes used 80 % of a core"};
+  record_conditions(f.store().db(), attempt, c, v);
+}
+
+// ddp ×1: repeats 1000, 1010 quiet and 500 disturbed; ddp ×2: both repeats disturbed.
+void campaign_with_disturbances(ReportFixture& f) {
+  f.campaign("c1");
+  const double tokens[] = {1000, 1010, 500};
+  for (int r = 0; r < 3; ++r) judge(f, f.trial(train_trial("s", "ddp", 1, r, tokens[r], 40, 500)), r == 2);
+  for (int r = 0; r < 2; ++r) judge(f, f.trial(train_trial("s", "ddp", 2, r, 1900, 40, 500)), true);
+}
+
+}  // namespace
+
+TEST_CASE("disturbed attempts are named with their reasons and left out of the means unless kept") {
+  ReportFixture f("conditions.sqlite");
+  campaign_with_disturbances(f);
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "- 3 attempts ran on a disturbed machine: `s ddp ×1 rep 2` (other processes used 80 % of a core), "
+                     "`s ddp ×2 rep 0` (other processes used 80 % of a core), `s ddp ×2 rep 1` (other processes used "
+                     "80 % of a core). They are left out of the means (`mtrun report --keep-disturbed` keeps them).\n"));
+  CHECK(contains(md, "- `s ddp ×2`: every one of its 2 successful attempts ran on a disturbed machine; it is not "
+                     "averaged and appears in no table.\n"));
+  CHECK(contains(md, "1005 ± 7"));   // the quiet repeats alone
+  CHECK_FALSE(contains(md, "837 ± "));  // not the mean with the disturbed one
+
+  auto db = open_results(f.path());
+  ReportOptions keep;
+  keep.keep_disturbed = true;
+  const std::string kept = render_report(load_report_data(*db, {latest_campaign(*db)}), keep).markdown;
+  CHECK(contains(kept, "They are averaged in with the rest (kept on request)."));
+  CHECK(contains(kept, "837 ± "));
+  CHECK_FALSE(contains(kept, "it is not averaged"));
+}
+
+TEST_CASE("a database without recorded conditions reports no disturbance and no order") {
+  ReportFixture f("no_conditions.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 2; ++r) f.trial(train_trial("s", "ddp", 1, r, 1000 + r, 40, 500));
+  const std::string md = render_latest(f).markdown;
+  CHECK_FALSE(contains(md, "disturbed"));
+  CHECK_FALSE(contains(md, "order"));
+}
+
+TEST_CASE("compare says when the campaigns' calibrations differ beyond their noise") {
+  ReportFixture f("calibration.sqlite");
+  f.campaign("a", "exp", "2024-05-01T10:00:00Z");
+  f.campaign("b", "exp", "2024-05-02T10:00:00Z");
+  const double a[] = {40.0, 40.4, 39.8}, b[] = {30.1, 30.0, 29.8}, c[] = {40.2, 39.9, 40.1};
+  for (int r = 0; r < 3; ++r) {
+    judge(f, f.trial(train_trial("s", "ddp", 1, r, 1000, 40, 500), "a"), false, a[r]);
+    judge(f, f.trial(train_trial("s", "ddp", 1, r, 1000, 40, 500), "b"), false, b[r]);
+  }
+  CHECK(contains(render_comparison_of(f, "a", "b"),
+                 "**Calibrations differ beyond their noise: A 40.1 ± 0.3 vs B 30.0 ± 0.2 GFLOP/s per thread (-25 %, "
+                 "Welch p < 0.001). The machines ran at different speeds; ratios between them include that.**"));
+  f.campaign("c", "exp", "2024-05-03T10:00:00Z");
+  for (int r = 0; r < 3; ++r) judge(f, f.trial(train_trial("s", "ddp", 1, r, 1000, 40, 500), "c"), false, c[r]);
+  CHECK_FALSE(contains(render_comparison_of(f, "a", "c"), "Calibrations differ"));
+}

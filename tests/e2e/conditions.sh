@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The machine's conditions around every attempt, with real processes: a CPU hog on every core makes
+# attempts `disturbed` (named with their reasons in the report, left out of its means), doctor and
+# `run` warn about it, --require-quiet refuses to time on it (exit 3), --wait-quiet says it waited.
+# A shuffled order is reproducible and recorded; adaptive repeats stop at min for a tight
+# configuration and at max for a noisy one.
+#
+# The quiet half needs a quiet machine, which a shared build host is not always: it waits for one
+# (--wait-quiet) and is skipped (exit 77) when none comes, rather than blaming mtrun for the
+# neighbours. The busy half cannot be fooled that way: its hogs occupy every core, so the verdict
+# does not depend on what else runs — the threshold is in % of one core, and the hogs alone exceed
+# it many times over whatever the job itself uses (its own CPU time is subtracted).
+source "$(dirname "$0")/lib.sh"
+export MTENGINE=/bin/true  # command workloads only: no engine is launched
+DB="$WORK/results/mtrun.sqlite"
+CORES=$(nproc)
+HOGS=()
+start_hogs() { for _ in $(seq "$CORES"); do timeout "$1" sh -c 'while :; do :; done' & HOGS+=($!); done; sleep 0.5; }
+stop_hogs() { for pid in "${HOGS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait "${HOGS[@]}" 2>/dev/null || true; HOGS=(); }
+trap 'stop_hogs; rm -rf "$WORK"' EXIT
+
+# Shuffled order: the same seed gives the same order, different from matrix order, and is recorded.
+cat > "$WORK/order.yaml" <<'YAML'
+name: order
+order: shuffled
+seed: 11
+repeat: 2
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: [echo, "value: {cfg}"]
+    matrix:
+      cfg: [1, 2, 3, 4, 5, 6]
+    metrics:
+      value: {regex: 'value: ([0-9]+)'}
+YAML
+sed 's/^order: shuffled$/order: interleaved/; /^seed:/d' "$WORK/order.yaml" > "$WORK/interleaved.yaml"
+order_of() { "$MTRUN" plan "$1" | grep -o 'cfg=[0-9] rep [0-9]' | tr '\n' ' '; }
+FIRST=$(order_of "$WORK/order.yaml")
+expect_eq "$(order_of "$WORK/order.yaml")" "$FIRST" "the same seed plans the same order"
+[ "$FIRST" != "$(order_of "$WORK/interleaved.yaml")" ] || fail "a shuffled plan equals matrix order: $FIRST"
+expect_eq "$(order_of "$WORK/interleaved.yaml")" "cfg=1 rep 0 cfg=2 rep 0 cfg=3 rep 0 cfg=4 rep 0 cfg=5 rep 0 cfg=6 rep 0 cfg=1 rep 1 cfg=2 rep 1 cfg=3 rep 1 cfg=4 rep 1 cfg=5 rep 1 cfg=6 rep 1 " "interleaved is matrix order, round by round"
+expect_contains "$("$MTRUN" plan "$WORK/order.yaml")" "order: shuffled (seed 11), as listed" "plan names the order"
+ROUND0=$(printf '%s\n' $FIRST | paste -d' ' - - - | head -6 | grep -c ' rep 0$')
+expect_eq "$ROUND0" 6 "a round is shuffled within itself"
+capture "$MTRUN" --db "$WORK/order.sqlite" run "$WORK/order.yaml"
+expect_eq "$RC" 0 "shuffled run"
+expect_contains "$OUT" "order shuffled (seed 11)" "run names the order"
+DB="$WORK/order.sqlite"
+expect_eq "$(sql "select run_order || ' ' || seed from campaigns")" "shuffled 11" "the order is recorded"
+RAN=$(sql "select 'cfg=' || json_extract(t.parameters, '$.cfg') || ' rep ' || t.repeat_index from attempts a join trials t on t.id = a.trial_id order by a.id" | tr '\n' ' ')
+expect_eq "$RAN" "$FIRST" "trials ran in the planned order"
+expect_contains "$("$MTRUN" --db "$DB" report)" "Trials ran in shuffled order (seed 11)." "the report says which order ran"
+echo "PASS (order)"
+
+# A campaign of short trials whose own CPU use is real (a busy loop inside the job).
+cat > "$WORK/timed.yaml" <<'YAML'
+name: timed
+repeat: 2
+studies:
+  - name: t
+    workload: command
+    launch: direct
+    command: [python3, -c, "import time\nt = time.time()\nwhile time.time() - t < 0.8: pass\nprint('value: {cfg}')"]
+    matrix:
+      cfg: [10, 20]
+    metrics:
+      value: {regex: 'value: ([0-9]+)'}
+YAML
+
+# Busy: a hog on every core for the whole campaign.
+DB="$WORK/busy.sqlite"
+start_hogs 120
+capture "$MTRUN" doctor
+expect_contains "$OUT" "warn  load      other processes used" "doctor warns about a busy machine"
+expect_contains "$OUT" "% of a core over 1.0 s" "doctor says how much and over how long"
+capture "$MTRUN" --db "$DB" run --require-quiet "$WORK/timed.yaml"
+expect_eq "$RC" 3 "--require-quiet refuses a busy machine"
+expect_contains "$OUT" "mtrun: the machine is busy (other processes used" "refusal message"
+expect_contains "$OUT" "; not starting (--require-quiet)" "refusal says why"
+expect_eq "$(sql "select count(*) from attempts")" 0 "nothing timed after a refusal"
+capture "$MTRUN" --db "$DB" run --wait-quiet 1.5 "$WORK/timed.yaml"
+expect_eq "$RC" 0 "a busy run still runs"
+expect_contains "$OUT" "warning: the machine is busy: other processes used" "run warns at the start"
+expect_contains "$OUT" "(still busy after 2 s: other processes used" "--wait-quiet says it waited in vain"
+expect_contains "$OUT" "disturbed: other processes used" "the progress line names the disturbance"
+stop_hogs
+expect_eq "$(sql "select count(*) from conditions where verdict = 'disturbed'")" 4 "every attempt under the hogs is disturbed"
+expect_eq "$(sql "select count(*) from conditions where reasons like '[\"other processes used %'")" 4 "the reason is recorded"
+expect_eq "$(sql "select count(*) from attempt_conditions where job_cpu_s > 0.1 and samples like '[{\"%'")" 4 "the job's own CPU time and samples are recorded"
+REPORT=$("$MTRUN" --db "$DB" report)
+expect_contains "$REPORT" "4 attempts ran on a disturbed machine: \`t cfg=10 rep 0\` (other processes used" "the summary names the disturbed attempts"
+expect_contains "$REPORT" "They are left out of the means (\`mtrun report --keep-disturbed\` keeps them)." "and leaves them out"
+expect_contains "$REPORT" "\`t cfg=20\`: every one of its 2 successful attempts ran on a disturbed machine; it is not averaged and appears in no table." "an all-disturbed configuration is shown as such"
+grep -q "Workload command" <<<"$REPORT" && fail "a disturbed configuration was averaged: $REPORT"
+KEPT=$("$MTRUN" --db "$DB" report --keep-disturbed)
+expect_contains "$KEPT" "They are averaged in with the rest (kept on request)." "--keep-disturbed keeps them"
+expect_contains "$KEPT" "Workload command" "kept attempts are averaged"
+echo "PASS (busy machine)"
+
+# Adaptive repeats, judged whatever the machine does (disturbance thresholds out of reach here).
+cat > "$WORK/adaptive.yaml" <<'YAML'
+name: adaptive
+repeat: {min: 3, max: 6, target_ci_pct: 2}
+conditions: {max_foreign_cpu_pct: 100000, max_steal_pct: 100, max_cpu_pressure_pct: 100000}
+studies:
+  - name: tight
+    workload: command
+    launch: direct
+    command: [echo, "value: 100"]
+    metrics:
+      value: {regex: 'value: ([0-9]+)'}
+  - name: noisy
+    workload: command
+    launch: direct
+    command: [bash, -c, 'echo "value: $((RANDOM % 100 + 50))"']
+    metrics:
+      value: {regex: 'value: ([0-9]+)'}
+YAML
+DB="$WORK/adaptive.sqlite"
+capture "$MTRUN" --db "$DB" run "$WORK/adaptive.yaml"
+expect_eq "$RC" 0 "adaptive run"
+expect_contains "$OUT" "adaptive repeats: round 4 of noisy" "the progress says a round was added and why"
+expect_eq "$(sql "select study || '=' || count(*) from trials group by study order by study")" "noisy=6
+tight=3" "tight stops at min, noisy reaches max"
+capture "$MTRUN" --db "$DB" run "$WORK/adaptive.yaml"
+expect_eq "$(sql "select count(*) from trials")" 9 "re-running a finished campaign adds no rounds"
+expect_contains "$OUT" "0 to run" "nothing to run again"
+REPORT=$("$MTRUN" --db "$DB" report)
+expect_contains "$REPORT" "reached the target: \`tight\` (3 rounds, ±0.0 %)" "the report names who reached the target"
+expect_contains "$REPORT" "stopped at max: \`noisy\` (6 rounds" "and who stopped at max"
+echo "PASS (adaptive repeats)"
+
+# Quiet: the same campaign flags nothing — on a machine that is quiet, which this test waits for.
+DB="$WORK/quiet.sqlite"
+capture "$MTRUN" --db "$DB" run --require-quiet --wait-quiet 60 "$WORK/timed.yaml"
+if [ "$RC" == 3 ]; then
+  echo "SKIP (quiet machine): the machine stayed busy for 60 s: $OUT"
+  exit 77
+fi
+expect_eq "$RC" 0 "quiet run"
+DISTURBED=$(sql "select count(*) from conditions where verdict = 'disturbed'")
+if [ "$DISTURBED" != 0 ]; then
+  # A neighbour may have started mid-campaign: if the machine is busy now, that is not mtrun's doing.
+  "$MTRUN" doctor | grep -q "warn  load" && { echo "SKIP (quiet machine): it became busy: $(sql "select reasons from conditions")"; exit 77; }
+  fail "attempts on a quiet machine were judged disturbed: $(sql "select reasons from conditions")"
+fi
+expect_eq "$(sql "select count(*) from conditions where verdict = 'quiet'")" 4 "every attempt judged quiet"
+REPORT=$("$MTRUN" --db "$DB" report)
+grep -q "disturbed machine" <<<"$REPORT" && fail "a quiet campaign's report names disturbances"
+# --wait-quiet waits for a hog that ends, and says so.
+start_hogs 3
+capture "$MTRUN" --db "$DB" run --force --wait-quiet 30 "$WORK/timed.yaml"
+stop_hogs
+expect_contains "$OUT" "for a quiet machine)" "--wait-quiet says it waited"
+echo "PASS (quiet machine)"

@@ -126,6 +126,30 @@ TEST_CASE("the verdict names every threshold crossed, in words") {
   CHECK(judge_idle_machine(c, t).reasons.at(0) == "other processes used 19 % of a core over 1.0 s");
 }
 
+TEST_CASE("over a short attempt, /proc/stat's tick rounding is not taken for other processes") {
+  ConditionsThresholds t;
+  MachineConditions c;
+  c.cpus = 2;
+  c.wall_s = 0.015;        // an `echo` trial: two ticks per CPU are 267 % of a core here
+  c.foreign_cpu_pct = 150;
+  VerdictInputs in;
+  in.conditions = &c;
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+  c.wall_s = 1;            // the same share over a second is real: the margin is 4 %
+  CHECK(judge_attempt(in, t).disturbed);
+  c.wall_s = 0.5;
+  c.foreign_cpu_pct = 200 + 8 + t.max_foreign_cpu_pct;  // hogs on both cores, past the margin
+  CHECK(judge_attempt(in, t).disturbed);
+
+  // CPU pressure includes the job's own start-up: judged from one second on.
+  c.foreign_cpu_pct = 0;
+  c.cpu_pressure_pct = 20;
+  c.wall_s = 0.015;
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+  c.wall_s = 2;
+  CHECK(judge_attempt(in, t).disturbed);
+}
+
 TEST_CASE("per-step times that jump to a second level are bimodal, steady ones are not") {
   StepTimes jump;
   for (int s = 0; s < 20; ++s) {

@@ -18,6 +18,9 @@ YAML
 capture "$MTRUN" run "$WORK/exp.yaml" --db "$DB"
 expect_eq "$RC" 0 "first run"
 
+# The version this mtrun writes, as schemas/store.sql declares it.
+CURRENT=$(grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$')
+
 # Damaged schemas: refused by every command, `run` before it launches a trial.
 damaged() {  # damaged NAME SQL MESSAGE
   local file="$WORK/$1.sqlite"
@@ -33,9 +36,9 @@ damaged() {  # damaged NAME SQL MESSAGE
   expect_eq "$(sqlite3 "$file" "select count(*) from attempts" 2>/dev/null || echo none)" "$before" "$1: no attempt launched"
 }
 damaged negative "PRAGMA user_version = -1" "$WORK/negative.sqlite has schema version -1, which no mtrun writes; it is not a usable mtrun results database"
-damaged mislabelled "PRAGMA user_version = 4" "$WORK/mislabelled.sqlite is damaged: it says schema version 4, yet it has table 'attempt_files', which version 5 adds"
-damaged no_metrics "DROP TABLE metrics" "$WORK/no_metrics.sqlite is damaged: table 'metrics' of schema version 5 is missing"
-damaged no_column "ALTER TABLE step_metrics RENAME COLUMN value TO v" "$WORK/no_column.sqlite is damaged: table 'step_metrics' has no column 'value' (schema version 5)"
-damaged no_view "DROP VIEW training" "$WORK/no_view.sqlite is damaged: view 'training' of schema version 5 is missing"
-damaged table_as_view "DROP TABLE leases; CREATE VIEW leases AS SELECT 1" "$WORK/table_as_view.sqlite is damaged: 'leases' is a view, where schema version 5 has a table"
+damaged mislabelled "PRAGMA user_version = 4" "$WORK/mislabelled.sqlite is damaged: it says schema version 4, yet it has"
+damaged no_metrics "DROP TABLE metrics" "$WORK/no_metrics.sqlite is damaged: table 'metrics' of schema version $CURRENT is missing"
+damaged no_column "ALTER TABLE step_metrics RENAME COLUMN value TO v" "$WORK/no_column.sqlite is damaged: table 'step_metrics' has no column 'value' (schema version $CURRENT)"
+damaged no_view "DROP VIEW training" "$WORK/no_view.sqlite is damaged: view 'training' of schema version $CURRENT is missing"
+damaged table_as_view "DROP TABLE leases; CREATE VIEW leases AS SELECT 1" "$WORK/table_as_view.sqlite is damaged: 'leases' is a view, where schema version $CURRENT has a table"
 echo "PASS (damaged schemas refused)"

@@ -122,7 +122,7 @@ chmod 755 "$WORK/locked"
 
 # An older (version 1) database is read as it is: status does not migrate it.
 cp "$DB" "$WORK/v1.sqlite"
-sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP TABLE attempt_files; DROP VIEW comm_rows; DROP TABLE result_rows; DROP VIEW chain_stages; DROP TABLE stages; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
+sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP VIEW conditions; DROP TABLE attempt_conditions; ALTER TABLE campaigns DROP COLUMN run_order; ALTER TABLE campaigns DROP COLUMN seed; ALTER TABLE campaigns DROP COLUMN measurement; DROP TABLE attempt_files; DROP VIEW comm_rows; DROP TABLE result_rows; DROP VIEW chain_stages; DROP TABLE stages; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
 BEFORE=$(sha256sum < "$WORK/v1.sqlite")
 capture "$MTRUN" --db "$WORK/v1.sqlite" status
 expect_eq "$RC" 0 "status on a version 1 database"

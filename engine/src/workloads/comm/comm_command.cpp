@@ -11,6 +11,7 @@
 #include "core/env/environment.h"
 #include "core/env/resources.h"
 #include "core/job/input_error.h"
+#include "core/job/memory_check.h"
 #include "core/job/workload.h"
 
 namespace mt {
@@ -62,10 +63,8 @@ int64_t host_bytes(const Measurement& m) {
 void refuse_what_does_not_fit(const std::vector<Measurement>& measurements, ControlChannel& control) {
   int64_t largest = 0;
   for (const auto& m : measurements) largest = std::max(largest, host_bytes(m));
-  const auto problem = host_memory_problem(largest, control.local_size(), "the largest message");
-  if (control.max(problem ? 1.0 : 0.0) > 0)
-    throw InputError(problem ? *problem + ": lower --max-bytes or --sizes"
-                             : std::string("another host cannot hold the largest message: lower --max-bytes or --sizes"));
+  require_host_memory(control, /*device_memory=*/false, static_cast<double>(largest), "the largest message",
+                      "lower --max-bytes or --sizes");
 }
 
 class CommWorkload final : public Workload {

@@ -10,6 +10,7 @@
 #include "core/env/resources.h"
 #include "workloads/groups/grid.h"
 #include "core/job/input_error.h"
+#include "core/job/memory_check.h"
 #include "core/job/workload.h"
 
 namespace mt {
@@ -52,11 +53,8 @@ class GroupsWorkload final : public Workload {
     if (n < 2)
       throw InputError("groups needs at least 2 ranks: one rank has no group to form and no order to mix up");
     // Each collective's buffer and its check copy, per dimension's communicator.
-    const auto memory = world.device_memory()
-                            ? std::nullopt
-                            : host_memory_problem(6 * config_.bytes, control.local_size(), "groups with this --bytes");
-    if (control.max(memory ? 1.0 : 0.0) > 0)
-      throw InputError(memory ? *memory : std::string("another host cannot hold this groups run"));
+    require_host_memory(control, world.device_memory(), 6.0 * static_cast<double>(config_.bytes),
+                        "groups with this --bytes", "lower --bytes");
     if (n % (config_.tp * config_.pp) != 0)
       throw InputError(fmt::format("--tp {} x --pp {} does not divide the {} ranks", config_.tp, config_.pp, n));
     Grid grid;

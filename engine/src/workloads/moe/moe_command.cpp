@@ -13,6 +13,7 @@
 #include "core/env/resources.h"
 #include "workloads/moe/round_trip.h"
 #include "core/job/input_error.h"
+#include "core/job/memory_check.h"
 #include "core/job/workload.h"
 
 namespace mt {
@@ -82,12 +83,8 @@ class MoeWorkload final : public Workload {
     const double memory_per_rank = 4.0 * (8.0 * static_cast<double>(d) * d +
                                    12.0 * static_cast<double>(tokens) * d *
                                        std::max<int64_t>(1, config_.routing.top_k));
-    const auto memory = comm.device_memory()
-                            ? std::nullopt
-                            : host_memory_problem(static_cast<int64_t>(memory_per_rank), control.local_size(),
-                                                  "moe with this --d-model and --tokens");
-    if (control.max(memory ? 1.0 : 0.0) > 0)
-      throw InputError(memory ? *memory : std::string("another host cannot hold this moe run"));
+    require_host_memory(control, comm.device_memory(), memory_per_rank, "moe with this --d-model and --tokens",
+                        "lower --d-model or --tokens");
     const Routing routing = route_tokens(config_.routing, rank, world, tokens);
     const Expert mine(config_.routing.seed, rank, d, device);
     torch::manual_seed(config_.routing.seed + 97 * static_cast<uint64_t>(rank));

@@ -8,6 +8,7 @@
 #include "core/env/resources.h"
 #include "workloads/tp/tp_collectives.h"
 #include "core/job/input_error.h"
+#include "core/job/memory_check.h"
 #include "core/job/workload.h"
 
 namespace mt {
@@ -73,12 +74,8 @@ class TpWorkload final : public Workload {
     // gradients and the split copies: about three times each, in floats.
     const double rows = static_cast<double>(config_.batch) * config_.seq_length;
     const double per_rank = 4.0 * 3.0 * (8.0 * config_.d_model * config_.d_model + 6.0 * rows * config_.d_model);
-    const auto memory = comm.device_memory()
-                            ? std::nullopt
-                            : host_memory_problem(static_cast<int64_t>(per_rank), group.control.local_size(),
-                                                  "tp with this --d-model, --batch and --seq-length");
-    if (group.control.max(memory ? 1.0 : 0.0) > 0)
-      throw InputError(memory ? *memory : std::string("another host cannot hold this tp run"));
+    require_host_memory(group.control, comm.device_memory(), per_rank,
+                        "tp with this --d-model, --batch and --seq-length", "lower them");
     at::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
     const torch::Device device = comm.device_memory() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
     const Inputs in = make_inputs(config_, device);

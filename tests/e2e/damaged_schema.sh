@@ -3,20 +3,8 @@
 # view) is refused with exit 2 by every command, naming the file, and `run` refuses it before it
 # launches anything.
 source "$(dirname "$0")/lib.sh"
-export MTENGINE=/bin/true
 DB="$WORK/results/mtrun.sqlite"
-cat > "$WORK/exp.yaml" <<'YAML'
-name: first
-studies:
-  - name: s
-    workload: command
-    launch: direct
-    command: [echo, "value: 1"]
-    matrix: {n: [1, 2]}
-    metrics: {value: {regex: 'value: ([0-9]+)'}}
-YAML
-capture "$MTRUN" run "$WORK/exp.yaml" --db "$DB"
-expect_eq "$RC" 0 "first run"
+run_echo_campaign first
 
 # The version this mtrun writes, as schemas/store.sql declares it.
 CURRENT=$(grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$')

@@ -12,3 +12,21 @@ sql() { sqlite3 -batch -noheader "$DB" "$1"; }
 
 # Runs a command, storing its output in $OUT and its exit status in $RC (never aborts the test).
 capture() { set +e; OUT=$("$@" 2>&1); RC=$?; set -e; }
+
+# A campaign of two `echo` trials named NAME, written to $WORK/exp.yaml and run into $DB: the
+# database the runner-only tests then damage, lock or read. No engine is launched.
+run_echo_campaign() {  # run_echo_campaign NAME
+  export MTENGINE=/bin/true
+  cat > "$WORK/exp.yaml" <<YAML
+name: $1
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: [echo, "value: 1"]
+    matrix: {n: [1, 2]}
+    metrics: {value: {regex: 'value: ([0-9]+)'}}
+YAML
+  capture "$MTRUN" run "$WORK/exp.yaml" --db "$DB"
+  expect_eq "$RC" 0 "first run"
+}

@@ -3,20 +3,8 @@
 # read-only share), is read with its WAL, never answered from the stale main file alone; a -wal
 # that is not the database's (not a WAL, frames with another salt) or not a file is refused (exit 2).
 source "$(dirname "$0")/lib.sh"
-export MTENGINE=/bin/true
 DB="$WORK/results/mtrun.sqlite"
-cat > "$WORK/exp.yaml" <<'YAML'
-name: first
-studies:
-  - name: s
-    workload: command
-    launch: direct
-    command: [echo, "value: 1"]
-    matrix: {n: [1, 2]}
-    metrics: {value: {regex: 'value: ([0-9]+)'}}
-YAML
-capture "$MTRUN" run "$WORK/exp.yaml" --db "$DB"
-expect_eq "$RC" 0 "first run"
+run_echo_campaign first
 
 # A change still in the WAL, copied with its -wal but not its -shm (a backup, a read-only share).
 # wal.py COPY: the database's latest change is in COPY-wal only. wal.py COPY salt: the WAL's salt

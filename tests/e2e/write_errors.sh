@@ -4,20 +4,8 @@
 # `compare -o` into a file that cannot be written. A query into a full device stops at once, even
 # one whose rows never end. No engine is launched.
 source "$(dirname "$0")/lib.sh"
-export MTENGINE=/bin/true
 DB="$WORK/results/mtrun.sqlite"
-cat > "$WORK/exp.yaml" <<'YAML'
-name: writes
-studies:
-  - name: s
-    workload: command
-    launch: direct
-    command: [echo, "value: 1"]
-    matrix: {n: [1, 2]}
-    metrics: {value: {regex: 'value: ([0-9]+)'}}
-YAML
-capture "$MTRUN" run "$WORK/exp.yaml" --db "$DB"
-expect_eq "$RC" 0 "first run"
+run_echo_campaign writes
 CAMPAIGN=$(sql "select id from campaigns")
 FULL="mtrun: cannot write to standard output: No space left on device"
 

@@ -16,9 +16,6 @@ using mt::testing::kFloatEps;
 using mt::testing::max_magnitude;
 using mt::testing::worst_error_ratio;
 
-// Every kernel copy this CPU can run, baseline first: each test checks them all.
-std::vector<mt::KernelIsa> runnable_isas() { return mt::runnable_kernel_isas(); }
-
 double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
   return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
 }
@@ -56,7 +53,7 @@ TEST_CASE("fused cross-entropy matches log_softmax + nll_loss in value and gradi
     const auto grad_tolerance =
         4 * kFloatEps * (expected.grad.to(torch::kDouble).abs() * (x.abs() + lse.abs() + 2) + scale);
     const double loss_tolerance = 8 * kFloatEps * (2 * max_magnitude(x) + std::log(vocab) + 1);
-    for (auto isa : runnable_isas()) {
+    for (auto isa : mt::runnable_kernel_isas()) {
       CAPTURE(std::string(mt::kernel_isa_name(isa)));
       CAPTURE(vocab);
       mt::KernelIsaOverride pin(isa);
@@ -109,7 +106,7 @@ TEST_CASE("fused GELU matches torch::gelu in value and gradient") {
   const auto xd = x.to(torch::kDouble);
   const auto value_tolerance = 8 * kFloatEps * xd.abs() + FLT_MIN;
   const auto grad_tolerance = 8 * kFloatEps * upstream.to(torch::kDouble).abs() * (1 + xd.abs()) + FLT_MIN;
-  for (auto isa : runnable_isas()) {
+  for (auto isa : mt::runnable_kernel_isas()) {
     CAPTURE(std::string(mt::kernel_isa_name(isa)));
     mt::KernelIsaOverride pin(isa);
     auto input = x.clone().requires_grad_(true);
@@ -128,7 +125,7 @@ TEST_CASE("fused GELU matches torch::gelu in value and gradient") {
 TEST_CASE("a pinned kernel instruction set lasts as long as its guard") {
   const auto best = mt::best_kernel_isa();
   CHECK((mt::kernel_isa() == best));
-  for (auto isa : runnable_isas()) {
+  for (auto isa : mt::runnable_kernel_isas()) {
     mt::KernelIsaOverride pin(isa);
     CHECK((mt::kernel_isa() == isa));
   }
@@ -167,7 +164,7 @@ TEST_CASE("fused causal attention matches the composite formulation in value and
     const double value_tolerance = 8 * kFloatEps * amplification * max_magnitude(expected);
     const double grad_tolerance =
         8 * kFloatEps * amplification * max_magnitude(reference_input.grad());
-    for (auto isa : runnable_isas()) {
+    for (auto isa : mt::runnable_kernel_isas()) {
       CAPTURE(std::string(mt::kernel_isa_name(isa)));
       mt::KernelIsaOverride pin(isa);
       auto input = qkv.clone().requires_grad_(true);

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "training/checkpoint/durable_file.h"
+
 namespace mt {
 
 struct Sha256::State {
@@ -51,8 +53,7 @@ std::string sha256_hex(const void* data, std::size_t bytes) {
 std::string sha256_hex(const std::string& text) { return sha256_hex(text.data(), text.size()); }
 
 std::string sha256_file(const std::filesystem::path& file) {
-  if (std::filesystem::exists(file) && !std::filesystem::is_regular_file(file))
-    throw std::runtime_error("'" + file.string() + "' is not a regular file");
+  require_regular_file(file);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read '" + file.string() + "'");
   Sha256 digest;

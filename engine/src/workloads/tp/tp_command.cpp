@@ -75,7 +75,8 @@ class TpWorkload final : public Workload {
     const double rows = static_cast<double>(config_.batch) * config_.seq_length;
     const double per_rank = 4.0 * 3.0 * (8.0 * config_.d_model * config_.d_model + 6.0 * rows * config_.d_model);
     require_host_memory(group.control, comm.device_memory(), per_rank,
-                        "tp with this --d-model, --batch and --seq-length", "lower them");
+                        "tp with this --d-model, --batch and --seq-length",
+                        "lower --d-model, --batch or --seq-length");
     at::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
     const torch::Device device = comm.device_memory() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
     const Inputs in = make_inputs(config_, device);

@@ -4,7 +4,6 @@
 #include <mpi.h>
 
 #include <chrono>
-#include <string>
 #include <thread>
 
 #include "core/comm/mpi/mpi_check.h"
@@ -66,19 +65,17 @@ void MpiControlChannel::barrier() {
   complete("barrier");
 }
 
-double MpiControlChannel::reduce(double value, const char* operation) {
-  const std::string op = operation;
+double MpiControlChannel::reduce(double value, Reduction reduction) {
   double out = 0;
-  MT_MPI_CHECK(MPI_Iallreduce(&value, &out, 1, MPI_DOUBLE,
-                              op == "max" ? MPI_MAX : op == "min" ? MPI_MIN : MPI_SUM,
-                              handles_->world, &handles_->request));
-  complete(operation);
+  const MPI_Op op = reduction == Reduction::max ? MPI_MAX : reduction == Reduction::min ? MPI_MIN : MPI_SUM;
+  MT_MPI_CHECK(MPI_Iallreduce(&value, &out, 1, MPI_DOUBLE, op, handles_->world, &handles_->request));
+  complete(reduction == Reduction::max ? "max" : reduction == Reduction::min ? "min" : "sum");
   return out;
 }
 
-double MpiControlChannel::max(double value) { return reduce(value, "max"); }
-double MpiControlChannel::min(double value) { return reduce(value, "min"); }
-double MpiControlChannel::sum(double value) { return reduce(value, "sum"); }
+double MpiControlChannel::max(double value) { return reduce(value, Reduction::max); }
+double MpiControlChannel::min(double value) { return reduce(value, Reduction::min); }
+double MpiControlChannel::sum(double value) { return reduce(value, Reduction::sum); }
 
 void MpiControlChannel::sum(std::vector<double>& values) {
   MT_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),

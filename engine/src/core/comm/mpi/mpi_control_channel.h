@@ -37,7 +37,8 @@ class MpiControlChannel final : public ControlChannel {
   struct Handles;  // the MPI communicators; defined in the .cpp to keep mpi.h out of here
   // Waits for the non-blocking call just started (handles_->request) within the timeout.
   void complete(const char* operation);
-  double reduce(double value, const char* operation);  // "max", "min" or "sum" over ranks
+  enum class Reduction { max, min, sum };
+  double reduce(double value, Reduction reduction);
 
   std::unique_ptr<Handles> handles_;
   double timeout_s_ = 0;

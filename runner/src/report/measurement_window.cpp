@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/per_step.h"
 #include "stats.h"
 
 namespace mt {
@@ -11,21 +12,7 @@ namespace {
 // The measured steps' times of one trial: per step the slowest rank (a step lasts as long as its
 // slowest rank), warmup dropped. Empty when the result has no per-step times.
 std::vector<double> measured_step_times(const ReportTrial& t, int measured) {
-  if (!t.result.is_object() || !t.result.contains("per_step")) return {};
-  const auto& per_step = t.result["per_step"];
-  if (!per_step.is_object() || !per_step.contains("step_time_ms") || !per_step["step_time_ms"].is_array()) return {};
-  std::vector<std::vector<double>> ranks;
-  for (const auto& series : per_step["step_time_ms"]) {
-    if (series.is_number()) {  // one rank's series written flat
-      if (ranks.empty()) ranks.emplace_back();
-      ranks[0].push_back(series.get<double>());
-    } else if (series.is_array()) {
-      ranks.emplace_back();
-      for (const auto& v : series) {
-        if (v.is_number()) ranks.back().push_back(v.get<double>());
-      }
-    }
-  }
+  std::vector<std::vector<double>> ranks = per_rank_series(t, "step_time_ms");
   std::vector<double> slowest;
   for (const auto& r : ranks) {
     if (int(r.size()) < measured) return {};

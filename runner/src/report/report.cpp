@@ -23,6 +23,7 @@
 #include "report/profile_section.h"
 #include "report/profiler_overhead_section.h"
 #include "report/provenance_check.h"
+#include "report/rank_wait_section.h"
 #include "report/step_profile.h"
 #include "report/study_comparison.h"
 #include "report/summary_section.h"
@@ -111,6 +112,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
       measurement.push_back(*w);
     }
   }
+  std::vector<RankWaitRow> stragglers = straggler_rows(training);
+  for (auto& w : straggler_warnings(stragglers)) measurement.push_back(std::move(w));
   md += render_summary({&data.trials, training, comm_rows, workloads, studies, &provenance, std::move(measurement)});
   md += render_provenance_warnings(provenance);
   if (!training.empty()) {
@@ -120,6 +123,7 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
     md += plots_section(plots, options);
     report.plots = std::move(plots.plots);
     md += render_conditions_section(training, provenance);
+    md += render_rank_wait_section(stragglers);
     md += render_memory_section(training, provenance);
     md += render_runtime_section(training, provenance);
   } else {

@@ -52,6 +52,20 @@ expect 2 "mtengine train: --fault 'sleep:rank=1,step=3,seconds=nan': seconds=nan
   train --fault sleep:rank=1,step=3,seconds=nan
 expect 2 "mtengine train: --fault 'sleep:rank=1,step=3,seconds=1e300': seconds=1e300 is longer than a day (86400 s)" \
   train --fault sleep:rank=1,step=3,seconds=1e300
+# A model that cannot fit in the host's memory is refused before it is built, naming the need.
+expect 2 "train with this model and batch needs about" train --vocab-size 16777216 --d-model 8192 --n-heads 8 --steps 1
+expect 2 "lower --vocab-size, --d-model, --n-layers, --seq-length or --batch-size" \
+  train --vocab-size 1048576 --d-model 65536 --n-heads 8 --n-layers 1 --steps 1
+# The estimate behind it is a lower bound: a run that fits uses at least that much.
+"${MPIRUN[@]}" "$MTENGINE" train --vocab-size 4096 --d-model 128 --n-heads 4 --n-layers 2 --seq-length 64 \
+  --batch-size 4 --steps 2 --warmup-steps 0 --threads 1 --output "$WORK/fits.json" >"$WORK/fits.out" 2>&1 ||
+  { echo "FAIL: a small run that fits failed" >&2; cat "$WORK/fits.out" >&2; failures=$((failures + 1)); }
+python3 - "$WORK/fits.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+assert 0 < m["host_need_lower_bound_bytes"] <= m["peak_rss_bytes"], m
+print(f"ok: lower bound {m['host_need_lower_bound_bytes'] / 2**20:.1f} MiB <= peak {m['peak_rss_bytes'] / 2**20:.1f} MiB")
+PY
 expect 2 "--no-such-flag" train --no-such-flag 3
 expect 2 "--steps" train --steps notanumber
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "experiment/input_bounds.h"
 #include "experiment/measurement_loader.h"
 #include "experiment/run_order.h"
 #include "experiment/study_loader.h"
@@ -128,6 +129,13 @@ LoadResult load_experiment(const std::filesystem::path& file) {
   std::filesystem::path absolute = std::filesystem::absolute(file, ec);
   if (!std::filesystem::is_regular_file(absolute, ec)) {
     r.error({}, "experiment file not found");
+    result.errors = r.errors();
+    return result;
+  }
+  if (const auto bytes = std::filesystem::file_size(absolute, ec); !ec && bytes > kMaxExperimentFileBytes) {
+    r.error({}, fmt::format("experiment file is {:.1f} MiB; experiment files are at most {} MiB (split large "
+                            "axes into several studies or files)",
+                            double(bytes) / (1024.0 * 1024.0), kMaxExperimentFileBytes / (1024 * 1024)));
     result.errors = r.errors();
     return result;
   }

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "experiment/expression.h"
+#include "experiment/input_bounds.h"
 #include "experiment/measurement_loader.h"
 #include "experiment/param_checker.h"
 #include "experiment/stage_loader.h"
@@ -28,6 +29,11 @@ std::optional<Axis> read_axis(YamlReader& r, ParamChecker& params, const YAML::N
     if (auto v = r.value(values, axis.name)) axis.values.push_back(*v);
   } else if (values.IsSequence()) {
     if (values.size() == 0) r.error(pos_of(values), fmt::format("axis '{}' has no values", axis.name));
+    if (values.size() > kMaxAxisValues) {
+      r.error(pos_of(values), fmt::format("axis '{}' has {} values; an axis takes at most {} (split the study)",
+                                          axis.name, values.size(), kMaxAxisValues));
+      return std::nullopt;
+    }
     for (const auto& item : values) {
       if (auto v = r.value(item, axis.name)) axis.values.push_back(*v);
     }

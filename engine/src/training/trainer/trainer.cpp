@@ -22,6 +22,8 @@
 #include "training/optim/fused_adamw.h"
 #include "training/optim/lr_schedule.h"
 #include "core/job/input_error.h"
+#include "core/job/memory_check.h"
+#include "training/trainer/memory_estimate.h"
 
 namespace mt {
 namespace {
@@ -107,6 +109,12 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   keep_freed_memory_for_reuse();
   const int rank = comm.rank();
 
+  // The model is built in host memory on every rank, also for a GPU run (then moved).
+  const TrainingMemory need = training_memory_lower_bound(config, comm.world_size());
+  const double host_bytes = comm.device_memory() ? need.parameter_bytes : need.total();
+  require_host_memory(control, /*device_memory=*/false, host_bytes, "train with this model and batch",
+                      "lower --vocab-size, --d-model, --n-layers, --seq-length or --batch-size, or run fewer ranks "
+                      "per host");
   auto runtime = make_device_runtime(comm.device_memory());
   if (profiler) runtime = profiler->traced(std::move(runtime));
   Gpt model = make_gpt(config.model, config.seed);

@@ -2,7 +2,8 @@
 # Checkpoints edited so that every recorded digest still matches (the file's SHA-256 recomputed in
 # metadata.json) are refused by what they say, not loaded: a dtype changed from f32 to i32 (the
 # bytes would be reinterpreted), one rank's shard from another step, a shard with an impossible
-# shape, and data changed under an unchanged per-tensor digest, which `verify` must find.
+# shape, a random generator's state replaced by noise, and data changed under an unchanged
+# per-tensor digest, which `verify` must find.
 set -uo pipefail
 MTENGINE=${1:?usage: checkpoint_forgery_test.sh PATH/TO/mtengine}
 export MTENGINE
@@ -35,6 +36,12 @@ elif action == "step":  # this rank's train state says another step (digest kept
 elif action == "shape":
     t = next(t for t in header["tensors"] if t["name"].startswith("model/"))
     t["shape"] = [-1, 4]
+elif action == "rng":  # the CPU generator's state replaced by noise of the same size (digest kept consistent)
+    t = tensors["rng/cpu"]
+    size = t["bytes"] if "bytes" in t else len(data) - t["offset"]
+    noise = bytes((i * 2654435761 >> 13) & 0xFF for i in range(size))
+    data[t["offset"]:t["offset"] + size] = noise
+    t["sha256"] = hashlib.sha256(noise).hexdigest()
 elif action == "data":  # a byte of data flipped, its tensor's digest left as it was
     t = next(t for t in header["tensors"] if t["name"].startswith("model/"))
     data[t["offset"]] ^= 0x01
@@ -59,7 +66,7 @@ refused() {  # CASE MESSAGE: resume from $WORK/CASE must exit 2 naming MESSAGE
 }
 
 # DDP's rank 0 holds the replicated model; every rank holds its own train state.
-for case in dtype:0 step:1 shape:0; do
+for case in dtype:0 step:1 shape:0 rng:1; do
   action=${case%:*} rank=${case#*:}
   cp -r "$WORK/a" "$WORK/$action"
   forge "$WORK/$action" 12 "$rank" "$action" || fail "forging $action"
@@ -67,6 +74,7 @@ done
 refused dtype "is Int, this model's is Float"
 refused step "this rank's shard is at step 9, the checkpoint's metadata says 12"
 refused shape "has an impossible shape (damaged header)"
+refused rng "checkpoint's rng/cpu is not a CPU generator's state"
 
 cp -r "$WORK/a" "$WORK/data"
 forge "$WORK/data" 12 0 data || fail "forging data"

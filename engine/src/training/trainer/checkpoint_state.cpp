@@ -86,6 +86,16 @@ std::string restore_problem(const std::map<std::string, torch::Tensor>& tensors,
                                rng->second.numel() != generator_state.numel()))
     return fmt::format("checkpoint's rng/cpu holds {} {} values, not a CPU generator's state ({} bytes)",
                        rng->second.numel(), c10::toString(rng->second.scalar_type()), generator_state.numel());
+  if (rng != tensors.end()) {
+    // The right size can still hold noise; a scratch generator takes it first, so the job's own
+    // is never left half-set and the user sees the field, not a c10 stack trace.
+    try {
+      at::make_generator<at::CPUGeneratorImpl>().set_state(rng->second);
+    } catch (const c10::Error& e) {
+      const std::string why = e.what_without_backtrace();
+      return fmt::format("checkpoint's rng/cpu is not a CPU generator's state ({})", why.substr(0, why.find('\n')));
+    }
+  }
   auto step = tensors.find("train_state/global_step");
   if (step == tensors.end()) return "checkpoint shard lacks train_state/global_step";
   if (step->second.numel() != 1 || step->second.scalar_type() != torch::kLong)

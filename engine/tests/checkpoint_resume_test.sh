@@ -89,3 +89,19 @@ train --strategy ddp --checkpoint-dir "$S" --save-every 3 --resume latest --outp
 python3 -c "import json; assert json.load(open('$WORK/s.json'))['resumed_from_step']==3" || fail "resumed from"
 [ ! -e "$S/.step_00000006.tmp" ] || fail "the partial save was not cleaned up"
 echo "ok: death during save: step 6 never READY, resumed from 3"
+
+# A published step that lost only its READY (a copy without it, removed by hand) is not resumed
+# from, and not deleted either: --resume latest moves it into unready/ with its files and uses the
+# newest READY step.
+U="$WORK/lost_ready"
+cp -r "$S" "$U"
+rm "$U/step_00000012/READY"
+train --strategy ddp --checkpoint-dir "$U" --save-every 3 --resume latest --output "$WORK/u.json" >"$WORK/u.log" 2>&1 ||
+  fail "resume with a step lacking READY: $(cat "$WORK/u.log")"
+python3 -c "import json; assert json.load(open('$WORK/u.json'))['resumed_from_step']==9" || fail "resumed from (want 9)"
+[ -f "$U/unready/step_00000012/metadata.json" ] && [ -f "$U/unready/step_00000012/rank_00000.shard" ] ||
+  fail "the step without READY was not kept aside: $(ls -R "$U" | head -30)"
+grep -qF "set aside checkpoint without READY as '$U/unready/step_00000012'" "$WORK/u.log" ||
+  fail "the set-aside step is not named: $(cat "$WORK/u.log")"
+[ "$(ready_steps "$U")" = "3 6 9 12" ] || fail "after the resume, READY steps are '$(ready_steps "$U")'"
+echo "ok: a step without READY is set aside in unready/, the resume used step 9"

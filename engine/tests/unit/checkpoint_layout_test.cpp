@@ -55,11 +55,21 @@ TEST_CASE("only READY steps count, and latest falls back to the newest READY ste
   fs::create_directory_symlink("step_00000009", root / layout::kLatest);
   CHECK(layout::resolve_latest(root) == 6);  // names an unready one: the newest READY step
 
-  const auto removed = layout::clean_incomplete(root);
-  CHECK(removed.size() == 2);
-  CHECK_FALSE(fs::exists(layout::step_dir(root, 9)));
+  fs::create_directories(layout::pruning_dir(root, 1));  // a prune cut short
+  const auto leftovers = layout::clean_incomplete(root);
+  CHECK(leftovers.removed.size() == 2);
   CHECK_FALSE(fs::exists(layout::temp_dir(root, 12)));
+  CHECK_FALSE(fs::exists(layout::pruning_dir(root, 1)));
+  // The unready step is kept aside with what it held, out of the steps a resume considers.
+  REQUIRE(leftovers.set_aside.size() == 1);
+  CHECK(leftovers.set_aside[0] == root / layout::kUnready / "step_00000009");
+  CHECK_FALSE(fs::exists(layout::step_dir(root, 9)));
+  CHECK(fs::exists(root / layout::kUnready / "step_00000009" / layout::shard_name(0)));
   CHECK(fs::exists(layout::step_dir(root, 6)));
+  CHECK(layout::ready_steps(root) == std::vector<int64_t>{3, 6});
+  // A second one of the same step does not overwrite the first.
+  make_step(root, 9, false);
+  CHECK(layout::clean_incomplete(root).set_aside[0] == root / layout::kUnready / "step_00000009.1");
   fs::remove_all(root);
 }
 

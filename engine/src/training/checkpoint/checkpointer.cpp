@@ -116,8 +116,12 @@ std::optional<ResumePoint> Checkpointer::resume_point() {
     if (settings_.resume == "latest") {
       if (settings_.dir.empty()) throw CheckpointError("--resume latest needs --checkpoint-dir");
       // What a crash left behind is never used, and not left to confuse the next reader.
-      for (const auto& removed : layout::clean_incomplete(settings_.dir))
+      const auto leftovers = layout::clean_incomplete(settings_.dir);
+      for (const auto& removed : leftovers.removed)
         std::fprintf(stderr, "mtengine: removed incomplete checkpoint '%s'\n", removed.c_str());
+      for (const auto& aside : leftovers.set_aside)
+        std::fprintf(stderr, "mtengine: set aside checkpoint without READY as '%s' (not resumed from)\n",
+                     aside.c_str());
       const auto step = layout::resolve_latest(settings_.dir);
       if (!step) return {{"fresh", true}};
       step_dir = layout::step_dir(settings_.dir, *step);

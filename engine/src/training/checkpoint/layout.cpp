@@ -70,27 +70,59 @@ void prune(const fs::path& root, int64_t keep_last) {
   const auto excess = static_cast<int64_t>(steps.size()) - keep_last;
   for (int64_t i = 0; i < excess; ++i) {
     if (latest && steps[static_cast<std::size_t>(i)] == *latest) continue;
-    // READY goes first, so a prune cut short leaves an unready directory, never a damaged one.
-    const fs::path dir = step_dir(root, steps[static_cast<std::size_t>(i)]);
+    // READY goes first, then the name: a prune cut short leaves an unready or a hidden pruned
+    // directory, never a damaged step.
+    const int64_t step = steps[static_cast<std::size_t>(i)];
+    const fs::path dir = step_dir(root, step);
     fs::remove(dir / kReady);
     fsync_path(dir);
-    fs::remove_all(dir);
+    fs::rename(dir, pruning_dir(root, step));
+    fs::remove_all(pruning_dir(root, step));
   }
   fsync_path(root);
 }
 
-std::vector<fs::path> clean_incomplete(const fs::path& root) {
-  std::vector<fs::path> removed;
+namespace {
+
+// ".step_00000012.tmp" -> 12 for SUFFIX ".tmp".
+bool is_hidden_step(const std::string& name, const std::string& suffix) {
+  if (name.size() <= 1 + suffix.size() || name[0] != '.') return false;
+  if (name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  return parse_step_name(name.substr(1, name.size() - 1 - suffix.size())).has_value();
+}
+
+// ROOT/unready/step_00000012, or step_00000012.1, .2, … when an earlier one is there.
+fs::path free_unready_name(const fs::path& root, const std::string& name) {
+  fs::path target = root / kUnready / name;
   std::error_code ec;
+  for (int n = 1; fs::exists(target, ec); ++n) target = root / kUnready / fmt::format("{}.{}", name, n);
+  return target;
+}
+
+}  // namespace
+
+fs::path pruning_dir(const fs::path& root, int64_t step) { return root / ("." + step_name(step) + ".pruning"); }
+
+Leftovers clean_incomplete(const fs::path& root) {
+  Leftovers out;
+  std::error_code ec;
+  std::vector<fs::path> unready;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     const std::string name = entry.path().filename().string();
-    const bool temporary = name.size() > 5 && name[0] == '.' && name.rfind(".tmp") == name.size() - 4 &&
-                           parse_step_name(name.substr(1, name.size() - 5));
-    const bool unready = entry.is_directory(ec) && parse_step_name(name) && !is_ready(entry.path());
-    if (temporary || unready) removed.push_back(entry.path());
+    if (is_hidden_step(name, ".tmp") || is_hidden_step(name, ".pruning")) out.removed.push_back(entry.path());
+    else if (entry.is_directory(ec) && parse_step_name(name) && !is_ready(entry.path())) unready.push_back(entry.path());
   }
-  for (const auto& path : removed) fs::remove_all(path, ec);
-  return removed;
+  for (const auto& path : out.removed) fs::remove_all(path, ec);
+  // A step without READY is never resumed from, but it may hold everything else (READY lost in a
+  // copy, removed by hand): moved aside, not deleted.
+  if (!unready.empty()) fs::create_directories(root / kUnready);
+  for (const auto& path : unready) {
+    const fs::path target = free_unready_name(root, path.filename().string());
+    fs::rename(path, target);
+    out.set_aside.push_back(target);
+  }
+  if (!out.removed.empty() || !out.set_aside.empty()) fsync_path(root);
+  return out;
 }
 
 }  // namespace mt::checkpoint_layout

@@ -2,7 +2,7 @@
 # Checkpoints edited so that every recorded digest still matches (the file's SHA-256 recomputed in
 # metadata.json) are refused by what they say, not loaded: a dtype changed from f32 to i32 (the
 # bytes would be reinterpreted), one rank's shard from another step, a shard with an impossible
-# shape, a random generator's state replaced by noise, and data changed under an unchanged
+# shape, a bit flipped in a header key, a random generator's state replaced by noise, and data changed under an unchanged
 # per-tensor digest, which `verify` must find.
 set -uo pipefail
 MTENGINE=${1:?usage: checkpoint_forgery_test.sh PATH/TO/mtengine}
@@ -46,6 +46,9 @@ elif action == "data":  # a byte of data flipped, its tensor's digest left as it
     t = next(t for t in header["tensors"] if t["name"].startswith("model/"))
     data[t["offset"]] ^= 0x01
 body = json.dumps(header).encode()
+if action == "key":  # one bit flipped in the first "dtype" key of the header: "dtypE"
+    i = body.index(b'"dtype"') + 5
+    body = body[:i] + bytes([body[i] ^ 0x20]) + body[i + 1:]
 out = raw[:8] + struct.pack("<Q", len(body)) + body + bytes(data)
 open(shard, "wb").write(out)
 meta_path = os.path.join(step_dir, "metadata.json")
@@ -66,7 +69,7 @@ refused() {  # CASE MESSAGE: resume from $WORK/CASE must exit 2 naming MESSAGE
 }
 
 # DDP's rank 0 holds the replicated model; every rank holds its own train state.
-for case in dtype:0 step:1 shape:0 rng:1; do
+for case in dtype:0 step:1 shape:0 rng:1 key:0; do
   action=${case%:*} rank=${case#*:}
   cp -r "$WORK/a" "$WORK/$action"
   forge "$WORK/$action" 12 "$rank" "$action" || fail "forging $action"
@@ -75,6 +78,7 @@ refused dtype "is Int, this model's is Float"
 refused step "this rank's shard is at step 9, the checkpoint's metadata says 12"
 refused shape "has an impossible shape (damaged header)"
 refused rng "checkpoint's rng/cpu is not a CPU generator's state"
+refused key "rank_00000.shard': damaged header: [json.exception.out_of_range.403] key 'dtype' not found"
 
 cp -r "$WORK/a" "$WORK/data"
 forge "$WORK/data" 12 0 data || fail "forging data"

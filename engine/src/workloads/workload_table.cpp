@@ -28,7 +28,7 @@ class VerifyCommand : public Subcommand {
   void add_options(CLI::App& app) override {
     app.add_option("A", config_.a, "a checkpoint step directory")->required();
     app.add_option("B", config_.b, "another checkpoint step directory")->required();
-    app.add_option("--output", config_.output, "verdict JSON path (written by rank 0)");
+    app.add_option("--output", config_.job.output, "verdict JSON path (written by rank 0)");
   }
   int run() override { return run_verify_command(config_); }
 

@@ -96,17 +96,17 @@ TEST_CASE("validation names the flag and value") {
   CHECK(problem(c) == "--bucket-cap-mb -1 must be at least 0");
 
   c = {};
-  c.backend = "gloo";
+  c.job.backend = "gloo";
   CHECK(problem(c) == "--backend 'gloo' must be one of mpi, nccl");
 
   c = {};
-  c.collective_timeout_s = -1;
+  c.job.collective_timeout_s = -1;
   CHECK(problem(c) == "--collective-timeout -1 must be at least 0");
 }
 
 TEST_CASE("the nccl backend is accepted exactly when this build has it") {
   mt::TrainConfig c;
-  c.backend = "nccl";
+  c.job.backend = "nccl";
   if (mt::built_with_nccl())
     CHECK(problem(c) == "ok");
   else

@@ -108,16 +108,15 @@ std::string param_name(const std::string& flag) {
   return out;
 }
 
-void add_job_options(std::vector<Option>& options, std::string& backend, double& collective_timeout_s,
-                     std::string& output) {
-  Option backend_option{"backend", OptionType::choice, "communication backend", &backend};
+void add_job_options(std::vector<Option>& options, JobOptions& job) {
+  Option backend_option{"backend", OptionType::choice, "communication backend", &job.backend};
   backend_option.choices = {"mpi", "nccl"};
   options.push_back(backend_option);
   Option timeout{"collective-timeout", OptionType::number,
-                 "seconds a collective may wait before the job is aborted (0: forever)", &collective_timeout_s};
+                 "seconds a collective may wait before the job is aborted (0: forever)", &job.collective_timeout_s};
   timeout.minimum = 0;
   options.push_back(timeout);
-  Option output_option{"output", OptionType::text, "result JSON path (written by rank 0)", &output};
+  Option output_option{"output", OptionType::text, "result JSON path (written by rank 0)", &job.output};
   output_option.experiment_param = false;
   options.push_back(output_option);
 }

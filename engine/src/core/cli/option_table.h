@@ -8,6 +8,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+
+#include "core/cli/job_options.h"
 #include <variant>
 #include <vector>
 
@@ -52,8 +54,7 @@ std::string param_name(const std::string& flag);  // "vocab-size" -> "vocab_size
 
 // The flags every MPI job workload ends with: --backend (mpi, nccl), --collective-timeout and
 // --output (set by the runner, so not an experiment parameter).
-void add_job_options(std::vector<Option>& options, std::string& backend, double& collective_timeout_s,
-                     std::string& output);
+void add_job_options(std::vector<Option>& options, JobOptions& job);
 
 void register_options(CLI::App& command, const OptionTable& table);
 

@@ -24,9 +24,9 @@ void print_error(const Workload& workload, const std::string& message) {
 
 // Rank 0 writes the document; a write failure is the run's failure.
 int write_result(const Workload& workload, const nlohmann::json& document) {
-  if (workload.output_path().empty()) return 0;
+  if (workload.job().output.empty()) return 0;
   try {
-    write_json_atomically(workload.output_path(), document);
+    write_json_atomically(workload.job().output, document);
     return 0;
   } catch (const std::exception& e) {
     print_error(workload, e.what());
@@ -65,7 +65,7 @@ nlohmann::json result_document(const std::string& benchmark, bool ok, nlohmann::
 }
 
 nlohmann::json Workload::error_result(const RunError& error) const {
-  return result_document(name(), false, {{"backend", backend()}, {"error", error_json(error)}});
+  return result_document(name(), false, {{"backend", job().backend}, {"error", error_json(error)}});
 }
 
 int run_workload(Workload& workload) {
@@ -77,11 +77,11 @@ int run_workload(Workload& workload) {
 
   MpiSession session;
   MpiControlChannel control;
-  control.set_timeout(workload.collective_timeout_s());
+  control.set_timeout(workload.job().collective_timeout_s);
   // Only rank 0 writes, so only its view of the output directory counts: it decides for all.
   std::optional<std::string> output_problem;
-  if (control.rank() == 0 && !workload.output_path().empty())
-    output_problem = output_path_problem(workload.output_path());
+  if (control.rank() == 0 && !workload.job().output.empty())
+    output_problem = output_path_problem(workload.job().output);
   if (control.max(output_problem ? 1.0 : 0.0) > 0) {
     if (output_problem) print_error(workload, *output_problem);
     return 2;
@@ -97,16 +97,16 @@ int run_workload(Workload& workload) {
   WorkloadOutcome outcome;
   const int rank = control.rank(), world_size = control.world_size();
   try {
-    auto collectives = make_communicator(workload.backend(), control, workload.collective_timeout_s());
+    auto collectives = make_communicator(workload.job().backend, control, workload.job().collective_timeout_s);
     ProcessGroup group{control, *collectives};
     outcome = workload.run(group);
   } catch (const InputError& e) {
     // Every rank found the same problem (collectively decided): stop together, as bad input.
     if (rank == 0) {
       print_error(workload, e.what());
-      if (!workload.output_path().empty()) {
+      if (!workload.job().output.empty()) {
         try {
-          write_json_atomically(workload.output_path(), with_hosts(workload.error_result(
+          write_json_atomically(workload.job().output, with_hosts(workload.error_result(
                                                             RunError{std::nullopt, workload.current_step(), e.what(), ""})));
         } catch (const std::exception& write_error) {
           print_error(workload, write_error.what());
@@ -119,9 +119,9 @@ int run_workload(Workload& workload) {
     const auto step = workload.current_step();
     const std::string reason = fmt::format("rank {} failed{}: {}", rank,
                                            step ? fmt::format(" at step {}", *step) : "", e.what());
-    if (!workload.output_path().empty()) {
+    if (!workload.job().output.empty()) {
       try {
-        write_json_atomically(workload.output_path(),
+        write_json_atomically(workload.job().output,
                               with_hosts(workload.error_result(RunError{rank, step, e.what(), "all_rank_fail_fast"})));
       } catch (const std::exception& write_error) {
         print_error(workload, write_error.what());

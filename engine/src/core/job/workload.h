@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "core/cli/job_options.h"
 #include "core/comm/process_group.h"
 
 namespace mt {
@@ -40,10 +41,8 @@ class Workload {
   virtual std::string name() const = 0;  // the subcommand, for messages: "train"
   // The first problem with the flags (checked by every rank before MPI starts), or nothing.
   virtual std::optional<std::string> validate() const = 0;
-  virtual std::string output_path() const = 0;  // empty: no result file
-  virtual std::string backend() const { return "mpi"; }
-  // Seconds a collective may wait before the job is aborted (0: no limit).
-  virtual double collective_timeout_s() const { return 0; }
+  // Backend, collective timeout (0: no limit) and result path (empty: no result file).
+  virtual const JobOptions& job() const = 0;
   // Collective: every rank calls it. Throws on failure.
   virtual WorkloadOutcome run(ProcessGroup& group) = 0;
   // The result document of a failed run (status "error"), with what is known. By default the

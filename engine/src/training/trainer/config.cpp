@@ -29,9 +29,9 @@ std::optional<std::string> validate(const TrainConfig& config) {
   if (!config.profile_dir.empty())
     if (auto problem = output_directory_problem("--profile", config.profile_dir)) return problem;
   for (const auto& entry : backend_table())
-    if (config.backend == entry.name && !entry.available)
+    if (config.job.backend == entry.name && !entry.available)
       return fmt::format("--backend {} is not supported in this build (supported: {})",
-                         config.backend, available_backends());
+                         config.job.backend, available_backends());
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cli/job_options.h"
 #include "training/model/model_config.h"
 
 namespace mt {
@@ -21,7 +22,6 @@ struct TrainConfig {
   int64_t grad_accum_steps = 1;
   std::string gradient_sync_mode = "auto";
   std::string precision = "fp32";
-  std::string backend = "mpi";
   double bucket_cap_mb = 0.0;              // 0: chosen by strategy (resolved_bucket_cap_mb)
   double first_bucket_cap_mb = 1.0;
   std::string grad_reduce_dtype = "fp32";  // fp32 | bf16
@@ -33,9 +33,8 @@ struct TrainConfig {
   double min_learning_rate = 0.0;
   double max_grad_norm = 0.0;              // 0: measure the norm, never clip
   int threads = 0;  // 0: pick from the environment (see default_threads)
-  double collective_timeout_s = 300;  // a collective waiting longer aborts the job; 0: never
   bool keep_denormals = false;  // false: flush subnormal floats to zero (FTZ/DAZ)
-  std::string output;
+  JobOptions job;  // --backend, --collective-timeout, --output
   // Checkpoints (see checkpoint/checkpointer.h) and injected faults (train/faults.h).
   std::string checkpoint_dir;
   int64_t save_every = 0;

@@ -109,7 +109,7 @@ OptionTable train_option_table(TrainConfig& c) {
   }
   o.push_back(positive_number("first-bucket-cap-mb", c.first_bucket_cap_mb,
                               "ddp: size of the first (earliest) gradient bucket, MiB", kMaxBucketMb));
-  o.push_back(choice("backend", c.backend, "communication backend", {"mpi", "nccl"}));
+  o.push_back(choice("backend", c.job.backend, "communication backend", {"mpi", "nccl"}));
   {
     Option threads{"threads", OptionType::integer,
                    "intra-op threads per rank (0: OMP_NUM_THREADS, else cores / local ranks)",
@@ -122,7 +122,7 @@ OptionTable train_option_table(TrainConfig& c) {
     Option timeout{"collective-timeout", OptionType::number,
                    "seconds a collective may wait for its peers before the whole job is aborted "
                    "with the rank, operation and sequence number (0: wait forever)",
-                   &c.collective_timeout_s};
+                   &c.job.collective_timeout_s};
     timeout.minimum = 0;
     o.push_back(timeout);
   }
@@ -151,7 +151,7 @@ OptionTable train_option_table(TrainConfig& c) {
                      "communication (a separate mode: timings carry the profiler's overhead)",
                      &c.profile_dir});
   {
-    Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.output};
+    Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.job.output};
     output.experiment_param = false;
     o.push_back(output);
   }

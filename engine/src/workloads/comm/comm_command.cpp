@@ -73,9 +73,7 @@ class CommWorkload final : public Workload {
 
   std::string name() const override { return "comm"; }
   std::optional<std::string> validate() const override { return mt::validate(config_); }
-  std::string output_path() const override { return config_.output; }
-  std::string backend() const override { return config_.backend; }
-  double collective_timeout_s() const override { return config_.collective_timeout_s; }
+  const JobOptions& job() const override { return config_.job; }
 
   WorkloadOutcome run(ProcessGroup& group) override {
     Communicator& comm = group.collectives;
@@ -94,7 +92,7 @@ class CommWorkload final : public Workload {
     const auto hosts = control.hostnames();  // collective: every rank calls it
     if (group.rank() != 0) return outcome;
     outcome.result = result_document("comm", total_wrong == 0, {
-                      {"backend", config_.backend},
+                      {"backend", config_.job.backend},
                       {"world_size", group.world_size()},
                       {"warmup", config_.warmup},
                       {"iters", config_.iters},

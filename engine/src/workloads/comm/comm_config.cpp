@@ -70,7 +70,7 @@ OptionTable comm_option_table(CommConfig& c) {
     split.choices = {"equal", "uneven", "both"};
     o.push_back(split);
   }
-  add_job_options(o, c.backend, c.collective_timeout_s, c.output);
+  add_job_options(o, c.job);
   t.constraints = {{"min-bytes", "max-bytes", Relation::at_most}};
   return t;
 }
@@ -117,8 +117,8 @@ std::optional<std::string> validate(const CommConfig& config) {
     return std::string(e.what());
   }
   for (const auto& entry : backend_table())
-    if (config.backend == entry.name && !entry.available)
-      return fmt::format("--backend {} is not supported in this build (supported: {})", config.backend,
+    if (config.job.backend == entry.name && !entry.available)
+      return fmt::format("--backend {} is not supported in this build (supported: {})", config.job.backend,
                          available_backends());
   return std::nullopt;
 }

@@ -20,9 +20,7 @@ struct CommConfig {
   int64_t iters = 20;
   std::string placement = "both";   // in_place, out_of_place, both
   std::string split = "both";       // all_to_all: equal, uneven, both
-  std::string backend = "mpi";
-  double collective_timeout_s = 300;
-  std::string output;
+  JobOptions job;  // --backend, --collective-timeout, --output
 };
 
 OptionTable comm_option_table(CommConfig& config);

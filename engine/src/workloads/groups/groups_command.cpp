@@ -42,9 +42,7 @@ class GroupsWorkload final : public Workload {
     }
     return std::nullopt;
   }
-  std::string output_path() const override { return config_.output; }
-  std::string backend() const override { return config_.backend; }
-  double collective_timeout_s() const override { return config_.collective_timeout_s; }
+  const JobOptions& job() const override { return config_.job; }
 
   WorkloadOutcome run(ProcessGroup& group) override {
     Communicator& world = group.collectives;
@@ -85,7 +83,7 @@ class GroupsWorkload final : public Workload {
     outcome.exit_code = members_ok && hazard_caught ? 0 : 1;
     if (rank != 0) return outcome;
     outcome.result = result_document("groups", outcome.exit_code == 0, {
-                      {"backend", config_.backend}, {"world_size", n}, {"tp", grid.size[0]}, {"pp", grid.size[1]},
+                      {"backend", config_.job.backend}, {"world_size", n}, {"tp", grid.size[0]}, {"pp", grid.size[1]},
                       {"dp", grid.size[2]}, {"order", config_.order}, {"bytes", config_.bytes}, {"steps", config_.steps},
                       {"groups", groups}, {"members_ok", members_ok}, {"hazard", hazard},
                       {"environment", to_json(collect_environment(default_threads(), world.device_memory()), true)}});
@@ -191,7 +189,7 @@ OptionTable groups_option_table(GroupsConfig& c) {
   o.push_back(Option{"hazard", OptionType::boolean,
                      "also show the silent-corruption hazard of mis-ordered collectives (--hazard=false: skip)",
                      &c.hazard});
-  add_job_options(o, c.backend, c.collective_timeout_s, c.output);
+  add_job_options(o, c.job);
   return t;
 }
 

@@ -21,9 +21,7 @@ struct GroupsConfig {
   int64_t tp_collectives_per_step = 4;
   int64_t steps = 10, warmup = 2;
   bool hazard = true;
-  std::string backend = "mpi";
-  double collective_timeout_s = 60;
-  std::string output;
+  JobOptions job{"mpi", 60, ""};  // --backend, --collective-timeout (a minute), --output
 };
 
 OptionTable groups_option_table(GroupsConfig& config);

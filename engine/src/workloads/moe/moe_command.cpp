@@ -58,9 +58,7 @@ class MoeWorkload final : public Workload {
     if (config_.routing.kind == "topk" && config_.routing.top_k < 1) return std::string("--top-k must be at least 1");
     return std::nullopt;
   }
-  std::string output_path() const override { return config_.output; }
-  std::string backend() const override { return config_.backend; }
-  double collective_timeout_s() const override { return config_.collective_timeout_s; }
+  const JobOptions& job() const override { return config_.job; }
 
   WorkloadOutcome run(ProcessGroup& group) override {
     Communicator& comm = group.collectives;
@@ -162,7 +160,7 @@ class MoeWorkload final : public Workload {
     const double mean = std::accumulate(per_rank.begin(), per_rank.end(), 0.0) / world;
     const double total_tokens = static_cast<double>(tokens) * world;
     outcome.result = result_document("moe", ok, {
-        {"backend", config_.backend},
+        {"backend", config_.job.backend},
         {"world_size", world}, {"routing", config_.routing.kind}, {"hot_fraction", config_.routing.hot_fraction},
         {"top_k", config_.routing.top_k}, {"capacity_factor", config_.routing.capacity_factor},
         {"tokens_per_rank", tokens}, {"d_model", d}, {"iters", config_.iters},
@@ -303,7 +301,7 @@ OptionTable moe_option_table(MoeConfig& c) {
     atol.minimum = 0;
     o.push_back(atol);
   }
-  add_job_options(o, c.backend, c.collective_timeout_s, c.output);
+  add_job_options(o, c.job);
   return t;
 }
 

@@ -24,9 +24,7 @@ struct MoeConfig {
   int64_t iters = 10;
   int threads = 0;
   double atol = 1e-4;
-  std::string backend = "mpi";
-  double collective_timeout_s = 300;
-  std::string output;
+  JobOptions job;  // --backend, --collective-timeout, --output
 };
 
 OptionTable moe_option_table(MoeConfig& config);

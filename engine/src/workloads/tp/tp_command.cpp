@@ -59,9 +59,7 @@ class TpWorkload final : public Workload {
     TpConfig copy = config_;
     return check_options(tp_option_table(copy));
   }
-  std::string output_path() const override { return config_.output; }
-  std::string backend() const override { return config_.backend; }
-  double collective_timeout_s() const override { return config_.collective_timeout_s; }
+  const JobOptions& job() const override { return config_.job; }
 
   WorkloadOutcome run(ProcessGroup& group) override {
     Communicator& comm = group.collectives;
@@ -135,7 +133,7 @@ class TpWorkload final : public Workload {
       fmt::print("mtengine tp: {:<7} {:<12} max |error| {:.3g} {}\n", row["layer"].get<std::string>(),
                  row["tensor"].get<std::string>(), row["max_abs_error"].get<double>(), row["pass"].get<bool>() ? "ok" : "FAIL");
     outcome.result = result_document("tp", checks.all_pass(), {
-                      {"backend", config_.backend}, {"world_size", n}, {"batch", config_.batch},
+                      {"backend", config_.job.backend}, {"world_size", n}, {"batch", config_.batch},
                       {"seq_length", config_.seq_length}, {"d_model", config_.d_model}, {"atol", config_.atol},
                       {"checks", checks.rows()}, {"all_pass", checks.all_pass()},
                       {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}});
@@ -200,7 +198,7 @@ OptionTable tp_option_table(TpConfig& c) {
     threads.minimum = 0;
     o.push_back(threads);
   }
-  add_job_options(o, c.backend, c.collective_timeout_s, c.output);
+  add_job_options(o, c.job);
   return t;
 }
 

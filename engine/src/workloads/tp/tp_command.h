@@ -22,9 +22,7 @@ struct TpConfig {
   uint64_t seed = 11;
   double atol = 1e-5;
   int threads = 0;
-  std::string backend = "mpi";
-  double collective_timeout_s = 300;
-  std::string output;
+  JobOptions job;  // --backend, --collective-timeout, --output
 };
 
 OptionTable tp_option_table(TpConfig& config);

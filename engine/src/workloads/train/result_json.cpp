@@ -14,7 +14,7 @@ nlohmann::json config_fields(const TrainConfig& c, int world_size) {
   const auto* entry = find_strategy(c.strategy);
   nlohmann::json out = result_document("train", true, {
       {"strategy", c.strategy},
-      {"backend", c.backend},
+      {"backend", c.job.backend},
       {"world_size", world_size},
       {"precision", c.precision},
       {"model_config",

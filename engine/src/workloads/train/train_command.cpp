@@ -37,9 +37,7 @@ class TrainWorkload final : public Workload {
 
   std::string name() const override { return "train"; }
   std::optional<std::string> validate() const override { return mt::validate(config_); }
-  std::string output_path() const override { return config_.output; }
-  std::string backend() const override { return config_.backend; }
-  double collective_timeout_s() const override { return config_.collective_timeout_s; }
+  const JobOptions& job() const override { return config_.job; }
 
   WorkloadOutcome run(ProcessGroup& group) override {
     world_size_ = group.world_size();

@@ -50,7 +50,7 @@ class VerifyWorkload final : public Workload {
     if (config_.a.empty() || config_.b.empty()) return std::string("two checkpoint step directories are needed: verify A B");
     return std::nullopt;
   }
-  std::string output_path() const override { return config_.output; }
+  const JobOptions& job() const override { return config_.job; }
 
   WorkloadOutcome run(ProcessGroup& group) override {
     ControlChannel& control = group.control;

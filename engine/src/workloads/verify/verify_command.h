@@ -7,11 +7,13 @@
 
 #include <string>
 
+#include "core/cli/job_options.h"
+
 namespace mt {
 
 struct VerifyConfig {
   std::string a, b;
-  std::string output;
+  JobOptions job{"mpi", 0, ""};  // only --output: a verify never waits on a peer's collective
 };
 
 int run_verify_command(const VerifyConfig& config);

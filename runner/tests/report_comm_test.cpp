@@ -151,7 +151,7 @@ TEST_CASE("report: cliffs, oversubscribed rank counts and unsupported forms are 
   CHECK(contains(md, "| 2 | out_of_place uneven | 1048580 B |"));
 }
 
-TEST_CASE("report: a comm study without peers gets its tables but no goals; old results keep their table") {
+TEST_CASE("report: a comm study without peers gets its tables but no goals; results without rows are shown as metrics") {
   ReportFixture f("comm_alone.sqlite");
   f.campaign("c1", "comm");
   for (int r = 0; r < 3; ++r) f.trial(comm_trial("mtengine", 2, r));
@@ -166,8 +166,12 @@ TEST_CASE("report: a comm study without peers gets its tables but no goals; old 
   const std::string md = render_latest(f).markdown;
   CHECK_FALSE(contains(md, "### Goals"));
   CHECK(contains(md, "### all_reduce\n"));
-  CHECK(contains(md, "### One measurement per trial\n"));
-  CHECK(contains(md, "| broadcast | 2 | single operation=broadcast | 4096 |"));
+  const auto at = md.find("## Communication without result rows\n");
+  REQUIRE(at != std::string::npos);
+  const std::string plain = md.substr(at);
+  CHECK(contains(plain, "single operation=broadcast"));
+  CHECK(contains(plain, "algbw_gbps"));
+  CHECK_FALSE(contains(plain, "busbw"));  // nothing derived that the result did not say
 }
 
 TEST_CASE("comm rows: ratio spread, cliffs and sizes") {

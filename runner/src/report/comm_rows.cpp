@@ -14,15 +14,6 @@
 namespace mt {
 namespace {
 
-constexpr const char* kOperationOrder[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"};
-
-int operation_order(const std::string& op) {
-  for (size_t i = 0; i < std::size(kOperationOrder); ++i) {
-    if (op == kOperationOrder[i]) return int(i);
-  }
-  return int(std::size(kOperationOrder));
-}
-
 std::optional<double> number(const nlohmann::json& row, const char* key) {
   auto it = row.find(key);
   if (it == row.end() || !it->is_number()) return std::nullopt;
@@ -56,18 +47,17 @@ void add_distinct(std::string& joined, std::set<std::string>& seen, const std::s
   joined += (joined.empty() ? "" : "/") + value;
 }
 
-void add_row(CommPoint& point, const nlohmann::json& row, const std::string& op, int ranks, const ReportTrial& t) {
+void add_row(CommPoint& point, const nlohmann::json& row, const ReportTrial& t) {
   point.trials.push_back(&t);
   if (auto it = row.find("unsupported"); it != row.end() && it->is_boolean() && it->get<bool>()) {
     auto reason = row.find("reason");
     point.unsupported = reason != row.end() && reason->is_string() ? reason->get<std::string>() : "unsupported";
     return;
   }
+  // busbw as the program that measured it computed it (mtengine describe lists the engine's
+  // factors); a row without one has none here either.
   auto algbw = number(row, "algbw_gbps");
   auto busbw = number(row, "busbw_gbps");
-  if (!busbw && algbw) {
-    if (auto factor = busbw_factor(op, ranks)) busbw = *algbw * *factor;
-  }
   if (auto v = number(row, "latency_us")) point.latency_us.push_back(*v);
   if (algbw) point.algbw_gbps.push_back(*algbw);
   if (busbw) point.busbw_gbps.push_back(*busbw);
@@ -94,6 +84,7 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
     }
   }
   std::map<std::string, size_t> study_of;
+  std::map<std::string, size_t> operation_order;
   std::map<size_t, std::set<std::string>> versions_seen;
   std::map<size_t, std::set<std::string>> repeats;  // study -> its groups' "succeeded" or "succeeded/total"
   for (const Group* g : ordered) {
@@ -116,8 +107,10 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
         auto bytes = number(row, "bytes");
         if (op == row.end() || !op->is_string() || !bytes) continue;
         const std::string name = op->get<std::string>();
-        CommSeriesKey key{operation_order(name), name, g->ranks, variant_of(row)};
-        add_row(data.series[key][*bytes][s], row, name, g->ranks, *t);
+        // Operations in the order they first appear: the order the engine (or the peer) ran them.
+        const int order = int(operation_order.try_emplace(name, operation_order.size()).first->second);
+        CommSeriesKey key{order, name, g->ranks, variant_of(row)};
+        add_row(data.series[key][*bytes][s], row, *t);
       }
     }
   }

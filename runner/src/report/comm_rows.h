@@ -32,7 +32,7 @@ struct CommStudy {
 
 // A curve: one operation in one variant at one rank count.
 struct CommSeriesKey {
-  int operation_order = 0;  // the engine's order of collectives; unknown ones after, by name
+  int operation_order = 0;  // the order operations first appear in: the order they ran in
   std::string operation;
   int ranks = 1;
   std::string variant;  // "in_place", "out_of_place", "out_of_place uneven", …

@@ -206,8 +206,8 @@ std::string render_comm_rows(const std::vector<const Group*>& groups, const Prov
   for (const auto& [ranks, shared] : data.oversubscribed) any_oversubscribed = any_oversubscribed || shared;
   std::string out = fmt::format(
       "Collective benchmarks from result rows: {} operation{}, {} message size{} from {} to {}, each row the mean ± "
-      "std of a measurement over its study's repeats (each repeat its own job). busbw = algbw × factor "
-      "(nccl-tests): all_reduce 2(n−1)/n; all_gather, reduce_scatter, all_to_all (n−1)/n; broadcast 1; n = ranks. "
+      "std of a measurement over its study's repeats (each repeat its own job). busbw is as each program computed "
+      "it: algbw × the nccl-tests factor of the operation at n ranks (`mtengine describe` lists the engine's). "
       "Latency is the slowest rank's mean time per call.\n\n",
       operations.size(), operations.size() == 1 ? "" : "s", sizes.size(), sizes.size() == 1 ? "" : "s",
       sizes.empty() ? "-" : size_text(*sizes.begin()), sizes.empty() ? "-" : size_text(*sizes.rbegin()));

@@ -1,6 +1,7 @@
 #include "report/training_tables.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,10 +14,12 @@
 namespace mt {
 namespace {
 
-int strategy_order(const std::string& s) {
-  static const std::vector<std::string> known = {"ddp", "fsdp", "zero1", "zero2"};
-  auto it = std::find(known.begin(), known.end(), s);
-  return int(it - known.begin());
+// Strategies in the order they first appear (campaign, then plan order: the order the experiment
+// lists them), so the engine's strategy table is the only list of strategy names.
+std::map<std::string, std::size_t> strategy_order(const std::vector<const Group*>& groups) {
+  std::map<std::string, std::size_t> order;
+  for (const Group* g : groups) order.emplace(g->strategy, order.size());
+  return order;
 }
 
 // Parameters that decide what is being compared, as canonical text. Strategy and ranks are what the
@@ -118,9 +121,10 @@ std::string scaling_cell(const TrainingRow& r) {
 
 std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) {
   std::vector<const Group*> sorted = groups;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Group* a, const Group* b) {
-    return std::make_tuple(strategy_order(a->strategy), a->strategy, a->ranks, a->label()) <
-           std::make_tuple(strategy_order(b->strategy), b->strategy, b->ranks, b->label());
+  const auto order = strategy_order(groups);
+  std::stable_sort(sorted.begin(), sorted.end(), [&order](const Group* a, const Group* b) {
+    return std::make_tuple(order.at(a->strategy), a->ranks, a->label()) <
+           std::make_tuple(order.at(b->strategy), b->ranks, b->label());
   });
   std::vector<TrainingRow> rows;
   for (const Group* g : sorted) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The engine is the one source of its flags: mtrun validates experiments against
 # `mtengine WORKLOAD --describe`, the runner's test fixtures are those descriptions, and the
-# experiment schema's parameters of each workload are generated from them. This fails when any of
-# them drift apart, for every workload with a committed fixture.
+# experiment schema's parameters of each workload are generated from them, and the result schema's
+# strategy and collective names from `mtengine describe`. This fails when any of them drift apart.
 source "$MT_SOURCE_DIR/tests/e2e/lib.sh"
 MTENGINE="$MT_BUILD_DIR/bin/mtengine"
 export XDG_CACHE_HOME="$WORK/cache"
@@ -24,6 +24,8 @@ PY
   DESCRIPTIONS+=("$WORK/$workload.json")
 done
 python3 "$MT_SOURCE_DIR/scripts/experiment_schema.py" "${DESCRIPTIONS[@]}" --check || fail "schema drift"
+"$MTENGINE" describe >"$WORK/describe.json" || fail "mtengine describe"
+python3 "$MT_SOURCE_DIR/scripts/result_schema_names.py" "$WORK/describe.json" --check || fail "result schema drift"
 
 # mtrun asks the engine: a value past the engine's bound fails at plan time, at its position.
 cat >"$WORK/bounds.yaml" <<'YAML'

@@ -77,7 +77,7 @@ std::string render_one_per_trial(const std::vector<const Group*>& groups, const 
       "(n−1)/n; broadcast 1; n = ranks.\n- wrong values is the largest count of wrong output elements over the "
       "repeats; anything but 0 (marked ✗) means the timing of that row is not to be trusted.\n\n",
       kCellLegend);
-  out += render_detail_table(sorted, {{"latency_us", "latency µs", 2}, {"algbw_gbps", "algbw GB/s", 2}});
+  out += render_detail_table(sorted, catalogue_specs({"latency_us", "algbw_gbps"}));
   return out;
 }
 

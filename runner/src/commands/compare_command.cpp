@@ -29,6 +29,7 @@ struct CompareOptions {
   std::vector<std::string> ignore;
   std::optional<double> fail_on_regression;
   bool allow_different_stack = false;
+  bool keep_disturbed = false;
   std::optional<std::filesystem::path> output;
 };
 
@@ -65,6 +66,7 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   comparison.match = {{options.match.begin(), options.match.end()}, {options.ignore.begin(), options.ignore.end()}};
   comparison.fail_on_regression_pct = options.fail_on_regression;
   comparison.allow_different_stack = options.allow_different_stack;
+  comparison.keep_disturbed = options.keep_disturbed;
   comparison.a_label = sides.a_label;
   const ComparisonOutcome outcome =
       compare_campaigns(load_report_data(*db, {sides.a}), load_report_data(*db, {sides.b}), comparison);
@@ -104,7 +106,12 @@ CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& globa
       ->option_text("PCT");
   cmd->add_flag("--allow-different-stack", options->allow_different_stack,
                 "compare campaigns run on different machines or software stacks (refused with exit 4 otherwise)");
+  cmd->add_flag("--keep-disturbed", options->keep_disturbed,
+                "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
   cmd->add_option("-o,--output", options->output, "write the comparison here instead of printing it");
+  cmd->footer("Exit status: 0 compared (and the gate passed); 1 the gate failed: a configuration got worse beyond "
+              "noise; 2 bad input, or a gate with nothing it could judge; 4 different machines or software stacks. "
+              "Rules: docs/measurement.md, \"Comparing campaigns, the regression gate and history\".");
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     return run_compare(*options, out);

@@ -22,6 +22,7 @@ struct HistoryCommandOptions {
   std::string experiment;
   std::optional<std::string> metric;
   double min_change_pct = 5;
+  bool keep_disturbed = false;
   std::optional<std::filesystem::path> svg;
   std::optional<std::filesystem::path> output;
 };
@@ -38,7 +39,7 @@ int run_history(const HistoryCommandOptions& options, std::ostream& out) {
   }
   auto db = open_results(options.db);
   const ReportData data = load_report_data(*db, experiment_campaigns(*db, options.experiment));
-  const RenderedHistory history = render_history(data, {options.metric, options.min_change_pct / 100});
+  const RenderedHistory history = render_history(data, {options.metric, options.min_change_pct / 100, options.keep_disturbed});
   if (options.output) {
     write_with_parent(*options.output, history.markdown);
     out << "wrote " << options.output->string() << '\n';
@@ -63,8 +64,10 @@ CommandRunner register_history_command(CLI::App& app, const GlobalOptions& globa
   cmd->add_option("EXPERIMENT", options->experiment, "the experiment's name (as `mtrun status` shows it)")->required();
   cmd->add_option("--metric", options->metric, "the metric to follow (default: each configuration's key metric)");
   cmd->add_option("--min-change", options->min_change_pct,
-                  "smallest change, in % of the earlier revision's mean, called a change point")
+                  "smallest change, in % of the earlier revision's mean, called a change point (default 5)")
       ->capture_default_str()->option_text("PCT");
+  cmd->add_flag("--keep-disturbed", options->keep_disturbed,
+                "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
   cmd->add_option("--svg", options->svg, "also write the chart of the metric by revision here");
   cmd->add_option("-o,--output", options->output, "write the history here instead of printing it");
   return [options, &global](std::ostream& out) {

@@ -80,8 +80,8 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
                                   "--allow-different-stack to compare them anyway (the output says so)",
                                   describe_differences(differences, true)));
   }
-  std::vector<Group> groups_a = group_trials(a.trials, a.keep_disturbed),
-                     groups_b = group_trials(b.trials, b.keep_disturbed);
+  const bool keep_a = a.keep_disturbed || options.keep_disturbed, keep_b = b.keep_disturbed || options.keep_disturbed;
+  std::vector<Group> groups_a = group_trials(a.trials, keep_a), groups_b = group_trials(b.trials, keep_b);
   const std::vector<Configuration> configs_a = configurations_of(groups_a), configs_b = configurations_of(groups_b);
   const ConfigurationMatch match = match_configurations(configs_a, configs_b, options.match);
 
@@ -108,6 +108,10 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   if (auto w = calibration_difference("A", calibrations_of(a.trials, id_a), "B", calibrations_of(b.trials, id_b))) {
     out += "**" + *w + "**\n\n";
   }
+  std::string disturbed;
+  for (const auto& w : disturbance_warnings(a.trials, keep_a)) disturbed += "- A: " + w + "\n";
+  for (const auto& w : disturbance_warnings(b.trials, keep_b)) disturbed += "- B: " + w + "\n";
+  if (!disturbed.empty()) out += disturbed + "\n";
   if (!match.changed.empty()) {
     out += "Parameters that differ between the campaigns; configurations are matched on the others:\n\n" +
            changed_list(match.changed) + "\n";
@@ -129,8 +133,12 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   if (options.fail_on_regression_pct) {
     GateOutcome gate = judge_regressions(rows, *options.fail_on_regression_pct);
     if (gate.judged == 0) {
-      std::string why = gate.not_judged.empty() ? "no configuration was found in both campaigns"
+      std::string why = gate.not_judged.empty() ? "no configuration with successful, undisturbed attempts was found "
+                                                  "in both campaigns"
                                                 : fmt::format("{}", fmt::join(gate.not_judged, "; "));
+      if (!disturbed_groups(a.trials).empty() || !disturbed_groups(b.trials).empty()) {
+        why += "; some configurations ran only on a disturbed machine (rerun them on a quiet one, or --keep-disturbed)";
+      }
       throw RunnerError(kExitUsage, fmt::format("--fail-on-regression: nothing could be judged ({})", why));
     }
     out += render_gate(gate) + "\n";

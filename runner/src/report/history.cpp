@@ -168,7 +168,7 @@ std::set<std::string> metric_names(const std::vector<Group>& groups) {
 
 RenderedHistory render_history(const ReportData& data, const HistoryOptions& options) {
   const std::vector<Revision> revisions = revisions_of(data);
-  const std::vector<Group> groups = group_trials(data.trials, data.keep_disturbed);
+  const std::vector<Group> groups = group_trials(data.trials, data.keep_disturbed || options.keep_disturbed);
   const std::vector<Series> series = build_series(groups, revisions, options);
   const std::string experiment = data.campaigns.front().experiment;
   if (options.metric && series.empty()) {

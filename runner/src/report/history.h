@@ -12,6 +12,7 @@ namespace mt {
 struct HistoryOptions {
   std::optional<std::string> metric;  // nullopt: each configuration's key metric (tokens/s, algbw, …)
   double min_change = 0.05;           // smallest change (share of the earlier mean) called a change point
+  bool keep_disturbed = false;        // average attempts run on a disturbed machine in
 };
 
 struct RenderedHistory {

@@ -36,8 +36,32 @@ std::vector<Revision> revisions_of(const ReportData& data) {
   return out;
 }
 
+// "s ×1 (chunk=2)": a group's name, with the parameters outside its study's axes whose values differ
+// between the study's groups (an experiment's default changed at some revision starts a new series).
+std::map<const Group*, std::string> series_names(const std::vector<Group>& groups) {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> values;  // study → parameter → values
+  for (const auto& g : groups) {
+    for (const auto& [name, value] : g.first().parameters.items()) values[g.study][name].insert(g.first().param(name));
+  }
+  std::map<const Group*, std::string> out;
+  for (const auto& g : groups) {
+    const auto& axes = g.first().axes;
+    std::string extra;
+    for (const auto& [name, seen] : values[g.study]) {
+      if (seen.size() < 2 || name == "strategy" || name == "ranks" ||
+          std::find(axes.begin(), axes.end(), name) != axes.end()) {
+        continue;
+      }
+      extra += fmt::format("{}{}={}", extra.empty() ? "" : " ", name, g.first().param(name, "(not set)"));
+    }
+    out[&g] = extra.empty() ? group_name(g) : fmt::format("{} ({})", group_name(g), extra);
+  }
+  return out;
+}
+
 // One configuration's metric over the revisions.
 struct Series {
+  std::string name;
   const Group* group = nullptr;
   std::string metric;
   Better better = Better::Unknown;
@@ -62,11 +86,13 @@ std::vector<Series> build_series(const std::vector<Group>& groups, const std::ve
   for (std::size_t k = 0; k < revisions.size(); ++k) {
     for (const auto& id : revisions[k].campaigns) revision_of[id] = k;
   }
+  const auto names = series_names(groups);
   std::vector<Series> out;
   for (const auto& g : groups) {
     std::optional<std::string> metric = options.metric ? options.metric : default_metric(g);
     if (!metric || g.sample(*metric).values.empty()) continue;
     Series s;
+    s.name = names.at(&g);
     s.group = &g;
     s.metric = *metric;
     s.better = metric_direction(*metric, g, g);
@@ -95,7 +121,7 @@ std::string change_points_section(const std::vector<Series>& series, const std::
     for (const auto& b : s.boundaries) {
       if (!b.change_point) continue;
       ++count;
-      lines += fmt::format("- {} — {}: changed at revision {} (after {}): {} ({}), p (Holm) {}\n", group_name(*s.group),
+      lines += fmt::format("- {} — {}: changed at revision {} (after {}): {} ({}), p (Holm) {}\n", s.name,
                            s.metric, code(revisions[b.after].label()), code(revisions[b.before].label()),
                            signed_percent(*b.change), direction_word(*b.change, s.better), p_text(*b.adjusted_p));
     }
@@ -118,7 +144,7 @@ std::string series_table(const std::vector<Series>& series, const std::vector<Re
       }
       std::string campaigns;
       for (const auto& id : revisions[k].campaigns) campaigns += (campaigns.empty() ? "" : ", ") + code(id);
-      table.add_row({group_name(*s.group), s.metric, code(revisions[k].label()), campaigns, std::to_string(sum.n),
+      table.add_row({s.name, s.metric, code(revisions[k].label()), campaigns, std::to_string(sum.n),
                      fixed(sum.mean, s.decimals), interval_cell(sum.ci95, s.decimals),
                      b && b->change ? signed_percent(*b->change) : "-",
                      b && b->adjusted_p ? p_text(*b->adjusted_p) : "-",
@@ -141,7 +167,7 @@ std::string history_chart(const std::vector<Series>& series, const std::vector<R
   for (const auto& r : revisions) chart.categories.push_back(r.label());
   for (const auto& s : series) {
     ChartSeries line;
-    line.name = metrics.size() == 1 ? group_name(*s.group) : group_name(*s.group) + " " + s.metric;
+    line.name = metrics.size() == 1 ? s.name : s.name + " " + s.metric;
     for (const auto& values : s.values) {
       const Summary sum = summarize(values);
       line.values.push_back(sum.n ? std::optional(sum.mean) : std::nullopt);

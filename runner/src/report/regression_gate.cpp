@@ -59,7 +59,7 @@ std::string render_gate(const GateOutcome& gate) {
       "## Regression gate\n\n"
       "`--fail-on-regression {0:g}`: a configuration fails when B is worse than A by more than {0:g} % of A's mean "
       "(in its metric's better direction) *and* the difference is beyond noise (p (Holm) < {1:.2f}). Attempts on a "
-      "disturbed machine are left out, as in reports.\n\n",
+      "disturbed machine are left out unless kept, as in reports.\n\n",
       gate.threshold_pct, kNoiseThreshold);
   if (gate.passed()) {
     out += fmt::format("**Passed**: none of {} judged comparison{} is worse by more than {:g} % beyond noise.\n",

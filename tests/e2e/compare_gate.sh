@@ -107,6 +107,9 @@ capture "$MTRUN" --db "$DB" compare "$SLOW" "$CAMPAIGN"
 expect_eq "$RC" 0 "compare after a parameter change: $OUT"
 expect_contains "$OUT" "- \`chunk\` (study \`s\`): A 1, B 2" "changed parameter"
 expect_contains "$OUT" "| s ×1 | elapsed_ms |" "matched despite the change"
+# History keeps a changed default apart: a series of its own, named by its value.
+capture "$MTRUN" --db "$DB" history gate
+expect_contains "$OUT" "| s ×1 (chunk=2) | elapsed_ms |" "a series for the new default"
 # Matched on it by request: one configuration in each campaign only, told apart by its value.
 capture "$MTRUN" --db "$DB" compare "$SLOW" "$CAMPAIGN" --match chunk
 expect_eq "$RC" 0 "compare --match"

@@ -280,3 +280,12 @@ SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index,
 FROM attempt_conditions ac
 JOIN attempts a ON a.id = ac.attempt_id
 JOIN trials t ON t.id = a.trial_id;
+
+-- @version 7
+-- Named baselines: a campaign later ones are compared with (`mtrun baseline set NAME CAMPAIGN`,
+-- `mtrun compare --baseline NAME`). Setting a name again points it at the new campaign.
+CREATE TABLE baselines (
+  name        TEXT PRIMARY KEY,
+  campaign_id TEXT NOT NULL REFERENCES campaigns(id),
+  set_at      TEXT NOT NULL                   -- UTC, ISO 8601
+);

@@ -30,6 +30,8 @@ constexpr mt::CommandRegistration kCommands[] = {
     mt::register_doctor_command,
     mt::register_report_command,
     mt::register_compare_command,
+    mt::register_baseline_command,
+    mt::register_history_command,
 };
 
 // First Ctrl-C/SIGTERM: a command that stops cleanly (run, rerun, query) is told so and says what

@@ -6,7 +6,10 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "runner_error.h"
+#include "store/baselines.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "store/store_reader.h"
@@ -104,8 +107,9 @@ TEST_CASE("a database from a newer mtrun is refused before anything is written t
   }
   const std::string before = fingerprint(path);
   const std::string message = path.string() +
-                              " has schema version 99, newer than this mtrun understands (6); use a newer mtrun or "
-                              "another --db";
+                              fmt::format(" has schema version 99, newer than this mtrun understands ({}); use a newer "
+                                          "mtrun or another --db",
+                                          Store::kSchemaVersion);
   CHECK_THROWS_WITH_AS(Store{path}, message.c_str(), RunnerError);
   CHECK_THROWS_WITH_AS(open_store_read_only(path), message.c_str(), RunnerError);
   CHECK(fingerprint(path) == before);
@@ -238,4 +242,29 @@ TEST_CASE("a WAL database is read without locking where its index cannot be crea
   REQUIRE(s.step());
   CHECK(s.integer(0) == 1);
   CHECK(db.read_only());
+}
+
+TEST_CASE("baselines: set, moved by setting again, listed with their experiment, deleted; plain names only") {
+  auto path = fresh_db("baselines.sqlite");
+  Store store(path);
+  store.add_campaign_if_new({"c1", "exp", "/x.yaml", "rev1", "plan", "{}", 0, "2024-05-01T00:00:00Z"});
+  store.add_campaign_if_new({"c2", "exp", "/x.yaml", "rev2", "plan", "{}", 0, "2024-05-02T00:00:00Z"});
+  CHECK(list_baselines(store.db()).empty());
+  set_baseline(store.db(), "main", "c1");
+  set_baseline(store.db(), "main", "c2");
+  set_baseline(store.db(), "v1.0", "c1");
+  auto all = list_baselines(store.db());
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].name == "main");
+  CHECK(all[0].campaign_id == "c2");
+  CHECK(all[0].experiment == "exp");
+  CHECK(find_baseline(store.db(), "v1.0").campaign_id == "c1");
+  CHECK_THROWS_WITH_AS(set_baseline(store.db(), "my baseline", "c1"),
+                       "baseline name 'my baseline' must be a plain word: letters, digits, '.', '_' or '-', at most "
+                       "100 characters",
+                       RunnerError);
+  delete_baseline(store.db(), "main");
+  CHECK_THROWS_WITH_AS(find_baseline(store.db(), "main"), "no baseline 'main' in the database (there are: v1.0)",
+                       RunnerError);
+  CHECK_THROWS_AS(delete_baseline(store.db(), "main"), RunnerError);
 }

@@ -7,6 +7,8 @@
 source "$(dirname "$0")/lib.sh"
 export MTENGINE=/bin/true
 DB="$WORK/results/mtrun.sqlite"
+# The version this mtrun writes, as schemas/store.sql declares it.
+CURRENT=$(grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$')
 cat > "$WORK/exp.yaml" <<'YAML'
 name: first
 studies:
@@ -42,7 +44,7 @@ expect_eq "$RC$OUT" "0n
 2" "one statement and a comment"
 capture "$MTRUN" --db "$DB" query --csv "pragma user_version"
 expect_eq "$OUT" "user_version
-6" "reading pragma"
+$CURRENT" "reading pragma"
 
 RUNAWAY="with recursive r(i) as (select 1 union all select i + 1 from r) select count(*) from r"
 capture "$MTRUN" --db "$DB" query --timeout 0.5 "$RUNAWAY"
@@ -61,10 +63,11 @@ echo "PASS (query)"
 cp "$DB" "$WORK/newer.sqlite"
 sqlite3 "$WORK/newer.sqlite" "PRAGMA journal_mode=DELETE; PRAGMA user_version=99" > /dev/null
 BEFORE=$(sha256sum < "$WORK/newer.sqlite")
-for cmd in "status" "query select(1)" "report" "rerun --failed" "run $WORK/exp.yaml" "compare a b"; do
+for cmd in "status" "query select(1)" "report" "rerun --failed" "run $WORK/exp.yaml" "compare a b" "baseline list" \
+           "baseline set x a" "history first"; do
   capture "$MTRUN" --db "$WORK/newer.sqlite" $cmd
   expect_eq "$RC" 2 "$cmd on a newer database"
-  expect_contains "$OUT" "has schema version 99, newer than this mtrun understands (6)" "$cmd message"
+  expect_contains "$OUT" "has schema version 99, newer than this mtrun understands ($CURRENT)" "$cmd message"
 done
 capture "$MTRUN" --db "$WORK/newer.sqlite" doctor
 expect_eq "$RC" 2 "doctor on a newer database"
@@ -122,11 +125,26 @@ chmod 755 "$WORK/locked"
 
 # An older (version 1) database is read as it is: status does not migrate it.
 cp "$DB" "$WORK/v1.sqlite"
-sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP VIEW conditions; DROP TABLE attempt_conditions; ALTER TABLE campaigns DROP COLUMN run_order; ALTER TABLE campaigns DROP COLUMN seed; ALTER TABLE campaigns DROP COLUMN measurement; DROP TABLE attempt_files; DROP VIEW comm_rows; DROP TABLE result_rows; DROP VIEW chain_stages; DROP TABLE stages; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
+sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP TABLE baselines; DROP VIEW conditions; DROP TABLE attempt_conditions; ALTER TABLE campaigns DROP COLUMN run_order; ALTER TABLE campaigns DROP COLUMN seed; ALTER TABLE campaigns DROP COLUMN measurement; DROP TABLE attempt_files; DROP VIEW comm_rows; DROP TABLE result_rows; DROP VIEW chain_stages; DROP TABLE stages; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
 BEFORE=$(sha256sum < "$WORK/v1.sqlite")
 capture "$MTRUN" --db "$WORK/v1.sqlite" status
 expect_eq "$RC" 0 "status on a version 1 database"
 expect_eq "$(sha256sum < "$WORK/v1.sqlite")" "$BEFORE" "version 1 database unchanged by status"
+# A version 6 database (before baselines): listing, comparing and history read it as it is.
+cp "$DB" "$WORK/v6.sqlite"
+sqlite3 "$WORK/v6.sqlite" "PRAGMA journal_mode=DELETE; DROP TABLE baselines; PRAGMA user_version=6" > /dev/null
+BEFORE=$(sha256sum < "$WORK/v6.sqlite")
+CAMPAIGN=$(sql "select id from campaigns limit 1")
+capture "$MTRUN" --db "$WORK/v6.sqlite" baseline list
+expect_eq "$RC$OUT" "0no baselines yet; set one with \`mtrun baseline set NAME CAMPAIGN\`" "baseline list on a version 6 database"
+capture "$MTRUN" --db "$WORK/v6.sqlite" compare --baseline main "$CAMPAIGN"
+expect_eq "$RC" 2 "compare --baseline on a version 6 database"
+expect_contains "$OUT" "no baseline 'main' in the database (there are none" "no baselines before version 7"
+capture "$MTRUN" --db "$WORK/v6.sqlite" compare "$CAMPAIGN" "$CAMPAIGN"
+expect_eq "$RC" 0 "compare on a version 6 database"
+capture "$MTRUN" --db "$WORK/v6.sqlite" history first
+expect_eq "$RC" 0 "history on a version 6 database"
+expect_eq "$(sha256sum < "$WORK/v6.sqlite")" "$BEFORE" "version 6 database unchanged by reading commands"
 echo "PASS (read-only)"
 
 # Renaming an experiment starts a campaign of its own, found by its new name.

@@ -24,7 +24,7 @@ invalid = [os.path.join(root, "runner", "tests", "data", n) for n in
            ("bad_key.yaml", "bad_strategy.yaml", "bad_type.yaml", "empty_axis.yaml", "bad_workload.yaml",
             "bad_repeat.yaml", "bad_launcher.yaml", "no_studies.yaml", "command_missing.yaml", "bad_param.yaml",
             "exclude_param.yaml", "stage_key.yaml", "stage_outcome.yaml", "stage_compare.yaml",
-            "stage_command_study.yaml", "profile_value.yaml", "profile_command.yaml")]
+            "stage_command_study.yaml", "profile_value.yaml", "profile_command.yaml", "metric_better.yaml")]
 
 failures = []
 for path in valid:

@@ -151,11 +151,21 @@ void read_command(YamlReader& r, const YAML::Node& node, Study& study) {
       return;
     }
     for (const auto& kv : metrics) {
-      MetricRule m{kv.first.Scalar(), "", ""};
+      MetricRule m{kv.first.Scalar(), "", "", ""};
       const std::string what = fmt::format("metric '{}'", m.name);
-      if (!r.check_map(kv.second, what, {"regex", "json"})) continue;
+      if (!r.check_map(kv.second, what, {"regex", "json", "better"})) continue;
       if (kv.second["regex"]) m.regex = r.scalar(kv.second["regex"], what + " regex").value_or("");
       if (kv.second["json"]) m.json_path = r.scalar(kv.second["json"], what + " json path").value_or("");
+      if (const YAML::Node better = kv.second["better"]) {
+        auto text = r.scalar(better, what + " better");
+        if (text && *text != "higher" && *text != "lower") {
+          r.error(pos_of(better), fmt::format("{} better must be 'higher' or 'lower' (which way is an improvement), "
+                                              "got '{}'",
+                                              what, *text));
+        } else if (text) {
+          m.better = *text;
+        }
+      }
       if (m.regex.empty() == m.json_path.empty()) {
         r.error(pos_of(kv.first), fmt::format("{} needs exactly one of 'regex' or 'json'", what));
         continue;

@@ -9,11 +9,14 @@
 namespace mt {
 
 // How a `command` workload's metric is read: the first capture group of `regex` in the program's
-// output, or the number at dotted `json_path` in the JSON file it wrote ({result_file}).
+// output, or the number at dotted `json_path` in the JSON file it wrote ({result_file}). `better`
+// ("higher", "lower", or "" when not declared) says which way is an improvement; it is how the
+// number is judged, not how it is measured, so it is no part of the trial's identity.
 struct MetricRule {
   std::string name;
   std::string regex;
   std::string json_path;
+  std::string better;
 };
 
 // Where a profiled trial's engine writes its traces, inside the attempt's run directory: mtrun

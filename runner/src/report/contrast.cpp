@@ -25,20 +25,33 @@ std::string verdict(const ContrastRow& r) {
   if (*r.adjusted_p >= kNoiseThreshold) return "within noise";
   bool higher = *r.contrast.ratio > 1;
   if (r.metric.higher_is_better) return higher ? "faster" : "slower";
+  if (r.metric.better != Better::Unknown) return higher == (r.metric.better == Better::Higher) ? "better" : "worse";
   return higher ? "higher" : "lower";
 }
 
 }  // namespace
 
+Better metric_direction(const std::string& metric, const Group& a, const Group& b) {
+  if (auto info = known_metric(metric)) return info->better;
+  for (const Group* g : {&a, &b}) {
+    for (const ReportTrial* t : g->succeeded) {
+      auto it = t->declared_better.find(metric);
+      if (it == t->declared_better.end()) continue;
+      if (auto better = better_from_text(it->second)) return *better;
+    }
+  }
+  return Better::Unknown;
+}
+
 std::vector<KeyMetric> key_metrics(const Group& a, const Group& b) {
   if (a.kind == "train") {
-    return {{"tokens_per_sec", 0, MetricRole::Tested, true, ""},
-            {"step_time_ms", 2, MetricRole::SameMeasurement, false, "tokens_per_sec"},
-            {"peak_memory_mb", 1, MetricRole::Context, false, ""}};
+    return {{"tokens_per_sec", 0, MetricRole::Tested, true, "", Better::Higher},
+            {"step_time_ms", 2, MetricRole::SameMeasurement, false, "tokens_per_sec", Better::Lower},
+            {"peak_memory_mb", 1, MetricRole::Context, false, "", Better::Lower}};
   }
   if (a.kind == "comm") {
-    return {{"algbw_gbps", 2, MetricRole::Tested, true, ""},
-            {"latency_us", 2, MetricRole::SameMeasurement, false, "algbw_gbps"}};
+    return {{"algbw_gbps", 2, MetricRole::Tested, true, "", Better::Higher},
+            {"latency_us", 2, MetricRole::SameMeasurement, false, "algbw_gbps", Better::Lower}};
   }
   std::set<std::string> names_a, both;
   for (const ReportTrial* t : a.succeeded) {
@@ -50,7 +63,7 @@ std::vector<KeyMetric> key_metrics(const Group& a, const Group& b) {
     }
   }
   std::vector<KeyMetric> out;
-  for (const auto& name : both) out.push_back({name, 2, MetricRole::Tested, false, ""});
+  for (const auto& name : both) out.push_back({name, 2, MetricRole::Tested, false, "", metric_direction(name, a, b)});
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/groups.h"
+#include "report/metric_catalogue.h"
 #include "stats.h"
 
 namespace mt {
@@ -29,7 +30,12 @@ struct KeyMetric {
   MetricRole role = MetricRole::Tested;
   bool higher_is_better = false;  // a tested metric that reads as speed: "faster"/"slower"
   std::string restates;           // SameMeasurement: the tested metric's name
+  Better better = Better::Unknown;  // which way is an improvement: "better"/"worse" verdicts, the regression gate
 };
+
+// Which way is an improvement for `metric` in these groups: the catalogue's direction for a metric
+// it knows, else the one a trial of either group declared (`better:` of a `command` metric).
+Better metric_direction(const std::string& metric, const Group& a, const Group& b);
 
 // The metrics that answer "faster?" for groups of a's kind, with their roles: training tests
 // tokens/s, collectives algbw; kinds without a fixed list test every metric both groups have.
@@ -49,7 +55,8 @@ struct ContrastRow {
   KeyMetric metric;
   Contrast contrast;
   std::optional<double> adjusted_p;  // Holm over every tested row of the table
-  std::string verdict;  // "faster", "slower", "higher", "lower", "within noise", "too few repeats", or the role
+  // "faster", "slower", "better", "worse", "higher", "lower", "within noise", "too few repeats", or the role
+  std::string verdict;
 };
 
 // Fills adjusted p-values and verdicts, correcting over every tested row with a p-value.

@@ -4,9 +4,19 @@
 
 #include "report/cells.h"
 #include "report/markdown_table.h"
+#include "report/metric_catalogue.h"
 #include "stats.h"
 
 namespace mt {
+
+std::vector<MetricSpec> catalogue_specs(const std::vector<std::string>& names) {
+  std::vector<MetricSpec> out;
+  for (const auto& name : names) {
+    auto info = known_metric(name);
+    out.push_back(info ? MetricSpec{info->name, info->title, info->decimals} : MetricSpec{name, name, 2});
+  }
+  return out;
+}
 
 std::string group_name(const Group& g) {
   std::string what = g.strategy.empty() ? fmt::format("×{}", g.ranks) : fmt::format("{} ×{}", g.strategy, g.ranks);

@@ -14,6 +14,9 @@ struct MetricSpec {
   int decimals = 2;
 };
 
+// The specs of metrics the catalogue knows (metric_catalogue.h), in the order given.
+std::vector<MetricSpec> catalogue_specs(const std::vector<std::string>& names);
+
 // Rows for every group that has the metric; collapsed by default so the main tables stay readable.
 std::string render_detail_table(const std::vector<const Group*>& groups, const std::vector<MetricSpec>& metrics);
 

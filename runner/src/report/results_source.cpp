@@ -27,6 +27,18 @@ std::vector<std::string> string_array(const std::string& text) {
   return out;
 }
 
+// The directions a trial's spec (trial_json.h) declares for its metric rules; none for other workloads.
+std::map<std::string, std::string> declared_directions(const std::string& spec) {
+  std::map<std::string, std::string> out;
+  auto doc = nlohmann::json::parse(spec, nullptr, false);
+  if (!doc.is_object() || !doc.contains("metrics") || !doc["metrics"].is_array()) return out;
+  for (const auto& rule : doc["metrics"]) {
+    if (!rule.is_object() || !rule.contains("name") || !rule.contains("better")) continue;
+    if (rule["name"].is_string() && rule["better"].is_string()) out[rule["name"]] = rule["better"];
+  }
+  return out;
+}
+
 // The trials of one campaign with their latest attempt and latest succeeded attempt (ids only).
 struct TrialRowIds {
   ReportTrial trial;
@@ -40,7 +52,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
            t.repeat_index, t.parameters, t.axes,
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id),
            a.error_rank, a.error_step, coalesce(a.error_reason, ''), coalesce(a.log_path, ''),
-           ok.id, ok.attempt, coalesce(ok.command, ''), a.id
+           ok.id, ok.attempt, coalesce(ok.command, ''), a.id, t.spec
     FROM trials t
     LEFT JOIN latest_attempts a ON a.trial_id = t.id
     LEFT JOIN attempts ok ON ok.id = (SELECT y.id FROM attempts y WHERE y.trial_id = t.id
@@ -76,6 +88,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
       t.command = s.text(18);
     }
     if (!s.is_null(19)) row.latest_id = s.integer(19);
+    t.declared_better = declared_directions(s.text(20));
     rows.push_back(std::move(row));
   }
   return rows;

@@ -48,6 +48,8 @@ struct ReportTrial {
   int repeat_index = 0;
   nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
   std::vector<std::string> axes;
+  // A `command` trial's metrics whose better direction its experiment declared: name → "higher"/"lower".
+  std::map<std::string, std::string> declared_better;
 
   // Latest attempt: what a failure report shows. No state: never attempted.
   std::optional<std::string> latest_state;

@@ -35,10 +35,8 @@ std::string sync_mode(const Group& g) { return g.first().param("gradient_sync_mo
 std::string resolved_sync_mode(const Group& g) { return g.result_text("resolved_gradient_sync_mode"); }
 
 std::vector<MetricSpec> training_metrics() {
-  return {{"tokens_per_sec", "tokens/s", 0},     {"step_time_ms", "step ms", 2},
-          {"data_time_ms", "data ms", 2},        {"forward_backward_ms", "fwd+bwd ms", 2},
-          {"optimizer_step_ms", "optimizer ms", 2}, {"peak_memory_mb", "peak MiB", 1},
-          {"loss", "loss", 4}};
+  return catalogue_specs({"tokens_per_sec", "step_time_ms", "data_time_ms", "forward_backward_ms", "optimizer_step_ms",
+                          "peak_memory_mb", "loss"});
 }
 
 std::string precision(const Group& g) {

@@ -31,7 +31,7 @@ Campaign latest_campaign(Database& db) {
 
 std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment) {
   auto s = db.prepare(
-      fmt::format("SELECT {} FROM campaigns c WHERE c.experiment = ? ORDER BY c.created_at, c.id", kCampaignColumns));
+      fmt::format("SELECT {} FROM campaigns c WHERE c.experiment = ? ORDER BY c.created_at, c.rowid", kCampaignColumns));
   s.bind(1, experiment);
   std::vector<Campaign> out;
   while (s.step()) out.push_back(campaign_from_row(s));

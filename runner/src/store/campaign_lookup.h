@@ -15,7 +15,8 @@ namespace mt {
 Campaign campaign_by_id(Database& db, const std::string& id);
 // The campaign whose latest attempt started last; throws RunnerError (usage) when there is none.
 Campaign latest_campaign(Database& db);
-// Every campaign of an experiment, oldest first; throws RunnerError (usage) when there is none.
+// Every campaign of an experiment, oldest first (those created in the same second in the order they
+// were added); throws RunnerError (usage) when there is none.
 std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment);
 // `id` when given, else the latest.
 Campaign select_campaign(Database& db, const std::optional<std::string>& id);

@@ -36,7 +36,11 @@ std::string trial_to_json(const Trial& t) {
     j["command"] = t.command;
     j["command_uses_launcher"] = t.command_uses_launcher;
     json rules = json::array();
-    for (const auto& m : t.metrics) rules.push_back({{"name", m.name}, {"regex", m.regex}, {"json", m.json_path}});
+    for (const auto& m : t.metrics) {
+      json rule = {{"name", m.name}, {"regex", m.regex}, {"json", m.json_path}};
+      if (!m.better.empty()) rule["better"] = m.better;
+      rules.push_back(std::move(rule));
+    }
     j["metrics"] = rules;
   }
   if (t.is_chain()) {
@@ -68,7 +72,7 @@ Trial trial_from_json(const std::string& text) {
     t.command_uses_launcher = j.at("command_uses_launcher").get<bool>();
     for (const auto& m : j.at("metrics")) {
       t.metrics.push_back({m.at("name").get<std::string>(), m.at("regex").get<std::string>(),
-                           m.at("json").get<std::string>()});
+                           m.at("json").get<std::string>(), m.value("better", "")});  // absent: not declared
     }
   }
   for (const auto& stage : j.value("stages", json::array())) t.stages.push_back(stage_from_json(stage.dump()));

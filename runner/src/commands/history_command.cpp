@@ -1,0 +1,79 @@
+// mtrun history EXPERIMENT: every campaign of an experiment in revision order, a metric's mean and
+// CI per configuration and revision, and the revisions where it changed beyond noise.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "checked_output.h"
+#include "commands/commands.h"
+#include "report/history.h"
+#include "report/results_source.h"
+#include "runner_error.h"
+#include "store/campaign_lookup.h"
+
+namespace mt {
+namespace {
+
+struct HistoryCommandOptions {
+  std::filesystem::path db;
+  std::string experiment;
+  std::optional<std::string> metric;
+  double min_change_pct = 5;
+  bool keep_disturbed = false;
+  std::optional<std::filesystem::path> svg;
+  std::optional<std::filesystem::path> output;
+};
+
+void write_with_parent(const std::filesystem::path& file, const std::string& text) {
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  write_file_or_throw(file, text);
+}
+
+int run_history(const HistoryCommandOptions& options, std::ostream& out) {
+  if (!(options.min_change_pct >= 0 && options.min_change_pct < 1000)) {
+    throw RunnerError(kExitUsage, fmt::format("--min-change takes a percentage from 0 to 1000, got {}",
+                                              options.min_change_pct));
+  }
+  auto db = open_results(options.db);
+  const ReportData data = load_report_data(*db, experiment_campaigns(*db, options.experiment));
+  const RenderedHistory history = render_history(data, {options.metric, options.min_change_pct / 100, options.keep_disturbed});
+  if (options.output) {
+    write_with_parent(*options.output, history.markdown);
+    out << "wrote " << options.output->string() << '\n';
+  } else {
+    out << history.markdown;
+  }
+  if (options.svg) {
+    if (history.svg.empty()) throw RunnerError(kExitFailure, "no configuration has successful trials to chart");
+    write_with_parent(*options.svg, history.svg);
+    out << "wrote " << options.svg->string() << '\n';
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRunner register_history_command(CLI::App& app, const GlobalOptions& global) {
+  auto options = std::make_shared<HistoryCommandOptions>();
+  auto* cmd = app.add_subcommand("history",
+                                 "every campaign of an experiment in revision order: a metric per configuration and "
+                                 "revision (mean, 95 % CI) and the revisions where it changed beyond noise");
+  cmd->add_option("EXPERIMENT", options->experiment, "the experiment's name (as `mtrun status` shows it)")->required();
+  cmd->add_option("--metric", options->metric, "the metric to follow (default: each configuration's key metric)");
+  cmd->add_option("--min-change", options->min_change_pct,
+                  "smallest change, in % of the earlier revision's mean, called a change point (default 5)")
+      ->capture_default_str()->option_text("PCT");
+  cmd->add_flag("--keep-disturbed", options->keep_disturbed,
+                "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
+  cmd->add_option("--svg", options->svg, "also write the chart of the metric by revision here");
+  cmd->add_option("-o,--output", options->output, "write the history here instead of printing it");
+  return [options, &global](std::ostream& out) {
+    options->db = global.db;
+    return run_history(*options, out);
+  };
+}
+
+}  // namespace mt

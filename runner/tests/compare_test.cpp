@@ -1,0 +1,184 @@
+// mtrun compare: configurations matched by the parameters that did not change, the regression gate,
+// and the refusal to compare different machines or stacks.
+#include <doctest/doctest.h>
+
+#include "report/compare.h"
+#include "report/config_matching.h"
+#include "report/regression_gate.h"
+#include "runner_error.h"
+#include "store/campaign_lookup.h"
+#include "report_fixture.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+namespace {
+
+Configuration config(const std::string& study, std::map<std::string, std::string> params) {
+  return {study, std::move(params)};
+}
+
+ComparisonOutcome compare_of(const ReportFixture& f, const std::string& a, const std::string& b,
+                             const ComparisonOptions& options) {
+  auto db = open_results(f.path());
+  return compare_campaigns(load_report_data(*db, {campaign_by_id(*db, a)}), load_report_data(*db, {campaign_by_id(*db, b)}),
+                           options);
+}
+
+}  // namespace
+
+TEST_CASE("matching: a parameter with one value in each campaign is what changed; the others match") {
+  std::vector<Configuration> a = {config("s", {{"ranks", "1"}, {"bucket_cap_mb", "25"}}),
+                                  config("s", {{"ranks", "2"}, {"bucket_cap_mb", "25"}})};
+  std::vector<Configuration> b = {config("s", {{"ranks", "1"}, {"bucket_cap_mb", "50"}}),
+                                  config("s", {{"ranks", "2"}, {"bucket_cap_mb", "50"}}),
+                                  config("s", {{"ranks", "4"}, {"bucket_cap_mb", "50"}})};
+  ConfigurationMatch m = match_configurations(a, b, {});
+  REQUIRE(m.changed.size() == 1);
+  CHECK(m.changed[0].name == "bucket_cap_mb");
+  CHECK(m.changed[0].a == "25");
+  CHECK(m.changed[0].b == "50");
+  CHECK(m.pairs == std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 1}});
+  CHECK(m.only_a.empty());
+  CHECK(m.only_b == std::vector<std::size_t>{2});
+  // ranks ran 1, 2 in A and 1, 2, 4 in B: still matched on, and it tells the extra configuration apart.
+  CHECK(m.distinguishing["s"] == std::set<std::string>{"ranks"});
+  CHECK(parameter_text(b[2], m.distinguishing["s"]) == "ranks=4");
+}
+
+TEST_CASE("matching: a parameter set in one campaign only is a change; --match keeps a changed one in the key") {
+  std::vector<Configuration> a = {config("s", {{"ranks", "1"}})};
+  std::vector<Configuration> b = {config("s", {{"ranks", "1"}, {"lr", "0.1"}})};
+  ConfigurationMatch m = match_configurations(a, b, {});
+  REQUIRE(m.changed.size() == 1);
+  CHECK(m.changed[0].a == "(not set)");
+  CHECK(m.pairs.size() == 1);
+  ConfigurationMatch kept = match_configurations(a, b, {{"lr"}, {}});
+  CHECK(kept.pairs.empty());
+  CHECK(kept.only_a.size() == 1);
+  CHECK(kept.distinguishing["s"] == std::set<std::string>{"lr"});
+}
+
+TEST_CASE("matching: --ignore leaves out a parameter of several values, unless that confuses configurations") {
+  std::vector<Configuration> a = {config("s", {{"ranks", "1"}, {"seed", "1"}}), config("s", {{"ranks", "2"}, {"seed", "2"}})};
+  std::vector<Configuration> b = {config("s", {{"ranks", "1"}, {"seed", "7"}}), config("s", {{"ranks", "2"}, {"seed", "8"}})};
+  CHECK(match_configurations(a, b, {}).pairs.empty());  // seed ran two values a side: matched on
+  ConfigurationMatch m = match_configurations(a, b, {{}, {"seed"}});
+  CHECK(m.pairs.size() == 2);
+  REQUIRE(m.changed.size() == 1);
+  CHECK(m.changed[0].a == "1/2");
+  CHECK(m.changed[0].b == "7/8");
+  CHECK_THROWS_WITH_AS(match_configurations(a, b, {{}, {"ranks", "seed"}}),
+                       "campaign A: configurations of study 's' cannot be told apart once ranks, seed are left out of "
+                       "the match (ranks=1 seed=1 and ranks=2 seed=2); name the parameters to match on with --match",
+                       RunnerError);
+  CHECK_THROWS_WITH_AS(match_configurations(a, b, {{"sede"}, {}}),
+                       "--match sede: no configuration of either campaign has a parameter 'sede' (they have: ranks, seed)",
+                       RunnerError);
+}
+
+TEST_CASE("matching: studies are matched by name; a study in one campaign only is unmatched") {
+  std::vector<Configuration> a = {config("x", {{"ranks", "1"}}), config("y", {{"ranks", "1"}})};
+  std::vector<Configuration> b = {config("x", {{"ranks", "1"}})};
+  ConfigurationMatch m = match_configurations(a, b, {});
+  CHECK(m.pairs.size() == 1);
+  CHECK(m.only_a == std::vector<std::size_t>{1});
+}
+
+TEST_CASE("gate: worse by more than the threshold and beyond noise fails; either alone passes") {
+  ReportFixture f("gate.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  f.campaign("cccc", "exp", "2024-05-03T09:00:00Z");
+  f.campaign("dddd", "exp", "2024-05-04T09:00:00Z");
+  const double a[] = {1000, 1010, 990};
+  const double slower[] = {700, 707, 693};   // 30 % slower, beyond noise
+  const double noisy[] = {500, 1500, 900};   // 3 % slower on average, within noise
+  const double slight[] = {950, 960, 940};   // 5 % slower, beyond noise
+  for (int r = 0; r < 3; ++r) {
+    f.trial(train_trial("s", "ddp", 1, r, a[r], 40, 500), "aaaa");
+    f.trial(train_trial("s", "ddp", 1, r, slower[r], 40, 500), "bbbb");
+    f.trial(train_trial("s", "ddp", 1, r, noisy[r], 40, 500), "cccc");
+    f.trial(train_trial("s", "ddp", 1, r, slight[r], 40, 500), "dddd");
+  }
+  ComparisonOptions gate;
+  gate.fail_on_regression_pct = 10;
+  ComparisonOutcome failed = compare_of(f, "aaaa", "bbbb", gate);
+  REQUIRE(failed.gate);
+  CHECK_FALSE(failed.gate->passed());
+  REQUIRE(failed.gate->failed.size() == 1);
+  CHECK(failed.gate->failed[0].configuration == "s ddp ×1");
+  CHECK(failed.gate->failed[0].worse_by == doctest::Approx(0.3));
+  CHECK(contains(failed.markdown, "- s ddp ×1 — tokens_per_sec: 30.0 % worse (B/A 0.700, p (Holm) < 0.001)"));
+  CHECK(gate_summary(*failed.gate) == "regression gate (10 %): FAILED (1 of 1 judged): s ddp ×1 tokens_per_sec 30.0 % worse");
+  CHECK(compare_of(f, "aaaa", "cccc", gate).gate->passed());
+  CHECK(compare_of(f, "aaaa", "dddd", gate).gate->passed());
+  gate.fail_on_regression_pct = 3;
+  CHECK_FALSE(compare_of(f, "aaaa", "dddd", gate).gate->passed());
+  // B faster than A is never a regression.
+  CHECK(compare_of(f, "bbbb", "aaaa", gate).gate->passed());
+}
+
+TEST_CASE("gate: lower-is-better metrics regress upwards; nothing to judge is an error, not a pass") {
+  CHECK(*worsening(1.3, Better::Lower) == doctest::Approx(0.3));
+  CHECK(*worsening(0.7, Better::Higher) == doctest::Approx(0.3));
+  CHECK(*worsening(1.3, Better::Higher) == doctest::Approx(-0.3));
+  CHECK_FALSE(worsening(1.3, Better::Unknown));
+  ReportFixture f("gate_nothing.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500), "aaaa");
+  f.trial(train_trial("s", "ddp", 1, 0, 500, 40, 500), "bbbb");
+  ComparisonOptions gate;
+  gate.fail_on_regression_pct = 10;
+  CHECK_THROWS_WITH_AS(compare_of(f, "aaaa", "bbbb", gate),
+                       "--fail-on-regression: nothing could be judged (s ddp ×1 tokens_per_sec: fewer than two "
+                       "successful repeats on a side)",
+                       RunnerError);
+}
+
+TEST_CASE("compare: a changed parameter is named with both values, and its configurations are compared") {
+  ReportFixture f("changed.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial a = train_trial("s", "ddp", 2, r, 1000 + r, 40, 500);
+    a.params["bucket_cap_mb"] = "25";
+    FixtureTrial b = train_trial("s", "ddp", 2, r, 1100 + r, 40, 500);
+    b.params["bucket_cap_mb"] = "50";
+    f.trial(a, "aaaa");
+    f.trial(b, "bbbb");
+  }
+  std::string md = render_comparison_of(f, "aaaa", "bbbb");
+  CHECK(contains(md, "- `bucket_cap_mb` (study `s`): A 25, B 50\n"));
+  CHECK(contains(md, "| s ddp ×2 | tokens_per_sec | 1101 ± 1 (3) | 1001 ± 1 (3) | 1.100 |"));
+  CHECK_FALSE(contains(md, "only in A"));
+}
+
+TEST_CASE("compare: different machines or stacks are refused unless allowed, and then labelled") {
+  ReportFixture f("stacks.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  FixtureProvenance old_stack, new_stack;
+  new_stack.software_stack = R"({"libtorch":"2.15.0","mpi":"Open MPI 4.1.4","compiler":"GCC 13.1.0"})";
+  for (int r = 0; r < 2; ++r) {
+    f.provenance(f.trial(train_trial("s", "ddp", 1, r, 1000 + r, 40, 500), "aaaa"), old_stack);
+    f.provenance(f.trial(train_trial("s", "ddp", 1, r, 1000 + r, 40, 500), "bbbb"), new_stack);
+  }
+  try {
+    compare_of(f, "aaaa", "bbbb", {});
+    FAIL("different LibTorch versions were compared without being asked to");
+  } catch (const RunnerError& e) {
+    CHECK(e.exit_code() == kExitIncomparable);
+    CHECK(contains(e.what(), "different machines or software stacks (libtorch: A `1.13.1`, B `2.15.0`)"));
+    CHECK(contains(e.what(), "--allow-different-stack"));
+  }
+  ComparisonOptions allowed;
+  allowed.allow_different_stack = true;
+  ComparisonOutcome outcome = compare_of(f, "aaaa", "bbbb", allowed);
+  CHECK(contains(outcome.markdown, "**Different machine or software stack (`--allow-different-stack`)**: libtorch: A "
+                                   "`1.13.1`, B `2.15.0`."));
+  CHECK(contains(outcome.markdown, "Software that differs, not by itself a reason to refuse: compiler: A `GCC 12.2.0`, "
+                                   "B `GCC 13.1.0`."));
+  CHECK(outcome.stack_note == "libtorch: A `1.13.1`, B `2.15.0`");
+}

@@ -1,0 +1,46 @@
+// The change-point test of `mtrun history`: consecutive revisions compared, corrected together.
+#include <doctest/doctest.h>
+
+#include "report/change_point.h"
+
+using namespace mt;
+
+TEST_CASE("change points: the boundary where the mean moved beyond noise and the minimum change") {
+  const std::vector<std::vector<double>> series = {
+      {100, 101, 99}, {100.5, 99.5, 100}, {130, 131, 129}, {130, 129.5, 130.5}};
+  auto b = find_change_points(series, 0.05);
+  REQUIRE(b.size() == 3);
+  CHECK_FALSE(b[0].change_point);
+  CHECK(b[1].change_point);
+  CHECK(b[1].after == 2);
+  CHECK(*b[1].change == doctest::Approx(0.3));
+  CHECK(*b[1].adjusted_p < 0.05);
+  CHECK_FALSE(b[2].change_point);
+}
+
+TEST_CASE("change points: a significant change smaller than the minimum is not one; nor is one without repeats") {
+  const std::vector<std::vector<double>> small = {{100, 100.1, 99.9}, {102, 102.1, 101.9}};
+  auto b = find_change_points(small, 0.05);
+  REQUIRE(b.size() == 1);
+  CHECK(*b[0].p < 0.05);
+  CHECK_FALSE(b[0].change_point);
+  CHECK(find_change_points(small, 0.01)[0].change_point);
+  auto single = find_change_points({{100}, {200}}, 0.05);
+  CHECK_FALSE(single[0].p);
+  CHECK_FALSE(single[0].change_point);
+  CHECK(*single[0].change == doctest::Approx(1.0));
+  CHECK(find_change_points({{100, 101}}, 0.05).empty());
+  // A revision where the configuration did not run is skipped: its neighbours are compared.
+  auto gap = find_change_points({{100, 101, 99}, {}, {130, 131, 129}}, 0.05);
+  REQUIRE(gap.size() == 1);
+  CHECK(gap[0].before == 0);
+  CHECK(gap[0].after == 2);
+  CHECK(gap[0].change_point);
+}
+
+TEST_CASE("change points: p-values are corrected over the series' boundaries (Holm)") {
+  const std::vector<std::vector<double>> series = {{100, 101, 99}, {100, 101, 99}, {110, 111, 109}};
+  auto b = find_change_points(series, 0.0);
+  REQUIRE(b[1].p);
+  CHECK(*b[1].adjusted_p >= *b[1].p);
+}

@@ -20,6 +20,7 @@
 #include "stats.h"
 #include "store/campaign_lookup.h"
 #include "store/campaign_measurement.h"
+#include "store/log_scan.h"
 #include "store/store_reader.h"
 #include "store/trial_lookup.h"
 #include "table_cell.h"
@@ -91,7 +92,10 @@ std::optional<std::pair<std::int64_t, int>> print_attempts(Database& db, const T
   std::string log;
   while (s.step()) {
     const int number = int(s.integer(1));
-    table.add_row({s.text(1), s.text(2), optional_cell(s, 3), optional_cell(s, 4), optional_cell(s, 5),
+    // Attempts recorded before the rank was read from the engine's message carry it only there.
+    const auto named = s.is_null(5) && !s.is_null(9) ? rank_named_in(s.text(9)) : std::nullopt;
+    table.add_row({s.text(1), s.text(2), optional_cell(s, 3), optional_cell(s, 4),
+                   named ? std::to_string(*named) : optional_cell(s, 5),
                    optional_cell(s, 6), s.text(7), s.is_null(8) ? "-" : fmt::format("{:.1f} s", s.real(8)),
                    s.is_null(9) || s.text(9).empty() ? "-" : s.text(9)});
     if (!wanted || *wanted == number) {

@@ -3,6 +3,7 @@
 // written, by spelling (a typo: "fdsp" → "fsdp"), by spelling variant ("grad-accum-steps",
 // "--n-heads" → "grad_accum_steps", "n_heads") and by abbreviation ("grad_accum" →
 // "grad_accum_steps", "sync_mode" → "gradient_sync_mode", "lr" → "learning_rate").
+#include <cstddef>
 #include <string>
 #include <vector>
 

@@ -32,7 +32,8 @@ class Progress {
   int done() const { return done_; }
   int failures() const { return failures_; }
 
-  // The live line as it reads now (what the terminal shows, without the escape codes).
+  // The live line as it reads now (what the terminal shows, without the escape codes). Not while
+  // a live Progress may be redrawing it: that one is read from the output.
   std::string live_line() const;
 
  private:

@@ -15,6 +15,7 @@
 #include "checked_output.h"
 #include "commands/commands.h"
 #include "launch/job_guard.h"
+#include "program_version.h"
 #include "runner_error.h"
 #include "store/sqlite_db.h"
 
@@ -25,6 +26,8 @@ constexpr mt::CommandRegistration kCommands[] = {
     mt::register_run_command,
     mt::register_plan_command,
     mt::register_status_command,
+    mt::register_campaigns_command,
+    mt::register_show_command,
     mt::register_query_command,
     mt::register_rerun_command,
     mt::register_doctor_command,
@@ -106,7 +109,10 @@ int run_command(const mt::CommandRunner& run, std::ostream& out) {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == mt::kGuardSubcommand) return mt::run_job_guard(argc - 2, argv + 2);
   CLI::App app{"mtrun: declarative experiment runner for distributed training benchmarks\n"
-               "`mtrun FILE` is `mtrun run FILE`"};
+               "`mtrun FILE` is `mtrun run FILE`",
+               "mtrun"};
+  app.set_version_flag("--version", mt::program_version_text(), "print the version, the build revision and the "
+                                                                 "database schema version, and exit");
   app.require_subcommand(1);
   app.fallthrough();  // inherited by every subcommand: `mtrun run FILE --db X` means `mtrun --db X run FILE`
   mt::GlobalOptions global;

@@ -171,6 +171,39 @@ TEST_CASE("a result path that is a FIFO is refused, not read") {
   CHECK(o.error_reason == "result file result.json rejected: not a regular file");
 }
 
+TEST_CASE("a trial that runs past its limit is timed out, and the reason names the limit") {
+  Files f("", "");
+  ProcessOutcome process;
+  process.end = ProcessEnd::TimedOut;
+  Trial trial = train_trial();
+  trial.timeout_s = 300;
+  AttemptOutcome o = classify_attempt(process, f.result, f.log, trial);
+  CHECK(o.state == AttemptState::TimedOut);
+  CHECK(o.error_reason == "trial exceeded its 300 s timeout (timeout_s); every rank was killed");
+  trial.timeout_s = 2.5;
+  CHECK(classify_attempt(process, f.result, f.log, trial).error_reason ==
+        "trial exceeded its 2.5 s timeout (timeout_s); every rank was killed");
+}
+
+TEST_CASE("the rank an engine message names is the failing rank when nothing else records it") {
+  CHECK(rank_named_in("mtengine: rank 1 (node7): MPI_Allreduce failed: MPI_ERR_TRUNCATE") == 1);
+  CHECK(rank_named_in("mtengine train: injected fault: rank 3 exits with 2 before step 7") == 3);
+  CHECK(rank_named_in("mtengine: injected fault: rank 12 kills itself before step 1") == 12);
+  CHECK_FALSE(rank_named_in("checkpoint step 4: rank 1's shard is missing").has_value());
+  CHECK_FALSE(rank_named_in("mtengine: rank -1 (node7): cannot start").has_value());
+  CHECK_FALSE(rank_named_in("mtengine: ranks 1 and 2 disagree").has_value());
+  CHECK_FALSE(rank_named_in("").has_value());
+
+  Files f("", "mtengine: rank 1 (node7): MPI_Allreduce failed: MPI_ERR_TRUNCATE\n");
+  AttemptOutcome o = classify_attempt(exited(1), f.result, f.log, train_trial());
+  CHECK(o.state == AttemptState::Failed);
+  CHECK(o.error_reason == "mtengine: rank 1 (node7): MPI_Allreduce failed: MPI_ERR_TRUNCATE");
+  CHECK(o.error_rank == 1);
+  // The result's own error wins.
+  Files g(R"({"status": "failed", "error": {"rank": 0, "reason": "mtengine: rank 1 (node7): late"}})", "");
+  CHECK(classify_attempt(exited(1), g.result, g.log, train_trial()).error_rank == 0);
+}
+
 TEST_CASE("malformed error fields and status are ignored, not thrown") {
   Files f(R"({"status": 5, "error": {"rank": 99999999999999, "step": "x", "reason": 7}})", "");
   AttemptOutcome o = classify_attempt(exited(0), f.result, f.log, train_trial());

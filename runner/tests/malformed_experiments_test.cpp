@@ -1,7 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "experiment/experiment_loader.h"
-#include "experiment/matrix.h"
+#include "experiment/experiment_check.h"
 
 using namespace mt;
 
@@ -9,12 +8,8 @@ namespace {
 
 std::string data(const std::string& name) { return std::string(MT_TEST_DATA_DIR) + "/" + name + ".yaml"; }
 
-// Everything the user would be told about a file: load errors, else expansion errors.
-std::string problems_of(const std::string& name) {
-  LoadResult r = load_experiment(data(name));
-  if (!r.experiment) return format_diagnostics(r.errors);
-  return format_diagnostics(expand_experiment(*r.experiment).errors);
-}
+// Everything the user would be told about a file, in one pass.
+std::string problems_of(const std::string& name) { return format_diagnostics(check_experiment(data(name)).errors); }
 
 struct Case {
   const char* file;
@@ -32,6 +27,10 @@ const Case kCases[] = {
      "      ^"},
     {"bad_param", "6:7: unknown parameter 'batch_sise' for workload 'train' (did you mean 'batch_size'?)",
      "        batch_sise: 4",
+     "        ^"},
+    // An abbreviation of a parameter's name, or a part of it.
+    {"abbreviated_param", "6:7: unknown parameter 'sync_mode' for workload 'train' (did you mean 'gradient_sync_mode'?)",
+     "        sync_mode: [every, last]",
      "        ^"},
     {"bad_type", "6:18: ranks must be an integer, got 'two'",
      "        ranks: [1, two]",
@@ -188,4 +187,25 @@ TEST_CASE("each malformed experiment gets its exact positioned message, source l
     CAPTURE(c.file);
     CHECK(problems_of(c.file) == data(c.file) + ":" + c.message + "\n" + c.line + "\n" + c.caret);
   }
+}
+
+// A mistake that leaves the rest of its study consistent (an unknown parameter is left out) does not
+// hide what expanding the study finds; a study with a value it cannot use is not expanded (its
+// relations would be judged on a wrong value), and the others still are.
+TEST_CASE("every problem of a file is reported in one pass, in the order of the file") {
+  const std::string file = data("every_problem");
+  CHECK(problems_of("every_problem") ==
+        file + ":7:7: unknown parameter 'grad_accum' for workload 'train' (did you mean 'grad_accum_steps'?)\n"
+               "        grad_accum: 4\n"
+               "        ^\n" +
+            file + ":9:20: n_heads 3 does not divide d_model 64\n"
+                   "        n_heads: [2, 3]\n"
+                   "                     ^\n" +
+            file + ":13:23: unknown strategy 'fdsp' (did you mean 'fsdp'?)\n"
+                   "        strategy: [ddp, fdsp]\n"
+                   "                        ^\n" +
+            file + ":15:5: study 'c' has no trials left after exclude and where\n"
+                   "    - name: c\n"
+                   "      ^");
+  CHECK_FALSE(check_experiment(file).experiment.has_value());
 }

@@ -216,6 +216,18 @@ TEST_CASE("report: failures list outcome, rank, step and log; campaigns are chos
   CHECK(contains(md, "1 trial: 0 succeeded, 1 did not"));
 }
 
+TEST_CASE("report: the failures table's rank comes from the engine's message when none was recorded") {
+  ReportFixture f("failures_rank.sqlite");
+  f.campaign("aaaa0001", "exp", "2024-05-01T09:00:00Z");
+  FixtureTrial failed = train_trial("s", "ddp", 2, 0, 0, 0, 0);
+  failed.campaign = "aaaa0001";
+  failed.state = AttemptState::Failed;
+  failed.result = nlohmann::json::object();
+  failed.error_reason = "mtengine: rank 1 (node7): MPI_Allreduce failed";
+  f.trial(failed);
+  CHECK(contains(render_latest(f).markdown, "| failed | 1 | 1 | - | mtengine: rank 1 (node7): MPI_Allreduce failed | "));
+}
+
 TEST_CASE("compare: ratio of means and Welch p-value, flagging differences within noise") {
   ReportFixture f("compare.sqlite");
   f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");

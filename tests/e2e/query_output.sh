@@ -40,19 +40,26 @@ expect_eq "$RC" 0 "CSV of 20,000 rows"
 expect_eq "$(wc -l <<<"$OUT")" 20001 "every CSV row"
 "$MTRUN" --db "$DB" query --json "$(rows 20000)" > "$WORK/rows.json"
 expect_eq "$(python3 -c 'import json, sys; rows = json.load(open(sys.argv[1])); print(len(rows), rows[-1])' "$WORK/rows.json")" \
-  "20000 {'i': 20000.0, 'name': 'x20000'}" "JSON of 20,000 rows"
+  "20000 {'i': 20000, 'name': 'x20000'}" "JSON of 20,000 rows"
 expect_eq "$("$MTRUN" --db "$DB" query --json "select 1 as a, null as b, 'two
-lines' as c union all select 2, 3, ''")" '[
+lines' as c union all select 2, 3.0, ''")" '[
   {
-    "a": 1.0,
+    "a": 1,
     "b": null,
     "c": "two\nlines"
   },
   {
-    "a": 2.0,
+    "a": 2,
     "b": 3.0,
     "c": ""
   }
-]' "JSON layout"
+]' "JSON layout: integers stay integers, reals stay reals"
+expect_eq "$("$MTRUN" --db "$DB" query --json "select 1 as one, 9007199254740993 as big, 0.5 as half")" '[
+  {
+    "one": 1,
+    "big": 9007199254740993,
+    "half": 0.5
+  }
+]' "JSON numbers keep SQLite's type per value"
 expect_eq "$("$MTRUN" --db "$DB" query --json "select 1 where 0")" "[]" "JSON of no rows"
 echo "PASS (CSV and JSON stream)"

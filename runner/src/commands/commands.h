@@ -35,6 +35,8 @@ CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global
 CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_baseline_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_history_command(CLI::App& app, const GlobalOptions& global);
+CommandRunner register_campaigns_command(CLI::App& app, const GlobalOptions& global);
+CommandRunner register_show_command(CLI::App& app, const GlobalOptions& global);
 
 // Set by main's signal handler: stop launching trials, terminate the running one.
 extern std::atomic<bool> g_stop_requested;

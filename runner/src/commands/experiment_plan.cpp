@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "commands/commands.h"
-#include "experiment/experiment_loader.h"
+#include "experiment/experiment_check.h"
 #include "experiment/identity.h"
 #include "experiment/matrix.h"
 #include "launch/engine_workloads.h"
@@ -21,15 +21,13 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
                          const std::optional<std::filesystem::path>& engine, const ExpansionLimits& limits) {
   // The engine's workloads are validated against the engine's own description of its flags.
   load_engine_workloads(locate_engine(engine));
-  LoadResult loaded = load_experiment(experiment_file);
-  if (!loaded.experiment) throw RunnerError(kExitUsage, format_diagnostics(loaded.errors));
+  CheckedExperiment checked = check_experiment(experiment_file, limits);
+  if (!checked.errors.empty()) throw RunnerError(kExitUsage, format_diagnostics(checked.errors));
   ExperimentPlan plan;
-  plan.experiment = std::move(*loaded.experiment);
-  Expansion expansion = expand_experiment(plan.experiment, limits);
-  if (!expansion.errors.empty()) throw RunnerError(kExitUsage, format_diagnostics(expansion.errors));
-  plan.trials = std::move(expansion.trials);
-  plan.excluded = expansion.excluded;
-  plan.filtered = expansion.filtered;
+  plan.experiment = std::move(*checked.experiment);
+  plan.trials = std::move(checked.expansion.trials);
+  plan.excluded = checked.expansion.excluded;
+  plan.filtered = checked.expansion.filtered;
   plan.context = local_launch_context(plan.experiment.launcher, engine, plan.experiment.file.parent_path());
   plan.provenance = capture_provenance_context(plan.experiment.file.parent_path(), plan.context.engine);
   plan.source_revision = plan.provenance.source.revision();

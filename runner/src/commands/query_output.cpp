@@ -13,47 +13,67 @@
 namespace mt {
 namespace {
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+// A statement's rows, each value with the type SQLite gives that value (not its column's).
+class StatementRows final : public RowSource {
+ public:
+  explicit StatementRows(Statement& s) : s_(s) {}
+  std::vector<std::string> column_names() const override {
+    std::vector<std::string> names;
+    for (int i = 0; i < s_.column_count(); ++i) names.push_back(s_.column_name(i));
+    return names;
+  }
+  bool next(std::vector<QueryCell>& row) override {
+    if (!s_.step()) return false;
+    row.resize(size_t(s_.column_count()));
+    for (int i = 0; i < s_.column_count(); ++i) {
+      QueryCell& cell = row[size_t(i)];
+      if (s_.is_null(i)) {
+        cell = QueryCell::null();
+      } else if (s_.is_integer(i)) {
+        cell = QueryCell::of(std::int64_t(s_.integer(i)));
+      } else if (s_.is_number(i)) {
+        cell = QueryCell::of_real(s_.real(i), s_.text(i));
+      } else {
+        cell = QueryCell::of(s_.text(i));
+      }
+    }
+    return true;
+  }
 
-std::string cell_text(const Statement& s, int i) { return s.is_null(i) ? "" : s.text(i); }
+ private:
+  Statement& s_;
+};
 
-std::vector<std::string> column_names(const Statement& s) {
-  std::vector<std::string> names;
-  for (int i = 0; i < s.column_count(); ++i) names.push_back(s.column_name(i));
-  return names;
-}
-
-void write_csv(Statement& s, std::ostream& out) {
+void write_csv(RowSource& rows, std::ostream& out) {
   std::string line;
-  for (const auto& name : column_names(s)) line += (line.empty() ? "" : ",") + csv_escape(name);
+  for (const auto& name : rows.column_names()) line += (line.empty() ? "" : ",") + csv_field(name);
   out << line << '\n';
-  while (out && s.step()) {
+  std::vector<QueryCell> row;
+  while (out && rows.next(row)) {
     line.clear();
-    for (int i = 0; i < s.column_count(); ++i) line += (i ? "," : "") + csv_escape(cell_text(s, i));
+    for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + csv_field(row[i].text);
     out << line << '\n';
   }
 }
 
+nlohmann::ordered_json json_value(const QueryCell& cell) {
+  switch (cell.kind) {
+    case QueryCell::Kind::Null: return nullptr;
+    case QueryCell::Kind::Integer: return cell.integer;  // 1, not 1.0
+    case QueryCell::Kind::Real: return cell.real;
+    case QueryCell::Kind::Text: return cell.text;
+  }
+  return nullptr;
+}
+
 // The same bytes as one JSON array dumped with an indent of 2, one row object at a time.
-void write_json(Statement& s, std::ostream& out) {
-  const auto header = column_names(s);
+void write_json(RowSource& rows, std::ostream& out) {
+  const auto header = rows.column_names();
   bool first = true;
-  while (out && s.step()) {
+  std::vector<QueryCell> cells;
+  while (out && rows.next(cells)) {
     nlohmann::ordered_json row = nlohmann::ordered_json::object();
-    for (int i = 0; i < s.column_count(); ++i) {
-      if (s.is_null(i)) {
-        row[header[size_t(i)]] = nullptr;
-      } else if (s.is_number(i)) {
-        row[header[size_t(i)]] = s.real(i);
-      } else {
-        row[header[size_t(i)]] = s.text(i);
-      }
-    }
+    for (size_t i = 0; i < cells.size(); ++i) row[header[i]] = json_value(cells[i]);
     std::string text = row.dump(2);  // strings escape their newlines, so every '\n' starts a line
     std::string indented = "  ";
     for (char c : text) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
@@ -63,19 +83,20 @@ void write_json(Statement& s, std::ostream& out) {
   out << (first ? "[]\n" : "\n]\n");
 }
 
-void write_table(Statement& s, std::ostream& out) {
-  TextTable table(column_names(s));
-  std::size_t rows = 0;
+void write_table(RowSource& rows, std::ostream& out) {
+  TextTable table(rows.column_names());
+  std::size_t count = 0;
   bool more = false;
-  while (s.step()) {
-    if (rows == kTableRowLimit) {
+  std::vector<QueryCell> row;
+  while (rows.next(row)) {
+    if (count == kTableRowLimit) {
       more = true;
       break;
     }
     std::vector<std::string> cells;
-    for (int i = 0; i < s.column_count(); ++i) cells.push_back(cell_text(s, i));
+    for (const auto& cell : row) cells.push_back(cell.text);
     table.add_row(std::move(cells));
-    ++rows;
+    ++count;
   }
   out << table.render();
   if (more) {
@@ -87,12 +108,30 @@ void write_table(Statement& s, std::ostream& out) {
 
 }  // namespace
 
-void write_query_rows(Statement& statement, QueryFormat format, std::ostream& out) {
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+bool RowList::next(std::vector<QueryCell>& row) {
+  if (next_ == rows_.size()) return false;
+  row = rows_[next_++];
+  return true;
+}
+
+void write_rows(RowSource& rows, QueryFormat format, std::ostream& out) {
   switch (format) {
-    case QueryFormat::Csv: return write_csv(statement, out);
-    case QueryFormat::Json: return write_json(statement, out);
-    case QueryFormat::Table: return write_table(statement, out);
+    case QueryFormat::Csv: return write_csv(rows, out);
+    case QueryFormat::Json: return write_json(rows, out);
+    case QueryFormat::Table: return write_table(rows, out);
   }
+}
+
+void write_query_rows(Statement& statement, QueryFormat format, std::ostream& out) {
+  StatementRows rows(statement);
+  write_rows(rows, format, out);
 }
 
 }  // namespace mt

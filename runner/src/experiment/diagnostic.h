@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "experiment/suggestion.h"  // did_you_mean, for the messages
+
 namespace mt {
 
 // 1-based position in a source file; line 0 means "no position known".
@@ -21,11 +23,5 @@ struct Diagnostic {
 // when the file can be read and the position is known.
 std::string format_diagnostic(const Diagnostic& d);
 std::string format_diagnostics(const std::vector<Diagnostic>& ds);
-
-// The candidate closest to `word` by edit distance, or "" when none is close enough to be a typo.
-std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
-
-// " (did you mean 'x'?)" or "" — ready to append to a message.
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace mt

@@ -78,7 +78,9 @@ void read_order(YamlReader& r, const YAML::Node& root, Experiment& exp) {
   }
 }
 
-void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp) {
+// Reads the experiment into `exp`; `checkable[i]` says whether exp.studies[i] read without a
+// problem that leaves it inconsistent.
+void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp, std::vector<bool>& checkable) {
   if (!r.check_map(root, "the experiment", kTopKeys)) return;
   if (!root["name"]) {
     r.error({1, 1}, "the experiment needs a 'name'");
@@ -111,8 +113,10 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp) {
   }
   std::set<std::string> names;
   for (size_t i = 0; i < studies.size(); ++i) {
+    const std::size_t blocking_before = r.blocking_errors();
     auto study = read_study(r, studies[i], int(i), defaults);
     if (!study) continue;
+    checkable.push_back(r.blocking_errors() == blocking_before);
     if (!study->name.empty() && !names.insert(study->name).second) {
       r.error(pos_of(studies[i]["name"]), fmt::format("study name '{}' is used twice", study->name));
     }
@@ -149,13 +153,23 @@ LoadResult load_experiment(const std::filesystem::path& file) {
   }
   Experiment exp;
   exp.file = absolute;
+  std::vector<bool> checkable;
   if (root.IsNull()) {
     r.error({}, "experiment file is empty");
   } else {
-    read_experiment(r, root, exp);
+    read_experiment(r, root, exp, checkable);
   }
   result.errors = r.errors();
-  if (result.errors.empty()) result.experiment = std::move(exp);
+  if (result.errors.empty()) {
+    result.experiment = std::move(exp);
+  } else if (!root.IsNull()) {
+    std::vector<Study> consistent;
+    for (std::size_t i = 0; i < exp.studies.size(); ++i) {
+      if (checkable[i]) consistent.push_back(std::move(exp.studies[i]));
+    }
+    exp.studies = std::move(consistent);
+    result.checkable = std::move(exp);
+  }
   return result;
 }
 

@@ -377,6 +377,7 @@ struct StudyExpander {
   }
 
   void expand() {
+    const std::size_t errors_before = result.errors.size();  // of the studies expanded before this one
     collect_includes();
     for (std::uint64_t id = 0; id < plan.combination_count(); ++id) {
       const Combination c = plan.combination(id);
@@ -389,7 +390,7 @@ struct StudyExpander {
       check_command_template(c, derived);
       plan.keep(id, c);
     }
-    if (plan.kept.empty() && result.errors.empty()) {
+    if (plan.kept.empty() && result.errors.size() == errors_before) {
       error(plan.study->pos, fmt::format("study '{}' has no trials left after exclude and where", plan.study->name));
     }
   }

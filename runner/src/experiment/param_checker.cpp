@@ -27,7 +27,7 @@ bool ParamChecker::check_name(const std::string& name, SourcePos pos) {
     r_.error(pos, fmt::format("parameter name '{}' must be an identifier (letters, digits, '_')", name));
     return false;
   }
-  r_.error(pos, fmt::format("unknown parameter '{}' for workload '{}'{}", name, workload_->name,
+  r_.left_out(pos, fmt::format("unknown parameter '{}' for workload '{}'{}", name, workload_->name,
                             did_you_mean(name, workload_->param_names())));
   return false;
 }

@@ -84,6 +84,7 @@ void read_assignments(YamlReader& r, ParamChecker& params, const YAML::Node& nod
   }
   for (const auto& entry : node) {
     Assignment a{params.read_settings(entry, what + " entry"), pos_of(entry)};
+    if (entry.IsMap() && a.values.size() < entry.size()) r.count_as_blocking();  // it would match more
     if (entry.IsMap() && entry.size() == 0) r.error(pos_of(entry), fmt::format("empty {} entry", what));
     out.push_back(std::move(a));
   }

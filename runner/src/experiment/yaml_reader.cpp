@@ -44,7 +44,7 @@ bool YamlReader::check_map(const YAML::Node& map, const std::string& what, const
   for (const auto& kv : map) {
     std::string key = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      error(pos_of(kv.first), fmt::format("unknown key '{}' in {}{}", key, what, did_you_mean(key, allowed)));
+      left_out(pos_of(kv.first), fmt::format("unknown key '{}' in {}{}", key, what, did_you_mean(key, allowed)));
     }
   }
   return true;

@@ -23,8 +23,19 @@ class YamlReader {
  public:
   explicit YamlReader(std::string file) : file_(std::move(file)) {}
 
-  void error(SourcePos pos, std::string message) { errors_.push_back({file_, pos, std::move(message)}); }
+  void error(SourcePos pos, std::string message) {
+    errors_.push_back({file_, pos, std::move(message)});
+    ++blocking_;
+  }
+  // A problem whose entry (an unknown key, an unknown parameter) is left out, leaving what remains
+  // consistent: the rest can still be checked further, so its other problems are found in one pass.
+  void left_out(SourcePos pos, std::string message) { errors_.push_back({file_, pos, std::move(message)}); }
+  // What was read around a left_out() entry no longer holds without it (an exclude entry that lost
+  // a parameter would exclude more): count that problem as blocking after all.
+  void count_as_blocking() { ++blocking_; }
   const std::vector<Diagnostic>& errors() const { return errors_; }
+  // Problems that are not left_out(): after one, what was read may be inconsistent.
+  std::size_t blocking_errors() const { return blocking_; }
 
   // Reports keys of `map` not in `allowed`; returns false if `map` is not a mapping.
   bool check_map(const YAML::Node& map, const std::string& what, const std::vector<std::string>& allowed);
@@ -38,6 +49,7 @@ class YamlReader {
  private:
   std::string file_;
   std::vector<Diagnostic> errors_;
+  std::size_t blocking_ = 0;
 };
 
 }  // namespace mt

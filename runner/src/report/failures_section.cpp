@@ -5,6 +5,7 @@
 #include "report/cells.h"
 #include "report/groups.h"
 #include "report/markdown_table.h"
+#include "store/log_scan.h"
 
 namespace mt {
 
@@ -15,9 +16,11 @@ std::string render_failures_section(const std::vector<ReportTrial>& trials) {
   for (const auto& t : trials) {
     if (t.succeeded()) continue;
     std::string config = trial_config(t);
+    // Attempts recorded before the rank was read from the engine's message carry it only there.
+    const std::optional<int> rank = t.error_rank ? t.error_rank : rank_named_in(t.error_reason);
     table.add_row({code(short_id(t.identity)), t.study, config.empty() ? "-" : config, std::to_string(t.ranks),
                    std::to_string(t.repeat_index), t.latest_state.value_or("not run"), std::to_string(t.attempts),
-                   t.error_rank ? std::to_string(*t.error_rank) : "-", t.error_step ? std::to_string(*t.error_step) : "-",
+                   rank ? std::to_string(*rank) : "-", t.error_step ? std::to_string(*t.error_step) : "-",
                    t.error_reason.empty() ? "-" : t.error_reason, t.log_path.empty() ? "-" : code(t.log_path)});
   }
   std::string out = "## Failures\n\n";

@@ -137,6 +137,20 @@ Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const T
   return {std::move(outcome), log_file, std::move(verdict)};
 }
 
+// What each trial is, for the ETA (trial_times.h): built from every trial up front only for a plan
+// small enough to hold them; a larger one is estimated from the mean trial time alone.
+constexpr std::size_t kMostTrialsTimedByKind = 20000;
+
+std::vector<TrialTimes::Kind> trial_kinds(const PendingTrials& trials) {
+  std::vector<TrialTimes::Kind> kinds;
+  if (trials.rows.size() > kMostTrialsTimedByKind) return kinds;
+  for (std::size_t i = 0; i < trials.rows.size(); ++i) {
+    const Trial t = trials.trial(i);
+    kinds.push_back({t.group_key, fmt::format("{}/{}", t.study, t.ranks)});
+  }
+  return kinds;
+}
+
 }  // namespace
 
 ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, const std::filesystem::path& dir,
@@ -155,7 +169,8 @@ ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, con
 
 CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out) {
   CampaignResult result;
-  Progress progress(out, int(trials.rows.size()), run.live_progress);
+  Progress progress(out, int(trials.rows.size()), run.live_progress,
+                    run.live_progress ? trial_kinds(trials) : std::vector<TrialTimes::Kind>{});
   for (std::size_t i = 0; i < trials.rows.size(); ++i) {
     if (run.stop && run.stop->load()) {
       result.stopped = true;

@@ -8,6 +8,12 @@
 #include "table_cell.h"
 
 namespace mt {
+namespace {
+
+constexpr auto kRedrawInterval = std::chrono::seconds(1);
+constexpr std::size_t kLongestLine = 150;
+
+}  // namespace
 
 std::string format_duration(double seconds) {
   long s = long(seconds + 0.5);
@@ -16,23 +22,55 @@ std::string format_duration(double seconds) {
   return fmt::format("{}s", s);
 }
 
-Progress::Progress(std::ostream& out, int total, bool live) : out_(out), total_(total), live_(live) {}
+Progress::Progress(std::ostream& out, int total, bool live, const std::vector<TrialTimes::Kind>& kinds)
+    : out_(out), total_(total), live_(live), times_(std::size_t(std::max(total, 0)), kinds) {
+  if (live_) ticker_ = std::thread([this] { tick(); });
+}
 
-double Progress::elapsed_s() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+Progress::~Progress() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+}
+
+double Progress::elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+std::string Progress::live_line() const {
+  const double trial_s = running_ ? std::chrono::duration<double>(Clock::now() - trial_start_).count() : 0.0;
+  const auto left = times_.left(std::size_t(done_), trial_s);
+  std::string line = fmt::format("[{}/{}] {} failed, {} elapsed, ETA {} | {}", done_, total_, failures_,
+                                 format_duration(elapsed_s()), left ? format_duration(*left) : "?", current_);
+  if (running_) {
+    const auto expected = times_.expected(std::size_t(done_));
+    line += expected ? fmt::format(" ({} of ~{})", format_duration(trial_s), format_duration(*expected))
+                     : fmt::format(" ({})", format_duration(trial_s));
+  }
+  // The line must fit, or the terminal wraps it and \r no longer returns to its start.
+  if (line.size() > kLongestLine) line = line.substr(0, kLongestLine - 3) + "...";
+  return line;
 }
 
 void Progress::draw_live_line() {
-  std::string eta = done_ > 0 ? format_duration(elapsed_s() / done_ * (total_ - done_)) : "?";
-  std::string line = fmt::format("[{}/{}] {} failed, {} elapsed, ETA {} | {}", done_, total_, failures_,
-                                 format_duration(elapsed_s()), eta, current_);
-  if (line.size() > 150) line = line.substr(0, 147) + "...";
-  fmt::print(out_, "\r\033[K{}", line);
+  fmt::print(out_, "\r\033[K{}", live_line());
   out_.flush();
 }
 
+void Progress::tick() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, kRedrawInterval);
+    if (!stopping_ && running_) draw_live_line();
+  }
+}
+
 void Progress::trial_started(const std::string& label) {
+  std::lock_guard lock(mutex_);
   current_ = escape_control_characters(label);  // a parameter's newline must not break the line
+  running_ = true;
+  trial_start_ = Clock::now();
   if (live_) {
     draw_live_line();
   } else {
@@ -43,6 +81,10 @@ void Progress::trial_started(const std::string& label) {
 
 void Progress::trial_finished(const std::string& state, double seconds, const std::string& detail,
                               const std::string& log_path) {
+  std::lock_guard lock(mutex_);
+  // The ETA learns from the trial's wall time as the campaign saw it, launch and bookkeeping included.
+  times_.record(std::size_t(done_), std::chrono::duration<double>(Clock::now() - trial_start_).count());
+  running_ = false;
   ++done_;
   bool succeeded = state == "succeeded";
   if (!succeeded) ++failures_;
@@ -60,6 +102,12 @@ void Progress::trial_finished(const std::string& state, double seconds, const st
 }
 
 void Progress::finish() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
   if (live_) fmt::print(out_, "\r\033[K[{}/{}] done, {} failed, {}\n", done_, total_, failures_,
                         format_duration(elapsed_s()));
 }

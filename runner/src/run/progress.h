@@ -1,16 +1,28 @@
 #pragma once
 // Progress of a campaign. On a terminal: one live line with done/total, failures, elapsed, ETA and
-// the current trial. Elsewhere (logs, CI): one plain line per finished trial. Either way a failure
-// is printed the moment it happens, with the path of its log.
+// the current trial with how long it has run of how long it is expected to; the line is redrawn
+// every second while a trial runs, so a long trial shows it is alive. Elsewhere (logs, CI): one
+// plain line per finished trial. Either way a failure is printed the moment it happens, with the
+// path of its log. The ETA comes from the trials' measured times (trial_times.h).
 #include <chrono>
+#include <condition_variable>
 #include <iosfwd>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
+
+#include "run/trial_times.h"
 
 namespace mt {
 
 class Progress {
  public:
-  Progress(std::ostream& out, int total, bool live);
+  // `kinds`: one per trial in run order (see TrialTimes), or empty.
+  Progress(std::ostream& out, int total, bool live, const std::vector<TrialTimes::Kind>& kinds = {});
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
 
   void trial_started(const std::string& label);
   // `detail` is shown after the state; `log_path` is printed for anything that did not succeed.
@@ -20,8 +32,14 @@ class Progress {
   int done() const { return done_; }
   int failures() const { return failures_; }
 
+  // The live line as it reads now (what the terminal shows, without the escape codes). Not while
+  // a live Progress may be redrawing it: that one is read from the output.
+  std::string live_line() const;
+
  private:
-  void draw_live_line();
+  using Clock = std::chrono::steady_clock;
+  void draw_live_line();  // with mutex_ held
+  void tick();            // the redrawing thread
   double elapsed_s() const;
 
   std::ostream& out_;
@@ -30,7 +48,14 @@ class Progress {
   int done_ = 0;
   int failures_ = 0;
   std::string current_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  bool running_ = false;  // a trial has started and not finished
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point trial_start_ = start_;
+  TrialTimes times_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread ticker_;
 };
 
 // "1h02m", "3m05s", "12s".

@@ -80,6 +80,23 @@ std::optional<RankSignal> find_rank_signal(const std::filesystem::path& log) {
   return found;
 }
 
+std::optional<int> rank_named_in(std::string_view reason) {
+  constexpr std::string_view kProgram = "mtengine";
+  for (size_t at = reason.find(kProgram); at != std::string_view::npos; at = reason.find(kProgram, at + 1)) {
+    std::string_view rest = reason.substr(at + kProgram.size());
+    if (!skip(rest, ": ")) {  // else one word first, the subcommand: "mtengine train: …"
+      if (!skip(rest, " ")) continue;
+      const size_t colon = rest.find(": ");
+      if (colon == 0 || colon == std::string_view::npos || rest.substr(0, colon).find(' ') != std::string_view::npos) continue;
+      rest.remove_prefix(colon + 2);
+    }
+    skip(rest, "injected fault: ");
+    int rank = 0;
+    if (skip(rest, "rank ") && read_int(rest, rank) && (rest.empty() || rest[0] == ' ' || rest[0] == ':')) return rank;
+  }
+  return std::nullopt;
+}
+
 std::string reason_from_log(const std::filesystem::path& log) {
   std::string first, engine;
   scan_log(log, [&](std::string_view line) {

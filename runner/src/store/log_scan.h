@@ -32,6 +32,11 @@ std::optional<RankSignal> parse_rank_signal(std::string_view line);
 // The first such line of the log.
 std::optional<RankSignal> find_rank_signal(const std::filesystem::path& log);
 
+// The rank an engine message names as the one it is about: "mtengine: rank 1 (host): …" (a rank
+// that aborted the job), "mtengine train: injected fault: rank 1 exits with 3 …"; nullopt for any
+// other text, so a rank merely mentioned ("rank 1's shard is missing") is never taken for it.
+std::optional<int> rank_named_in(std::string_view reason);
+
 // The most telling line of a failed job's log: the engine's own message (starting "mtengine" or
 // mentioning an error) if there is one, else the first non-blank line before mpirun's "-----"
 // epilogue; at most 500 bytes.

@@ -143,8 +143,10 @@ std::vector<MetricValue> flatten_metrics(const std::string& result_json) {
   return out;
 }
 
-AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesystem::path& result_file,
-                                const std::filesystem::path& log_file, const Trial& trial) {
+namespace {
+
+AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::path& result_file,
+                        const std::filesystem::path& log_file, const Trial& trial) {
   AttemptOutcome o;
   o.duration_s = process.duration_s;
   json result;
@@ -171,7 +173,7 @@ AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesy
       return o;
     case ProcessEnd::TimedOut:
       o.state = AttemptState::TimedOut;
-      o.error_reason = "trial exceeded its timeout; every rank was killed";
+      o.error_reason = fmt::format("trial exceeded its {} s timeout (timeout_s); every rank was killed", trial.timeout_s);
       return o;
     case ProcessEnd::Interrupted:
       o.state = AttemptState::Interrupted;
@@ -218,6 +220,16 @@ AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesy
     o.error_reason = process.exit_code == 0 ? std::string("engine exited 0 but wrote no valid result file")
                                             : reason_from_log(log_file);
   }
+  return o;
+}
+
+}  // namespace
+
+AttemptOutcome classify_attempt(const ProcessOutcome& process, const std::filesystem::path& result_file,
+                                const std::filesystem::path& log_file, const Trial& trial) {
+  AttemptOutcome o = classify(process, result_file, log_file, trial);
+  // A reason in the engine's words names the failing rank even when nothing else recorded it.
+  if (!o.error_rank && o.error_reason) o.error_rank = rank_named_in(*o.error_reason);
   return o;
 }
 

@@ -1,0 +1,65 @@
+// mtrun campaigns: every campaign in the database, one line each — what ran, when, how it ended,
+// at which revision — as a table, CSV or JSON (the formats of `mtrun query`).
+#include <ctime>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.h"
+#include "commands/query_output.h"
+#include "store/campaign_list.h"
+#include "store/store_reader.h"
+
+namespace mt {
+namespace {
+
+struct CampaignsOptions {
+  std::filesystem::path db;
+  std::optional<std::string> experiment;
+  QueryFormat format = QueryFormat::Table;
+};
+
+QueryCell optional_text(const std::optional<std::string>& text) {
+  return text ? QueryCell::of(*text) : QueryCell::null();
+}
+
+int list(const CampaignsOptions& options, std::ostream& out) {
+  auto db = open_store_read_only(options.db);
+  const auto campaigns = list_campaigns(*db, options.experiment, std::int64_t(std::time(nullptr)));
+  const bool table = options.format == QueryFormat::Table;
+  if (table && campaigns.empty()) {
+    out << (options.experiment ? "no campaign of experiment '" + *options.experiment + "' in the database\n"
+                               : std::string("no campaign in the database yet\n"));
+    return 0;
+  }
+  RowList rows({"campaign", "experiment", "state", "trials", "succeeded", "failed", "unfinished", "started", "finished",
+                "revision"});
+  // unfinished: trials whose latest attempt has not ended (running, or never run, or left by a gone runner).
+  for (const auto& c : campaigns) {
+    // A table shows a revision as status does (12 characters); CSV and JSON keep all of it.
+    rows.add({QueryCell::of(c.id), QueryCell::of(c.experiment), QueryCell::of(c.state()), QueryCell::of(c.trials),
+              QueryCell::of(c.succeeded), QueryCell::of(c.failed), QueryCell::of(c.not_run + c.running),
+              optional_text(c.started_at), optional_text(c.finished_at),
+              QueryCell::of(table ? c.source_revision.substr(0, 12) : c.source_revision)});
+  }
+  write_rows(rows, options.format, out);
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner register_campaigns_command(CLI::App& app, const GlobalOptions& global) {
+  auto options = std::make_shared<CampaignsOptions>();
+  auto* cmd = app.add_subcommand("campaigns", "list the campaigns in the database: state, trial counts, when, revision");
+  cmd->add_option("--experiment", options->experiment, "only this experiment's campaigns");
+  auto* csv = cmd->add_flag("--csv", "comma-separated output");
+  auto* json = cmd->add_flag("--json", "JSON array of row objects");
+  csv->excludes(json);
+  return [options, csv, json, &global](std::ostream& out) {
+    options->db = global.db;
+    options->format = *csv ? QueryFormat::Csv : *json ? QueryFormat::Json : QueryFormat::Table;
+    return list(*options, out);
+  };
+}
+
+}  // namespace mt

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The commands that look into what ran, without running anything: `mtrun --version` and the usage
+# line name the program; `campaigns` lists every campaign (state, trial counts, when, revision) as
+# a table, CSV or JSON; `show TRIAL` prints one trial (parameters, attempts, conditions, metrics,
+# per-step series, --steps-csv); a trial past its time limit is told so with the limit; a failure
+# whose message names a rank has that rank on record. No engine is launched.
+source "$(dirname "$0")/lib.sh"
+DB="$WORK/results/mtrun.sqlite"
+
+capture "$MTRUN" --version
+expect_eq "$RC" 0 "--version"
+expect_eq "$(head -n 1 <<<"$OUT")" "mtrun 0.1.0" "version line"
+grep -qE '^  revision   ([0-9a-f]{40}|unknown)( \(dirty tree\))?$' <<<"$OUT" || fail "no build revision: $OUT"
+# The version this mtrun writes, as schemas/store.sql declares it.
+CURRENT=$(grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$')
+expect_contains "$OUT" "  database   schema version $CURRENT" "schema version"
+capture "$MTRUN" --help
+expect_eq "$RC" 0 "--help"
+expect_contains "$OUT" "Usage: mtrun [OPTIONS] SUBCOMMAND" "usage names the program"
+expect_contains "$OUT" "campaigns " "campaigns listed"
+expect_contains "$OUT" "show " "show listed"
+capture "$MTRUN" show --help
+expect_contains "$OUT" "Usage: mtrun show [OPTIONS] TRIAL" "subcommand usage"
+echo "PASS (version and usage)"
+
+capture "$MTRUN" --db "$DB" campaigns
+expect_eq "$RC" 2 "campaigns without a database"
+expect_contains "$OUT" "mtrun: " "campaigns without a database says why"
+
+run_echo_campaign echoes
+# One trial that fails, its reason in the engine's words; one that outlives its 1 s limit; one
+# that writes per-step times (two ranks, three steps) to its result file.
+cat > "$WORK/steps.sh" <<'SH'
+printf '{"per_step": {"step_time_ms": [[10, 11, 30], [12, 11, 12]]}}' > "$1"
+SH
+cat > "$WORK/mixed.yaml" <<YAML
+name: mixed
+studies:
+  - name: broken
+    workload: command
+    launch: direct
+    command: [sh, -c, "echo 'mtengine: rank 1 (node7): the all-reduce broke' >&2; exit 3"]
+  - name: slow
+    workload: command
+    launch: direct
+    timeout_s: 1
+    command: [sleep, "30"]
+  - name: stepped
+    workload: command
+    launch: direct
+    command: [sh, "$WORK/steps.sh", "{result_file}"]
+YAML
+capture "$MTRUN" run "$WORK/mixed.yaml" --db "$DB"
+expect_eq "$RC" 1 "a campaign with failures"
+expect_contains "$OUT" "trial exceeded its 1 s timeout (timeout_s); every rank was killed" "the timeout names its limit"
+expect_contains "$OUT" "exit 3, rank 1: mtengine: rank 1 (node7): the all-reduce broke" "the failing rank is known"
+expect_eq "$(sql "select error_rank from attempts a join trials t on t.id = a.trial_id where t.study = 'broken'")" 1 \
+  "the failing rank is recorded"
+echo "PASS (timeout and failing rank)"
+
+capture "$MTRUN" --db "$DB" campaigns
+expect_eq "$RC" 0 "campaigns"
+expect_eq "$(wc -l <<<"$OUT")" 4 "header, rule, a row per campaign"
+expect_eq "$(head -n 1 <<<"$OUT" | tr -s ' ')" \
+  "campaign experiment state trials succeeded failed unfinished started finished revision" "campaigns header"
+expect_eq "$(grep echoes <<<"$OUT" | awk '{print $3, $4, $5, $6, $7}')" "succeeded 2 2 0 0" "the echo campaign"
+expect_eq "$(grep mixed <<<"$OUT" | awk '{print $3, $4, $5, $6, $7}')" "failed 3 1 2 0" "the mixed campaign"
+ECHOES=$(sql "select id from campaigns where experiment = 'echoes'")
+expect_eq "$(sed -n 3p <<<"$OUT" | awk '{print $1}')" "$ECHOES" "oldest first"
+capture "$MTRUN" --db "$DB" campaigns --experiment mixed --json
+expect_eq "$RC" 0 "campaigns --json"
+python3 - "$OUT" "$(sql "select source_revision from campaigns where experiment = 'mixed'")" <<'PY' || fail "campaigns --json: $OUT"
+import json, sys
+rows = json.loads(sys.argv[1])
+assert len(rows) == 1, rows
+row = rows[0]
+assert row["experiment"] == "mixed" and row["state"] == "failed", row
+assert (row["trials"], row["succeeded"], row["failed"], row["unfinished"]) == (3, 1, 2, 0), row
+assert all(type(row[k]) is int for k in ("trials", "succeeded", "failed", "unfinished")), row
+assert row["revision"] == sys.argv[2] and row["started"] <= row["finished"], row
+PY
+capture "$MTRUN" --db "$DB" campaigns --csv
+expect_eq "$(head -n 1 <<<"$OUT")" "campaign,experiment,state,trials,succeeded,failed,unfinished,started,finished,revision" \
+  "campaigns --csv header"
+expect_eq "$(grep -c ',echoes,succeeded,2,2,0,0,' <<<"$OUT")" 1 "campaigns --csv row"
+capture "$MTRUN" --db "$DB" campaigns --experiment nothing
+expect_eq "$OUT" "no campaign of experiment 'nothing' in the database" "no such experiment"
+echo "PASS (campaigns)"
+
+ID=$(sql "select identity from trials where study = 'stepped'")
+capture "$MTRUN" --db "$DB" show "${ID:0:8}" --steps-csv "$WORK/steps.csv"
+expect_eq "$RC" 0 "show"
+expect_contains "$OUT" "trial $ID  study stepped  workload command  ranks 1  repeat 0" "show: the trial"
+expect_contains "$OUT" "campaign $(sql "select id from campaigns where experiment = 'mixed'")  experiment mixed" "show: its campaign"
+expect_contains "$OUT" "parameters" "show: parameters"
+expect_eq "$(grep -A3 '^attempts' <<<"$OUT" | tail -n 1 | awk '{print $1, $2, $3}')" "1 succeeded 0" "show: the attempt"
+grep -qE '^conditions of attempt 1: (quiet|disturbed)$' <<<"$OUT" || fail "show: no verdict: $OUT"
+expect_contains "$OUT" "other processes' CPU" "show: readings"
+expect_eq "$(grep '^step_time_ms (slowest rank)' <<<"$OUT" | tr -s ' ')" "step_time_ms (slowest rank) 3 11 12 30 ▁▁█" \
+  "show: per-step sparkline"
+expect_contains "$OUT" "per-step values of attempt 1 written to $WORK/steps.csv" "show: CSV written"
+expect_eq "$(cat "$WORK/steps.csv")" "series,rank,step,value
+step_time_ms,0,0,10
+step_time_ms,0,1,11
+step_time_ms,0,2,30
+step_time_ms,1,0,12
+step_time_ms,1,1,11
+step_time_ms,1,2,12" "show --steps-csv"
+ECHO_ID=$(sql "select identity from trials where study = 's' order by ordinal limit 1")
+capture "$MTRUN" --db "$DB" show "$ECHO_ID"
+expect_contains "$OUT" "value       1" "show: a metric"
+expect_eq "$(grep -E '^n +1 +axis$' <<<"$OUT" | wc -l)" 1 "show: an axis parameter"
+BROKEN=$(sql "select identity from trials where study = 'broken'")
+capture "$MTRUN" --db "$DB" show "${BROKEN:0:12}"
+expect_eq "$(grep -A3 '^attempts' <<<"$OUT" | tail -n 1 | awk '{print $2, $3, $5}')" "failed 3 1" "show: exit and rank"
+capture "$MTRUN" --db "$DB" show zzzz
+expect_eq "$RC" 2 "show: no such trial"
+expect_eq "$OUT" "mtrun: no trial 'zzzz' in the database" "show: no such trial message"
+capture "$MTRUN" --db "$DB" show "$ECHO_ID" --attempt 2
+expect_eq "$RC" 2 "show: no such attempt"
+expect_contains "$OUT" "mtrun: trial $ECHO_ID has no attempt 2" "show: no such attempt message"
+echo "PASS (show)"

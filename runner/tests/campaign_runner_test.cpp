@@ -34,8 +34,8 @@ TEST_CASE("hostile output fails its attempt with a reason and the campaign goes 
   const std::string deep = std::string(5000, '[') + std::string(5000, ']');
   const std::vector<Trial> trials = {
       shell_trial("deep", "printf '{{\"a\": " + deep + "}}' > \"$1\"", {}),  // {{ }}: literal braces
-      shell_trial("nan", "echo 'loss: nan'", {{"loss", "loss: ([a-z0-9.]+)", ""}}),
-      shell_trial("ok", "echo 'tokens/s: 5'", {{"tokens_per_sec", "tokens/s: ([0-9.]+)", ""}}),
+      shell_trial("nan", "echo 'loss: nan'", {{"loss", "loss: ([a-z0-9.]+)", "", ""}}),
+      shell_trial("ok", "echo 'tokens/s: 5'", {{"tokens_per_sec", "tokens/s: ([0-9.]+)", "", ""}}),
   };
   PendingTrials pending;
   for (size_t i = 0; i < trials.size(); ++i) pending.rows.push_back(store.add_trial_if_new("c", trials[i], int(i)));

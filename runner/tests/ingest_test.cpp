@@ -114,12 +114,12 @@ TEST_CASE("non-finite numbers become null and are not metrics") {
 
 TEST_CASE("a declared metric that is not finite fails the trial, naming it") {
   Files regex("", "step 10 loss: nan\n");
-  AttemptOutcome o = classify_attempt(exited(0), regex.result, regex.log, command_trial({{"loss", "loss: ([a-z0-9.]+)", ""}}));
+  AttemptOutcome o = classify_attempt(exited(0), regex.result, regex.log, command_trial({{"loss", "loss: ([a-z0-9.]+)", "", ""}}));
   CHECK(o.state == AttemptState::Failed);
   CHECK(o.error_reason == "metric 'loss': 'nan' in the output is not a finite number");
 
   Files json(R"({"loss": NaN, "speed": 1e400})", "");
-  o = classify_attempt(exited(0), json.result, json.log, command_trial({{"speed", "", "speed"}}));
+  o = classify_attempt(exited(0), json.result, json.log, command_trial({{"speed", "", "speed", ""}}));
   CHECK(o.state == AttemptState::Failed);
   CHECK(o.error_reason == "metric 'speed': the value at 'speed' in the result file is null or not a finite number");
 }
@@ -147,8 +147,8 @@ TEST_CASE("metric regexes run line by line on bounded lines") {
   // 200 KB without a newline, then the metric after a carriage return (a progress bar).
   Files f("", std::string(200000, 'a') + "\rtokens/s: 123.5\r\n");
   AttemptOutcome o =
-      classify_attempt(exited(0), f.result, f.log, command_trial({{"tokens_per_sec", "tokens/s: ([0-9.]+)", ""},
-                                                                  {"greedy", "(.*)x", ""}}));
+      classify_attempt(exited(0), f.result, f.log, command_trial({{"tokens_per_sec", "tokens/s: ([0-9.]+)", "", ""},
+                                                                  {"greedy", "(.*)x", "", ""}}));
   CHECK(o.state == AttemptState::Failed);
   CHECK(o.error_reason == "metric 'greedy': no number matched regex '(.*)x' in the output");
   REQUIRE(has_metric(o, "tokens_per_sec"));

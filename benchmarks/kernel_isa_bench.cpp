@@ -67,7 +67,10 @@ int main() {
   const std::vector<Case> cases = {
       {"cross-entropy lse 512x8192", [&] { mt::log_sum_exp_rows(logits.data(), vocab, 0, tokens, lse.data()); }},
       {"cross-entropy grad 512x8192",
-       [&] { mt::softmax_minus_one_hot_rows(logits.data(), lse.data(), targets.data(), vocab, 1.0f / tokens, 0, tokens, grad.data()); }},
+       [&] {
+         mt::softmax_minus_one_hot_rows(logits.data(), lse.data(), targets.data(), vocab, 1.0f / tokens, 0, tokens,
+                                        grad.data());
+       }},
       {"gelu forward 512x2048", [&] { mt::gelu_forward(act.data(), out.data(), tokens * hidden); }},
       {"gelu backward 512x2048", [&] { mt::gelu_backward(act.data(), dy.data(), out.data(), tokens * hidden); }},
       {"causal softmax 16x256x256",
@@ -79,7 +82,8 @@ int main() {
        [&] {
          std::copy(dprobs.begin(), dprobs.end(), probs.begin());
          for (int64_t h = 0; h < heads; ++h)
-           mt::causal_softmax_backward_rows(scores_in.data() + h * seq * seq, probs.data() + h * seq * seq, seq, 0, seq);
+           mt::causal_softmax_backward_rows(scores_in.data() + h * seq * seq, probs.data() + h * seq * seq, seq, 0,
+                                            seq);
        }},
       {"adamw 2.9M", [&] { mt::adamw_update(p.data(), g.data(), m.data(), v.data(), params, adamw); }},
   };

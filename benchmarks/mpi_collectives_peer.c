@@ -38,14 +38,17 @@ struct config {
 };
 
 struct op {
-  const char *name;
+  const char* name;
   int in_place, out_of_place, splits, per_rank_blocks;
   double (*bus_factor)(int n);
 };
 
 static double factor_all_reduce(int n) { return 2.0 * (n - 1) / n; }
 static double factor_ring(int n) { return (double)(n - 1) / n; }
-static double factor_one(int n) { (void)n; return 1.0; }
+static double factor_one(int n) {
+  (void)n;
+  return 1.0;
+}
 
 /* mtengine's table, in its order: name, in place, out of place, splits, per-rank blocks. */
 static const struct op OPS[] = {
@@ -62,13 +65,13 @@ struct shape {
 
 static int rank_, world_;
 
-static void die(const char *message) {
+static void die(const char* message) {
   if (rank_ == 0) fprintf(stderr, "mpi_collectives_peer: %s\n", message);
   MPI_Abort(MPI_COMM_WORLD, 2);
   exit(2);
 }
 
-static void check(int rc, const char *what) {
+static void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
@@ -80,11 +83,11 @@ static void check(int rc, const char *what) {
 static float bench_value(int rank, size_t i) { return (float)((rank + 1) * (int)(1 + i % 7)); }
 static float bench_sum(int world, size_t i) { return (float)(world * (world + 1) / 2 * (int)(1 + i % 7)); }
 static float tag(int from, int to, size_t i) { return (float)(from * 64 + to) * 1024.0f + (float)(i % 1024); }
-static size_t sent(const struct shape *s, int from, int to) {
+static size_t sent(const struct shape* s, int from, int to) {
   return s->uneven ? s->count + (size_t)((from + to) % s->world) : s->count;
 }
 
-static size_t send_count(const struct op *o, const struct shape *s) {
+static size_t send_count(const struct op* o, const struct shape* s) {
   if (!strcmp(o->name, "all_gather")) return s->in_place ? s->count * s->world : s->count;
   if (!strcmp(o->name, "reduce_scatter")) return s->count * s->world;
   if (!strcmp(o->name, "all_to_all")) {
@@ -95,7 +98,7 @@ static size_t send_count(const struct op *o, const struct shape *s) {
   return s->count;
 }
 
-static size_t recv_count(const struct op *o, const struct shape *s) {
+static size_t recv_count(const struct op* o, const struct shape* s) {
   if (!strcmp(o->name, "all_gather")) return s->count * s->world;
   if (!strcmp(o->name, "reduce_scatter")) return s->count;
   if (!strcmp(o->name, "all_to_all")) {
@@ -106,13 +109,13 @@ static size_t recv_count(const struct op *o, const struct shape *s) {
   return s->count;
 }
 
-static void fill(const struct op *o, const struct shape *s, float *send) {
+static void fill(const struct op* o, const struct shape* s, float* send) {
   if (!strcmp(o->name, "all_to_all")) {
     for (int p = 0; p < s->world; ++p)
       for (size_t i = 0; i < sent(s, s->rank, p); ++i) *send++ = tag(s->rank, p, i);
     return;
   }
-  float *mine = !strcmp(o->name, "all_gather") && s->in_place ? send + (size_t)s->rank * s->count : send;
+  float* mine = !strcmp(o->name, "all_gather") && s->in_place ? send + (size_t)s->rank * s->count : send;
   size_t n = !strcmp(o->name, "reduce_scatter") ? s->count * s->world : s->count;
   for (size_t i = 0; i < n; ++i) mine[i] = bench_value(s->rank, i);
 }
@@ -122,17 +125,16 @@ struct buffers {
   int *send_counts, *send_displs, *recv_counts, *recv_displs;
 };
 
-static void issue(const struct op *o, const struct shape *s, struct buffers *b) {
+static void issue(const struct op* o, const struct shape* s, struct buffers* b) {
   const int n = (int)s->count;
-  float *out = s->in_place ? b->send : b->recv;
+  float* out = s->in_place ? b->send : b->recv;
   if (!strcmp(o->name, "all_reduce")) {
     check(MPI_Allreduce(s->in_place ? MPI_IN_PLACE : b->send, out, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD),
           "MPI_Allreduce");
   } else if (!strcmp(o->name, "all_gather")) {
     if (s->in_place)
       check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, n, MPI_FLOAT, MPI_COMM_WORLD), "MPI_Allgather");
-    else
-      check(MPI_Allgather(b->send, n, MPI_FLOAT, out, n, MPI_FLOAT, MPI_COMM_WORLD), "MPI_Allgather");
+    else check(MPI_Allgather(b->send, n, MPI_FLOAT, out, n, MPI_FLOAT, MPI_COMM_WORLD), "MPI_Allgather");
   } else if (!strcmp(o->name, "reduce_scatter")) {
     check(MPI_Reduce_scatter_block(b->send, out, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD), "MPI_Reduce_scatter_block");
   } else if (!strcmp(o->name, "broadcast")) {
@@ -146,7 +148,7 @@ static void issue(const struct op *o, const struct shape *s, struct buffers *b) 
   }
 }
 
-static size_t wrong(const struct op *o, const struct shape *s, const float *out) {
+static size_t wrong(const struct op* o, const struct shape* s, const float* out) {
   size_t bad = 0;
   if (!strcmp(o->name, "all_reduce")) {
     for (size_t i = 0; i < s->count; ++i) bad += out[i] != bench_sum(s->world, i);
@@ -164,19 +166,19 @@ static size_t wrong(const struct op *o, const struct shape *s, const float *out)
   return bad;
 }
 
-static void *checked_malloc(size_t bytes) {
-  void *p = malloc(bytes ? bytes : 1);
+static void* checked_malloc(size_t bytes) {
+  void* p = malloc(bytes ? bytes : 1);
   if (!p) die("out of memory");
   return p;
 }
 
 /* One row: time, check, and (rank 0) print it and append it to `rows`. Returns the wrong values. */
-static double measure(const struct config *c, const struct op *o, const struct shape *s, FILE *rows, int first) {
+static double measure(const struct config* c, const struct op* o, const struct shape* s, FILE* rows, int first) {
   struct buffers b = {0};
   const size_t sends = send_count(o, s), recvs = recv_count(o, s);
   b.send = checked_malloc(sends * sizeof(float));
   b.recv = s->in_place ? NULL : checked_malloc(recvs * sizeof(float));
-  float *input = checked_malloc(sends * sizeof(float));
+  float* input = checked_malloc(sends * sizeof(float));
   fill(o, s, input);
   memcpy(b.send, input, sends * sizeof(float));
   if (s->uneven) {
@@ -210,7 +212,7 @@ static double measure(const struct config *c, const struct op *o, const struct s
 
   const size_t bytes = (sends > recvs ? sends : recvs) * sizeof(float);
   const double algbw = (double)bytes / (latency_us * 1e-6) / 1e9, busbw = algbw * o->bus_factor(s->world);
-  const char *split = o->splits ? (s->uneven ? "uneven" : "equal") : "";
+  const char* split = o->splits ? (s->uneven ? "uneven" : "equal") : "";
   if (rank_ == 0) {
     printf("%-14s %-12s %-6s %12zu B  latency %12.2f us  algbw %8.3f GB/s  busbw %8.3f GB/s  wrong %.0f\n", o->name,
            s->in_place ? "in_place" : "out_of_place", split, bytes, latency_us, algbw, busbw, total_bad);
@@ -219,8 +221,8 @@ static double measure(const struct config *c, const struct op *o, const struct s
             "%s\n    {\"operation\": \"%s\", \"bytes\": %zu, \"count\": %zu, \"dtype\": \"f32\", \"in_place\": %s, "
             "\"split\": \"%s\", \"latency_us\": %.17g, \"algbw_gbps\": %.17g, \"busbw_gbps\": %.17g, "
             "\"wrong_values\": %.0f}",
-            first ? "" : ",", o->name, bytes, s->count, s->in_place ? "true" : "false", split, latency_us, algbw,
-            busbw, total_bad);
+            first ? "" : ",", o->name, bytes, s->count, s->in_place ? "true" : "false", split, latency_us, algbw, busbw,
+            total_bad);
   }
   free(b.send);
   free(b.recv);
@@ -232,13 +234,13 @@ static double measure(const struct config *c, const struct op *o, const struct s
   return total_bad;
 }
 
-static const char *value_of(int argc, char **argv, int *i) {
+static const char* value_of(int argc, char** argv, int* i) {
   if (*i + 1 >= argc) die("a flag lacks its value (see the comment at the top of mpi_collectives_peer.c)");
   return argv[++*i];
 }
 
-static long long number(const char *text, const char *flag, long long minimum) {
-  char *end = NULL;
+static long long number(const char* text, const char* flag, long long minimum) {
+  char* end = NULL;
   long long v = strtoll(text, &end, 10);
   if (!*text || *end || v < minimum) {
     char message[256];
@@ -248,10 +250,10 @@ static long long number(const char *text, const char *flag, long long minimum) {
   return v;
 }
 
-static void parse(int argc, char **argv, struct config *c) {
+static void parse(int argc, char** argv, struct config* c) {
   *c = (struct config){"all", "", 1024, 64 << 20, 2.0, 5, 20, "both", "both", ""};
   for (int i = 1; i < argc; ++i) {
-    const char *flag = argv[i];
+    const char* flag = argv[i];
     if (!strcmp(flag, "--ops")) snprintf(c->ops, sizeof c->ops, "%s", value_of(argc, argv, &i));
     else if (!strcmp(flag, "--sizes")) snprintf(c->sizes, sizeof c->sizes, "%s", value_of(argc, argv, &i));
     else if (!strcmp(flag, "--min-bytes")) c->min_bytes = number(value_of(argc, argv, &i), flag, 4);
@@ -276,12 +278,12 @@ static void parse(int argc, char **argv, struct config *c) {
     die("--split must be equal, uneven or both");
 }
 
-static int message_sizes(const struct config *c, long long *sizes) {
+static int message_sizes(const struct config* c, long long* sizes) {
   int n = 0;
   if (c->sizes[0]) {
     char list[sizeof c->sizes];
     snprintf(list, sizeof list, "%s", c->sizes);
-    for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
+    for (char* item = strtok(list, ","); item; item = strtok(NULL, ",")) {
       if (n == MAX_SIZES) die("--sizes lists too many sizes");
       sizes[n++] = number(item, "--sizes", 4);
     }
@@ -294,20 +296,20 @@ static int message_sizes(const struct config *c, long long *sizes) {
   return n;
 }
 
-static int selected(const struct config *c, const char *name) {
+static int selected(const struct config* c, const char* name) {
   if (!strcmp(c->ops, "all")) return 1;
   char list[sizeof c->ops];
   snprintf(list, sizeof list, "%s", c->ops);
-  for (char *item = strtok(list, ","); item; item = strtok(NULL, ","))
+  for (char* item = strtok(list, ","); item; item = strtok(NULL, ","))
     if (!strcmp(item, name)) return 1;
   return 0;
 }
 
-static void check_ops(const struct config *c) {
+static void check_ops(const struct config* c) {
   if (!strcmp(c->ops, "all")) return;
   char list[sizeof c->ops];
   snprintf(list, sizeof list, "%s", c->ops);
-  for (char *item = strtok(list, ","); item; item = strtok(NULL, ",")) {
+  for (char* item = strtok(list, ","); item; item = strtok(NULL, ",")) {
     int known = 0;
     for (size_t k = 0; k < N_OPS; ++k) known |= !strcmp(item, OPS[k].name);
     if (!known) {
@@ -319,14 +321,14 @@ static void check_ops(const struct config *c) {
 }
 
 /* The lines of a file that start with `key`, the rest of the first one (for /proc files). */
-static void file_field(const char *path, const char *key, char *out, size_t size) {
+static void file_field(const char* path, const char* key, char* out, size_t size) {
   out[0] = 0;
-  FILE *f = fopen(path, "r");
+  FILE* f = fopen(path, "r");
   if (!f) return;
   char line[1024];
   while (fgets(line, sizeof line, f)) {
     if (strncmp(line, key, strlen(key))) continue;
-    char *value = strchr(line, ':');
+    char* value = strchr(line, ':');
     value = value ? value + 1 : line + strlen(key);
     while (*value == ' ' || *value == '\t' || *value == '=' || *value == '"') ++value;
     value[strcspn(value, "\"\n")] = 0;
@@ -336,9 +338,9 @@ static void file_field(const char *path, const char *key, char *out, size_t size
   fclose(f);
 }
 
-static void json_string(FILE *f, const char *text) {
+static void json_string(FILE* f, const char* text) {
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
+  for (const unsigned char* p = (const unsigned char*)text; *p; ++p) {
     if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
     else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
     else fputc(*p, f);
@@ -347,11 +349,11 @@ static void json_string(FILE *f, const char *text) {
 }
 
 /* Every rank's host name, in rank order, as a JSON array. */
-static void write_hosts(FILE *f) {
+static void write_hosts(FILE* f) {
   char name[MPI_MAX_PROCESSOR_NAME] = {0};
   int length = 0;
   MPI_Get_processor_name(name, &length);
-  char *all = rank_ == 0 ? checked_malloc((size_t)world_ * MPI_MAX_PROCESSOR_NAME) : NULL;
+  char* all = rank_ == 0 ? checked_malloc((size_t)world_ * MPI_MAX_PROCESSOR_NAME) : NULL;
   check(MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD),
         "MPI_Gather (hosts)");
   if (rank_ != 0) return;
@@ -364,11 +366,11 @@ static void write_hosts(FILE *f) {
   free(all);
 }
 
-static void write_environment(FILE *f) {
+static void write_environment(FILE* f) {
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = {0}, cpu[256], vendor[64], os[256], mem[64];
   int length = 0;
   MPI_Get_library_version(mpi, &length);
-  mpi[strcspn(mpi, "\n,")] = 0;  /* "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4" */
+  mpi[strcspn(mpi, "\n,")] = 0; /* "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4" */
   file_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
   file_field("/proc/cpuinfo", "vendor_id", vendor, sizeof vendor);
   file_field("/etc/os-release", "PRETTY_NAME", os, sizeof os);
@@ -399,7 +401,7 @@ static void write_environment(FILE *f) {
           atoll(mem) / 1024);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &world_);
@@ -411,17 +413,17 @@ int main(int argc, char **argv) {
   const int n_sizes = message_sizes(&c, sizes);
 
   /* Rows go to a temporary file first: the result is written whole at the end. */
-  FILE *rows = rank_ == 0 ? tmpfile() : NULL;
+  FILE* rows = rank_ == 0 ? tmpfile() : NULL;
   if (rank_ == 0 && !rows) die("cannot create a temporary file for the rows");
   double total_wrong = 0;
   int first = 1;
   for (size_t k = 0; k < N_OPS; ++k) {
-    const struct op *o = &OPS[k];
+    const struct op* o = &OPS[k];
     if (!selected(&c, o->name)) continue;
     int placements[2], n_placements = 0;
     if (strcmp(c.placement, "out_of_place") && o->in_place) placements[n_placements++] = 1;
     if ((strcmp(c.placement, "in_place") || !o->in_place) && o->out_of_place) placements[n_placements++] = 0;
-    if (!n_placements) placements[n_placements++] = o->in_place;  /* its only form */
+    if (!n_placements) placements[n_placements++] = o->in_place; /* its only form */
     int splits[2] = {0, 1}, n_splits = 1;
     if (o->splits) {
       if (!strcmp(c.split, "both")) n_splits = 2;
@@ -439,7 +441,7 @@ int main(int argc, char **argv) {
   }
 
   if (rank_ == 0) fflush(rows);
-  FILE *out = NULL;
+  FILE* out = NULL;
   char temporary[4200];
   if (rank_ == 0 && c.output[0]) {
     snprintf(temporary, sizeof temporary, "%s.tmp.%d", c.output, (int)getpid());
@@ -459,8 +461,10 @@ int main(int argc, char **argv) {
     fputs(",\n  \"environment\": ", out);
     write_environment(out);
     if (total_wrong > 0)
-      fprintf(out, ",\n  \"error\": {\"reason\": \"%.0f wrong values in collective outputs\", \"rank\": null, "
-                   "\"step\": null}", total_wrong);
+      fprintf(out,
+              ",\n  \"error\": {\"reason\": \"%.0f wrong values in collective outputs\", \"rank\": null, "
+              "\"step\": null}",
+              total_wrong);
     fputs("}\n", out);
     if (fclose(out) != 0 || rename(temporary, c.output) != 0) die("cannot write the result file");
   }

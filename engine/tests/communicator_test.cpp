@@ -165,8 +165,7 @@ int main(int argc, char** argv) {
   check_all_to_all_uneven(comm, n, rank);
   check_bf16_sum(comm, n, rank);
   const auto& c = comm.counts();
-  expect(c.all_reduce == 2 && c.all_gather == 2 && c.reduce_scatter == 1 && c.broadcast == 1 &&
-             c.all_to_all == 2,
+  expect(c.all_reduce == 2 && c.all_gather == 2 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 2,
          "collective counts", rank);
   const double total_failures = control.sum(static_cast<double>(failures));
   if (rank == 0) std::printf("communicator checks on %d ranks: %s\n", n, total_failures == 0 ? "ok" : "FAILED");

@@ -41,10 +41,8 @@ struct Options {
 
 enum class OptimizerKind { sgd, adamw };
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<torch::Tensor>& params,
-                                                        OptimizerKind kind) {
-  if (kind == OptimizerKind::sgd)
-    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(1.0));
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<torch::Tensor>& params, OptimizerKind kind) {
+  if (kind == OptimizerKind::sgd) return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(1.0));
   return std::make_unique<torch::optim::AdamW>(params, torch::optim::AdamWOptions(1e-3));
 }
 
@@ -75,11 +73,8 @@ Trajectory strategy_run(mt::ProcessGroup& group, const Options& o, OptimizerKind
   strategy->prepare(*model);
   std::unique_ptr<torch::optim::Optimizer> sgd;
   std::unique_ptr<mt::FusedAdamW> adamw;
-  if (kind == OptimizerKind::sgd)
-    sgd = make_optimizer(strategy->optimizer_parameters(), kind);
-  else
-    adamw = std::make_unique<mt::FusedAdamW>(strategy->optimizer_parameters(),
-                                             mt::FusedAdamWOptions{});
+  if (kind == OptimizerKind::sgd) sgd = make_optimizer(strategy->optimizer_parameters(), kind);
+  else adamw = std::make_unique<mt::FusedAdamW>(strategy->optimizer_parameters(), mt::FusedAdamWOptions{});
 
   Trajectory out;
   for (int step = 0; step < o.steps; ++step) {
@@ -101,8 +96,8 @@ Trajectory strategy_run(mt::ProcessGroup& group, const Options& o, OptimizerKind
   }
   const long expected_rounds = (mode == mt::SyncMode::every ? o.accum : 1) * o.steps;
   if (strategy->sync_rounds() != expected_rounds) {
-    std::fprintf(stderr, "rank %d: %ld sync rounds, expected %ld\n", comm.rank(),
-                 strategy->sync_rounds(), expected_rounds);
+    std::fprintf(stderr, "rank %d: %ld sync rounds, expected %ld\n", comm.rank(), strategy->sync_rounds(),
+                 expected_rounds);
     std::exit(1);
   }
   out.parameters = strategy->full_parameters();
@@ -176,32 +171,29 @@ int main(int argc, char** argv) {
 
     double worst_loss = 0;
     for (std::size_t s = 0; s < tested.loss.size(); ++s)
-      worst_loss = std::max(worst_loss, std::abs(tested.loss[s] - reference.loss[s]) /
-                                            std::abs(reference.loss[s]));
+      worst_loss = std::max(worst_loss, std::abs(tested.loss[s] - reference.loss[s]) / std::abs(reference.loss[s]));
     double max_diff = 0, max_update = 0;
     const auto initial = mt::make_gpt(kShape, kSeed)->parameters();
     for (std::size_t i = 0; i < tested.parameters.size(); ++i) {
-      max_diff = std::max(max_diff,
-                          (tested.parameters[i] - reference.parameters[i]).abs().max().item<double>());
-      max_update = std::max(max_update,
-                            (reference.parameters[i] - initial[i]).abs().max().item<double>());
+      max_diff = std::max(max_diff, (tested.parameters[i] - reference.parameters[i]).abs().max().item<double>());
+      max_update = std::max(max_update, (reference.parameters[i] - initial[i]).abs().max().item<double>());
     }
     const double worst_param = control.max(max_diff);
     worst_loss = control.max(worst_loss);
     // Guard against a vacuous pass: the steps must actually have moved the weights.
     if (max_update < 1e-4) {
-      std::fprintf(stderr, "rank %d: %s barely changed the parameters (%.3g)\n", comm.rank(),
-                   name, max_update);
+      std::fprintf(stderr, "rank %d: %s barely changed the parameters (%.3g)\n", comm.rank(), name, max_update);
       return 1;
     }
     const bool ok = worst_loss <= kTolerance && worst_param <= kTolerance &&
                     tested.parameters.size() == reference.parameters.size();
     if (comm.rank() == 0)
-      std::printf("%s oracle (%s): world %d, grad-accum %d, sync %s%s, %d steps: max relative "
-                  "loss diff %.3g, max |param diff| %.3g (tolerance %.0e) %s\n",
-                  o.strategy.c_str(), name, comm.world_size(), o.accum, o.sync_mode.c_str(),
-                  o.checkpointing ? ", activation checkpointing" : "", o.steps, worst_loss,
-                  worst_param, kTolerance, ok ? "ok" : "MISMATCH");
+      std::printf(
+          "%s oracle (%s): world %d, grad-accum %d, sync %s%s, %d steps: max relative "
+          "loss diff %.3g, max |param diff| %.3g (tolerance %.0e) %s\n",
+          o.strategy.c_str(), name, comm.world_size(), o.accum, o.sync_mode.c_str(),
+          o.checkpointing ? ", activation checkpointing" : "", o.steps, worst_loss, worst_param, kTolerance,
+          ok ? "ok" : "MISMATCH");
     all_match = all_match && ok;
   }
   return all_match ? 0 : 1;

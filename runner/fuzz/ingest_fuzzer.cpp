@@ -60,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   process.end = mt::ProcessEnd::Exited;
   process.exit_code = size % 2 == 0 ? 0 : 1;
   for (const char* workload : {"command", "train", "comm"}) {
-    mt::AttemptOutcome outcome = mt::classify_attempt(process, kDir + "/result.json", kDir + "/log.txt", trial(workload));
+    mt::AttemptOutcome outcome =
+        mt::classify_attempt(process, kDir + "/result.json", kDir + "/log.txt", trial(workload));
     std::optional<mt::Provenance> provenance;
     const mt::LaunchCommand command{{"prog"}};
     const mt::ProgramIdentity program{"prog"};
@@ -69,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const std::exception&) {
       provenance = mt::assemble_provenance(mt::ProvenanceContext{}, std::nullopt, command, program);
     }
-    const std::int64_t attempt = store.begin_attempt(row, store.next_attempt_number(row), "prog", "/r", "/r/log", provenance);
+    const std::int64_t attempt =
+        store.begin_attempt(row, store.next_attempt_number(row), "prog", "/r", "/r/log", provenance);
     store.finish_attempt(attempt, outcome, provenance);
   }
   store.db().exec(

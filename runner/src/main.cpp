@@ -23,18 +23,10 @@ namespace {
 
 // One line per subcommand; `mtrun --help` lists them in this order.
 constexpr mt::CommandRegistration kCommands[] = {
-    mt::register_run_command,
-    mt::register_plan_command,
-    mt::register_status_command,
-    mt::register_campaigns_command,
-    mt::register_show_command,
-    mt::register_query_command,
-    mt::register_rerun_command,
-    mt::register_doctor_command,
-    mt::register_report_command,
-    mt::register_compare_command,
-    mt::register_baseline_command,
-    mt::register_history_command,
+    mt::register_run_command,       mt::register_plan_command,     mt::register_status_command,
+    mt::register_campaigns_command, mt::register_show_command,     mt::register_query_command,
+    mt::register_rerun_command,     mt::register_doctor_command,   mt::register_report_command,
+    mt::register_compare_command,   mt::register_baseline_command, mt::register_history_command,
 };
 
 // First Ctrl-C/SIGTERM: a command that stops cleanly (run, rerun, query) is told so and says what
@@ -72,8 +64,8 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv, const CL
       continue;
     }
     if (word.rfind("-", 0) == 0) continue;  // --db=X, --help, ...
-    const bool experiment_file = word.size() > 5 && (word.rfind(".yaml") == word.size() - 5 ||
-                                                     word.rfind(".yml") == word.size() - 4);
+    const bool experiment_file =
+        word.size() > 5 && (word.rfind(".yaml") == word.size() - 5 || word.rfind(".yml") == word.size() - 4);
     if (experiment_file || std::filesystem::is_regular_file(word))
       args.insert(args.begin() + static_cast<long>(i), "run");
     return args;  // a subcommand, or a word CLI11 will report
@@ -108,11 +100,13 @@ int run_command(const mt::CommandRunner& run, std::ostream& out) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == mt::kGuardSubcommand) return mt::run_job_guard(argc - 2, argv + 2);
-  CLI::App app{"mtrun: declarative experiment runner for distributed training benchmarks\n"
-               "`mtrun FILE` is `mtrun run FILE`",
-               "mtrun"};
-  app.set_version_flag("--version", mt::program_version_text(), "print the version, the build revision and the "
-                                                                 "database schema version, and exit");
+  CLI::App app{
+      "mtrun: declarative experiment runner for distributed training benchmarks\n"
+      "`mtrun FILE` is `mtrun run FILE`",
+      "mtrun"};
+  app.set_version_flag("--version", mt::program_version_text(),
+                       "print the version, the build revision and the "
+                       "database schema version, and exit");
   app.require_subcommand(1);
   app.fallthrough();  // inherited by every subcommand: `mtrun run FILE --db X` means `mtrun --db X run FILE`
   mt::GlobalOptions global;

@@ -17,8 +17,7 @@ std::string sparkline(const std::vector<double>& values, std::size_t width) {
   const auto [low, high] = std::minmax_element(runs.begin(), runs.end());
   std::string out;
   for (double v : runs) {
-    const std::size_t level =
-        *high > *low ? std::min<std::size_t>(7, std::size_t((v - *low) / (*high - *low) * 8)) : 0;
+    const std::size_t level = *high > *low ? std::min<std::size_t>(7, std::size_t((v - *low) / (*high - *low) * 8)) : 0;
     out += kLevels[level];
   }
   return out;

@@ -10,10 +10,12 @@ namespace {
 
 bool looks_numeric(const std::string& s) {
   if (s.empty()) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' || c == ' ' ||
-           c == '%';
-  }) || s.find("±") != std::string::npos;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) {
+                       return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' ||
+                              c == 'e' || c == ' ' || c == '%';
+                     }) ||
+         s.find("±") != std::string::npos;
 }
 
 }  // namespace

@@ -38,11 +38,11 @@ TEST_CASE("adaptive repeats stop at the target, at max, or wait for failed round
   CHECK_FALSE(unjudged.ci_pct);
 }
 
-
 TEST_CASE("adaptive repeat keys are validated with the other keys") {
   const std::string head = "name: x\n";
   const std::string study = "studies:\n  - name: s\n    workload: command\n    command: [echo, 1]\n";
-  CHECK(load_errors(head + "repeat: {min: 3, max: 2, target_ci_pct: 2}\n" + study) == "repeat max (2) is below min (3)\n");
+  CHECK(load_errors(head + "repeat: {min: 3, max: 2, target_ci_pct: 2}\n" + study) ==
+        "repeat max (2) is below min (3)\n");
   CHECK(load_errors(head + "repeat: {min: 3, max: 5}\n" + study) ==
         "repeat needs 'target_ci_pct' (repeat: {min: 3, max: 20, target_ci_pct: 2}, or a number of repeats)\n");
   CHECK(load_errors(head + "repeat: {min: 3, max: 5, target_ci_pct: 0}\n" + study) ==

@@ -50,7 +50,7 @@ TEST_CASE("hostile output fails its attempt with a reason and the campaign goes 
   CHECK(result.failed == 2);
   CHECK(temp.query("SELECT count(*) FROM attempts WHERE state = 'running'") == "0");
   CHECK(temp.query("SELECT t.identity || ' ' || a.state || ': ' || coalesce(a.error_reason, '') FROM attempts a "
-                     "JOIN trials t ON t.id = a.trial_id ORDER BY t.ordinal") ==
+                   "JOIN trials t ON t.id = a.trial_id ORDER BY t.ordinal") ==
         "deep failed: result file result.json rejected: nests deeper than 64 levels,"
         "nan failed: metric 'loss': 'nan' in the output is not a finite number,"
         "ok succeeded: ");
@@ -69,6 +69,6 @@ TEST_CASE("an attempt has its provenance on record from the launch") {
   auto attempt = store.begin_attempt(row, 1, "prog", "/run", "/run/log.txt",
                                      assemble_provenance(context, std::nullopt, command, ProgramIdentity{}));
   CHECK(temp.query("SELECT a.state || ' ' || p.source_commit || ' ' || p.command || ' ' || p.complete FROM attempts a "
-                     "JOIN provenance p ON p.attempt_id = a.id WHERE a.id = " + std::to_string(attempt)) ==
-        "running abc prog 0");
+                   "JOIN provenance p ON p.attempt_id = a.id WHERE a.id = " +
+                   std::to_string(attempt)) == "running abc prog 0");
 }

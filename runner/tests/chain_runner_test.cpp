@@ -34,7 +34,8 @@ Trial chain_trial(const fs::path& gate) {
   t.workload = "train";
   t.timeout_s = 30;
   t.identity = t.group_key = "chain0000000";
-  t.stages.push_back(command_stage("fresh", {"sh", "-c", "test -z \"$(ls -A \"$1\")\" && touch \"$1/one\"", "sh", "{work_dir}"}));
+  t.stages.push_back(
+      command_stage("fresh", {"sh", "-c", "test -z \"$(ls -A \"$1\")\" && touch \"$1/one\"", "sh", "{work_dir}"}));
   StageExpectation refused;
   refused.outcome = "failed";
   refused.exit_code = 2;
@@ -68,8 +69,7 @@ TEST_CASE("a chain is one attempt of one trial; it fails at its first unmet stag
         "failed: stage 3 'gate': expected succeeded, observed failed, exit 1");
   CHECK(temp.query("SELECT position || ' ' || name || ' ' || state || ' ' || met FROM stages ORDER BY position") ==
         "1 fresh succeeded 1,2 refused failed 1,3 gate failed 0");  // stage 4 never ran
-  CHECK(temp.query("SELECT observed FROM stages WHERE position = 2") ==
-        "failed, exit 2; output has \"cannot resume\"");
+  CHECK(temp.query("SELECT observed FROM stages WHERE position = 2") == "failed, exit 2; output has \"cannot resume\"");
   CHECK(fs::exists(dir / "runs" / "chain0000000" / "attempt-1" / "work" / "one"));
   CHECK(fs::exists(dir / "runs" / "chain0000000" / "attempt-1" / "3-gate" / "log.txt"));
 
@@ -78,8 +78,9 @@ TEST_CASE("a chain is one attempt of one trial; it fails at its first unmet stag
   CHECK(second.failed == 0);
   CHECK(temp.query("SELECT attempt || ' ' || state FROM attempts ORDER BY attempt") == "1 failed,2 succeeded");
   // Stage 1 found the new work directory empty: the chain started over, not from its failed stage.
-  CHECK(temp.query("SELECT a.attempt || ':' || s.position || s.met FROM stages s JOIN attempts a ON a.id = s.attempt_id "
-                     "ORDER BY a.attempt, s.position") == "1:11,1:21,1:30,2:11,2:21,2:31,2:41");
+  CHECK(
+      temp.query("SELECT a.attempt || ':' || s.position || s.met FROM stages s JOIN attempts a ON a.id = s.attempt_id "
+                 "ORDER BY a.attempt, s.position") == "1:11,1:21,1:30,2:11,2:21,2:31,2:41");
   CHECK(temp.query("SELECT group_concat(stage, ' ') FROM chain_stages") == "fresh refused gate last");
   CHECK(temp.query("SELECT DISTINCT verdict FROM chain_stages") == "succeeded");
 }

@@ -10,10 +10,13 @@ namespace {
 std::string expand(const std::string& word) {
   std::map<std::string, std::string> values = {{"batch_size", "4"}, {"label", "$(rm -rf /); echo"}};
   std::string error;
-  auto out = expand_template(word, [&](const std::string& name) -> std::optional<std::string> {
-    auto it = values.find(name);
-    return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
-  }, error);
+  auto out = expand_template(
+      word,
+      [&](const std::string& name) -> std::optional<std::string> {
+        auto it = values.find(name);
+        return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
+      },
+      error);
   return out ? *out : "error: " + error;
 }
 }  // namespace

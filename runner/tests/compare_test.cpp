@@ -21,8 +21,8 @@ Configuration config(const std::string& study, std::map<std::string, std::string
 ComparisonOutcome compare_of(const ReportFixture& f, const std::string& a, const std::string& b,
                              const ComparisonOptions& options) {
   auto db = open_results(f.path());
-  return compare_campaigns(load_report_data(*db, {campaign_by_id(*db, a)}), load_report_data(*db, {campaign_by_id(*db, b)}),
-                           options);
+  return compare_campaigns(load_report_data(*db, {campaign_by_id(*db, a)}),
+                           load_report_data(*db, {campaign_by_id(*db, b)}), options);
 }
 
 }  // namespace
@@ -60,8 +60,10 @@ TEST_CASE("matching: a parameter set in one campaign only is a change; --match k
 }
 
 TEST_CASE("matching: --ignore leaves out a parameter of several values, unless that confuses configurations") {
-  std::vector<Configuration> a = {config("s", {{"ranks", "1"}, {"seed", "1"}}), config("s", {{"ranks", "2"}, {"seed", "2"}})};
-  std::vector<Configuration> b = {config("s", {{"ranks", "1"}, {"seed", "7"}}), config("s", {{"ranks", "2"}, {"seed", "8"}})};
+  std::vector<Configuration> a = {config("s", {{"ranks", "1"}, {"seed", "1"}}),
+                                  config("s", {{"ranks", "2"}, {"seed", "2"}})};
+  std::vector<Configuration> b = {config("s", {{"ranks", "1"}, {"seed", "7"}}),
+                                  config("s", {{"ranks", "2"}, {"seed", "8"}})};
   CHECK(match_configurations(a, b, {}).pairs.empty());  // seed ran two values a side: matched on
   ConfigurationMatch m = match_configurations(a, b, {{}, {"seed"}});
   CHECK(m.pairs.size() == 2);
@@ -72,9 +74,9 @@ TEST_CASE("matching: --ignore leaves out a parameter of several values, unless t
                        "campaign A: configurations of study 's' cannot be told apart once ranks, seed are left out of "
                        "the match (ranks=1 seed=1 and ranks=2 seed=2); name the parameters to match on with --match",
                        RunnerError);
-  CHECK_THROWS_WITH_AS(match_configurations(a, b, {{"sede"}, {}}),
-                       "--match sede: no configuration of either campaign has a parameter 'sede' (they have: ranks, seed)",
-                       RunnerError);
+  CHECK_THROWS_WITH_AS(
+      match_configurations(a, b, {{"sede"}, {}}),
+      "--match sede: no configuration of either campaign has a parameter 'sede' (they have: ranks, seed)", RunnerError);
 }
 
 TEST_CASE("matching: studies are matched by name; a study in one campaign only is unmatched") {
@@ -92,9 +94,9 @@ TEST_CASE("gate: worse by more than the threshold and beyond noise fails; either
   f.campaign("cccc", "exp", "2024-05-03T09:00:00Z");
   f.campaign("dddd", "exp", "2024-05-04T09:00:00Z");
   const double a[] = {1000, 1010, 990};
-  const double slower[] = {700, 707, 693};   // 30 % slower, beyond noise
-  const double noisy[] = {500, 1500, 900};   // 3 % slower on average, within noise
-  const double slight[] = {950, 960, 940};   // 5 % slower, beyond noise
+  const double slower[] = {700, 707, 693};  // 30 % slower, beyond noise
+  const double noisy[] = {500, 1500, 900};  // 3 % slower on average, within noise
+  const double slight[] = {950, 960, 940};  // 5 % slower, beyond noise
   for (int r = 0; r < 3; ++r) {
     f.trial(train_trial("s", "ddp", 1, r, a[r], 40, 500), "aaaa");
     f.trial(train_trial("s", "ddp", 1, r, slower[r], 40, 500), "bbbb");
@@ -110,7 +112,8 @@ TEST_CASE("gate: worse by more than the threshold and beyond noise fails; either
   CHECK(failed.gate->failed[0].configuration == "s ddp ×1");
   CHECK(failed.gate->failed[0].worse_by == doctest::Approx(0.3));
   CHECK(contains(failed.markdown, "- s ddp ×1 — tokens_per_sec: 30.0 % worse (B/A 0.700, p (Holm) < 0.001)"));
-  CHECK(gate_summary(*failed.gate) == "regression gate (10 %): FAILED (1 of 1 judged): s ddp ×1 tokens_per_sec 30.0 % worse");
+  CHECK(gate_summary(*failed.gate) ==
+        "regression gate (10 %): FAILED (1 of 1 judged): s ddp ×1 tokens_per_sec 30.0 % worse");
   CHECK(compare_of(f, "aaaa", "cccc", gate).gate->passed());
   CHECK(compare_of(f, "aaaa", "dddd", gate).gate->passed());
   gate.fail_on_regression_pct = 3;
@@ -176,9 +179,11 @@ TEST_CASE("compare: different machines or stacks are refused unless allowed, and
   ComparisonOptions allowed;
   allowed.allow_different_stack = true;
   ComparisonOutcome outcome = compare_of(f, "aaaa", "bbbb", allowed);
-  CHECK(contains(outcome.markdown, "**Different machine or software stack (`--allow-different-stack`)**: libtorch: A "
-                                   "`1.13.1`, B `2.15.0`."));
-  CHECK(contains(outcome.markdown, "Software that differs, not by itself a reason to refuse: compiler: A `GCC 12.2.0`, "
-                                   "B `GCC 13.1.0`."));
+  CHECK(contains(outcome.markdown,
+                 "**Different machine or software stack (`--allow-different-stack`)**: libtorch: A "
+                 "`1.13.1`, B `2.15.0`."));
+  CHECK(contains(outcome.markdown,
+                 "Software that differs, not by itself a reason to refuse: compiler: A `GCC 12.2.0`, "
+                 "B `GCC 13.1.0`."));
   CHECK(outcome.stack_note == "libtorch: A `1.13.1`, B `2.15.0`");
 }

@@ -130,12 +130,12 @@ TEST_CASE("over a short attempt, /proc/stat's tick rounding is not taken for oth
   ConditionsThresholds t;
   MachineConditions c;
   c.cpus = 2;
-  c.wall_s = 0.015;        // an `echo` trial: two ticks per CPU are 267 % of a core here
+  c.wall_s = 0.015;  // an `echo` trial: two ticks per CPU are 267 % of a core here
   c.foreign_cpu_pct = 150;
   VerdictInputs in;
   in.conditions = &c;
   CHECK_FALSE(judge_attempt(in, t).disturbed);
-  c.wall_s = 1;            // the same share over a second is real: the margin is 4 %
+  c.wall_s = 1;  // the same share over a second is real: the margin is 4 %
   CHECK(judge_attempt(in, t).disturbed);
   c.wall_s = 0.5;
   c.foreign_cpu_pct = 200 + 8 + t.max_foreign_cpu_pct;  // hogs on both cores, past the margin
@@ -205,7 +205,8 @@ TEST_CASE("conditions thresholds are validated with the other keys") {
   const std::string study = "studies:\n  - name: s\n    workload: command\n    command: [echo, 1]\n";
   CHECK(load_errors(head + "conditions: {max_foreign_cpu_pct: -1}\n" + study) ==
         "conditions max_foreign_cpu_pct must be at least 0, got -1\n");
-  CHECK(load_errors(head + "conditions: {max_foriegn_cpu_pct: 5}\n" + study).find("unknown key 'max_foriegn_cpu_pct'") !=
-        std::string::npos);
+  CHECK(
+      load_errors(head + "conditions: {max_foriegn_cpu_pct: 5}\n" + study).find("unknown key 'max_foriegn_cpu_pct'") !=
+      std::string::npos);
   CHECK(load_errors(head + "conditions: {max_foreign_cpu_pct: 50, keep_disturbed: true}\n" + study).empty());
 }

@@ -64,10 +64,12 @@ TEST_CASE("nesting deeper than the limit is a positioned error, not a stack over
   const std::string limit = std::to_string(kMaxExpressionDepth);
   CHECK(eval(repeated("(", 10000) + "1" + repeated(")", 10000)) ==
         "parse error at 101: expression nests deeper than " + limit + " levels");
-  CHECK(eval(repeated("not ", 200000) + "1") == "parse error at 401: expression nests deeper than " + limit + " levels");
+  CHECK(eval(repeated("not ", 200000) + "1") ==
+        "parse error at 401: expression nests deeper than " + limit + " levels");
   CHECK(eval(repeated("-", 100000) + "1") == "parse error at 101: expression nests deeper than " + limit + " levels");
   // Chains recurse when evaluated, not when parsed: the operator that makes one too deep is named.
-  CHECK(eval("1" + repeated(" + 1", 100000)) == "parse error at 399: expression nests deeper than " + limit + " levels");
+  CHECK(eval("1" + repeated(" + 1", 100000)) ==
+        "parse error at 399: expression nests deeper than " + limit + " levels");
   CHECK(eval("x" + repeated(" and x", 5000), {{"x", "1"}}) ==
         "parse error at 597: expression nests deeper than " + limit + " levels");
   // Up to the limit everything still works.

@@ -108,13 +108,14 @@ TEST_CASE("non-finite numbers become null and are not metrics") {
   CHECK_FALSE(has_metric(o, "a.d"));
   REQUIRE(o.result_json.has_value());
   CHECK(o.result_json->find("\"loss\": null") != std::string::npos);  // stored as valid JSON
-  CHECK(o.steps.size() == 2);  // the NaN step is left out
+  CHECK(o.steps.size() == 2);                                         // the NaN step is left out
   for (const auto& m : o.metrics) CHECK(std::isfinite(m.value));
 }
 
 TEST_CASE("a declared metric that is not finite fails the trial, naming it") {
   Files regex("", "step 10 loss: nan\n");
-  AttemptOutcome o = classify_attempt(exited(0), regex.result, regex.log, command_trial({{"loss", "loss: ([a-z0-9.]+)", "", ""}}));
+  AttemptOutcome o =
+      classify_attempt(exited(0), regex.result, regex.log, command_trial({{"loss", "loss: ([a-z0-9.]+)", "", ""}}));
   CHECK(o.state == AttemptState::Failed);
   CHECK(o.error_reason == "metric 'loss': 'nan' in the output is not a finite number");
 
@@ -147,17 +148,20 @@ TEST_CASE("metric regexes run line by line on bounded lines") {
   // 200 KB without a newline, then the metric after a carriage return (a progress bar).
   Files f("", std::string(200000, 'a') + "\rtokens/s: 123.5\r\n");
   AttemptOutcome o =
-      classify_attempt(exited(0), f.result, f.log, command_trial({{"tokens_per_sec", "tokens/s: ([0-9.]+)", "", ""},
-                                                                  {"greedy", "(.*)x", "", ""}}));
+      classify_attempt(exited(0), f.result, f.log,
+                       command_trial({{"tokens_per_sec", "tokens/s: ([0-9.]+)", "", ""}, {"greedy", "(.*)x", "", ""}}));
   CHECK(o.state == AttemptState::Failed);
   CHECK(o.error_reason == "metric 'greedy': no number matched regex '(.*)x' in the output");
   REQUIRE(has_metric(o, "tokens_per_sec"));
 
   std::vector<std::string> lines;
-  scan_log(f.log, [&](std::string_view line) {
-    lines.emplace_back(line);
-    return true;
-  }, LogLimits{16, 1 << 20});
+  scan_log(
+      f.log,
+      [&](std::string_view line) {
+        lines.emplace_back(line);
+        return true;
+      },
+      LogLimits{16, 1 << 20});
   REQUIRE(lines.size() == 3);
   CHECK(lines[0] == std::string(16, 'a'));
   CHECK(lines[1] == "tokens/s: 123.5");

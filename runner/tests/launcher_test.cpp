@@ -50,9 +50,26 @@ TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environm
   auto c = context("mpirun");
   c.running_as_root = true;
   auto cmd = wrap_for_launcher(request(2), c);
-  CHECK(cmd.argv == Argv{"mpirun", "-np", "2", "--allow-run-as-root", "--mca", "pml", "ob1", "--mca", "btl",
-                         "self,vader", "--bind-to", "none", "-x", "OMP_NUM_THREADS=2", "-x", "NCCL_ALGO=ring",
-                         "/opt/mtengine", "train", "--steps", "3"});
+  CHECK(cmd.argv == Argv{"mpirun",
+                         "-np",
+                         "2",
+                         "--allow-run-as-root",
+                         "--mca",
+                         "pml",
+                         "ob1",
+                         "--mca",
+                         "btl",
+                         "self,vader",
+                         "--bind-to",
+                         "none",
+                         "-x",
+                         "OMP_NUM_THREADS=2",
+                         "-x",
+                         "NCCL_ALGO=ring",
+                         "/opt/mtengine",
+                         "train",
+                         "--steps",
+                         "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
   CHECK(cmd.cleanup_argv.empty());
@@ -65,9 +82,26 @@ TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environm
   c.running_as_root = false;
   c.launcher.extra_args = {"--bind-to", "none"};
   cmd = wrap_for_launcher(request(8), c);
-  CHECK(cmd.argv == Argv{"mpirun", "-np", "8", "--oversubscribe", "--mca", "pml", "ob1", "--mca", "btl",
-                         "self,vader", "-x", "OMP_NUM_THREADS=1", "-x", "NCCL_ALGO=ring", "--bind-to", "none",
-                         "/opt/mtengine", "train", "--steps", "3"});
+  CHECK(cmd.argv == Argv{"mpirun",
+                         "-np",
+                         "8",
+                         "--oversubscribe",
+                         "--mca",
+                         "pml",
+                         "ob1",
+                         "--mca",
+                         "btl",
+                         "self,vader",
+                         "-x",
+                         "OMP_NUM_THREADS=1",
+                         "-x",
+                         "NCCL_ALGO=ring",
+                         "--bind-to",
+                         "none",
+                         "/opt/mtengine",
+                         "train",
+                         "--steps",
+                         "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");
 }
 
@@ -103,8 +137,9 @@ TEST_CASE("slurm srun: pmix, ranks, job name, extra args before the program; sca
   // so the recorded command puts them in front.
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
-  CHECK(command_line(cmd) == "OMP_NUM_THREADS=2 NCCL_ALGO=ring srun --mpi=pmix --kill-on-bad-exit=1 -n 2 --job-name "
-                             "mtrun-abc-1 --partition debug /opt/mtengine train --steps 3");
+  CHECK(command_line(cmd) ==
+        "OMP_NUM_THREADS=2 NCCL_ALGO=ring srun --mpi=pmix --kill-on-bad-exit=1 -n 2 --job-name "
+        "mtrun-abc-1 --partition debug /opt/mtengine train --steps 3");
 }
 
 TEST_CASE("slurm srun overcommits when ranks exceed this machine's cores, unless nodes are requested") {
@@ -155,8 +190,10 @@ TEST_CASE("launcher mode: srun by default, sbatch on request, anything else refu
   CHECK(back.extra_args == Argv{"--time=5"});
   CHECK(launcher_from_json(R"({"type":"slurm","extra_args":[],"hostfile":""})").mode == "srun");
 
-  CHECK(first_error(load_with_launcher("{type: slurm, mode: sbach}")) == "unknown launcher mode 'sbach' (did you mean 'sbatch'?)");
-  CHECK(first_error(load_with_launcher("{type: slurm, mode: xyzzyq}")) == "unknown launcher mode 'xyzzyq' (srun or sbatch)");
+  CHECK(first_error(load_with_launcher("{type: slurm, mode: sbach}")) ==
+        "unknown launcher mode 'sbach' (did you mean 'sbatch'?)");
+  CHECK(first_error(load_with_launcher("{type: slurm, mode: xyzzyq}")) ==
+        "unknown launcher mode 'xyzzyq' (srun or sbatch)");
   CHECK(first_error(load_with_launcher("{type: mpirun, mode: sbatch}")) ==
         "launcher mode applies only to launcher slurm, not 'mpirun'");
   CHECK(first_error(load_with_launcher("{type: slurm, mdoe: sbatch}")) ==

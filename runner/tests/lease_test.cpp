@@ -46,10 +46,14 @@ struct Fixture {
   // An attempt recorded as running by `runner` (host, pid).
   void running_attempt(const RunnerId& runner) {
     store.db()
-        .prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
-                 "runner_host, runner_pid) VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM attempts), "
-                 "'running', 'x', '/r', '/r/log', ?, ?, ?)")
-        .bind(1, trial_row).bind(2, utc_now()).bind(3, runner.host).bind(4, runner.pid)
+        .prepare(
+            "INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
+            "runner_host, runner_pid) VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM attempts), "
+            "'running', 'x', '/r', '/r/log', ?, ?, ?)")
+        .bind(1, trial_row)
+        .bind(2, utc_now())
+        .bind(3, runner.host)
+        .bind(4, runner.pid)
         .run();
   }
 
@@ -95,7 +99,8 @@ TEST_CASE("a second runner of a campaign is refused, naming the holder") {
 TEST_CASE("a lease from another host binds until it expires, then is taken over") {
   Fixture f("expiry.sqlite");
   const RunnerId remote = elsewhere(4242);
-  f.store.db().prepare("INSERT INTO leases VALUES ('c', 'other-host', 4242, '12345', '2024-01-01T00:00:00Z', ?)")
+  f.store.db()
+      .prepare("INSERT INTO leases VALUES ('c', 'other-host', 4242, '12345', '2024-01-01T00:00:00Z', ?)")
       .bind(1, kNow + 100)
       .run();
   f.running_attempt(remote);
@@ -120,7 +125,10 @@ TEST_CASE("on this host a lease binds while its PID runs with its start time") {
     f.store.db().exec("DELETE FROM leases");
     f.store.db()
         .prepare("INSERT INTO leases VALUES ('c', ?, ?, ?, '2024-01-01T00:00:00Z', ?)")
-        .bind(1, gone.host).bind(2, gone.pid).bind(3, gone.start).bind(4, kNow + 1000000)  // far from expiring
+        .bind(1, gone.host)
+        .bind(2, gone.pid)
+        .bind(3, gone.start)
+        .bind(4, kNow + 1000000)  // far from expiring
         .run();
     f.running_attempt(gone);
     CHECK_FALSE(attempt_runner_alive(f.store.db(), "c", gone.host, gone.pid, kNow));

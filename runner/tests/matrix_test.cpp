@@ -141,7 +141,8 @@ TEST_CASE("a count past 64 bits saturates instead of wrapping around") {
   Expansion e = expand_experiment(from_yaml(matrix_yaml(axes, 10, 1, true)), ExpansionLimits{UINT64_MAX - 1});
   REQUIRE(e.errors.size() == 1);
   CHECK(e.errors[0].message.rfind("the experiment expands to over 18446744073709551615 trials, more than the limit of "
-                                  "18446744073709551614;", 0) == 0);
+                                  "18446744073709551614;",
+                                  0) == 0);
 }
 
 TEST_CASE("trials are built on demand from compact records, in the same order as before") {

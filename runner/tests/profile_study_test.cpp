@@ -28,8 +28,8 @@ fs::path scratch(const std::string& name) {
 
 TrialList trials_of(const std::string& profile_line) {
   auto file = scratch("profile.yaml");
-  std::ofstream(file) << "name: p\nstudies:\n  - name: s\n    workload: train\n" << profile_line
-                      << "    defaults: {strategy: ddp, steps: 4}\n    matrix: {ranks: [2]}\n";
+  std::ofstream(file) << "name: p\nstudies:\n  - name: s\n    workload: train\n"
+                      << profile_line << "    defaults: {strategy: ddp, steps: 4}\n    matrix: {ranks: [2]}\n";
   LoadResult r = load_experiment(file);
   REQUIRE(r.errors.empty());
   Expansion e = expand_experiment(*r.experiment);
@@ -56,9 +56,8 @@ TEST_CASE("profile: true runs the engine with --profile into the attempt's run d
   const Trial profiled = trials_of("    profile: true\n")[0];
   CHECK(profiled.profile);
   auto argv = build_trial_command(profiled, local_context(), "/runs/abc/attempt-1/result.json").argv;
-  CHECK(argv == std::vector<std::string>{"/opt/mtengine", "train", "--steps", "4", "--strategy", "ddp",
-                                         "--profile", "/runs/abc/attempt-1/profile", "--output",
-                                         "/runs/abc/attempt-1/result.json"});
+  CHECK(argv == std::vector<std::string>{"/opt/mtengine", "train", "--steps", "4", "--strategy", "ddp", "--profile",
+                                         "/runs/abc/attempt-1/profile", "--output", "/runs/abc/attempt-1/result.json"});
 
   const Trial plain = trials_of("")[0];
   CHECK_FALSE(plain.profile);

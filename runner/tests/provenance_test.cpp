@@ -52,8 +52,13 @@ TEST_CASE("provenance: an engine trial is identified by the engine binary's hash
   auto cmd = mpirun_command({engine.string(), "train", "--output", "result.json"});
   ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
   CHECK(program.program_hash == file_hash(engine));
-  nlohmann::json env = {{"build_revision", c.source.commit}, {"libtorch", "2.5.0"}, {"mpi", "Open MPI 4.1.4"},
-                        {"compiler", "gcc 12"}, {"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"}};
+  nlohmann::json env = {{"build_revision", c.source.commit},
+                        {"libtorch", "2.5.0"},
+                        {"mpi", "Open MPI 4.1.4"},
+                        {"compiler", "gcc 12"},
+                        {"os", "Debian 12"},
+                        {"kernel", "Linux 6"},
+                        {"cpu_model", "AMD EPYC"}};
   Provenance p = assemble_provenance(c, result_with(env), cmd, program);
   CHECK(p.complete);
   CHECK(p.context.engine_binary_hash == file_hash(engine));
@@ -83,8 +88,8 @@ TEST_CASE("provenance: a command workload records its own program and script, ne
   CHECK(p.missing_fields == std::vector<std::string>{"software_stack.cpu_model", "software_stack.python"});
   CHECK_FALSE(p.complete);
 
-  nlohmann::json env = {{"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"}, {"python", "3.11.2"},
-                        {"torch", "2.5.0"}};
+  nlohmann::json env = {
+      {"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"}, {"python", "3.11.2"}, {"torch", "2.5.0"}};
   p = assemble_provenance(c, result_with(env), cmd, program);
   CHECK(p.missing_fields.empty());
   CHECK(p.complete);
@@ -97,7 +102,9 @@ TEST_CASE("provenance: a program that cannot be read, or a build from another co
   ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
   CHECK(program.program_hash.empty());
   CHECK(program.script.empty());
-  nlohmann::json env = {{"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"},
+  nlohmann::json env = {{"os", "Debian 12"},
+                        {"kernel", "Linux 6"},
+                        {"cpu_model", "AMD EPYC"},
                         {"build_revision", "2222222222222222222222222222222222222222"}};
   Provenance p = assemble_provenance(c, result_with(env), cmd, program);
   CHECK(p.missing_fields == std::vector<std::string>{"build_revision_matches_source", "program_hash"});
@@ -123,8 +130,13 @@ TEST_CASE("provenance: a container trial needs its image and base image, and ove
   c.image_id = "sha256:0123";
   auto cmd = mpirun_command({engine.string(), "train"});
   ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
-  nlohmann::json env = {{"build_revision", c.source.commit}, {"libtorch", "2.15.0"}, {"mpi", "Open MPI 4.1.4"},
-                        {"compiler", "gcc 12"}, {"os", "Ubuntu 24.04"}, {"kernel", "Linux 6"}, {"cpu_model", "Xeon"}};
+  nlohmann::json env = {{"build_revision", c.source.commit},
+                        {"libtorch", "2.15.0"},
+                        {"mpi", "Open MPI 4.1.4"},
+                        {"compiler", "gcc 12"},
+                        {"os", "Ubuntu 24.04"},
+                        {"kernel", "Linux 6"},
+                        {"cpu_model", "Xeon"}};
   Provenance p = assemble_provenance(c, result_with(env), cmd, program);
   CHECK_FALSE(p.complete);
   CHECK(p.missing_fields == std::vector<std::string>{"base_image"});
@@ -144,8 +156,13 @@ TEST_CASE("provenance: an engine built from a tree with uncommitted changes is n
   ProvenanceContext c = bare_metal_context(engine);
   auto cmd = mpirun_command({engine.string(), "train"});
   ProgramIdentity program = trial_program(c, cmd.program, "/tmp");
-  nlohmann::json env = {{"build_revision", c.source.commit}, {"libtorch", "2.5.0"}, {"mpi", "Open MPI 4.1.4"},
-                        {"compiler", "gcc 12"}, {"os", "Debian 12"}, {"kernel", "Linux 6"}, {"cpu_model", "AMD EPYC"}};
+  nlohmann::json env = {{"build_revision", c.source.commit},
+                        {"libtorch", "2.5.0"},
+                        {"mpi", "Open MPI 4.1.4"},
+                        {"compiler", "gcc 12"},
+                        {"os", "Debian 12"},
+                        {"kernel", "Linux 6"},
+                        {"cpu_model", "AMD EPYC"}};
   CHECK(assemble_provenance(c, result_with(env), cmd, program).complete);
   env["build_tree_dirty"] = true;
   Provenance p = assemble_provenance(c, result_with(env), cmd, program);

@@ -29,8 +29,8 @@ double factor(const std::string& op, int ranks) {
 
 nlohmann::json row(const std::string& implementation, const std::string& op, bool in_place, const std::string& split,
                    double bytes) {
-  nlohmann::json r = {{"operation", op}, {"bytes", bytes}, {"count", bytes / 4}, {"dtype", "f32"},
-                      {"in_place", in_place}, {"split", split}};
+  nlohmann::json r = {{"operation", op}, {"bytes", bytes},       {"count", bytes / 4},
+                      {"dtype", "f32"},  {"in_place", in_place}, {"split", split}};
   if (implementation == "gloo" && op == "all_reduce" && !in_place) {
     r["unsupported"] = true;
     r["reason"] = "torch.distributed.all_reduce works in place only";
@@ -69,9 +69,9 @@ nlohmann::json comm_result(const std::string& implementation, int ranks, int rep
   nlohmann::json env = {{"cpu_cores", 2}, {"threads_per_rank", 1}};
   if (implementation == "gloo") env["torch"] = "2.15.0";
   else env["mpi"] = implementation == "mtengine" ? "Open MPI v4.1.4, package: Debian OpenMPI" : "Open MPI v4.1.4";
-  nlohmann::json result = {{"schema_version", 1}, {"benchmark", "comm"}, {"status", "ok"}, {"world_size", ranks},
-                           {"warmup", 2},        {"iters", 5},          {"rows", rows},   {"hosts", hosts},
-                           {"environment", env}};
+  nlohmann::json result = {{"schema_version", 1}, {"benchmark", "comm"}, {"status", "ok"},
+                           {"world_size", ranks}, {"warmup", 2},         {"iters", 5},
+                           {"rows", rows},        {"hosts", hosts},      {"environment", env}};
   if (implementation != "mtengine") result["implementation"] = implementation;
   return result;
 }
@@ -110,14 +110,17 @@ TEST_CASE("report: peers side by side, ratios at 1 MiB and up, verdicts against 
   comm_campaign(f);
   const std::string md = render_latest(f).markdown;
   // 1.8 ÷ 2.0 misses 0.95 at 1 MiB; 4.0 ÷ 0.5 meets it at 4 MiB; Gloo is left 6× and 10× behind.
-  CHECK(contains(md, "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI v4.1.4) | 2 | "
-                     "0.90 | 8.00 | ≥ 0.95× | missed ✗ at 1 of 2 sizes |"));
-  CHECK(contains(md, "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `gloo` (PyTorch 2.15.0) | 2 | "
-                     "6.00 | 10.00 | ≥ 5.00× | met ✓ |"));
+  CHECK(contains(md,
+                 "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI v4.1.4) | 2 | "
+                 "0.90 | 8.00 | ≥ 0.95× | missed ✗ at 1 of 2 sizes |"));
+  CHECK(contains(md,
+                 "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `gloo` (PyTorch 2.15.0) | 2 | "
+                 "6.00 | 10.00 | ≥ 5.00× | met ✓ |"));
   // Below 1 MiB there is no ratio; at 1 MiB the ratio carries the spread of both sides.
   CHECK(contains(md, "| 2 | in_place | 256 KiB | 1.000 ± 0.010 | 1.000 ± 0.010 | 0.200 ± 0.002 | - | - |"));
-  CHECK(contains(md, "| 2 | in_place | 1 MiB | 1.800 ± 0.018 | 2.000 ± 0.020 | 0.300 ± 0.003 | 0.90 ± 0.01 ✗ | "
-                     "6.00 ± 0.08 ✓ |"));
+  CHECK(contains(md,
+                 "| 2 | in_place | 1 MiB | 1.800 ± 0.018 | 2.000 ± 0.020 | 0.300 ± 0.003 | 0.90 ± 0.01 ✗ | "
+                 "6.00 ± 0.08 ✓ |"));
   CHECK(contains(md, "Met in "));
 }
 
@@ -129,11 +132,14 @@ TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs
   CHECK(contains(summary, "**Collectives** (see [Communication](#communication))"));
   CHECK(contains(summary, "4 cliffs in all curves"));
   // Against bare MPI every curve misses 0.95 at 1 MiB; against Gloo both measurable curves meet 5×.
-  CHECK(contains(summary, "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
-                          "0 of 6 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: 0 of 3).\n"));
-  CHECK(contains(summary, "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 4 of "
-                          "4 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: 2 of 2).\n"));
-  CHECK(contains(summary, "- ⚠oversubscribed: collectives at 4 ranks ran more ranks × threads than the node has cores"));
+  CHECK(contains(summary,
+                 "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
+                 "0 of 6 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: 0 of 3).\n"));
+  CHECK(contains(summary,
+                 "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 4 of "
+                 "4 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: 2 of 2).\n"));
+  CHECK(
+      contains(summary, "- ⚠oversubscribed: collectives at 4 ranks ran more ranks × threads than the node has cores"));
   CHECK(contains(summary, "- Collective measurements with fewer than 5 successful repeats (n = 3)"));
 }
 
@@ -146,12 +152,14 @@ TEST_CASE("report: cliffs, oversubscribed rank counts and unsupported forms are 
   CHECK(contains(md, "| 4 ⚠oversubscribed | in_place | 1 MiB |"));
   CHECK_FALSE(contains(md, "| 2 ⚠oversubscribed |"));
   CHECK(contains(md, "| 4 ⚠oversubscribed | out_of_place | 1 MiB | 0.900 ± 0.009 | 1.000 ± 0.010 | unsupported |"));
-  CHECK(contains(md, "- `gloo` cannot measure all_reduce out_of_place (2, 4 ranks): torch.distributed.all_reduce "
-                     "works in place only.\n"));
+  CHECK(contains(md,
+                 "- `gloo` cannot measure all_reduce out_of_place (2, 4 ranks): torch.distributed.all_reduce "
+                 "works in place only.\n"));
   CHECK(contains(md, "| 2 | out_of_place uneven | 1048580 B |"));
 }
 
-TEST_CASE("report: a comm study without peers gets its tables but no goals; results without rows are shown as metrics") {
+TEST_CASE(
+    "report: a comm study without peers gets its tables but no goals; results without rows are shown as metrics") {
   ReportFixture f("comm_alone.sqlite");
   f.campaign("c1", "comm");
   for (int r = 0; r < 3; ++r) f.trial(comm_trial("mtengine", 2, r));
@@ -160,8 +168,8 @@ TEST_CASE("report: a comm study without peers gets its tables but no goals; resu
   one.workload = "comm";
   one.params = {{"ranks", "2"}, {"operation", "broadcast"}, {"bytes", "4096"}};
   one.axes = {"operation"};
-  one.result = {{"benchmark", "comm"}, {"status", "ok"}, {"operation", "broadcast"}, {"bytes", 4096},
-                {"latency_us", 10.0}, {"algbw_gbps", 0.4}, {"wrong_values", 0}};
+  one.result = {{"benchmark", "comm"}, {"status", "ok"},    {"operation", "broadcast"}, {"bytes", 4096},
+                {"latency_us", 10.0},  {"algbw_gbps", 0.4}, {"wrong_values", 0}};
   f.trial(one);
   const std::string md = render_latest(f).markdown;
   CHECK_FALSE(contains(md, "### Goals"));

@@ -37,12 +37,14 @@ TEST_CASE("disturbed attempts are named with their reasons and left out of the m
   ReportFixture f("conditions.sqlite");
   campaign_with_disturbances(f);
   const std::string md = render_latest(f).markdown;
-  CHECK(contains(md, "- 3 attempts ran on a disturbed machine: `s ddp ×1 rep 2` (other processes used 80 % of a core), "
-                     "`s ddp ×2 rep 0` (other processes used 80 % of a core), `s ddp ×2 rep 1` (other processes used "
-                     "80 % of a core). They are left out of the means (`mtrun report --keep-disturbed` keeps them).\n"));
-  CHECK(contains(md, "- `s ddp ×2`: every one of its 2 successful attempts ran on a disturbed machine; it is not "
-                     "averaged and appears in no table.\n"));
-  CHECK(contains(md, "1005 ± 7"));   // the quiet repeats alone
+  CHECK(contains(md,
+                 "- 3 attempts ran on a disturbed machine: `s ddp ×1 rep 2` (other processes used 80 % of a core), "
+                 "`s ddp ×2 rep 0` (other processes used 80 % of a core), `s ddp ×2 rep 1` (other processes used "
+                 "80 % of a core). They are left out of the means (`mtrun report --keep-disturbed` keeps them).\n"));
+  CHECK(contains(md,
+                 "- `s ddp ×2`: every one of its 2 successful attempts ran on a disturbed machine; it is not "
+                 "averaged and appears in no table.\n"));
+  CHECK(contains(md, "1005 ± 7"));      // the quiet repeats alone
   CHECK_FALSE(contains(md, "837 ± "));  // not the mean with the disturbed one
 
   auto db = open_results(f.path());

@@ -46,7 +46,8 @@ nlohmann::json step_times(int ranks, double step_ms, int warmup, int steps) {
   nlohmann::json series = nlohmann::json::array();
   for (int r = 0; r < ranks; ++r) {
     nlohmann::json one = nlohmann::json::array();
-    for (int i = 0; i < warmup + steps; ++i) one.push_back(step_ms * (1 + 0.01 * ((i % 3) - 1)) - (ranks - 1 - r) * 0.1);
+    for (int i = 0; i < warmup + steps; ++i)
+      one.push_back(step_ms * (1 + 0.01 * ((i % 3) - 1)) - (ranks - 1 - r) * 0.1);
     series.push_back(one);
   }
   return series;
@@ -131,8 +132,8 @@ FixtureTrial peer_trial(const std::string& study, int ranks, int repeat, double 
   t.params = {{"strategy", "ddp"}, {"ranks", std::to_string(ranks)}, {"d_model", "128"}};
   t.axes = {"ranks"};
   t.repeat = repeat;
-  t.result = {{"benchmark", "train"}, {"status", "ok"}, {"strategy", "ddp"}, {"world_size", ranks},
-              {"tokens_per_sec", tokens}, {"step_time_ms", step_ms}};
+  t.result = {{"benchmark", "train"}, {"status", "ok"},           {"strategy", "ddp"},
+              {"world_size", ranks},  {"tokens_per_sec", tokens}, {"step_time_ms", step_ms}};
   return t;
 }
 
@@ -144,7 +145,8 @@ RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed, con
 
 std::string render_comparison_of(const ReportFixture& fixture, const std::string& a, const std::string& b) {
   auto db = open_results(fixture.path());
-  return render_comparison(load_report_data(*db, {campaign_by_id(*db, a)}), load_report_data(*db, {campaign_by_id(*db, b)}));
+  return render_comparison(load_report_data(*db, {campaign_by_id(*db, a)}),
+                           load_report_data(*db, {campaign_by_id(*db, b)}));
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -201,7 +203,8 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   auto row = store_.add_trial_if_new(f.campaign, t, ordinal_++);
   int number = store_.next_attempt_number(row);
   std::string dir = fmt::format("results/runs/{}/{}", f.campaign, t.identity);
-  std::string command = f.command.empty() ? "mpirun -np " + std::to_string(t.ranks) + " mtengine " + t.workload : f.command;
+  std::string command =
+      f.command.empty() ? "mpirun -np " + std::to_string(t.ranks) + " mtengine " + t.workload : f.command;
   auto attempt = store_.begin_attempt(row, number, command, dir, dir + "/log.txt", std::nullopt);
   AttemptOutcome outcome;
   outcome.state = f.state;
@@ -227,18 +230,22 @@ std::int64_t ReportFixture::trial(FixtureTrial t, const std::string& campaign) {
 
 void ReportFixture::provenance(std::int64_t attempt_id, const FixtureProvenance& p) {
   store_.db()
-      .prepare("INSERT INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, image_ref, "
-               "image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, complete, "
-               "missing_fields) VALUES (?, ?, ?, ?, ?, ?, ?, 'debian:12', ?, ?, ?, '[\"node1\"]', "
-               "'mtengine train', ?, ?)")
-      .bind(1, attempt_id).bind(2, p.source_commit).bind(3, p.tree_dirty ? 1 : 0)
+      .prepare(
+          "INSERT INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, image_ref, "
+          "image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, complete, "
+          "missing_fields) VALUES (?, ?, ?, ?, ?, ?, ?, 'debian:12', ?, ?, ?, '[\"node1\"]', "
+          "'mtengine train', ?, ?)")
+      .bind(1, attempt_id)
+      .bind(2, p.source_commit)
+      .bind(3, p.tree_dirty ? 1 : 0)
       .bind(4, p.diff_hash.empty() ? std::optional<std::string>() : p.diff_hash)
       .bind(5, p.build_revision)
       .bind(6, p.image_id.empty() ? std::optional<std::string>() : std::string("mtb:cpu"))
       .bind(7, p.image_id.empty() ? std::optional<std::string>() : p.image_id)
       .bind(8, p.image_id.empty() ? 1 : 0)
       .bind(9, p.engine_binary_hash.empty() ? std::optional<std::string>() : p.engine_binary_hash)
-      .bind(10, p.software_stack).bind(11, p.complete ? 1 : 0)
+      .bind(10, p.software_stack)
+      .bind(11, p.complete ? 1 : 0)
       .bind(12, p.missing_fields)
       .run();
 }

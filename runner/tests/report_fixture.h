@@ -26,7 +26,7 @@ struct FixtureTrial {
   std::optional<int> error_rank;
   std::optional<int> error_step;
   std::string error_reason;
-  std::string command;  // as recorded; empty: "mpirun -np RANKS mtengine WORKLOAD"
+  std::string command;             // as recorded; empty: "mpirun -np RANKS mtengine WORKLOAD"
   std::vector<AttemptFile> files;  // kept with the attempt (a profiled attempt's traces)
 };
 
@@ -36,7 +36,7 @@ struct FixtureProvenance {
   std::string diff_hash;
   std::string build_revision = "1111111111111111111111111111111111111111";
   std::string image_id = "sha256:aaaa";  // empty: bare metal
-  std::string engine_binary_hash;          // bare metal: the engine's hash when mtengine ran
+  std::string engine_binary_hash;        // bare metal: the engine's hash when mtengine ran
   std::string software_stack = R"({"libtorch":"1.13.1","mpi":"Open MPI 4.1.4","compiler":"GCC 12.2.0"})";
   bool complete = true;
   std::string missing_fields = "[]";

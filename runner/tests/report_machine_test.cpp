@@ -54,8 +54,9 @@ TEST_CASE("machine: more ranks × threads than cores is oversubscribed next to e
   const Plot& tokens = report.plots.at(0);
   CHECK(tokens.chart.categories == std::vector<std::string>{"1", "2", "4 (oversubscribed)"});
   REQUIRE(tokens.chart.series.size() == 1);
-  CHECK(contains(md, "draws no ideal-scaling line where the ranks shared the cores of the 1-rank run or "
-                     "oversubscribed them"));
+  CHECK(contains(md,
+                 "draws no ideal-scaling line where the ranks shared the cores of the 1-rank run or "
+                 "oversubscribed them"));
 }
 
 TEST_CASE("machine: without a recorded core count, the launcher's --oversubscribe decides") {
@@ -95,13 +96,16 @@ TEST_CASE("machine: the environment section carries CPU, cores, memory, BLAS and
   f.campaign("c1");
   f.trial(train_trial("new", "ddp", 1, 0, 1000, 40, 500));
   FixtureTrial old = train_trial("old", "ddp", 1, 0, 1000, 40, 500);
-  old.result["environment"] = {{"cpu_model", "AMD EPYC"}, {"blas", "openblas"}, {"libtorch", "1.13.1"},
+  old.result["environment"] = {{"cpu_model", "AMD EPYC"},
+                               {"blas", "openblas"},
+                               {"libtorch", "1.13.1"},
                                {"build_revision", "1111111111111111111111111111111111111111"}};
   old.command = "mpirun -np 1 -x OMP_NUM_THREADS mtengine train";
   f.trial(old);
   std::string md = render_latest(f).markdown;
   CHECK(contains(md, "| CPU | Intel(R) Xeon(R) Platinum 8480+ | AMD EPYC |"));
-  CHECK(contains(md, "| CPU vendor, family, model, stepping | GenuineIntel, family 6, model 143, stepping 8 | not recorded |"));
+  CHECK(contains(
+      md, "| CPU vendor, family, model, stepping | GenuineIntel, family 6, model 143, stepping 8 | not recorded |"));
   CHECK(contains(md, "| logical CPUs | 16, 2 threads per core | not recorded |"));
   CHECK(contains(md, "| memory | 16384 MiB | not recorded |"));
   CHECK(contains(md, "| BLAS vendor, version, core | OpenBLAS, 0.3.21, core SkylakeX | not recorded |"));

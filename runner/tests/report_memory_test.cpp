@@ -25,7 +25,8 @@ TEST_CASE("memory: state MiB counts FSDP's gathered parameters; costs above DDP 
   // FSDP ×1: 1 MiB parameters + 1.5 gradients + 2 optimizer + 0.5 gathered = 5.0 MiB against DDP's 4.0.
   CHECK(contains(md, "| fsdp | 1 | s | 1.0 | 1.5 | 2.0 | 0.5 | 5.0 | -25.0 % |"));
   CHECK(contains(md, "| 5.0 ± 0.0 | 100.0 % | +4.0 % | -25.0 % |"));  // the training table counts it too
-  CHECK(contains(md, "- fsdp ×1 (s): 5.0 MiB against DDP's 4.0 MiB: +0.5 MiB gradients, +0.5 MiB gathered parameters.\n"));
+  CHECK(contains(md,
+                 "- fsdp ×1 (s): 5.0 MiB against DDP's 4.0 MiB: +0.5 MiB gradients, +0.5 MiB gathered parameters.\n"));
   CHECK(contains(md, "At one rank there is nothing to shard"));
   // Two ranks: 0.5 + 0.75 + 1 + 0.5 = 2.8 MiB, less than DDP: no explanation needed.
   CHECK(contains(md, "| fsdp | 2 | s | 0.5 | 0.8 | 1.0 | 0.5 | 2.8 | +31.2 % |"));

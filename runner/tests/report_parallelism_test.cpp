@@ -26,12 +26,24 @@ FixtureTrial workload_trial(const std::string& workload, int ranks, int repeat, 
 }
 
 nlohmann::json moe_result(double hot_compute, double waiting) {
-  return {{"routing", "hot"}, {"tokens_per_rank", 2048}, {"top_k", 1}, {"imbalance", 3.0}, {"dropped_tokens", 0},
-          {"dispatch_ms", 10.0}, {"compute_ms", hot_compute}, {"combine_ms", waiting}, {"step_ms", hot_compute + 20},
-          {"tokens_per_sec", 20000.0}, {"ids_wrong", 0}, {"max_abs_error", 2e-7}, {"atol", 1e-4},
+  return {{"routing", "hot"},
+          {"tokens_per_rank", 2048},
+          {"top_k", 1},
+          {"imbalance", 3.0},
+          {"dropped_tokens", 0},
+          {"dispatch_ms", 10.0},
+          {"compute_ms", hot_compute},
+          {"combine_ms", waiting},
+          {"step_ms", hot_compute + 20},
+          {"tokens_per_sec", 20000.0},
+          {"ids_wrong", 0},
+          {"max_abs_error", 2e-7},
+          {"atol", 1e-4},
           {"tokens_received", {6144, 683, 683, 682}},
-          {"per_rank_ms", {{"dispatch", {10, 7, 9, 6}}, {"compute", {hot_compute, 80, 82, 84}},
-                           {"combine", {9, waiting, waiting - 2, waiting - 4}}}}};
+          {"per_rank_ms",
+           {{"dispatch", {10, 7, 9, 6}},
+            {"compute", {hot_compute, 80, 82, 84}},
+            {"combine", {9, waiting, waiting - 2, waiting - 4}}}}};
 }
 
 }  // namespace
@@ -43,8 +55,9 @@ TEST_CASE("moe section: phases, imbalance, the oracle, and per rank where the ho
   f.trial(workload_trial("moe", 4, 1, moe_result(400, 320)));
   const std::string md = render_latest(f).markdown;
   REQUIRE(contains(md, "## Mixture of experts"));
-  CHECK(contains(md, "| moe ×4 | 2048 | 1 | 3.00 ± 0.00 ⚠n<3 | 0 ± 0 ⚠n<3 | 10.00 ± 0.00 ⚠n<3 | 390.00 ± 14.14 ⚠n<3 | "
-                     "310.00 ± 14.14 ⚠n<3 |"));
+  CHECK(contains(md,
+                 "| moe ×4 | 2048 | 1 | 3.00 ± 0.00 ⚠n<3 | 0 ± 0 ⚠n<3 | 10.00 ± 0.00 ⚠n<3 | 390.00 ± 14.14 ⚠n<3 | "
+                 "310.00 ± 14.14 ⚠n<3 |"));
   CHECK(contains(md, "0 ids astray, max abs error 2e-07 (atol 0.0001)"));  // results from before the stamp
   // Per rank, means over the two runs: the hot expert's rank computes, the others wait in combine.
   CHECK(contains(md, "| moe ×4 | 0 | 6144 | 10.00 | 390.00 | 9.00 |"));
@@ -67,8 +80,9 @@ TEST_CASE("tp section: the worst error per layer and tensor over the runs, and a
   f.campaign("c1");
   auto checks = [](double error, bool pass) {
     return nlohmann::json{{"atol", 1e-5},
-                          {"checks", {{{"layer", "row"}, {"tensor", "output"}, {"max_abs_error", error}, {"pass", pass}},
-                                      {{"layer", "mlp"}, {"tensor", "input_grad"}, {"max_abs_error", 0.0}, {"pass", true}}}}};
+                          {"checks",
+                           {{{"layer", "row"}, {"tensor", "output"}, {"max_abs_error", error}, {"pass", pass}},
+                            {{"layer", "mlp"}, {"tensor", "input_grad"}, {"max_abs_error", 0.0}, {"pass", true}}}}};
   };
   f.trial(workload_trial("tp", 2, 0, checks(1e-6, true)));
   f.trial(workload_trial("tp", 2, 1, checks(3e-5, false)));
@@ -83,11 +97,15 @@ TEST_CASE("groups section: per-dimension times and membership, and whether the c
   f.campaign("c1");
   auto result = [](double tp_ms, bool caught) {
     auto dim = [](int size, nlohmann::json members, int per_step, double ms) {
-      return nlohmann::json{{"size", size}, {"members_of_rank_0", members}, {"collectives_per_step", per_step},
-                            {"ms_per_step", ms}, {"members_ok", true}};
+      return nlohmann::json{{"size", size},
+                            {"members_of_rank_0", members},
+                            {"collectives_per_step", per_step},
+                            {"ms_per_step", ms},
+                            {"members_ok", true}};
     };
-    return nlohmann::json{{"groups", {{"tp", dim(2, {0, 1}, 4, tp_ms)}, {"pp", dim(1, {0}, 1, 0.01)}, {"dp", dim(2, {0, 2}, 1, 0.8)}}},
-                          {"hazard", {{"injected", true}, {"completed_without_error", true}, {"detected_by_checksum", caught}}}};
+    return nlohmann::json{
+        {"groups", {{"tp", dim(2, {0, 1}, 4, tp_ms)}, {"pp", dim(1, {0}, 1, 0.01)}, {"dp", dim(2, {0, 2}, 1, 0.8)}}},
+        {"hazard", {{"injected", true}, {"completed_without_error", true}, {"detected_by_checksum", caught}}}};
   };
   f.trial(workload_trial("groups", 4, 0, result(5.0, true), {{"order", "tp-pp-dp"}}));
   f.trial(workload_trial("groups", 4, 1, result(7.0, false), {{"order", "tp-pp-dp"}}));
@@ -110,7 +128,8 @@ TEST_CASE("summary: oversubscribed MoE, TP and groups runs are named in the warn
   f.trial(workload_trial("moe", 4, 0, on_two_cores(moe_result(380, 300), 4)));
   f.trial(workload_trial("tp", 2, 0, on_two_cores({{"atol", 1e-5}}, 2)));
   const std::string md = render_latest(f).markdown;
-  CHECK(contains(md, "- ⚠oversubscribed: 1 configuration of the MoE, tensor-parallel and process-group benchmarks ran "
-                     "more ranks × threads than the node's 2 cores (moe ×4): their correctness checks hold, but their "
-                     "times include ranks waiting for a core.\n"));
+  CHECK(contains(md,
+                 "- ⚠oversubscribed: 1 configuration of the MoE, tensor-parallel and process-group benchmarks ran "
+                 "more ranks × threads than the node's 2 cores (moe ×4): their correctness checks hold, but their "
+                 "times include ranks waiting for a core.\n"));
 }

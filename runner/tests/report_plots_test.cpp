@@ -69,8 +69,9 @@ TEST_CASE("plots: two studies of one strategy are two series, each named by its 
   REQUIRE(breakdown);
   CHECK(breakdown->chart.categories == Strings{"engine ddp ×1", "engine ddp ×2"});
   CHECK(series_names(*breakdown) == Strings{"data", "forward+backward", "optimizer", "other (step − parts)"});
-  CHECK(contains(report.markdown, "- The step breakdown leaves out peer ddp ×1, peer ddp ×2: no data, "
-                                  "forward-backward and optimizer times recorded.\n"));
+  CHECK(contains(report.markdown,
+                 "- The step breakdown leaves out peer ddp ×1, peer ddp ×2: no data, "
+                 "forward-backward and optimizer times recorded.\n"));
   CHECK(contains(report.markdown, "![Step time breakdown](two/step_breakdown.svg)"));
 }
 
@@ -100,9 +101,11 @@ TEST_CASE("plots: a plot without data is left out, never drawn empty, and the re
   REQUIRE(report.plots.size() == 1);
   CHECK(report.plots[0].file == "tokens_per_sec.svg");
   CHECK(contains(report.markdown, "- Peak memory is not plotted: no configuration recorded its peak RSS.\n"));
-  CHECK(contains(report.markdown, "- Model state is not plotted: no configuration reported its parameter, gradient "
-                                  "and optimizer-state bytes.\n"));
-  CHECK(contains(report.markdown, "- The step breakdown is not plotted: no configuration recorded its data, "
-                                  "forward-backward and optimizer times.\n"));
+  CHECK(contains(report.markdown,
+                 "- Model state is not plotted: no configuration reported its parameter, gradient "
+                 "and optimizer-state bytes.\n"));
+  CHECK(contains(report.markdown,
+                 "- The step breakdown is not plotted: no configuration recorded its data, "
+                 "forward-backward and optimizer times.\n"));
   CHECK_FALSE(contains(report.markdown, "peak_memory.svg"));
 }

@@ -40,15 +40,17 @@ FixtureTrial bucket_trial(bool profiled, const std::string& cap, int repeat, dou
   t.params["bucket_cap_mb"] = cap;
   t.axes = {"bucket_cap_mb"};
   const int buckets = cap == "1" ? 6 : 2;
-  t.result["buckets"] = {{"count", buckets}, {"bytes", cap == "1" ? nlohmann::json{1048576, 1048576, 1048576, 1048576, 1048576, 524288}
-                                                                  : nlohmann::json{4194304, 1048576}}};
+  t.result["buckets"] = {{"count", buckets},
+                         {"bytes", cap == "1" ? nlohmann::json{1048576, 1048576, 1048576, 1048576, 1048576, 524288}
+                                              : nlohmann::json{4194304, 1048576}}};
   t.result["collectives_per_step"] = {{"sync_rounds", 1}, {"all_reduce", buckets}, {"all_gather", 0}};
   if (!profiled) return t;
   const double exposed = cap == "1" ? 6 : 12;
-  t.result["profile"] = {{"directory", "/runs/x/profile"},
-                         {"ranks", {rank_summary(0, step_ms - 2, 20, exposed), rank_summary(1, step_ms - 2, 20, exposed)}},
-                         {"step_ms_across_ranks", {{"min", step_ms - 2}, {"p50", step_ms}, {"max", step_ms + 2}}},
-                         {"straggler_ratio", (step_ms + 2) / step_ms}};
+  t.result["profile"] = {
+      {"directory", "/runs/x/profile"},
+      {"ranks", {rank_summary(0, step_ms - 2, 20, exposed), rank_summary(1, step_ms - 2, 20, exposed)}},
+      {"step_ms_across_ranks", {{"min", step_ms - 2}, {"p50", step_ms}, {"max", step_ms + 2}}},
+      {"straggler_ratio", (step_ms + 2) / step_ms}};
   if (repeat == 0) {
     t.files = {{"profile/profile.json", "{}\n"},
                {"profile/rank_00000.trace.json", "{\"traceEvents\": [0]}\n"},
@@ -111,14 +113,17 @@ TEST_CASE("profile: where a step's time goes, per profiled configuration, with o
   RenderedReport report = render_latest(f, false, "ddp_buckets");
   const std::string md = section(report.markdown, "Where a step's time goes");
   REQUIRE(!md.empty());
-  CHECK(contains(md, "From the profiled studies (`buckets_profiled`: `profile: true`, each trial run as `mtengine train "
-                     "--profile`)"));
+  CHECK(contains(md,
+                 "From the profiled studies (`buckets_profiled`: `profile: true`, each trial run as `mtengine train "
+                 "--profile`)"));
   CHECK(contains(md, "![Where a step's time goes](ddp_buckets/step_profile.svg)\n"));
   // Means over the two ranks, then over three repeats: step 103 + 2, exposed (6 + 4) / 2 = 5 ms of 20.
-  CHECK(contains(md, "| ddp | 2 | buckets_profiled bucket_cap_mb=1 | 105.00 ± 0.00 | 1.00 ± 0.00 | 94.00 ± 0.00 | "
-                     "10.00 ± 0.00 | 20.00 ± 0.00 | 5.00 ± 0.00 | 75.0 ± 0.0 | 3 |\n"));
-  CHECK(contains(md, "| ddp | 2 | buckets_profiled bucket_cap_mb=25 | 105.00 ± 0.00 | 1.00 ± 0.00 | 94.00 ± 0.00 | "
-                     "10.00 ± 0.00 | 20.00 ± 0.00 | 11.00 ± 0.00 | 45.0 ± 0.0 | 3 |\n"));
+  CHECK(contains(md,
+                 "| ddp | 2 | buckets_profiled bucket_cap_mb=1 | 105.00 ± 0.00 | 1.00 ± 0.00 | 94.00 ± 0.00 | "
+                 "10.00 ± 0.00 | 20.00 ± 0.00 | 5.00 ± 0.00 | 75.0 ± 0.0 | 3 |\n"));
+  CHECK(contains(md,
+                 "| ddp | 2 | buckets_profiled bucket_cap_mb=25 | 105.00 ± 0.00 | 1.00 ± 0.00 | 94.00 ± 0.00 | "
+                 "10.00 ± 0.00 | 20.00 ± 0.00 | 11.00 ± 0.00 | 45.0 ± 0.0 | 3 |\n"));
   const ReportTrial* traced = nullptr;
   auto db = open_results(f.path());
   ReportData data = load_report_data(*db, {latest_campaign(*db)});
@@ -127,10 +132,11 @@ TEST_CASE("profile: where a step's time goes, per profiled configuration, with o
   }
   REQUIRE(traced);
   const std::string id = traced->identity.substr(0, 12);
-  CHECK(contains(md, fmt::format("| ddp | 2 | buckets_profiled bucket_cap_mb=1 | all_reduce 6 | 6.0 | 6 | 1.00 | "
-                                 "103.00 / 105.00 / 107.00 | 1.019 | [rank 0](ddp_buckets/traces/{0}/rank_00000.trace.json), "
-                                 "[rank 1](ddp_buckets/traces/{0}/rank_00001.trace.json) (trial {0} attempt 1) |\n",
-                                 id)));
+  CHECK(contains(
+      md, fmt::format("| ddp | 2 | buckets_profiled bucket_cap_mb=1 | all_reduce 6 | 6.0 | 6 | 1.00 | "
+                      "103.00 / 105.00 / 107.00 | 1.019 | [rank 0](ddp_buckets/traces/{0}/rank_00000.trace.json), "
+                      "[rank 1](ddp_buckets/traces/{0}/rank_00001.trace.json) (trial {0} attempt 1) |\n",
+                      id)));
   CHECK(contains(md, "| buckets_profiled bucket_cap_mb=25 | all_reduce 2 | 6.0 | 2 | 4.00 |"));
 
   // The traces and the chart are written into the report's folder.
@@ -162,13 +168,15 @@ TEST_CASE("profile: profiled runs stay out of the other sections; their overhead
   REQUIRE(!overhead.empty());
   CHECK(contains(overhead, "Overhead = 1 − profiled ÷ unprofiled tokens/s: 5.0 % here."));
   CHECK(contains(overhead, "- buckets_profiled ÷ buckets, ddp ×2 bucket_cap_mb=1: 5.0 % (slower).\n"));
-  CHECK(contains(overhead, "| buckets_profiled ÷ buckets, ddp ×2 bucket_cap_mb=25 | tokens_per_sec | 950 ± 10 (3) | "
-                           "1000 ± 10 (3) | 0.950 |"));
+  CHECK(contains(overhead,
+                 "| buckets_profiled ÷ buckets, ddp ×2 bucket_cap_mb=25 | tokens_per_sec | 950 ± 10 (3) | "
+                 "1000 ± 10 (3) | 0.950 |"));
   // Not saved: no chart, and the traces are counted, not linked.
   const std::string profile = section(md, "Where a step's time goes");
   CHECK_FALSE(contains(profile, "step_profile.svg"));
   CHECK(contains(profile, "| 2 (saved with `-o`) |"));
-  CHECK(contains(profile, "- The chart and the trace files are written beside the report when it is saved with `-o FILE`.\n"));
+  CHECK(contains(profile,
+                 "- The chart and the trace files are written beside the report when it is saved with `-o FILE`.\n"));
 }
 
 TEST_CASE("profile: without an unprofiled twin the overhead is not measured, and missing traces are named") {
@@ -192,23 +200,35 @@ TEST_CASE("profile: the top operators per configuration, averaged over ranks and
     FixtureTrial t = bucket_trial(true, "1", r, 950, 105);
     auto& ranks = t.result["profile"]["ranks"];
     // Rank 1's mm is 10 ms slower; its top list lacks aten::add_, which counts only where present.
-    ranks[0]["operators"] = {{"step", 4}, {"step_ms", 140.0 + r}, {"recorded_ms", 100.0}, {"operators", 40},
-                             {"top", {op("aten::mm", 40, 60, 61), op("aten::addmm", 8, 20, 24), op("aten::add_", 30, 5, 5)}}};
-    ranks[1]["operators"] = {{"step", 4}, {"step_ms", 150.0 + r}, {"recorded_ms", 110.0}, {"operators", 40},
-                             {"top", {op("aten::mm", 40, 70, 71), op("aten::addmm", 8, 20, 24),
-                                      op("torch::autograd::CppNode<mt::A|B>", 2, 1, 1)}}};
+    ranks[0]["operators"] = {
+        {"step", 4},
+        {"step_ms", 140.0 + r},
+        {"recorded_ms", 100.0},
+        {"operators", 40},
+        {"top", {op("aten::mm", 40, 60, 61), op("aten::addmm", 8, 20, 24), op("aten::add_", 30, 5, 5)}}};
+    ranks[1]["operators"] = {
+        {"step", 4},
+        {"step_ms", 150.0 + r},
+        {"recorded_ms", 110.0},
+        {"operators", 40},
+        {"top",
+         {op("aten::mm", 40, 70, 71), op("aten::addmm", 8, 20, 24), op("torch::autograd::CppNode<mt::A|B>", 2, 1, 1)}}};
     f.trial(t);
     FixtureTrial cold = bucket_trial(true, "25", r, 950, 105);
-    for (auto& rank : cold.result["profile"]["ranks"]) rank["operators"] = {{"skipped", "no warmup step to record them in"}};
+    for (auto& rank : cold.result["profile"]["ranks"])
+      rank["operators"] = {{"skipped", "no warmup step to record them in"}};
     f.trial(cold);
   }
   const std::string md = section(render_latest(f).markdown, "Where a step's time goes");
   REQUIRE(contains(md, "### Top operators (LibTorch's profiler)"));
-  CHECK(contains(md, "| ddp | 2 | buckets_profiled bucket_cap_mb=1 | 105.00 of 145.50 | `aten::mm` | 40 | 65.00 | 66.00 | 61.9 % |\n"));
+  CHECK(contains(md,
+                 "| ddp | 2 | buckets_profiled bucket_cap_mb=1 | 105.00 of 145.50 | `aten::mm` | 40 | 65.00 | 66.00 | "
+                 "61.9 % |\n"));
   CHECK(contains(md, "|   |   |   |   | `aten::addmm` | 8 | 20.00 | 24.00 | 19.0 % |\n"));
   CHECK(contains(md, "|   |   |   |   | `aten::add_` | 30 | 5.00 | 5.00 | 4.8 % |\n"));
   CHECK(contains(md, "| `torch::autograd::CppNode<mt::A\\|B>` |"));  // a name cannot break the table
-  CHECK(contains(md, "- No operators recorded for buckets_profiled bucket_cap_mb=25: no warmup step to record them in.\n"));
+  CHECK(contains(md,
+                 "- No operators recorded for buckets_profiled bucket_cap_mb=25: no warmup step to record them in.\n"));
 }
 
 TEST_CASE("profile: results from before the operator profile render no operator table") {

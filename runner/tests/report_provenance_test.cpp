@@ -22,8 +22,8 @@ FixtureProvenance bare_metal_engine(const std::string& hash) {
 FixtureProvenance bare_metal_peer(const std::string& program_fields) {
   FixtureProvenance p;
   p.image_id = "";
-  p.software_stack = R"({"os":"Debian 12","kernel":"Linux 6","cpu_model":"AMD EPYC","python":"3.11.2",)" +
-                     program_fields + "}";
+  p.software_stack =
+      R"({"os":"Debian 12","kernel":"Linux 6","cpu_model":"AMD EPYC","python":"3.11.2",)" + program_fields + "}";
   return p;
 }
 
@@ -33,16 +33,19 @@ TEST_CASE("report provenance: a peer is described by its own program and script,
   ReportFixture f("peer_program.sqlite");
   f.campaign("c1");
   for (int r = 0; r < 2; ++r) {
-    f.provenance(f.trial(train_trial("engine", "ddp", 1, r, 1000, 40, 500)), bare_metal_engine("fnv1a64:aaaaaaaaaaaaaaaa"));
+    f.provenance(f.trial(train_trial("engine", "ddp", 1, r, 1000, 40, 500)),
+                 bare_metal_engine("fnv1a64:aaaaaaaaaaaaaaaa"));
     f.provenance(f.trial(peer_trial("peer", 1, r, 900, 44)),
                  bare_metal_peer(R"("program":"/usr/bin/python3","program_hash":"fnv1a64:bbbbbbbbbbbbbbbb",)"
                                  R"("script":"/src/benchmarks/peer.py","script_hash":"fnv1a64:cccccccccccccccc")"));
   }
   std::string md = render_latest(f).markdown;  // not refused: two programs, one build each
-  CHECK(contains(md, "| S1 | engine | `1111111111111111111111111111111111111111` | bare metal | mtengine "
-                     "`fnv1a64:aaaaaaaaaaaa` | recorded | 2 | 2 |"));
-  CHECK(contains(md, "| S2 | peer | `1111111111111111111111111111111111111111` | bare metal | `python3` "
-                     "`fnv1a64:bbbbbbbbbbbb` + `peer.py` `fnv1a64:cccccccccccc` | recorded | 2 | 2 |"));
+  CHECK(contains(md,
+                 "| S1 | engine | `1111111111111111111111111111111111111111` | bare metal | mtengine "
+                 "`fnv1a64:aaaaaaaaaaaa` | recorded | 2 | 2 |"));
+  CHECK(contains(md,
+                 "| S2 | peer | `1111111111111111111111111111111111111111` | bare metal | `python3` "
+                 "`fnv1a64:bbbbbbbbbbbb` + `peer.py` `fnv1a64:cccccccccccc` | recorded | 2 | 2 |"));
   CHECK(contains(md, "| Python, torch | not recorded | Python 3.11.2 |"));
   CHECK_FALSE(contains(md, "Incomplete provenance"));
 }

@@ -8,7 +8,6 @@
 using namespace mt;
 using namespace mt::testing;
 
-
 TEST_CASE("summary: the headline comparisons, best configurations and warnings come before any wide table") {
   ReportFixture f("summary.sqlite");
   engine_and_peer_campaign(f);
@@ -17,11 +16,16 @@ TEST_CASE("summary: the headline comparisons, best configurations and warnings c
   REQUIRE(summary != std::string::npos);
   CHECK(summary < first_table);
   CHECK(md.find("**Warnings**") < first_table);
-  CHECK(contains(md, "- engine (LibTorch 1.13.1) ÷ peer, ddp ×1: tokens_per_sec 1.200× (1200 vs 1000), p (Holm, 2 tests) < 0.001, "
-                     "n = 3 + 3 — **faster**.\n"));
-  CHECK(contains(md, "- engine (LibTorch 1.13.1) ÷ peer, ddp ×2: tokens_per_sec 1.200× (2400 vs 2000), p (Holm, 2 tests) < 0.001, "
-                     "n = 3 + 3 — **faster**.\n"));
-  CHECK(contains(md, "| 1 | ddp (engine): 1200 ± 12 | ddp (peer): 1000 ± 10 | 1.200 | < 0.001 | faster | ddp (engine): 4.0 |"));
+  CHECK(contains(
+      md,
+      "- engine (LibTorch 1.13.1) ÷ peer, ddp ×1: tokens_per_sec 1.200× (1200 vs 1000), p (Holm, 2 tests) < 0.001, "
+      "n = 3 + 3 — **faster**.\n"));
+  CHECK(contains(
+      md,
+      "- engine (LibTorch 1.13.1) ÷ peer, ddp ×2: tokens_per_sec 1.200× (2400 vs 2000), p (Holm, 2 tests) < 0.001, "
+      "n = 3 + 3 — **faster**.\n"));
+  CHECK(contains(
+      md, "| 1 | ddp (engine): 1200 ± 12 | ddp (peer): 1000 ± 10 | 1.200 | < 0.001 | faster | ddp (engine): 4.0 |"));
   CHECK(contains(md, "- 4 of 4 configurations have fewer than 5 successful repeats (n = 3)"));
 }
 
@@ -39,13 +43,19 @@ TEST_CASE("verdicts: tokens/s and step time are one measurement with one verdict
   }
   std::string md = render_latest(f).markdown;
   CHECK(contains(md, "3 tests were made here, so p (Holm) corrects for making them together"));
-  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer, ddp ×4 | tokens_per_sec | 101 ± 1 (3) | 98 ± 1 (3) | 1.031 | 0.021 | 0.064 | within noise |"));
+  CHECK(contains(md,
+                 "| engine (LibTorch 1.13.1) ÷ peer, ddp ×4 | tokens_per_sec | 101 ± 1 (3) | 98 ± 1 (3) | 1.031 | "
+                 "0.021 | 0.064 | within noise |"));
   // Step time is shown, never tested on its own, so it cannot disagree with tokens/s.
-  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer, ddp ×4 | step_time_ms | 41.00 ± 1.00 (3) | 42.00 ± 1.00 (3) | 0.976 | - | - | "
-                     "same measurement as tokens_per_sec |"));
+  CHECK(contains(md,
+                 "| engine (LibTorch 1.13.1) ÷ peer, ddp ×4 | step_time_ms | 41.00 ± 1.00 (3) | 42.00 ± 1.00 (3) | "
+                 "0.976 | - | - | "
+                 "same measurement as tokens_per_sec |"));
   CHECK_FALSE(contains(md, "| step_time_ms | 41.00 ± 1.00 (3) | 42.00 ± 1.00 (3) | 0.976 | 0.3"));
-  CHECK(contains(md, "- engine (LibTorch 1.13.1) ÷ peer, ddp ×1: tokens_per_sec 1.031× (101 vs 98), p (Holm, 3 tests) = 0.064, "
-                     "n = 3 + 3 — **within noise**.\n"));
+  CHECK(contains(
+      md,
+      "- engine (LibTorch 1.13.1) ÷ peer, ddp ×1: tokens_per_sec 1.031× (101 vs 98), p (Holm, 3 tests) = 0.064, "
+      "n = 3 + 3 — **within noise**.\n"));
 }
 
 TEST_CASE("compare: one verdict per group, with the number of tests and Holm's correction") {
@@ -63,8 +73,9 @@ TEST_CASE("compare: one verdict per group, with the number of tests and Holm's c
   CHECK(contains(md, "2 tests were made here"));
   // Raw p 0.021, × 2 = 0.043: B is faster beyond noise in both groups.
   CHECK(contains(md, "| s ddp ×1 | tokens_per_sec | 101 ± 1 (3) | 98 ± 1 (3) | 1.031 | 0.021 | 0.043 | faster |"));
-  CHECK(contains(md, "| s ddp ×1 | step_time_ms | 39.00 ± 0.00 (3) | 40.00 ± 0.00 (3) | 0.975 | - | - | "
-                     "same measurement as tokens_per_sec |"));
+  CHECK(contains(md,
+                 "| s ddp ×1 | step_time_ms | 39.00 ± 0.00 (3) | 40.00 ± 0.00 (3) | 0.975 | - | - | "
+                 "same measurement as tokens_per_sec |"));
 }
 
 TEST_CASE("verdicts: workloads without a fixed list test every measurement, never the environment's numbers") {
@@ -77,8 +88,12 @@ TEST_CASE("verdicts: workloads without a fixed list test every measurement, neve
       t.workload = "moe";
       t.params = {{"ranks", "2"}, {"experts", "4"}};
       t.repeat = r;
-      t.result = {{"status", "ok"}, {"world_size", 2}, {"tokens_per_sec", 5000.0 + 10 * r}, {"misrouted_tokens", 0},
-                  {"environment", {{"cpu_cores", 16}}}, {"model_config", {{"d_model", 64}}}};
+      t.result = {{"status", "ok"},
+                  {"world_size", 2},
+                  {"tokens_per_sec", 5000.0 + 10 * r},
+                  {"misrouted_tokens", 0},
+                  {"environment", {{"cpu_cores", 16}}},
+                  {"model_config", {{"d_model", 64}}}};
       f.trial(t);
     }
   }

@@ -53,10 +53,13 @@ void build_golden(ReportFixture& f) {
     t.axes = {"operation"};
     t.repeat = r;
     const double algbw = 5.0 - 0.1 * r;
-    const nlohmann::json row = {{"operation", "all_reduce"}, {"bytes", 1048576},        {"in_place", false},
-                                {"latency_us", 210.0 + r},   {"algbw_gbps", algbw},      {"busbw_gbps", algbw * 1.5},
+    const nlohmann::json row = {{"operation", "all_reduce"}, {"bytes", 1048576},    {"in_place", false},
+                                {"latency_us", 210.0 + r},   {"algbw_gbps", algbw}, {"busbw_gbps", algbw * 1.5},
                                 {"wrong_values", 0}};
-    t.result = {{"schema_version", 1}, {"benchmark", "comm"}, {"status", "ok"}, {"world_size", 4},
+    t.result = {{"schema_version", 1},
+                {"benchmark", "comm"},
+                {"status", "ok"},
+                {"world_size", 4},
                 {"rows", nlohmann::json::array({row})}};
     add(t);
   }
@@ -128,7 +131,8 @@ TEST_CASE("report: mixed revisions are refused without --allow-mixed and labelle
   }
   std::string md = render_latest(f, true).markdown;
   CHECK(contains(md, "**Mixed provenance: these results come from 2 revisions"));
-  CHECK(contains(md, "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**"));
+  CHECK(
+      contains(md, "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**"));
   CHECK(contains(md, "| S1+S2 mixed |"));  // the 1-rank group spans both revisions
   CHECK(contains(md, "| n | stack |"));
 }
@@ -188,8 +192,9 @@ TEST_CASE("report: without a provenance row the result's environment describes t
   f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
   std::string md = render_latest(f).markdown;
   CHECK(contains(md, "missing provenance record (only the result's environment is known)"));
-  CHECK(contains(md, "| S1 | s | `1111111111111111111111111111111111111111` | unknown | mtengine (not hashed) | "
-                     "result environment only | 1 | 0 |"));
+  CHECK(contains(md,
+                 "| S1 | s | `1111111111111111111111111111111111111111` | unknown | mtengine (not hashed) | "
+                 "result environment only | 1 | 0 |"));
   CHECK(contains(md, "| LibTorch | 1.13.1 |"));
 }
 
@@ -211,8 +216,9 @@ TEST_CASE("report: failures list outcome, rank, step and log; campaigns are chos
   CHECK(experiment_campaigns(*db, "exp").size() == 2);
   ReportData data = load_report_data(*db, {campaign_by_id(*db, "bbbb")});
   std::string md = render_report(data, {}).markdown;
-  CHECK(contains(md, "| timed_out | 1 | 0 | 12 | trial exceeded its timeout; every rank was killed | "
-                     "`results/runs/bbbb0002/"));
+  CHECK(contains(md,
+                 "| timed_out | 1 | 0 | 12 | trial exceeded its timeout; every rank was killed | "
+                 "`results/runs/bbbb0002/"));
   CHECK(contains(md, "1 trial: 0 succeeded, 1 did not"));
 }
 
@@ -225,7 +231,8 @@ TEST_CASE("report: the failures table's rank comes from the engine's message whe
   failed.result = nlohmann::json::object();
   failed.error_reason = "mtengine: rank 1 (node7): MPI_Allreduce failed";
   f.trial(failed);
-  CHECK(contains(render_latest(f).markdown, "| failed | 1 | 1 | - | mtengine: rank 1 (node7): MPI_Allreduce failed | "));
+  CHECK(
+      contains(render_latest(f).markdown, "| failed | 1 | 1 | - | mtengine: rank 1 (node7): MPI_Allreduce failed | "));
 }
 
 TEST_CASE("compare: ratio of means and Welch p-value, flagging differences within noise") {
@@ -243,7 +250,9 @@ TEST_CASE("compare: ratio of means and Welch p-value, flagging differences withi
   // tokens/s: 1000 vs 1200, s = 10 vs 12, Welch t = −22.18, ν = 3.87 → p ≈ 3e-5. B is faster.
   CHECK(contains(md, "| tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
   // Step time is the same measurement: shown, never given a verdict of its own that could disagree.
-  CHECK(contains(md, "| step_time_ms | 40.00 ± 0.00 (3) | 40.00 ± 0.00 (3) | 1.000 | - | - | same measurement as tokens_per_sec |"));
+  CHECK(contains(
+      md,
+      "| step_time_ms | 40.00 ± 0.00 (3) | 40.00 ± 0.00 (3) | 1.000 | - | - | same measurement as tokens_per_sec |"));
   // Peak memory is context for a speed comparison, not a second test.
   CHECK(contains(md, "| peak_memory_mb | 501.0 ± 7.5 (3) | 500.0 ± 10.0 (3) | 1.002 | - | - | context, not tested |"));
 }
@@ -296,9 +305,15 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
   // Two tests (ddp ×1, ddp ×2), corrected together.
   CHECK(contains(md, "2 tests were made here"));
   // Each side of a ratio names its version: the engine's LibTorch, the peer's PyTorch.
-  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± 10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
-  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± 20 (3) | 1.200 |"));
-  CHECK(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 ± 0.00 (3) | 0.833 |"));
+  CHECK(contains(md,
+                 "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | tokens_per_sec | 1200 ± 12 (3) | 1000 ± "
+                 "10 (3) | 1.200 | < 0.001 | < 0.001 | faster |"));
+  CHECK(contains(md,
+                 "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± "
+                 "20 (3) | 1.200 |"));
+  CHECK(contains(md,
+                 "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 "
+                 "± 0.00 (3) | 0.833 |"));
   CHECK_FALSE(contains(md, "fsdp ×2 | tokens_per_sec"));
 
   ReportFixture single("one_study.sqlite");

@@ -42,7 +42,6 @@ TEST_CASE("a shuffled round is a permutation fixed by its seed and round") {
   CHECK(order_text("interleaved", 9) == "interleaved");
 }
 
-
 TEST_CASE("order and seed are validated with the other keys") {
   const std::string head = "name: x\n";
   const std::string study = "studies:\n  - name: s\n    workload: command\n    command: [echo, 1]\n";

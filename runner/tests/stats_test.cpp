@@ -37,7 +37,7 @@ TEST_CASE("MAD outliers use the modified z-score 0.6745·|x − median| / MAD > 
   CHECK(mad_outliers({10, 11, 12, 11, 17}) == std::vector<size_t>{4});
   CHECK(mad_outliers({5, 5, 5, 5, 9}).empty());  // MAD 0: no spread to judge against
   CHECK(mad_outliers({10, 10.1, 13}).empty());   // three values: too few to call one an outlier
-  CHECK(mad_outliers({1, 100}).empty());      // two values are never outliers of each other
+  CHECK(mad_outliers({1, 100}).empty());         // two values are never outliers of each other
 }
 
 TEST_CASE("Student t quantiles match table values") {

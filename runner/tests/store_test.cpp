@@ -106,10 +106,11 @@ TEST_CASE("a database from a newer mtrun is refused before anything is written t
     db.exec("CREATE TABLE campaigns (x); PRAGMA user_version = 99");
   }
   const std::string before = fingerprint(path);
-  const std::string message = path.string() +
-                              fmt::format(" has schema version 99, newer than this mtrun understands ({}); use a newer "
-                                          "mtrun or another --db",
-                                          Store::kSchemaVersion);
+  const std::string message =
+      path.string() + fmt::format(
+                          " has schema version 99, newer than this mtrun understands ({}); use a newer "
+                          "mtrun or another --db",
+                          Store::kSchemaVersion);
   CHECK_THROWS_WITH_AS(Store{path}, message.c_str(), RunnerError);
   CHECK_THROWS_WITH_AS(open_store_read_only(path), message.c_str(), RunnerError);
   CHECK(fingerprint(path) == before);

@@ -8,14 +8,40 @@ using namespace mt;
 namespace {
 
 // The training workload's parameter names, as mtengine train --describe lists them.
-const std::vector<std::string> kTrainParams = {
-    "vocab_size",      "d_model",         "n_heads",           "n_layers",         "seq_length",
-    "dropout",         "batch_size",      "steps",             "warmup_steps",     "learning_rate",
-    "seed",            "strategy",        "grad_accum_steps",  "gradient_sync_mode", "precision",
-    "grad_reduce_dtype", "activation_checkpointing", "backward_prefetch", "lr_scheduler", "lr_warmup_steps",
-    "lr_decay_steps",  "min_learning_rate", "max_grad_norm",   "bucket_cap_mb",    "first_bucket_cap_mb",
-    "backend",         "threads",         "collective_timeout", "keep_denormals",  "checkpoint_dir",
-    "save_every",      "keep_last",       "resume",            "ranks"};
+const std::vector<std::string> kTrainParams = {"vocab_size",
+                                               "d_model",
+                                               "n_heads",
+                                               "n_layers",
+                                               "seq_length",
+                                               "dropout",
+                                               "batch_size",
+                                               "steps",
+                                               "warmup_steps",
+                                               "learning_rate",
+                                               "seed",
+                                               "strategy",
+                                               "grad_accum_steps",
+                                               "gradient_sync_mode",
+                                               "precision",
+                                               "grad_reduce_dtype",
+                                               "activation_checkpointing",
+                                               "backward_prefetch",
+                                               "lr_scheduler",
+                                               "lr_warmup_steps",
+                                               "lr_decay_steps",
+                                               "min_learning_rate",
+                                               "max_grad_norm",
+                                               "bucket_cap_mb",
+                                               "first_bucket_cap_mb",
+                                               "backend",
+                                               "threads",
+                                               "collective_timeout",
+                                               "keep_denormals",
+                                               "checkpoint_dir",
+                                               "save_every",
+                                               "keep_last",
+                                               "resume",
+                                               "ranks"};
 
 }  // namespace
 
@@ -47,8 +73,10 @@ TEST_CASE("as close in several ways: up to three, in the caller's order") {
   CHECK(did_you_mean("checkpoint", kTrainParams) == " (did you mean 'activation_checkpointing' or 'checkpoint_dir'?)");
   CHECK(suggestions("lr_steps", kTrainParams) == std::vector<std::string>{"lr_warmup_steps", "lr_decay_steps"});
   const std::vector<std::string> four = {"alpha_beta_one", "alpha_beta_two", "alpha_beta_three", "alpha_beta_four"};
-  CHECK(suggestions("alpha_beta", four) == std::vector<std::string>{"alpha_beta_one", "alpha_beta_two", "alpha_beta_three"});
-  CHECK(did_you_mean("alpha_beta", four) == " (did you mean 'alpha_beta_one', 'alpha_beta_two' or 'alpha_beta_three'?)");
+  CHECK(suggestions("alpha_beta", four) ==
+        std::vector<std::string>{"alpha_beta_one", "alpha_beta_two", "alpha_beta_three"});
+  CHECK(did_you_mean("alpha_beta", four) ==
+        " (did you mean 'alpha_beta_one', 'alpha_beta_two' or 'alpha_beta_three'?)");
 }
 
 TEST_CASE("nothing is suggested for what stands for no name") {

@@ -42,7 +42,7 @@ class OptionTableCommand : public Subcommand {
 
  private:
   std::string name_;
-  Config config_;      // declared before table_, which holds pointers into it
+  Config config_;  // declared before table_, which holds pointers into it
   OptionTable table_;
   Run run_;
   bool describe_ = false;

@@ -94,15 +94,13 @@ const std::vector<WorkloadEntry>& workload_table() {
        [] { return table_command("tp", tp_option_table, run_tp_command); }},
       {"groups", "TP x PP x DP process groups: membership, per-dimension time, order hazard",
        [] { return table_command("groups", groups_option_table, run_groups_command); }},
-      {"verify",
-       "compare two checkpoints component by component (run at their world size under mpirun)",
+      {"verify", "compare two checkpoints component by component (run at their world size under mpirun)",
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<VerifyCommand>(); }},
       {"version", "versions this binary was built with",
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<VersionCommand>(); }},
       {"doctor", "check the build and this machine",
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<DoctorCommand>(); }},
-      {"describe",
-       "print every subcommand with its flags, the strategies and the collectives as JSON",
+      {"describe", "print every subcommand with its flags, the strategies and the collectives as JSON",
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<DescribeCommand>(); }},
   };
   return table;
@@ -111,12 +109,10 @@ const std::vector<WorkloadEntry>& workload_table() {
 nlohmann::json describe_engine() {
   auto subcommands = nlohmann::json::array();
   for (const auto& entry : workload_table())
-    subcommands.push_back(
-        {{"name", entry.name}, {"help", entry.help}, {"options", entry.make()->describe()}});
+    subcommands.push_back({{"name", entry.name}, {"help", entry.help}, {"options", entry.make()->describe()}});
   auto strategies = nlohmann::json::array();
   for (const auto& entry : strategy_table())
-    strategies.push_back(
-        {{"name", entry.name}, {"auto_gradient_sync_mode", sync_mode_name(entry.auto_sync_mode)}});
+    strategies.push_back({{"name", entry.name}, {"auto_gradient_sync_mode", sync_mode_name(entry.auto_sync_mode)}});
   return {{"schema_version", 1},  // of this description's own layout
           {"subcommands", subcommands},
           {"strategies", strategies},

@@ -17,8 +17,8 @@ enum class Mode { fp32, autocast_bf16, emulated_bf16 };
 LossAndGradients run(Mode mode) {
   mt::ModelConfig shape{96, 32, 4, 2, 16, 0.0};
   auto model = mt::make_gpt(shape, 11);
-  auto tokens = torch::randint(0, shape.vocab_size, {2, shape.seq_length + 1},
-                               torch::TensorOptions().dtype(torch::kLong));
+  auto tokens =
+      torch::randint(0, shape.vocab_size, {2, shape.seq_length + 1}, torch::TensorOptions().dtype(torch::kLong));
   using torch::indexing::Slice;
   auto inputs = tokens.index({Slice(), Slice(0, shape.seq_length)}).contiguous();
   auto targets = tokens.index({Slice(), Slice(1, shape.seq_length + 1)}).contiguous();
@@ -58,7 +58,8 @@ TEST_CASE("bf16 emulation computes what autocast's bf16 GEMMs compute, not fp32"
   CHECK(to_native < 5e-2);
   // ...and the emulation really rounds: it is not the fp32 computation.
   const double to_fp32 = max_relative_difference(emulated.grads, fp32.grads);
-  MESSAGE("bf16 emulated vs native: loss ", emulated.loss, " vs ", native.loss, " (fp32 ", fp32.loss, "), gradients ", to_native, " relative; vs fp32 ", to_fp32);
+  MESSAGE("bf16 emulated vs native: loss ", emulated.loss, " vs ", native.loss, " (fp32 ", fp32.loss, "), gradients ",
+          to_native, " relative; vs fp32 ", to_fp32);
   CHECK(to_fp32 > 1e-4);
   CHECK(emulated.loss != fp32.loss);
 }

@@ -52,7 +52,8 @@ TEST_CASE("a shard file round-trips every tensor bit for bit, with its type and 
 
 TEST_CASE("a flipped byte or a truncation is caught, naming the file and tensor") {
   const auto path = scratch_file("damaged.shard");
-  const mt::WrittenFile written = mt::write_shard_file(path, {{"model/a", torch::ones({64})}, {"model/b", torch::zeros({64})}});
+  const mt::WrittenFile written =
+      mt::write_shard_file(path, {{"model/a", torch::ones({64})}, {"model/b", torch::zeros({64})}});
   const auto size = fs::file_size(path);
   {
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
@@ -72,9 +73,7 @@ TEST_CASE("read against its digest, bytes appended past the last tensor are dama
   const auto path = scratch_file("trailing.shard");
   const mt::WrittenFile written = mt::write_shard_file(path, {{"model/a", torch::ones({8})}});
   CHECK(mt::read_shard_file(path, written.sha256).size() == 1);
-  {
-    std::ofstream(path, std::ios::app | std::ios::binary) << "trailing";
-  }
+  { std::ofstream(path, std::ios::app | std::ios::binary) << "trailing"; }
   CHECK(mt::read_shard_file(path).size() == 1);  // tensor digests alone cannot see bytes past the tensors
   CHECK_THROWS_WITH(mt::read_shard_file(path, written.sha256), doctest::Contains("does not match its SHA-256"));
   fs::remove(path);

@@ -93,8 +93,10 @@ TEST_CASE("an identity mismatch names the field and both values") {
   CHECK(mt::identity_mismatch(saved, saved).empty());
   CHECK(mt::identity_mismatch(saved, {"ddp", 2, "fp32", "aaaa"}) == "strategy: checkpoint has 'fsdp', this run 'ddp'");
   CHECK(mt::identity_mismatch(saved, {"fsdp", 4, "fp32", "aaaa"}) == "world_size: checkpoint has 2, this run 4");
-  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "bf16", "aaaa"}) == "precision: checkpoint has 'fp32', this run 'bf16'");
-  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb"}).rfind("config_fingerprint: checkpoint has aaaa, this run bbbb", 0) == 0);
+  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "bf16", "aaaa"}) ==
+        "precision: checkpoint has 'fp32', this run 'bf16'");
+  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb"})
+            .rfind("config_fingerprint: checkpoint has aaaa, this run bbbb", 0) == 0);
 }
 
 TEST_CASE("metadata round-trips, and a newer format is refused clearly") {
@@ -115,8 +117,9 @@ TEST_CASE("metadata round-trips, and a newer format is refused clearly") {
   auto newer = to_json(m);
   newer["format_version"] = mt::kCheckpointFormatVersion + 1;
   std::ofstream(root / layout::kMetadata) << newer.dump();
-  CHECK_THROWS_WITH(mt::read_metadata(root),
-                    doctest::Contains("has checkpoint format version 2; this mtengine reads up to 1: use a newer mtengine"));
+  CHECK_THROWS_WITH(
+      mt::read_metadata(root),
+      doctest::Contains("has checkpoint format version 2; this mtengine reads up to 1: use a newer mtengine"));
   fs::remove_all(root);
 }
 
@@ -142,9 +145,12 @@ TEST_CASE("metadata fields are checked against each other and the directory, not
     }
     return std::string("accepted");
   };
-  CHECK(refused("format_version", -5) == "'" + path + "' is damaged: format_version -5 is not a whole number in [1, 1073741824]");
-  CHECK(refused("format_version", 1.9) == "'" + path + "' is damaged: format_version 1.9 is not a whole number in [1, 1073741824]");
-  CHECK(refused("world_size", 1e30) == "'" + path + "' is damaged: world_size 1e+30 is not a whole number in [1, 16777216]");
+  CHECK(refused("format_version", -5) ==
+        "'" + path + "' is damaged: format_version -5 is not a whole number in [1, 1073741824]");
+  CHECK(refused("format_version", 1.9) ==
+        "'" + path + "' is damaged: format_version 1.9 is not a whole number in [1, 1073741824]");
+  CHECK(refused("world_size", 1e30) ==
+        "'" + path + "' is damaged: world_size 1e+30 is not a whole number in [1, 16777216]");
   CHECK(refused("world_size", 1) == "'" + path + "' is damaged: it lists 2 shard(s) for world_size 1");
   CHECK(refused("global_step", 6) == "'" + path + "' is damaged: global_step 6 in a directory of step 12");
   CHECK(refused("files", nlohmann::json::array({{{"name", "rank_00001.shard"}, {"bytes", 1}, {"sha256", "x"}},

@@ -107,10 +107,8 @@ TEST_CASE("validation names the flag and value") {
 TEST_CASE("the nccl backend is accepted exactly when this build has it") {
   mt::TrainConfig c;
   c.job.backend = "nccl";
-  if (mt::built_with_nccl())
-    CHECK(problem(c) == "ok");
-  else
-    CHECK(problem(c) == "--backend nccl is not supported in this build (supported: mpi)");
+  if (mt::built_with_nccl()) CHECK(problem(c) == "ok");
+  else CHECK(problem(c) == "--backend nccl is not supported in this build (supported: mpi)");
 }
 
 TEST_CASE("zero warmup steps is allowed") {
@@ -170,6 +168,5 @@ TEST_CASE("the description carries every flag with its default, choices and boun
 
   CHECK(described(description, "activation_checkpointing")->at("type") == "boolean");
   CHECK(description["constraints"].size() == 2);
-  CHECK(description["constraints"][0] ==
-        nlohmann::json({{"relation", "divides"}, {"a", "n_heads"}, {"b", "d_model"}}));
+  CHECK(description["constraints"][0] == nlohmann::json({{"relation", "divides"}, {"a", "n_heads"}, {"b", "d_model"}}));
 }

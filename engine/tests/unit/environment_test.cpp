@@ -43,8 +43,7 @@ TEST_CASE("cpuinfo gives the model, its numbers, threads per core, memory and IS
 }
 
 TEST_CASE("an AVX2 machine without AVX-512 peaks at 32 fp32 FLOP per cycle") {
-  const mt::CpuInfo cpu = mt::parse_cpu_info(
-      "vendor_id\t: AuthenticAMD\nflags\t\t: sse4_2 avx fma avx2\n", "", 2);
+  const mt::CpuInfo cpu = mt::parse_cpu_info("vendor_id\t: AuthenticAMD\nflags\t\t: sse4_2 avx fma avx2\n", "", 2);
   CHECK(cpu.fp32_flops_per_cycle == 32);
   CHECK(cpu.isa == "avx2 fma avx sse4.2");
 }

@@ -18,7 +18,8 @@ TEST_CASE("fault specs parse, and mistakes name the spec") {
   CHECK_THROWS_WITH(mt::parse_fault("explode:step=1"),
                     "--fault 'explode:step=1': unknown kind 'explode' (kill, exit, nan, sleep, save-kill)");
   CHECK_THROWS_WITH(mt::parse_fault("kill:rank=1"), "--fault 'kill:rank=1': step= is required");
-  CHECK_THROWS_WITH(mt::parse_fault("kill:step=1,code=3"), "--fault 'kill:step=1,code=3': 'code' is not a setting of kill");
+  CHECK_THROWS_WITH(mt::parse_fault("kill:step=1,code=3"),
+                    "--fault 'kill:step=1,code=3': 'code' is not a setting of kill");
   CHECK_THROWS_WITH(mt::parse_fault("sleep:step=1,seconds=x"),
                     "--fault 'sleep:step=1,seconds=x': seconds=x is not a non-negative number");
   // A sleep that would not happen, or a value that does not fit its field, is refused.

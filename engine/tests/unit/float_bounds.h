@@ -27,14 +27,11 @@ inline double worst_error_ratio(const torch::Tensor& actual, const torch::Tensor
 }
 
 // The same against one tolerance for every element.
-inline double worst_error_ratio(const torch::Tensor& actual, const torch::Tensor& expected,
-                                double tolerance) {
+inline double worst_error_ratio(const torch::Tensor& actual, const torch::Tensor& expected, double tolerance) {
   return worst_error_ratio(actual, expected, torch::full({}, tolerance, torch::kDouble));
 }
 
 // Largest magnitude in a tensor, in float64.
-inline double max_magnitude(const torch::Tensor& t) {
-  return t.to(torch::kDouble).abs().max().item<double>();
-}
+inline double max_magnitude(const torch::Tensor& t) { return t.to(torch::kDouble).abs().max().item<double>(); }
 
 }  // namespace mt::testing

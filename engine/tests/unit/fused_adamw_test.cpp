@@ -40,10 +40,9 @@ TEST_CASE("fused AdamW follows torch::optim::AdamW step by step") {
     double steps_taken = 0;
     for (int step = 0; step < 8; ++step) {
       const double lr = step < 4 ? 1e-3 : 3e-2 / (step + 1);  // the trainer changes lr per step
-      const double scale = step == 5 ? 0.25 : 1.0;          // a clipped step
+      const double scale = step == 5 ? 0.25 : 1.0;            // a clipped step
       steps_taken += lr;
-      for (auto& group : torch_adamw.param_groups())
-        static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+      for (auto& group : torch_adamw.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
       fused.set_lr(lr);
       for (std::size_t i = 0; i < reference.size(); ++i) {
         // The last tensor has no gradient on odd steps: both must skip it, step count included.
@@ -59,8 +58,8 @@ TEST_CASE("fused AdamW follows torch::optim::AdamW step by step") {
       torch_adamw.step();
       fused.step(scale);
       for (std::size_t i = 0; i < reference.size(); ++i) {
-        const auto tolerance = 16 * mt::testing::kFloatEps *
-                               (reference[i].detach().to(torch::kDouble).abs() + steps_taken);
+        const auto tolerance =
+            16 * mt::testing::kFloatEps * (reference[i].detach().to(torch::kDouble).abs() + steps_taken);
         CHECK(mt::testing::worst_error_ratio(fused_params[i], reference[i], tolerance) <= 1.0);
       }
     }

@@ -6,9 +6,9 @@ TEST_CASE("parameter count follows V*d + S*d + L(12d^2 + 13d) + 2d") {
   mt::ModelConfig upstream{8192, 512, 8, 6, 256, 0.0};
   CHECK(mt::expected_parameter_count(upstream) == 23240704);
 
-  for (const mt::ModelConfig& shape : {mt::ModelConfig{97, 16, 2, 1, 8, 0.0},
-                                       mt::ModelConfig{2048, 128, 4, 2, 128, 0.1},
-                                       mt::ModelConfig{512, 48, 6, 3, 33, 0.0}}) {
+  for (const mt::ModelConfig& shape :
+       {mt::ModelConfig{97, 16, 2, 1, 8, 0.0}, mt::ModelConfig{2048, 128, 4, 2, 128, 0.1},
+        mt::ModelConfig{512, 48, 6, 3, 33, 0.0}}) {
     auto model = mt::make_gpt(shape, 1);
     CHECK(mt::parameter_count(*model) == mt::expected_parameter_count(shape));
   }

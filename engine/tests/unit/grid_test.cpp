@@ -16,7 +16,8 @@ TEST_CASE("the mapping order decides which ranks share a group") {
   CHECK(grid.group(0, mt::GridDim::dp) == std::vector<int>{0, 1});
   // Every rank sits in exactly one group per dimension, named by the same colour.
   for (int rank = 0; rank < grid.world(); ++rank)
-    for (int member : grid.group(rank, mt::GridDim::pp)) CHECK(grid.color(member, mt::GridDim::pp) == grid.color(rank, mt::GridDim::pp));
+    for (int member : grid.group(rank, mt::GridDim::pp))
+      CHECK(grid.color(member, mt::GridDim::pp) == grid.color(rank, mt::GridDim::pp));
   CHECK(grid.rank_of(grid.coordinates(6)) == 6);
 }
 

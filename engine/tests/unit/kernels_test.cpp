@@ -41,9 +41,8 @@ TEST_CASE("fused cross-entropy matches log_softmax + nll_loss in value and gradi
     const int64_t rows = 96;
     auto logits = torch::randn({rows, vocab}) * 4;
     auto targets = torch::randint(0, vocab, {rows}, torch::kLong);
-    const auto expected = loss_and_grad(logits, targets, [](auto& x, auto& t) {
-      return torch::nn::functional::cross_entropy(x, t);
-    });
+    const auto expected =
+        loss_and_grad(logits, targets, [](auto& x, auto& t) { return torch::nn::functional::cross_entropy(x, t); });
     // Rounding an exponent's argument x - lse costs eps·(|x| + |lse|) of relative error in
     // softmax; subtracting the one-hot costs eps of the gradient's scale 3/N. The loss is
     // lse - x[target]: eps·(|lse| + |x|) per row, and the mean keeps that size.
@@ -73,8 +72,7 @@ TEST_CASE("fused cross-entropy widens bf16 logits and keeps non-finite values vi
   CHECK((loss.scalar_type() == torch::kFloat));
   CHECK((half.grad().scalar_type() == torch::kBFloat16));
   CHECK(loss.item<double>() ==
-        doctest::Approx(torch::nn::functional::cross_entropy(half.to(torch::kFloat), targets)
-                            .item<double>())
+        doctest::Approx(torch::nn::functional::cross_entropy(half.to(torch::kFloat), targets).item<double>())
             .epsilon(1e-5));
 
   auto poisoned = logits.clone();
@@ -158,12 +156,10 @@ TEST_CASE("fused causal attention matches the composite formulation in value and
     // Both scale the result's largest magnitude.
     const auto heads = qkv.to(torch::kDouble).view({s.batch, s.seq, 3, s.heads, s.d / s.heads});
     const auto q = heads.select(2, 0).transpose(1, 2), k = heads.select(2, 1).transpose(1, 2);
-    const double max_score =
-        max_magnitude(torch::matmul(q, k.transpose(-2, -1))) / std::sqrt(s.d / s.heads);
+    const double max_score = max_magnitude(torch::matmul(q, k.transpose(-2, -1))) / std::sqrt(s.d / s.heads);
     const double amplification = 1 + max_score + std::sqrt(static_cast<double>(s.seq + s.d));
     const double value_tolerance = 8 * kFloatEps * amplification * max_magnitude(expected);
-    const double grad_tolerance =
-        8 * kFloatEps * amplification * max_magnitude(reference_input.grad());
+    const double grad_tolerance = 8 * kFloatEps * amplification * max_magnitude(reference_input.grad());
     for (auto isa : mt::runnable_kernel_isas()) {
       CAPTURE(std::string(mt::kernel_isa_name(isa)));
       mt::KernelIsaOverride pin(isa);

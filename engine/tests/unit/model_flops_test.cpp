@@ -12,8 +12,8 @@ TEST_CASE("training FLOPs per token count 6 per multiplying weight and 12 L d T 
 
   // By hand for a tiny GPT (vocab 64, d 32, 2 layers, seq 16): token table (also the LM head),
   // and per layer two LayerNorms, the qkv and output projections and the MLP, each with biases.
-  const double d = 32, per_layer = 2 * (2 * d) + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 * d) +
-                                   (4 * d * d + d);
+  const double d = 32,
+               per_layer = 2 * (2 * d) + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d);
   const double multiplying = 64 * d + 2 * per_layer + 2 * d;  // + the final LayerNorm
   const double all = multiplying + 16 * d;                    // + the position table
   CHECK(mt::training_flops_per_token({static_cast<int64_t>(all), 2, 32, 16}) ==

@@ -58,7 +58,8 @@ TEST_CASE("a call overrunning its parent by clock jitter takes only the overlap 
 }
 
 TEST_CASE("the summary keeps the top operators and the recorded time of all of them") {
-  const auto stats = mt::operator_stats({{"a", 1, 0, 3'000'000}, {"b", 1, 3'000'000, 5'000'000}, {"c", 1, 5'000'000, 6'000'000}});
+  const auto stats =
+      mt::operator_stats({{"a", 1, 0, 3'000'000}, {"b", 1, 3'000'000, 5'000'000}, {"c", 1, 5'000'000, 6'000'000}});
   const auto summary = mt::operator_summary(stats, 2);
   CHECK(summary["recorded_ms"].get<double>() == doctest::Approx(6));
   CHECK(summary["operators"] == 3);

@@ -22,7 +22,7 @@ namespace mt {
 // How the campaign's measurements are taken and judged (docs/measurement.md).
 struct MeasurementSettings {
   ConditionsThresholds conditions;
-  double wait_quiet_s = 0;  // --wait-quiet: before each trial, wait up to this long for a quiet machine
+  double wait_quiet_s = 0;     // --wait-quiet: before each trial, wait up to this long for a quiet machine
   bool require_quiet = false;  // --require-quiet: refuse to start timing on a busy machine
   std::map<std::string, RepeatPolicy> adaptive;  // studies with adaptive repeats
 };

@@ -50,7 +50,8 @@ int list(const CampaignsOptions& options, std::ostream& out) {
 
 CommandRunner register_campaigns_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<CampaignsOptions>();
-  auto* cmd = app.add_subcommand("campaigns", "list the campaigns in the database: state, trial counts, when, revision");
+  auto* cmd =
+      app.add_subcommand("campaigns", "list the campaigns in the database: state, trial counts, when, revision");
   cmd->add_option("--experiment", options->experiment, "only this experiment's campaigns");
   auto* csv = cmd->add_flag("--csv", "comma-separated output");
   auto* json = cmd->add_flag("--json", "JSON array of row objects");

@@ -42,8 +42,9 @@ struct Sides {
 Sides choose_sides(Database& db, const CompareOptions& options) {
   if (options.baseline) {
     if (options.b) {
-      throw RunnerError(kExitUsage, "with --baseline, give one campaign: the one compared with the baseline "
-                                    "(default: the latest)");
+      throw RunnerError(kExitUsage,
+                        "with --baseline, give one campaign: the one compared with the baseline "
+                        "(default: the latest)");
     }
     const Baseline baseline = find_baseline(db, *options.baseline);
     return {campaign_by_id(db, baseline.campaign_id), select_campaign(db, options.a),
@@ -90,16 +91,21 @@ CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& globa
       "compare",
       "two campaigns side by side: configurations matched by the parameters that did not change, ratio of means, "
       "Welch p-value; --fail-on-regression PCT exits 1 when one got worse beyond noise");
-  cmd->add_option("A", options->a, "baseline campaign id or prefix (with --baseline: the campaign compared with it, "
-                                   "default the latest)");
+  cmd->add_option("A", options->a,
+                  "baseline campaign id or prefix (with --baseline: the campaign compared with it, "
+                  "default the latest)");
   cmd->add_option("B", options->b, "campaign compared with A");
   cmd->add_option("--baseline", options->baseline, "compare with the campaign of this named baseline (mtrun baseline)");
   cmd->add_option("--match", options->match,
                   "match configurations on this parameter even when its value changed (repeatable)")
-      ->expected(1)->take_all()->delimiter(',');
+      ->expected(1)
+      ->take_all()
+      ->delimiter(',');
   cmd->add_option("--ignore", options->ignore,
                   "leave this parameter out of the match, showing its values on both sides (repeatable)")
-      ->expected(1)->take_all()->delimiter(',');
+      ->expected(1)
+      ->take_all()
+      ->delimiter(',');
   cmd->add_option("--fail-on-regression", options->fail_on_regression,
                   "exit 1 when a configuration is worse by more than PCT % of A's mean and beyond noise "
                   "(Holm-adjusted Welch p < 0.05)")
@@ -109,9 +115,10 @@ CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& globa
   cmd->add_flag("--keep-disturbed", options->keep_disturbed,
                 "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
   cmd->add_option("-o,--output", options->output, "write the comparison here instead of printing it");
-  cmd->footer("Exit status: 0 compared (and the gate passed); 1 the gate failed: a configuration got worse beyond "
-              "noise; 2 bad input, or a gate with nothing it could judge; 4 different machines or software stacks. "
-              "Rules: docs/measurement.md, \"Comparing campaigns, the regression gate and history\".");
+  cmd->footer(
+      "Exit status: 0 compared (and the gate passed); 1 the gate failed: a configuration got worse beyond "
+      "noise; 2 bad input, or a gate with nothing it could judge; 4 different machines or software stacks. "
+      "Rules: docs/measurement.md, \"Comparing campaigns, the regression gate and history\".");
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     return run_compare(*options, out);

@@ -44,9 +44,8 @@ Check database_check(const std::filesystem::path& db) {
   }
   try {
     const int version = open_store_read_only(db)->user_version();
-    std::string note = version < Store::kSchemaVersion
-                           ? fmt::format("; the next run migrates it to {}", Store::kSchemaVersion)
-                           : "";
+    std::string note =
+        version < Store::kSchemaVersion ? fmt::format("; the next run migrates it to {}", Store::kSchemaVersion) : "";
     return {"database", true, fmt::format("{} (schema version {}{})", db.string(), version, note)};
   } catch (const std::exception& e) {
     return {"database", false, e.what(), true, true};
@@ -96,13 +95,15 @@ std::vector<Check> run_checks(const GlobalOptions& global) {
   }
   checks.push_back(database_check(global.db));
   auto git = first_line_of({"git", "--version"});
-  checks.push_back({"git", git.has_value(), git.value_or("not found: source revisions will be 'unknown' and provenance incomplete"),
-                    false});
+  checks.push_back({"git", git.has_value(),
+                    git.value_or("not found: source revisions will be 'unknown' and provenance incomplete"), false});
   auto srun = first_line_of({"srun", "--version"});
-  checks.push_back({"slurm", srun.has_value(), srun.value_or("srun not found (needed only for launcher: slurm)"), false});
-  checks.push_back({"cores", true, fmt::format("{} (default threads per rank: cores / ranks)",
-                                               std::max(1u, std::thread::hardware_concurrency())),
-                    false});
+  checks.push_back(
+      {"slurm", srun.has_value(), srun.value_or("srun not found (needed only for launcher: slurm)"), false});
+  checks.push_back(
+      {"cores", true,
+       fmt::format("{} (default threads per rank: cores / ranks)", std::max(1u, std::thread::hardware_concurrency())),
+       false});
   checks.push_back({"user", true, ::geteuid() == 0 ? "root (mpirun gets --allow-run-as-root)" : "not root", false});
   checks.push_back(load_check());
   return checks;

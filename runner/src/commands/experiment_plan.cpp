@@ -38,12 +38,14 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
 
 std::string campaign_id_of(const std::string& experiment, const std::string& plan_hash,
                            const std::string& source_revision, const LauncherConfig& launcher) {
-  return content_hash(experiment + "@" + plan_hash + "@" + source_revision + "@" + launcher_to_json(launcher)).substr(0, 12);
+  return content_hash(experiment + "@" + plan_hash + "@" + source_revision + "@" + launcher_to_json(launcher))
+      .substr(0, 12);
 }
 
 void add_max_trials_option(CLI::App& command, ExpansionLimits& limits) {
-  command.add_option("--max-trials", limits.max_trials,
-                     fmt::format("refuse experiments expanding to more trials than this (default {})", kDefaultMaxTrials))
+  command
+      .add_option("--max-trials", limits.max_trials,
+                  fmt::format("refuse experiments expanding to more trials than this (default {})", kDefaultMaxTrials))
       ->check(CLI::PositiveNumber);
 }
 

@@ -34,12 +34,13 @@ void write_with_parent(const std::filesystem::path& file, const std::string& tex
 
 int run_history(const HistoryCommandOptions& options, std::ostream& out) {
   if (!(options.min_change_pct >= 0 && options.min_change_pct < 1000)) {
-    throw RunnerError(kExitUsage, fmt::format("--min-change takes a percentage from 0 to 1000, got {}",
-                                              options.min_change_pct));
+    throw RunnerError(kExitUsage,
+                      fmt::format("--min-change takes a percentage from 0 to 1000, got {}", options.min_change_pct));
   }
   auto db = open_results(options.db);
   const ReportData data = load_report_data(*db, experiment_campaigns(*db, options.experiment));
-  const RenderedHistory history = render_history(data, {options.metric, options.min_change_pct / 100, options.keep_disturbed});
+  const RenderedHistory history =
+      render_history(data, {options.metric, options.min_change_pct / 100, options.keep_disturbed});
   if (options.output) {
     write_with_parent(*options.output, history.markdown);
     out << "wrote " << options.output->string() << '\n';
@@ -65,7 +66,8 @@ CommandRunner register_history_command(CLI::App& app, const GlobalOptions& globa
   cmd->add_option("--metric", options->metric, "the metric to follow (default: each configuration's key metric)");
   cmd->add_option("--min-change", options->min_change_pct,
                   "smallest change, in % of the earlier revision's mean, called a change point (default 5)")
-      ->capture_default_str()->option_text("PCT");
+      ->capture_default_str()
+      ->option_text("PCT");
   cmd->add_flag("--keep-disturbed", options->keep_disturbed,
                 "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
   cmd->add_option("--svg", options->svg, "also write the chart of the metric by revision here");

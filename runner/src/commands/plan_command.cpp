@@ -23,8 +23,7 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     const Trial t = plan.trials[i];
     fmt::print(out, "{} {} {} rep {} (timeout {} s)\n", t.identity.substr(0, 12), t.study,
-               escape_control_characters(t.axes_label()),
-               t.repeat_index, t.timeout_s);
+               escape_control_characters(t.axes_label()), t.repeat_index, t.timeout_s);
     if (!t.is_chain()) {
       fmt::print(out, "    {}\n", command_line(build_trial_command(t, plan.context, placeholder)));
       continue;
@@ -55,9 +54,8 @@ CommandRunner register_plan_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("FILE", options->experiment, "experiment YAML file")->required();
   cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
   add_max_trials_option(*cmd, options->limits);
-  return [options](std::ostream& out) {
-    return print_plan(options->experiment, options->engine, options->limits, out);
-  };
+  return
+      [options](std::ostream& out) { return print_plan(options->experiment, options->engine, options->limits, out); };
 }
 
 }  // namespace mt

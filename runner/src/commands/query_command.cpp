@@ -34,7 +34,7 @@ using Clock = std::chrono::steady_clock;
 
 // Pragmas that describe the schema (their argument names a table or index) and pragmas read
 // without a value; any other pragma, or one of the latter given a value, is refused.
-const std::set<std::string> kSchemaPragmas = {"table_info", "table_xinfo", "table_list", "index_list",
+const std::set<std::string> kSchemaPragmas = {"table_info", "table_xinfo", "table_list",      "index_list",
                                               "index_info", "index_xinfo", "foreign_key_list"};
 const std::set<std::string> kValuePragmas = {"user_version", "schema_version"};
 
@@ -44,13 +44,11 @@ int authorize(void*, int action, const char* first, const char* second, const ch
     case SQLITE_SELECT:
     case SQLITE_READ:
     case SQLITE_FUNCTION:
-    case SQLITE_RECURSIVE:
-      return SQLITE_OK;
+    case SQLITE_RECURSIVE: return SQLITE_OK;
     case SQLITE_PRAGMA:
       if (first && kSchemaPragmas.count(first)) return SQLITE_OK;
       return first && kValuePragmas.count(first) && !second ? SQLITE_OK : SQLITE_DENY;
-    default:
-      return SQLITE_DENY;
+    default: return SQLITE_DENY;
   }
 }
 
@@ -68,7 +66,8 @@ struct Watch {
 };
 
 RunnerError refused(const std::string& why) {
-  return RunnerError(kExitUsage, "mtrun query is read-only; statements that change the database are refused (" + why + ")");
+  return RunnerError(kExitUsage,
+                     "mtrun query is read-only; statements that change the database are refused (" + why + ")");
 }
 
 // The one statement of `sql`; refuses a second one and anything that is not a read.
@@ -103,7 +102,8 @@ int run_query(const QueryOptions& options, std::ostream& out) {
   auto db = open_store_read_only(options.db);
   Watch watch;
   if (options.timeout_s > 0) {
-    watch.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
+    watch.deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_s));
   }
   sqlite3_progress_handler(db->handle(), 1000, Watch::check, &watch);
   try {
@@ -111,7 +111,8 @@ int run_query(const QueryOptions& options, std::ostream& out) {
     write_query_rows(s, options.format, out);
   } catch (const SqliteError& e) {
     if (e.code() == SQLITE_INTERRUPT && watch.timed_out) {
-      throw RunnerError(kExitTimeout, fmt::format("query stopped at its time limit of {} s (--timeout)", options.timeout_s));
+      throw RunnerError(kExitTimeout,
+                        fmt::format("query stopped at its time limit of {} s (--timeout)", options.timeout_s));
     }
     if (e.code() == SQLITE_INTERRUPT) throw RunnerError(kExitInterrupted, "query interrupted");
     throw RunnerError(kExitUsage, std::string("query failed: ") + e.what());

@@ -55,11 +55,13 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   for (const auto& kept : report.files) {
     const std::filesystem::path target = plot_dir / kept.path;
     std::filesystem::create_directories(target.parent_path(), ec);
-    if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", target.parent_path().string(), ec.message()));
+    if (ec)
+      throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", target.parent_path().string(), ec.message()));
     write_file_or_throw(target, read_attempt_file(*db, kept.attempt_id, kept.name));
   }
-  const std::string traces =
-      report.files.empty() ? "" : fmt::format(" and {} trace file{}", report.files.size(), report.files.size() == 1 ? "" : "s");
+  const std::string traces = report.files.empty() ? ""
+                                                  : fmt::format(" and {} trace file{}", report.files.size(),
+                                                                report.files.size() == 1 ? "" : "s");
   if (report.plots.empty() && report.files.empty()) {
     fmt::print(out, "wrote {} (nothing to plot)\n", file.string());
   } else {

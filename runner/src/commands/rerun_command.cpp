@@ -49,8 +49,8 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
     to_run.rows.push_back(row);
   }
   to_run.trial = [&store, &to_run](std::size_t i) { return store.trial_spec(to_run.rows[i]); };
-  fmt::print(out, "campaign {} ({}): {} trial(s) to run again ({} never started)\n", campaign.id,
-             campaign.experiment, to_run.rows.size(), never_started);
+  fmt::print(out, "campaign {} ({}): {} trial(s) to run again ({} never started)\n", campaign.id, campaign.experiment,
+             to_run.rows.size(), never_started);
   if (to_run.rows.empty()) return kExitOk;
 
   const auto experiment_dir = std::filesystem::path(campaign.experiment_file).parent_path();
@@ -61,10 +61,11 @@ int rerun_failed(const RerunOptions& options, std::ostream& out) {
   const CampaignMeasurement recorded = read_campaign_measurement(store.db(), campaign.id);
   if (!recorded.measurement.empty()) {
     const auto j = nlohmann::json::parse(recorded.measurement, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.contains("conditions")) measurement.conditions = thresholds_from_json(j["conditions"].dump());
+    if (j.is_object() && j.contains("conditions"))
+      measurement.conditions = thresholds_from_json(j["conditions"].dump());
   }
-  return run_campaign_trials(store, lease, context, capture_provenance_context(experiment_dir, context.engine),
-                             to_run, measurement, options.db, out);
+  return run_campaign_trials(store, lease, context, capture_provenance_context(experiment_dir, context.engine), to_run,
+                             measurement, options.db, out);
 }
 
 }  // namespace

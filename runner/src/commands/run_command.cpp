@@ -49,12 +49,12 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   Store store(options.db);
   CampaignLease lease(store.db(), plan.campaign_id, RunnerId::self(), std::time(nullptr));
   recover_stale_attempts(store, lease, out);
-  store.add_campaign_if_new({plan.campaign_id, plan.experiment.name, plan.experiment.file.string(),
-                             plan.source_revision, plan.plan_hash, launcher_to_json(plan.context.launcher),
-                             int(plan.trials.size()), utc_now()},
-                            {plan.experiment.order,
-                             plan.experiment.order == kOrderShuffled ? std::optional(plan.experiment.seed) : std::nullopt,
-                             measurement_json(plan.experiment)});
+  store.add_campaign_if_new(
+      {plan.campaign_id, plan.experiment.name, plan.experiment.file.string(), plan.source_revision, plan.plan_hash,
+       launcher_to_json(plan.context.launcher), int(plan.trials.size()), utc_now()},
+      {plan.experiment.order,
+       plan.experiment.order == kOrderShuffled ? std::optional(plan.experiment.seed) : std::nullopt,
+       measurement_json(plan.experiment)});
   PendingTrials to_run;
   std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;
@@ -91,12 +91,13 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
 
 // The machine before any timing: a warning when busy, a refusal with --require-quiet.
 void look_at_machine(const MeasurementSettings& settings, std::ostream& out) {
-  QuietCheck check = check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_s : 0, &g_stop_requested);
+  QuietCheck check =
+      check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_s : 0, &g_stop_requested);
   if (!check.busy()) return;
   if (settings.require_quiet) {
-    throw RunnerError(kExitBusy, fmt::format("the machine is busy ({}){}; not starting (--require-quiet)",
-                                             busy_reasons(check),
-                                             check.waited_s > 0 ? fmt::format(" after waiting {:.0f} s", check.waited_s) : ""));
+    throw RunnerError(kExitBusy,
+                      fmt::format("the machine is busy ({}){}; not starting (--require-quiet)", busy_reasons(check),
+                                  check.waited_s > 0 ? fmt::format(" after waiting {:.0f} s", check.waited_s) : ""));
   }
   fmt::print(out, "warning: the machine is busy: {}; timings may suffer{}\n", busy_reasons(check),
              settings.wait_quiet_s > 0 ? " (--wait-quiet waits before each trial)" : "");
@@ -141,8 +142,9 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
 }
 
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
-  command.add_option("--wait-quiet", settings.wait_quiet_s,
-                     "before each trial, wait up to SECONDS for a quiet machine (docs/measurement.md)")
+  command
+      .add_option("--wait-quiet", settings.wait_quiet_s,
+                  "before each trial, wait up to SECONDS for a quiet machine (docs/measurement.md)")
       ->check(CLI::NonNegativeNumber);
   command.add_flag("--require-quiet", settings.require_quiet,
                    "refuse to start timing on a busy machine (exit 3); with --wait-quiet, after waiting");

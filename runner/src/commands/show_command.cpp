@@ -54,8 +54,8 @@ void print_header(Database& db, const TrialRef& trial, std::ostream& out) {
   const Campaign campaign = campaign_by_id(db, trial.campaign_id);
   fmt::print(out, "trial {}  study {}  workload {}  ranks {}  repeat {}\n", trial.identity,
              escape_control_characters(s.text(0)), escape_control_characters(s.text(1)), s.text(2), s.text(3));
-  fmt::print(out, "campaign {}  experiment {}  revision {}\n", campaign.id, escape_control_characters(campaign.experiment),
-             campaign.source_revision.substr(0, 12));
+  fmt::print(out, "campaign {}  experiment {}  revision {}\n", campaign.id,
+             escape_control_characters(campaign.experiment), campaign.source_revision.substr(0, 12));
   if (trial.other_campaigns > 0) {
     fmt::print(out, "  (the same trial is in {} other campaign{}; --campaign chooses one)\n", trial.other_campaigns,
                trial.other_campaigns == 1 ? "" : "s");
@@ -95,8 +95,8 @@ std::optional<std::pair<std::int64_t, int>> print_attempts(Database& db, const T
     // Attempts recorded before the rank was read from the engine's message carry it only there.
     const auto named = s.is_null(5) && !s.is_null(9) ? rank_named_in(s.text(9)) : std::nullopt;
     table.add_row({s.text(1), s.text(2), optional_cell(s, 3), optional_cell(s, 4),
-                   named ? std::to_string(*named) : optional_cell(s, 5),
-                   optional_cell(s, 6), s.text(7), s.is_null(8) ? "-" : fmt::format("{:.1f} s", s.real(8)),
+                   named ? std::to_string(*named) : optional_cell(s, 5), optional_cell(s, 6), s.text(7),
+                   s.is_null(8) ? "-" : fmt::format("{:.1f} s", s.real(8)),
                    s.is_null(9) || s.text(9).empty() ? "-" : s.text(9)});
     if (!wanted || *wanted == number) {
       chosen = std::make_pair(s.integer(0), number);
@@ -180,10 +180,11 @@ bool takes_slowest(const std::string& name) {
 }
 
 std::vector<StepSeries> step_series(Database& db, std::int64_t attempt_id) {
-  auto s = db.prepare("SELECT name, rank, step, value FROM step_metrics WHERE attempt_id = ? ORDER BY name, step, rank");
+  auto s =
+      db.prepare("SELECT name, rank, step, value FROM step_metrics WHERE attempt_id = ? ORDER BY name, step, rank");
   s.bind(1, attempt_id);
   std::map<std::string, std::map<int, std::vector<double>>> per_rank;  // name → step → ranks' values
-  std::map<std::string, std::map<int, double>> job;                     // name → step → the job's value
+  std::map<std::string, std::map<int, double>> job;                    // name → step → the job's value
   while (s.step()) {
     if (s.integer(1) < 0) job[s.text(0)][int(s.integer(2))] = s.real(3);
     else per_rank[s.text(0)][int(s.integer(2))].push_back(s.real(3));
@@ -219,8 +220,7 @@ void print_steps(Database& db, std::int64_t attempt_id, int number, std::ostream
   fmt::print(out, "\nper-step series of attempt {}", number);
   // A training result's series hold the warmup steps first, then the measured ones.
   const auto warmup = metric(db, attempt_id, "warmup_steps"), steps = metric(db, attempt_id, "steps");
-  if (!series.empty() && warmup && steps && *warmup > 0 &&
-      double(series.front().values.size()) == *warmup + *steps) {
+  if (!series.empty() && warmup && steps && *warmup > 0 && double(series.front().values.size()) == *warmup + *steps) {
     fmt::print(out, " (the first {} steps are warmup, not measured)", metric_text(*warmup));
   }
   out << "\n";
@@ -240,7 +240,8 @@ void print_steps(Database& db, std::int64_t attempt_id, int number, std::ostream
 
 // Every per-step value of the attempt, rank by rank (-1: the job's own), as CSV.
 void write_steps_csv(Database& db, std::int64_t attempt_id, const std::filesystem::path& file) {
-  auto s = db.prepare("SELECT name, rank, step, value FROM step_metrics WHERE attempt_id = ? ORDER BY name, rank, step");
+  auto s =
+      db.prepare("SELECT name, rank, step, value FROM step_metrics WHERE attempt_id = ? ORDER BY name, rank, step");
   s.bind(1, attempt_id);
   std::string text = "series,rank,step,value\n";
   while (s.step()) text += fmt::format("{},{},{},{}\n", csv_field(s.text(0)), s.integer(1), s.integer(2), s.real(3));

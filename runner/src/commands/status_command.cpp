@@ -61,7 +61,8 @@ int print_status(const StatusOptions& options, std::ostream& out) {
                escape_control_characters(r.error_reason), r.log_path);
   }
   if (std::string stages = render_chain_stages(*db, rows); !stages.empty()) {
-    fmt::print(out, "\nstages of each chain's latest attempt (a chain succeeds when every stage met its expectation):\n{}",
+    fmt::print(out,
+               "\nstages of each chain's latest attempt (a chain succeeds when every stage met its expectation):\n{}",
                stages);
   }
   if (options.provenance) print_provenance(*db, campaign.id, out);

@@ -4,8 +4,8 @@
 
 namespace mt {
 
-const std::vector<std::string> kTemplateBuiltins = {"result_file", "run_dir", "experiment_dir", "repeat_index",
-                                                     "ranks", "trial"};
+const std::vector<std::string> kTemplateBuiltins = {"result_file",  "run_dir", "experiment_dir",
+                                                    "repeat_index", "ranks",   "trial"};
 
 std::optional<std::string> expand_template(const std::string& word, const TemplateLookup& lookup, std::string& error) {
   std::string out;

@@ -68,13 +68,13 @@ struct Study {
   int repeat = 1;  // rounds in the plan: repeat_policy.min
   RepeatPolicy repeat_policy;
   double timeout_s = 600;
-  std::vector<Setting> defaults;  // in file order
-  std::vector<Axis> axes;         // in file order; the first axis varies slowest
-  std::vector<ZipGroup> zips;     // after the axes, in file order
-  std::vector<Assignment> exclude;  // combinations matching any of these are dropped
-  std::vector<Assignment> include;  // extra combinations: defaults plus these values
-  std::vector<DerivedValue> derived;  // computed per trial, in order; usable in where and commands
-  std::optional<ExpressionText> where;  // trials for which it is false are dropped
+  std::vector<Setting> defaults;         // in file order
+  std::vector<Axis> axes;                // in file order; the first axis varies slowest
+  std::vector<ZipGroup> zips;            // after the axes, in file order
+  std::vector<Assignment> exclude;       // combinations matching any of these are dropped
+  std::vector<Assignment> include;       // extra combinations: defaults plus these values
+  std::vector<DerivedValue> derived;     // computed per trial, in order; usable in where and commands
+  std::optional<ExpressionText> where;   // trials for which it is false are dropped
   std::vector<std::string> engine_args;  // passed verbatim, for engine flags the runner does not know
   // `command` workload: argv template ({param} placeholders) and how to read its metrics.
   std::vector<Value> command;

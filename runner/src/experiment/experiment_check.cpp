@@ -10,7 +10,9 @@ CheckedExperiment check_experiment(const std::filesystem::path& file, const Expa
   CheckedExperiment checked;
   LoadResult loaded = load_experiment(file);
   checked.errors = std::move(loaded.errors);
-  const Experiment* expandable = loaded.experiment ? &*loaded.experiment : loaded.checkable ? &*loaded.checkable : nullptr;
+  const Experiment* expandable = loaded.experiment  ? &*loaded.experiment
+                                 : loaded.checkable ? &*loaded.checkable
+                                                    : nullptr;
   if (!expandable || expandable->studies.empty()) return checked;
   checked.expansion = expand_experiment(*expandable, limits);
   for (auto& e : checked.expansion.errors) checked.errors.push_back(std::move(e));

@@ -15,7 +15,7 @@
 namespace mt {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name",     "description", "repeat", "timeout_s", "launcher",
+const std::vector<std::string> kTopKeys = {"name",    "description", "repeat", "timeout_s", "launcher",
                                            "studies", "order",       "seed",   "conditions"};
 const std::vector<std::string> kOrders = {kOrderInterleaved, kOrderShuffled};
 const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};
@@ -35,11 +35,12 @@ void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem:
   if (node["mode"]) {
     if (auto mode = r.scalar(node["mode"], "launcher mode")) {
       if (exp.launcher.type != "slurm") {
-        r.error(pos_of(node["mode"]), fmt::format("launcher mode applies only to launcher slurm, not '{}'", exp.launcher.type));
+        r.error(pos_of(node["mode"]),
+                fmt::format("launcher mode applies only to launcher slurm, not '{}'", exp.launcher.type));
       } else if (std::find(kSlurmModes.begin(), kSlurmModes.end(), *mode) == kSlurmModes.end()) {
         std::string hint = did_you_mean(*mode, kSlurmModes);
-        r.error(pos_of(node["mode"]), fmt::format("unknown launcher mode '{}'{}", *mode,
-                                                  hint.empty() ? " (srun or sbatch)" : hint));
+        r.error(pos_of(node["mode"]),
+                fmt::format("unknown launcher mode '{}'{}", *mode, hint.empty() ? " (srun or sbatch)" : hint));
       }
       exp.launcher.mode = *mode;
     }
@@ -87,7 +88,8 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp, std
   } else if (auto name = r.scalar(root["name"], "name")) {
     exp.name = *name;
     if (!is_valid_name(exp.name)) {
-      r.error(pos_of(root["name"]), fmt::format("experiment name '{}' may use only letters, digits, '_', '.' and '-'", exp.name));
+      r.error(pos_of(root["name"]),
+              fmt::format("experiment name '{}' may use only letters, digits, '_', '.' and '-'", exp.name));
     }
   }
   if (root["description"]) exp.description = r.scalar(root["description"], "description").value_or("");

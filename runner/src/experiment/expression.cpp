@@ -41,7 +41,8 @@ std::vector<Token> tokenize(const std::string& s) {
     int column = int(i) + 1;
     if (std::isspace(static_cast<unsigned char>(c))) {
       ++i;
-    } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < s.size() && std::isdigit(s[i + 1]))) {
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && i + 1 < s.size() && std::isdigit(s[i + 1]))) {
       char* end = nullptr;
       double v = std::strtod(s.c_str() + i, &end);
       size_t len = size_t(end - (s.c_str() + i));
@@ -190,14 +191,13 @@ class Parser {
       case Token::Number:
         ++pos_;
         return std::make_shared<ExprNode>(ExprNode{ExprNode::Number, t.text, t.number, {}, {}, 1});
-      case Token::Text:
-        ++pos_;
-        return std::make_shared<ExprNode>(ExprNode{ExprNode::Text, t.text, 0, {}, {}, 1});
+      case Token::Text: ++pos_; return std::make_shared<ExprNode>(ExprNode{ExprNode::Text, t.text, 0, {}, {}, 1});
       case Token::Name:
         if (t.text == "and" || t.text == "or" || t.text == "not") break;
         ++pos_;
         if (t.text == "true" || t.text == "false") {
-          return std::make_shared<ExprNode>(ExprNode{ExprNode::Number, t.text, t.text == "true" ? 1.0 : 0.0, {}, {}, 1});
+          return std::make_shared<ExprNode>(
+              ExprNode{ExprNode::Number, t.text, t.text == "true" ? 1.0 : 0.0, {}, {}, 1});
         }
         return std::make_shared<ExprNode>(ExprNode{ExprNode::Name, t.text, 0, {}, {}, 1});
       case Token::Op:
@@ -209,8 +209,7 @@ class Parser {
           return e;
         }
         break;
-      case Token::End:
-        throw ParseError{"expression ends too early", t.column};
+      case Token::End: throw ParseError{"expression ends too early", t.column};
     }
     throw ParseError{fmt::format("unexpected '{}'", t.text), t.column};
   }

@@ -331,12 +331,16 @@ struct StudyExpander {
   void check_command_template(const Combination& c, const std::vector<Param>& derived) {
     for (const auto& word : plan.study->command) {
       std::string problem;
-      bool ok = expand_template(word.text, [&](const std::string& name) -> std::optional<std::string> {
-                  bool known = c.count(name) || std::find(kTemplateBuiltins.begin(), kTemplateBuiltins.end(), name) !=
-                                                     kTemplateBuiltins.end();
-                  for (const auto& d : derived) known = known || d.name == name;
-                  return known ? std::optional<std::string>("") : std::nullopt;
-                }, problem).has_value();
+      bool ok = expand_template(
+                    word.text,
+                    [&](const std::string& name) -> std::optional<std::string> {
+                      bool known = c.count(name) || std::find(kTemplateBuiltins.begin(), kTemplateBuiltins.end(),
+                                                              name) != kTemplateBuiltins.end();
+                      for (const auto& d : derived) known = known || d.name == name;
+                      return known ? std::optional<std::string>("") : std::nullopt;
+                    },
+                    problem)
+                    .has_value();
       if (!ok) error(word.pos, "command: " + problem);
     }
   }
@@ -371,7 +375,8 @@ struct StudyExpander {
   // Every stage that runs the study's workload with parameters of its own must be runnable too.
   bool stages_runnable(const Combination& c) {
     for (const auto& stage : plan.study->stages) {
-      if (stage.stage.workload == plan.study->workload && !stage.stage.params.empty() && !runnable(c, &stage)) return false;
+      if (stage.stage.workload == plan.study->workload && !stage.stage.params.empty() && !runnable(c, &stage))
+        return false;
     }
     return true;
   }

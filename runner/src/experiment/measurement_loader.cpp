@@ -5,9 +5,9 @@
 namespace mt {
 namespace {
 
-const std::vector<std::string> kConditionKeys = {"max_foreign_cpu_pct", "max_steal_pct",      "max_calibration_drop_pct",
-                                                 "max_cpu_pressure_pct", "bimodal_step_ratio", "sample_interval_s",
-                                                 "keep_disturbed"};
+const std::vector<std::string> kConditionKeys = {
+    "max_foreign_cpu_pct", "max_steal_pct", "max_calibration_drop_pct", "max_cpu_pressure_pct", "bimodal_step_ratio",
+    "sample_interval_s",   "keep_disturbed"};
 const std::vector<std::string> kRepeatKeys = {"min", "max", "target_ci_pct"};
 
 void read_number(YamlReader& r, const YAML::Node& node, const char* key, double minimum, double& out) {

@@ -29,7 +29,8 @@ ConditionsThresholds thresholds_from_json(const std::string& text) {
   number("max_cpu_pressure_pct", t.max_cpu_pressure_pct);
   number("bimodal_step_ratio", t.bimodal_step_ratio);
   number("sample_interval_s", t.sample_interval_s);
-  if (j.contains("keep_disturbed") && j["keep_disturbed"].is_boolean()) t.keep_disturbed = j["keep_disturbed"].get<bool>();
+  if (j.contains("keep_disturbed") && j["keep_disturbed"].is_boolean())
+    t.keep_disturbed = j["keep_disturbed"].get<bool>();
   return t;
 }
 

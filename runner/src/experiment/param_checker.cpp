@@ -17,8 +17,9 @@ bool valid_env_name(const std::string& s) {
 bool ParamChecker::check_name(const std::string& name, SourcePos pos) {
   if (!workload_ || valid_env_name(name)) return true;
   if (name == kProfileParam && can_profile(*workload_)) {
-    r_.error(pos, "'profile' is set by mtrun: write `profile: true` on the study, and each attempt writes its "
-                  "traces into its own run directory");
+    r_.error(pos,
+             "'profile' is set by mtrun: write `profile: true` on the study, and each attempt writes its "
+             "traces into its own run directory");
     return false;
   }
   if (workload_->find(name)) return true;
@@ -28,7 +29,7 @@ bool ParamChecker::check_name(const std::string& name, SourcePos pos) {
     return false;
   }
   r_.left_out(pos, fmt::format("unknown parameter '{}' for workload '{}'{}", name, workload_->name,
-                            did_you_mean(name, workload_->param_names())));
+                               did_you_mean(name, workload_->param_names())));
   return false;
 }
 

@@ -23,10 +23,10 @@ inline constexpr const char* kWorkDirName = "work_dir";
 // What a stage expects of its launch. Only what is set is checked.
 struct StageExpectation {
   std::string outcome = "succeeded";
-  std::optional<int> rank;       // the rank that crashed or reported the error
-  std::optional<int> exit_code;  // the launcher's exit status
-  std::optional<int> step;       // the result's error.step
-  std::string message_contains;  // in the error reason or the output (template)
+  std::optional<int> rank;               // the rank that crashed or reported the error
+  std::optional<int> exit_code;          // the launcher's exit status
+  std::optional<int> step;               // the result's error.step
+  std::string message_contains;          // in the error reason or the output (template)
   std::optional<int> resumed_from_step;  // train: the result's resumed_from_step
   std::optional<bool> exact_match;       // verify: the result's exact_match
   // The checkpoint directory (template; default: the stage's checkpoint_dir parameter) afterwards:

@@ -12,11 +12,11 @@
 namespace mt {
 namespace {
 
-const std::vector<std::string> kStageKeys = {"name",    "workload", "params", "engine_args", "compare",
+const std::vector<std::string> kStageKeys = {"name",    "workload", "params",    "engine_args", "compare",
                                              "command", "launch",   "timeout_s", "expect"};
-const std::vector<std::string> kExpectKeys = {"outcome",           "rank",        "exit_code",   "step",
-                                              "message_contains",  "resumed_from_step", "exact_match",
-                                              "ready_steps",       "no_ready_step", "latest_step", "checkpoint_dir"};
+const std::vector<std::string> kExpectKeys = {
+    "outcome",     "rank",        "exit_code",     "step",        "message_contains", "resumed_from_step",
+    "exact_match", "ready_steps", "no_ready_step", "latest_step", "checkpoint_dir"};
 
 // A list of scalars with their positions (a single scalar counts as a list of one).
 std::vector<Value> value_list(YamlReader& r, const YAML::Node& node, const std::string& what) {
@@ -101,9 +101,9 @@ class StageReader {
     const bool own = runs_study_workload(stage);
     if (const YAML::Node params = node["params"]) {
       if (!own) {
-        r_.error(pos_of(params), fmt::format("{} runs '{}': 'params' apply only to stages of the study's workload{}",
-                                             label_, stage.workload,
-                                             context_.workload ? " ('" + context_.workload->name + "')" : ""));
+        r_.error(pos_of(params),
+                 fmt::format("{} runs '{}': 'params' apply only to stages of the study's workload{}", label_,
+                             stage.workload, context_.workload ? " ('" + context_.workload->name + "')" : ""));
       } else {
         ParamChecker checker(r_, context_.workload);
         for (auto& setting : checker.read_settings(params, "params of " + label_)) {
@@ -185,15 +185,16 @@ class StageReader {
     e.outcome = *outcome;
     if (std::find(kStageOutcomes.begin(), kStageOutcomes.end(), *outcome) != kStageOutcomes.end()) return;
     std::string hint = did_you_mean(*outcome, kStageOutcomes);
-    r_.error(pos_of(node), fmt::format("unknown outcome '{}'{}", *outcome,
-                                       hint.empty() ? fmt::format(" (expected one of: {})", fmt::join(kStageOutcomes, ", "))
-                                                    : hint));
+    r_.error(pos_of(node),
+             fmt::format("unknown outcome '{}'{}", *outcome,
+                         hint.empty() ? fmt::format(" (expected one of: {})", fmt::join(kStageOutcomes, ", ")) : hint));
   }
 
   std::vector<int> steps(const YAML::Node& node, const std::string& what) {
     std::vector<int> out;
     if (!node.IsScalar() && !node.IsSequence()) {
-      r_.error(pos_of(node), fmt::format("expect: {} must be a step or a list of steps, got {}", what, kind_name(node)));
+      r_.error(pos_of(node),
+               fmt::format("expect: {} must be a step or a list of steps, got {}", what, kind_name(node)));
       return out;
     }
     if (node.IsScalar()) {
@@ -252,12 +253,14 @@ class StageReader {
       for (const char* key : {"rank", "step"}) {
         if (node[key]) {
           r_.error(pos_of(node[key]), fmt::format("expect: '{}' is for a stage that fails or crashes, not one that "
-                                                  "succeeds (set outcome)", key));
+                                                  "succeeds (set outcome)",
+                                                  key));
         }
       }
       if (e.exit_code && *e.exit_code != 0) {
         r_.error(pos_of(node["exit_code"]), fmt::format("expect: exit_code {} contradicts outcome 'succeeded' (a stage "
-                                                        "that succeeds exits 0; set outcome: failed)", *e.exit_code));
+                                                        "that succeeds exits 0; set outcome: failed)",
+                                                        *e.exit_code));
       }
     } else if (e.outcome == "failed" && e.exit_code == 0) {
       r_.error(pos_of(node["exit_code"]), "expect: exit_code 0 contradicts outcome 'failed'");
@@ -321,7 +324,8 @@ void read_stages(YamlReader& r, const YAML::Node& node, const StageContext& cont
     }
     const bool twice = std::any_of(study.stages.begin(), study.stages.end(),
                                    [&](const StageSpec& s) { return !name.empty() && s.stage.name == name; });
-    if (twice) r.error(pos_of(node[i]["name"]), fmt::format("stage name '{}' is used twice in study '{}'", name, study.name));
+    if (twice)
+      r.error(pos_of(node[i]["name"]), fmt::format("stage name '{}' is used twice in study '{}'", name, study.name));
     study.stages.push_back(std::move(*spec));
   }
 }

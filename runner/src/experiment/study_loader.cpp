@@ -17,10 +17,9 @@
 namespace mt {
 namespace {
 
-const std::vector<std::string> kStudyKeys = {"name",    "workload", "repeat",  "timeout_s", "defaults",
-                                             "matrix",  "zip",      "exclude", "include",   "derived",
-                                             "where",   "engine_args", "command", "launch", "metrics",
-                                             "stages",  "profile"};
+const std::vector<std::string> kStudyKeys = {"name",    "workload", "repeat",  "timeout_s", "defaults", "matrix",
+                                             "zip",     "exclude",  "include", "derived",   "where",    "engine_args",
+                                             "command", "launch",   "metrics", "stages",    "profile"};
 
 std::optional<Axis> read_axis(YamlReader& r, ParamChecker& params, const YAML::Node& key, const YAML::Node& values) {
   Axis axis{key.Scalar(), {}, pos_of(key)};
@@ -51,7 +50,8 @@ std::optional<Axis> read_axis(YamlReader& r, ParamChecker& params, const YAML::N
 
 void read_zip(YamlReader& r, ParamChecker& params, const YAML::Node& node, Study& study) {
   if (!node.IsMap()) {
-    r.error(pos_of(node), fmt::format("zip must be a mapping of group name: {{axis: [values], …}}, got {}", kind_name(node)));
+    r.error(pos_of(node),
+            fmt::format("zip must be a mapping of group name: {{axis: [values], …}}, got {}", kind_name(node)));
     return;
   }
   for (const auto& group_kv : node) {
@@ -79,7 +79,8 @@ void read_zip(YamlReader& r, ParamChecker& params, const YAML::Node& node, Study
 void read_assignments(YamlReader& r, ParamChecker& params, const YAML::Node& node, const std::string& what,
                       std::vector<Assignment>& out) {
   if (!node.IsSequence()) {
-    r.error(pos_of(node), fmt::format("{} must be a list of {{parameter: value}} mappings, got {}", what, kind_name(node)));
+    r.error(pos_of(node),
+            fmt::format("{} must be a list of {{parameter: value}} mappings, got {}", what, kind_name(node)));
     return;
   }
   for (const auto& entry : node) {
@@ -147,8 +148,8 @@ void read_command(YamlReader& r, const YAML::Node& node, Study& study) {
   }
   if (const YAML::Node metrics = node["metrics"]) {
     if (!metrics.IsMap()) {
-      r.error(pos_of(metrics), fmt::format("metrics must map names to {{regex: …}} or {{json: …}}, got {}",
-                                           kind_name(metrics)));
+      r.error(pos_of(metrics),
+              fmt::format("metrics must map names to {{regex: …}} or {{json: …}}, got {}", kind_name(metrics)));
       return;
     }
     for (const auto& kv : metrics) {
@@ -200,9 +201,10 @@ void read_profile(YamlReader& r, const YAML::Node& node, const WorkloadSpec* wor
   for (const auto& w : workload_table()) {
     if (can_profile(w)) able.push_back(w.name);
   }
-  r.error(pos_of(node), fmt::format("workload '{}' cannot be profiled: profile: true runs the engine with --profile "
-                                    "(workloads that take it: {})",
-                                    workload->name, able.empty() ? "none loaded" : fmt::format("{}", fmt::join(able, ", "))));
+  r.error(pos_of(node),
+          fmt::format("workload '{}' cannot be profiled: profile: true runs the engine with --profile "
+                      "(workloads that take it: {})",
+                      workload->name, able.empty() ? "none loaded" : fmt::format("{}", fmt::join(able, ", "))));
 }
 
 }  // namespace
@@ -220,7 +222,8 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
   } else if (auto name = r.scalar(node["name"], "study name")) {
     study.name = *name;
     if (!is_valid_name(study.name)) {
-      r.error(pos_of(node["name"]), fmt::format("study name '{}' may use only letters, digits, '_', '.' and '-'", study.name));
+      r.error(pos_of(node["name"]),
+              fmt::format("study name '{}' may use only letters, digits, '_', '.' and '-'", study.name));
     }
   }
   const WorkloadSpec* workload = nullptr;
@@ -233,7 +236,8 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
       if (auto why = engine_workload_problem(*w))
         r.error(pos_of(node["workload"]), fmt::format("workload '{}' cannot be checked: {}", *w, *why));
       else
-        r.error(pos_of(node["workload"]), fmt::format("unknown workload '{}'{}", *w, did_you_mean(*w, workload_names())));
+        r.error(pos_of(node["workload"]),
+                fmt::format("unknown workload '{}'{}", *w, did_you_mean(*w, workload_names())));
     }
   }
   ParamChecker params(r, workload);
@@ -285,7 +289,8 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
   }
   if (const YAML::Node derived = node["derived"]) {
     if (!derived.IsMap()) {
-      r.error(pos_of(derived), fmt::format("derived must be a mapping of name: expression, got {}", kind_name(derived)));
+      r.error(pos_of(derived),
+              fmt::format("derived must be a mapping of name: expression, got {}", kind_name(derived)));
     } else {
       for (const auto& kv : derived) {
         std::string name = kv.first.Scalar();
@@ -316,8 +321,9 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
   }
   if (const YAML::Node stages = node["stages"]) {
     if (study.workload == "command") {
-      r.error(pos_of(stages), "stages need a study of an engine workload such as 'train' (a stage may itself run a "
-                              "command)");
+      r.error(pos_of(stages),
+              "stages need a study of an engine workload such as 'train' (a stage may itself run a "
+              "command)");
     } else {
       read_stages(r, stages, {workload, known, set_at.count("checkpoint_dir") > 0}, study);
     }

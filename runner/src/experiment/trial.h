@@ -29,7 +29,7 @@ struct Trial {
   int repeat_index = 0;
   int ranks = 1;
   double timeout_s = 600;
-  std::vector<Param> params;  // every resolved parameter (defaults, then axes), sorted by name
+  std::vector<Param> params;             // every resolved parameter (defaults, then axes), sorted by name
   std::vector<std::string> engine_args;  // verbatim extra engine arguments
   std::vector<Param> environment;        // variables set for this trial's job (e.g. NCCL_ALGO)
   std::vector<Param> derived;            // values computed from the parameters (study `derived:`)
@@ -37,11 +37,11 @@ struct Trial {
   std::vector<std::string> command;
   bool command_uses_launcher = true;
   std::vector<MetricRule> metrics;
-  std::vector<Stage> stages;  // a chain: run in order, in one work directory, as one attempt
-  bool profile = false;  // run the engine with --profile into the attempt's run directory
+  std::vector<Stage> stages;            // a chain: run in order, in one work directory, as one attempt
+  bool profile = false;                 // run the engine with --profile into the attempt's run directory
   std::vector<std::string> axis_names;  // the study's axes: what varies between trials
-  std::string identity;   // hash of study, workload, params and repeat index
-  std::string group_key;  // the same without the repeat index: trials that are repeats of each other
+  std::string identity;                 // hash of study, workload, params and repeat index
+  std::string group_key;                // the same without the repeat index: trials that are repeats of each other
 
   // The value of `name`, or `fallback` when the trial does not set it.
   std::string param(const std::string& name, const std::string& fallback = "") const;

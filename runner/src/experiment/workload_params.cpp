@@ -14,7 +14,6 @@
 namespace mt {
 namespace {
 
-
 ParamSpec ranks_param() {
   ParamSpec ranks{"ranks", ParamType::Integer};
   ranks.minimum = 1;
@@ -156,8 +155,7 @@ std::optional<std::string> check_param_value(const ParamSpec& spec, const std::s
       if (std::string hint = did_you_mean(value, spec.choices); !hint.empty()) {
         return fmt::format("unknown {} '{}'{}", spec.name, value, hint);
       }
-      return fmt::format("unknown {} '{}' (expected one of: {})", spec.name, value,
-                         fmt::join(spec.choices, ", "));
+      return fmt::format("unknown {} '{}' (expected one of: {})", spec.name, value, fmt::join(spec.choices, ", "));
     case ParamType::Boolean:
       if (value == "true" || value == "false") return std::nullopt;
       return fmt::format("{} must be true or false, got '{}'", spec.name, value);

@@ -25,7 +25,7 @@ struct ParamSpec {
   bool engine_flag = true;           // false: consumed by the runner (e.g. ranks)
   bool exclusive_minimum = false;
   bool exclusive_maximum = false;
-  std::string default_value;         // the engine's default, as text ("" when it has none)
+  std::string default_value;  // the engine's default, as text ("" when it has none)
 };
 
 // A relation two parameters must satisfy, checked on each trial with defaults filled in:

@@ -58,8 +58,8 @@ std::string capture_output(const std::vector<std::string>& argv, const CaptureLi
     throw std::runtime_error(fmt::format("cannot start {}: {}", command_text(argv), std::strerror(errno)));
   }
   ::setpgid(pid, pid);  // also here, so the kill below never misses the group
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(limits.timeout_s));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
   std::string output;
   std::string overrun;
   char chunk[65536];

@@ -108,7 +108,8 @@ LaunchCommand local(const LaunchRequest& request, const LaunchContext& context) 
 
 std::string launcher_rank_problem(const LauncherConfig& launcher, int ranks) {
   if (launcher.type == "local" && ranks != 1) {
-    return fmt::format("the local launcher runs a single process, but ranks is {}; use launcher mpirun or slurm", ranks);
+    return fmt::format("the local launcher runs a single process, but ranks is {}; use launcher mpirun or slurm",
+                       ranks);
   }
   return "";
 }

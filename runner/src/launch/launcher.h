@@ -14,7 +14,7 @@ struct LaunchContext {
   std::filesystem::path engine;  // absolute path of mtengine
   LauncherConfig launcher;
   bool running_as_root = false;
-  int cores = 1;  // CPU cores of this machine, for the default thread count and oversubscription
+  int cores = 1;                         // CPU cores of this machine, for the default thread count and oversubscription
   std::filesystem::path experiment_dir;  // for {experiment_dir} in command templates
 };
 

@@ -37,8 +37,8 @@ std::optional<MachineConditions> conditions_between(const MachineSnapshot& befor
   const std::uint64_t total = b.total() - std::min(a.total(), b.total());
   if (total > 0) c.steal_pct = double(b.steal - std::min(a.steal, b.steal)) / double(total) * 100.0;
   if (before.stat->context_switches && after.stat->context_switches) {
-    c.context_switches = double(*after.stat->context_switches - std::min(*before.stat->context_switches,
-                                                                          *after.stat->context_switches));
+    c.context_switches =
+        double(*after.stat->context_switches - std::min(*before.stat->context_switches, *after.stat->context_switches));
   }
   c.load1_before = before.load1;
   c.load1_after = after.load1;

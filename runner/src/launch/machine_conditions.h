@@ -14,12 +14,12 @@ struct MachineSnapshot {
   double t = 0;  // steady-clock seconds
   std::optional<ProcStat> stat;
   std::optional<double> load1;
-  std::optional<double> cpu_mhz;            // mean over CPUs
+  std::optional<double> cpu_mhz;  // mean over CPUs
   std::optional<double> mem_available_mib;
   std::optional<double> cpu_pressure_us;     // /proc/pressure/cpu some total
   std::optional<double> memory_pressure_us;  // /proc/pressure/memory some total
-  double self_cpu_s = 0;      // RUSAGE_SELF: mtrun, every thread
-  double children_cpu_s = 0;  // RUSAGE_CHILDREN: descendants waited for
+  double self_cpu_s = 0;                     // RUSAGE_SELF: mtrun, every thread
+  double children_cpu_s = 0;                 // RUSAGE_CHILDREN: descendants waited for
 };
 
 // What the sampler keeps of a reading taken during the job.

@@ -31,7 +31,8 @@ std::optional<double> cpu_mhz(const MachinePaths& paths) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(paths.sys / "devices/system/cpu", ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 || name.find_first_not_of("0123456789", 3) != std::string::npos) {
+    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 ||
+        name.find_first_not_of("0123456789", 3) != std::string::npos) {
       continue;
     }
     std::istringstream value(read_text(entry.path() / "cpufreq/scaling_cur_freq"));
@@ -73,7 +74,8 @@ MachineSnapshot read_snapshot(const MachinePaths& paths) {
   return s;
 }
 
-MachineSampler::MachineSampler(double interval_s, MachinePaths paths) : interval_s_(interval_s), paths_(std::move(paths)) {}
+MachineSampler::MachineSampler(double interval_s, MachinePaths paths)
+    : interval_s_(interval_s), paths_(std::move(paths)) {}
 
 MachineSampler::~MachineSampler() { stop(); }
 

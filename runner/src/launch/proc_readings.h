@@ -19,7 +19,7 @@ struct CpuTicks {
 
 struct ProcStat {
   CpuTicks cpu;
-  int cpus = 0;  // "cpuN" lines
+  int cpus = 0;                                   // "cpuN" lines
   std::optional<std::uint64_t> context_switches;  // "ctxt", since boot
 };
 

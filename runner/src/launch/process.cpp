@@ -26,9 +26,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(10);
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // What /proc/PID/stat says of a process. The command name may contain spaces and parentheses, so
 // fields are counted from the last ')'.
@@ -82,8 +80,7 @@ std::vector<int> live_descendants(int ancestor) {
 }
 
 void reap_exited_children() {
-  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {}
 }
 
 // Kills whatever is left in `session` and reaps what this process adopted, until nothing is left
@@ -91,8 +88,7 @@ void reap_exited_children() {
 void clear_session(int session) {
   auto start = Clock::now();
   while (signal_session(session, SIGKILL) > 0 && seconds_since(start) < 2.0) {
-    while (waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {}
     std::this_thread::sleep_for(kPollInterval);
   }
 }
@@ -170,9 +166,10 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   std::error_code ec;
   std::filesystem::remove(spec.log_file, ec);  // Boost.Process appends to an existing file
   auto start = Clock::now();
-  bp::child child(exe, bp::args(args), env, bp::start_dir(spec.working_dir.string()),
-                  (bp::std_out & bp::std_err) > spec.log_file.string(), bp::std_in < bp::null,
-                  bp::extend::on_exec_setup = [](auto&) { ::setsid(); }, ec);
+  bp::child child(
+      exe, bp::args(args), env, bp::start_dir(spec.working_dir.string()),
+      (bp::std_out & bp::std_err) > spec.log_file.string(), bp::std_in < bp::null,
+      bp::extend::on_exec_setup = [](auto&) { ::setsid(); }, ec);
   if (ec) {
     outcome.launch_error = fmt::format("could not start '{}': {}", exe.string(), ec.message());
     return outcome;

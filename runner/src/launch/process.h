@@ -16,7 +16,7 @@ struct ProcessSpec {
   std::filesystem::path log_file;  // stdout and stderr together
   std::filesystem::path working_dir;
   double timeout_s = 600;
-  double terminate_grace_s = 5;  // between SIGTERM and SIGKILL
+  double terminate_grace_s = 5;             // between SIGTERM and SIGKILL
   std::atomic<int>* running_pid = nullptr;  // if set, holds the launcher's PID while it runs
   // mtrun itself, to start the command under a job guard (job_guard.h); empty: no guard.
   std::filesystem::path guard;

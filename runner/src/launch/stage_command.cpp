@@ -10,9 +10,8 @@ namespace {
 
 // Sets `name` in a list kept sorted by name.
 void set_param(std::vector<Param>& params, const std::string& name, const std::string& value) {
-  auto it = std::lower_bound(params.begin(), params.end(), name, [](const Param& p, const std::string& n) {
-    return p.name < n;
-  });
+  auto it = std::lower_bound(params.begin(), params.end(), name,
+                             [](const Param& p, const std::string& n) { return p.name < n; });
   if (it != params.end() && it->name == name) {
     it->value = value;
   } else {
@@ -84,7 +83,8 @@ std::string chain_command_text(const Trial& chain, const ChainDirs& dirs, const 
   std::string text;
   for (std::size_t i = 0; i < chain.stages.size(); ++i) {
     if (!text.empty()) text += '\n';
-    text += fmt::format("stage {}: {}", chain.stages[i].name, command_line(prepare_stage(chain, i, dirs, context).command));
+    text +=
+        fmt::format("stage {}: {}", chain.stages[i].name, command_line(prepare_stage(chain, i, dirs, context).command));
   }
   return text;
 }

@@ -108,9 +108,8 @@ std::string shell_quote(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& word : argv) {
     if (!out.empty()) out += ' ';
-    bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-      return plain_char[static_cast<unsigned char>(c)];
-    });
+    bool plain = !word.empty() && std::all_of(word.begin(), word.end(),
+                                              [](char c) { return plain_char[static_cast<unsigned char>(c)]; });
     if (plain) {
       out += word;
       continue;

@@ -65,7 +65,8 @@ std::string short_id(const std::string& identity) { return identity.substr(0, 12
 
 std::string constant_or_mean(const std::vector<double>& values) {
   if (values.empty()) return "-";
-  if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; })) return auto_number(values[0]);
+  if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; }))
+    return auto_number(values[0]);
   return mean_std_cell(summarize(values), 2);
 }
 

@@ -14,10 +14,10 @@
 namespace mt {
 
 struct Boundary {
-  std::size_t before = 0;         // the revisions on either side: indices into the series
+  std::size_t before = 0;  // the revisions on either side: indices into the series
   std::size_t after = 0;
-  std::optional<double> change;   // mean after ÷ mean before − 1; nullopt when a side has no values
-  std::optional<double> p;        // Welch, two-sided; nullopt unless both sides have two values
+  std::optional<double> change;      // mean after ÷ mean before − 1; nullopt when a side has no values
+  std::optional<double> p;           // Welch, two-sided; nullopt unless both sides have two values
   std::optional<double> adjusted_p;  // Holm over the series' tested boundaries
   bool change_point = false;
 };

@@ -23,9 +23,11 @@ std::optional<double> number(const nlohmann::json& row, const char* key) {
 
 std::string variant_of(const nlohmann::json& row) {
   auto in_place = row.find("in_place");
-  std::string out = in_place != row.end() && in_place->is_boolean() && in_place->get<bool>() ? "in_place" : "out_of_place";
+  std::string out =
+      in_place != row.end() && in_place->is_boolean() && in_place->get<bool>() ? "in_place" : "out_of_place";
   auto split = row.find("split");
-  if (split != row.end() && split->is_string() && !split->get<std::string>().empty()) out += " " + split->get<std::string>();
+  if (split != row.end() && split->is_string() && !split->get<std::string>().empty())
+    out += " " + split->get<std::string>();
   return out;
 }
 
@@ -67,7 +69,8 @@ void add_row(CommPoint& point, const nlohmann::json& row, const ReportTrial& t) 
 }  // namespace
 
 bool CommSeriesKey::operator<(const CommSeriesKey& o) const {
-  return std::tie(operation_order, operation, ranks, variant) < std::tie(o.operation_order, o.operation, o.ranks, o.variant);
+  return std::tie(operation_order, operation, ranks, variant) <
+         std::tie(o.operation_order, o.operation, o.ranks, o.variant);
 }
 
 bool has_result_rows(const Group& g) {

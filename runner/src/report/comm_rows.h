@@ -65,7 +65,7 @@ inline constexpr double kRatioMinBytes = 1 << 20;
 inline constexpr double kCliffDrop = 0.30;
 
 struct CommRatio {
-  double ratio = 0;                  // mean busbw of the engine ÷ the peer's
+  double ratio = 0;                   // mean busbw of the engine ÷ the peer's
   std::optional<double> uncertainty;  // ratio × √(cv_engine² + cv_peer²), when both have n ≥ 2
 };
 // Engine ÷ peer busbw at one size; nullopt unless both measured it.

@@ -33,9 +33,7 @@ std::string versioned(const CommStudy& s) {
   return s.version.empty() ? code(s.label) : fmt::format("{} ({})", code(s.label), s.version);
 }
 
-std::string goal_text(const std::optional<double>& goal) {
-  return goal ? "≥ " + fixed(*goal, 2) + "×" : "-";
-}
+std::string goal_text(const std::optional<double>& goal) { return goal ? "≥ " + fixed(*goal, 2) + "×" : "-"; }
 
 const CommPoint* point_of(const std::map<size_t, CommPoint>& points, size_t study) {
   auto it = points.find(study);
@@ -46,7 +44,9 @@ std::string studies_line(const CommData& data) {
   std::string out;
   for (size_t s = 0; s < data.studies.size(); ++s) {
     const CommStudy& study = data.studies[s];
-    std::string what = study.engine ? "the engine" : "peer " + (study.implementation.empty() ? std::string("?") : study.implementation);
+    std::string what = study.engine
+                           ? "the engine"
+                           : "peer " + (study.implementation.empty() ? std::string("?") : study.implementation);
     out += fmt::format("{}{} ({}, {}, n = {} per rank count)", out.empty() ? "" : "; ", code(study.label), what,
                        study.version.empty() ? kNotRecordedVersion : study.version, data.n_text.at(s));
   }
@@ -56,9 +56,15 @@ std::string studies_line(const CommData& data) {
 std::string render_goals(const CommData& data) {
   const auto checks = goal_checks(data);
   if (checks.empty()) return "";
-  MarkdownTable table({{"operation"}, {"variant"}, {"ranks", Align::Right}, {"engine ÷ peer (versions)"},
-                       {"sizes", Align::Right}, {"ratio min", Align::Right}, {"ratio max", Align::Right},
-                       {"goal", Align::Right}, {"verdict"}});
+  MarkdownTable table({{"operation"},
+                       {"variant"},
+                       {"ranks", Align::Right},
+                       {"engine ÷ peer (versions)"},
+                       {"sizes", Align::Right},
+                       {"ratio min", Align::Right},
+                       {"ratio max", Align::Right},
+                       {"goal", Align::Right},
+                       {"verdict"}});
   int met = 0, judged = 0;
   for (const auto& c : checks) {
     std::string verdict = "no goal";
@@ -89,7 +95,8 @@ std::string busbw_cell(const CommPoint* p, const std::map<size_t, double>& cliff
   return out;
 }
 
-std::string ratio_cell(double bytes, const CommPoint* ours, const CommPoint* theirs, const std::optional<double>& goal) {
+std::string ratio_cell(double bytes, const CommPoint* ours, const CommPoint* theirs,
+                       const std::optional<double>& goal) {
   if (bytes < kRatioMinBytes || !ours || !theirs) return "-";
   auto r = busbw_ratio(*ours, *theirs);
   if (!r) return "-";
@@ -115,9 +122,15 @@ std::string render_operation(const CommData& data, const std::string& op, const 
     columns.push_back({code(data.studies[e].label) + " ÷ " + versioned(data.studies[p]), Align::Right});
   }
   MarkdownTable table(columns);
-  MarkdownTable details({{"study"}, {"ranks", Align::Right}, {"variant"}, {"size", Align::Right},
-                         {"latency µs", Align::Right}, {"algbw GB/s", Align::Right}, {"busbw GB/s", Align::Right},
-                         {"wrong values", Align::Right}, {"n", Align::Right}});
+  MarkdownTable details({{"study"},
+                         {"ranks", Align::Right},
+                         {"variant"},
+                         {"size", Align::Right},
+                         {"latency µs", Align::Right},
+                         {"algbw GB/s", Align::Right},
+                         {"busbw GB/s", Align::Right},
+                         {"wrong values", Align::Right},
+                         {"n", Align::Right}});
   static const std::map<size_t, double> kNoCliffs;
   for (const auto& [key, curve] : data.series) {
     if (key.operation != op) continue;
@@ -127,7 +140,8 @@ std::string render_operation(const CommData& data, const std::string& op, const 
       std::vector<std::string> row = {ranks_cell(data, key.ranks), key.variant, size_text(bytes)};
       for (size_t s = 0; s < data.studies.size(); ++s) row.push_back(busbw_cell(point_of(points, s), drops, s));
       for (const auto& [e, p] : pairs) {
-        row.push_back(ratio_cell(bytes, point_of(points, e), point_of(points, p), peer_goal(data.studies[p].implementation)));
+        row.push_back(
+            ratio_cell(bytes, point_of(points, e), point_of(points, p), peer_goal(data.studies[p].implementation)));
       }
       table.add_row(std::move(row));
       for (const auto& [s, point] : points) {
@@ -143,9 +157,10 @@ std::string render_operation(const CommData& data, const std::string& op, const 
   }
   std::string out = fmt::format("### {}\n\n", op) + table.render() + "\n";
   if (!details.empty()) {
-    out += fmt::format("<details><summary>{}: latency (max over ranks of the mean per call), algbw, busbw and wrong "
-                       "values of every measurement</summary>\n\n",
-                       op) +
+    out += fmt::format(
+               "<details><summary>{}: latency (max over ranks of the mean per call), algbw, busbw and wrong "
+               "values of every measurement</summary>\n\n",
+               op) +
            details.render() + "\n</details>\n\n";
   }
   return out;
@@ -157,8 +172,14 @@ std::string render_cliffs(const CommData& data, const std::vector<CommCliff>& cl
       "study, operation, variant and rank count: shown as measured, never smoothed over.\n\n",
       percent(kCliffDrop, 0));
   if (cliffs.empty()) return out + "None.\n\n";
-  MarkdownTable table({{"study"}, {"operation"}, {"variant"}, {"ranks", Align::Right}, {"from", Align::Right},
-                       {"to", Align::Right}, {"busbw GB/s", Align::Right}, {"drop", Align::Right}});
+  MarkdownTable table({{"study"},
+                       {"operation"},
+                       {"variant"},
+                       {"ranks", Align::Right},
+                       {"from", Align::Right},
+                       {"to", Align::Right},
+                       {"busbw GB/s", Align::Right},
+                       {"drop", Align::Right}});
   for (const auto& c : cliffs) {
     table.add_row({code(data.studies[c.study].label), c.series.operation, c.series.variant,
                    ranks_cell(data, c.series.ranks), size_text(c.previous_bytes), size_text(c.bytes),
@@ -212,15 +233,17 @@ std::string render_comm_rows(const std::vector<const Group*>& groups, const Prov
       operations.size(), operations.size() == 1 ? "" : "s", sizes.size(), sizes.size() == 1 ? "" : "s",
       sizes.empty() ? "-" : size_text(*sizes.begin()), sizes.empty() ? "-" : size_text(*sizes.rbegin()));
   if (provenance.mixed()) {
-    out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see Environment and "
-           "provenance.**\n\n";
+    out +=
+        "**Mixed provenance (`--allow-mixed`): rows come from different builds; see Environment and "
+        "provenance.**\n\n";
   }
   out += studies_line(data);
   if (any_oversubscribed) out += std::string(kOversubscribedLegend) + "\n\n";
   out += render_goals(data);
   std::vector<std::pair<int, std::string>> ordered;
   for (const auto& [key, curve] : data.series) {
-    if (ordered.empty() || ordered.back().second != key.operation) ordered.push_back({key.operation_order, key.operation});
+    if (ordered.empty() || ordered.back().second != key.operation)
+      ordered.push_back({key.operation_order, key.operation});
   }
   const CliffIndex cliff_index = index_cliffs(cliffs);
   for (const auto& [order, op] : ordered) out += render_operation(data, op, cliff_index);

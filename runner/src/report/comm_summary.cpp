@@ -90,9 +90,10 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
     if (g->succeeded.size() < kFewRepeats) few.insert(int(g->succeeded.size()));
   }
   if (!few.empty()) {
-    out.warnings.push_back(fmt::format("Collective measurements with fewer than {} successful repeats (n = {}): "
-                                       "spreads and ratio uncertainties are rough.",
-                                       kFewRepeats, ranks_list(few)));
+    out.warnings.push_back(
+        fmt::format("Collective measurements with fewer than {} successful repeats (n = {}): "
+                    "spreads and ratio uncertainties are rough.",
+                    kFewRepeats, ranks_list(few)));
   }
   return out;
 }

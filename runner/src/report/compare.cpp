@@ -46,7 +46,8 @@ std::vector<Configuration> configurations_of(const std::vector<Group>& groups) {
 
 std::string changed_list(const std::vector<ParameterChange>& changed) {
   std::string out;
-  for (const auto& c : changed) out += fmt::format("- {} (study {}): A {}, B {}\n", code(c.name), code(c.study), c.a, c.b);
+  for (const auto& c : changed)
+    out += fmt::format("- {} (study {}): A {}, B {}\n", code(c.name), code(c.study), c.a, c.b);
   return out;
 }
 
@@ -60,9 +61,10 @@ std::string unmatched_name(const Group& g, const Configuration& c, const Configu
 std::string stack_section(const std::vector<StackDifference>& differences, const ComparisonOptions& options) {
   std::string out;
   if (any_blocking(differences)) {
-    out += fmt::format("**Different machine or software stack (`--allow-different-stack`)**: {}. Ratios below include "
-                       "that difference, not only the change between the campaigns.\n\n",
-                       describe_differences(differences, true));
+    out += fmt::format(
+        "**Different machine or software stack (`--allow-different-stack`)**: {}. Ratios below include "
+        "that difference, not only the change between the campaigns.\n\n",
+        describe_differences(differences, true));
   }
   std::string other = describe_differences(differences, false);
   if (!other.empty()) out += fmt::format("Software that differs, not by itself a reason to refuse: {}.\n\n", other);
@@ -116,9 +118,10 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
     out += "Parameters that differ between the campaigns; configurations are matched on the others:\n\n" +
            changed_list(match.changed) + "\n";
   }
-  out += fmt::format("Configurations are matched by study and parameters{}. Ratio = mean B ÷ mean A; the verdict says "
-                     "how B compares with A. {}\n\n",
-                     match.changed.empty() ? "" : " (those above left out)", verdict_rules(tested_count(rows)));
+  out += fmt::format(
+      "Configurations are matched by study and parameters{}. Ratio = mean B ÷ mean A; the verdict says "
+      "how B compares with A. {}\n\n",
+      match.changed.empty() ? "" : " (those above left out)", verdict_rules(tested_count(rows)));
   out += rows.empty() ? "The two campaigns have no configuration in common.\n\n"
                       : render_contrasts(rows, {"configuration", "B mean ± std (n)", "A mean ± std (n)", "B/A"}) +
                             "\n" + kCellLegend + "\n\n";

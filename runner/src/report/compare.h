@@ -17,7 +17,7 @@ struct ComparisonOptions {
   std::optional<double> fail_on_regression_pct;  // the gate's threshold; nullopt: no gate
   bool allow_different_stack = false;
   bool keep_disturbed = false;  // average attempts run on a disturbed machine in (as a campaign may ask)
-  std::string a_label;  // how A is introduced ("baseline `main`"); "" for a plain campaign
+  std::string a_label;          // how A is introduced ("baseline `main`"); "" for a plain campaign
 };
 
 struct ComparisonOutcome {

@@ -43,11 +43,15 @@ std::string group_environment_text(const Group& g, const std::string& key) {
 std::string render_conditions_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
   const bool blas_threads = any_recorded(groups, "environment.blas_threads");
   const bool blas_probe = any_recorded(groups, "environment.blas_gflops_per_thread");
-  std::vector<Column> columns = {{"strategy"}, {"ranks", Align::Right}, {"configuration"},
-                                 {"ranks/node × threads/rank vs cores"}, {"environment values"}};
+  std::vector<Column> columns = {{"strategy"},
+                                 {"ranks", Align::Right},
+                                 {"configuration"},
+                                 {"ranks/node × threads/rank vs cores"},
+                                 {"environment values"}};
   if (blas_threads) columns.push_back({"BLAS threads", Align::Right});
   if (blas_probe) columns.push_back({"BLAS GFLOP/s per thread", Align::Right});
-  for (const char* title : {"measured steps", "per-step CV", "trial mean ±", "n"}) columns.push_back({title, Align::Right});
+  for (const char* title : {"measured steps", "per-step CV", "trial mean ±", "n"})
+    columns.push_back({title, Align::Right});
   if (provenance.mixed()) columns.push_back({"stack"});
   MarkdownTable table(columns);
   for (const auto& r : training_rows(groups)) {

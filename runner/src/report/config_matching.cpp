@@ -53,10 +53,10 @@ void check_named_parameters(const std::vector<Configuration>& a, const std::vect
   for (const auto* names : {&rules.match, &rules.ignore}) {
     for (const auto& name : *names) {
       if (known.count(name)) continue;
-      throw RunnerError(kExitUsage, fmt::format("--{} {}: no configuration of either campaign has a parameter '{}' "
-                                                "(they have: {})",
-                                                names == &rules.match ? "match" : "ignore", name, name,
-                                                fmt::join(known, ", ")));
+      throw RunnerError(kExitUsage,
+                        fmt::format("--{} {}: no configuration of either campaign has a parameter '{}' "
+                                    "(they have: {})",
+                                    names == &rules.match ? "match" : "ignore", name, name, fmt::join(known, ", ")));
     }
   }
   for (const auto& name : rules.match) {
@@ -117,8 +117,8 @@ ConfigurationMatch match_configurations(const std::vector<Configuration>& a, con
     for (const auto& name : parameter_names(a, b, study)) {
       const ValueSet va = values_of(a, study, name), vb = values_of(b, study, name);
       const bool differs = va != vb;
-      const bool leave_out = !rules.match.count(name) &&
-                             (rules.ignore.count(name) || (differs && va.size() == 1 && vb.size() == 1));
+      const bool leave_out =
+          !rules.match.count(name) && (rules.ignore.count(name) || (differs && va.size() == 1 && vb.size() == 1));
       if (leave_out) {
         left_out[study].insert(name);
         if (differs) out.changed.push_back({study, name, joined(va), joined(vb)});

@@ -110,8 +110,13 @@ std::string verdict_rules(int tested) {
 std::string p_text(double p) { return p < 0.001 ? "< 0.001" : fixed(p, 3); }
 
 std::string render_contrasts(const std::vector<ContrastRow>& rows, const ContrastColumns& columns) {
-  MarkdownTable table({{columns.pair}, {"metric"}, {columns.a, Align::Right}, {columns.b, Align::Right},
-                       {columns.ratio, Align::Right}, {"p", Align::Right}, {"p (Holm)", Align::Right},
+  MarkdownTable table({{columns.pair},
+                       {"metric"},
+                       {columns.a, Align::Right},
+                       {columns.b, Align::Right},
+                       {columns.ratio, Align::Right},
+                       {"p", Align::Right},
+                       {"p (Holm)", Align::Right},
                        {"verdict"}});
   for (const auto& r : rows) {
     const bool tested = r.metric.role == MetricRole::Tested;

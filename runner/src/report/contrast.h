@@ -28,8 +28,8 @@ struct KeyMetric {
   std::string name;
   int decimals = 2;
   MetricRole role = MetricRole::Tested;
-  bool higher_is_better = false;  // a tested metric that reads as speed: "faster"/"slower"
-  std::string restates;           // SameMeasurement: the tested metric's name
+  bool higher_is_better = false;    // a tested metric that reads as speed: "faster"/"slower"
+  std::string restates;             // SameMeasurement: the tested metric's name
   Better better = Better::Unknown;  // which way is an improvement: "better"/"worse" verdicts, the regression gate
 };
 
@@ -49,7 +49,7 @@ struct Contrast {
 Contrast contrast(const std::vector<double>& a, const std::vector<double>& b);
 
 struct ContrastRow {
-  std::string pair;  // what is compared: a group, or two studies at one configuration
+  std::string pair;                // what is compared: a group, or two studies at one configuration
   const Group* a_group = nullptr;  // the groups behind sides a and b
   const Group* b_group = nullptr;
   KeyMetric metric;

@@ -24,8 +24,15 @@ std::string group_name(const Group& g) {
 }
 
 std::string render_detail_table(const std::vector<const Group*>& groups, const std::vector<MetricSpec>& metrics) {
-  MarkdownTable table({{"group"}, {"metric"}, {"n", Align::Right}, {"mean", Align::Right}, {"std", Align::Right},
-                       {"min", Align::Right}, {"max", Align::Right}, {"95% CI", Align::Right}, {"CV", Align::Right},
+  MarkdownTable table({{"group"},
+                       {"metric"},
+                       {"n", Align::Right},
+                       {"mean", Align::Right},
+                       {"std", Align::Right},
+                       {"min", Align::Right},
+                       {"max", Align::Right},
+                       {"95% CI", Align::Right},
+                       {"CV", Align::Right},
                        {"outliers (MAD score)"}});
   for (const Group* g : groups) {
     for (const auto& m : metrics) {
@@ -36,8 +43,9 @@ std::string render_detail_table(const std::vector<const Group*>& groups, const s
       std::string outliers;
       auto scores = mad_scores(sample.values);
       for (size_t i : s.outliers) {
-        outliers += fmt::format("{}{} = {} ({})", outliers.empty() ? "" : ", ", code(short_id(sample.trials[i]->identity)),
-                                fixed(sample.values[i], m.decimals), fixed(scores[i], 1));
+        outliers +=
+            fmt::format("{}{} = {} ({})", outliers.empty() ? "" : ", ", code(short_id(sample.trials[i]->identity)),
+                        fixed(sample.values[i], m.decimals), fixed(scores[i], 1));
       }
       table.add_row({group_name(*g), m.title, n, fixed(s.mean, m.decimals), s.n > 1 ? fixed(s.std, m.decimals) : "-",
                      fixed(s.min, m.decimals), fixed(s.max, m.decimals), interval_cell(s.ci95, m.decimals),

@@ -49,7 +49,8 @@ std::vector<std::string> disturbance_warnings(const std::vector<ReportTrial>& tr
   for (std::size_t i = 0; i < disturbed.size() && i < kNamedDisturbances; ++i) {
     named.push_back(fmt::format("`{}` ({})", trial_name(*disturbed[i]), fmt::join(disturbed[i]->disturbances, "; ")));
   }
-  if (disturbed.size() > kNamedDisturbances) named.push_back(fmt::format("and {} more", disturbed.size() - kNamedDisturbances));
+  if (disturbed.size() > kNamedDisturbances)
+    named.push_back(fmt::format("and {} more", disturbed.size() - kNamedDisturbances));
   out.push_back(fmt::format("{} attempt{} ran on a disturbed machine: {}. {}", disturbed.size(),
                             disturbed.size() == 1 ? "" : "s", fmt::join(named, ", "),
                             keep_disturbed ? "They are averaged in with the rest (kept on request)."
@@ -58,9 +59,10 @@ std::vector<std::string> disturbance_warnings(const std::vector<ReportTrial>& tr
                                                          disturbed.size() == 1 ? "It is" : "They are")));
   if (!keep_disturbed) {
     for (const auto& g : disturbed_groups(trials)) {
-      out.push_back(fmt::format("`{}`: every one of its {} successful attempt{} ran on a disturbed machine; it is "
-                                "not averaged and appears in no table.",
-                                group_name(g), g.disturbed.size(), g.disturbed.size() == 1 ? "" : "s"));
+      out.push_back(
+          fmt::format("`{}`: every one of its {} successful attempt{} ran on a disturbed machine; it is "
+                      "not averaged and appears in no table.",
+                      group_name(g), g.disturbed.size(), g.disturbed.size() == 1 ? "" : "s"));
     }
   }
   return out;
@@ -72,23 +74,25 @@ std::string run_conditions_notes(Database& db, const ReportData& data) {
     const CampaignMeasurement m = read_campaign_measurement(db, campaign.id);
     const std::string who = data.campaigns.size() == 1 ? "Trials" : fmt::format("Campaign `{}`'s trials", campaign.id);
     if (!m.run_order.empty()) {
-      out += fmt::format("{} ran in {} order{}.\n\n", who, m.run_order,
-                         m.seed ? fmt::format(" (seed {})", *m.seed) : std::string(
-                                      m.run_order == kOrderInterleaved ? ": every configuration once per round" : ""));
+      out += fmt::format(
+          "{} ran in {} order{}.\n\n", who, m.run_order,
+          m.seed ? fmt::format(" (seed {})", *m.seed)
+                 : std::string(m.run_order == kOrderInterleaved ? ": every configuration once per round" : ""));
     }
     const auto policies = repeat_policies_from_json(m.measurement);
     if (policies.empty()) continue;
     std::vector<std::string> reached, at_max, short_of;
     for (const auto& c : adaptive_status(db, campaign.id, policies)) {
-      (c.status.decision == RoundDecision::Reached  ? reached
+      (c.status.decision == RoundDecision::Reached ? reached
        : c.status.decision == RoundDecision::AtMax ? at_max
-                                                    : short_of)
+                                                   : short_of)
           .push_back(decision_text(c));
     }
     out += "**Adaptive repeats** (95 % CI of the primary metric against its target, disturbed attempts not counted):";
     if (!reached.empty()) out += fmt::format(" reached the target: {}.", fmt::join(reached, ", "));
     if (!at_max.empty()) out += fmt::format(" stopped at max: {}.", fmt::join(at_max, ", "));
-    if (!short_of.empty()) out += fmt::format(" not finished (run the experiment again): {}.", fmt::join(short_of, ", "));
+    if (!short_of.empty())
+      out += fmt::format(" not finished (run the experiment again): {}.", fmt::join(short_of, ", "));
     out += "\n\n";
   }
   return out;
@@ -99,11 +103,12 @@ std::optional<std::string> calibration_difference(const std::string& a_name, con
   auto test = welch_t_test(a, b);
   if (!test || test->p >= 0.05 || mean(a) == 0) return std::nullopt;
   const double change = (mean(b) / mean(a) - 1) * 100.0;
-  return fmt::format("Calibrations differ beyond their noise: {} {:.1f} ± {:.1f} vs {} {:.1f} ± {:.1f} GFLOP/s per "
-                     "thread ({:+.0f} %, Welch p {}). The machines ran at different speeds; ratios between them "
-                     "include that.",
-                     a_name, mean(a), sample_std(a), b_name, mean(b), sample_std(b), change,
-                     test->p < 0.001 ? "< 0.001" : fmt::format("= {:.3f}", test->p));
+  return fmt::format(
+      "Calibrations differ beyond their noise: {} {:.1f} ± {:.1f} vs {} {:.1f} ± {:.1f} GFLOP/s per "
+      "thread ({:+.0f} %, Welch p {}). The machines ran at different speeds; ratios between them "
+      "include that.",
+      a_name, mean(a), sample_std(a), b_name, mean(b), sample_std(b), change,
+      test->p < 0.001 ? "< 0.001" : fmt::format("= {:.3f}", test->p));
 }
 
 std::vector<double> calibrations_of(const std::vector<ReportTrial>& trials, const std::string& campaign_id) {

@@ -28,7 +28,10 @@ const std::vector<MachineRow>& machine_rows() {
   static const std::vector<MachineRow> rows = {
       {"CPU", {{"cpu_model", "{}"}}},
       {"CPU vendor, family, model, stepping",
-       {{"cpu_vendor", "{}"}, {"cpu_family", "family {}"}, {"cpu_model_number", "model {}"}, {"cpu_stepping", "stepping {}"}}},
+       {{"cpu_vendor", "{}"},
+        {"cpu_family", "family {}"},
+        {"cpu_model_number", "model {}"},
+        {"cpu_stepping", "stepping {}"}}},
       {"logical CPUs", {{"cpu_cores", "{}"}, {"threads_per_core", "{} threads per core"}}},
       {"memory", {{"memory_mib", "{} MiB"}}},
       {"instruction sets", {{"cpu_isa", "{}"}}},
@@ -48,8 +51,8 @@ const std::vector<MachineRow>& machine_rows() {
 // Fields shown elsewhere: the build (revision column), the program (program column), and how each
 // configuration was launched (the measurement conditions).
 bool shown_elsewhere(const std::string& key) {
-  static const std::set<std::string> keys = {"build_revision", "build_tree_dirty", "program", "program_hash",
-                                             "script", "script_hash"};
+  static const std::set<std::string> keys = {"build_revision", "build_tree_dirty", "program",
+                                             "program_hash",   "script",           "script_hash"};
   return keys.count(key) || is_per_launch_field(key);
 }
 
@@ -88,13 +91,21 @@ std::string studies_of(const Stack& s) {
 }
 
 std::string stacks_table(const ProvenanceAnalysis& a) {
-  MarkdownTable table({{"stack"}, {"studies"}, {"revision"}, {"image"}, {"program"}, {"provenance"},
-                       {"trials", Align::Right}, {"complete", Align::Right}});
+  MarkdownTable table({{"stack"},
+                       {"studies"},
+                       {"revision"},
+                       {"image"},
+                       {"program"},
+                       {"provenance"},
+                       {"trials", Align::Right},
+                       {"complete", Align::Right}});
   for (const auto& s : a.stacks) {
     const auto& p = s.provenance;
     table.add_row({s.id, studies_of(s), p.revision.empty() ? "unknown" : code(p.revision),
-                   p.image.empty() ? "unknown" : p.image == "bare metal" ? p.image : code(p.image), program_cell(p),
-                   p.recorded ? "recorded" : "result environment only", std::to_string(s.trials),
+                   p.image.empty()           ? "unknown"
+                   : p.image == "bare metal" ? p.image
+                                             : code(p.image),
+                   program_cell(p), p.recorded ? "recorded" : "result environment only", std::to_string(s.trials),
                    std::to_string(s.complete)});
   }
   return table.render();
@@ -153,8 +164,9 @@ std::string commands(const ProvenanceAnalysis& a) {
     names_only = names_only || forwards_names_only(command);
   }
   if (names_only) {
-    out += "These records name the variables mpirun forwarded (`-x NAME`) without their values; the values "
-           "a program reported are under environment values per configuration.\n\n";
+    out +=
+        "These records name the variables mpirun forwarded (`-x NAME`) without their values; the values "
+        "a program reported are under environment values per configuration.\n\n";
   }
   return out;
 }
@@ -165,19 +177,23 @@ std::string render_environment_section(const ProvenanceAnalysis& a, bool has_con
   std::string out = "## Environment and provenance\n\n";
   if (a.stacks.empty()) return out + "No succeeded trials, so no environment to show.\n\n";
   out += stacks_table(a);
-  out += "\nA trial's provenance is complete when every required field was captured, its source tree was clean, "
-         "the engine was built from that commit and the program that ran is identified by its content (the "
-         "rules: `docs/provenance.md`). Trials without a provenance record are described by the environment "
-         "their result reports.\n\n";
-  out += "What decides CPU numbers, per stack (" + std::string(kNotRecorded) + ": the program that ran did not report it).";
+  out +=
+      "\nA trial's provenance is complete when every required field was captured, its source tree was clean, "
+      "the engine was built from that commit and the program that ran is identified by its content (the "
+      "rules: `docs/provenance.md`). Trials without a provenance record are described by the environment "
+      "their result reports.\n\n";
+  out += "What decides CPU numbers, per stack (" + std::string(kNotRecorded) +
+         ": the program that ran did not report it).";
   if (has_conditions) {
-    out += " Threads per rank, environment values and the BLAS probe are per configuration, under "
-           "[Measurement conditions](#measurement-conditions).";
+    out +=
+        " Threads per rank, environment values and the BLAS probe are per configuration, under "
+        "[Measurement conditions](#measurement-conditions).";
   }
   out += "\n\n";
   out += machine_table(a) + "\n";
   std::string recorded = commands(a);
-  if (!recorded.empty()) out += "The command each study was launched with, as recorded (its first trial):\n\n" + recorded;
+  if (!recorded.empty())
+    out += "The command each study was launched with, as recorded (its first trial):\n\n" + recorded;
   return out;
 }
 

@@ -10,9 +10,17 @@
 namespace mt {
 
 std::string render_failures_section(const std::vector<ReportTrial>& trials) {
-  MarkdownTable table({{"trial"}, {"study"}, {"configuration"}, {"ranks", Align::Right}, {"repeat", Align::Right},
-                       {"outcome"}, {"attempts", Align::Right}, {"rank", Align::Right}, {"step", Align::Right},
-                       {"reason"}, {"log"}});
+  MarkdownTable table({{"trial"},
+                       {"study"},
+                       {"configuration"},
+                       {"ranks", Align::Right},
+                       {"repeat", Align::Right},
+                       {"outcome"},
+                       {"attempts", Align::Right},
+                       {"rank", Align::Right},
+                       {"step", Align::Right},
+                       {"reason"},
+                       {"log"}});
   for (const auto& t : trials) {
     if (t.succeeded()) continue;
     std::string config = trial_config(t);

@@ -67,7 +67,8 @@ std::string verdict_table(const std::vector<const ReportTrial*>& chains) {
 }
 
 std::string stage_table(const std::vector<const ReportTrial*>& chains) {
-  const bool repeats = std::any_of(chains.begin(), chains.end(), [](const ReportTrial* t) { return t->repeat_index > 0; });
+  const bool repeats =
+      std::any_of(chains.begin(), chains.end(), [](const ReportTrial* t) { return t->repeat_index > 0; });
   std::vector<Column> columns = {{"scenario"}, {"strategy"}};
   if (repeats) columns.push_back({"repeat", Align::Right});
   for (const char* c : {"stage", "expected", "observed", ""}) columns.push_back({c});
@@ -129,9 +130,13 @@ std::string checkpoint_table(const std::vector<const ReportTrial*>& chains) {
       if (any) add_once(order, key);
     }
   }
-  MarkdownTable table({{"strategy"}, {"ranks", Align::Right}, {"saves", Align::Right},
-                       {"save ms (mean ± std)", Align::Right}, {"checkpoint size", Align::Right},
-                       {"loads", Align::Right}, {"load ms (mean ± std)", Align::Right}});
+  MarkdownTable table({{"strategy"},
+                       {"ranks", Align::Right},
+                       {"saves", Align::Right},
+                       {"save ms (mean ± std)", Align::Right},
+                       {"checkpoint size", Align::Right},
+                       {"loads", Align::Right},
+                       {"load ms (mean ± std)", Align::Right}});
   for (const auto& key : order) {
     const CheckpointIo& e = io[key];
     std::string size = "-";
@@ -162,12 +167,15 @@ std::string render_fault_tolerance_section(const std::vector<ReportTrial>& trial
       "`mtengine` (training with an injected fault or a resume, or `verify` comparing two checkpoints) and "
       "states what it expects — the outcome, the rank or step it fails at, what its output says, the step a "
       "resume starts from, an exact match, which checkpoint steps are published (READY). A chain passes (" +
-      std::string(kPass) + ") only when every stage did what it expected; it stops at the first stage that "
-      "did not (" + kFail + ").\n\n";
+      std::string(kPass) +
+      ") only when every stage did what it expected; it stops at the first stage that "
+      "did not (" +
+      kFail + ").\n\n";
   out += verdict_table(chains) + "\n";
-  out += "### Stages\n\nThe latest attempt of each chain, stage by stage: what it expected and what happened "
-         "(`s`: the stage's wall time).\n\n" +
-         stage_table(chains) + "\n";
+  out +=
+      "### Stages\n\nThe latest attempt of each chain, stage by stage: what it expected and what happened "
+      "(`s`: the stage's wall time).\n\n" +
+      stage_table(chains) + "\n";
   out += checkpoint_table(chains);
   return out;
 }

@@ -21,7 +21,7 @@ struct Group {
   std::string kind;  // report section: the workload, or "fault" for fault-injection scenarios
   std::string strategy;
   int ranks = 1;
-  std::string config;  // the study's other axes, "gradient_sync_mode=every"; empty when none
+  std::string config;                         // the study's other axes, "gradient_sync_mode=every"; empty when none
   std::vector<const ReportTrial*> succeeded;  // the trials whose numbers are used
   int total = 0;                              // trials in the group, succeeded or not
   std::vector<const ReportTrial*> disturbed;  // succeeded on a disturbed machine, left out of `succeeded`

@@ -121,8 +121,8 @@ std::string change_points_section(const std::vector<Series>& series, const std::
     for (const auto& b : s.boundaries) {
       if (!b.change_point) continue;
       ++count;
-      lines += fmt::format("- {} — {}: changed at revision {} (after {}): {} ({}), p (Holm) {}\n", s.name,
-                           s.metric, code(revisions[b.after].label()), code(revisions[b.before].label()),
+      lines += fmt::format("- {} — {}: changed at revision {} (after {}): {} ({}), p (Holm) {}\n", s.name, s.metric,
+                           code(revisions[b.after].label()), code(revisions[b.before].label()),
                            signed_percent(*b.change), direction_word(*b.change, s.better), p_text(*b.adjusted_p));
     }
   }
@@ -131,9 +131,16 @@ std::string change_points_section(const std::vector<Series>& series, const std::
 }
 
 std::string series_table(const std::vector<Series>& series, const std::vector<Revision>& revisions) {
-  MarkdownTable table({{"configuration"}, {"metric"}, {"revision"}, {"campaigns"}, {"n", Align::Right},
-                       {"mean", Align::Right}, {"95 % CI", Align::Right}, {"change", Align::Right},
-                       {"p (Holm)", Align::Right}, {"change point"}});
+  MarkdownTable table({{"configuration"},
+                       {"metric"},
+                       {"revision"},
+                       {"campaigns"},
+                       {"n", Align::Right},
+                       {"mean", Align::Right},
+                       {"95 % CI", Align::Right},
+                       {"change", Align::Right},
+                       {"p (Holm)", Align::Right},
+                       {"change point"}});
   for (const auto& s : series) {
     for (std::size_t k = 0; k < revisions.size(); ++k) {
       const Summary sum = summarize(s.values[k]);

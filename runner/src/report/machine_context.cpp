@@ -19,8 +19,7 @@ std::optional<int> whole_number(const nlohmann::json& v) {
       size_t used = 0;
       int n = std::stoi(v.get<std::string>(), &used);
       if (used == v.get<std::string>().size()) return n;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   return std::nullopt;
 }
@@ -73,7 +72,8 @@ std::string environment_text(const nlohmann::json& env, const std::string& key) 
   if (v.is_number()) return auto_number(v.get<double>());
   if (v.is_object()) {
     std::map<std::string, std::string> sorted;
-    for (const auto& [name, value] : v.items()) sorted[name] = value.is_string() ? value.get<std::string>() : value.dump();
+    for (const auto& [name, value] : v.items())
+      sorted[name] = value.is_string() ? value.get<std::string>() : value.dump();
     std::string out;
     for (const auto& [name, value] : sorted) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
     return out.empty() ? "none set" : out;
@@ -83,7 +83,7 @@ std::string environment_text(const nlohmann::json& env, const std::string& key) 
 
 bool is_per_launch_field(const std::string& key) {
   // Measured or chosen at each launch: they vary between runs of one build on one machine.
-  static const std::set<std::string> fields = {"threads_per_rank", "blas_threads",    "env_vars",
+  static const std::set<std::string> fields = {"threads_per_rank",       "blas_threads",    "env_vars",
                                                "blas_gflops_per_thread", "blas_efficiency", "cpu_mhz"};
   return fields.count(key) > 0;
 }

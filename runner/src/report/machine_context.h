@@ -27,7 +27,7 @@ bool is_per_launch_field(const std::string& key);
 
 // How a job used the cores of its nodes.
 struct CoreUse {
-  std::optional<int> cores;              // logical CPUs online per node (environment.cpu_cores)
+  std::optional<int> cores;  // logical CPUs online per node (environment.cpu_cores)
   int ranks = 1;
   int ranks_per_node = 1;                // most ranks on one host
   std::optional<int> threads_per_rank;   // the result's threads_per_rank, else OMP_NUM_THREADS

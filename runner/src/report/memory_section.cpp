@@ -18,7 +18,8 @@ std::string mib(double v) { return fixed(v, 1); }
 std::string costlier_components(const ModelState& s, const ModelState& ddp) {
   std::string out;
   auto add = [&](double mine, double theirs, const char* what) {
-    if (mine - theirs >= kVisibleMiB) out += fmt::format("{}+{} MiB {}", out.empty() ? "" : ", ", mib(mine - theirs), what);
+    if (mine - theirs >= kVisibleMiB)
+      out += fmt::format("{}+{} MiB {}", out.empty() ? "" : ", ", mib(mine - theirs), what);
   };
   add(s.parameters, ddp.parameters, "parameters");
   add(s.gradients, ddp.gradients, "gradients");
@@ -30,10 +31,15 @@ std::string costlier_components(const ModelState& s, const ModelState& ddp) {
 }  // namespace
 
 std::string render_memory_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
-  std::vector<Column> columns = {{"strategy"}, {"ranks", Align::Right}, {"configuration"},
-                                 {"parameters MiB", Align::Right}, {"gradients MiB (peak)", Align::Right},
-                                 {"optimizer MiB", Align::Right}, {"gathered MiB", Align::Right},
-                                 {"state MiB", Align::Right}, {"state saving vs DDP", Align::Right},
+  std::vector<Column> columns = {{"strategy"},
+                                 {"ranks", Align::Right},
+                                 {"configuration"},
+                                 {"parameters MiB", Align::Right},
+                                 {"gradients MiB (peak)", Align::Right},
+                                 {"optimizer MiB", Align::Right},
+                                 {"gathered MiB", Align::Right},
+                                 {"state MiB", Align::Right},
+                                 {"state saving vs DDP", Align::Right},
                                  {"peak RSS MiB", Align::Right}};
   if (provenance.mixed()) columns.push_back({"stack"});
   MarkdownTable table(columns);
@@ -47,9 +53,15 @@ std::string render_memory_section(const std::vector<const Group*>& groups, const
     const ModelState ddp = r.ddp && r.ddp != &g ? mean_model_state(*r.ddp).value_or(ModelState{}) : ModelState{};
     std::string versus = r.ddp == &g ? "reference" : "-";
     if (ddp.total() > 0) versus = signed_percent((ddp.total() - state->total()) / ddp.total());
-    std::vector<std::string> row = {g.strategy, ranks_cell(r), g.label(), mib(state->parameters),
-                                    mib(state->gradients), mib(state->optimizer),
-                                    state->gathered > 0 ? mib(state->gathered) : "-", mib(state->total()), versus,
+    std::vector<std::string> row = {g.strategy,
+                                    ranks_cell(r),
+                                    g.label(),
+                                    mib(state->parameters),
+                                    mib(state->gradients),
+                                    mib(state->optimizer),
+                                    state->gathered > 0 ? mib(state->gathered) : "-",
+                                    mib(state->total()),
+                                    versus,
                                     mean_std_cell(r.peak_memory_mb, 1)};
     if (provenance.mixed()) row.push_back(provenance.stack_cell(g));
     table.add_row(std::move(row));

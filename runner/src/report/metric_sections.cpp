@@ -29,7 +29,8 @@ std::string metrics_table(const std::vector<const Group*>& groups, const Provena
   for (const Group* g : groups) {
     for (const auto& name : metric_names(*g)) {
       auto values = g->sample(name).values;
-      std::vector<std::string> row = {group_name(*g), name, mean_std_cell(summarize(values), auto_decimals(mean(values))),
+      std::vector<std::string> row = {group_name(*g), name,
+                                      mean_std_cell(summarize(values), auto_decimals(mean(values))),
                                       std::to_string(values.size())};
       if (provenance.mixed()) row.push_back(provenance.stack_cell(*g));
       table.add_row(std::move(row));
@@ -37,7 +38,8 @@ std::string metrics_table(const std::vector<const Group*>& groups, const Provena
   }
   if (table.empty()) return "";
   std::string out;
-  if (provenance.mixed()) out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
+  if (provenance.mixed())
+    out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
   return out + table.render() + "\n" + kCellLegend + "\n\n";
 }
 

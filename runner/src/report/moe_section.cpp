@@ -47,8 +47,12 @@ double per_rank_mean(const Group& g, const std::vector<std::string>& path, std::
 }
 
 std::string per_rank_table(const std::vector<const Group*>& groups) {
-  MarkdownTable table({{"configuration"}, {"rank", Align::Right}, {"tokens received", Align::Right},
-                       {"dispatch ms", Align::Right}, {"compute ms", Align::Right}, {"combine ms", Align::Right}});
+  MarkdownTable table({{"configuration"},
+                       {"rank", Align::Right},
+                       {"tokens received", Align::Right},
+                       {"dispatch ms", Align::Right},
+                       {"compute ms", Align::Right},
+                       {"combine ms", Align::Right}});
   for (const Group* g : groups) {
     for (std::size_t r = 0; r < static_cast<std::size_t>(g->ranks); ++r) {
       const double tokens = per_rank_mean(*g, {"tokens_received"}, r);
@@ -57,7 +61,8 @@ std::string per_rank_table(const std::vector<const Group*>& groups) {
         const double v = per_rank_mean(*g, {"per_rank_ms", phase}, r);
         return v < 0 ? std::string("-") : fixed(v, 2);
       };
-      table.add_row({group_name(*g), std::to_string(r), fixed(tokens, 0), ms("dispatch"), ms("compute"), ms("combine")});
+      table.add_row(
+          {group_name(*g), std::to_string(r), fixed(tokens, 0), ms("dispatch"), ms("compute"), ms("combine")});
     }
   }
   if (table.empty()) return "";
@@ -70,10 +75,18 @@ std::string per_rank_table(const std::vector<const Group*>& groups) {
 }  // namespace
 
 std::string render_moe_section(const std::vector<const Group*>& groups) {
-  MarkdownTable table({{"configuration"}, {"tokens/rank", Align::Right}, {"top-k", Align::Right},
-                       {"imbalance (max ÷ mean)", Align::Right}, {"dropped", Align::Right},
-                       {"dispatch ms", Align::Right}, {"compute ms", Align::Right}, {"combine ms", Align::Right},
-                       {"step ms", Align::Right}, {"tokens/s", Align::Right}, {"oracle"}, {"n", Align::Right}});
+  MarkdownTable table({{"configuration"},
+                       {"tokens/rank", Align::Right},
+                       {"top-k", Align::Right},
+                       {"imbalance (max ÷ mean)", Align::Right},
+                       {"dropped", Align::Right},
+                       {"dispatch ms", Align::Right},
+                       {"compute ms", Align::Right},
+                       {"combine ms", Align::Right},
+                       {"step ms", Align::Right},
+                       {"tokens/s", Align::Right},
+                       {"oracle"},
+                       {"n", Align::Right}});
   bool oversubscribed = false;
   for (const Group* g : groups) {
     oversubscribed = oversubscribed || core_use(*g).oversubscribed();

@@ -59,8 +59,14 @@ GroupOperators collect(const Group& g) {
 }  // namespace
 
 std::string render_operator_table(const std::vector<const Group*>& groups, std::size_t top) {
-  MarkdownTable table({{"strategy"}, {"ranks", Align::Right}, {"configuration"}, {"operators ms of step ms", Align::Right},
-                       {"operator"}, {"calls", Align::Right}, {"self ms", Align::Right}, {"total ms", Align::Right},
+  MarkdownTable table({{"strategy"},
+                       {"ranks", Align::Right},
+                       {"configuration"},
+                       {"operators ms of step ms", Align::Right},
+                       {"operator"},
+                       {"calls", Align::Right},
+                       {"self ms", Align::Right},
+                       {"total ms", Align::Right},
                        {"share of operator time", Align::Right}});
   bool any = false;
   std::vector<std::string> reasons;

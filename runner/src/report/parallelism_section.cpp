@@ -28,8 +28,8 @@ std::string oversubscribed_note(const std::vector<const Group*>& groups) {
 
 std::string render_tp_section(const std::vector<const Group*>& groups) {
   // One row per group, layer and tensor: the worst error over the runs, and whether all passed.
-  MarkdownTable table({{"configuration"}, {"layer"}, {"tensor"}, {"max abs error", Align::Right},
-                       {"atol", Align::Right}, {"passed"}});
+  MarkdownTable table(
+      {{"configuration"}, {"layer"}, {"tensor"}, {"max abs error", Align::Right}, {"atol", Align::Right}, {"passed"}});
   for (const Group* g : groups) {
     std::vector<std::pair<std::string, std::string>> order;
     std::map<std::pair<std::string, std::string>, std::pair<double, int>> worst;  // error, passes
@@ -60,16 +60,23 @@ std::string render_tp_section(const std::vector<const Group*>& groups) {
 }
 
 std::string render_groups_section(const std::vector<const Group*>& groups) {
-  MarkdownTable dims({{"configuration"}, {"dimension"}, {"group size", Align::Right}, {"rank 0's group"},
-                      {"collectives per step", Align::Right}, {"ms per step", Align::Right}, {"members checked"}});
-  MarkdownTable hazard({{"configuration"}, {"mis-ordered collectives completed without error"},
-                        {"the checksum caught the swap"}});
+  MarkdownTable dims({{"configuration"},
+                      {"dimension"},
+                      {"group size", Align::Right},
+                      {"rank 0's group"},
+                      {"collectives per step", Align::Right},
+                      {"ms per step", Align::Right},
+                      {"members checked"}});
+  MarkdownTable hazard(
+      {{"configuration"}, {"mis-ordered collectives completed without error"}, {"the checksum caught the swap"}});
   for (const Group* g : groups) {
     for (const char* dim : {"tp", "pp", "dp"}) {
       const std::string prefix = std::string("groups.") + dim + ".";
       int ok = 0;
       for (const ReportTrial* t : g->succeeded)
-        ok += t->result.value("groups", nlohmann::json::object()).value(dim, nlohmann::json::object()).value("members_ok", false);
+        ok += t->result.value("groups", nlohmann::json::object())
+                  .value(dim, nlohmann::json::object())
+                  .value("members_ok", false);
       dims.add_row({group_name(*g), dim, g->result_text(prefix + "size"), g->result_text(prefix + "members_of_rank_0"),
                     g->result_text(prefix + "collectives_per_step"),
                     mean_std_cell(summarize(g->sample(prefix + "ms_per_step").values), 3),
@@ -94,9 +101,10 @@ std::string render_groups_section(const std::vector<const Group*>& groups) {
       "must give.\n\n" +
       dims.render() + "\n" + kCellLegend + "\n\n" + oversubscribed_note(groups);
   if (!hazard.empty())
-    out += "**The collective-order hazard**: two same-shaped all-reduces issued in opposite order on two ranks of "
-           "a group complete without any error, with their data swapped; only a per-tensor checksum notices.\n\n" +
-           hazard.render() + "\n";
+    out +=
+        "**The collective-order hazard**: two same-shaped all-reduces issued in opposite order on two ranks of "
+        "a group complete without any error, with their data swapped; only a per-tensor checksum notices.\n\n" +
+        hazard.render() + "\n";
   return out;
 }
 

@@ -24,7 +24,8 @@ std::vector<std::vector<double>> per_rank_series(const ReportTrial& t, const std
 long long first_step_of(const ReportTrial& t) {
   if (!t.result.is_object() || !t.result.contains("per_step")) return 0;
   const auto& per_step = t.result["per_step"];
-  if (!per_step.is_object() || !per_step.contains("first_step") || !per_step["first_step"].is_number_integer()) return 0;
+  if (!per_step.is_object() || !per_step.contains("first_step") || !per_step["first_step"].is_number_integer())
+    return 0;
   return per_step["first_step"].get<long long>();
 }
 

@@ -56,14 +56,15 @@ std::string traces_cell(const StepProfileRow& r, const std::string& report_dir) 
   for (size_t i = 0; i < r.traces.size(); ++i) {
     out += fmt::format("{}[rank {}]({}/{})", i ? ", " : "", i, report_dir, trace_path(*r.traced, r.traces[i]));
   }
-  return out + fmt::format(" (trial {} attempt {})", short_id(r.traced->identity), r.traced->succeeded_attempt.value_or(0));
+  return out +
+         fmt::format(" (trial {} attempt {})", short_id(r.traced->identity), r.traced->succeeded_attempt.value_or(0));
 }
 
 Plot step_chart(const std::vector<StepProfileRow>& rows) {
   std::set<std::string> studies;
   for (const auto& r : rows) studies.insert(r.group->study);
-  ChartSpec c{"Where a step's time goes (profiled runs; mean over ranks and repeats)", "configuration", "ms per step",
-              {}, {}};
+  ChartSpec c{
+      "Where a step's time goes (profiled runs; mean over ranks and repeats)", "configuration", "ms per step", {}, {}};
   ChartSeries data{"data", {}, {}, false, -1}, compute{"forward-backward", {}, {}, false, -1},
       hidden{"communication hidden under computation", {}, {}, false, -1},
       exposed{"exposed communication", {}, {}, false, -1}, optimizer{"optimizer", {}, {}, false, -1},
@@ -88,17 +89,25 @@ Plot step_chart(const std::vector<StepProfileRow>& rows) {
 }
 
 std::string time_table(const std::vector<StepProfileRow>& rows, const ProvenanceAnalysis& provenance) {
-  std::vector<Column> columns = {{"strategy"}, {"ranks", Align::Right}, {"configuration"}, {"step ms", Align::Right},
-                                 {"data ms", Align::Right}, {"fwd+bwd ms", Align::Right},
-                                 {"optimizer ms", Align::Right}, {"communication ms", Align::Right},
-                                 {"exposed ms", Align::Right}, {"overlap %", Align::Right}, {"n", Align::Right}};
+  std::vector<Column> columns = {{"strategy"},
+                                 {"ranks", Align::Right},
+                                 {"configuration"},
+                                 {"step ms", Align::Right},
+                                 {"data ms", Align::Right},
+                                 {"fwd+bwd ms", Align::Right},
+                                 {"optimizer ms", Align::Right},
+                                 {"communication ms", Align::Right},
+                                 {"exposed ms", Align::Right},
+                                 {"overlap %", Align::Right},
+                                 {"n", Align::Right}};
   if (provenance.mixed()) columns.push_back({"stack"});
   MarkdownTable table(columns);
   for (const auto& r : rows) {
     const Group& g = *r.group;
-    std::vector<std::string> row = {g.strategy, std::to_string(g.ranks), g.label(), ms(r.step_ms), ms(r.data_ms),
-                                    ms(r.forward_backward_ms), ms(r.optimizer_ms), ms(r.communication_ms),
-                                    ms(r.exposed_ms), percent_cell(r.overlap_fraction), g.n_text()};
+    std::vector<std::string> row = {
+        g.strategy,       std::to_string(g.ranks),          g.label(),          ms(r.step_ms),
+        ms(r.data_ms),    ms(r.forward_backward_ms),        ms(r.optimizer_ms), ms(r.communication_ms),
+        ms(r.exposed_ms), percent_cell(r.overlap_fraction), g.n_text()};
     if (provenance.mixed()) row.push_back(provenance.stack_cell(g));
     table.add_row(std::move(row));
   }
@@ -106,10 +115,16 @@ std::string time_table(const std::vector<StepProfileRow>& rows, const Provenance
 }
 
 std::string pace_table(const std::vector<StepProfileRow>& rows, const std::string& report_dir) {
-  MarkdownTable table({{"strategy"}, {"ranks", Align::Right}, {"configuration"}, {"collectives/step"},
-                       {"in trace/step", Align::Right}, {"buckets", Align::Right},
-                       {"largest bucket MiB", Align::Right}, {"step ms min / p50 / max over ranks", Align::Right},
-                       {"straggler ratio", Align::Right}, {"traces"}});
+  MarkdownTable table({{"strategy"},
+                       {"ranks", Align::Right},
+                       {"configuration"},
+                       {"collectives/step"},
+                       {"in trace/step", Align::Right},
+                       {"buckets", Align::Right},
+                       {"largest bucket MiB", Align::Right},
+                       {"step ms min / p50 / max over ranks", Align::Right},
+                       {"straggler ratio", Align::Right},
+                       {"traces"}});
   for (const auto& r : rows) {
     const Group& g = *r.group;
     table.add_row({g.strategy, std::to_string(g.ranks), g.label(), collectives_cell(g),
@@ -163,15 +178,17 @@ ProfileSection render_profile_section(const std::vector<const Group*>& profiled,
       out.plots.push_back(std::move(chart));
     }
   }
-  md += "The bar stacks data, forward-backward with no communication under it, the communication hidden under "
-        "computation, exposed communication and the optimizer: together data + forward-backward + optimizer "
-        "(+ whatever else the step spent). Hidden and exposed communication are drawn inside forward-backward, where "
-        "DDP and FSDP run their collectives; what exceeds it, inside the optimizer phase, where ZeRO does.\n\n";
+  md +=
+      "The bar stacks data, forward-backward with no communication under it, the communication hidden under "
+      "computation, exposed communication and the optimizer: together data + forward-backward + optimizer "
+      "(+ whatever else the step spent). Hidden and exposed communication are drawn inside forward-backward, where "
+      "DDP and FSDP run their collectives; what exceeds it, inside the optimizer phase, where ZeRO does.\n\n";
   md += time_table(rows, provenance) + "\n";
-  md += "Collectives per optimizer step as the engine counts them by kind, and the collective spans per step in the "
-        "trace; buckets and the largest bucket are the gradient buckets the strategy reduces (DDP's buckets; FSDP's "
-        "units, one reduce-scatter each). Step ms across ranks: the fastest, median and slowest rank's mean step "
-        "(mean over repeats); straggler ratio = slowest ÷ median.\n\n";
+  md +=
+      "Collectives per optimizer step as the engine counts them by kind, and the collective spans per step in the "
+      "trace; buckets and the largest bucket are the gradient buckets the strategy reduces (DDP's buckets; FSDP's "
+      "units, one reduce-scatter each). Step ms across ranks: the fastest, median and slowest rank's mean step "
+      "(mean over repeats); straggler ratio = slowest ÷ median.\n\n";
   md += pace_table(rows, report_dir) + "\n";
   constexpr std::size_t kOperatorsShown = 5;
   const std::string operators = render_operator_table(profiled, kOperatorsShown);
@@ -179,19 +196,22 @@ ProfileSection render_profile_section(const std::vector<const Group*>& profiled,
   if (report_dir.empty()) {
     notes += "- The chart and the trace files are written beside the report when it is saved with `-o FILE`.\n";
   } else {
-    notes += "- Traces are Chrome trace JSON: open them in Perfetto (ui.perfetto.dev) or chrome://tracing; tracks: "
-             "steps, compute, communication.\n";
+    notes +=
+        "- Traces are Chrome trace JSON: open them in Perfetto (ui.perfetto.dev) or chrome://tracing; tracks: "
+        "steps, compute, communication.\n";
   }
   for (const auto& r : rows) {
     if (!r.traced) {
-      notes += "- Traces are kept in the database for each profiled configuration's first repeat; \"not kept\" means "
-               "that repeat did not succeed or left none.\n";
+      notes +=
+          "- Traces are kept in the database for each profiled configuration's first repeat; \"not kept\" means "
+          "that repeat did not succeed or left none.\n";
       break;
     }
   }
   for (const auto& r : rows) {
     if (!r.traced) continue;
-    for (const auto& name : r.traces) out.files.push_back({r.traced->succeeded_attempt_id, name, trace_path(*r.traced, name)});
+    for (const auto& name : r.traces)
+      out.files.push_back({r.traced->succeeded_attempt_id, name, trace_path(*r.traced, name)});
   }
   if (report_dir.empty()) out.files.clear();
   md += "\n" + notes + "\n";

@@ -14,9 +14,9 @@
 namespace mt {
 
 struct ProfileSection {
-  std::string markdown;            // "" when no group is profiled
-  std::vector<Plot> plots;         // written into the report's folder
-  std::vector<ReportFile> files;   // the linked traces, written into the report's folder
+  std::string markdown;           // "" when no group is profiled
+  std::vector<Plot> plots;        // written into the report's folder
+  std::vector<ReportFile> files;  // the linked traces, written into the report's folder
 };
 
 // `report_dir`: the report's folder as its links name it ("ddp_buckets"); empty when the report is

@@ -33,8 +33,9 @@ std::string render_profiler_overhead(const std::vector<const Group*>& profiled,
     }
   }
   if (rows.empty()) {
-    return out + "No unprofiled study ran a profiled configuration with the same parameters, so the profiler's own "
-                 "cost is not measured here.\n\n";
+    return out +
+           "No unprofiled study ran a profiled configuration with the same parameters, so the profiler's own "
+           "cost is not measured here.\n\n";
   }
   rows = decide(std::move(rows));
   std::vector<double> overheads;

@@ -129,9 +129,11 @@ std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n
 // "2 revisions (abc in 3 trials, def in 1 trial)" and/or the same for images.
 std::string mixed_description(const ProvenanceAnalysis& a) {
   std::string what;
-  if (a.revisions.size() > 1) what += fmt::format("{} ({})", plural(a.revisions.size(), "revision"), join_counts(a.revisions));
+  if (a.revisions.size() > 1)
+    what += fmt::format("{} ({})", plural(a.revisions.size(), "revision"), join_counts(a.revisions));
   if (a.images.size() > 1) {
-    what += fmt::format("{}{} ({})", what.empty() ? "" : " and ", plural(a.images.size(), "image"), join_counts(a.images));
+    what +=
+        fmt::format("{}{} ({})", what.empty() ? "" : " and ", plural(a.images.size(), "image"), join_counts(a.images));
   }
   for (const auto& [program, builds] : a.builds) {
     if (builds.size() < 2) continue;
@@ -170,11 +172,11 @@ std::string program_cell(const TrialProvenance& p) {
 }
 
 std::string describe_trial(const ReportTrial& t) {
-  std::string what = t.strategy.empty() ? fmt::format("{} ×{}", t.workload, t.ranks)
-                                        : fmt::format("{} ×{}", t.strategy, t.ranks);
+  std::string what =
+      t.strategy.empty() ? fmt::format("{} ×{}", t.workload, t.ranks) : fmt::format("{} ×{}", t.strategy, t.ranks);
   std::string config = trial_config(t);
-  return fmt::format("{} {} {}{}{}, repeat {}", code(short_id(t.identity)), t.study, what,
-                     config.empty() ? "" : " ", config, t.repeat_index);
+  return fmt::format("{} {} {}{}{}, repeat {}", code(short_id(t.identity)), t.study, what, config.empty() ? "" : " ",
+                     config, t.repeat_index);
 }
 
 std::string ProvenanceAnalysis::stacks_of(const Group& group) const {
@@ -213,9 +215,9 @@ ProvenanceAnalysis analyse_provenance(const std::vector<ReportTrial>& trials) {
     if (!p.program.empty() && !p.program_hash.empty()) ++a.builds[p.program_name()][p.build()];
     Stack* stack = nullptr;
     for (auto& s : a.stacks) {
-      if (s.provenance.recorded == p.recorded && s.provenance.revision == p.revision &&
-          s.provenance.image == p.image && s.provenance.program_name() == p.program_name() &&
-          s.provenance.build() == p.build() && s.provenance.software_stack == p.software_stack) {
+      if (s.provenance.recorded == p.recorded && s.provenance.revision == p.revision && s.provenance.image == p.image &&
+          s.provenance.program_name() == p.program_name() && s.provenance.build() == p.build() &&
+          s.provenance.software_stack == p.software_stack) {
         stack = &s;
       }
     }

@@ -97,7 +97,8 @@ std::string render_rank_wait_section(const std::vector<RankWaitRow>& rows) {
   for (const auto& r : rows) {
     table.add_row({r.group->strategy, std::to_string(r.group->ranks), r.group->label(), fixed(r.step_ms, 2),
                    fixed(r.wait_ms, 2), percent(r.share()), per_rank_cell(r.rank_wait_ms),
-                   std::to_string(r.slowest_rank), fmt::format("{} ms at step {}", fixed(r.worst_wait_ms, 1), r.worst_step)});
+                   std::to_string(r.slowest_rank),
+                   fmt::format("{} ms at step {}", fixed(r.worst_wait_ms, 1), r.worst_step)});
   }
   return fmt::format(
       "## Waiting for the slowest rank\n\n{}\nEach step starts with every rank together, so a rank that arrives late "
@@ -110,11 +111,11 @@ std::string render_rank_wait_section(const std::vector<RankWaitRow>& rows) {
 std::vector<std::string> straggler_warnings(const std::vector<RankWaitRow>& rows) {
   std::vector<std::string> out;
   for (const auto& r : rows) {
-    out.push_back(fmt::format(
-        "{} at {} ranks{}: ranks waited {} of each step for rank {} (longest: {} ms at step {}); see "
-        "[Waiting for the slowest rank](#waiting-for-the-slowest-rank).",
-        r.group->strategy, r.group->ranks, r.group->config.empty() ? "" : " (" + r.group->config + ")",
-        percent(r.share()), r.slowest_rank, fixed(r.worst_wait_ms, 1), r.worst_step));
+    out.push_back(
+        fmt::format("{} at {} ranks{}: ranks waited {} of each step for rank {} (longest: {} ms at step {}); see "
+                    "[Waiting for the slowest rank](#waiting-for-the-slowest-rank).",
+                    r.group->strategy, r.group->ranks, r.group->config.empty() ? "" : " (" + r.group->config + ")",
+                    percent(r.share()), r.slowest_rank, fixed(r.worst_wait_ms, 1), r.worst_step));
   }
   return out;
 }

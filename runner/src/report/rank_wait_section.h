@@ -14,11 +14,11 @@ inline constexpr double kStragglerShare = 0.10;
 
 struct RankWaitRow {
   const Group* group = nullptr;
-  double step_ms = 0;              // mean measured step time
-  double wait_ms = 0;              // mean over trials of the most-waiting rank's mean wait
+  double step_ms = 0;                // mean measured step time
+  double wait_ms = 0;                // mean over trials of the most-waiting rank's mean wait
   std::vector<double> rank_wait_ms;  // per rank, mean wait over trials and measured steps
-  int slowest_rank = 0;            // waited least: the others waited for it
-  long long worst_step = 0;        // the measured step with the longest wait, over trials
+  int slowest_rank = 0;              // waited least: the others waited for it
+  long long worst_step = 0;          // the measured step with the longest wait, over trials
   double worst_wait_ms = 0;
   double share() const { return step_ms > 0 ? wait_ms / step_ms : 0; }
 };

@@ -42,13 +42,14 @@ GateOutcome judge_regressions(const std::vector<ContrastRow>& rows, double thres
 
 std::string gate_summary(const GateOutcome& gate) {
   if (gate.passed()) {
-    return fmt::format("regression gate ({:g} %): passed; nothing is worse by more than {:g} % beyond noise ({} judged)",
-                       gate.threshold_pct, gate.threshold_pct, gate.judged);
+    return fmt::format(
+        "regression gate ({:g} %): passed; nothing is worse by more than {:g} % beyond noise ({} judged)",
+        gate.threshold_pct, gate.threshold_pct, gate.judged);
   }
   std::string failed;
   for (const auto& f : gate.failed) {
-    failed += fmt::format("{}{} {} {:.1f} % worse", failed.empty() ? "" : "; ", f.configuration, f.metric,
-                          f.worse_by * 100);
+    failed +=
+        fmt::format("{}{} {} {:.1f} % worse", failed.empty() ? "" : "; ", f.configuration, f.metric, f.worse_by * 100);
   }
   return fmt::format("regression gate ({:g} %): FAILED ({} of {} judged): {}", gate.threshold_pct, gate.failed.size(),
                      gate.judged, failed);

@@ -42,10 +42,11 @@ std::string header(const ReportData& data) {
   } else {
     out += fmt::format("{} campaigns of experiment {}; repeats of the same parameters are pooled across them.\n\n",
                        data.campaigns.size(), code(last.experiment));
-    MarkdownTable table({{"campaign"}, {"experiment file"}, {"source revision"}, {"created"}, {"trials", Align::Right}});
+    MarkdownTable table(
+        {{"campaign"}, {"experiment file"}, {"source revision"}, {"created"}, {"trials", Align::Right}});
     for (const auto& c : data.campaigns) {
-      table.add_row({code(c.id), code(c.experiment_file), code(c.source_revision), c.created_at,
-                     std::to_string(c.trial_count)});
+      table.add_row(
+          {code(c.id), code(c.experiment_file), code(c.source_revision), c.created_at, std::to_string(c.trial_count)});
     }
     out += table.render() + "\n";
   }
@@ -88,7 +89,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   // other section is made of unprofiled runs.
   std::vector<Group> groups, profiled_groups;
   const bool keep_disturbed = options.keep_disturbed || data.keep_disturbed;
-  for (auto& g : group_trials(data.trials, keep_disturbed)) (g.kind == "train" && is_profiled(g) ? profiled_groups : groups).push_back(std::move(g));
+  for (auto& g : group_trials(data.trials, keep_disturbed))
+    (g.kind == "train" && is_profiled(g) ? profiled_groups : groups).push_back(std::move(g));
   auto training = groups_of(groups, "train");
   auto profiled = groups_of(profiled_groups, "train");
   std::vector<ContrastRow> studies = study_contrasts(groups);
@@ -98,7 +100,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   md += header(data);
   auto comm = groups_of(groups, "comm");
   std::vector<const Group*> comm_rows;
-  std::copy_if(comm.begin(), comm.end(), std::back_inserter(comm_rows), [](const Group* g) { return has_result_rows(*g); });
+  std::copy_if(comm.begin(), comm.end(), std::back_inserter(comm_rows),
+               [](const Group* g) { return has_result_rows(*g); });
   std::vector<const Group*> workloads;
   for (const auto& k : kDedicatedKinds) {
     for (const Group* g : groups_of(groups, k.kind)) workloads.push_back(g);
@@ -108,7 +111,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   for (std::size_t i = 1; i < data.campaigns.size(); ++i) {
     const std::string& a = data.campaigns.front().id;
     const std::string& b = data.campaigns[i].id;
-    if (auto w = calibration_difference(code(a), calibrations_of(data.trials, a), code(b), calibrations_of(data.trials, b))) {
+    if (auto w = calibration_difference(code(a), calibrations_of(data.trials, a), code(b),
+                                        calibrations_of(data.trials, b))) {
       measurement.push_back(*w);
     }
   }

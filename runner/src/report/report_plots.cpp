@@ -149,8 +149,8 @@ void tokens_plot(const std::vector<Line>& lines, PlotSet& out) {
 
 void memory_plot(const std::vector<Line>& lines, PlotSet& out) {
   std::vector<int> ranks = rank_counts(lines);
-  ChartSpec c{"Peak memory (RSS, max over ranks; mean over repeats)", "ranks", "peak MiB",
-              rank_categories(lines, ranks), {}};
+  ChartSpec c{
+      "Peak memory (RSS, max over ranks; mean over repeats)", "ranks", "peak MiB", rank_categories(lines, ranks), {}};
   std::vector<std::string> without;
   for (size_t li = 0; li < lines.size(); ++li) {
     ChartSeries s{lines[li].name, {}, {}, false, int(li)};
@@ -185,8 +185,9 @@ void model_state_plot(const std::vector<TrainingRow>& rows, const Naming& naming
     gathered.values.push_back(s->gathered > 0 ? std::optional<double>(s->gathered) : std::nullopt);
   }
   if (c.categories.empty()) {
-    out.notes.push_back("Model state is not plotted: no configuration reported its parameter, gradient and "
-                        "optimizer-state bytes.");
+    out.notes.push_back(
+        "Model state is not plotted: no configuration reported its parameter, gradient and "
+        "optimizer-state bytes.");
     return;
   }
   c.series = {parameters, gradients, optimizer};
@@ -214,8 +215,9 @@ void breakdown_plot(const std::vector<TrainingRow>& rows, const Naming& naming, 
     other.values.push_back(r.step_ms.mean > parts ? std::optional<double>(r.step_ms.mean - parts) : std::nullopt);
   }
   if (c.categories.empty()) {
-    out.notes.push_back("The step breakdown is not plotted: no configuration recorded its data, forward-backward "
-                        "and optimizer times.");
+    out.notes.push_back(
+        "The step breakdown is not plotted: no configuration recorded its data, forward-backward "
+        "and optimizer times.");
     return;
   }
   if (!without.empty()) {

@@ -64,9 +64,9 @@ struct ReportTrial {
   std::optional<int> succeeded_attempt;
   std::int64_t succeeded_attempt_id = 0;  // its row in `attempts`
   std::vector<std::string> files;         // names of the files kept with it (attempt_files), sorted
-  std::string command;  // as the runner recorded and launched it
+  std::string command;                    // as the runner recorded and launched it
   std::map<std::string, double> metrics;
-  nlohmann::json result;  // its result JSON; null when absent or unreadable
+  nlohmann::json result;             // its result JSON; null when absent or unreadable
   std::vector<nlohmann::json> rows;  // its result rows (result_rows), in order; none before schema version 4
   std::optional<ProvenanceRow> provenance;
   // The machine during that attempt (attempt_conditions): "quiet", "disturbed", or "" when not
@@ -93,8 +93,8 @@ struct ReportFile {
 struct ReportData {
   std::vector<Campaign> campaigns;  // oldest first
   std::vector<ReportTrial> trials;  // by campaign, then plan order
-  std::string run_notes;  // run order and adaptive repeats (disturbance_summary.h); "" when not recorded
-  bool keep_disturbed = false;  // a campaign was run with conditions: {keep_disturbed: true}
+  std::string run_notes;            // run order and adaptive repeats (disturbance_summary.h); "" when not recorded
+  bool keep_disturbed = false;      // a campaign was run with conditions: {keep_disturbed: true}
 };
 
 // Opens an existing results database read-only; refuses a missing file, a file that is not an mtrun

@@ -11,9 +11,8 @@ namespace mt {
 namespace {
 
 // What decides the numbers by itself: the machine and the libraries that do the arithmetic.
-const std::set<std::string> kBlockingFields = {"cpu_model", "gpu_model",    "libtorch", "blas_vendor",
-                                               "blas_version", "blas_core", "mpi",      "cuda",
-                                               "nccl",      "flush_denormal"};
+const std::set<std::string> kBlockingFields = {"cpu_model", "gpu_model", "libtorch", "blas_vendor", "blas_version",
+                                               "blas_core", "mpi",       "cuda",     "nccl",        "flush_denormal"};
 // Worth naming, not by themselves a reason to refuse.
 const std::set<std::string> kNotedFields = {"os", "kernel", "compiler", "driver", "python", "cpu_isa", "simd_kernels"};
 

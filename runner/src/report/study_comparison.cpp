@@ -18,7 +18,8 @@ ConfigurationKey configuration(const Group& g) { return {g.kind, g.strategy, g.r
 
 // "mtengine (LibTorch 2.15.0)": a ratio against a peer names the version of each side.
 std::string study_with_version(const Group& g) {
-  if (auto torch = g.result_text("environment.torch"); !torch.empty()) return fmt::format("{} (PyTorch {})", g.study, torch);
+  if (auto torch = g.result_text("environment.torch"); !torch.empty())
+    return fmt::format("{} (PyTorch {})", g.study, torch);
   if (auto libtorch = g.result_text("environment.libtorch"); !libtorch.empty())
     return fmt::format("{} (LibTorch {})", g.study, libtorch);
   return g.study;
@@ -31,7 +32,8 @@ std::string study_pair_name(const Group& first, const Group& second, bool with_v
                                  with_versions ? study_with_version(second) : second.study,
                                  first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
   if (!first.config.empty()) name += " " + first.config;
-  if (core_use(first).oversubscribed() || core_use(second).oversubscribed()) name += std::string(" ") + kOversubscribedMark;
+  if (core_use(first).oversubscribed() || core_use(second).oversubscribed())
+    name += std::string(" ") + kOversubscribedMark;
   return name;
 }
 
@@ -70,8 +72,8 @@ std::string render_study_comparison(const std::vector<ContrastRow>& rows) {
       "configuration through different implementations or set-ups. The first study is the one the "
       "experiment lists first; the verdict says how the first compares with the second. {}\n\n{}\n{}\n\n",
       verdict_rules(tested_count(rows)),
-      render_contrasts(rows, {"studies, configuration", "first mean ± std (n)", "second mean ± std (n)",
-                              "first ÷ second"}),
+      render_contrasts(rows,
+                       {"studies, configuration", "first mean ± std (n)", "second mean ± std (n)", "first ÷ second"}),
       kCellLegend);
 }
 

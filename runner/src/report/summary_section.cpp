@@ -43,8 +43,8 @@ std::string headline(const ContrastRow& r, int tested) {
                                              *r.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*r.adjusted_p, 3))
                                : "no test";
   return fmt::format("- {}: {} {}× ({} vs {}), {}, n = {} + {} — **{}**.\n", r.pair, r.metric.name,
-                     c.ratio ? fixed(*c.ratio, 3) : "-", auto_number(c.a.mean), auto_number(c.b.mean), p, c.a.n,
-                     c.b.n, r.verdict);
+                     c.ratio ? fixed(*c.ratio, 3) : "-", auto_number(c.a.mean), auto_number(c.b.mean), p, c.a.n, c.b.n,
+                     r.verdict);
 }
 
 std::string headlines(const std::vector<ContrastRow>& rows) {
@@ -53,7 +53,10 @@ std::string headlines(const std::vector<ContrastRow>& rows) {
   for (const auto& r : rows) {
     if (r.metric.role == MetricRole::Tested) out += headline(r, tested);
   }
-  return out.empty() ? "" : "**Studies compared** (first ÷ second; details under [Studies compared](#studies-compared)):\n\n" + out + "\n";
+  return out.empty()
+             ? ""
+             : "**Studies compared** (first ÷ second; details under [Studies compared](#studies-compared)):\n\n" + out +
+                   "\n";
 }
 
 // Per rank count: the fastest configuration against the runner-up (tested together over rank
@@ -73,18 +76,27 @@ std::string best_configurations(const std::vector<TrainingRow>& rows) {
     if (list.size() < 2) continue;
     const Group &first = *list[0]->group, &second = *list[1]->group;
     contest_of[ranks] = contests.size();
-    contests.push_back({"", &first, &second, {"tokens_per_sec", 0, MetricRole::Tested, true, "", Better::Higher},
+    contests.push_back({"",
+                        &first,
+                        &second,
+                        {"tokens_per_sec", 0, MetricRole::Tested, true, "", Better::Higher},
                         contrast(first.sample("tokens_per_sec").values, second.sample("tokens_per_sec").values),
-                        std::nullopt, ""});
+                        std::nullopt,
+                        ""});
   }
   contests = decide(std::move(contests));
-  MarkdownTable table({{"ranks", Align::Right}, {"fastest: tokens/s"}, {"runner-up: tokens/s"},
-                       {"fastest ÷ runner-up", Align::Right}, {"p (Holm)", Align::Right}, {"verdict"},
+  MarkdownTable table({{"ranks", Align::Right},
+                       {"fastest: tokens/s"},
+                       {"runner-up: tokens/s"},
+                       {"fastest ÷ runner-up", Align::Right},
+                       {"p (Holm)", Align::Right},
+                       {"verdict"},
                        {"least model state: MiB"}});
   for (const auto& [ranks, list] : by_ranks) {
     const TrainingRow& best = *list[0];
     std::string ranks_text = std::to_string(ranks);
-    bool oversubscribed = std::any_of(list.begin(), list.end(), [](const TrainingRow* r) { return r->cores.oversubscribed(); });
+    bool oversubscribed =
+        std::any_of(list.begin(), list.end(), [](const TrainingRow* r) { return r->cores.oversubscribed(); });
     if (oversubscribed) ranks_text += std::string(" ") + kOversubscribedMark;
     std::vector<std::string> row = {ranks_text, who(*best.group) + ": " + mean_std_cell(best.tokens_per_sec, 0)};
     if (auto it = contest_of.find(ranks); it != contest_of.end()) {
@@ -104,7 +116,9 @@ std::string best_configurations(const std::vector<TrainingRow>& rows) {
     table.add_row(std::move(row));
   }
   const int tested = tested_count(contests);
-  std::string test = tested == 0 ? "" : tested == 1 ? " (Welch test)" : fmt::format(" (Welch test; p (Holm) over the {} tests made together)", tested);
+  std::string test = tested == 0   ? ""
+                     : tested == 1 ? " (Welch test)"
+                                   : fmt::format(" (Welch test; p (Holm) over the {} tests made together)", tested);
   return fmt::format(
       "**Best configuration per rank count**: the highest mean tokens/s against the runner-up{}, and the least "
       "model state one rank holds.\n\n{}\n",
@@ -122,7 +136,8 @@ std::string measurement_line(const std::vector<const Group*>& training) {
     if (auto e = w.mean_relative_error()) errors.push_back(*e);
   }
   std::string out = fmt::format("**Measurement**: n = {} successful repeats per configuration", range_text(repeats));
-  out += steps.empty() ? "; measured steps not recorded" : fmt::format("; {} measured steps per trial", range_text(steps));
+  out +=
+      steps.empty() ? "; measured steps not recorded" : fmt::format("; {} measured steps per trial", range_text(steps));
   if (!cvs.empty()) {
     out += fmt::format("; per-step CV {} within a trial, so a trial's mean is known to about ± {}", percent_range(cvs),
                        percent_range(errors));
@@ -133,8 +148,9 @@ std::string measurement_line(const std::vector<const Group*>& training) {
 // Environment fields that decide CPU numbers, by how they are named to a reader.
 const std::vector<std::pair<const char*, const char*>>& context_fields() {
   static const std::vector<std::pair<const char*, const char*>> fields = {
-      {"cpu_cores", "logical CPUs"}, {"memory_mib", "memory"}, {"blas_vendor", "BLAS vendor"},
-      {"blas_core", "BLAS core"}, {"flush_denormal", "flush-to-zero"}, {"env_vars", "environment values"}};
+      {"cpu_cores", "logical CPUs"},       {"memory_mib", "memory"},
+      {"blas_vendor", "BLAS vendor"},      {"blas_core", "BLAS core"},
+      {"flush_denormal", "flush-to-zero"}, {"env_vars", "environment values"}};
   return fields;
 }
 
@@ -171,20 +187,22 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
         where));
   }
   if (same_cores) {
-    out.push_back(fmt::format(
-        "{}: {} ran on no more cores than {} 1-rank baseline: ideal scaling there is 1×, so the scaling "
-        "efficiency says how splitting the same cores into ranks pays, not how the strategy scales.",
-        kSameCoresMark, plural(same_cores, "multi-rank configuration"), same_cores == 1 ? "its" : "their"));
+    out.push_back(
+        fmt::format("{}: {} ran on no more cores than {} 1-rank baseline: ideal scaling there is 1×, so the scaling "
+                    "efficiency says how splitting the same cores into ranks pays, not how the strategy scales.",
+                    kSameCoresMark, plural(same_cores, "multi-rank configuration"), same_cores == 1 ? "its" : "their"));
   }
   if (few) {
-    out.push_back(fmt::format("{} of {} configurations have fewer than {} successful repeats (n = {}): spreads, "
-                              "confidence intervals and p-values are rough.",
-                              few, rows.size(), kMinRepeats, range_text(few_n)));
+    out.push_back(
+        fmt::format("{} of {} configurations have fewer than {} successful repeats (n = {}): spreads, "
+                    "confidence intervals and p-values are rough.",
+                    few, rows.size(), kMinRepeats, range_text(few_n)));
   }
   if (short_windows) {
-    out.push_back(fmt::format("{}: {} of {} configurations measured fewer than {} steps per trial ({}): a mean over "
-                              "a handful of steps moves with every hiccup.",
-                              kShortWindowMark, short_windows, rows.size(), kMinMeasuredSteps, range_text(short_steps)));
+    out.push_back(
+        fmt::format("{}: {} of {} configurations measured fewer than {} steps per trial ({}): a mean over "
+                    "a handful of steps moves with every hiccup.",
+                    kShortWindowMark, short_windows, rows.size(), kMinMeasuredSteps, range_text(short_steps)));
   }
   std::string missing;
   size_t included = 0;
@@ -196,8 +214,9 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
     for (const auto& [key, name] : context_fields()) absent[key] += env.contains(key) ? 0 : 1;
   }
   for (const auto& [key, name] : context_fields()) {
-    if (absent[key]) missing += fmt::format("{}{}{}", missing.empty() ? "" : ", ", name,
-                                            absent[key] == included ? "" : fmt::format(" ({} of {} trials)", absent[key], included));
+    if (absent[key])
+      missing += fmt::format("{}{}{}", missing.empty() ? "" : ", ", name,
+                             absent[key] == included ? "" : fmt::format(" ({} of {} trials)", absent[key], included));
   }
   if (!missing.empty()) {
     out.push_back("Not recorded by the programs that ran: " + missing +
@@ -232,7 +251,8 @@ std::vector<std::string> general_warnings(const SummaryInputs& in) {
   std::vector<std::string> out;
   const ProvenanceAnalysis& p = *in.provenance;
   if (!p.incomplete.empty()) {
-    out.push_back(fmt::format("Incomplete provenance in {} of {} trials (listed below).", p.incomplete.size(), p.included));
+    out.push_back(
+        fmt::format("Incomplete provenance in {} of {} trials (listed below).", p.incomplete.size(), p.included));
   }
   if (p.mixed()) out.push_back("Results from different builds are shown together (`--allow-mixed`).");
   for (const auto& w : in.measurement_warnings) out.push_back(w);

@@ -14,9 +14,9 @@ namespace mt {
 
 struct SummaryInputs {
   const std::vector<ReportTrial>* trials = nullptr;
-  std::vector<const Group*> training;       // the training groups
-  std::vector<const Group*> comm_rows;      // collective groups whose results carry rows
-  std::vector<const Group*> workloads;      // the MoE, tensor-parallel and process-group groups
+  std::vector<const Group*> training;        // the training groups
+  std::vector<const Group*> comm_rows;       // collective groups whose results carry rows
+  std::vector<const Group*> workloads;       // the MoE, tensor-parallel and process-group groups
   std::vector<ContrastRow> study_contrasts;  // decided
   const ProvenanceAnalysis* provenance = nullptr;
   std::vector<std::string> measurement_warnings;  // disturbed attempts, differing calibrations

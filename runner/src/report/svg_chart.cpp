@@ -128,8 +128,9 @@ std::string legend(const ChartSpec& c, bool boxes) {
     double x = kLeft + kPlotW + 16;
     out += boxes ? fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\"/>\n", num(x), num(y - 9),
                                color(s, i))
-                 : fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
-                               num(x), num(x + 14), num(y - 4), color(s, i), s.dashed ? " stroke-dasharray=\"5,3\"" : "");
+                 : fmt::format(
+                       "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
+                       num(x), num(x + 14), num(y - 4), color(s, i), s.dashed ? " stroke-dasharray=\"5,3\"" : "");
     out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", num(x + 20), num(y), escape(s.name));
   }
   return out;
@@ -200,8 +201,9 @@ std::string bar_chart_svg(const ChartSpec& c, bool stacked) {
       double v = *s.values[i];
       double x = stacked ? f.x(i) - group_w / 2 : f.x(i) - group_w / 2 + bar_w * double(si);
       double top = f.y(base + v), bottom = f.y(base);
-      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {}</title></rect>\n",
-                         num(x), num(top), num(bar_w), num(bottom - top), color(s, si), escape(s.name), auto_number(v));
+      out +=
+          fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {}</title></rect>\n",
+                      num(x), num(top), num(bar_w), num(bottom - top), color(s, si), escape(s.name), auto_number(v));
       if (stacked) base += v;
     }
   }

@@ -144,10 +144,12 @@ std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) 
     if (r.ddp) {
       double ddp_memory = mean(r.ddp->sample("peak_memory_mb").values);
       double ddp_step = mean(r.ddp->sample("step_time_ms").values);
-      if (ddp_memory > 0 && r.peak_memory_mb.n) r.memory_saving_vs_ddp = (ddp_memory - r.peak_memory_mb.mean) / ddp_memory;
+      if (ddp_memory > 0 && r.peak_memory_mb.n)
+        r.memory_saving_vs_ddp = (ddp_memory - r.peak_memory_mb.mean) / ddp_memory;
       if (ddp_step > 0 && r.step_ms.n) r.step_delta_vs_ddp = (r.step_ms.mean - ddp_step) / ddp_step;
       double ddp_state = mean(model_state_mib(*r.ddp));
-      if (ddp_state > 0 && r.model_state_mib.n) r.state_saving_vs_ddp = (ddp_state - r.model_state_mib.mean) / ddp_state;
+      if (ddp_state > 0 && r.model_state_mib.n)
+        r.state_saving_vs_ddp = (ddp_state - r.model_state_mib.mean) / ddp_state;
     }
     r.cores = core_use(*g);
     r.scaling_basis = scaling_basis(r);
@@ -183,9 +185,17 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
     oversubscribed = oversubscribed || r.cores.oversubscribed();
     same_cores = same_cores || r.scaling_basis == ScalingBasis::SameCores;
     std::vector<std::string> row = {
-        g.strategy, ranks_cell(r), g.label(), precision(g), mean_std_cell(r.data_ms, 2),
-        mean_std_cell(r.forward_backward_ms, 2), mean_std_cell(r.optimizer_ms, 2), mean_std_cell(r.step_ms, 2),
-        mean_std_cell(r.tokens_per_sec, 0), mean_std_cell(r.peak_memory_mb, 1), mean_std_cell(r.model_state_mib, 1),
+        g.strategy,
+        ranks_cell(r),
+        g.label(),
+        precision(g),
+        mean_std_cell(r.data_ms, 2),
+        mean_std_cell(r.forward_backward_ms, 2),
+        mean_std_cell(r.optimizer_ms, 2),
+        mean_std_cell(r.step_ms, 2),
+        mean_std_cell(r.tokens_per_sec, 0),
+        mean_std_cell(r.peak_memory_mb, 1),
+        mean_std_cell(r.model_state_mib, 1),
         scaling_cell(r),
         is_ddp_reference ? "reference" : (r.memory_saving_vs_ddp ? signed_percent(*r.memory_saving_vs_ddp) : "-"),
         is_ddp_reference ? "reference" : (r.state_saving_vs_ddp ? signed_percent(*r.state_saving_vs_ddp) : "-"),
@@ -195,7 +205,8 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
     table.add_row(std::move(row));
   }
   std::string out = "## Training\n\n";
-  if (stacks) out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
+  if (stacks)
+    out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
   out += table.render();
   out += fmt::format(
       "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some failed). {}"
@@ -228,8 +239,8 @@ std::string render_runtime_section(const std::vector<const Group*>& groups, cons
     }
   }
   std::vector<std::string> state_fields = resume_checkpoint_fields(groups);
-  std::vector<Column> columns = {{"strategy"}, {"ranks", Align::Right}, {"configuration"}, {"sync requested"},
-                                 {"sync resolved"}, {"grad accum", Align::Right}};
+  std::vector<Column> columns = {{"strategy"},       {"ranks", Align::Right}, {"configuration"},
+                                 {"sync requested"}, {"sync resolved"},       {"grad accum", Align::Right}};
   for (const auto& c : collectives) columns.push_back({c + "/step", Align::Right});
   for (const auto& f : state_fields) columns.push_back({f});
   columns.push_back({"n", Align::Right});
@@ -240,7 +251,9 @@ std::string render_runtime_section(const std::vector<const Group*>& groups, cons
     std::string requested = g.result_text("gradient_sync_mode");
     std::string resolved = g.result_text("resolved_gradient_sync_mode");
     std::string accum = g.result_text("gradient_accumulation_steps");
-    std::vector<std::string> row = {g.strategy, std::to_string(g.ranks), g.label(),
+    std::vector<std::string> row = {g.strategy,
+                                    std::to_string(g.ranks),
+                                    g.label(),
                                     requested.empty() ? g.first().param("gradient_sync_mode", "-") : requested,
                                     resolved.empty() ? "-" : resolved,
                                     accum.empty() ? g.first().param("grad_accum_steps", "-") : accum};

@@ -24,7 +24,7 @@ enum class ScalingBasis {
 struct TrainingRow {
   const Group* group = nullptr;
   Summary tokens_per_sec, step_ms, data_ms, forward_backward_ms, optimizer_ms, peak_memory_mb;
-  Summary model_state_mib;  // parameters + peak gradients + optimizer state (+ FSDP gathered) one rank holds
+  Summary model_state_mib;          // parameters + peak gradients + optimizer state (+ FSDP gathered) one rank holds
   const Group* one_rank = nullptr;  // same strategy and parameters at one rank
   const Group* ddp = nullptr;       // DDP at the same ranks and parameters
   std::optional<double> scaling_efficiency;    // tokens/s ÷ (1-rank tokens/s × ranks)

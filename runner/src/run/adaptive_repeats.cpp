@@ -82,13 +82,13 @@ struct RoundValue {
 
 RoundValue round_value(Database& db, std::int64_t trial_row, const std::string& metric) {
   const bool conditions = has_measurement_schema(db);
-  const std::string value = metric == "busbw_gbps"
-                                ? "(SELECT avg(json_extract(r.data, '$.busbw_gbps')) FROM result_rows r WHERE r.attempt_id = a.id)"
-                                : "(SELECT m.value FROM metrics m WHERE m.attempt_id = a.id AND m.name = ?2)";
-  auto s = db.prepare(fmt::format("SELECT a.state, {}, {} FROM latest_attempts a WHERE a.trial_id = ?1",
-                                  conditions ? "(SELECT c.verdict FROM attempt_conditions c WHERE c.attempt_id = a.id)"
-                                             : "NULL",
-                                  value));
+  const std::string value =
+      metric == "busbw_gbps"
+          ? "(SELECT avg(json_extract(r.data, '$.busbw_gbps')) FROM result_rows r WHERE r.attempt_id = a.id)"
+          : "(SELECT m.value FROM metrics m WHERE m.attempt_id = a.id AND m.name = ?2)";
+  auto s = db.prepare(fmt::format(
+      "SELECT a.state, {}, {} FROM latest_attempts a WHERE a.trial_id = ?1",
+      conditions ? "(SELECT c.verdict FROM attempt_conditions c WHERE c.attempt_id = a.id)" : "NULL", value));
   s.bind(1, trial_row);
   if (metric != "busbw_gbps") s.bind(2, metric);
   RoundValue v;
@@ -107,8 +107,9 @@ std::vector<ConfigurationRounds> adaptive_status(Database& db, const std::string
   if (policies.empty()) return out;
   std::map<std::string, std::size_t> index;  // group_key → position in out
   std::map<std::string, std::vector<std::int64_t>> rows;
-  auto s = db.prepare("SELECT id, group_key, study, repeat_index FROM trials WHERE campaign_id = ? "
-                              "ORDER BY ordinal");
+  auto s = db.prepare(
+      "SELECT id, group_key, study, repeat_index FROM trials WHERE campaign_id = ? "
+      "ORDER BY ordinal");
   s.bind(1, campaign_id);
   while (s.step()) {
     const std::string study = s.text(2);
@@ -145,8 +146,7 @@ PendingTrials next_adaptive_round(Store& store, const std::string& campaign_id,
   std::vector<Trial> round;
   for (const auto& c : adaptive_status(store.db(), campaign_id, policies)) {
     if (c.status.decision != RoundDecision::More) continue;
-    fmt::print(out, "adaptive repeats: round {} of {} ({}: {}, target ±{} %)\n", c.status.rounds + 1, c.label,
-               c.metric,
+    fmt::print(out, "adaptive repeats: round {} of {} ({}: {}, target ±{} %)\n", c.status.rounds + 1, c.label, c.metric,
                c.status.ci_pct ? fmt::format("95 % CI ±{:.1f} %", *c.status.ci_pct)
                                : fmt::format("{} quiet value(s)", c.status.counted),
                policies.at(c.study).target_ci_pct.value_or(0));

@@ -30,13 +30,14 @@ enum class RoundDecision {
 
 struct RepeatStatus {
   RoundDecision decision = RoundDecision::More;
-  int rounds = 0;        // trials of the configuration, whatever their outcome
-  int counted = 0;       // succeeded on a quiet machine: the values the interval is made of
+  int rounds = 0;                // trials of the configuration, whatever their outcome
+  int counted = 0;               // succeeded on a quiet machine: the values the interval is made of
   std::optional<double> ci_pct;  // half-width of the 95 % interval, % of the mean; n < 2: none
 };
 
 // The stopping rule over a configuration's `rounds` and the primary metric of its counted attempts.
-RepeatStatus decide_rounds(const RepeatPolicy& policy, int rounds, const std::vector<double>& counted, bool all_succeeded);
+RepeatStatus decide_rounds(const RepeatPolicy& policy, int rounds, const std::vector<double>& counted,
+                           bool all_succeeded);
 
 // The metric the target is about: tokens/s for training, busbw for collectives, a command's first
 // declared metric.

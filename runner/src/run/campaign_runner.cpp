@@ -67,7 +67,8 @@ void record_outcome(Store& store, std::int64_t attempt, AttemptOutcome& outcome,
   try {
     store.finish_attempt(attempt, outcome, provenance);
   } catch (const std::exception& e) {
-    AttemptOutcome bare = failed_outcome(AttemptState::Failed, fmt::format("mtrun could not record the result: {}", e.what()));
+    AttemptOutcome bare =
+        failed_outcome(AttemptState::Failed, fmt::format("mtrun could not record the result: {}", e.what()));
     bare.exit_code = outcome.exit_code;
     bare.signal = outcome.signal;
     bare.duration_s = outcome.duration_s;
@@ -126,10 +127,11 @@ Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const T
       provenance_result = outcome.result_json;
     }
   } catch (const SqliteError&) {
-    throw;  // the database can no longer be written: the campaign stops
+    throw;                             // the database can no longer be written: the campaign stops
   } catch (const std::exception& e) {  // whatever the job left behind, the attempt ends with a reason
-    outcome = launched ? failed_outcome(AttemptState::Failed, fmt::format("mtrun could not read the result: {}", e.what()))
-                       : failed_outcome(AttemptState::LaunchFailed, e.what());
+    outcome = launched
+                  ? failed_outcome(AttemptState::Failed, fmt::format("mtrun could not read the result: {}", e.what()))
+                  : failed_outcome(AttemptState::LaunchFailed, e.what());
   }
   record_outcome(store, attempt, outcome, run.provenance, command, command_text, program, provenance_result);
   std::optional<Verdict> verdict;
@@ -185,7 +187,8 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
     if (run.wait_quiet_s > 0) {
       const QuietCheck quiet = check_quiet(run.conditions, run.wait_quiet_s, run.stop);
       if (quiet.busy()) {
-        waited = fmt::format(" (still busy after {:.0f} s: {})", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet));
+        waited =
+            fmt::format(" (still busy after {:.0f} s: {})", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet));
       } else if (quiet.waited_s > 0) {
         waited = fmt::format(" (waited {:.0f} s for a quiet machine)", quiet.waited_s + kQuietProbeSeconds);
       }
@@ -218,12 +221,14 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
   fmt::print(out, "\n{}", render_summary(campaign_trials(store.db(), campaign_id)));
   fmt::print(out, "\nresults: {}  (mtrun status; mtrun query \"select * from training\")\n", db.string());
   if (result.disturbed > 0) {
-    fmt::print(out, "{} attempt(s) ran on a disturbed machine; reports leave them out of means (mtrun query \"select * "
-                    "from conditions where verdict = 'disturbed'\")\n",
+    fmt::print(out,
+               "{} attempt(s) ran on a disturbed machine; reports leave them out of means (mtrun query \"select * "
+               "from conditions where verdict = 'disturbed'\")\n",
                result.disturbed);
   }
   if (result.lease_lost) {
-    fmt::print(out, "stopped: another mtrun took campaign {} over while this one was stalled; {} trial(s) not run here\n",
+    fmt::print(out,
+               "stopped: another mtrun took campaign {} over while this one was stalled; {} trial(s) not run here\n",
                campaign_id, result.not_run);
     return kExitFailure;
   }

@@ -23,7 +23,7 @@ struct CampaignRun {
   LaunchContext context;
   std::filesystem::path runs_dir;  // attempts go to runs_dir/<trial identity>/attempt-N
   bool live_progress = false;
-  std::atomic<bool>* stop = nullptr;          // set asynchronously to stop launching
+  std::atomic<bool>* stop = nullptr;              // set asynchronously to stop launching
   const std::atomic<bool>* lease_lost = nullptr;  // set when another runner took the campaign over
   std::atomic<int>* running_launcher = nullptr;
   std::filesystem::path guard;  // this mtrun's executable, to start jobs under a job guard
@@ -44,7 +44,7 @@ struct CampaignResult {
   int ran = 0;
   int failed = 0;
   int disturbed = 0;  // succeeded, on a disturbed machine
-  int not_run = 0;  // left when stopped
+  int not_run = 0;    // left when stopped
   bool stopped = false;
   bool lease_lost = false;
 };

@@ -52,7 +52,8 @@ ChainOutcome run_chain(Store& store, const CampaignRun& run, std::int64_t attemp
   for (std::size_t i = 0; i < trial.stages.size(); ++i) {
     const Stage& stage = trial.stages[i];
     if (run.stop && run.stop->load()) {
-      verdict = ended(AttemptState::Interrupted, fmt::format("runner was interrupted before stage {} '{}'", i + 1, stage.name));
+      verdict = ended(AttemptState::Interrupted,
+                      fmt::format("runner was interrupted before stage {} '{}'", i + 1, stage.name));
       break;
     }
     const auto dir = dirs.stage_dir(i, stage);
@@ -68,9 +69,9 @@ ChainOutcome run_chain(Store& store, const CampaignRun& run, std::int64_t attemp
     const std::int64_t row = store.begin_stage(
         attempt, {int(i + 1), stage.name, stage.workload, launch.expect.describe(), expectation_json(launch.expect),
                   command_text, dir.string(), (dir / "log.txt").string()});
-    AttemptOutcome outcome = unbuildable.empty()
-                                 ? launch_stage(run, launch, dir)
-                                 : ended(AttemptState::LaunchFailed, "the stage's command cannot be built: " + unbuildable);
+    AttemptOutcome outcome =
+        unbuildable.empty() ? launch_stage(run, launch, dir)
+                            : ended(AttemptState::LaunchFailed, "the stage's command cannot be built: " + unbuildable);
     const StageVerdict v = judge_stage(launch.expect, outcome, dir / "log.txt");
     store.finish_stage(row, outcome, v);
     seconds += outcome.duration_s;
@@ -80,7 +81,8 @@ ChainOutcome run_chain(Store& store, const CampaignRun& run, std::int64_t attemp
                v.observed, (dir / "log.txt").string());
     log.flush();
     if (outcome.state == AttemptState::Interrupted) {
-      verdict = ended(AttemptState::Interrupted, fmt::format("runner was interrupted during stage {} '{}'", i + 1, stage.name));
+      verdict = ended(AttemptState::Interrupted,
+                      fmt::format("runner was interrupted during stage {} '{}'", i + 1, stage.name));
       break;
     }
     if (!v.met) {

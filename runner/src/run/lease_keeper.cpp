@@ -6,7 +6,9 @@
 namespace mt {
 
 LeaseKeeper::LeaseKeeper(std::filesystem::path db, std::string campaign_id, RunnerId holder)
-    : db_(std::move(db)), campaign_id_(std::move(campaign_id)), holder_(std::move(holder)),
+    : db_(std::move(db)),
+      campaign_id_(std::move(campaign_id)),
+      holder_(std::move(holder)),
       thread_([this] { renew_until_stopped(); }) {}
 
 LeaseKeeper::~LeaseKeeper() {

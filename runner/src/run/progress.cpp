@@ -108,8 +108,8 @@ void Progress::finish() {
   }
   wake_.notify_all();
   if (ticker_.joinable()) ticker_.join();
-  if (live_) fmt::print(out_, "\r\033[K[{}/{}] done, {} failed, {}\n", done_, total_, failures_,
-                        format_duration(elapsed_s()));
+  if (live_)
+    fmt::print(out_, "\r\033[K[{}/{}] done, {} failed, {}\n", done_, total_, failures_, format_duration(elapsed_s()));
 }
 
 }  // namespace mt

@@ -24,7 +24,8 @@ std::string first_difference(const json& result) {
   for (const auto& [name, component] : result["components"].items()) {
     if (!component.is_object() || component.value("match", true)) continue;
     const json d = component.value("first_difference", json::object());
-    std::string where = d.is_object() && d.contains("tensor") && d["tensor"].is_string() ? d["tensor"].get<std::string>() : "";
+    std::string where =
+        d.is_object() && d.contains("tensor") && d["tensor"].is_string() ? d["tensor"].get<std::string>() : "";
     if (d.is_object() && d.contains("rank") && d["rank"].is_number_integer()) {
       where += fmt::format(" on rank {}", d["rank"].get<int>());
     }
@@ -99,7 +100,7 @@ class Judge {
 
   void check_resume() {
     const json v = result_.value("resumed_from_step", json());
-    std::string seen = v.is_number_integer() ? fmt::format("resumed from step {}", v.get<int>())
+    std::string seen = v.is_number_integer()                   ? fmt::format("resumed from step {}", v.get<int>())
                        : result_.contains("resumed_from_step") ? std::string("started fresh")
                                                                : std::string("no resumed_from_step in the result");
     observe(v.is_number_integer() && v.get<int>() == *e_.resumed_from_step, seen,
@@ -117,15 +118,18 @@ class Judge {
       seen = "not an exact match";
       if (std::string d = first_difference(result_); !d.empty()) seen += " (" + d + ")";
     }
-    observe(v.is_boolean() && v.get<bool>() == *e_.exact_match, seen, *e_.exact_match ? "exact match" : "not an exact match");
+    observe(v.is_boolean() && v.get<bool>() == *e_.exact_match, seen,
+            *e_.exact_match ? "exact match" : "not an exact match");
   }
 
   void check_checkpoints() {
     const CheckpointScan scan = scan_checkpoints(e_.checkpoint_dir);
-    if (e_.ready_steps) observe(scan.ready_steps == *e_.ready_steps, steps_text(scan.ready_steps), steps_text(*e_.ready_steps));
+    if (e_.ready_steps)
+      observe(scan.ready_steps == *e_.ready_steps, steps_text(scan.ready_steps), steps_text(*e_.ready_steps));
     for (int step : e_.no_ready_steps) {
       const bool ready = std::find(scan.ready_steps.begin(), scan.ready_steps.end(), step) != scan.ready_steps.end();
-      observe(!ready, fmt::format("step {} {}", step, ready ? "READY" : "not READY"), fmt::format("step {} not READY", step));
+      observe(!ready, fmt::format("step {} {}", step, ready ? "READY" : "not READY"),
+              fmt::format("step {} not READY", step));
     }
     if (e_.latest_step) {
       observe(scan.latest_step == e_.latest_step,

@@ -69,9 +69,10 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
     if (r.state == std::string("running") &&
         !attempt_runner_alive(db, campaign_id, s.text(14), s.integer(15), std::time(nullptr))) {
       r.state = "interrupted";
-      r.error_reason = fmt::format("mtrun (pid {} on {}) is gone; the next `mtrun run` or `mtrun rerun --failed` runs "
-                                   "this trial again",
-                                   s.integer(15), s.text(14));
+      r.error_reason = fmt::format(
+          "mtrun (pid {} on {}) is gone; the next `mtrun run` or `mtrun rerun --failed` runs "
+          "this trial again",
+          s.integer(15), s.text(14));
     }
     rows.push_back(std::move(r));
   }

@@ -15,9 +15,9 @@ struct TrialRow {
   std::string group_key;
   std::string study;
   std::string workload;  // as stored: "chain" for a chain of stages
-  std::string config;  // "ranks=2 gradient_sync_mode=last", over the study's axes
+  std::string config;    // "ranks=2 gradient_sync_mode=last", over the study's axes
   int repeat_index = 0;
-  std::optional<std::string> state;  // nullopt: never attempted
+  std::optional<std::string> state;        // nullopt: never attempted
   std::optional<std::int64_t> attempt_id;  // of the latest attempt
   int attempts = 0;
   std::optional<int> exit_code;

@@ -11,8 +11,8 @@ namespace {
 bool plain_name(const std::string& name) {
   if (name.empty() || name.size() > 100) return false;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -31,8 +31,9 @@ bool has_baseline_schema(Database& db) { return db.has_table("baselines"); }
 std::vector<Baseline> list_baselines(Database& db) {
   std::vector<Baseline> out;
   if (!has_baseline_schema(db)) return out;
-  auto s = db.prepare("SELECT b.name, b.campaign_id, coalesce(c.experiment, ''), b.set_at FROM baselines b "
-                      "LEFT JOIN campaigns c ON c.id = b.campaign_id ORDER BY b.name");
+  auto s = db.prepare(
+      "SELECT b.name, b.campaign_id, coalesce(c.experiment, ''), b.set_at FROM baselines b "
+      "LEFT JOIN campaigns c ON c.id = b.campaign_id ORDER BY b.name");
   while (s.step()) out.push_back({s.text(0), s.text(1), s.text(2), s.text(3)});
   return out;
 }
@@ -50,9 +51,12 @@ void set_baseline(Database& db, const std::string& name, const std::string& camp
                                               "'-', at most 100 characters",
                                               name));
   }
-  db.prepare("INSERT INTO baselines (name, campaign_id, set_at) VALUES (?, ?, ?) "
-             "ON CONFLICT (name) DO UPDATE SET campaign_id = excluded.campaign_id, set_at = excluded.set_at")
-      .bind(1, name).bind(2, campaign_id).bind(3, utc_now())
+  db.prepare(
+        "INSERT INTO baselines (name, campaign_id, set_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET campaign_id = excluded.campaign_id, set_at = excluded.set_at")
+      .bind(1, name)
+      .bind(2, campaign_id)
+      .bind(3, utc_now())
       .run();
 }
 

@@ -11,9 +11,7 @@
 namespace mt {
 namespace {
 
-bool token_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-';
-}
+bool token_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-'; }
 
 // nan, inf or infinity in any case, with an optional sign: what Python and printf write.
 bool non_finite_word(std::string_view token) {

@@ -7,35 +7,37 @@
 namespace mt {
 
 Campaign campaign_by_id(Database& db, const std::string& id) {
-  auto s = db.prepare(fmt::format("SELECT {} FROM campaigns c WHERE c.id = ? OR c.id LIKE ? || '%' "
-                                  "ORDER BY c.id = ? DESC, c.id LIMIT 2",
-                                  kCampaignColumns));
+  auto s =
+      db.prepare(fmt::format("SELECT {} FROM campaigns c WHERE c.id = ? OR c.id LIKE ? || '%' "
+                             "ORDER BY c.id = ? DESC, c.id LIMIT 2",
+                             kCampaignColumns));
   s.bind(1, id).bind(2, id).bind(3, id);
   if (!s.step()) throw RunnerError(kExitUsage, fmt::format("no campaign '{}' in the database", id));
   Campaign first = campaign_from_row(s);
   if (first.id != id && s.step()) {
-    throw RunnerError(kExitUsage, fmt::format("campaign prefix '{}' is ambiguous ({}, {}, …); give more characters",
-                                              id, first.id, s.text(0)));
+    throw RunnerError(kExitUsage, fmt::format("campaign prefix '{}' is ambiguous ({}, {}, …); give more characters", id,
+                                              first.id, s.text(0)));
   }
   return first;
 }
 
 Campaign latest_campaign(Database& db) {
-  auto s = db.prepare(fmt::format(
-      "SELECT {} FROM campaigns c ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
-      "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, c.created_at DESC, c.id LIMIT 1",
-      kCampaignColumns));
+  auto s = db.prepare(
+      fmt::format("SELECT {} FROM campaigns c ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
+                  "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, c.created_at DESC, c.id LIMIT 1",
+                  kCampaignColumns));
   if (!s.step()) throw RunnerError(kExitUsage, "the database holds no campaign yet");
   return campaign_from_row(s);
 }
 
 std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment) {
-  auto s = db.prepare(
-      fmt::format("SELECT {} FROM campaigns c WHERE c.experiment = ? ORDER BY c.created_at, c.rowid", kCampaignColumns));
+  auto s = db.prepare(fmt::format("SELECT {} FROM campaigns c WHERE c.experiment = ? ORDER BY c.created_at, c.rowid",
+                                  kCampaignColumns));
   s.bind(1, experiment);
   std::vector<Campaign> out;
   while (s.step()) out.push_back(campaign_from_row(s));
-  if (out.empty()) throw RunnerError(kExitUsage, fmt::format("no campaign of experiment '{}' in the database", experiment));
+  if (out.empty())
+    throw RunnerError(kExitUsage, fmt::format("no campaign of experiment '{}' in the database", experiment));
   return out;
 }
 

@@ -12,7 +12,9 @@ nlohmann::json optional_number(const std::optional<double>& v) { return v ? nloh
 std::string samples_json(const std::vector<MachineSample>& samples) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : samples) {
-    out.push_back({{"t", s.t}, {"load1", optional_number(s.load1)}, {"cpu_mhz", optional_number(s.cpu_mhz)},
+    out.push_back({{"t", s.t},
+                   {"load1", optional_number(s.load1)},
+                   {"cpu_mhz", optional_number(s.cpu_mhz)},
                    {"mem_available_mib", optional_number(s.mem_available_mib)}});
   }
   return out.dump();
@@ -26,21 +28,37 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
       "foreign_cpu_pct, steal_pct, context_switches, load1_before, load1_after, load1_max, cpu_mhz_min, cpu_mhz_max, "
       "cpu_pressure_pct, memory_pressure_pct, mem_available_mib_min, calibration_gflops, samples, verdict, reasons) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  s.bind(1, attempt_id).bind(2, c.wall_s).bind(3, c.cpus).bind(4, c.busy_cpu_s).bind(5, c.job_cpu_s)
-      .bind(6, c.runner_cpu_s).bind(7, c.foreign_cpu_pct).bind(8, c.steal_pct).bind(9, c.context_switches)
-      .bind(10, c.load1_before).bind(11, c.load1_after).bind(12, c.load1_max).bind(13, c.cpu_mhz_min)
-      .bind(14, c.cpu_mhz_max).bind(15, c.cpu_pressure_pct).bind(16, c.memory_pressure_pct)
-      .bind(17, c.mem_available_mib_min).bind(18, c.calibration_gflops).bind(19, samples_json(c.samples))
-      .bind(20, verdict.name()).bind(21, nlohmann::json(verdict.reasons).dump());
+  s.bind(1, attempt_id)
+      .bind(2, c.wall_s)
+      .bind(3, c.cpus)
+      .bind(4, c.busy_cpu_s)
+      .bind(5, c.job_cpu_s)
+      .bind(6, c.runner_cpu_s)
+      .bind(7, c.foreign_cpu_pct)
+      .bind(8, c.steal_pct)
+      .bind(9, c.context_switches)
+      .bind(10, c.load1_before)
+      .bind(11, c.load1_after)
+      .bind(12, c.load1_max)
+      .bind(13, c.cpu_mhz_min)
+      .bind(14, c.cpu_mhz_max)
+      .bind(15, c.cpu_pressure_pct)
+      .bind(16, c.memory_pressure_pct)
+      .bind(17, c.mem_available_mib_min)
+      .bind(18, c.calibration_gflops)
+      .bind(19, samples_json(c.samples))
+      .bind(20, verdict.name())
+      .bind(21, nlohmann::json(verdict.reasons).dump());
   s.run();
 }
 
 std::vector<double> campaign_calibrations(Database& db, const std::string& campaign_id) {
   std::vector<double> out;
   if (!has_measurement_schema(db)) return out;
-  auto s = db.prepare("SELECT ac.calibration_gflops FROM attempt_conditions ac JOIN attempts a ON a.id = ac.attempt_id "
-                      "JOIN trials t ON t.id = a.trial_id WHERE t.campaign_id = ? AND ac.calibration_gflops IS NOT NULL "
-                      "ORDER BY ac.attempt_id");
+  auto s = db.prepare(
+      "SELECT ac.calibration_gflops FROM attempt_conditions ac JOIN attempts a ON a.id = ac.attempt_id "
+      "JOIN trials t ON t.id = a.trial_id WHERE t.campaign_id = ? AND ac.calibration_gflops IS NOT NULL "
+      "ORDER BY ac.attempt_id");
   s.bind(1, campaign_id);
   while (s.step()) out.push_back(s.real(0));
   return out;

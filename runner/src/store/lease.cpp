@@ -55,8 +55,9 @@ bool Lease::live(const std::string& host, std::int64_t now) const {
 
 std::optional<Lease> read_lease(Database& db, const std::string& campaign_id) {
   if (!db.has_table("leases")) return std::nullopt;
-  auto s = db.prepare("SELECT holder_host, holder_pid, holder_start, acquired_at, expires_at FROM leases "
-                      "WHERE campaign_id = ?");
+  auto s = db.prepare(
+      "SELECT holder_host, holder_pid, holder_start, acquired_at, expires_at FROM leases "
+      "WHERE campaign_id = ?");
   s.bind(1, campaign_id);
   if (!s.step()) return std::nullopt;
   return Lease{campaign_id, {s.text(0), s.integer(1), s.text(2)}, s.text(3), s.integer(4)};
@@ -66,8 +67,7 @@ bool attempt_runner_alive(Database& db, const std::string& campaign_id, const st
                           std::int64_t runner_pid, std::int64_t now) {
   if (!db.has_table("leases")) return runner_host != this_host() || is_mtrun(runner_pid);
   auto lease = read_lease(db, campaign_id);
-  return lease && lease->holder.host == runner_host && lease->holder.pid == runner_pid &&
-         lease->live(this_host(), now);
+  return lease && lease->holder.host == runner_host && lease->holder.pid == runner_pid && lease->live(this_host(), now);
 }
 
 CampaignLease::CampaignLease(Database& db, std::string campaign_id, RunnerId me, std::int64_t now)
@@ -77,16 +77,23 @@ CampaignLease::CampaignLease(Database& db, std::string campaign_id, RunnerId me,
   refuse_if_held(now);
   Transaction tx(db_);
   refuse_if_held(now);
-  db_.prepare("INSERT OR REPLACE INTO leases (campaign_id, holder_host, holder_pid, holder_start, acquired_at, "
-              "expires_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .bind(1, campaign_id_).bind(2, me_.host).bind(3, me_.pid).bind(4, me_.start).bind(5, utc_now())
+  db_.prepare(
+         "INSERT OR REPLACE INTO leases (campaign_id, holder_host, holder_pid, holder_start, acquired_at, "
+         "expires_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .bind(1, campaign_id_)
+      .bind(2, me_.host)
+      .bind(3, me_.pid)
+      .bind(4, me_.start)
+      .bind(5, utc_now())
       .bind(6, now + kLifetimeSeconds)
       .run();
   // Nobody else can be running this campaign's trials now: what is still `running` was left behind.
-  db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
-              "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' "
-              "WHERE state = 'running' AND trial_id IN (SELECT id FROM trials WHERE campaign_id = ?)")
-      .bind(1, utc_now()).bind(2, campaign_id_)
+  db_.prepare(
+         "UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
+         "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' "
+         "WHERE state = 'running' AND trial_id IN (SELECT id FROM trials WHERE campaign_id = ?)")
+      .bind(1, utc_now())
+      .bind(2, campaign_id_)
       .run();
   interrupted_ = db_.changes();
   tx.commit();
@@ -105,16 +112,23 @@ void CampaignLease::refuse_if_held(std::int64_t now) {
 CampaignLease::~CampaignLease() {
   try {
     db_.prepare("DELETE FROM leases WHERE campaign_id = ? AND holder_host = ? AND holder_pid = ? AND holder_start = ?")
-        .bind(1, campaign_id_).bind(2, me_.host).bind(3, me_.pid).bind(4, me_.start)
+        .bind(1, campaign_id_)
+        .bind(2, me_.host)
+        .bind(3, me_.pid)
+        .bind(4, me_.start)
         .run();
   } catch (...) {  // left behind, it is recovered as soon as this process is gone
   }
 }
 
 bool renew_lease(Database& db, const std::string& campaign_id, const RunnerId& me, std::int64_t now) {
-  db.prepare("UPDATE leases SET expires_at = ? WHERE campaign_id = ? AND holder_host = ? AND holder_pid = ? AND "
-             "holder_start = ?")
-      .bind(1, now + CampaignLease::kLifetimeSeconds).bind(2, campaign_id).bind(3, me.host).bind(4, me.pid)
+  db.prepare(
+        "UPDATE leases SET expires_at = ? WHERE campaign_id = ? AND holder_host = ? AND holder_pid = ? AND "
+        "holder_start = ?")
+      .bind(1, now + CampaignLease::kLifetimeSeconds)
+      .bind(2, campaign_id)
+      .bind(3, me.host)
+      .bind(4, me.pid)
       .bind(5, me.start)
       .run();
   return db.changes() == 1;

@@ -87,7 +87,8 @@ std::optional<int> rank_named_in(std::string_view reason) {
     if (!skip(rest, ": ")) {  // else one word first, the subcommand: "mtengine train: …"
       if (!skip(rest, " ")) continue;
       const size_t colon = rest.find(": ");
-      if (colon == 0 || colon == std::string_view::npos || rest.substr(0, colon).find(' ') != std::string_view::npos) continue;
+      if (colon == 0 || colon == std::string_view::npos || rest.substr(0, colon).find(' ') != std::string_view::npos)
+        continue;
       rest.remove_prefix(colon + 2);
     }
     skip(rest, "injected fault: ");

@@ -13,7 +13,7 @@
 namespace mt {
 
 struct LogLimits {
-  std::size_t max_line = 1024;                          // bytes of a line that are looked at
+  std::size_t max_line = 1024;                         // bytes of a line that are looked at
   std::uint64_t max_bytes = std::uint64_t(256) << 20;  // bytes of the log that are read
 };
 

@@ -21,7 +21,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr std::size_t kReasonLength = 1000;  // of an error reason taken from a result file
-constexpr double kRegexBudgetSeconds = 30;    // scanning the output for one metric
+constexpr double kRegexBudgetSeconds = 30;   // scanning the output for one metric
 
 void add_metric(std::vector<MetricValue>& out, std::string name, double value) {
   if (std::isfinite(value)) out.push_back({std::move(name), value});  // see README: non-finite values
@@ -73,7 +73,8 @@ void read_error(const json& result, AttemptOutcome& o) {
   const json& e = result["error"];
   if (e.contains("rank")) o.error_rank = small_int(e["rank"]);
   if (e.contains("step")) o.error_step = small_int(e["step"]);
-  if (e.contains("reason") && e["reason"].is_string()) o.error_reason = e["reason"].get<std::string>().substr(0, kReasonLength);
+  if (e.contains("reason") && e["reason"].is_string())
+    o.error_reason = e["reason"].get<std::string>().substr(0, kReasonLength);
 }
 
 // The first capture group of `rule.regex` on any line of the log, as a number; or why not.
@@ -110,7 +111,8 @@ std::variant<double, std::string> json_metric(const MetricRule& rule, const json
   const json* node = result.is_object() ? &result : nullptr;
   std::istringstream path(rule.json_path);
   std::string key;
-  while (node && std::getline(path, key, '.')) node = node->is_object() && node->contains(key) ? &(*node)[key] : nullptr;
+  while (node && std::getline(path, key, '.'))
+    node = node->is_object() && node->contains(key) ? &(*node)[key] : nullptr;
   if (node && node->is_null()) {
     return fmt::format("metric '{}': the value at '{}' in the result file is null or not a finite number", rule.name,
                        rule.json_path);
@@ -173,7 +175,8 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
       return o;
     case ProcessEnd::TimedOut:
       o.state = AttemptState::TimedOut;
-      o.error_reason = fmt::format("trial exceeded its {} s timeout (timeout_s); every rank was killed", trial.timeout_s);
+      o.error_reason =
+          fmt::format("trial exceeded its {} s timeout (timeout_s); every rank was killed", trial.timeout_s);
       return o;
     case ProcessEnd::Interrupted:
       o.state = AttemptState::Interrupted;

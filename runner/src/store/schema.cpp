@@ -24,9 +24,10 @@ struct FileState {
 };
 
 FileState read_state(Database& db) {
-  auto s = db.prepare("SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master), "
-                      "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('campaigns', 'trials', "
-                      "'attempts'))");
+  auto s = db.prepare(
+      "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master), "
+      "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('campaigns', 'trials', "
+      "'attempts'))");
   s.step();
   return {int(s.integer(0)), int(s.integer(1)), int(s.integer(2))};
 }

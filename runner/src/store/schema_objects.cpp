@@ -15,7 +15,7 @@ namespace mt {
 namespace {
 
 struct SchemaObject {
-  std::string type;  // "table" or "view"
+  std::string type;                  // "table" or "view"
   std::vector<std::string> columns;  // of a table
 };
 using Objects = std::map<std::string, SchemaObject>;
@@ -23,8 +23,9 @@ using Objects = std::map<std::string, SchemaObject>;
 // Tables and views of `db` (not SQLite's own), with the columns of each table.
 Objects read_objects(Database& db) {
   Objects objects;
-  auto s = db.prepare("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
-                      "'sqlite\\_%' ESCAPE '\\'");
+  auto s = db.prepare(
+      "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE "
+      "'sqlite\\_%' ESCAPE '\\'");
   while (s.step()) objects[s.text(0)].type = s.text(1);
   for (auto& [name, object] : objects) {
     if (object.type != "table") continue;

@@ -67,8 +67,7 @@ bool Statement::step() {
 }
 
 void Statement::run() {
-  while (step()) {
-  }
+  while (step()) {}
 }
 
 void Statement::reset() {
@@ -153,8 +152,7 @@ Transaction::~Transaction() {
   if (!done_) {
     try {
       db_.exec("ROLLBACK");
-    } catch (...) {
-    }
+    } catch (...) {}
   }
 }
 void Transaction::commit() {

@@ -50,7 +50,7 @@ class Statement {
   int column_count() const;
   std::string column_name(int i) const;
   bool is_null(int i) const;
-  bool is_number(int i) const;  // INTEGER or REAL
+  bool is_number(int i) const;   // INTEGER or REAL
   bool is_integer(int i) const;  // INTEGER: the value's own type, not the column's
   std::string text(int i) const;
   std::string blob(int i) const;  // every byte, NULs included

@@ -5,9 +5,10 @@ namespace mt {
 std::vector<StageRow> attempt_stages(Database& db, std::int64_t attempt_id) {
   std::vector<StageRow> rows;
   if (!db.has_table("stages")) return rows;
-  auto s = db.prepare("SELECT position, name, workload, expected, state, coalesce(observed, ''), met, "
-                      "coalesce(mismatch, ''), duration_s, log_path, coalesce(result_json, '') "
-                      "FROM stages WHERE attempt_id = ? ORDER BY position");
+  auto s = db.prepare(
+      "SELECT position, name, workload, expected, state, coalesce(observed, ''), met, "
+      "coalesce(mismatch, ''), duration_s, log_path, coalesce(result_json, '') "
+      "FROM stages WHERE attempt_id = ? ORDER BY position");
   s.bind(1, attempt_id);
   while (s.step()) {
     StageRow r;

@@ -93,11 +93,18 @@ Store::Store(const std::filesystem::path& file) : db_(with_parent_created(file),
 }
 
 void Store::add_campaign_if_new(const Campaign& c, const CampaignMeasurement& m) {
-  auto insert = db_.prepare("INSERT OR IGNORE INTO campaigns (id, experiment, experiment_file, source_revision, "
-                            "plan_hash, launcher, trial_count, created_at, run_order, seed, measurement) "
-                            "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-  insert.bind(1, c.id).bind(2, c.experiment).bind(3, c.experiment_file).bind(4, c.source_revision)
-      .bind(5, c.plan_hash).bind(6, c.launcher).bind(7, c.trial_count).bind(8, c.created_at);
+  auto insert = db_.prepare(
+      "INSERT OR IGNORE INTO campaigns (id, experiment, experiment_file, source_revision, "
+      "plan_hash, launcher, trial_count, created_at, run_order, seed, measurement) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  insert.bind(1, c.id)
+      .bind(2, c.experiment)
+      .bind(3, c.experiment_file)
+      .bind(4, c.source_revision)
+      .bind(5, c.plan_hash)
+      .bind(6, c.launcher)
+      .bind(7, c.trial_count)
+      .bind(8, c.created_at);
   if (!m.run_order.empty()) insert.bind(9, m.run_order);
   if (m.seed) insert.bind(10, std::int64_t(*m.seed));
   if (!m.measurement.empty()) insert.bind(11, m.measurement);
@@ -107,12 +114,21 @@ void Store::add_campaign_if_new(const Campaign& c, const CampaignMeasurement& m)
 std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial& t, int ordinal) {
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& p : t.params) params[p.name] = p.value;
-  db_.prepare("INSERT OR IGNORE INTO trials (campaign_id, identity, group_key, ordinal, study, workload, strategy, "
-              "ranks, repeat_index, parameters, axes, spec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
-      .bind(1, campaign_id).bind(2, t.identity).bind(3, t.group_key).bind(4, ordinal).bind(5, t.study)
-      .bind(6, t.stored_workload()).bind(7, t.param("strategy", t.workload == "train" ? "ddp" : ""))
-      .bind(8, t.ranks).bind(9, t.repeat_index).bind(10, params.dump())
-      .bind(11, nlohmann::json(t.axis_names).dump()).bind(12, trial_to_json(t))
+  db_.prepare(
+         "INSERT OR IGNORE INTO trials (campaign_id, identity, group_key, ordinal, study, workload, strategy, "
+         "ranks, repeat_index, parameters, axes, spec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+      .bind(1, campaign_id)
+      .bind(2, t.identity)
+      .bind(3, t.group_key)
+      .bind(4, ordinal)
+      .bind(5, t.study)
+      .bind(6, t.stored_workload())
+      .bind(7, t.param("strategy", t.workload == "train" ? "ddp" : ""))
+      .bind(8, t.ranks)
+      .bind(9, t.repeat_index)
+      .bind(10, params.dump())
+      .bind(11, nlohmann::json(t.axis_names).dump())
+      .bind(12, trial_to_json(t))
       .run();
   auto s = db_.prepare("SELECT id FROM trials WHERE campaign_id = ? AND identity = ?");
   s.bind(1, campaign_id).bind(2, t.identity);
@@ -137,8 +153,9 @@ Trial Store::trial_spec(std::int64_t trial_row) {
 
 int Store::interrupt_stale_attempts() {
   Transaction tx(db_);
-  auto running = db_.prepare("SELECT a.id, t.campaign_id, a.runner_host, a.runner_pid FROM attempts a "
-                             "JOIN trials t ON t.id = a.trial_id WHERE a.state = 'running'");
+  auto running = db_.prepare(
+      "SELECT a.id, t.campaign_id, a.runner_host, a.runner_pid FROM attempts a "
+      "JOIN trials t ON t.id = a.trial_id WHERE a.state = 'running'");
   std::vector<std::int64_t> stale;
   while (running.step()) {
     if (!attempt_runner_alive(db_, running.text(1), running.text(2), running.integer(3), std::time(nullptr))) {
@@ -146,13 +163,17 @@ int Store::interrupt_stale_attempts() {
     }
   }
   for (std::int64_t attempt : stale) {
-    db_.prepare("UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
-                "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' WHERE id = ?")
-        .bind(1, utc_now()).bind(2, attempt)
+    db_.prepare(
+           "UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
+           "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' WHERE id = ?")
+        .bind(1, utc_now())
+        .bind(2, attempt)
         .run();
-    db_.prepare("UPDATE stages SET state = 'interrupted', finished_at = ?, met = 0, mismatch = 'mtrun stopped while "
-                "this stage was running' WHERE attempt_id = ? AND state = 'running'")
-        .bind(1, utc_now()).bind(2, attempt)
+    db_.prepare(
+           "UPDATE stages SET state = 'interrupted', finished_at = ?, met = 0, mismatch = 'mtrun stopped while "
+           "this stage was running' WHERE attempt_id = ? AND state = 'running'")
+        .bind(1, utc_now())
+        .bind(2, attempt)
         .run();
   }
   tx.commit();
@@ -177,10 +198,17 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
                                   const std::string& run_dir, const std::string& log_path,
                                   const std::optional<Provenance>& provenance) {
   Transaction tx(db_);
-  db_.prepare("INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
-              "runner_host, runner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)")
-      .bind(1, trial_row).bind(2, number).bind(3, command).bind(4, run_dir).bind(5, log_path).bind(6, utc_now())
-      .bind(7, this_host()).bind(8, std::int64_t(::getpid()))
+  db_.prepare(
+         "INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
+         "runner_host, runner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)")
+      .bind(1, trial_row)
+      .bind(2, number)
+      .bind(3, command)
+      .bind(4, run_dir)
+      .bind(5, log_path)
+      .bind(6, utc_now())
+      .bind(7, this_host())
+      .bind(8, std::int64_t(::getpid()))
       .run();
   const std::int64_t attempt = db_.last_insert_id();
   if (provenance) record_provenance(attempt, *provenance);
@@ -188,13 +216,22 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
   return attempt;
 }
 
-void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, const std::optional<Provenance>& provenance) {
+void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o,
+                           const std::optional<Provenance>& provenance) {
   Transaction tx(db_);
-  db_.prepare("UPDATE attempts SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
-              "error_reason = ?, finished_at = ?, duration_s = ?, result_json = ? WHERE id = ?")
-      .bind(1, to_string(o.state)).bind(2, o.exit_code).bind(3, o.signal).bind(4, o.error_rank)
-      .bind(5, o.error_step).bind(6, o.error_reason).bind(7, utc_now()).bind(8, o.duration_s)
-      .bind(9, o.result_json).bind(10, attempt_id)
+  db_.prepare(
+         "UPDATE attempts SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
+         "error_reason = ?, finished_at = ?, duration_s = ?, result_json = ? WHERE id = ?")
+      .bind(1, to_string(o.state))
+      .bind(2, o.exit_code)
+      .bind(3, o.signal)
+      .bind(4, o.error_rank)
+      .bind(5, o.error_step)
+      .bind(6, o.error_reason)
+      .bind(7, utc_now())
+      .bind(8, o.duration_s)
+      .bind(9, o.result_json)
+      .bind(10, attempt_id)
       .run();
   auto metric = db_.prepare("INSERT OR REPLACE INTO metrics (attempt_id, name, value) VALUES (?,?,?)");
   for (const auto& m : o.metrics) {
@@ -202,7 +239,8 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
     metric.bind(1, attempt_id).bind(2, m.name).bind(3, m.value).run();
     metric.reset();
   }
-  auto step = db_.prepare("INSERT OR REPLACE INTO step_metrics (attempt_id, name, rank, step, value) VALUES (?,?,?,?,?)");
+  auto step =
+      db_.prepare("INSERT OR REPLACE INTO step_metrics (attempt_id, name, rank, step, value) VALUES (?,?,?,?,?)");
   for (const auto& v : o.steps) {
     if (!std::isfinite(v.value)) continue;
     step.bind(1, attempt_id).bind(2, v.name).bind(3, v.rank).bind(4, v.step).bind(5, v.value).run();
@@ -223,34 +261,65 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o, con
 }
 
 std::int64_t Store::begin_stage(std::int64_t attempt_id, const StageStart& st) {
-  db_.prepare("INSERT INTO stages (attempt_id, position, name, workload, expected, expectation, state, command, "
-              "run_dir, log_path, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)")
-      .bind(1, attempt_id).bind(2, st.position).bind(3, st.name).bind(4, st.workload).bind(5, st.expected)
-      .bind(6, st.expectation).bind(7, st.command).bind(8, st.run_dir).bind(9, st.log_path).bind(10, utc_now())
+  db_.prepare(
+         "INSERT INTO stages (attempt_id, position, name, workload, expected, expectation, state, command, "
+         "run_dir, log_path, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)")
+      .bind(1, attempt_id)
+      .bind(2, st.position)
+      .bind(3, st.name)
+      .bind(4, st.workload)
+      .bind(5, st.expected)
+      .bind(6, st.expectation)
+      .bind(7, st.command)
+      .bind(8, st.run_dir)
+      .bind(9, st.log_path)
+      .bind(10, utc_now())
       .run();
   return db_.last_insert_id();
 }
 
 void Store::finish_stage(std::int64_t stage_id, const AttemptOutcome& o, const StageVerdict& v) {
-  db_.prepare("UPDATE stages SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
-              "error_reason = ?, observed = ?, met = ?, mismatch = ?, finished_at = ?, duration_s = ?, "
-              "result_json = ? WHERE id = ?")
-      .bind(1, to_string(o.state)).bind(2, o.exit_code).bind(3, o.signal).bind(4, o.error_rank)
-      .bind(5, o.error_step).bind(6, o.error_reason).bind(7, v.observed).bind(8, int(v.met))
-      .bind(9, v.met ? std::optional<std::string>() : std::optional<std::string>(v.mismatch)).bind(10, utc_now())
-      .bind(11, o.duration_s).bind(12, o.result_json).bind(13, stage_id)
+  db_.prepare(
+         "UPDATE stages SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
+         "error_reason = ?, observed = ?, met = ?, mismatch = ?, finished_at = ?, duration_s = ?, "
+         "result_json = ? WHERE id = ?")
+      .bind(1, to_string(o.state))
+      .bind(2, o.exit_code)
+      .bind(3, o.signal)
+      .bind(4, o.error_rank)
+      .bind(5, o.error_step)
+      .bind(6, o.error_reason)
+      .bind(7, v.observed)
+      .bind(8, int(v.met))
+      .bind(9, v.met ? std::optional<std::string>() : std::optional<std::string>(v.mismatch))
+      .bind(10, utc_now())
+      .bind(11, o.duration_s)
+      .bind(12, o.result_json)
+      .bind(13, stage_id)
       .run();
 }
 
 void Store::record_provenance(std::int64_t attempt_id, const Provenance& p) {
   const ProvenanceContext& c = p.context;
-  db_.prepare("INSERT OR REPLACE INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, "
-              "image_ref, image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, "
-              "complete, missing_fields) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
-      .bind(1, attempt_id).bind(2, c.source.commit).bind(3, int(c.source.dirty)).bind(4, c.source.diff_hash)
-      .bind(5, p.build_revision).bind(6, c.image_ref).bind(7, c.image_id).bind(8, c.base_image)
-      .bind(9, int(c.bare_metal())).bind(10, c.engine_binary_hash).bind(11, p.software_stack).bind(12, p.hosts)
-      .bind(13, p.command).bind(14, int(p.complete)).bind(15, nlohmann::json(p.missing_fields).dump())
+  db_.prepare(
+         "INSERT OR REPLACE INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, "
+         "image_ref, image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, "
+         "complete, missing_fields) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+      .bind(1, attempt_id)
+      .bind(2, c.source.commit)
+      .bind(3, int(c.source.dirty))
+      .bind(4, c.source.diff_hash)
+      .bind(5, p.build_revision)
+      .bind(6, c.image_ref)
+      .bind(7, c.image_id)
+      .bind(8, c.base_image)
+      .bind(9, int(c.bare_metal()))
+      .bind(10, c.engine_binary_hash)
+      .bind(11, p.software_stack)
+      .bind(12, p.hosts)
+      .bind(13, p.command)
+      .bind(14, int(p.complete))
+      .bind(15, nlohmann::json(p.missing_fields).dump())
       .run();
 }
 

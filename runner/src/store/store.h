@@ -59,7 +59,7 @@ struct AttemptOutcome {
   std::optional<std::string> result_json;
   std::vector<MetricValue> metrics;
   std::vector<StepValue> steps;
-  std::vector<std::string> rows;  // the result's `rows`, each a JSON object's text (result_rows)
+  std::vector<std::string> rows;   // the result's `rows`, each a JSON object's text (result_rows)
   std::vector<AttemptFile> files;  // what reports link to (a profiled attempt's traces)
 };
 
@@ -120,9 +120,8 @@ class Store {
   int next_attempt_number(std::int64_t trial_row);
   // Records attempt `number` as running, with the provenance known before the launch (so an attempt
   // that never finishes has one), in one transaction; returns its id.
-  std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command,
-                             const std::string& run_dir, const std::string& log_path,
-                             const std::optional<Provenance>& provenance);
+  std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command, const std::string& run_dir,
+                             const std::string& log_path, const std::optional<Provenance>& provenance);
   // Outcome, metrics, result rows, kept files and (when given, replacing the one recorded at the start)
   // provenance in one transaction. Non-finite metric values are not stored.
   void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,

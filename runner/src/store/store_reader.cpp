@@ -13,7 +13,8 @@ namespace mt {
 std::unique_ptr<Database> open_store_read_only(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) {
-    throw RunnerError(kExitUsage, fmt::format("no database at {} (run an experiment first, or pass --db)", file.string()));
+    throw RunnerError(kExitUsage,
+                      fmt::format("no database at {} (run an experiment first, or pass --db)", file.string()));
   }
   auto db = std::make_unique<Database>(file, Database::Mode::ReadOnly);
   try {

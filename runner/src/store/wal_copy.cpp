@@ -54,7 +54,8 @@ bool header_checksum_matches(const unsigned char* h) {
   for (int i = 0; i < 24; i += 8) {
     auto word = [&](int at) {
       const unsigned char* p = h + at;
-      return big ? big_endian(p) : std::uint32_t(p[3]) << 24 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[1]) << 8 | p[0];
+      return big ? big_endian(p)
+                 : std::uint32_t(p[3]) << 24 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[1]) << 8 | p[0];
     };
     s1 += word(i) + s2;
     s2 += word(i + 4) + s1;

@@ -20,11 +20,11 @@ std::unique_ptr<Communicator> make_mpi(ControlChannel&, double timeout_s) {
 
 const std::vector<BackendEntry>& backend_table() {
   static const std::vector<BackendEntry> table = {
-      {"mpi", true, &make_mpi},
+    {"mpi", true, &make_mpi},
 #if MT_WITH_NCCL
-      {"nccl", true, &make_nccl_communicator},
+    {"nccl", true, &make_nccl_communicator},
 #else
-      {"nccl", false, nullptr},
+    {"nccl", false, nullptr},
 #endif
   };
   return table;
@@ -40,13 +40,12 @@ std::string available_backends() {
   return out;
 }
 
-std::unique_ptr<Communicator> make_communicator(const std::string& name, ControlChannel& control,
-                                                double timeout_s) {
+std::unique_ptr<Communicator> make_communicator(const std::string& name, ControlChannel& control, double timeout_s) {
   for (const auto& entry : backend_table()) {
     if (name != entry.name) continue;
     if (!entry.available)
-      throw std::invalid_argument("--backend " + name + " is not supported in this build (supported: " +
-                                  available_backends() + ")");
+      throw std::invalid_argument("--backend " + name +
+                                  " is not supported in this build (supported: " + available_backends() + ")");
     return entry.make(control, timeout_s);
   }
   throw std::invalid_argument("unknown backend '" + name + "'");

@@ -21,7 +21,6 @@ const std::vector<BackendEntry>& backend_table();
 std::string available_backends();
 
 // The communicator for `name`; throws std::invalid_argument when it is unknown or not built.
-std::unique_ptr<Communicator> make_communicator(const std::string& name, ControlChannel& control,
-                                                double timeout_s);
+std::unique_ptr<Communicator> make_communicator(const std::string& name, ControlChannel& control, double timeout_s);
 
 }  // namespace mt

@@ -45,9 +45,8 @@ long& CollectiveCounts::operator[](CollectiveKind kind) {
 }
 
 CollectiveCounts operator-(const CollectiveCounts& a, const CollectiveCounts& b) {
-  return {a.all_reduce - b.all_reduce, a.all_gather - b.all_gather,
-          a.reduce_scatter - b.reduce_scatter, a.broadcast - b.broadcast,
-          a.all_to_all - b.all_to_all};
+  return {a.all_reduce - b.all_reduce, a.all_gather - b.all_gather, a.reduce_scatter - b.reduce_scatter,
+          a.broadcast - b.broadcast, a.all_to_all - b.all_to_all};
 }
 
 }  // namespace mt

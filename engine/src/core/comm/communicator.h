@@ -35,18 +35,17 @@ class Communicator {
   virtual WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type,
                                 StreamRef stream = {}) = 0;
   // send holds world_size × count; recv gets the sum over ranks of block `rank`.
-  virtual WorkHandle reduce_scatter(const void* send, void* recv, std::size_t count,
-                                    ElementType type, StreamRef stream = {}) = 0;
-  virtual WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root,
-                               StreamRef stream = {}) = 0;
+  virtual WorkHandle reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
+                                    StreamRef stream = {}) = 0;
+  virtual WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root, StreamRef stream = {}) = 0;
   // Equal splits: block p (count elements) of send goes to rank p; block p of recv came from p.
   virtual WorkHandle all_to_all(const void* send, void* recv, std::size_t count, ElementType type,
                                 StreamRef stream = {}) = 0;
   // Variable splits: send holds send_counts[p] elements for each peer p in peer order; recv gets
   // recv_counts[p] from each p in peer order. Counts must agree pairwise across ranks.
-  virtual WorkHandle all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts,
-                                  void* recv, const std::vector<std::size_t>& recv_counts,
-                                  ElementType type, StreamRef stream = {}) = 0;
+  virtual WorkHandle all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
+                                  const std::vector<std::size_t>& recv_counts, ElementType type,
+                                  StreamRef stream = {}) = 0;
 
   // A communicator over the ranks that pass the same `color` (collective over this one), ordered
   // by `key`: how process groups (tensor-, pipeline-, data-parallel) are made.

@@ -15,16 +15,13 @@ namespace mt {
 namespace {
 
 #if MT_WITH_CUDA
-std::string cuda_version_text(int version) {
-  return fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
-}
+std::string cuda_version_text(int version) { return fmt::format("{}.{}", version / 1000, (version % 1000) / 10); }
 #endif
 
 }  // namespace
 
 #if MT_WITH_CUDA
-void cuda_failure(const std::string& library, const std::string& error, const char* call,
-                  const char* file, int line) {
+void cuda_failure(const std::string& library, const std::string& error, const char* call, const char* file, int line) {
   abort_job(fmt::format("{} error at {}:{} in {}: {}", library, file, line, call, error), 1);
 }
 #endif
@@ -82,10 +79,10 @@ int select_cuda_device(int local_rank, int local_size) {
   const GpuInfo info = gpu_info();
   if (info.device_count == 0) throw std::runtime_error(info.problem);
   if (info.device_count < local_size)
-    throw std::runtime_error(fmt::format(
-        "{} ranks on this host but only {} GPU(s) visible: start at most {} ranks per host, or "
-        "make more GPUs visible (CUDA_VISIBLE_DEVICES)",
-        local_size, info.device_count, info.device_count));
+    throw std::runtime_error(
+        fmt::format("{} ranks on this host but only {} GPU(s) visible: start at most {} ranks per host, or "
+                    "make more GPUs visible (CUDA_VISIBLE_DEVICES)",
+                    local_size, info.device_count, info.device_count));
   MT_CUDA_CHECK(cudaSetDevice(local_rank));
   return local_rank;
 #else

@@ -8,13 +8,13 @@ namespace mt {
 
 struct GpuInfo {
   int device_count = 0;
-  std::string model;           // of the selected (or first) device
-  std::string driver;          // CUDA driver API version the driver supports, e.g. "13.2"
-  std::string runtime;         // CUDA runtime the engine loaded
-  std::string nccl;            // NCCL library version loaded, e.g. "2.30.7"
-  std::string nccl_built;      // NCCL headers the engine was compiled against
+  std::string model;       // of the selected (or first) device
+  std::string driver;      // CUDA driver API version the driver supports, e.g. "13.2"
+  std::string runtime;     // CUDA runtime the engine loaded
+  std::string nccl;        // NCCL library version loaded, e.g. "2.30.7"
+  std::string nccl_built;  // NCCL headers the engine was compiled against
   double memory_gib = 0;
-  std::string problem;         // why no GPU can be used, when none can
+  std::string problem;  // why no GPU can be used, when none can
 };
 
 bool built_with_cuda();

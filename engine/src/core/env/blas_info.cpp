@@ -67,8 +67,7 @@ std::string mapped_blas_path() {
   std::ifstream maps("/proc/self/maps");
   for (std::string line; std::getline(maps, line);) {
     const auto slash = line.find('/');
-    if (slash != std::string::npos && line.find("blas", slash) != std::string::npos)
-      return line.substr(slash);
+    if (slash != std::string::npos && line.find("blas", slash) != std::string::npos) return line.substr(slash);
   }
   return "";
 }
@@ -89,10 +88,9 @@ double probe_gflops_per_thread(int threads) {
 // OpenBLAS cores that predate AVX2: on an AVX2 or AVX-512 CPU they mean OpenBLAS did not
 // recognise the CPU and fell back.
 bool is_pre_avx2_openblas_core(const std::string& core) {
-  static const char* const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
-                                    "Katmai",   "Atom",  "Barcelona", "Opteron", "Sandybridge"};
-  return std::any_of(std::begin(old), std::end(old),
-                     [&](const char* name) { return core == name; });
+  static const char* const old[] = {"Prescott", "Core2", "Penryn",    "Dunnington", "Nehalem",
+                                    "Katmai",   "Atom",  "Barcelona", "Opteron",    "Sandybridge"};
+  return std::any_of(std::begin(old), std::end(old), [&](const char* name) { return core == name; });
 }
 
 }  // namespace

@@ -65,8 +65,9 @@ CpuInfo parse_cpu_info(const std::string& cpuinfo, const std::string& meminfo, i
 
   // Best first; each listed only when present. amx_tile/avx512_bf16 matter for bf16 matmuls.
   const std::vector<std::pair<const char*, const char*>> interesting = {
-      {"amx_tile", "amx"}, {"avx512_bf16", "avx512_bf16"}, {"avx512f", "avx512f"},
-      {"avx2", "avx2"},    {"fma", "fma"},                 {"avx", "avx"},
+      {"amx_tile", "amx"},    {"avx512_bf16", "avx512_bf16"},
+      {"avx512f", "avx512f"}, {"avx2", "avx2"},
+      {"fma", "fma"},         {"avx", "avx"},
       {"sse4_2", "sse4.2"}};
   for (const auto& [flag, name] : interesting) {
     if (!flags.count(flag)) continue;
@@ -88,8 +89,7 @@ CpuInfo parse_cpu_info(const std::string& cpuinfo, const std::string& meminfo, i
 
 CpuInfo read_cpu_info() {
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  return parse_cpu_info(slurp("/proc/cpuinfo"), slurp("/proc/meminfo"),
-                        online > 0 ? static_cast<int>(online) : 0);
+  return parse_cpu_info(slurp("/proc/cpuinfo"), slurp("/proc/meminfo"), online > 0 ? static_cast<int>(online) : 0);
 }
 
 }  // namespace mt

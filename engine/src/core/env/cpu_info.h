@@ -7,14 +7,14 @@
 namespace mt {
 
 struct CpuInfo {
-  std::string model;       // "model name" of /proc/cpuinfo
-  std::string vendor;      // GenuineIntel, AuthenticAMD, ...
+  std::string model;   // "model name" of /proc/cpuinfo
+  std::string vendor;  // GenuineIntel, AuthenticAMD, ...
   int family = -1, model_number = -1, stepping = -1;
-  int logical_cpus = 0;    // online logical CPUs
+  int logical_cpus = 0;  // online logical CPUs
   int threads_per_core = 1;
-  double mhz = 0;          // as the kernel reports it (the base clock on most VMs)
+  double mhz = 0;  // as the kernel reports it (the base clock on most VMs)
   long memory_mib = 0;
-  std::string isa;         // the vector extensions that matter for GEMMs, best first
+  std::string isa;               // the vector extensions that matter for GEMMs, best first
   int fp32_flops_per_cycle = 8;  // per core, from the best ISA (2 vector FMA/add ports)
 };
 

@@ -18,8 +18,7 @@ namespace mt {
 namespace {
 
 std::string unquote(std::string s) {
-  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
-    s = s.substr(1, s.size() - 2);
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
   return s;
 }
 
@@ -50,9 +49,9 @@ Environment build_environment() {
 }
 
 const std::vector<std::string> kSteeringVariables = {
-    "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS",
-    "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
-    "KMP_AFFINITY", "GOMP_CPU_AFFINITY", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA"};
+    "OMP_NUM_THREADS",         "OMP_WAIT_POLICY",  "OMP_PROC_BIND",        "OMP_PLACES",        "MKL_NUM_THREADS",
+    "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR",         "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "KMP_AFFINITY",
+    "GOMP_CPU_AFFINITY",       "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA"};
 
 Environment collect_environment(int threads_per_rank, bool gpu_used) {
   Environment env = build_environment();

@@ -28,7 +28,7 @@ struct Environment {
   BlasInfo blas;
   FloatMode float_mode;
   int threads_per_rank = 0;
-  std::string simd_kernels;  // instruction set the hand-vectorised kernels run with
+  std::string simd_kernels;                                   // instruction set the hand-vectorised kernels run with
   std::vector<std::pair<std::string, std::string>> env_vars;  // those of kSteeringVariables set
   bool gpu_used = false;
   GpuInfo gpu;  // NCCL's version always (when built with it); the GPU fields when one was used

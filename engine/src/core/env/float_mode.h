@@ -7,7 +7,7 @@
 namespace mt {
 
 struct FloatMode {
-  bool flush_to_zero = false;     // results that would be subnormal become zero (FTZ)
+  bool flush_to_zero = false;       // results that would be subnormal become zero (FTZ)
   bool denormals_are_zero = false;  // subnormal inputs are read as zero (DAZ)
 };
 

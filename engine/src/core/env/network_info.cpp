@@ -39,8 +39,8 @@ std::vector<std::pair<std::string, std::string>> transport_variables() {
     const auto equals = text.find('=');
     if (equals == std::string::npos) continue;
     const std::string name = text.substr(0, equals);
-    const bool steering = std::any_of(std::begin(prefixes), std::end(prefixes),
-                                      [&](const char* p) { return name.rfind(p, 0) == 0; });
+    const bool steering =
+        std::any_of(std::begin(prefixes), std::end(prefixes), [&](const char* p) { return name.rfind(p, 0) == 0; });
     // Open MPI's launcher sets these for every process: bookkeeping, not a user's choice.
     const bool bookkeeping = name.rfind("OMPI_MCA_orte_", 0) == 0 || name.rfind("OMPI_MCA_ess", 0) == 0 ||
                              name.rfind("OMPI_MCA_pmix", 0) == 0 || name == "OMPI_MCA_mpi_oversubscribe" ||

@@ -57,17 +57,17 @@ int64_t memory_available_bytes() {
   return 0;
 }
 
-std::optional<std::string> host_memory_problem(int64_t per_rank_bytes, int local_ranks,
-                                               const std::string& what) {
+std::optional<std::string> host_memory_problem(int64_t per_rank_bytes, int local_ranks, const std::string& what) {
   const int64_t available = memory_available_bytes();
   const double need = static_cast<double>(per_rank_bytes) * std::max(1, local_ranks);
   // Leave a tenth for the runtime itself (LibTorch alone holds ~0.5 GB per rank) and the system.
   if (available <= 0 || need <= 0.9 * static_cast<double>(available)) return std::nullopt;
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  return fmt::format("{} needs about {:.1f} GiB of memory per rank, {:.1f} GiB for the {} rank(s) on "
-                     "this host, but {:.1f} GiB is available",
-                     what, static_cast<double>(per_rank_bytes) / kGiB, need / kGiB,
-                     std::max(1, local_ranks), static_cast<double>(available) / kGiB);
+  return fmt::format(
+      "{} needs about {:.1f} GiB of memory per rank, {:.1f} GiB for the {} rank(s) on "
+      "this host, but {:.1f} GiB is available",
+      what, static_cast<double>(per_rank_bytes) / kGiB, need / kGiB, std::max(1, local_ranks),
+      static_cast<double>(available) / kGiB);
 }
 
 int64_t peak_rss_bytes() {

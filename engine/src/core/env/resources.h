@@ -31,7 +31,6 @@ int64_t memory_available_bytes();
 // Why a job whose ranks on this host each need `per_rank_bytes` of host memory should not start
 // (the need, per rank and for this host's `local_ranks`, against what is available), or nothing
 // when it fits. Starting anyway would let the machine's OOM killer choose a victim.
-std::optional<std::string> host_memory_problem(int64_t per_rank_bytes, int local_ranks,
-                                               const std::string& what);
+std::optional<std::string> host_memory_problem(int64_t per_rank_bytes, int local_ranks, const std::string& what);
 
 }  // namespace mt

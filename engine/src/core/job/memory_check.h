@@ -12,7 +12,7 @@ namespace mt {
 // host_memory_problem); when any host falls short, every rank throws InputError (exit 2): the
 // ranks that found it with the need, what is available and `remedy`, the others naming another
 // host. Runs whose buffers live in device memory (`device_memory`) are not checked here.
-void require_host_memory(ControlChannel& control, bool device_memory, double per_rank_bytes,
-                         const std::string& what, const std::string& remedy);
+void require_host_memory(ControlChannel& control, bool device_memory, double per_rank_bytes, const std::string& what,
+                         const std::string& remedy);
 
 }  // namespace mt

@@ -12,8 +12,7 @@ std::optional<std::string> output_directory_problem(const std::string& flag, con
   std::error_code ec;
   const fs::path dir = fs::absolute(path, ec);
   if (ec) return fmt::format("{} '{}': {}", flag, path, ec.message());
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    return fmt::format("{} '{}' is not a directory", flag, path);
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) return fmt::format("{} '{}' is not a directory", flag, path);
   // The directory itself, or the nearest ancestor it would be created in.
   fs::path existing = dir;
   while (!fs::exists(existing, ec) && existing.has_parent_path() && existing != existing.parent_path())

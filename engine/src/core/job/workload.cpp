@@ -57,9 +57,8 @@ nlohmann::json error_json(const RunError& error) {
 }
 
 nlohmann::json result_document(const std::string& benchmark, bool ok, nlohmann::json fields) {
-  nlohmann::json out = {{"schema_version", kResultSchemaVersion},
-                        {"benchmark", benchmark},
-                        {"status", ok ? "ok" : "error"}};
+  nlohmann::json out = {
+      {"schema_version", kResultSchemaVersion}, {"benchmark", benchmark}, {"status", ok ? "ok" : "error"}};
   out.update(fields);
   return out;
 }
@@ -106,8 +105,9 @@ int run_workload(Workload& workload) {
       print_error(workload, e.what());
       if (!workload.job().output.empty()) {
         try {
-          write_json_atomically(workload.job().output, with_hosts(workload.error_result(
-                                                            RunError{std::nullopt, workload.current_step(), e.what(), ""})));
+          write_json_atomically(
+              workload.job().output,
+              with_hosts(workload.error_result(RunError{std::nullopt, workload.current_step(), e.what(), ""})));
         } catch (const std::exception& write_error) {
           print_error(workload, write_error.what());
         }
@@ -117,8 +117,8 @@ int run_workload(Workload& workload) {
   } catch (const std::exception& e) {
     // Other ranks may be blocked in a collective with us: record what we know, then stop the job.
     const auto step = workload.current_step();
-    const std::string reason = fmt::format("rank {} failed{}: {}", rank,
-                                           step ? fmt::format(" at step {}", *step) : "", e.what());
+    const std::string reason =
+        fmt::format("rank {} failed{}: {}", rank, step ? fmt::format(" at step {}", *step) : "", e.what());
     if (!workload.job().output.empty()) {
       try {
         write_json_atomically(workload.job().output,

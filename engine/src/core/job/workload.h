@@ -30,8 +30,8 @@ struct RunError {
 };
 
 struct WorkloadOutcome {
-  int exit_code = 0;        // 0, or 1 when the run itself failed (e.g. a non-finite loss)
-  nlohmann::json result;    // rank 0's is written to the output path
+  int exit_code = 0;      // 0, or 1 when the run itself failed (e.g. a non-finite loss)
+  nlohmann::json result;  // rank 0's is written to the output path
 };
 
 class Workload {

@@ -42,8 +42,7 @@ struct CausalSoftmax {
     for (; j + Lanes <= visible; j += Lanes) dot += S::load(p + j) * S::load(g + j);
     float total = S::sum_of(dot);
     for (; j < visible; ++j) total += p[j] * g[j];
-    for (j = 0; j + Lanes <= visible; j += Lanes)
-      S::store(g + j, S::load(p + j) * (S::load(g + j) - total));
+    for (j = 0; j + Lanes <= visible; j += Lanes) S::store(g + j, S::load(p + j) * (S::load(g + j) - total));
     for (; j < visible; ++j) g[j] = p[j] * (g[j] - total);
     zero_tail(g, visible, seq);
   }
@@ -52,30 +51,26 @@ struct CausalSoftmax {
     for (int64_t r = first; r < last; ++r) forward_row(scores + r * seq, r % seq + 1, seq);
   }
 
-  static MT_SIMD_INLINE void backward_rows(const float* probs, float* grad, int64_t seq,
-                                           int64_t first, int64_t last) {
-    for (int64_t r = first; r < last; ++r)
-      backward_row(probs + r * seq, grad + r * seq, r % seq + 1, seq);
+  static MT_SIMD_INLINE void backward_rows(const float* probs, float* grad, int64_t seq, int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) backward_row(probs + r * seq, grad + r * seq, r % seq + 1, seq);
   }
 };
 
-MT_TARGET_X86_64_V3 void causal_softmax_rows_v3(float* scores, int64_t seq, int64_t first,
-                                                int64_t last) {
+MT_TARGET_X86_64_V3 void causal_softmax_rows_v3(float* scores, int64_t seq, int64_t first, int64_t last) {
   CausalSoftmax<8>::forward_rows(scores, seq, first, last);
 }
 
-MT_TARGET_X86_64_V3 void causal_softmax_backward_rows_v3(const float* probs, float* grad,
-                                                         int64_t seq, int64_t first, int64_t last) {
+MT_TARGET_X86_64_V3 void causal_softmax_backward_rows_v3(const float* probs, float* grad, int64_t seq, int64_t first,
+                                                         int64_t last) {
   CausalSoftmax<8>::backward_rows(probs, grad, seq, first, last);
 }
 
-MT_TARGET_X86_64_V4 void causal_softmax_rows_v4(float* scores, int64_t seq, int64_t first,
-                                                int64_t last) {
+MT_TARGET_X86_64_V4 void causal_softmax_rows_v4(float* scores, int64_t seq, int64_t first, int64_t last) {
   CausalSoftmax<16>::forward_rows(scores, seq, first, last);
 }
 
-MT_TARGET_X86_64_V4 void causal_softmax_backward_rows_v4(const float* probs, float* grad,
-                                                         int64_t seq, int64_t first, int64_t last) {
+MT_TARGET_X86_64_V4 void causal_softmax_backward_rows_v4(const float* probs, float* grad, int64_t seq, int64_t first,
+                                                         int64_t last) {
   CausalSoftmax<16>::backward_rows(probs, grad, seq, first, last);
 }
 
@@ -89,15 +84,11 @@ void causal_softmax_rows(float* scores, int64_t seq, int64_t first, int64_t last
   }
 }
 
-void causal_softmax_backward_rows(const float* probs, float* grad, int64_t seq, int64_t first,
-                                  int64_t last) {
+void causal_softmax_backward_rows(const float* probs, float* grad, int64_t seq, int64_t first, int64_t last) {
   switch (kernel_isa()) {
-    case KernelIsa::x86_64_v4:
-      return causal_softmax_backward_rows_v4(probs, grad, seq, first, last);
-    case KernelIsa::x86_64_v3:
-      return causal_softmax_backward_rows_v3(probs, grad, seq, first, last);
-    case KernelIsa::baseline:
-      return CausalSoftmax<4>::backward_rows(probs, grad, seq, first, last);
+    case KernelIsa::x86_64_v4: return causal_softmax_backward_rows_v4(probs, grad, seq, first, last);
+    case KernelIsa::x86_64_v3: return causal_softmax_backward_rows_v3(probs, grad, seq, first, last);
+    case KernelIsa::baseline: return CausalSoftmax<4>::backward_rows(probs, grad, seq, first, last);
   }
 }
 

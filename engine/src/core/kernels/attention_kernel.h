@@ -12,7 +12,6 @@ void causal_softmax_rows(float* scores, int64_t seq, int64_t first, int64_t last
 
 // In place: grad holds dL/dprobs on entry and dL/dscores on exit:
 // dS[i, j] = P[i, j] · (dP[i, j] - Σ_k P[i, k] · dP[i, k]), for rows [first, last).
-void causal_softmax_backward_rows(const float* probs, float* grad, int64_t seq, int64_t first,
-                                  int64_t last);
+void causal_softmax_backward_rows(const float* probs, float* grad, int64_t seq, int64_t first, int64_t last);
 
 }  // namespace mt

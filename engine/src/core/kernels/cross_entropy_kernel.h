@@ -11,8 +11,7 @@ void log_sum_exp_rows(const float* logits, int64_t cols, int64_t first, int64_t 
 
 // grad[r, j] = scale * (exp(logits[r, j] - lse[r]) - [j == targets[r]]) for rows [first, last):
 // the gradient of scale * cross-entropy, written in one pass without a log-softmax tensor.
-void softmax_minus_one_hot_rows(const float* logits, const float* lse, const int64_t* targets,
-                                int64_t cols, float scale, int64_t first, int64_t last,
-                                float* grad);
+void softmax_minus_one_hot_rows(const float* logits, const float* lse, const int64_t* targets, int64_t cols,
+                                float scale, int64_t first, int64_t last, float* grad);
 
 }  // namespace mt

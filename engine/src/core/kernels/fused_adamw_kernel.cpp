@@ -9,11 +9,9 @@ namespace {
 
 // The loop is written once and compiled for each instruction set by the callers below; the
 // compiler vectorises it (the arrays do not alias, and -fno-math-errno frees the square root).
-inline __attribute__((always_inline)) void update_range(float* __restrict param,
-                                                        const float* __restrict grad,
-                                                        float* __restrict exp_avg,
-                                                        float* __restrict exp_avg_sq, int64_t n,
-                                                        const AdamWScalars& s) {
+inline __attribute__((always_inline)) void update_range(float* __restrict param, const float* __restrict grad,
+                                                        float* __restrict exp_avg, float* __restrict exp_avg_sq,
+                                                        int64_t n, const AdamWScalars& s) {
   const AdamWScalars c = s;  // local copy: no aliasing with the arrays
   for (int64_t i = 0; i < n; ++i) {
     const float g = grad[i] * c.grad_scale;
@@ -27,8 +25,8 @@ inline __attribute__((always_inline)) void update_range(float* __restrict param,
   }
 }
 
-MT_TARGET_X86_64_V3 void update_v3(float* param, const float* grad, float* exp_avg,
-                                   float* exp_avg_sq, int64_t n, const AdamWScalars& s) {
+MT_TARGET_X86_64_V3 void update_v3(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
+                                   const AdamWScalars& s) {
   update_range(param, grad, exp_avg, exp_avg_sq, n, s);
 }
 

@@ -8,7 +8,7 @@ namespace mt {
 
 // Per-tensor constants of one AdamW step, precomputed once per step.
 struct AdamWScalars {
-  float decay;         // 1 - lr * weight_decay
+  float decay;  // 1 - lr * weight_decay
   float beta1, one_minus_beta1;
   float beta2, one_minus_beta2;
   float sqrt_bias_correction2;
@@ -19,7 +19,6 @@ struct AdamWScalars {
 
 // One pass over n elements: reads param, grad, exp_avg, exp_avg_sq; writes param, exp_avg,
 // exp_avg_sq. Same operation order as torch::optim::AdamW (1.13).
-void adamw_update(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
-                  const AdamWScalars& s);
+void adamw_update(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n, const AdamWScalars& s);
 
 }  // namespace mt

@@ -50,24 +50,18 @@ struct Gelu {
     int64_t i = 0;
     for (; i + Lanes <= n; i += Lanes) S::store(dx + i, backward(S::load(x + i), S::load(dy + i)));
     if (i < n)
-      S::store_partial(
-          dx + i,
-          backward(S::load_partial(x + i, n - i, 0.0f), S::load_partial(dy + i, n - i, 0.0f)),
-          n - i);
+      S::store_partial(dx + i, backward(S::load_partial(x + i, n - i, 0.0f), S::load_partial(dy + i, n - i, 0.0f)),
+                       n - i);
   }
 };
 
-MT_TARGET_X86_64_V3 void gelu_forward_v3(const float* x, float* y, int64_t n) {
-  Gelu<8>::forward_range(x, y, n);
-}
+MT_TARGET_X86_64_V3 void gelu_forward_v3(const float* x, float* y, int64_t n) { Gelu<8>::forward_range(x, y, n); }
 
 MT_TARGET_X86_64_V3 void gelu_backward_v3(const float* x, const float* dy, float* dx, int64_t n) {
   Gelu<8>::backward_range(x, dy, dx, n);
 }
 
-MT_TARGET_X86_64_V4 void gelu_forward_v4(const float* x, float* y, int64_t n) {
-  Gelu<16>::forward_range(x, y, n);
-}
+MT_TARGET_X86_64_V4 void gelu_forward_v4(const float* x, float* y, int64_t n) { Gelu<16>::forward_range(x, y, n); }
 
 MT_TARGET_X86_64_V4 void gelu_backward_v4(const float* x, const float* dy, float* dx, int64_t n) {
   Gelu<16>::backward_range(x, dy, dx, n);

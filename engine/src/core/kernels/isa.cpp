@@ -51,8 +51,7 @@ std::optional<KernelIsa> parse_kernel_isa(const std::string& name) {
 
 KernelIsaOverride::KernelIsaOverride(KernelIsa isa) : previous_(active()) {
   if (isa > best_kernel_isa())
-    throw std::invalid_argument(std::string("this CPU cannot run the ") + kernel_isa_name(isa) +
-                                " kernels");
+    throw std::invalid_argument(std::string("this CPU cannot run the ") + kernel_isa_name(isa) + " kernels");
   active() = isa;
 }
 

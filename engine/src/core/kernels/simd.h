@@ -109,9 +109,7 @@ struct Simd {
     p = p * r * r + r + 1.0f;
     const I exponent = (__builtin_convertvector(n, I) + 127) << 23;
     const F result = p * (F)exponent;  // the integer bits read as a float: 2^n
-    return underflow  ? splat(0.0f)
-           : overflow ? splat(std::numeric_limits<float>::infinity())
-                      : result;
+    return underflow ? splat(0.0f) : overflow ? splat(std::numeric_limits<float>::infinity()) : result;
   }
 };
 

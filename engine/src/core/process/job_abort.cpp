@@ -24,8 +24,8 @@ int world_rank_or_minus_one() {
 }
 
 void abort_job(const std::string& message, int code) {
-  std::fprintf(stderr, "mtengine: rank %d (%s): %s\n", world_rank_or_minus_one(),
-               local_hostname().c_str(), message.c_str());
+  std::fprintf(stderr, "mtengine: rank %d (%s): %s\n", world_rank_or_minus_one(), local_hostname().c_str(),
+               message.c_str());
   std::fflush(stderr);
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);

@@ -149,9 +149,9 @@ std::map<std::string, torch::Tensor> Checkpointer::load(const ResumePoint& point
   try {
     const std::string name = layout::shard_name(control_.rank());
     CheckpointMetadata mine = point.metadata;
-    mine.files.erase(std::remove_if(mine.files.begin(), mine.files.end(),
-                                    [&](const CheckpointFile& f) { return f.name != name; }),
-                     mine.files.end());
+    mine.files.erase(
+        std::remove_if(mine.files.begin(), mine.files.end(), [&](const CheckpointFile& f) { return f.name != name; }),
+        mine.files.end());
     if (mine.files.empty()) throw CheckpointError("'" + point.step_dir.string() + "' lists no " + name);
     check_file_sizes(point.step_dir, mine);
     // One read: the file's SHA-256 is checked as its bytes come in.

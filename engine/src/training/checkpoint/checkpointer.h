@@ -32,8 +32,8 @@ struct CheckpointSettings {
 };
 
 struct SaveStats {
-  double ms = 0;        // the whole protocol, as this rank saw it
-  uint64_t bytes = 0;   // every rank's shards together
+  double ms = 0;       // the whole protocol, as this rank saw it
+  uint64_t bytes = 0;  // every rank's shards together
 };
 
 struct ResumePoint {

@@ -23,8 +23,9 @@ void require_regular_file(const std::filesystem::path& path) {
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status) || std::filesystem::is_regular_file(status)) return;
   throw CheckpointError("'" + path.string() + "' is not a regular file" +
-                        (std::filesystem::is_fifo(status) ? " (a FIFO)" :
-                         std::filesystem::is_directory(status) ? " (a directory)" : ""));
+                        (std::filesystem::is_fifo(status)        ? " (a FIFO)"
+                         : std::filesystem::is_directory(status) ? " (a directory)"
+                                                                 : ""));
 }
 
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& what) {

@@ -42,8 +42,7 @@ std::optional<int64_t> resolve_latest(const fs::path& root) {
   std::error_code ec;
   const fs::path target = fs::read_symlink(root / kLatest, ec);
   if (!ec) {
-    if (auto step = parse_step_name(target.filename().string()); step && is_ready(step_dir(root, *step)))
-      return step;
+    if (auto step = parse_step_name(target.filename().string()); step && is_ready(step_dir(root, *step))) return step;
   }
   const auto steps = ready_steps(root);
   if (steps.empty()) return std::nullopt;
@@ -110,7 +109,8 @@ Leftovers clean_incomplete(const fs::path& root) {
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     const std::string name = entry.path().filename().string();
     if (is_hidden_step(name, ".tmp") || is_hidden_step(name, ".pruning")) out.removed.push_back(entry.path());
-    else if (entry.is_directory(ec) && parse_step_name(name) && !is_ready(entry.path())) unready.push_back(entry.path());
+    else if (entry.is_directory(ec) && parse_step_name(name) && !is_ready(entry.path()))
+      unready.push_back(entry.path());
   }
   for (const auto& path : out.removed) fs::remove_all(path, ec);
   // A step without READY is never resumed from, but it may hold everything else (READY lost in a

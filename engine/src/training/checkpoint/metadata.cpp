@@ -52,9 +52,10 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
     whole("tokens_seen", 0, 9e18);
     m.format_version = doc.at("format_version").get<int>();
     if (m.format_version > kCheckpointFormatVersion)
-      throw CheckpointError(fmt::format("'{}' has checkpoint format version {}; this mtengine reads up to {}: "
-                                        "use a newer mtengine",
-                                        path.string(), m.format_version, kCheckpointFormatVersion));
+      throw CheckpointError(
+          fmt::format("'{}' has checkpoint format version {}; this mtengine reads up to {}: "
+                      "use a newer mtengine",
+                      path.string(), m.format_version, kCheckpointFormatVersion));
     m.identity = {doc.at("strategy"), doc.at("world_size"), doc.at("precision"), doc.at("config_fingerprint")};
     m.global_step = doc.at("global_step");
     m.tokens_seen = doc.at("tokens_seen");
@@ -68,8 +69,7 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
     for (int r = 0; r < m.identity.world_size; ++r)
       if (m.files[static_cast<std::size_t>(r)].name != checkpoint_layout::shard_name(r))
         throw CheckpointError(fmt::format("'{}' is damaged: shard {} is '{}', expected '{}'", path.string(), r,
-                                          m.files[static_cast<std::size_t>(r)].name,
-                                          checkpoint_layout::shard_name(r)));
+                                          m.files[static_cast<std::size_t>(r)].name, checkpoint_layout::shard_name(r)));
     const auto dir_step = checkpoint_layout::parse_step_name(step_dir.filename().string());
     if (dir_step && *dir_step != m.global_step)
       throw CheckpointError(fmt::format("'{}' is damaged: global_step {} in a directory of step {}", path.string(),
@@ -83,14 +83,17 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
 }
 
 std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdentity& r) {
-  if (c.strategy != r.strategy) return fmt::format("strategy: checkpoint has '{}', this run '{}'", c.strategy, r.strategy);
+  if (c.strategy != r.strategy)
+    return fmt::format("strategy: checkpoint has '{}', this run '{}'", c.strategy, r.strategy);
   if (c.world_size != r.world_size)
     return fmt::format("world_size: checkpoint has {}, this run {}", c.world_size, r.world_size);
-  if (c.precision != r.precision) return fmt::format("precision: checkpoint has '{}', this run '{}'", c.precision, r.precision);
+  if (c.precision != r.precision)
+    return fmt::format("precision: checkpoint has '{}', this run '{}'", c.precision, r.precision);
   if (c.fingerprint != r.fingerprint)
-    return fmt::format("config_fingerprint: checkpoint has {}, this run {} (a setting that changes the "
-                       "training math differs: model shape, batch, accumulation, optimizer or schedule)",
-                       c.fingerprint.substr(0, 16), r.fingerprint.substr(0, 16));
+    return fmt::format(
+        "config_fingerprint: checkpoint has {}, this run {} (a setting that changes the "
+        "training math differs: model shape, batch, accumulation, optimizer or schedule)",
+        c.fingerprint.substr(0, 16), r.fingerprint.substr(0, 16));
   return "";
 }
 
@@ -103,7 +106,8 @@ void check_file_sizes(const std::filesystem::path& step_dir, const CheckpointMet
     const auto bytes = std::filesystem::file_size(path, ec);
     if (ec) throw CheckpointError("checkpoint file '" + path.string() + "' is missing");
     if (bytes != f.bytes)
-      throw CheckpointError(fmt::format("checkpoint file '{}' has {} bytes, its metadata says {}", path.string(), bytes, f.bytes));
+      throw CheckpointError(
+          fmt::format("checkpoint file '{}' has {} bytes, its metadata says {}", path.string(), bytes, f.bytes));
   }
 }
 

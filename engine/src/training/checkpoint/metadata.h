@@ -32,9 +32,9 @@ struct CheckpointFile {
 struct CheckpointMetadata {
   int format_version = kCheckpointFormatVersion;
   CheckpointIdentity identity;
-  int64_t global_step = 0;   // optimizer steps completed
+  int64_t global_step = 0;  // optimizer steps completed
   int64_t tokens_seen = 0;
-  std::string created_at;    // UTC, ISO 8601
+  std::string created_at;  // UTC, ISO 8601
   std::vector<CheckpointFile> files;
 };
 

@@ -64,7 +64,8 @@ WrittenFile write_shard_file(const std::filesystem::path& path, const std::vecto
   const uint64_t header_bytes = header.size();
 
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create checkpoint file '" + path.string() + "': " + std::strerror(errno));
+  if (fd < 0)
+    throw std::runtime_error("cannot create checkpoint file '" + path.string() + "': " + std::strerror(errno));
   const std::string what = "checkpoint file '" + path.string() + "'";
   Sha256 file_digest;
   WrittenFile written;
@@ -131,8 +132,12 @@ OpenShard open_shard(const std::filesystem::path& path) {
                           std::to_string(kShardFormatVersion) + ": use a newer mtengine");
   try {
     for (const auto& e : doc.at("tensors")) {
-      ShardEntry entry{e.at("name"), e.at("dtype"), e.at("shape").get<std::vector<int64_t>>(),
-                       e.at("offset").get<uint64_t>(), e.at("bytes").get<uint64_t>(), e.at("sha256")};
+      ShardEntry entry{e.at("name"),
+                       e.at("dtype"),
+                       e.at("shape").get<std::vector<int64_t>>(),
+                       e.at("offset").get<uint64_t>(),
+                       e.at("bytes").get<uint64_t>(),
+                       e.at("sha256")};
       // Every dimension non-negative and the element count bounded by the bytes the file holds,
       // before any allocation: a forged shape is damage, not a request for 2^64 bytes.
       uint64_t elements = 1;
@@ -141,8 +146,7 @@ OpenShard open_shard(const std::filesystem::path& path) {
           throw CheckpointError(where + ": tensor '" + entry.name + "' has an impossible shape (damaged header)");
         elements *= static_cast<uint64_t>(dim);
       }
-      if (entry.offset > file_bytes || entry.bytes > file_bytes ||
-          data_start + entry.offset + entry.bytes > file_bytes)
+      if (entry.offset > file_bytes || entry.bytes > file_bytes || data_start + entry.offset + entry.bytes > file_bytes)
         throw CheckpointError(where + " is truncated: tensor '" + entry.name + "' is cut off");
       shard.entries.push_back(std::move(entry));
     }

@@ -16,7 +16,7 @@ struct TokenBatch {
 // m is the global micro-batch counter: step * grad_accum_steps + micro index.
 uint64_t synthetic_batch_seed(uint64_t seed, int64_t micro_batch, int rank);
 
-TokenBatch synthetic_batch(uint64_t seed, int64_t micro_batch, int rank, int64_t batch_size,
-                           int64_t seq_length, int64_t vocab_size);
+TokenBatch synthetic_batch(uint64_t seed, int64_t micro_batch, int rank, int64_t batch_size, int64_t seq_length,
+                           int64_t vocab_size);
 
 }  // namespace mt

@@ -45,8 +45,7 @@ class GpuDeviceRuntime final : public DeviceRuntime {
     StepTimes times;
     for (const auto& interval : intervals_)
       if (interval.stop)
-        times.phase_ms[static_cast<std::size_t>(interval.phase)] +=
-            interval.start->elapsed_time(*interval.stop);
+        times.phase_ms[static_cast<std::size_t>(interval.phase)] += interval.start->elapsed_time(*interval.stop);
     times.step_ms = step_start_.elapsed_time(step_end_);
     return times;
   }

@@ -16,8 +16,10 @@
 namespace mt {
 namespace {
 
-const std::map<std::string, FaultKind> kKinds = {{"kill", FaultKind::kill},   {"exit", FaultKind::exit},
-                                                 {"nan", FaultKind::nan},     {"sleep", FaultKind::sleep},
+const std::map<std::string, FaultKind> kKinds = {{"kill", FaultKind::kill},
+                                                 {"exit", FaultKind::exit},
+                                                 {"nan", FaultKind::nan},
+                                                 {"sleep", FaultKind::sleep},
                                                  {"save-kill", FaultKind::save_kill}};
 
 // A sleep longer than a day is a typo, not a straggler (and NaN or 1e300 would not sleep at all).
@@ -47,7 +49,8 @@ Fault parse_fault(const std::string& spec) {
   const std::string kind = spec.substr(0, colon);
   auto it = kKinds.find(kind);
   if (it == kKinds.end())
-    throw std::invalid_argument(fmt::format("--fault '{}': unknown kind '{}' (kill, exit, nan, sleep, save-kill)", spec, kind));
+    throw std::invalid_argument(
+        fmt::format("--fault '{}': unknown kind '{}' (kill, exit, nan, sleep, save-kill)", spec, kind));
   Fault f{it->second};
   bool has_step = false;
   std::stringstream pairs(colon == std::string::npos ? "" : spec.substr(colon + 1));
@@ -96,11 +99,8 @@ void FaultPlan::before_step(int rank, int64_t step) const {
                      static_cast<long long>(step));
         std::fflush(stderr);
         std::_Exit(f.code);
-      case FaultKind::sleep:
-        std::this_thread::sleep_for(std::chrono::duration<double>(f.seconds));
-        break;
-      default:
-        break;
+      case FaultKind::sleep: std::this_thread::sleep_for(std::chrono::duration<double>(f.seconds)); break;
+      default: break;
     }
   }
 }

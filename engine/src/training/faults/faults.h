@@ -23,9 +23,9 @@ struct Fault {
   FaultKind kind;
   int rank = 0;
   int64_t step = 0;
-  int code = 1;          // exit
-  double seconds = 0;    // sleep
-  int64_t after = 1;     // save-kill: tensors written first
+  int code = 1;        // exit
+  double seconds = 0;  // sleep
+  int64_t after = 1;   // save-kill: tensors written first
 };
 
 // Throws std::invalid_argument with a message naming the spec and what is wrong.

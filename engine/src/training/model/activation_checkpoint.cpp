@@ -18,8 +18,8 @@ struct CheckpointTarget {
 
 class CheckpointedBlock : public torch::autograd::Function<CheckpointedBlock> {
  public:
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
-                               CheckpointTarget* target, int64_t index, Block* block) {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, CheckpointTarget* target, int64_t index,
+                               Block* block) {
     ctx->save_for_backward({x});
     // Pointers travel as integers: saved_data holds IValues only.
     ctx->saved_data["target"] = reinterpret_cast<int64_t>(target);

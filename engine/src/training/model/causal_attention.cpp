@@ -32,18 +32,12 @@ struct HeadLayout {
   int64_t batch, seq, d, heads, head_dim;
 
   HeadLayout(const torch::Tensor& qkv, int64_t n_heads)
-      : batch(qkv.size(0)),
-        seq(qkv.size(1)),
-        d(qkv.size(2) / 3),
-        heads(n_heads),
-        head_dim(d / n_heads) {}
+      : batch(qkv.size(0)), seq(qkv.size(1)), d(qkv.size(2) / 3), heads(n_heads), head_dim(d / n_heads) {}
 
   int64_t count() const { return batch * heads; }
   int64_t qkv_stride() const { return 3 * d; }
   // Offset of head `bh` (= b·H + h) in the projection; k and v follow at +d and +2d.
-  int64_t qkv_offset(int64_t bh) const {
-    return (bh / heads) * seq * 3 * d + (bh % heads) * head_dim;
-  }
+  int64_t qkv_offset(int64_t bh) const { return (bh / heads) * seq * 3 * d + (bh % heads) * head_dim; }
   int64_t out_offset(int64_t bh) const { return (bh / heads) * seq * d + (bh % heads) * head_dim; }
   int64_t scores_offset(int64_t bh) const { return bh * seq * seq; }
   float scale() const { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim))); }
@@ -70,15 +64,13 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
         float* scores = p + shape.scores_offset(bh);
         float* y_head = out + shape.out_offset(bh);
         for_each_block(shape.seq, [&](int64_t start, int64_t rows) {  // scale · q kᵀ, visible keys
-          gemm_row_major(false, true, rows, start + rows, shape.head_dim, shape.scale(),
-                         q + start * ld, ld, q + shape.d, ld, 0.0f, scores + start * shape.seq,
-                         shape.seq);
+          gemm_row_major(false, true, rows, start + rows, shape.head_dim, shape.scale(), q + start * ld, ld,
+                         q + shape.d, ld, 0.0f, scores + start * shape.seq, shape.seq);
         });
         causal_softmax_rows(scores, shape.seq, 0, shape.seq);
         for_each_block(shape.seq, [&](int64_t start, int64_t rows) {  // y = P v
-          gemm_row_major(false, false, rows, shape.head_dim, start + rows, 1.0f,
-                         scores + start * shape.seq, shape.seq, v, ld, 0.0f,
-                         y_head + start * shape.d, shape.d);
+          gemm_row_major(false, false, rows, shape.head_dim, start + rows, 1.0f, scores + start * shape.seq, shape.seq,
+                         v, ld, 0.0f, y_head + start * shape.d, shape.d);
         });
       }
     });
@@ -114,19 +106,17 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
         float* dv = dq + 2 * shape.d;
         for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
           // dP = dy vᵀ over visible keys; dv for these keys = Pᵀ dy over the queries that see them
-          gemm_row_major(false, true, rows, start + rows, shape.head_dim, 1.0f,
-                         dy_head + start * shape.d, shape.d, v, ld, 0.0f,
-                         dscores + start * shape.seq, shape.seq);
+          gemm_row_major(false, true, rows, start + rows, shape.head_dim, 1.0f, dy_head + start * shape.d, shape.d, v,
+                         ld, 0.0f, dscores + start * shape.seq, shape.seq);
           gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, 1.0f,
-                         weights + start * shape.seq + start, shape.seq, dy_head + start * shape.d,
-                         shape.d, 0.0f, dv + start * ld, ld);
+                         weights + start * shape.seq + start, shape.seq, dy_head + start * shape.d, shape.d, 0.0f,
+                         dv + start * ld, ld);
         });
         causal_softmax_backward_rows(weights, dscores, shape.seq, 0, shape.seq);
         for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
           // dq = scale · dS k over visible keys; dk = scale · dSᵀ q over the queries that see them
-          gemm_row_major(false, false, rows, shape.head_dim, start + rows, shape.scale(),
-                         dscores + start * shape.seq, shape.seq, q + shape.d, ld, 0.0f,
-                         dq + start * ld, ld);
+          gemm_row_major(false, false, rows, shape.head_dim, start + rows, shape.scale(), dscores + start * shape.seq,
+                         shape.seq, q + shape.d, ld, 0.0f, dq + start * ld, ld);
           gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, shape.scale(),
                          dscores + start * shape.seq + start, shape.seq, q + start * ld, ld, 0.0f,
                          dq + shape.d + start * ld, ld);
@@ -139,8 +129,7 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
 
 }  // namespace
 
-torch::Tensor composite_causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout,
-                                         bool training) {
+torch::Tensor composite_causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout, bool training) {
   const int64_t batch = qkv.size(0), seq = qkv.size(1), d = qkv.size(2) / 3;
   const int64_t head_dim = d / n_heads;
   // [B, S, 3d] -> [3, B·H, S, hd] in one copy. unbind's backward stacks the three gradients in
@@ -151,24 +140,18 @@ torch::Tensor composite_causal_attention(const torch::Tensor& qkv, int64_t n_hea
                    .unbind(0);
   const auto &q = parts[0], &k = parts[1], &v = parts[2];
   // Scale and causal mask fused into the product: scores = mask + (q kᵀ) / sqrt(hd).
-  auto mask = torch::full({seq, seq}, -std::numeric_limits<float>::infinity(), qkv.options())
-                  .triu(/*diagonal=*/1);
+  auto mask = torch::full({seq, seq}, -std::numeric_limits<float>::infinity(), qkv.options()).triu(/*diagonal=*/1);
   auto scores = torch::baddbmm(mask, q, k.transpose(1, 2), /*beta=*/1,
                                /*alpha=*/1.0 / std::sqrt(static_cast<double>(head_dim)));
   auto weights = torch::dropout(torch::softmax(scores, -1), dropout, training);
-  return torch::bmm(weights, v)
-      .view({batch, n_heads, seq, head_dim})
-      .transpose(1, 2)
-      .reshape({batch, seq, d});
+  return torch::bmm(weights, v).view({batch, n_heads, seq, head_dim}).transpose(1, 2).reshape({batch, seq, d});
 }
 
-torch::Tensor causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout,
-                               bool training) {
+torch::Tensor causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout, bool training) {
   TORCH_CHECK(qkv.dim() == 3 && qkv.size(2) % (3 * n_heads) == 0,
-              "causal_attention: expected [B, S, 3d] with d divisible by ", n_heads, " heads, got ",
-              qkv.sizes());
-  const bool fused = qkv.device().is_cpu() && qkv.scalar_type() == torch::kFloat &&
-                     !(training && dropout > 0) && qkv.numel() > 0;
+              "causal_attention: expected [B, S, 3d] with d divisible by ", n_heads, " heads, got ", qkv.sizes());
+  const bool fused =
+      qkv.device().is_cpu() && qkv.scalar_type() == torch::kFloat && !(training && dropout > 0) && qkv.numel() > 0;
   if (!fused) return composite_causal_attention(qkv, n_heads, dropout, training);
   return FusedCausalAttention::apply(qkv.contiguous(), n_heads);
 }

@@ -14,11 +14,9 @@ namespace mt {
 
 // qkv [B, S, 3d]: queries, keys, values along the last dim, each split into n_heads slices of
 // d / n_heads. Returns [B, S, d]. Dropout applies to the attention weights when training.
-torch::Tensor causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout,
-                               bool training);
+torch::Tensor causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout, bool training);
 
 // The composite formulation, always: autograd through ATen ops.
-torch::Tensor composite_causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout,
-                                         bool training);
+torch::Tensor composite_causal_attention(const torch::Tensor& qkv, int64_t n_heads, double dropout, bool training);
 
 }  // namespace mt

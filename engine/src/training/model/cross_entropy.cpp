@@ -16,21 +16,19 @@ constexpr int64_t kRowGrain = 16;
 
 class SoftmaxCrossEntropy : public torch::autograd::Function<SoftmaxCrossEntropy> {
  public:
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& logits,
-                               const torch::Tensor& targets) {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& logits, const torch::Tensor& targets) {
     RECORD_FUNCTION("mt::softmax_cross_entropy", std::vector<c10::IValue>());  // named in LibTorch's profiler
     const int64_t rows = logits.size(0), cols = logits.size(1);
     const float* data = logits.data_ptr<float>();
     const int64_t* target = targets.data_ptr<int64_t>();
     for (int64_t r = 0; r < rows; ++r)
-      TORCH_CHECK(target[r] >= 0 && target[r] < cols, "softmax_cross_entropy: target ", target[r],
-                  " at row ", r, " is outside [0, ", cols, ")");
+      TORCH_CHECK(target[r] >= 0 && target[r] < cols, "softmax_cross_entropy: target ", target[r], " at row ", r,
+                  " is outside [0, ", cols, ")");
 
     auto lse = torch::empty({rows}, logits.options());
     float* lse_data = lse.data_ptr<float>();
-    at::parallel_for(0, rows, kRowGrain, [&](int64_t first, int64_t last) {
-      log_sum_exp_rows(data, cols, first, last, lse_data);
-    });
+    at::parallel_for(0, rows, kRowGrain,
+                     [&](int64_t first, int64_t last) { log_sum_exp_rows(data, cols, first, last, lse_data); });
     double total = 0;  // N terms of similar size: double keeps the mean exact to float
     for (int64_t r = 0; r < rows; ++r) total += lse_data[r] - data[r * cols + target[r]];
 
@@ -60,13 +58,11 @@ class SoftmaxCrossEntropy : public torch::autograd::Function<SoftmaxCrossEntropy
 
 torch::Tensor softmax_cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets) {
   TORCH_CHECK(logits.dim() == 2 && targets.dim() == 1 && logits.size(0) == targets.size(0),
-              "softmax_cross_entropy: expected logits [N, V] and targets [N], got ", logits.sizes(),
-              " and ", targets.sizes());
-  if (!logits.device().is_cpu() || logits.size(0) == 0)
-    return torch::nn::functional::cross_entropy(logits, targets);
+              "softmax_cross_entropy: expected logits [N, V] and targets [N], got ", logits.sizes(), " and ",
+              targets.sizes());
+  if (!logits.device().is_cpu() || logits.size(0) == 0) return torch::nn::functional::cross_entropy(logits, targets);
   // bf16 logits (autocast) are widened first, as autocast does for cross_entropy.
-  return SoftmaxCrossEntropy::apply(logits.to(torch::kFloat).contiguous(),
-                                    targets.to(torch::kLong).contiguous());
+  return SoftmaxCrossEntropy::apply(logits.to(torch::kFloat).contiguous(), targets.to(torch::kLong).contiguous());
 }
 
 }  // namespace mt

@@ -21,9 +21,8 @@ class ErfGelu : public torch::autograd::Function<ErfGelu> {
     auto y = torch::empty_like(x);
     const float* in = x.data_ptr<float>();
     float* out = y.data_ptr<float>();
-    at::parallel_for(0, x.numel(), kGrain, [&](int64_t first, int64_t last) {
-      gelu_forward(in + first, out + first, last - first);
-    });
+    at::parallel_for(0, x.numel(), kGrain,
+                     [&](int64_t first, int64_t last) { gelu_forward(in + first, out + first, last - first); });
     ctx->save_for_backward({x});
     return y;
   }

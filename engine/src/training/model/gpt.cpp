@@ -8,9 +8,7 @@
 namespace mt {
 namespace {
 
-torch::nn::LayerNorm layer_norm(int64_t d) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}));
-}
+torch::nn::LayerNorm layer_norm(int64_t d) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})); }
 
 // GPT-2 style initialisation: N(0, 0.02) weights, zero biases, unit LayerNorm.
 void init_weights(torch::nn::Module& module) {
@@ -34,8 +32,7 @@ torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
 
 }  // namespace
 
-CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_heads,
-                                                 double dropout)
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_heads, double dropout)
     : n_heads_(n_heads), dropout_(dropout) {
   qkv_ = register_module("qkv", torch::nn::Linear(d_model, 3 * d_model));
   out_ = register_module("out", torch::nn::Linear(d_model, d_model));
@@ -46,11 +43,9 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   return torch::dropout(linear(out_, y), dropout_, is_training());
 }
 
-BlockImpl::BlockImpl(int64_t d_model, int64_t n_heads, double dropout)
-    : dropout_(dropout) {
+BlockImpl::BlockImpl(int64_t d_model, int64_t n_heads, double dropout) : dropout_(dropout) {
   norm_attention_ = register_module("norm_attention", layer_norm(d_model));
-  attention_ = register_module("attention",
-                               CausalSelfAttention(d_model, n_heads, dropout));
+  attention_ = register_module("attention", CausalSelfAttention(d_model, n_heads, dropout));
   norm_mlp_ = register_module("norm_mlp", layer_norm(d_model));
   fc_in_ = register_module("fc_in", torch::nn::Linear(d_model, 4 * d_model));
   fc_out_ = register_module("fc_out", torch::nn::Linear(4 * d_model, d_model));
@@ -63,10 +58,8 @@ torch::Tensor BlockImpl::forward(torch::Tensor x) {
 }
 
 GptImpl::GptImpl(const ModelConfig& config) : config_(config) {
-  token_embedding_ = register_module(
-      "token_embedding", torch::nn::Embedding(config.vocab_size, config.d_model));
-  position_embedding_ = register_module(
-      "position_embedding", torch::nn::Embedding(config.seq_length, config.d_model));
+  token_embedding_ = register_module("token_embedding", torch::nn::Embedding(config.vocab_size, config.d_model));
+  position_embedding_ = register_module("position_embedding", torch::nn::Embedding(config.seq_length, config.d_model));
   blocks_ = register_module("blocks", torch::nn::ModuleList());
   for (int64_t i = 0; i < config.n_layers; ++i)
     blocks_->push_back(Block(config.d_model, config.n_heads, config.dropout));

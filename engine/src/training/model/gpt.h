@@ -43,8 +43,7 @@ class GptImpl;
 
 // Runs one transformer block. The default calls block->forward(x); a strategy or activation
 // checkpointing wraps it to act around each block without the model knowing why.
-using BlockRunner =
-    std::function<torch::Tensor(int64_t index, Block& block, const torch::Tensor& x)>;
+using BlockRunner = std::function<torch::Tensor(int64_t index, Block& block, const torch::Tensor& x)>;
 
 class GptImpl : public torch::nn::Module {
  public:

@@ -29,8 +29,8 @@ FusedAdamW::FusedAdamW(std::vector<torch::Tensor> parameters, FusedAdamWOptions 
     total += p.numel();
   }
   steps_.assign(parameters_.size(), 0);
-  const auto placement = parameters_.empty() ? torch::TensorOptions().dtype(torch::kFloat)
-                                             : parameters_.front().options();
+  const auto placement =
+      parameters_.empty() ? torch::TensorOptions().dtype(torch::kFloat) : parameters_.front().options();
   exp_avg_ = torch::zeros({total}, placement);
   exp_avg_sq_ = torch::zeros({total}, placement);
   if (!parameters_.empty() && !parameters_.front().device().is_cpu())
@@ -71,8 +71,8 @@ void FusedAdamW::step(double grad_scale) {
       const Chunk& chunk = chunks_[static_cast<std::size_t>(c)];
       if (!grad_data[chunk.tensor]) continue;
       const int64_t at = offsets_[chunk.tensor] + chunk.begin;
-      adamw_update(param_data[chunk.tensor] + chunk.begin, grad_data[chunk.tensor] + chunk.begin,
-                   m + at, v + at, chunk.end - chunk.begin, scalars[chunk.tensor]);
+      adamw_update(param_data[chunk.tensor] + chunk.begin, grad_data[chunk.tensor] + chunk.begin, m + at, v + at,
+                   chunk.end - chunk.begin, scalars[chunk.tensor]);
     }
   });
 }
@@ -96,8 +96,8 @@ void FusedAdamW::step_on_device(double grad_scale) {
   at::_foreach_add_(steps, 1);
   std::optional<torch::Tensor> divide_by;
   if (grad_scale != 1.0) divide_by = torch::full({}, 1.0 / grad_scale, exp_avg_.options());
-  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, options_.lr, options_.beta1,
-                    options_.beta2, options_.weight_decay, options_.eps, /*amsgrad=*/false,
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, {}, steps, options_.lr, options_.beta1, options_.beta2,
+                    options_.weight_decay, options_.eps, /*amsgrad=*/false,
                     /*maximize=*/false, divide_by, std::nullopt);
 }
 

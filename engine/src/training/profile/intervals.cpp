@@ -5,15 +5,14 @@
 namespace mt {
 
 std::vector<Interval> merged(std::vector<Interval> intervals) {
-  intervals.erase(std::remove_if(intervals.begin(), intervals.end(), [](const Interval& i) { return i.end <= i.start; }),
-                  intervals.end());
+  intervals.erase(
+      std::remove_if(intervals.begin(), intervals.end(), [](const Interval& i) { return i.end <= i.start; }),
+      intervals.end());
   std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
   std::vector<Interval> out;
   for (const auto& i : intervals) {
-    if (!out.empty() && i.start <= out.back().end)
-      out.back().end = std::max(out.back().end, i.end);
-    else
-      out.push_back(i);
+    if (!out.empty() && i.start <= out.back().end) out.back().end = std::max(out.back().end, i.end);
+    else out.push_back(i);
   }
   return out;
 }

@@ -48,7 +48,9 @@ nlohmann::json operator_summary(const std::vector<OperatorStat>& stats, std::siz
   for (const auto& s : stats) recorded += s.self_ms;
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < std::min(top, stats.size()); ++i) {
-    rows.push_back({{"name", stats[i].name}, {"calls", stats[i].calls}, {"self_ms", stats[i].self_ms},
+    rows.push_back({{"name", stats[i].name},
+                    {"calls", stats[i].calls},
+                    {"self_ms", stats[i].self_ms},
                     {"total_ms", stats[i].total_ms}});
   }
   return {{"recorded_ms", recorded}, {"operators", stats.size()}, {"top", rows}};

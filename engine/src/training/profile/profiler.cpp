@@ -30,8 +30,14 @@ class TracedWork final : public Work {
     const auto start = Clock::now();
     inner_->wait();
     const auto end = Clock::now();
-    if (!recorded_) recorder_.add({"wait " + span_.name, "wait", TraceTrack::compute, recorder_.us(start),
-                                   recorder_.us(end), span_.step, {{"collective", span_.args}}});
+    if (!recorded_)
+      recorder_.add({"wait " + span_.name,
+                     "wait",
+                     TraceTrack::compute,
+                     recorder_.us(start),
+                     recorder_.us(end),
+                     span_.step,
+                     {{"collective", span_.args}}});
     record(end);
   }
   std::string describe() const override { return inner_->describe(); }
@@ -64,7 +70,8 @@ class TracedCommunicator final : public Communicator {
 
   using Communicator::all_reduce;
   WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override {
-    return traced(CollectiveKind::all_reduce, count, type, [&] { return inner_.all_reduce(send, recv, count, type, stream); });
+    return traced(CollectiveKind::all_reduce, count, type,
+                  [&] { return inner_.all_reduce(send, recv, count, type, stream); });
   }
   WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override {
     return traced(CollectiveKind::all_gather, count * world_size(), type,
@@ -76,7 +83,8 @@ class TracedCommunicator final : public Communicator {
                   [&] { return inner_.reduce_scatter(send, recv, count, type, stream); });
   }
   WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root, StreamRef stream) override {
-    return traced(CollectiveKind::broadcast, count, type, [&] { return inner_.broadcast(data, count, type, root, stream); });
+    return traced(CollectiveKind::broadcast, count, type,
+                  [&] { return inner_.broadcast(data, count, type, root, stream); });
   }
   WorkHandle all_to_all(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override {
     return traced(CollectiveKind::all_to_all, count * world_size(), type,
@@ -97,8 +105,14 @@ class TracedCommunicator final : public Communicator {
     std::string label = take_label();
     inner_.set_next_label(label);
     TraceSpan span{label.empty() ? collective_name(kind) : fmt::format("{} ({})", collective_name(kind), label),
-                   "collective", TraceTrack::communication, recorder_.now_us(), 0, -1,
-                   {{"op", collective_name(kind)}, {"bytes", elements * element_bytes(type)}, {"sequence", seq},
+                   "collective",
+                   TraceTrack::communication,
+                   recorder_.now_us(),
+                   0,
+                   -1,
+                   {{"op", collective_name(kind)},
+                    {"bytes", elements * element_bytes(type)},
+                    {"sequence", seq},
                     {"label", label}}};
     return std::make_shared<TracedWork>(issue_inner(), recorder_, std::move(span));
   }
@@ -133,7 +147,8 @@ class TracedRuntime final : public DeviceRuntime {
   }
   StepTimes end_step() override {
     StepTimes times = inner_->end_step();
-    recorder_.add({fmt::format("step {}", recorder_.step()), "step", TraceTrack::steps, step_start_, recorder_.now_us()});
+    recorder_.add(
+        {fmt::format("step {}", recorder_.step()), "step", TraceTrack::steps, step_start_, recorder_.now_us()});
     return times;
   }
   DeviceMemoryPeaks memory_peaks() const override { return inner_->memory_peaks(); }
@@ -164,14 +179,13 @@ BlockRunner Profiler::traced_blocks(BlockRunner inner) {
     recorder_.add({fmt::format("block {} forward", index), "forward", TraceTrack::compute, start, recorder_.now_us()});
     if (y.requires_grad() && x.requires_grad()) {
       // dL/dy is ready when the block's backward begins; dL/dx when it ends.
-      y.register_hook([this, index, backward_started](const torch::Tensor&) {
-        (*backward_started)[index] = recorder_.now_us();
-      });
+      y.register_hook(
+          [this, index, backward_started](const torch::Tensor&) { (*backward_started)[index] = recorder_.now_us(); });
       const_cast<torch::Tensor&>(x).register_hook([this, index, backward_started](const torch::Tensor&) {
         auto it = backward_started->find(index);
         if (it == backward_started->end()) return;
-        recorder_.add({fmt::format("block {} backward", index), "backward", TraceTrack::compute, it->second,
-                       recorder_.now_us()});
+        recorder_.add(
+            {fmt::format("block {} backward", index), "backward", TraceTrack::compute, it->second, recorder_.now_us()});
         backward_started->erase(it);
       });
     }
@@ -251,8 +265,7 @@ nlohmann::json Profiler::finish(ControlChannel& control, int64_t first_measured_
   nlohmann::json summary = {
       {"directory", dir},
       {"ranks", ranks},
-      {"step_ms_across_ranks",
-       {{"min", percentile(step_means, 0)}, {"p50", p50}, {"max", percentile(step_means, 1)}}},
+      {"step_ms_across_ranks", {{"min", percentile(step_means, 0)}, {"p50", p50}, {"max", percentile(step_means, 1)}}},
       {"straggler_ratio", p50 > 0 ? percentile(step_means, 1) / p50 : 1.0}};
   if (!error.empty()) summary["error"] = error;
   std::ofstream(std::filesystem::path(dir) / "profile.json") << summary.dump(2) << '\n';

@@ -17,7 +17,9 @@ nlohmann::json stats(const std::vector<double>& values) {
   double squares = 0;
   for (double v : values) squares += (v - mean) * (v - mean);
   const double std = values.size() > 1 ? std::sqrt(squares / (values.size() - 1)) : 0.0;
-  return {{"n", values.size()}, {"mean", mean}, {"std", std},
+  return {{"n", values.size()},
+          {"mean", mean},
+          {"std", std},
           {"min", *std::min_element(values.begin(), values.end())},
           {"max", *std::max_element(values.begin(), values.end())}};
 }

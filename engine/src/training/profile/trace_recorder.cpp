@@ -34,19 +34,31 @@ std::vector<TraceSpan> TraceRecorder::spans() const {
 nlohmann::json TraceRecorder::chrome_trace() const {
   nlohmann::json events = nlohmann::json::array();
   // Names for the process (this rank) and its tracks, so the viewer labels them.
-  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", rank_}, {"tid", 0},
+  events.push_back({{"ph", "M"},
+                    {"name", "process_name"},
+                    {"pid", rank_},
+                    {"tid", 0},
                     {"args", {{"name", "rank " + std::to_string(rank_)}}}});
   for (auto track : {TraceTrack::steps, TraceTrack::compute, TraceTrack::communication})
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", rank_}, {"tid", static_cast<int>(track)},
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", rank_},
+                      {"tid", static_cast<int>(track)},
                       {"args", {{"name", track_name(track)}}}});
   for (const auto& s : spans()) {
     nlohmann::json args = s.args;
     args["step"] = s.step;
-    events.push_back({{"ph", "X"}, {"name", s.name}, {"cat", s.category}, {"pid", rank_},
-                      {"tid", static_cast<int>(s.track)}, {"ts", s.start_us}, {"dur", s.end_us - s.start_us},
+    events.push_back({{"ph", "X"},
+                      {"name", s.name},
+                      {"cat", s.category},
+                      {"pid", rank_},
+                      {"tid", static_cast<int>(s.track)},
+                      {"ts", s.start_us},
+                      {"dur", s.end_us - s.start_us},
                       {"args", args}});
   }
-  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", {{"rank", rank_}, {"producer", "mtengine"}}}};
+  return {
+      {"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", {{"rank", rank_}, {"producer", "mtengine"}}}};
 }
 
 }  // namespace mt

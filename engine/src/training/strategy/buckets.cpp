@@ -4,12 +4,13 @@
 
 namespace mt {
 
-std::vector<Bucket> assign_buckets(const std::vector<std::size_t>& parameter_bytes,
-                                   std::size_t cap_bytes, std::size_t first_cap_bytes) {
+std::vector<Bucket> assign_buckets(const std::vector<std::size_t>& parameter_bytes, std::size_t cap_bytes,
+                                   std::size_t first_cap_bytes) {
   std::vector<Bucket> buckets;
   for (std::size_t i = parameter_bytes.size(); i-- > 0;) {
     const std::size_t bytes = parameter_bytes[i];
-    if (buckets.empty() || (!buckets.back().parameters.empty() && buckets.back().bytes + bytes > (buckets.size() == 1 ? first_cap_bytes : cap_bytes)))
+    if (buckets.empty() || (!buckets.back().parameters.empty() &&
+                            buckets.back().bytes + bytes > (buckets.size() == 1 ? first_cap_bytes : cap_bytes)))
       buckets.emplace_back();
     buckets.back().parameters.push_back(i);
     buckets.back().bytes += bytes;

@@ -16,10 +16,9 @@ struct Bucket {
 // parameter larger than the cap gets a bucket of its own. Every parameter lands in one bucket.
 // The first bucket uses first_cap_bytes instead (PyTorch DDP's small first bucket: its
 // all-reduce can start as soon as the last layers' gradients exist).
-std::vector<Bucket> assign_buckets(const std::vector<std::size_t>& parameter_bytes,
-                                   std::size_t cap_bytes, std::size_t first_cap_bytes);
-inline std::vector<Bucket> assign_buckets(const std::vector<std::size_t>& parameter_bytes,
-                                          std::size_t cap_bytes) {
+std::vector<Bucket> assign_buckets(const std::vector<std::size_t>& parameter_bytes, std::size_t cap_bytes,
+                                   std::size_t first_cap_bytes);
+inline std::vector<Bucket> assign_buckets(const std::vector<std::size_t>& parameter_bytes, std::size_t cap_bytes) {
   return assign_buckets(parameter_bytes, cap_bytes, cap_bytes);
 }
 

@@ -30,12 +30,12 @@ class Ddp final : public Strategy {
 
     std::vector<std::size_t> sizes;
     for (const auto& p : parameters_) sizes.push_back(p.nbytes());
-    buckets_ = assign_buckets(sizes, bucket_cap_bytes(options_.bucket_cap_mb),
-                              bucket_cap_bytes(options_.first_bucket_cap_mb));
+    buckets_ =
+        assign_buckets(sizes, bucket_cap_bytes(options_.bucket_cap_mb), bucket_cap_bytes(options_.first_bucket_cap_mb));
     pending_.resize(buckets_.size());
     for (std::size_t b = 0; b < buckets_.size(); ++b) {
-      auto flat = torch::zeros({static_cast<int64_t>(buckets_[b].bytes / sizeof(float))},
-                               parameters_.front().options());
+      auto flat =
+          torch::zeros({static_cast<int64_t>(buckets_[b].bytes / sizeof(float))}, parameters_.front().options());
       int64_t offset = 0;
       for (std::size_t index : buckets_[b].parameters) {
         auto& p = parameters_[index];
@@ -52,8 +52,8 @@ class Ddp final : public Strategy {
   bool sharded_optimizer() const override { return false; }
 
   void before_micro_batch(int micro_index, int micro_count) override {
-    reducer_.start_micro_batch(comm_.world_size() > 1 && (options_.sync_mode == SyncMode::every ||
-                                                          micro_index + 1 == micro_count));
+    reducer_.start_micro_batch(comm_.world_size() > 1 &&
+                               (options_.sync_mode == SyncMode::every || micro_index + 1 == micro_count));
     for (std::size_t b = 0; b < buckets_.size(); ++b) pending_[b] = buckets_[b].parameters.size();
   }
 
@@ -109,8 +109,6 @@ class Ddp final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_ddp(const StrategyOptions& options) {
-  return std::make_unique<Ddp>(options);
-}
+std::unique_ptr<Strategy> make_ddp(const StrategyOptions& options) { return std::make_unique<Ddp>(options); }
 
 }  // namespace mt

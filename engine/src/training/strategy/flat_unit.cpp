@@ -33,10 +33,8 @@ void MemoryLedger::add_gradients(int64_t bytes) {
   gradient_peak = std::max(gradient_peak, gradient_live);
 }
 
-FlatUnit::FlatUnit(std::vector<torch::Tensor> parameters, Communicator& comm,
-                   MemoryLedger& ledger, bool shard_is_view)
-    : comm_(comm), ledger_(ledger), parameters_(std::move(parameters)),
-      shard_is_view_(shard_is_view) {
+FlatUnit::FlatUnit(std::vector<torch::Tensor> parameters, Communicator& comm, MemoryLedger& ledger, bool shard_is_view)
+    : comm_(comm), ledger_(ledger), parameters_(std::move(parameters)), shard_is_view_(shard_is_view) {
   for (const auto& p : parameters_) numel_ += p.numel();
   const int64_t world = comm.world_size();
   shard_numel_ = (numel_ + world - 1) / world;
@@ -67,8 +65,8 @@ WorkHandle FlatUnit::start_gather_parameters() {
   restore_storage(full_, padded_numel_);
   ledger_.add_full_parameters(bytes_of(padded_numel_));
   parameters_resident_ = true;
-  return comm_.all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(),
-                          static_cast<std::size_t>(shard_numel_), ElementType::f32);
+  return comm_.all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(), static_cast<std::size_t>(shard_numel_),
+                          ElementType::f32);
 }
 
 void FlatUnit::gather_parameters() {
@@ -108,8 +106,8 @@ void FlatUnit::copy_gradient_shard() {
 }
 
 WorkHandle FlatUnit::start_all_gather_in_place() {
-  return comm_.all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(),
-                          static_cast<std::size_t>(shard_numel_), ElementType::f32);
+  return comm_.all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(), static_cast<std::size_t>(shard_numel_),
+                          ElementType::f32);
 }
 
 std::vector<torch::Tensor> shard_parameters(const std::vector<std::unique_ptr<FlatUnit>>& units) {

@@ -30,8 +30,7 @@ class FlatUnit {
  public:
   // shard_is_view: the shard aliases the full buffer (ZeRO, parameters always resident);
   // otherwise it is a tensor of its own that survives release_parameters() (FSDP).
-  FlatUnit(std::vector<torch::Tensor> parameters, Communicator& comm, MemoryLedger& ledger,
-           bool shard_is_view);
+  FlatUnit(std::vector<torch::Tensor> parameters, Communicator& comm, MemoryLedger& ledger, bool shard_is_view);
 
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
   int64_t numel() const { return numel_; }

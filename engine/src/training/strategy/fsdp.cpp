@@ -47,9 +47,8 @@ class Fsdp final : public Strategy {
     for (std::size_t i = 0; i < units_.size(); ++i) {  // backward finishes block L first, root last
       const std::size_t u = (units_.size() - i) % units_.size();
       FlatUnit& unit = *units_[u];
-      bucket_of_unit_[u] = reducer_.add_bucket({[&unit] { return unit.full_gradients(); },
-                                                unit.shard_grad(),
-                                                [&unit] { unit.release_gradients(); }});
+      bucket_of_unit_[u] = reducer_.add_bucket(
+          {[&unit] { return unit.full_gradients(); }, unit.shard_grad(), [&unit] { unit.release_gradients(); }});
     }
     for (std::size_t u = 0; u < units_.size(); ++u) {
       units_[u]->release_parameters();
@@ -68,8 +67,7 @@ class Fsdp final : public Strategy {
       const std::size_t u = static_cast<std::size_t>(index) + 1;
       units_[u]->gather_parameters();
       auto y = inner(index, block, x);
-      if (y.requires_grad())
-        y.register_hook([this, u](const torch::Tensor&) { before_unit_backward(u); });
+      if (y.requires_grad()) y.register_hook([this, u](const torch::Tensor&) { before_unit_backward(u); });
       units_[u]->release_parameters();
       return y;
     });
@@ -89,8 +87,7 @@ class Fsdp final : public Strategy {
   void after_backward(int, int) override {
     if (prefetch_) prefetch_->wait();
     for (std::size_t u = 0; u < units_.size(); ++u) {
-      if (pending_[u] != 0)
-        throw std::runtime_error("fsdp: a unit's parameters did not all receive gradients");
+      if (pending_[u] != 0) throw std::runtime_error("fsdp: a unit's parameters did not all receive gradients");
     }
     reducer_.finish();
     held_gradient_bytes_ = std::max(held_gradient_bytes_, ledger_.gradient_live);
@@ -151,8 +148,6 @@ class Fsdp final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_fsdp(const StrategyOptions& options) {
-  return std::make_unique<Fsdp>(options);
-}
+std::unique_ptr<Strategy> make_fsdp(const StrategyOptions& options) { return std::make_unique<Fsdp>(options); }
 
 }  // namespace mt

@@ -8,8 +8,7 @@ void broadcast_parameters(Communicator& comm, const std::vector<torch::Tensor>& 
   std::vector<torch::Tensor> flat_views;
   for (const auto& p : parameters) flat_views.push_back(p.detach().reshape({-1}));
   auto flat = torch::cat(flat_views);
-  comm.broadcast(flat.data_ptr(), static_cast<std::size_t>(flat.numel()), ElementType::f32, /*root=*/0)
-      ->wait();
+  comm.broadcast(flat.data_ptr(), static_cast<std::size_t>(flat.numel()), ElementType::f32, /*root=*/0)->wait();
   int64_t offset = 0;
   for (const auto& p : parameters) {
     p.detach().copy_(flat.narrow(0, offset, p.numel()).view(p.sizes()));

@@ -62,5 +62,4 @@ class Strategy {
   virtual void after_model_state_loaded() = 0;
 };
 
-
 }  // namespace mt

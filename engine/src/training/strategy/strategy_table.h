@@ -19,9 +19,9 @@ struct StrategyOptions {
   Communicator* comm = nullptr;
   SyncMode sync_mode = SyncMode::last;  // already resolved from "auto"
   double bucket_cap_mb = 25.0;
-  double first_bucket_cap_mb = 1.0;     // DDP: the first bucket is small so reduction starts early
+  double first_bucket_cap_mb = 1.0;  // DDP: the first bucket is small so reduction starts early
   ElementType grad_reduce_type = ElementType::f32;
-  bool backward_prefetch = false;       // FSDP: gather the next unit while this one runs backward
+  bool backward_prefetch = false;  // FSDP: gather the next unit while this one runs backward
 };
 
 struct StrategyEntry {

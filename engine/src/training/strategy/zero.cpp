@@ -51,8 +51,8 @@ class Zero final : public Strategy {
         unit.ensure_gradients();  // full gradients live for the whole run
         reducer_.add_bucket({[&unit] { return unit.full_gradients(); }, {}, {}});
       } else {
-        reducer_.add_bucket({[&unit] { return unit.full_gradients(); }, unit.shard_grad(),
-                             [&unit] { unit.release_gradients(); }});
+        reducer_.add_bucket(
+            {[&unit] { return unit.full_gradients(); }, unit.shard_grad(), [&unit] { unit.release_gradients(); }});
       }
       for (auto p : unit.parameters()) {
         if (stage_ == 2) hooks_.before_accumulate(p, [&unit] { unit.ensure_gradients(); });
@@ -129,12 +129,8 @@ class Zero final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_zero1(const StrategyOptions& options) {
-  return std::make_unique<Zero>(options, 1);
-}
+std::unique_ptr<Strategy> make_zero1(const StrategyOptions& options) { return std::make_unique<Zero>(options, 1); }
 
-std::unique_ptr<Strategy> make_zero2(const StrategyOptions& options) {
-  return std::make_unique<Zero>(options, 2);
-}
+std::unique_ptr<Strategy> make_zero2(const StrategyOptions& options) { return std::make_unique<Zero>(options, 2); }
 
 }  // namespace mt

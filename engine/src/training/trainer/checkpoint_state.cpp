@@ -33,19 +33,26 @@ CheckpointSettings checkpoint_settings(const TrainConfig& config) {
 }
 
 CheckpointIdentity checkpoint_identity(const TrainConfig& c, int world_size, const LrSchedule& schedule) {
-  const nlohmann::json math = {
-      {"model", {{"vocab_size", c.model.vocab_size}, {"d_model", c.model.d_model}, {"n_heads", c.model.n_heads},
-                 {"n_layers", c.model.n_layers}, {"seq_length", c.model.seq_length}, {"dropout", c.model.dropout}}},
-      {"batch_size", c.batch_size},
-      {"grad_accum_steps", c.grad_accum_steps},
-      {"gradient_sync_mode", c.gradient_sync_mode},
-      {"grad_reduce_dtype", c.grad_reduce_dtype},
-      {"learning_rate", c.learning_rate},
-      {"lr_schedule", {{"kind", schedule.kind}, {"warmup_steps", schedule.warmup_steps},
-                       {"decay_steps", schedule.decay_steps}, {"min_learning_rate", schedule.min}}},
-      {"max_grad_norm", c.max_grad_norm},
-      {"seed", c.seed},
-      {"keep_denormals", c.keep_denormals}};
+  const nlohmann::json math = {{"model",
+                                {{"vocab_size", c.model.vocab_size},
+                                 {"d_model", c.model.d_model},
+                                 {"n_heads", c.model.n_heads},
+                                 {"n_layers", c.model.n_layers},
+                                 {"seq_length", c.model.seq_length},
+                                 {"dropout", c.model.dropout}}},
+                               {"batch_size", c.batch_size},
+                               {"grad_accum_steps", c.grad_accum_steps},
+                               {"gradient_sync_mode", c.gradient_sync_mode},
+                               {"grad_reduce_dtype", c.grad_reduce_dtype},
+                               {"learning_rate", c.learning_rate},
+                               {"lr_schedule",
+                                {{"kind", schedule.kind},
+                                 {"warmup_steps", schedule.warmup_steps},
+                                 {"decay_steps", schedule.decay_steps},
+                                 {"min_learning_rate", schedule.min}}},
+                               {"max_grad_norm", c.max_grad_norm},
+                               {"seed", c.seed},
+                               {"keep_denormals", c.keep_denormals}};
   return {c.strategy, world_size, c.precision, fingerprint_of(math)};
 }
 
@@ -57,13 +64,15 @@ std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& o
   if (strategy.sharded_optimizer() || rank == 0)
     for (auto& t : optimizer.state()) out.push_back(std::move(t));
   out.push_back({"scheduler/step", scalar(position.global_step)});
-  out.push_back({"scheduler/learning_rate", torch::tensor({next_learning_rate}, torch::TensorOptions().dtype(torch::kDouble))});
+  out.push_back(
+      {"scheduler/learning_rate", torch::tensor({next_learning_rate}, torch::TensorOptions().dtype(torch::kDouble))});
   out.push_back({"train_state/global_step", scalar(position.global_step)});
   out.push_back({"train_state/micro_step", scalar(0)});  // saves happen between optimizer steps
   out.push_back({"train_state/tokens_seen", scalar(position.tokens_seen)});
   out.push_back({"data/next_micro_batch", scalar(position.global_step * micro_batches_per_step)});
   out.push_back({"rng/cpu", at::detail::getDefaultCPUGenerator().get_state()});
-  if (!device.is_cpu()) out.push_back({"rng/" + device.str(), at::globalContext().defaultGenerator(device).get_state()});
+  if (!device.is_cpu())
+    out.push_back({"rng/" + device.str(), at::globalContext().defaultGenerator(device).get_state()});
   return out;
 }
 
@@ -74,16 +83,16 @@ std::string restore_problem(const std::map<std::string, torch::Tensor>& tensors,
     if (it == tensors.end()) return "checkpoint shard lacks " + target.name;
     const auto& saved = it->second;
     if (saved.sizes() != target.tensor.sizes())
-      return fmt::format("checkpoint's {} has shape {}, this model's is {}", target.name,
-                         fmt::join(saved.sizes(), "x"), fmt::join(target.tensor.sizes(), "x"));
+      return fmt::format("checkpoint's {} has shape {}, this model's is {}", target.name, fmt::join(saved.sizes(), "x"),
+                         fmt::join(target.tensor.sizes(), "x"));
     if (saved.scalar_type() != target.tensor.scalar_type())
-      return fmt::format("checkpoint's {} is {}, this model's is {}", target.name,
-                         c10::toString(saved.scalar_type()), c10::toString(target.tensor.scalar_type()));
+      return fmt::format("checkpoint's {} is {}, this model's is {}", target.name, c10::toString(saved.scalar_type()),
+                         c10::toString(target.tensor.scalar_type()));
   }
   auto rng = tensors.find("rng/cpu");
   const auto generator_state = at::detail::getDefaultCPUGenerator().get_state();
-  if (rng != tensors.end() && (rng->second.scalar_type() != generator_state.scalar_type() ||
-                               rng->second.numel() != generator_state.numel()))
+  if (rng != tensors.end() &&
+      (rng->second.scalar_type() != generator_state.scalar_type() || rng->second.numel() != generator_state.numel()))
     return fmt::format("checkpoint's rng/cpu holds {} {} values, not a CPU generator's state ({} bytes)",
                        rng->second.numel(), c10::toString(rng->second.scalar_type()), generator_state.numel());
   if (rng != tensors.end()) {

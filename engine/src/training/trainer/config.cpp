@@ -30,8 +30,8 @@ std::optional<std::string> validate(const TrainConfig& config) {
     if (auto problem = output_directory_problem("--profile", config.profile_dir)) return problem;
   for (const auto& entry : backend_table())
     if (config.job.backend == entry.name && !entry.available)
-      return fmt::format("--backend {} is not supported in this build (supported: {})",
-                         config.job.backend, available_backends());
+      return fmt::format("--backend {} is not supported in this build (supported: {})", config.job.backend,
+                         available_backends());
   return std::nullopt;
 }
 

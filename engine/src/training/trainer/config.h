@@ -22,19 +22,19 @@ struct TrainConfig {
   int64_t grad_accum_steps = 1;
   std::string gradient_sync_mode = "auto";
   std::string precision = "fp32";
-  double bucket_cap_mb = 0.0;              // 0: chosen by strategy (resolved_bucket_cap_mb)
+  double bucket_cap_mb = 0.0;  // 0: chosen by strategy (resolved_bucket_cap_mb)
   double first_bucket_cap_mb = 1.0;
   std::string grad_reduce_dtype = "fp32";  // fp32 | bf16
   bool activation_checkpointing = false;
-  bool backward_prefetch = false;          // FSDP
-  std::string lr_scheduler = "constant";   // constant | cosine
+  bool backward_prefetch = false;         // FSDP
+  std::string lr_scheduler = "constant";  // constant | cosine
   int64_t lr_warmup_steps = 0;
-  int64_t lr_decay_steps = 0;              // 0: all steps after the learning-rate warmup
+  int64_t lr_decay_steps = 0;  // 0: all steps after the learning-rate warmup
   double min_learning_rate = 0.0;
-  double max_grad_norm = 0.0;              // 0: measure the norm, never clip
-  int threads = 0;  // 0: pick from the environment (see default_threads)
+  double max_grad_norm = 0.0;   // 0: measure the norm, never clip
+  int threads = 0;              // 0: pick from the environment (see default_threads)
   bool keep_denormals = false;  // false: flush subnormal floats to zero (FTZ/DAZ)
-  JobOptions job;  // --backend, --collective-timeout, --output
+  JobOptions job;               // --backend, --collective-timeout, --output
   // Checkpoints (see checkpoint/checkpointer.h) and injected faults (train/faults.h).
   std::string checkpoint_dir;
   int64_t save_every = 0;

@@ -23,9 +23,7 @@ TrainSummary summarize(const TrainConfig& config, const RankRun& run, ControlCha
   // The series hold the steps this process ran: from a resume point on, warmup counted from step 0.
   const auto first = static_cast<std::size_t>(std::max<int64_t>(0, config.warmup_steps - run.first_step));
   auto max_over_ranks = [&](double local) { return control.max(local); };
-  auto max_bytes = [&](int64_t local) {
-    return static_cast<int64_t>(control.max(static_cast<double>(local)));
-  };
+  auto max_bytes = [&](int64_t local) { return static_cast<int64_t>(control.max(static_cast<double>(local))); };
 
   TrainSummary s;
   s.step_time_ms = max_over_ranks(mean_from(run.step_ms, first));

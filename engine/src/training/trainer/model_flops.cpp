@@ -5,8 +5,8 @@ namespace mt {
 double training_flops_per_token(const ModelShape& s) {
   const double position_table = static_cast<double>(s.seq_length) * static_cast<double>(s.d_model);
   const double weights = static_cast<double>(s.parameters) - position_table;
-  const double attention = 12.0 * static_cast<double>(s.n_layers) * static_cast<double>(s.d_model) *
-                           static_cast<double>(s.seq_length);
+  const double attention =
+      12.0 * static_cast<double>(s.n_layers) * static_cast<double>(s.d_model) * static_cast<double>(s.seq_length);
   return 6.0 * weights + attention;
 }
 

@@ -7,11 +7,11 @@ namespace {
 
 // Bounds past which the engine cannot run a configuration on any machine (int32 kernel indices,
 // embedding tables beyond memory), so the runner can reject them before a campaign starts.
-constexpr double kMaxVocab = 16777216;     // 2^24 tokens
-constexpr double kMaxWidth = 65536;        // d_model, heads
-constexpr double kMaxSequence = 1048576;   // tokens per sequence, sequences per batch
+constexpr double kMaxVocab = 16777216;    // 2^24 tokens
+constexpr double kMaxWidth = 65536;       // d_model, heads
+constexpr double kMaxSequence = 1048576;  // tokens per sequence, sequences per batch
 constexpr double kMaxSteps = 1e9;
-constexpr double kMaxBucketMb = 1048576;   // 1 TiB
+constexpr double kMaxBucketMb = 1048576;  // 1 TiB
 
 Option integer(std::string flag, int64_t& target, std::string help, double minimum,
                std::optional<double> maximum = std::nullopt) {
@@ -36,8 +36,7 @@ Option non_negative_number(std::string flag, double& target, std::string help) {
   return o;
 }
 
-Option choice(std::string flag, std::string& target, std::string help,
-              std::vector<std::string> choices) {
+Option choice(std::string flag, std::string& target, std::string help, std::vector<std::string> choices) {
   Option o{std::move(flag), OptionType::choice, std::move(help), &target};
   o.choices = std::move(choices);
   return o;
@@ -82,22 +81,21 @@ OptionTable train_option_table(TrainConfig& c) {
                      "when gradients are synchronised under accumulation (auto: last for ddp/zero1, "
                      "every for fsdp/zero2)",
                      {"auto", "every", "last"}));
-  o.push_back(choice("precision", c.precision,
-                     "fp32, or bf16 (bf16 compute, fp32 master weights and optimizer state)",
+  o.push_back(choice("precision", c.precision, "fp32, or bf16 (bf16 compute, fp32 master weights and optimizer state)",
                      {"fp32", "bf16"}));
-  o.push_back(choice("grad-reduce-dtype", c.grad_reduce_dtype,
-                     "element type gradients are reduced in", {"fp32", "bf16"}));
-  o.push_back(flag("activation-checkpointing", c.activation_checkpointing,
-                   "recompute each block's activations in backward"));
+  o.push_back(
+      choice("grad-reduce-dtype", c.grad_reduce_dtype, "element type gradients are reduced in", {"fp32", "bf16"}));
+  o.push_back(
+      flag("activation-checkpointing", c.activation_checkpointing, "recompute each block's activations in backward"));
   o.push_back(flag("backward-prefetch", c.backward_prefetch,
                    "fsdp: gather the next unit's parameters while this one runs backward"));
   o.push_back(choice("lr-scheduler", c.lr_scheduler, "learning-rate schedule", {"constant", "cosine"}));
   o.push_back(integer("lr-warmup-steps", c.lr_warmup_steps, "linear learning-rate warmup steps", 0, kMaxSteps));
-  o.push_back(integer("lr-decay-steps", c.lr_decay_steps,
-                      "cosine decay length after warmup (0: until the last step)", 0, kMaxSteps));
+  o.push_back(integer("lr-decay-steps", c.lr_decay_steps, "cosine decay length after warmup (0: until the last step)",
+                      0, kMaxSteps));
   o.push_back(non_negative_number("min-learning-rate", c.min_learning_rate, "cosine floor"));
-  o.push_back(non_negative_number("max-grad-norm", c.max_grad_norm,
-                                  "clip the global gradient norm to this (0: record only)"));
+  o.push_back(
+      non_negative_number("max-grad-norm", c.max_grad_norm, "clip the global gradient norm to this (0: record only)"));
   {
     Option cap{"bucket-cap-mb", OptionType::number,
                "gradient bucket size, MiB (0: by strategy: 25 for ddp and zero1; for zero2, an "
@@ -112,8 +110,7 @@ OptionTable train_option_table(TrainConfig& c) {
   o.push_back(choice("backend", c.job.backend, "communication backend", {"mpi", "nccl"}));
   {
     Option threads{"threads", OptionType::integer,
-                   "intra-op threads per rank (0: OMP_NUM_THREADS, else cores / local ranks)",
-                   &c.threads};
+                   "intra-op threads per rank (0: OMP_NUM_THREADS, else cores / local ranks)", &c.threads};
     threads.minimum = 0;
     threads.maximum = 4096;
     o.push_back(threads);
@@ -126,8 +123,7 @@ OptionTable train_option_table(TrainConfig& c) {
     timeout.minimum = 0;
     o.push_back(timeout);
   }
-  o.push_back(flag("keep-denormals",
-                   c.keep_denormals,
+  o.push_back(flag("keep-denormals", c.keep_denormals,
                    "compute with subnormal floats instead of flushing them to zero (slow on many "
                    "CPUs; the default flushes)"));
   o.push_back(Option{"checkpoint-dir", OptionType::text,

@@ -50,8 +50,7 @@ torch::Tensor squared_norm(const std::vector<torch::Tensor>& tensors, const torc
 // bf16 compute with fp32 master weights: autocast runs matmuls in bf16 while parameters,
 // gradients and optimizer state stay fp32. Under bf16 emulation the model rounds its GEMM
 // operands itself and autocast stays off.
-torch::Tensor forward_loss(Gpt& model, const torch::Tensor& inputs, const torch::Tensor& targets,
-                           bool autocast_bf16) {
+torch::Tensor forward_loss(Gpt& model, const torch::Tensor& inputs, const torch::Tensor& targets, bool autocast_bf16) {
   if (!autocast_bf16) return model->loss(inputs, targets);
   const auto device = inputs.device().type();
   at::autocast::set_autocast_enabled(device, true);
@@ -80,8 +79,8 @@ bool apply_denormal_mode_to_pool(bool flush, int threads) {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm,
-                                        SyncMode sync_mode, int64_t parameter_bytes) {
+std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm, SyncMode sync_mode,
+                                        int64_t parameter_bytes) {
   StrategyOptions options;
   options.comm = &comm;
   options.sync_mode = sync_mode;
@@ -121,8 +120,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   model->to(runtime->device());
   model->train();
   run.parameters = parameter_count(*model);
-  if (config.activation_checkpointing)
-    model->set_block_runner(checkpointed_runner(model->block_runner()));
+  if (config.activation_checkpointing) model->set_block_runner(checkpointed_runner(model->block_runner()));
 
   const int64_t parameter_bytes = run.parameters * static_cast<int64_t>(sizeof(float));
   run.bucket_cap_mb = resolved_bucket_cap_mb(config, parameter_bytes);
@@ -137,10 +135,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   adamw.lr = config.learning_rate;
   FusedAdamW optimizer(optimized, adamw);
   const int64_t total_steps = config.warmup_steps + config.steps;
-  LrSchedule schedule{config.lr_scheduler, config.learning_rate, config.min_learning_rate,
-                      config.lr_warmup_steps,
-                      config.lr_decay_steps > 0 ? config.lr_decay_steps
-                                                : total_steps - config.lr_warmup_steps};
+  LrSchedule schedule{config.lr_scheduler, config.learning_rate, config.min_learning_rate, config.lr_warmup_steps,
+                      config.lr_decay_steps > 0 ? config.lr_decay_steps : total_steps - config.lr_warmup_steps};
 
   const int micro_count = static_cast<int>(config.grad_accum_steps);
   const bool bf16 = config.precision == "bf16";
@@ -160,7 +156,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     all_ranks_or_none(control, restore_problem(tensors, *strategy, point->metadata.global_step));
     position = restore_rank(tensors, *strategy, optimizer, comm, runtime->device());
     run.resumed_from_step = position.global_step;
-    run.checkpoint_load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+    run.checkpoint_load_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   }
   run.first_step = position.global_step;
   run.resume_deterministic = !runtime->is_gpu();  // CPU kernels repeat bit for bit at fixed threads
@@ -171,9 +168,10 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     if (measure_from > position.global_step) {
       profiler->record_operators_in(measure_from - 1, runtime->is_gpu());
     } else {
-      profiler->record_operators_in(-1, false, position.global_step > 0
-                                            ? "resumed past the warmup: no unreported step to record them in"
-                                            : "no warmup step to record them in (--warmup-steps 0)");
+      profiler->record_operators_in(-1, false,
+                                    position.global_step > 0
+                                        ? "resumed past the warmup: no unreported step to record them in"
+                                        : "no warmup step to record them in (--warmup-steps 0)");
     }
   }
   CollectiveCounts counts_at_measure_start = comm.counts();
@@ -200,9 +198,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     auto loss_sum = torch::zeros({}, torch::TensorOptions().device(runtime->device()));
     for (int micro = 0; micro < micro_count; ++micro) {
       runtime->start(StepPhase::data);
-      const TokenBatch batch =
-          synthetic_batch(config.seed, step * micro_count + micro, rank, config.batch_size,
-                          config.model.seq_length, config.model.vocab_size);
+      const TokenBatch batch = synthetic_batch(config.seed, step * micro_count + micro, rank, config.batch_size,
+                                               config.model.seq_length, config.model.vocab_size);
       const auto inputs = runtime->to_device(batch.inputs);
       const auto targets = runtime->to_device(batch.targets);
       runtime->stop(StepPhase::data);
@@ -222,8 +219,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     // This rank's loss and squared gradient norm reach the host in one transfer, then one scalar
     // reduction serves the health check and the global gradient norm: shards are disjoint, so
     // their squared norms add; replicated gradients are identical on every rank.
-    const auto local = torch::stack({loss_sum.to(torch::kDouble), squared_norm(optimized, runtime->device())})
-                           .to(torch::kCPU);
+    const auto local =
+        torch::stack({loss_sum.to(torch::kDouble), squared_norm(optimized, runtime->device())}).to(torch::kCPU);
     const double local_loss = local[0].item<double>(), local_norm_sq = local[1].item<double>();
     std::vector<double> sums = {local_loss, strategy->sharded_optimizer() ? local_norm_sq : 0.0};
     control.sum(sums);
@@ -258,10 +255,10 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
 
     position = {step + 1, (step + 1) * tokens_per_step};
     if (checkpointer.due(position.global_step)) {  // outside the step's timing
-      const SaveStats saved = checkpointer.save(
-          position.global_step, position.tokens_seen,
-          rank_checkpoint(*strategy, optimizer, rank, position, learning_rate_at(schedule, step + 1), micro_count,
-                          runtime->device()));
+      const SaveStats saved =
+          checkpointer.save(position.global_step, position.tokens_seen,
+                            rank_checkpoint(*strategy, optimizer, rank, position, learning_rate_at(schedule, step + 1),
+                                            micro_count, runtime->device()));
       run.checkpoint_saves.push_back({position.global_step, saved.ms, saved.bytes});
     }
   }

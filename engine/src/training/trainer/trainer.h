@@ -22,8 +22,8 @@ struct RankRun {
   double bucket_cap_mb = 0;  // as resolved for this strategy and model
   std::vector<double> step_ms, data_ms, forward_backward_ms, optimizer_ms;
   std::vector<double> rank_wait_ms;  // waiting at the step's start for the other ranks
-  std::vector<double> mean_loss;  // mean over ranks; identical on every rank
-  std::vector<double> grad_norm;  // global norm before clipping; identical on every rank
+  std::vector<double> mean_loss;     // mean over ranks; identical on every rank
+  std::vector<double> grad_norm;     // global norm before clipping; identical on every rank
   std::vector<double> learning_rate;
 
   // Per measured optimizer step (warmup excluded), from the counters.
@@ -33,7 +33,7 @@ struct RankRun {
   std::vector<int64_t> bucket_bytes;
   int64_t parameter_bytes = 0, gradient_bytes = 0, optimizer_state_bytes = 0;
   int64_t peak_full_parameter_bytes = 0, peak_gradient_bytes = 0;
-  bool gpu = false;  // trained on this rank's GPU
+  bool gpu = false;       // trained on this rank's GPU
   std::string bf16_gemm;  // bf16 runs: "native" (autocast) or "emulated" (fp32 GEMMs, bf16 operands)
   int64_t device_max_allocated_bytes = 0, device_max_reserved_bytes = 0;  // GPU memory peaks
 
@@ -61,8 +61,8 @@ class Strategy;
 
 // The configured strategy (options taken from the flags), not yet prepared, for a model of
 // `parameter_bytes` (which sizes the default gradient buckets).
-std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm,
-                                        SyncMode sync_mode, int64_t parameter_bytes);
+std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm, SyncMode sync_mode,
+                                        int64_t parameter_bytes);
 
 // Runs warmup + measured steps. Collective: every rank must call it. Throws on failure; on a
 // non-finite loss or gradient every rank stops at the same step, before its optimizer step, and

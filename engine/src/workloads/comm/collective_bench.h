@@ -47,8 +47,6 @@ const CollectiveBench* find_collective_bench(const std::string& name);
 // Input element i of rank r: small integers, so every sum over up to 64 ranks is exact in fp32.
 inline float bench_value(int rank, std::size_t i) { return static_cast<float>((rank + 1) * (1 + i % 7)); }
 // The sum over ranks of bench_value(r, i): n (n + 1) / 2 · (1 + i mod 7).
-inline float bench_sum(int world, std::size_t i) {
-  return static_cast<float>(world * (world + 1) / 2 * (1 + i % 7));
-}
+inline float bench_sum(int world, std::size_t i) { return static_cast<float>(world * (world + 1) / 2 * (1 + i % 7)); }
 
 }  // namespace mt

@@ -10,9 +10,8 @@ const CollectiveBench* broadcast_bench();
 const CollectiveBench* all_to_all_bench();
 
 const std::vector<const CollectiveBench*>& collective_benches() {
-  static const std::vector<const CollectiveBench*> table = {all_reduce_bench(), all_gather_bench(),
-                                                            reduce_scatter_bench(), broadcast_bench(),
-                                                            all_to_all_bench()};
+  static const std::vector<const CollectiveBench*> table = {
+      all_reduce_bench(), all_gather_bench(), reduce_scatter_bench(), broadcast_bench(), all_to_all_bench()};
   return table;
 }
 

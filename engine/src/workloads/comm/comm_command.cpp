@@ -91,17 +91,17 @@ class CommWorkload final : public Workload {
     outcome.exit_code = total_wrong > 0 ? 1 : 0;
     const auto hosts = control.hostnames();  // collective: every rank calls it
     if (group.rank() != 0) return outcome;
-    outcome.result = result_document("comm", total_wrong == 0, {
-                      {"backend", config_.job.backend},
-                      {"world_size", group.world_size()},
-                      {"warmup", config_.warmup},
-                      {"iters", config_.iters},
-                      {"rows", rows},
-                      {"hosts", hosts},
-                      {"environment", to_json(collect_environment(default_threads()), true)}});
+    outcome.result = result_document("comm", total_wrong == 0,
+                                     {{"backend", config_.job.backend},
+                                      {"world_size", group.world_size()},
+                                      {"warmup", config_.warmup},
+                                      {"iters", config_.iters},
+                                      {"rows", rows},
+                                      {"hosts", hosts},
+                                      {"environment", to_json(collect_environment(default_threads()), true)}});
     if (total_wrong > 0)
-      outcome.result["error"] =
-          error_json({std::nullopt, std::nullopt, fmt::format("{} wrong values in collective outputs", total_wrong), ""});
+      outcome.result["error"] = error_json(
+          {std::nullopt, std::nullopt, fmt::format("{} wrong values in collective outputs", total_wrong), ""});
     if (rows.size() == 1)  // one measurement: also as top-level fields, one trial per row
       for (const auto& [key, value] : rows[0].items()) outcome.result[key] = value;
     return outcome;

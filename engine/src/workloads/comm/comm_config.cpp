@@ -40,9 +40,9 @@ Option bytes_option(std::string flag, int64_t& target, std::string help) {
 OptionTable comm_option_table(CommConfig& c) {
   OptionTable t;
   auto& o = t.options;
-  o.push_back(Option{"ops", OptionType::text,
-                     fmt::format("collectives to measure, comma-separated, or all ({})", fmt::join(all_op_names(), ", ")),
-                     &c.ops});
+  o.push_back(Option{
+      "ops", OptionType::text,
+      fmt::format("collectives to measure, comma-separated, or all ({})", fmt::join(all_op_names(), ", ")), &c.ops});
   o.push_back(bytes_option("min-bytes", c.min_bytes, "smallest message, bytes"));
   o.push_back(bytes_option("max-bytes", c.max_bytes, "largest message, bytes"));
   {
@@ -51,8 +51,8 @@ OptionTable comm_option_table(CommConfig& c) {
     factor.exclusive_minimum = true;
     o.push_back(factor);
   }
-  o.push_back(Option{"sizes", OptionType::text, "explicit message sizes in bytes, comma-separated (instead of the sweep)",
-                     &c.sizes});
+  o.push_back(Option{"sizes", OptionType::text,
+                     "explicit message sizes in bytes, comma-separated (instead of the sweep)", &c.sizes});
   {
     Option warmup{"warmup", OptionType::integer, "untimed iterations per size", &c.warmup};
     warmup.minimum = 0;
@@ -62,7 +62,8 @@ OptionTable comm_option_table(CommConfig& c) {
     o.push_back(iters);
   }
   {
-    Option placement{"placement", OptionType::choice, "in-place, out-of-place buffers, or both where supported", &c.placement};
+    Option placement{"placement", OptionType::choice, "in-place, out-of-place buffers, or both where supported",
+                     &c.placement};
     placement.choices = {"in_place", "out_of_place", "both"};
     o.push_back(placement);
     Option split{"split", OptionType::choice, "all_to_all block sizes: equal, uneven (e + (r + p) mod n), or both",
@@ -81,7 +82,8 @@ std::vector<int64_t> message_sizes(const CommConfig& c) {
     for (const auto& item : split_list(c.sizes)) {
       char* end = nullptr;
       const long long v = std::strtoll(item.c_str(), &end, 10);
-      if (*end != '\0' || v < 4) throw std::invalid_argument(fmt::format("--sizes: '{}' is not a size of at least 4 bytes", item));
+      if (*end != '\0' || v < 4)
+        throw std::invalid_argument(fmt::format("--sizes: '{}' is not a size of at least 4 bytes", item));
       if (v > kMaxMessageBytes)
         throw std::invalid_argument(fmt::format("--sizes: {} is larger than 8 GiB ({})", item, kMaxMessageBytes));
       sizes.push_back(v);
@@ -100,7 +102,8 @@ std::vector<std::string> selected_ops(const CommConfig& c) {
   std::vector<std::string> ops;
   for (const auto& name : split_list(c.ops)) {
     if (!find_collective_bench(name))
-      throw std::invalid_argument(fmt::format("--ops: unknown collective '{}' (known: {})", name, fmt::join(all_op_names(), ", ")));
+      throw std::invalid_argument(
+          fmt::format("--ops: unknown collective '{}' (known: {})", name, fmt::join(all_op_names(), ", ")));
     ops.push_back(name);
   }
   if (ops.empty()) throw std::invalid_argument("--ops names no collective");

@@ -11,16 +11,16 @@
 namespace mt {
 
 struct CommConfig {
-  std::string ops = "all";          // comma-separated collectives, or all
-  int64_t min_bytes = 1024;         // message sizes: min, min × factor, ... up to max
+  std::string ops = "all";   // comma-separated collectives, or all
+  int64_t min_bytes = 1024;  // message sizes: min, min × factor, ... up to max
   int64_t max_bytes = 64 << 20;
   double step_factor = 2;
-  std::string sizes;                // explicit comma-separated sizes in bytes (overrides the sweep)
+  std::string sizes;  // explicit comma-separated sizes in bytes (overrides the sweep)
   int64_t warmup = 5;
   int64_t iters = 20;
-  std::string placement = "both";   // in_place, out_of_place, both
-  std::string split = "both";       // all_to_all: equal, uneven, both
-  JobOptions job;  // --backend, --collective-timeout, --output
+  std::string placement = "both";  // in_place, out_of_place, both
+  std::string split = "both";      // all_to_all: equal, uneven, both
+  JobOptions job;                  // --backend, --collective-timeout, --output
 };
 
 OptionTable comm_option_table(CommConfig& config);

@@ -28,15 +28,14 @@ void print_machine(const Environment& env, int threads) {
   fmt::print("  build type       {}\n  compiler         {}\n", env.build_type, env.compiler);
   fmt::print("  libtorch         {}\n  mpi library      {}\n", env.libtorch, env.mpi);
   fmt::print("  os               {}\n  kernel           {}\n", env.os, env.kernel);
-  fmt::print("  cpu              {} ({} family {} model {} stepping {})\n", cpu.model, cpu.vendor,
-             cpu.family, cpu.model_number, cpu.stepping);
-  fmt::print("  cores            {} logical CPUs, {} thread(s) per core, {} MiB memory\n",
-             cpu.logical_cpus, cpu.threads_per_core, cpu.memory_mib);
+  fmt::print("  cpu              {} ({} family {} model {} stepping {})\n", cpu.model, cpu.vendor, cpu.family,
+             cpu.model_number, cpu.stepping);
+  fmt::print("  cores            {} logical CPUs, {} thread(s) per core, {} MiB memory\n", cpu.logical_cpus,
+             cpu.threads_per_core, cpu.memory_mib);
   fmt::print("  vector isa       {} ({:.0f} MHz reported)\n", cpu.isa, cpu.mhz);
   fmt::print("  blas             {}\n", env.blas.summary());
   if (env.blas.efficiency > 0)
-    fmt::print("  blas efficiency  {:.0f}% of the fp32 vector peak at the reported clock\n",
-               100 * env.blas.efficiency);
+    fmt::print("  blas efficiency  {:.0f}% of the fp32 vector peak at the reported clock\n", 100 * env.blas.efficiency);
   fmt::print("  simd kernels     {}\n", env.simd_kernels);
   fmt::print("  denormals        {} (training flushes them unless --keep-denormals)\n",
              env.float_mode.flush_to_zero ? "flushed to zero (FTZ+DAZ)" : "kept");
@@ -57,16 +56,14 @@ void print_gpus() {
                gpu.nccl == gpu.nccl_built ? "" : "  WARNING: versions differ");
   if (gpu.device_count > 0)
     fmt::print("  gpus             {} x {} ({:.0f} GiB)\n", gpu.device_count, gpu.model, gpu.memory_gib);
-  else
-    fmt::print("  gpus             none: {} (the CPU path with --backend mpi still works)\n", gpu.problem);
+  else fmt::print("  gpus             none: {} (the CPU path with --backend mpi still works)\n", gpu.problem);
 }
 
 void print_network() {
   for (const auto& nic : network_interfaces())
     fmt::print("  network          {} {} {}{}\n", nic.name, nic.address, nic.up ? "up" : "down",
                nic.loopback ? " (loopback: ranks on other hosts cannot use it)" : "");
-  for (const auto& [name, value] : transport_variables())
-    fmt::print("  transport env    {}={}\n", name, value);
+  for (const auto& [name, value] : transport_variables()) fmt::print("  transport env    {}={}\n", name, value);
 }
 
 // Each rank contributes rank + 1; every rank must see n (n + 1) / 2.
@@ -103,8 +100,7 @@ int run_doctor_command() {
 #if MT_WITH_NCCL
   // NCCL only where every rank has a GPU of its own; the decision is collective, since one rank
   // alone must not start NCCL.
-  if (control.min(gpu_info().device_count >= control.local_size() ? 1.0 : 0.0) > 0)
-    ok = nccl_probe(control) && ok;
+  if (control.min(gpu_info().device_count >= control.local_size() ? 1.0 : 0.0) > 0) ok = nccl_probe(control) && ok;
 #endif
   return ok ? 0 : 1;
 }

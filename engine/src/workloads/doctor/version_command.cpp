@@ -14,8 +14,8 @@ int run_version_command(bool as_json) {
     return 0;
   }
   fmt::print("mtengine {}{}\n", env.build_revision, env.build_tree_dirty ? " (dirty tree)" : "");
-  fmt::print("  libtorch   {}\n  mpi        {}\n  compiler   {}\n  build type {}\n", env.libtorch,
-             env.mpi, env.compiler, env.build_type);
+  fmt::print("  libtorch   {}\n  mpi        {}\n  compiler   {}\n  build type {}\n", env.libtorch, env.mpi,
+             env.compiler, env.build_type);
   return 0;
 }
 

@@ -11,7 +11,7 @@ namespace mt {
 enum class GridDim { tp = 0, pp = 1, dp = 2 };
 
 struct Grid {
-  std::array<int, 3> size{1, 1, 1};          // by GridDim
+  std::array<int, 3> size{1, 1, 1};                                     // by GridDim
   std::array<GridDim, 3> order{GridDim::tp, GridDim::pp, GridDim::dp};  // fastest first
 
   int world() const { return size[0] * size[1] * size[2]; }

@@ -48,15 +48,15 @@ class GroupsWorkload final : public Workload {
     Communicator& world = group.collectives;
     ControlChannel& control = group.control;
     const int n = group.world_size(), rank = group.rank();
-    if (n < 2)
-      throw InputError("groups needs at least 2 ranks: one rank has no group to form and no order to mix up");
+    if (n < 2) throw InputError("groups needs at least 2 ranks: one rank has no group to form and no order to mix up");
     // Each collective's buffer and its check copy, per dimension's communicator.
     require_host_memory(control, world.device_memory(), 6.0 * static_cast<double>(config_.bytes),
                         "groups with this --bytes", "lower --bytes");
     if (n % (config_.tp * config_.pp) != 0)
       throw InputError(fmt::format("--tp {} x --pp {} does not divide the {} ranks", config_.tp, config_.pp, n));
     Grid grid;
-    grid.size = {static_cast<int>(config_.tp), static_cast<int>(config_.pp), static_cast<int>(n / (config_.tp * config_.pp))};
+    grid.size = {static_cast<int>(config_.tp), static_cast<int>(config_.pp),
+                 static_cast<int>(n / (config_.tp * config_.pp))};
     grid.order = parse_order(config_.order);
 
     nlohmann::json groups = nlohmann::json::object();
@@ -70,8 +70,8 @@ class GroupsWorkload final : public Workload {
       for (int m : members) expected += static_cast<float>(m + 1);
       const bool ok = control.min(all_reduced_value(*sub, static_cast<float>(rank + 1)) == expected ? 1.0 : 0.0) > 0;
       members_ok = members_ok && ok;
-      groups[dim_name(dim)] = {{"size", sub->world_size()}, {"members_of_rank_0", grid.group(0, dim)},
-                               {"members_ok", ok}};
+      groups[dim_name(dim)] = {
+          {"size", sub->world_size()}, {"members_of_rank_0", grid.group(0, dim)}, {"members_ok", ok}};
       comms[static_cast<std::size_t>(dim)] = std::move(sub);
     }
 
@@ -82,11 +82,20 @@ class GroupsWorkload final : public Workload {
     WorkloadOutcome outcome;
     outcome.exit_code = members_ok && hazard_caught ? 0 : 1;
     if (rank != 0) return outcome;
-    outcome.result = result_document("groups", outcome.exit_code == 0, {
-                      {"backend", config_.job.backend}, {"world_size", n}, {"tp", grid.size[0]}, {"pp", grid.size[1]},
-                      {"dp", grid.size[2]}, {"order", config_.order}, {"bytes", config_.bytes}, {"steps", config_.steps},
-                      {"groups", groups}, {"members_ok", members_ok}, {"hazard", hazard},
-                      {"environment", to_json(collect_environment(default_threads(), world.device_memory()), true)}});
+    outcome.result = result_document(
+        "groups", outcome.exit_code == 0,
+        {{"backend", config_.job.backend},
+         {"world_size", n},
+         {"tp", grid.size[0]},
+         {"pp", grid.size[1]},
+         {"dp", grid.size[2]},
+         {"order", config_.order},
+         {"bytes", config_.bytes},
+         {"steps", config_.steps},
+         {"groups", groups},
+         {"members_ok", members_ok},
+         {"hazard", hazard},
+         {"environment", to_json(collect_environment(default_threads(), world.device_memory()), true)}});
     if (outcome.exit_code != 0)
       outcome.result["error"] = error_json(
           {std::nullopt, std::nullopt,
@@ -152,15 +161,19 @@ class GroupsWorkload final : public Workload {
     buffer_a.upload(a);
     buffer_b.upload(b);
     const bool first = c.rank() == 0;
-    auto w1 = first ? c.all_reduce(buffer_a.data(), floats, ElementType::f32) : c.all_reduce(buffer_b.data(), floats, ElementType::f32);
-    auto w2 = first ? c.all_reduce(buffer_b.data(), floats, ElementType::f32) : c.all_reduce(buffer_a.data(), floats, ElementType::f32);
+    auto w1 = first ? c.all_reduce(buffer_a.data(), floats, ElementType::f32)
+                    : c.all_reduce(buffer_b.data(), floats, ElementType::f32);
+    auto w2 = first ? c.all_reduce(buffer_b.data(), floats, ElementType::f32)
+                    : c.all_reduce(buffer_a.data(), floats, ElementType::f32);
     w1->wait();
     w2->wait();
     c.synchronize();
     const float size = static_cast<float>(c.world_size());
     const bool intact = buffer_a.download().back() == tag_a * size && buffer_b.download().back() == tag_b * size;
     const bool detected = control.min(intact ? 1.0 : 0.0) == 0;
-    return {{"injected", true}, {"group_size", c.world_size()}, {"completed_without_error", true},
+    return {{"injected", true},
+            {"group_size", c.world_size()},
+            {"completed_without_error", true},
             {"detected_by_checksum", detected}};
   }
 
@@ -179,8 +192,8 @@ OptionTable groups_option_table(GroupsConfig& c) {
   };
   integer("tp", c.tp, "tensor-parallel group size", 1);
   integer("pp", c.pp, "pipeline stages (data-parallel size: ranks / (tp x pp))", 1);
-  o.push_back(Option{"order", OptionType::text, "mapping order, fastest-varying dimension first: e.g. tp-pp-dp",
-                     &c.order});
+  o.push_back(
+      Option{"order", OptionType::text, "mapping order, fastest-varying dimension first: e.g. tp-pp-dp", &c.order});
   integer("bytes", c.bytes, "message size of each collective, bytes", 4);
   o.back().maximum = double(int64_t{1} << 33);  // 8 GiB
   integer("tp-collectives-per-step", c.tp_collectives_per_step, "TP all-reduces per step", 1);

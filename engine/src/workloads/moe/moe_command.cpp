@@ -70,17 +70,17 @@ class MoeWorkload final : public Workload {
     torch::NoGradGuard no_grad;
 
     if (config_.routing.kind == "topk" && config_.routing.top_k > world)
-      throw InputError(fmt::format("--top-k {} is more experts than the {} ranks hold (one each)",
-                                   config_.routing.top_k, world));
+      throw InputError(
+          fmt::format("--top-k {} is more experts than the {} ranks hold (one each)", config_.routing.top_k, world));
     if (tokens > max_tokens_per_rank(world)) {
       throw InputError(fmt::format("--tokens {} is too many for {} ranks: token stamps hold at most {} per rank",
                                    tokens, world, max_tokens_per_rank(world)));
     }
     // The expert's two Linear layers (8 d² floats) and, per token, its input, the 4d hidden
     // activation, its output and the exchange buffers both ways (about 12 d floats, top-k times).
-    const double memory_per_rank = 4.0 * (8.0 * static_cast<double>(d) * d +
-                                   12.0 * static_cast<double>(tokens) * d *
-                                       std::max<int64_t>(1, config_.routing.top_k));
+    const double memory_per_rank =
+        4.0 * (8.0 * static_cast<double>(d) * d +
+               12.0 * static_cast<double>(tokens) * d * std::max<int64_t>(1, config_.routing.top_k));
     require_host_memory(control, comm.device_memory(), memory_per_rank, "moe with this --d-model and --tokens",
                         "lower --d-model or --tokens");
     const Routing routing = route_tokens(config_.routing, rank, world, tokens);
@@ -159,31 +159,45 @@ class MoeWorkload final : public Workload {
     }
     const double mean = std::accumulate(per_rank.begin(), per_rank.end(), 0.0) / world;
     const double total_tokens = static_cast<double>(tokens) * world;
-    outcome.result = result_document("moe", ok, {
-        {"backend", config_.job.backend},
-        {"world_size", world}, {"routing", config_.routing.kind}, {"hot_fraction", config_.routing.hot_fraction},
-        {"top_k", config_.routing.top_k}, {"capacity_factor", config_.routing.capacity_factor},
-        {"tokens_per_rank", tokens}, {"d_model", d}, {"iters", config_.iters},
-        {"counts_ms", worst.counts_ms}, {"dispatch_ms", worst.dispatch_ms}, {"compute_ms", worst.compute_ms},
-        {"combine_ms", worst.combine_ms}, {"step_ms", worst.step_ms},
-        {"tokens_per_sec", total_tokens / (worst.step_ms / 1000.0)},
-        {"tokens_received", per_rank},
-        {"per_rank_ms", {{"dispatch", dispatch_per_rank}, {"compute", compute_per_rank}, {"combine", combine_per_rank}}},
-        {"imbalance", mean > 0 ? *std::max_element(per_rank.begin(), per_rank.end()) / mean : 1.0},
-        {"dropped_tokens", dropped}, {"ids_wrong", wrong_ids}, {"tokens_misrouted", misrouted},
-        {"max_abs_error", error}, {"atol", config_.atol},
-        {"hosts", hosts},
-        {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}});
+    outcome.result = result_document(
+        "moe", ok,
+        {{"backend", config_.job.backend},
+         {"world_size", world},
+         {"routing", config_.routing.kind},
+         {"hot_fraction", config_.routing.hot_fraction},
+         {"top_k", config_.routing.top_k},
+         {"capacity_factor", config_.routing.capacity_factor},
+         {"tokens_per_rank", tokens},
+         {"d_model", d},
+         {"iters", config_.iters},
+         {"counts_ms", worst.counts_ms},
+         {"dispatch_ms", worst.dispatch_ms},
+         {"compute_ms", worst.compute_ms},
+         {"combine_ms", worst.combine_ms},
+         {"step_ms", worst.step_ms},
+         {"tokens_per_sec", total_tokens / (worst.step_ms / 1000.0)},
+         {"tokens_received", per_rank},
+         {"per_rank_ms",
+          {{"dispatch", dispatch_per_rank}, {"compute", compute_per_rank}, {"combine", combine_per_rank}}},
+         {"imbalance", mean > 0 ? *std::max_element(per_rank.begin(), per_rank.end()) / mean : 1.0},
+         {"dropped_tokens", dropped},
+         {"ids_wrong", wrong_ids},
+         {"tokens_misrouted", misrouted},
+         {"max_abs_error", error},
+         {"atol", config_.atol},
+         {"hosts", hosts},
+         {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}});
     if (!ok)
-      outcome.result["error"] = error_json(
-          {std::nullopt, std::nullopt,
-           fmt::format("oracle failed: {} token ids astray, {} misrouted, max |error| {:.3g} (atol {:.3g})", wrong_ids,
-                       misrouted, error, config_.atol),
-           ""});
-    fmt::print("mtengine moe: {} x{} {} tokens/rank: dispatch {:.2f} ms, compute {:.2f} ms, combine {:.2f} ms, "
-               "imbalance {:.2f}, dropped {}, ids astray {}, misrouted {}, max |error| {:.2g}\n",
-               config_.routing.kind, world, tokens, worst.dispatch_ms, worst.compute_ms, worst.combine_ms,
-               outcome.result["imbalance"].get<double>(), dropped, wrong_ids, misrouted, error);
+      outcome.result["error"] =
+          error_json({std::nullopt, std::nullopt,
+                      fmt::format("oracle failed: {} token ids astray, {} misrouted, max |error| {:.3g} (atol {:.3g})",
+                                  wrong_ids, misrouted, error, config_.atol),
+                      ""});
+    fmt::print(
+        "mtengine moe: {} x{} {} tokens/rank: dispatch {:.2f} ms, compute {:.2f} ms, combine {:.2f} ms, "
+        "imbalance {:.2f}, dropped {}, ids astray {}, misrouted {}, max |error| {:.2g}\n",
+        config_.routing.kind, world, tokens, worst.dispatch_ms, worst.compute_ms, worst.combine_ms,
+        outcome.result["imbalance"].get<double>(), dropped, wrong_ids, misrouted, error);
     return outcome;
   }
 
@@ -217,7 +231,8 @@ class MoeWorkload final : public Workload {
     comm.synchronize();
     const auto host_counts = counts_back.to(torch::kCPU);
     received.assign(send_counts.size(), 0);
-    for (std::size_t p2 = 0; p2 < received.size(); ++p2) received[p2] = host_counts[static_cast<int64_t>(p2)].item<int32_t>();
+    for (std::size_t p2 = 0; p2 < received.size(); ++p2)
+      received[p2] = host_counts[static_cast<int64_t>(p2)].item<int32_t>();
     const int64_t total = std::accumulate(received.begin(), received.end(), int64_t{0});
     p.counts_ms += ms_since(start);
 
@@ -226,8 +241,10 @@ class MoeWorkload final : public Workload {
     auto recv_ids = torch::empty({total}, send_ids.options());
     const auto sent = routing.per_expert;
     comm.set_next_label("dispatch");
-    auto work_x = comm.all_to_all_v(send_x.data_ptr(), scaled(sent, d), recv_x.data_ptr(), scaled(received, d), ElementType::f32);
-    auto work_ids = comm.all_to_all_v(send_ids.data_ptr(), scaled(sent, 1), recv_ids.data_ptr(), scaled(received, 1), ElementType::i32);
+    auto work_x =
+        comm.all_to_all_v(send_x.data_ptr(), scaled(sent, d), recv_x.data_ptr(), scaled(received, d), ElementType::f32);
+    auto work_ids = comm.all_to_all_v(send_ids.data_ptr(), scaled(sent, 1), recv_ids.data_ptr(), scaled(received, 1),
+                                      ElementType::i32);
     work_x->wait();
     work_ids->wait();
     comm.synchronize();
@@ -243,9 +260,10 @@ class MoeWorkload final : public Workload {
     back_x = torch::empty_like(send_x);
     back_stamps = torch::empty_like(send_ids);
     comm.set_next_label("combine");
-    auto back_work_x = comm.all_to_all_v(y.data_ptr(), scaled(received, d), back_x.data_ptr(), scaled(sent, d), ElementType::f32);
-    auto back_work_ids =
-        comm.all_to_all_v(stamps.data_ptr(), scaled(received, 1), back_stamps.data_ptr(), scaled(sent, 1), ElementType::i32);
+    auto back_work_x =
+        comm.all_to_all_v(y.data_ptr(), scaled(received, d), back_x.data_ptr(), scaled(sent, d), ElementType::f32);
+    auto back_work_ids = comm.all_to_all_v(stamps.data_ptr(), scaled(received, 1), back_stamps.data_ptr(),
+                                           scaled(sent, 1), ElementType::i32);
     back_work_x->wait();
     back_work_ids->wait();
     comm.synchronize();
@@ -261,8 +279,7 @@ class MoeWorkload final : public Workload {
 OptionTable moe_option_table(MoeConfig& c) {
   OptionTable t;
   auto& o = t.options;
-  auto integer = [&](const char* flag, int64_t& target, const char* help, double minimum,
-                     double maximum) {
+  auto integer = [&](const char* flag, int64_t& target, const char* help, double minimum, double maximum) {
     Option option{flag, OptionType::integer, help, &target};
     option.minimum = minimum;
     option.maximum = maximum;

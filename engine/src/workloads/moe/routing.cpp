@@ -24,7 +24,8 @@ Routing top_k(const RoutingConfig& c, int rank, int world, int64_t tokens) {
   if (c.top_k < 1 || c.top_k > world) throw std::invalid_argument("--top-k must be between 1 and the number of ranks");
   std::mt19937_64 rng(c.seed + 1000003ULL * static_cast<uint64_t>(rank));
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  const auto capacity = static_cast<int64_t>(std::ceil(c.capacity_factor * static_cast<double>(tokens) * c.top_k / world));
+  const auto capacity =
+      static_cast<int64_t>(std::ceil(c.capacity_factor * static_cast<double>(tokens) * c.top_k / world));
   std::vector<int64_t> load(static_cast<std::size_t>(world), 0);
   std::vector<Assignment> kept;
   int64_t dropped = 0;

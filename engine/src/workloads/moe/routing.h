@@ -23,9 +23,9 @@ struct RoutingConfig {
 };
 
 struct Assignment {
-  int64_t token = 0;   // position in this rank's batch
-  int expert = 0;      // = the rank that holds it
-  float weight = 1;    // combine weight (topk: softmax of the chosen scores)
+  int64_t token = 0;  // position in this rank's batch
+  int expert = 0;     // = the rank that holds it
+  float weight = 1;   // combine weight (topk: softmax of the chosen scores)
 };
 
 struct Routing {

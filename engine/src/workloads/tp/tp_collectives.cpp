@@ -38,7 +38,8 @@ torch::Tensor reduce_scattered_along_sequence(const torch::Tensor& x, Communicat
   auto sizes = full.sizes().vec();
   sizes[0] /= n;
   auto mine = torch::empty(sizes, full.options());
-  comm.reduce_scatter(full.data_ptr(), mine.data_ptr(), static_cast<std::size_t>(mine.numel()), ElementType::f32)->wait();
+  comm.reduce_scatter(full.data_ptr(), mine.data_ptr(), static_cast<std::size_t>(mine.numel()), ElementType::f32)
+      ->wait();
   comm.synchronize();
   return mine.transpose(0, 1).contiguous();
 }

@@ -24,9 +24,13 @@ Inputs make_inputs(const TpConfig& c, const torch::Device& device) {
   torch::manual_seed(c.seed);
   const auto o = torch::TensorOptions().device(device);
   const int64_t d = c.d_model, h = 4 * c.d_model;
-  return {torch::randn({c.batch, c.seq_length, d}, o), torch::randn({h, d}, o) * 0.05, torch::randn({h}, o) * 0.05,
-          torch::randn({d, h}, o) * 0.05,          torch::randn({d}, o) * 0.05,
-          torch::randn({c.batch, c.seq_length, h}, o), torch::randn({c.batch, c.seq_length, h}, o),
+  return {torch::randn({c.batch, c.seq_length, d}, o),
+          torch::randn({h, d}, o) * 0.05,
+          torch::randn({h}, o) * 0.05,
+          torch::randn({d, h}, o) * 0.05,
+          torch::randn({d}, o) * 0.05,
+          torch::randn({c.batch, c.seq_length, h}, o),
+          torch::randn({c.batch, c.seq_length, h}, o),
           torch::randn({c.batch, c.seq_length, d}, o)};
 }
 
@@ -35,7 +39,8 @@ torch::Tensor leaf(const torch::Tensor& t) { return t.detach().clone().requires_
 class Checks {
  public:
   Checks(ControlChannel& control, double atol) : control_(control), atol_(atol) {}
-  void compare(const std::string& layer, const std::string& tensor, const torch::Tensor& got, const torch::Tensor& want) {
+  void compare(const std::string& layer, const std::string& tensor, const torch::Tensor& got,
+               const torch::Tensor& want) {
     const double error = control_.max((got.detach() - want.detach()).abs().max().item<double>());
     rows_.push_back({{"layer", layer}, {"tensor", tensor}, {"max_abs_error", error}, {"pass", error <= atol_}});
     all_pass_ = all_pass_ && error <= atol_;
@@ -67,14 +72,13 @@ class TpWorkload final : public Workload {
     const int64_t h = 4 * config_.d_model;
     if (h % n != 0 || config_.seq_length % n != 0)
       throw InputError(fmt::format("4 x --d-model ({}) and --seq-length ({}) must divide by the {} ranks", h,
-                                       config_.seq_length, n));
+                                   config_.seq_length, n));
     // The unsplit reference MLP (d x 4d twice) and its activations (batch x seq x 4d), with
     // gradients and the split copies: about three times each, in floats.
     const double rows = static_cast<double>(config_.batch) * config_.seq_length;
     const double per_rank = 4.0 * 3.0 * (8.0 * config_.d_model * config_.d_model + 6.0 * rows * config_.d_model);
     require_host_memory(group.control, comm.device_memory(), per_rank,
-                        "tp with this --d-model, --batch and --seq-length",
-                        "lower --d-model, --batch or --seq-length");
+                        "tp with this --d-model, --batch and --seq-length", "lower --d-model, --batch or --seq-length");
     at::set_num_threads(config_.threads > 0 ? config_.threads : default_threads());
     const torch::Device device = comm.device_memory() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
     const Inputs in = make_inputs(config_, device);
@@ -109,7 +113,9 @@ class TpWorkload final : public Workload {
     Reference mlp = reference_mlp(in);
     {  // column then row: no gather between
       Parts p(in, cols);
-      auto y = reduce_from_tp(torch::linear(torch::gelu(torch::linear(copy_to_tp(p.x, comm), p.w1, p.b1)), p.w2), comm) + p.b2;
+      auto y =
+          reduce_from_tp(torch::linear(torch::gelu(torch::linear(copy_to_tp(p.x, comm), p.w1, p.b1)), p.w2), comm) +
+          p.b2;
       y.backward(in.grad_out);
       compare_mlp(checks, "mlp", y, p, mlp, cols, Slice());
     }
@@ -131,12 +137,19 @@ class TpWorkload final : public Workload {
     if (r != 0) return outcome;
     for (const auto& row : checks.rows())
       fmt::print("mtengine tp: {:<7} {:<12} max |error| {:.3g} {}\n", row["layer"].get<std::string>(),
-                 row["tensor"].get<std::string>(), row["max_abs_error"].get<double>(), row["pass"].get<bool>() ? "ok" : "FAIL");
-    outcome.result = result_document("tp", checks.all_pass(), {
-                      {"backend", config_.job.backend}, {"world_size", n}, {"batch", config_.batch},
-                      {"seq_length", config_.seq_length}, {"d_model", config_.d_model}, {"atol", config_.atol},
-                      {"checks", checks.rows()}, {"all_pass", checks.all_pass()},
-                      {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}});
+                 row["tensor"].get<std::string>(), row["max_abs_error"].get<double>(),
+                 row["pass"].get<bool>() ? "ok" : "FAIL");
+    outcome.result =
+        result_document("tp", checks.all_pass(),
+                        {{"backend", config_.job.backend},
+                         {"world_size", n},
+                         {"batch", config_.batch},
+                         {"seq_length", config_.seq_length},
+                         {"d_model", config_.d_model},
+                         {"atol", config_.atol},
+                         {"checks", checks.rows()},
+                         {"all_pass", checks.all_pass()},
+                         {"environment", to_json(collect_environment(default_threads(), comm.device_memory()), true)}});
     if (!checks.all_pass())
       outcome.result["error"] = error_json(
           {std::nullopt, std::nullopt, "a parallel form differs from the single-device reference beyond --atol", ""});
@@ -152,8 +165,11 @@ class TpWorkload final : public Workload {
   struct Parts {
     torch::Tensor x, w1, b1, w2, b2;
     Parts(const Inputs& in, const Slice& cols, const Slice& seq = Slice())
-        : x(leaf(in.x.index({Slice(), seq}))), w1(leaf(in.w1.index({cols}))), b1(leaf(in.b1.index({cols}))),
-          w2(leaf(in.w2.index({Slice(), cols}))), b2(leaf(in.b2)) {}
+        : x(leaf(in.x.index({Slice(), seq}))),
+          w1(leaf(in.w1.index({cols}))),
+          b1(leaf(in.b1.index({cols}))),
+          w2(leaf(in.w2.index({Slice(), cols}))),
+          b2(leaf(in.b2)) {}
   };
 
   Reference reference_mlp(const Inputs& in) const {
@@ -181,9 +197,10 @@ class TpWorkload final : public Workload {
 OptionTable tp_option_table(TpConfig& c) {
   OptionTable t;
   auto& o = t.options;
-  for (auto [flag, target, help] : {std::tuple{"batch", &c.batch, "sequences"}, std::tuple{"seq-length", &c.seq_length,
-                                    "positions per sequence (divisible by the ranks)"},
-                                    std::tuple{"d-model", &c.d_model, "width; the MLP is 4 x wider"}}) {
+  for (auto [flag, target, help] :
+       {std::tuple{"batch", &c.batch, "sequences"},
+        std::tuple{"seq-length", &c.seq_length, "positions per sequence (divisible by the ranks)"},
+        std::tuple{"d-model", &c.d_model, "width; the MLP is 4 x wider"}}) {
     Option option{flag, OptionType::integer, help, target};
     option.minimum = 1;
     option.maximum = 1 << 16;

@@ -12,33 +12,38 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 nlohmann::json config_fields(const TrainConfig& c, int world_size) {
   const auto* entry = find_strategy(c.strategy);
-  nlohmann::json out = result_document("train", true, {
-      {"strategy", c.strategy},
-      {"backend", c.job.backend},
-      {"world_size", world_size},
-      {"precision", c.precision},
-      {"model_config",
-       {{"vocab_size", c.model.vocab_size}, {"d_model", c.model.d_model},
-        {"n_heads", c.model.n_heads}, {"n_layers", c.model.n_layers},
-        {"seq_length", c.model.seq_length}, {"dropout", c.model.dropout}}},
-      {"batch_size_per_rank", c.batch_size},
-      {"gradient_accumulation_steps", c.grad_accum_steps},
-      {"gradient_sync_mode", c.gradient_sync_mode},
-      {"learning_rate", c.learning_rate},
-      {"lr_scheduler",
-       {{"kind", c.lr_scheduler}, {"warmup_steps", c.lr_warmup_steps},
-        {"decay_steps", c.lr_decay_steps}, {"min_learning_rate", c.min_learning_rate}}},
-      {"max_grad_norm", c.max_grad_norm},
-      {"grad_reduce_dtype", c.grad_reduce_dtype},
-      {"activation_checkpointing", c.activation_checkpointing},
-      {"backward_prefetch", c.backward_prefetch},
-      {"bucket_cap_mb", c.bucket_cap_mb},
-      {"first_bucket_cap_mb", c.first_bucket_cap_mb},
-      {"seed", c.seed},
-      {"steps", c.steps},
-      {"warmup_steps", c.warmup_steps}});
+  nlohmann::json out = result_document("train", true,
+                                       {{"strategy", c.strategy},
+                                        {"backend", c.job.backend},
+                                        {"world_size", world_size},
+                                        {"precision", c.precision},
+                                        {"model_config",
+                                         {{"vocab_size", c.model.vocab_size},
+                                          {"d_model", c.model.d_model},
+                                          {"n_heads", c.model.n_heads},
+                                          {"n_layers", c.model.n_layers},
+                                          {"seq_length", c.model.seq_length},
+                                          {"dropout", c.model.dropout}}},
+                                        {"batch_size_per_rank", c.batch_size},
+                                        {"gradient_accumulation_steps", c.grad_accum_steps},
+                                        {"gradient_sync_mode", c.gradient_sync_mode},
+                                        {"learning_rate", c.learning_rate},
+                                        {"lr_scheduler",
+                                         {{"kind", c.lr_scheduler},
+                                          {"warmup_steps", c.lr_warmup_steps},
+                                          {"decay_steps", c.lr_decay_steps},
+                                          {"min_learning_rate", c.min_learning_rate}}},
+                                        {"max_grad_norm", c.max_grad_norm},
+                                        {"grad_reduce_dtype", c.grad_reduce_dtype},
+                                        {"activation_checkpointing", c.activation_checkpointing},
+                                        {"backward_prefetch", c.backward_prefetch},
+                                        {"bucket_cap_mb", c.bucket_cap_mb},
+                                        {"first_bucket_cap_mb", c.first_bucket_cap_mb},
+                                        {"seed", c.seed},
+                                        {"steps", c.steps},
+                                        {"warmup_steps", c.warmup_steps}});
   if (entry) {
-    const SyncMode resolved = c.gradient_sync_mode == "auto" ? entry->auto_sync_mode
+    const SyncMode resolved = c.gradient_sync_mode == "auto"    ? entry->auto_sync_mode
                               : c.gradient_sync_mode == "every" ? SyncMode::every
                                                                 : SyncMode::last;
     out["resolved_gradient_sync_mode"] = sync_mode_name(resolved);
@@ -49,12 +54,11 @@ nlohmann::json config_fields(const TrainConfig& c, int world_size) {
 // Model FLOPs utilisation (see training/trainer/model_flops.h) against two peaks of the cores the
 // job used: the SGEMM calibration each launch measures (what the BLAS reaches on this machine
 // now) and the CPU's fp32 vector peak at its reported clock. On a GPU neither applies.
-nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const RankRun& run,
-                                const TrainSummary& s, const Environment& env) {
-  const double per_token = training_flops_per_token(
-      {run.parameters, c.model.n_layers, c.model.d_model, c.model.seq_length});
-  nlohmann::json out = {{"model_flops_per_token", per_token},
-                        {"achieved_gflops", per_token * s.tokens_per_sec / 1e9}};
+nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const RankRun& run, const TrainSummary& s,
+                                const Environment& env) {
+  const double per_token =
+      training_flops_per_token({run.parameters, c.model.n_layers, c.model.d_model, c.model.seq_length});
+  nlohmann::json out = {{"model_flops_per_token", per_token}, {"achieved_gflops", per_token * s.tokens_per_sec / 1e9}};
   if (run.gpu) return out;
   const double cores = static_cast<double>(run.threads) * world_size;
   const double calibrated = env.blas.gflops_per_thread * 1e9 * cores;
@@ -72,8 +76,8 @@ nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const Rank
 
 }  // namespace
 
-nlohmann::json train_result_json(const TrainConfig& c, int world_size, const RankRun& run,
-                                 const TrainSummary& s, const Environment& env) {
+nlohmann::json train_result_json(const TrainConfig& c, int world_size, const RankRun& run, const TrainSummary& s,
+                                 const Environment& env) {
   nlohmann::json out = config_fields(c, world_size);
   out["status"] = "ok";
   out["parameters"] = run.parameters;
@@ -99,12 +103,10 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   }
   out["loss"] = s.loss;
   out["grad_norm"] = run.grad_norm.empty() ? 0.0 : run.grad_norm.back();
-  out["collectives_per_step"] = {{"sync_rounds", run.sync_rounds_per_step},
-                                 {"all_reduce", run.collectives_per_step.all_reduce},
-                                 {"all_gather", run.collectives_per_step.all_gather},
-                                 {"reduce_scatter", run.collectives_per_step.reduce_scatter},
-                                 {"broadcast", run.collectives_per_step.broadcast},
-                                 {"all_to_all", run.collectives_per_step.all_to_all}};
+  out["collectives_per_step"] = {
+      {"sync_rounds", run.sync_rounds_per_step},           {"all_reduce", run.collectives_per_step.all_reduce},
+      {"all_gather", run.collectives_per_step.all_gather}, {"reduce_scatter", run.collectives_per_step.reduce_scatter},
+      {"broadcast", run.collectives_per_step.broadcast},   {"all_to_all", run.collectives_per_step.all_to_all}};
   out["buckets"] = {{"count", run.bucket_bytes.size()}, {"bytes", run.bucket_bytes}};
   out["memory"] = {{"parameter_bytes", s.parameter_bytes},
                    {"gradient_bytes", s.gradient_bytes},
@@ -113,12 +115,9 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
                    {"peak_full_parameter_bytes", s.peak_full_parameter_bytes},
                    {"peak_rss_bytes", s.peak_rss_bytes},
                    {"host_need_lower_bound_bytes", training_memory_lower_bound(c, world_size).total()}};
-  out["per_step"] = {{"first_step", run.first_step},
-                     {"loss", run.mean_loss},
-                     {"grad_norm", run.grad_norm},
-                     {"learning_rate", run.learning_rate},
-                     {"step_time_ms", s.step_ms_per_rank},
-                     {"rank_wait_ms", s.rank_wait_ms_per_rank}};
+  out["per_step"] = {{"first_step", run.first_step},       {"loss", run.mean_loss},
+                     {"grad_norm", run.grad_norm},         {"learning_rate", run.learning_rate},
+                     {"step_time_ms", s.step_ms_per_rank}, {"rank_wait_ms", s.rank_wait_ms_per_rank}};
   out["hosts"] = s.hosts;
   out["resume_deterministic"] = run.resume_deterministic;
   out["resumed_from_step"] = run.resumed_from_step ? nlohmann::json(*run.resumed_from_step) : nlohmann::json(nullptr);
@@ -132,8 +131,7 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   return out;
 }
 
-nlohmann::json error_result_json(const TrainConfig& c, int world_size, const RunError& e,
-                                 const Environment& env) {
+nlohmann::json error_result_json(const TrainConfig& c, int world_size, const RunError& e, const Environment& env) {
   nlohmann::json out = config_fields(c, world_size);
   out["status"] = "error";
   nlohmann::json error = {{"reason", e.reason}};

@@ -20,12 +20,12 @@ SyncMode resolve_sync_mode(const TrainConfig& c) {
 }
 
 void print_summary(const TrainConfig& c, int world_size, const RankRun& run, const TrainSummary& s) {
-  fmt::print("mtengine train: {} x{} params={} tokens/s={:.1f} step={:.2f} ms (data {:.2f}, fwd+bwd {:.2f}, "
-             "opt {:.2f}) loss={:.4f} peak_rss={:.1f} MiB sync={}/{} rounds/step\n",
-             c.strategy, world_size, run.parameters, s.tokens_per_sec, s.step_time_ms,
-             s.data_time_ms, s.forward_backward_ms, s.optimizer_step_ms, s.loss,
-             static_cast<double>(s.peak_rss_bytes) / (1024.0 * 1024.0),
-             sync_mode_name(run.sync_mode), run.sync_rounds_per_step);
+  fmt::print(
+      "mtengine train: {} x{} params={} tokens/s={:.1f} step={:.2f} ms (data {:.2f}, fwd+bwd {:.2f}, "
+      "opt {:.2f}) loss={:.4f} peak_rss={:.1f} MiB sync={}/{} rounds/step\n",
+      c.strategy, world_size, run.parameters, s.tokens_per_sec, s.step_time_ms, s.data_time_ms, s.forward_backward_ms,
+      s.optimizer_step_ms, s.loss, static_cast<double>(s.peak_rss_bytes) / (1024.0 * 1024.0),
+      sync_mode_name(run.sync_mode), run.sync_rounds_per_step);
   std::fflush(stdout);
 }
 
@@ -49,8 +49,8 @@ class TrainWorkload final : public Workload {
     WorkloadOutcome outcome;
     if (group.rank() != 0) return outcome;
     print_summary(config_, world_size_, run_, summary);
-    outcome.result = train_result_json(config_, world_size_, run_, summary,
-                                       collect_environment(run_.threads, run_.gpu));
+    outcome.result =
+        train_result_json(config_, world_size_, run_, summary, collect_environment(run_.threads, run_.gpu));
     return outcome;
   }
 
@@ -73,8 +73,7 @@ class TrainWorkload final : public Workload {
     outcome.exit_code = 1;
     if (group.rank() != 0) return outcome;
     std::fprintf(stderr, "mtengine train: %s; all ranks stopped\n", reason.c_str());
-    outcome.result = error_result(RunError{run_.first_bad_rank, run_.current_step, reason,
-                                           "all_rank_fail_fast"});
+    outcome.result = error_result(RunError{run_.first_bad_rank, run_.current_step, reason, "all_rank_fail_fast"});
     return outcome;
   }
 

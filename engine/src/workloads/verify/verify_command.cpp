@@ -21,7 +21,8 @@ std::string component_of(const std::string& tensor) { return tensor.substr(0, te
 
 // Per component, the first tensor whose name, type, shape or digest differs between the two
 // shards, or "" when they match.
-std::map<std::string, std::string> first_differences(const std::vector<ShardEntry>& a, const std::vector<ShardEntry>& b) {
+std::map<std::string, std::string> first_differences(const std::vector<ShardEntry>& a,
+                                                     const std::vector<ShardEntry>& b) {
   std::map<std::string, std::string> out;
   for (const auto& c : kComponents) out[c] = "";
   std::map<std::string, const ShardEntry*> in_b;
@@ -47,7 +48,8 @@ class VerifyWorkload final : public Workload {
 
   std::string name() const override { return "verify"; }
   std::optional<std::string> validate() const override {
-    if (config_.a.empty() || config_.b.empty()) return std::string("two checkpoint step directories are needed: verify A B");
+    if (config_.a.empty() || config_.b.empty())
+      return std::string("two checkpoint step directories are needed: verify A B");
     return std::nullopt;
   }
   const JobOptions& job() const override { return config_.job; }
@@ -82,7 +84,8 @@ class VerifyWorkload final : public Workload {
   nlohmann::json error_result(const RunError& error) const override {
     return result_document(
         "verify", false,
-        {{"a", config_.a}, {"b", config_.b},
+        {{"a", config_.a},
+         {"b", config_.b},
          {"error", {{"reason", error.reason}, {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()}}}});
   }
 
@@ -114,18 +117,21 @@ class VerifyWorkload final : public Workload {
       components[c] = entry;
     }
     return result_document("verify", true,
-                           {{"world_size", world_size}, {"a", config_.a}, {"b", config_.b},
-                            {"exact_match", exact}, {"components", components}});
+                           {{"world_size", world_size},
+                            {"a", config_.a},
+                            {"b", config_.b},
+                            {"exact_match", exact},
+                            {"components", components}});
   }
 
   static void print(const nlohmann::json& result) {
     fmt::print("mtengine verify: {}\n", result["exact_match"].get<bool>() ? "exact match" : "MISMATCH");
     for (const auto& [component, entry] : result["components"].items()) {
-      if (entry["match"].get<bool>())
-        fmt::print("  {:<12} match\n", component);
+      if (entry["match"].get<bool>()) fmt::print("  {:<12} match\n", component);
       else
         fmt::print("  {:<12} differs first at {} on rank {}\n", component,
-                   entry["first_difference"]["tensor"].get<std::string>(), entry["first_difference"]["rank"].get<int>());
+                   entry["first_difference"]["tensor"].get<std::string>(),
+                   entry["first_difference"]["rank"].get<int>());
     }
     std::fflush(stdout);
   }

@@ -91,9 +91,9 @@ struct MpiCommunicator::State {
 
   std::shared_ptr<MpiWork> work(long sequence, CollectiveKind kind, std::size_t count, ElementType type,
                                 const std::string& label) {
-    return std::make_shared<MpiWork>(
-        progress, fmt::format("{} #{} ({} {}{}) on rank {}", collective_name(kind), sequence, count,
-                              element_type_name(type), label.empty() ? "" : ", " + label, rank));
+    return std::make_shared<MpiWork>(progress,
+                                     fmt::format("{} #{} ({} {}{}) on rank {}", collective_name(kind), sequence, count,
+                                                 element_type_name(type), label.empty() ? "" : ", " + label, rank));
   }
 };
 
@@ -126,8 +126,7 @@ MpiCommunicator::~MpiCommunicator() {
   if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
 }
 
-WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, ElementType type,
-                                       StreamRef) {
+WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::all_reduce), CollectiveKind::all_reduce, count, type, take_label());
   std::vector<MPI_Request> requests;
   const bool in_place = send == recv;
@@ -146,8 +145,7 @@ WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t
   return state_->progress.submit(work, std::move(requests));
 }
 
-WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count,
-                                       ElementType type, StreamRef) {
+WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::all_gather), CollectiveKind::all_gather, count, type, take_label());
   const int n = int_count(count, "all_gather");
   // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
@@ -158,26 +156,24 @@ WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t
   return state_->progress.submit(work, {request});
 }
 
-WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count,
-                                           ElementType type, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::reduce_scatter), CollectiveKind::reduce_scatter, count, type, take_label());
+WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
+                                           StreamRef) {
+  auto work =
+      state_->work(issue(CollectiveKind::reduce_scatter), CollectiveKind::reduce_scatter, count, type, take_label());
   MPI_Request request;
-  MT_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, int_count(count, "reduce_scatter"),
-                                         datatype(type), sum_op(type), state_->comm, &request));
+  MT_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, int_count(count, "reduce_scatter"), datatype(type), sum_op(type),
+                                         state_->comm, &request));
   return state_->progress.submit(work, {request});
 }
 
-WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType type, int root,
-                                      StreamRef) {
+WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType type, int root, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::broadcast), CollectiveKind::broadcast, count, type, take_label());
   MPI_Request request;
-  MT_MPI_CHECK(MPI_Ibcast(data, int_count(count, "broadcast"), datatype(type), root, state_->comm,
-                          &request));
+  MT_MPI_CHECK(MPI_Ibcast(data, int_count(count, "broadcast"), datatype(type), root, state_->comm, &request));
   return state_->progress.submit(work, {request});
 }
 
-WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count,
-                                       ElementType type, StreamRef) {
+WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type, take_label());
   const int n = int_count(count, "all_to_all");
   MPI_Request request;
@@ -185,9 +181,8 @@ WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t
   return state_->progress.submit(work, {request});
 }
 
-WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts,
-                                         void* recv, const std::vector<std::size_t>& recv_counts,
-                                         ElementType type, StreamRef) {
+WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
+                                         const std::vector<std::size_t>& recv_counts, ElementType type, StreamRef) {
   if (send_counts.size() != static_cast<std::size_t>(world_size_) ||
       recv_counts.size() != static_cast<std::size_t>(world_size_))
     throw std::invalid_argument("all_to_all_v: one count per rank expected");
@@ -203,10 +198,9 @@ WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std
   arrays->send_counts = int_counts(send_counts, arrays->send_displacements);
   arrays->recv_counts = int_counts(recv_counts, arrays->recv_displacements);
   MPI_Request request;
-  MT_MPI_CHECK(MPI_Ialltoallv(send, arrays->send_counts.data(), arrays->send_displacements.data(),
-                              datatype(type), recv, arrays->recv_counts.data(),
-                              arrays->recv_displacements.data(), datatype(type), state_->comm,
-                              &request));
+  MT_MPI_CHECK(MPI_Ialltoallv(send, arrays->send_counts.data(), arrays->send_displacements.data(), datatype(type), recv,
+                              arrays->recv_counts.data(), arrays->recv_displacements.data(), datatype(type),
+                              state_->comm, &request));
   work->keep_alive(arrays);
   return state_->progress.submit(work, {request});
 }

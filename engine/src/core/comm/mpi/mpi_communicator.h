@@ -24,19 +24,14 @@ class MpiCommunicator final : public Communicator {
   bool device_memory() const override { return false; }
 
   using Communicator::all_reduce;
-  WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type,
-                        StreamRef stream) override;
-  WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type,
-                        StreamRef stream) override;
+  WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override;
+  WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override;
   WorkHandle reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
                             StreamRef stream) override;
-  WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root,
-                       StreamRef stream) override;
-  WorkHandle all_to_all(const void* send, void* recv, std::size_t count, ElementType type,
-                        StreamRef stream) override;
+  WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root, StreamRef stream) override;
+  WorkHandle all_to_all(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override;
   WorkHandle all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
-                          const std::vector<std::size_t>& recv_counts, ElementType type,
-                          StreamRef stream) override;
+                          const std::vector<std::size_t>& recv_counts, ElementType type, StreamRef stream) override;
 
  private:
   struct State;  // MPI handles and the progress thread; in the .cpp to keep mpi.h out of here

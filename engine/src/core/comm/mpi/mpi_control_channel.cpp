@@ -35,10 +35,8 @@ void MpiControlChannel::complete(const char* operation) {
                             "expected)",
                             timeout_s_, operation, sequence_),
                 1);
-    if (waited < kSpin)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (waited < kSpin) std::this_thread::yield();
+    else std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 }
 
@@ -78,16 +76,16 @@ double MpiControlChannel::min(double value) { return reduce(value, Reduction::mi
 double MpiControlChannel::sum(double value) { return reduce(value, Reduction::sum); }
 
 void MpiControlChannel::sum(std::vector<double>& values) {
-  MT_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
-                              MPI_DOUBLE, MPI_SUM, handles_->world, &handles_->request));
+  MT_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM,
+                              handles_->world, &handles_->request));
   complete("sum");
 }
 
 std::vector<std::vector<double>> MpiControlChannel::gather_to_root(const std::vector<double>& local) {
   const int n = static_cast<int>(local.size());
   std::vector<double> flat(rank_ == 0 ? static_cast<std::size_t>(n) * world_size_ : 0);
-  MT_MPI_CHECK(MPI_Igather(local.data(), n, MPI_DOUBLE, flat.data(), n, MPI_DOUBLE, 0,
-                           handles_->world, &handles_->request));
+  MT_MPI_CHECK(
+      MPI_Igather(local.data(), n, MPI_DOUBLE, flat.data(), n, MPI_DOUBLE, 0, handles_->world, &handles_->request));
   complete("gather");
   std::vector<std::vector<double>> out;
   if (rank_ != 0) return out;
@@ -99,8 +97,7 @@ std::vector<std::vector<double>> MpiControlChannel::gather_to_root(const std::ve
 std::vector<std::string> MpiControlChannel::gather_text_to_root(const std::string& local) {
   const int length = static_cast<int>(local.size());
   std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(world_size_) : 0);
-  MT_MPI_CHECK(MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, handles_->world,
-                           &handles_->request));
+  MT_MPI_CHECK(MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, handles_->world, &handles_->request));
   complete("gather");
   std::vector<int> offsets(lengths.size());
   int total = 0;
@@ -109,11 +106,12 @@ std::vector<std::string> MpiControlChannel::gather_text_to_root(const std::strin
     total += lengths[r];
   }
   std::vector<char> all(static_cast<std::size_t>(total));
-  MT_MPI_CHECK(MPI_Igatherv(local.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                            offsets.data(), MPI_CHAR, 0, handles_->world, &handles_->request));
+  MT_MPI_CHECK(MPI_Igatherv(local.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                            handles_->world, &handles_->request));
   complete("gather");
   std::vector<std::string> out;
-  for (std::size_t r = 0; r < lengths.size(); ++r) out.emplace_back(all.data() + offsets[r], static_cast<std::size_t>(lengths[r]));
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    out.emplace_back(all.data() + offsets[r], static_cast<std::size_t>(lengths[r]));
   return out;
 }
 
@@ -122,8 +120,7 @@ void MpiControlChannel::broadcast_bytes(std::vector<char>& bytes, int root) {
   MT_MPI_CHECK(MPI_Ibcast(&size, 1, MPI_LONG, root, handles_->world, &handles_->request));
   complete("broadcast");
   bytes.resize(static_cast<std::size_t>(size));
-  MT_MPI_CHECK(MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, root, handles_->world,
-                          &handles_->request));
+  MT_MPI_CHECK(MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, root, handles_->world, &handles_->request));
   complete("broadcast");
 }
 
@@ -134,8 +131,8 @@ std::vector<std::string> MpiControlChannel::hostnames() {
   std::vector<char> all(static_cast<std::size_t>(kWidth) * world_size_);
   std::vector<char> send(mine.begin(), mine.end());
   send.push_back('\0');
-  MT_MPI_CHECK(MPI_Iallgather(send.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR,
-                              handles_->world, &handles_->request));
+  MT_MPI_CHECK(
+      MPI_Iallgather(send.data(), kWidth, MPI_CHAR, all.data(), kWidth, MPI_CHAR, handles_->world, &handles_->request));
   complete("all-gather");
   std::vector<std::string> out;
   for (int r = 0; r < world_size_; ++r) out.emplace_back(all.data() + static_cast<long>(r) * kWidth);

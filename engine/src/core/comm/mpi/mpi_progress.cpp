@@ -34,8 +34,7 @@ MpiProgress::~MpiProgress() {
   thread_.join();
 }
 
-std::shared_ptr<MpiWork> MpiProgress::submit(std::shared_ptr<MpiWork> work,
-                                             std::vector<MPI_Request> requests) {
+std::shared_ptr<MpiWork> MpiProgress::submit(std::shared_ptr<MpiWork> work, std::vector<MPI_Request> requests) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     work->requests_ = std::move(requests);
@@ -52,9 +51,9 @@ void MpiProgress::wait(MpiWork& work) {
     completed_.wait(lock, done);
     return;
   }
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(timeout_s_));
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_s_));
   if (!completed_.wait_until(lock, deadline, done)) {
     lock.unlock();
     abort_job(fmt::format("collective timeout: waited {:g} s for {}; a peer is stuck, slow or "
@@ -73,8 +72,8 @@ bool MpiProgress::poll_once() {
   std::vector<MpiWork*> finished;
   for (auto& work : snapshot) {
     int flag = 0;
-    MT_MPI_CHECK(MPI_Testall(static_cast<int>(work->requests_.size()), work->requests_.data(),
-                             &flag, MPI_STATUSES_IGNORE));
+    MT_MPI_CHECK(
+        MPI_Testall(static_cast<int>(work->requests_.size()), work->requests_.data(), &flag, MPI_STATUSES_IGNORE));
     if (flag) finished.push_back(work.get());
   }
   if (finished.empty()) return false;
@@ -85,9 +84,9 @@ bool MpiProgress::poll_once() {
       work->completed_at_ = now;
       work->done_.store(true, std::memory_order_release);
     }
-    outstanding_.erase(std::remove_if(outstanding_.begin(), outstanding_.end(),
-                                      [](const auto& w) { return w->done_.load(); }),
-                       outstanding_.end());
+    outstanding_.erase(
+        std::remove_if(outstanding_.begin(), outstanding_.end(), [](const auto& w) { return w->done_.load(); }),
+        outstanding_.end());
   }
   completed_.notify_all();
   return true;

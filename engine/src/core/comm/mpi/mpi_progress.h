@@ -20,8 +20,7 @@ class MpiProgress;
 
 class MpiWork final : public Work {
  public:
-  MpiWork(MpiProgress& progress, std::string description)
-      : progress_(progress), description_(std::move(description)) {}
+  MpiWork(MpiProgress& progress, std::string description) : progress_(progress), description_(std::move(description)) {}
 
   bool test() override { return done_.load(std::memory_order_acquire); }
   void wait() override;

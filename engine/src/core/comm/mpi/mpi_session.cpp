@@ -15,8 +15,8 @@ void check_mpi(int rc, const char* call, const char* file, int line) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
   MPI_Error_string(rc, text, &length);
-  std::fprintf(stderr, "mtengine: MPI error on rank %d (%s) at %s:%d in %s: %s\n",
-               world_rank_or_minus_one(), local_hostname().c_str(), file, line, call, text);
+  std::fprintf(stderr, "mtengine: MPI error on rank %d (%s) at %s:%d in %s: %s\n", world_rank_or_minus_one(),
+               local_hostname().c_str(), file, line, call, text);
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::abort();
@@ -38,8 +38,10 @@ MpiSession::MpiSession() {
   // Errors come back as codes so MT_MPI_CHECK can name the call site.
   MT_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   if (provided < MPI_THREAD_MULTIPLE)
-    abort_job("this MPI library does not support MPI_THREAD_MULTIPLE, which the engine's "
-              "communication thread needs (Open MPI: build with thread support)", 2);
+    abort_job(
+        "this MPI library does not support MPI_THREAD_MULTIPLE, which the engine's "
+        "communication thread needs (Open MPI: build with thread support)",
+        2);
 }
 
 MpiSession::~MpiSession() {

@@ -79,7 +79,8 @@ class NcclCommunicator final : public Communicator {
   }
 
   // A sub-communicator split from `parent` (ncclCommSplit): same device, its own stream.
-  NcclCommunicator(ncclComm_t comm, int device, double timeout_s) : timeout_s_(timeout_s), device_(device), comm_(comm) {
+  NcclCommunicator(ncclComm_t comm, int device, double timeout_s)
+      : timeout_s_(timeout_s), device_(device), comm_(comm) {
     MT_NCCL_CHECK(ncclCommUserRank(comm_, &rank_));
     MT_NCCL_CHECK(ncclCommCount(comm_, &world_size_));
     MT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -113,16 +114,14 @@ class NcclCommunicator final : public Communicator {
   bool device_memory() const override { return true; }
 
   using Communicator::all_reduce;
-  WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type,
-                        StreamRef stream) override {
+  WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override {
     const long seq = issue(CollectiveKind::all_reduce);
     after(stream);
     MT_NCCL_CHECK(ncclAllReduce(send, recv, count, nccl_type(type), ncclSum, comm_, stream_));
     return finish(stream, CollectiveKind::all_reduce, seq, count, type);
   }
 
-  WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type,
-                        StreamRef stream) override {
+  WorkHandle all_gather(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override {
     const long seq = issue(CollectiveKind::all_gather);
     after(stream);
     MT_NCCL_CHECK(ncclAllGather(send, recv, count, nccl_type(type), comm_, stream_));
@@ -137,23 +136,20 @@ class NcclCommunicator final : public Communicator {
     return finish(stream, CollectiveKind::reduce_scatter, seq, count, type);
   }
 
-  WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root,
-                       StreamRef stream) override {
+  WorkHandle broadcast(void* data, std::size_t count, ElementType type, int root, StreamRef stream) override {
     const long seq = issue(CollectiveKind::broadcast);
     after(stream);
     MT_NCCL_CHECK(ncclBroadcast(data, data, count, nccl_type(type), root, comm_, stream_));
     return finish(stream, CollectiveKind::broadcast, seq, count, type);
   }
 
-  WorkHandle all_to_all(const void* send, void* recv, std::size_t count, ElementType type,
-                        StreamRef stream) override {
+  WorkHandle all_to_all(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override {
     std::vector<std::size_t> counts(static_cast<std::size_t>(world_size_), count);
     return exchange(send, counts, recv, counts, type, stream, count * world_size_);
   }
 
   WorkHandle all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
-                          const std::vector<std::size_t>& recv_counts, ElementType type,
-                          StreamRef stream) override {
+                          const std::vector<std::size_t>& recv_counts, ElementType type, StreamRef stream) override {
     if (send_counts.size() != static_cast<std::size_t>(world_size_) ||
         recv_counts.size() != static_cast<std::size_t>(world_size_))
       throw std::invalid_argument("all_to_all_v: one count per rank expected");
@@ -172,10 +168,10 @@ class NcclCommunicator final : public Communicator {
     int loaded = 0;
     MT_NCCL_CHECK(ncclGetVersion(&loaded));
     if (loaded / 100 != NCCL_VERSION_CODE / 100)
-      throw std::runtime_error(fmt::format(
-          "NCCL version mismatch: built against {}.{}.{}, loaded {} (check LD_LIBRARY_PATH: the "
-          "engine must load the NCCL of the PyTorch wheel it was built with)",
-          NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, loaded));
+      throw std::runtime_error(
+          fmt::format("NCCL version mismatch: built against {}.{}.{}, loaded {} (check LD_LIBRARY_PATH: the "
+                      "engine must load the NCCL of the PyTorch wheel it was built with)",
+                      NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, loaded));
     const double low = control.min(loaded), high = control.max(loaded);
     if (low != high)
       throw std::runtime_error(fmt::format("NCCL version mismatch across ranks: {} and {} loaded",
@@ -193,10 +189,10 @@ class NcclCommunicator final : public Communicator {
     MT_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     MT_CUDA_CHECK(cudaEventRecord(done, stream_));
     const std::string label = take_label();
-    auto work = std::make_shared<NcclWork>(
-        done, as_stream(stream),
-        fmt::format("{} #{} ({} {}{}) on rank {}", collective_name(kind), seq, count, element_type_name(type),
-                    label.empty() ? "" : ", " + label, rank_));
+    auto work =
+        std::make_shared<NcclWork>(done, as_stream(stream),
+                                   fmt::format("{} #{} ({} {}{}) on rank {}", collective_name(kind), seq, count,
+                                               element_type_name(type), label.empty() ? "" : ", " + label, rank_));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       in_flight_.push_back({work, std::chrono::steady_clock::now()});
@@ -207,8 +203,8 @@ class NcclCommunicator final : public Communicator {
 
   // Grouped point-to-point: what all-to-all is in NCCL.
   WorkHandle exchange(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
-                      const std::vector<std::size_t>& recv_counts, ElementType type,
-                      StreamRef stream, std::size_t total) {
+                      const std::vector<std::size_t>& recv_counts, ElementType type, StreamRef stream,
+                      std::size_t total) {
     const long seq = issue(CollectiveKind::all_to_all);
     after(stream);
     const std::size_t bytes = element_bytes(type);
@@ -239,9 +235,10 @@ class NcclCommunicator final : public Communicator {
         problem = fmt::format("NCCL asynchronous error: {}", ncclGetErrorString(async));
       else if (timeout_s_ > 0 && !in_flight_.empty() &&
                std::chrono::duration<double>(now - in_flight_.front().started).count() > timeout_s_)
-        problem = fmt::format("collective timeout: waited {:g} s for {}; a peer is stuck, slow or "
-                              "gone (raise --collective-timeout if this is expected)",
-                              timeout_s_, in_flight_.front().work->describe());
+        problem = fmt::format(
+            "collective timeout: waited {:g} s for {}; a peer is stuck, slow or "
+            "gone (raise --collective-timeout if this is expected)",
+            timeout_s_, in_flight_.front().work->describe());
       if (!problem.empty()) {
         ncclCommAbort(comm_);
         abort_job(problem, 1);

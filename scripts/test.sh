@@ -4,7 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Slurm: the slurm tests start a cluster of their own. clang + its runtime: the fuzz test.
 # python3-jsonschema/yaml: the experiment schema test.
-scripts/setup.sh slurmctld slurmd slurm-client munge clang libclang-rt-14-dev python3-jsonschema python3-yaml
+# clang-format: the style check.
+scripts/setup.sh slurmctld slurmd slurm-client munge clang libclang-rt-14-dev python3-jsonschema python3-yaml \
+  clang-format
 # Open MPI refuses to run as root without these; the tests start MPI jobs.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 exec ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -LE gpu "$@"

@@ -26,6 +26,12 @@ expect 2 "mtengine train: --batch-size 0 must be at least 1" train --batch-size 
 STRATEGIES=$("$MTENGINE" describe | python3 -c \
   'import json, sys; print(", ".join(s["name"] for s in json.load(sys.stdin)["strategies"]))')
 expect 2 "mtengine train: --strategy 'fdsp' must be one of $STRATEGIES" train --strategy fdsp
+# --help names every choice of a choice flag.
+"$MTENGINE" train --help >"$WORK/help.txt" 2>&1
+for shown in "--strategy {${STRATEGIES//, /,}}=ddp" "--backend {mpi,nccl}=mpi" "--lr-scheduler {constant,cosine}" \
+             "--precision {fp32,bf16}"; do
+  grep -qF -- "$shown" "$WORK/help.txt" || { echo "FAIL: train --help lacks '$shown'" >&2; failures=$((failures + 1)); }
+done
 expect 2 "mtengine train: --precision 'fp16' must be one of fp32, bf16" train --precision fp16
 expect 2 "mtengine train: --lr-scheduler 'linear' must be one of constant, cosine" train --lr-scheduler linear
 expect 2 "mtengine train: --grad-reduce-dtype 'fp8' must be one of fp32, bf16" train --grad-reduce-dtype fp8

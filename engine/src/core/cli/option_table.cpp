@@ -31,8 +31,7 @@ std::optional<double> numeric_value(const Option& option) {
         using T = std::remove_pointer_t<decltype(target)>;
         if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::vector<std::string>>)
           return std::nullopt;
-        else
-          return static_cast<double>(*target);
+        else return static_cast<double>(*target);
       },
       option.target);
 }
@@ -47,7 +46,8 @@ std::string shown_value(const Option& option) {
       [](auto* target) -> std::string {
         using T = std::remove_pointer_t<decltype(target)>;
         if constexpr (std::is_same_v<T, std::string>) return "'" + *target + "'";
-        else if constexpr (std::is_same_v<T, std::vector<std::string>>) return fmt::format("{}", fmt::join(*target, " "));
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+          return fmt::format("{}", fmt::join(*target, " "));
         else if constexpr (std::is_same_v<T, bool>) return *target ? "true" : "false";
         else return fmt::format("{}", *target);
       },
@@ -74,8 +74,8 @@ std::optional<std::string> check_bounds(const Option& option) {
   if (option.maximum) {
     const bool above = option.exclusive_maximum ? *value >= *option.maximum : *value > *option.maximum;
     if (above)
-      return fmt::format("--{} {} must be {} {}", option.flag, shown,
-                         option.exclusive_maximum ? "below" : "at most", *option.maximum);
+      return fmt::format("--{} {} must be {} {}", option.flag, shown, option.exclusive_maximum ? "below" : "at most",
+                         *option.maximum);
   }
   return std::nullopt;
 }
@@ -83,8 +83,7 @@ std::optional<std::string> check_bounds(const Option& option) {
 std::optional<std::string> check_choice(const Option& option) {
   if (option.type != OptionType::choice) return std::nullopt;
   const auto& value = *std::get<std::string*>(option.target);
-  if (std::find(option.choices.begin(), option.choices.end(), value) != option.choices.end())
-    return std::nullopt;
+  if (std::find(option.choices.begin(), option.choices.end(), value) != option.choices.end()) return std::nullopt;
   return fmt::format("--{} '{}' must be one of {}", option.flag, value, fmt::join(option.choices, ", "));
 }
 
@@ -134,19 +133,22 @@ void register_options(CLI::App& command, const OptionTable& table) {
             command.add_option(name, *target, option.help)->allow_extra_args(false);
           } else {
             auto* added = command.add_option(name, *target, option.help)->capture_default_str();
-            // A text flag given with nothing after it is a mistake, never "use the default".
-            if constexpr (std::is_same_v<T, std::string>)
+            // A text flag given with nothing after it is a mistake, never "use the default". The
+            // checks have no name, so --help shows the type, or a choice's values: {mpi,nccl}.
+            if constexpr (std::is_same_v<T, std::string>) {
               added->check(CLI::Validator(
                   [](std::string& value) { return value.empty() ? std::string("must not be empty") : std::string(); },
-                  "NONEMPTY"));
+                  ""));
+              if (!option.choices.empty())
+                added->type_name("{" + fmt::format("{}", fmt::join(option.choices, ",")) + "}");
+            }
             // Unsigned parsing wraps "-1" to 2^64 - 1: a negative value is refused as written.
             if constexpr (std::is_unsigned_v<T>)
               added->check(CLI::Validator(
                   [](std::string& value) {
-                    return value.find('-') != std::string::npos ? std::string("must not be negative")
-                                                                : std::string();
+                    return value.find('-') != std::string::npos ? std::string("must not be negative") : std::string();
                   },
-                  "NONNEGATIVE"));
+                  ""));
           }
         },
         option.target);

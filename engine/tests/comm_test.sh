@@ -11,17 +11,25 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "${MPIRUN[@]}" "$MTENGINE" comm --sizes 3072,98304 --warmup 1 --iters 3 --output "$WORK/comm.json" \
   >"$WORK/out" 2>&1 || fail "comm run: $(cat "$WORK/out")"
-python3 - "$WORK/comm.json" <<'PY' || fail "comm result"
+"$MTENGINE" describe >"$WORK/describe.json" || fail "mtengine describe"
+python3 - "$WORK/comm.json" "$WORK/describe.json" <<'PY' || fail "comm result"
 import json, sys
 r = json.load(open(sys.argv[1]))
+collectives = json.load(open(sys.argv[2]))["collectives"]
 assert r["benchmark"] == "comm" and r["status"] == "ok" and r["world_size"] == 3, r.get("error")
 rows = r["rows"]
-# all_reduce 2 placements, all_gather 2, reduce_scatter 1, broadcast 1, all_to_all 2 splits; x 2 sizes
-assert len(rows) == 2 * (2 + 2 + 1 + 1 + 2), len(rows)
+# Per collective its placements (in place, out of place) times its splits (equal, uneven), at 2 sizes.
+planned = 2 * sum((c["in_place"] + c["out_of_place"]) * (2 if c["splits"] else 1) for c in collectives)
+assert len(rows) == planned, (len(rows), planned)
+assert {row["operation"] for row in rows} == {c["name"] for c in collectives}
 for row in rows:
     assert row["wrong_values"] == 0, row
     assert row["latency_us"] > 0 and row["algbw_gbps"] > 0, row
-factor = {"all_reduce": 4 / 3, "all_gather": 2 / 3, "reduce_scatter": 2 / 3, "broadcast": 1, "all_to_all": 2 / 3}
+# The engine's bus factors at 3 ranks, checked against nccl-tests' for the collectives it defines.
+factor = {c["name"]: c["bus_factor"]["3"] for c in collectives}
+nccl_tests = {"all_reduce": 4 / 3, "all_gather": 2 / 3, "reduce_scatter": 2 / 3, "broadcast": 1, "all_to_all": 2 / 3}
+for name, expected in nccl_tests.items():
+    assert abs(factor[name] - expected) < 1e-12, (name, factor[name], expected)
 for row in rows:
     assert abs(row["busbw_gbps"] - row["algbw_gbps"] * factor[row["operation"]]) < 1e-9 * row["busbw_gbps"] + 1e-12, row
 uneven = [x for x in rows if x["split"] == "uneven"]

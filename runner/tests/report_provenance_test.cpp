@@ -126,3 +126,28 @@ TEST_CASE("report provenance: facts named in words by older records, and a progr
         "- 1 of 3 trials lack a field provenance requires (`some_future_field`): see what each program must record "
         "(`docs/provenance.md`).");
 }
+
+TEST_CASE("report provenance: the revision column names the build, dirty when the build was") {
+  ReportFixture f("build_state.sqlite");
+  f.campaign("c1");
+  FixtureProvenance experiment_dirty;  // the experiment had uncommitted changes, the engine was clean
+  experiment_dirty.tree_dirty = true;
+  experiment_dirty.diff_hash = "abcdefabcdefabcdef";
+  experiment_dirty.complete = false;
+  experiment_dirty.missing_fields = R"(["clean_tree"])";
+  auto first = f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
+  f.provenance(first, experiment_dirty);
+  auto second = f.trial(train_trial("s", "ddp", 1, 1, 1000, 40, 500));
+  FixtureProvenance build_dirty;  // the other way round
+  build_dirty.complete = false;
+  build_dirty.missing_fields = R"(["clean_build"])";
+  f.provenance(second, build_dirty);
+  auto mark = f.store().db().prepare("UPDATE provenance SET build_tree_dirty = ? WHERE attempt_id = ?");
+  mark.bind(1, 0).bind(2, first).run();
+  auto mark_second = f.store().db().prepare("UPDATE provenance SET build_tree_dirty = ? WHERE attempt_id = ?");
+  mark_second.bind(1, 1).bind(2, second).run();
+  std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "| S1 | s | `1111111111111111111111111111111111111111` | "));
+  CHECK(contains(md, "| S2 | s | `1111111111111111111111111111111111111111+dirty` | "));
+  CHECK_FALSE(contains(md, "+dirty(abcdefabcdef)"));
+}

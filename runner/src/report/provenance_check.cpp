@@ -68,7 +68,10 @@ TrialProvenance from_row(const ReportTrial& trial, const ProvenanceRow& row) {
   p.commit = row.build_revision.empty() ? row.source_commit : row.build_revision;
   p.revision = p.commit;
   bool dirty = row.tree_dirty.value_or(false);
-  if (dirty && !p.revision.empty()) {
+  if (!row.build_revision.empty() && row.build_tree_dirty) {
+    // The build's own state, recorded apart from the experiment's: the revision names the build.
+    if (*row.build_tree_dirty) p.revision += "+dirty";
+  } else if (dirty && !p.revision.empty()) {
     p.revision += row.diff_hash.empty() ? "+dirty" : "+dirty(" + row.diff_hash.substr(0, 12) + ")";
   }
   if (!row.image_id.empty()) {

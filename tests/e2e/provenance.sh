@@ -56,6 +56,10 @@ expect_contains "$OUT" "$(pwd -P)" "status --provenance names the repository"
 capture "$MTRUN" --db "$DB" report
 expect_contains "$OUT" '> - 2 of 2 trials ran an experiment whose repository had uncommitted changes (`clean_tree`): commit the experiment'"'"'s repository before running (`git commit`).' "the fix, once"
 expect_eq "$(fact_lines clean_tree)" 1 "one line for the dirty experiment, not one per trial"
+# The revision column names the engine's build, whatever state the experiment's tree was in.
+REVISION=$(sql "select build_revision from provenance limit 1")
+if [ "$BUILD_DIRTY" = 1 ]; then CELL="\`$REVISION+dirty\`"; else CELL="\`$REVISION\`"; fi
+expect_contains "$OUT" "| S1 | s | $CELL | bare metal |" "the build's revision"
 git commit -qam "commit the change"
 
 # A plain folder: no repository, so no source commit (git may not look above it).
@@ -69,7 +73,6 @@ expect_contains "$OUT" '(`source_commit`): keep the experiment file in a git rep
 
 # The engine's own repository: once the experiment's repository holds the commit the engine was
 # built from, the experiment must be at that commit.
-REVISION=$(sql "select build_revision from provenance limit 1")
 if OBJECTS=$(git -C "$MT_SOURCE_DIR" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)/objects &&
   git -C "$MT_SOURCE_DIR" cat-file -e "$REVISION^{commit}" 2>/dev/null; then
   echo "$OBJECTS" >> .git/objects/info/alternates

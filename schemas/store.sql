@@ -78,7 +78,9 @@ CREATE TABLE step_metrics (
 ) WITHOUT ROWID;
 
 -- Where an attempt's numbers came from (docs/provenance.md). complete = every required field present,
--- a clean tree, and build_revision = source_commit; otherwise missing_fields says what is lacking.
+-- the experiment committed in a clean tree, the program built from a clean tree (and, when built from
+-- the experiment's own repository, from the experiment's commit); otherwise missing_fields says what
+-- is lacking.
 CREATE TABLE provenance (
   attempt_id         INTEGER PRIMARY KEY REFERENCES attempts(id),
   source_commit      TEXT,                   -- git commit of the experiment's tree
@@ -289,3 +291,13 @@ CREATE TABLE baselines (
   campaign_id TEXT NOT NULL REFERENCES campaigns(id),
   set_at      TEXT NOT NULL                   -- UTC, ISO 8601
 );
+
+-- @version 8
+-- The experiment's own source and the build of the program it drove, as separate facts
+-- (docs/provenance.md). source_repository: the git repository holding the experiment file — its
+-- origin remote without credentials, or else its top-level path; '' when the experiment is in no
+-- repository. build_tree_dirty: 1 when the program reported it was built from a tree with
+-- uncommitted changes, 0 from a clean one. Both NULL when not recorded (older attempts; a program
+-- that does not say).
+ALTER TABLE provenance ADD COLUMN source_repository TEXT;
+ALTER TABLE provenance ADD COLUMN build_tree_dirty INTEGER;

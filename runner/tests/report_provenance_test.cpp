@@ -1,8 +1,10 @@
 // Every program gets its own provenance in reports: a command workload is described by its own
 // program and script, a record that hashed only the engine for it is incomplete, and two builds
-// of one program are mixed results while the engine beside a peer is not.
+// of one program are mixed results while the engine beside a peer is not; each fact a trial lacks is
+// stated once, with its count and what to do.
 #include <doctest/doctest.h>
 
+#include "report/provenance_facts.h"
 #include "report/report.h"
 #include "report_fixture.h"
 #include "runner_error.h"
@@ -70,4 +72,82 @@ TEST_CASE("report provenance: two builds of the engine are mixed results") {
                        "fnv1a64:dddddddddddddddd in 1 trial) in one comparison; report one campaign (--campaign ID), "
                        "or pass --allow-mixed to report them together (the tables then say which rows come from where)",
                        RunnerError);
+}
+
+TEST_CASE("report provenance: each missing fact is stated once, with how many trials it affects and the fix") {
+  ReportFixture f("facts_once.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 4; ++r) {
+    FixtureProvenance p;
+    p.complete = false;
+    // Every trial ran an engine built from uncommitted changes; two also from an uncommitted experiment.
+    p.tree_dirty = r < 2;
+    p.missing_fields = r < 2 ? R"(["clean_tree","clean_build"])" : R"(["clean_build"])";
+    f.provenance(f.trial(train_trial("s", "ddp", 1, r, 1000, 40, 500)), p);
+  }
+  std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "**Incomplete provenance in 4 of 4 trials.**"));
+  CHECK(contains(md,
+                 "> - 2 of 4 trials ran an experiment whose repository had uncommitted changes (`clean_tree`): "
+                 "commit the experiment's repository before running (`git commit`).\n"
+                 "> - 4 of 4 trials ran an engine built from a tree with uncommitted changes (`clean_build`): "
+                 "rebuild the engine from a clean checkout (`scripts/setup.sh` builds both programs as Release).\n"));
+  // One line per fact above the results; each trial only in the collapsed list below it.
+  CHECK(md.find("(`clean_build`)") == md.rfind("(`clean_build`)"));
+  CHECK(contains(md, "<details><summary>The 4 trials with incomplete provenance, each with what it lacks</summary>"));
+  CHECK(contains(md, "ddp ×1, repeat 3: missing clean_build\n"));
+}
+
+TEST_CASE("report provenance: a recorded build from another repository's commit is complete") {
+  ReportFixture f("other_repository.sqlite");
+  f.campaign("c1");
+  FixtureProvenance p;
+  p.source_commit = "2222222222222222222222222222222222222222";  // the user's experiment repository
+  f.provenance(f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500)), p);
+  CHECK_FALSE(contains(render_latest(f).markdown, "Incomplete provenance"));
+}
+
+TEST_CASE("report provenance: facts named in words by older records, and a program's many fields, read as one") {
+  auto facts = missing_facts({{"clean tree (uncommitted changes)", "software_stack.os", "software_stack.kernel"},
+                              {"clean_tree", "software_stack.cpu_model", "hosts"},
+                              {"build_revision = source_commit", "override:dirty_tree", "some_future_field"}});
+  REQUIRE(facts.size() == 6);
+  CHECK(fact_line(facts[0], 3) ==
+        "- 2 of 3 trials ran an experiment whose repository had uncommitted changes (`clean_tree`): commit the "
+        "experiment's repository before running (`git commit`).");
+  CHECK(facts[1].key == "software_stack");
+  CHECK(facts[1].trials == 2);
+  CHECK(facts[1].fields == "`software_stack.cpu_model`, `software_stack.kernel`, `software_stack.os`");
+  CHECK(facts[2].key == "hosts");
+  CHECK(facts[3].key == "build_revision_matches_source");
+  CHECK(contains(facts[3].fix, "rebuild the engine at the experiment's commit"));
+  CHECK(contains(facts[4].what, "override `dirty_tree`"));
+  CHECK(fact_line(facts[5], 3) ==
+        "- 1 of 3 trials lack a field provenance requires (`some_future_field`): see what each program must record "
+        "(`docs/provenance.md`).");
+}
+
+TEST_CASE("report provenance: the revision column names the build, dirty when the build was") {
+  ReportFixture f("build_state.sqlite");
+  f.campaign("c1");
+  FixtureProvenance experiment_dirty;  // the experiment had uncommitted changes, the engine was clean
+  experiment_dirty.tree_dirty = true;
+  experiment_dirty.diff_hash = "abcdefabcdefabcdef";
+  experiment_dirty.complete = false;
+  experiment_dirty.missing_fields = R"(["clean_tree"])";
+  auto first = f.trial(train_trial("s", "ddp", 1, 0, 1000, 40, 500));
+  f.provenance(first, experiment_dirty);
+  auto second = f.trial(train_trial("s", "ddp", 1, 1, 1000, 40, 500));
+  FixtureProvenance build_dirty;  // the other way round
+  build_dirty.complete = false;
+  build_dirty.missing_fields = R"(["clean_build"])";
+  f.provenance(second, build_dirty);
+  auto mark = f.store().db().prepare("UPDATE provenance SET build_tree_dirty = ? WHERE attempt_id = ?");
+  mark.bind(1, 0).bind(2, first).run();
+  auto mark_second = f.store().db().prepare("UPDATE provenance SET build_tree_dirty = ? WHERE attempt_id = ?");
+  mark_second.bind(1, 1).bind(2, second).run();
+  std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "| S1 | s | `1111111111111111111111111111111111111111` | "));
+  CHECK(contains(md, "| S2 | s | `1111111111111111111111111111111111111111+dirty` | "));
+  CHECK_FALSE(contains(md, "+dirty(abcdefabcdef)"));
 }

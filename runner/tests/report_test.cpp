@@ -69,7 +69,7 @@ void build_golden(ReportFixture& f) {
       p.tree_dirty = true;
       p.diff_hash = "9f86d081884c7d65";
       p.complete = false;
-      p.missing_fields = R"(["tree_clean"])";
+      p.missing_fields = R"(["clean_tree"])";
     }
     if (i == 13) continue;  // the crashed attempt: provenance is captured for succeeded work only here
     f.provenance(attempts[i], p);
@@ -105,7 +105,8 @@ TEST_CASE("report: a dirty-tree trial produces the incomplete-provenance warning
   std::string md = render_report(data, {}).markdown;
   CHECK(contains(md, "**Incomplete provenance in 1 of 2 trials.**"));
   std::string dirty_id = data.trials[1].identity.substr(0, 12);
-  CHECK(contains(md, "> - `" + dirty_id + "` s ddp ×1, repeat 1: missing clean tree (uncommitted changes)\n"));
+  CHECK(contains(md, "> - 1 of 2 trials ran an experiment whose repository had uncommitted changes (`clean_tree`)"));
+  CHECK(contains(md, "- `" + dirty_id + "` s ddp ×1, repeat 1: missing clean tree (uncommitted changes)\n"));
   CHECK_FALSE(contains(md, "`" + data.trials[0].identity.substr(0, 12) + "` s ddp ×1, repeat 0: missing"));
   CHECK_FALSE(contains(md, "Mixed provenance"));  // same commit: incomplete, not mixed
 }

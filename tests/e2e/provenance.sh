@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Provenance is recorded per attempt: a clean git tree gives the source commit, a dirty one a diff
-# hash and a new campaign; a build revision that differs from the source commit, or an engine built
-# from a dirty tree, is named missing.
+# Provenance is recorded per attempt as two separate facts: the experiment's own source (the git
+# repository holding it, its commit, whether it had uncommitted changes and a hash of them) and the
+# engine's build (its revision, clean or not). An experiment committed in a repository of its own,
+# driving a clean engine build, is complete; one with uncommitted changes is not, and its report says
+# so once, with the fix. An experiment in no repository lacks its source commit; one in the engine's
+# own repository must be at the commit the engine was built from.
 source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 cd "$WORK"
 git init -q . && git config user.email t@example.com && git config user.name t
 cat > p.yaml <<'YAML'
 name: prov
+repeat: 2
 studies:
   - name: s
     workload: train
@@ -15,24 +19,68 @@ studies:
 YAML
 git add p.yaml && git commit -qm experiment
 COMMIT=$(git rev-parse HEAD)
+latest() { sql "select $1 from provenance order by attempt_id desc limit 1"; }
+# The lines of a report's warning block that name FACT: each fact is stated once.
+fact_lines() { grep -c -- "^> - .*(\`$1\`)" <<<"$OUT" || true; }
 
 capture "$MTRUN" --db "$DB" run p.yaml
 expect_eq "$RC" 0 "clean run"
-expect_eq "$(sql "select source_commit, tree_dirty, bare_metal from provenance")" "$COMMIT|0|1" "clean-tree provenance"
-# The engine under test was built from this project's tree, which may hold uncommitted changes.
-MISSING='["build_revision_matches_source"]'
-[ "$(sql "select json_extract(result_json, '$.environment.build_tree_dirty') from attempts")" = 1 ] &&
-  MISSING='["build_revision_matches_source","clean_build"]'
-expect_eq "$(sql "select missing_fields from provenance")" "$MISSING" "engine built from another commit"
-expect_eq "$(sql "select count(*) from provenance where engine_binary_hash like 'fnv1a64:%' and json_extract(software_stack, '$.libtorch') != ''")" 1 "binary hash and stack"
+expect_eq "$(latest "source_commit, tree_dirty, source_repository, bare_metal")" "$COMMIT|0|$(pwd -P)|1" "the experiment's source"
+# The engine under test was built from this project's tree, which may hold uncommitted changes: that
+# is the only fact its trials may lack. The experiment's own facts are complete.
+BUILD_DIRTY=$(sql "select distinct json_extract(result_json, '$.environment.build_tree_dirty') from attempts")
+expect_eq "$(sql "select distinct build_tree_dirty from provenance")" "$BUILD_DIRTY" "the engine's build, as it reports it"
+expect_eq "$(sql "select count(*) from provenance where length(build_revision) != 40")" 0 "the engine's revision"
+if [ "$BUILD_DIRTY" = 1 ]; then MISSING='["clean_build"]' COMPLETE=0; else MISSING='[]' COMPLETE=1; fi
+expect_eq "$(sql "select distinct missing_fields || complete from provenance")" "$MISSING$COMPLETE" "a committed experiment of its own repository"
+expect_eq "$(sql "select count(*) from provenance where engine_binary_hash like 'fnv1a64:%' and json_extract(software_stack, '$.libtorch') != ''")" 2 "binary hash and stack"
 expect_eq "$(sql "select source_revision from campaigns")" "$COMMIT" "campaign revision"
+capture "$MTRUN" --db "$DB" report
+expect_eq "$RC" 0 "report of the clean run"
+if [ "$BUILD_DIRTY" = 1 ]; then
+  expect_contains "$OUT" '> - 2 of 2 trials ran an engine built from a tree with uncommitted changes (`clean_build`): rebuild the engine from a clean checkout' "the dirty build, once"
+  expect_eq "$(grep -c '^> - ' <<<"$OUT")" 1 "nothing else is missing"
+else
+  grep -qF "Incomplete provenance" <<<"$OUT" && fail "a clean build of the engine and a committed experiment are complete"
+fi
 
 echo "# changed" >> p.yaml   # uncommitted change: a new campaign, and the tree is dirty
 capture "$MTRUN" --db "$DB" run p.yaml
 expect_eq "$RC" 0 "dirty run"
 expect_eq "$(sql "select count(*) from campaigns")" 2 "a dirty tree starts a new campaign"
-expect_eq "$(sql "select tree_dirty, length(diff_hash) > 0, complete from provenance order by attempt_id desc limit 1")" "1|1|0" "dirty-tree provenance"
-expect_contains "$(sql "select missing_fields from provenance order by attempt_id desc limit 1")" "clean_tree" "dirty tree named"
+expect_eq "$(latest "tree_dirty, length(diff_hash) > 0, complete")" "1|1|0" "dirty-tree provenance"
+expect_contains "$(latest missing_fields)" '"clean_tree"' "dirty tree named"
 capture "$MTRUN" --db "$DB" status --provenance
 expect_contains "$OUT" "clean_tree" "status --provenance shows what is missing"
+expect_contains "$OUT" "$(pwd -P)" "status --provenance names the repository"
+capture "$MTRUN" --db "$DB" report
+expect_contains "$OUT" '> - 2 of 2 trials ran an experiment whose repository had uncommitted changes (`clean_tree`): commit the experiment'"'"'s repository before running (`git commit`).' "the fix, once"
+expect_eq "$(fact_lines clean_tree)" 1 "one line for the dirty experiment, not one per trial"
+# The revision column names the engine's build, whatever state the experiment's tree was in.
+REVISION=$(sql "select build_revision from provenance limit 1")
+if [ "$BUILD_DIRTY" = 1 ]; then CELL="\`$REVISION+dirty\`"; else CELL="\`$REVISION\`"; fi
+expect_contains "$OUT" "| S1 | s | $CELL | bare metal |" "the build's revision"
+git commit -qam "commit the change"
+
+# A plain folder: no repository, so no source commit (git may not look above it).
+mkdir plain && cp p.yaml plain/
+capture env GIT_CEILING_DIRECTORIES="$WORK" "$MTRUN" --db "$DB" run plain/p.yaml
+expect_eq "$RC" 0 "run in a plain folder"
+expect_eq "$(latest "source_commit, source_repository")" "unknown|" "no repository"
+expect_contains "$(latest missing_fields)" '"source_commit"' "source commit missing"
+capture "$MTRUN" --db "$DB" report
+expect_contains "$OUT" '(`source_commit`): keep the experiment file in a git repository and commit it' "the fix for a plain folder"
+
+# The engine's own repository: once the experiment's repository holds the commit the engine was
+# built from, the experiment must be at that commit.
+if OBJECTS=$(git -C "$MT_SOURCE_DIR" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)/objects &&
+  git -C "$MT_SOURCE_DIR" cat-file -e "$REVISION^{commit}" 2>/dev/null; then
+  echo "$OBJECTS" >> .git/objects/info/alternates
+  echo "# in the engine's repository" >> p.yaml && git commit -qam again
+  capture "$MTRUN" --db "$DB" run p.yaml
+  expect_eq "$RC" 0 "run in the engine's repository"
+  expect_contains "$(latest missing_fields)" '"build_revision_matches_source"' "a build from another commit of this repository"
+else
+  echo "skipped: the engine's revision $REVISION is not a commit of $MT_SOURCE_DIR"
+fi
 echo "PASS"

@@ -23,19 +23,26 @@ struct StatusOptions {
   bool provenance = false;
 };
 
-// One row per trial's latest attempt: is its provenance complete, and if not, what is missing.
+// One row per trial's latest attempt: the experiment's source (repository, commit, dirty), the build
+// of the program it drove (revision, dirty), whether its provenance is complete and what it lacks.
 void print_provenance(Database& db, const std::string& campaign_id, std::ostream& out) {
-  auto s = db.prepare(R"sql(
-    SELECT t.identity, a.attempt, p.complete, p.source_commit, p.tree_dirty, p.build_revision,
+  // Databases before schema version 8 do not record the repository or the build's dirty state.
+  const bool facts = db.user_version() >= 8;
+  auto s = db.prepare(fmt::format(R"sql(
+    SELECT t.identity, a.attempt, p.complete, {}, p.source_commit, p.tree_dirty, p.build_revision, {},
            CASE WHEN p.bare_metal THEN 'bare metal ' || p.engine_binary_hash ELSE p.image_ref || ' ' || p.image_id END,
            p.hosts, p.missing_fields
     FROM trials t JOIN latest_attempts a ON a.trial_id = t.id JOIN provenance p ON p.attempt_id = a.id
-    WHERE t.campaign_id = ? ORDER BY t.ordinal)sql");
+    WHERE t.campaign_id = ? ORDER BY t.ordinal)sql",
+                                  facts ? "p.source_repository" : "NULL", facts ? "p.build_tree_dirty" : "NULL"));
   s.bind(1, campaign_id);
-  TextTable table({"trial", "att", "complete", "source", "dirty", "build", "image / binary", "hosts", "missing"});
+  TextTable table({"trial", "att", "complete", "repository", "source", "dirty", "build", "build dirty",
+                   "image / binary", "hosts", "missing"});
+  auto yes_no = [&](int column) { return s.is_null(column) ? std::string("?") : s.integer(column) ? "yes" : "no"; };
   while (s.step()) {
-    table.add_row({s.text(0).substr(0, 12), s.text(1), s.integer(2) ? "yes" : "NO", s.text(3).substr(0, 12),
-                   s.integer(4) ? "yes" : "no", s.text(5).substr(0, 12), s.text(6), s.text(7), s.text(8)});
+    std::string repository = s.is_null(3) ? "?" : s.text(3).empty() ? "none" : s.text(3);
+    table.add_row({s.text(0).substr(0, 12), s.text(1), s.integer(2) ? "yes" : "NO", repository, s.text(4).substr(0, 12),
+                   yes_no(5), s.text(6).substr(0, 12), yes_no(7), s.text(8), s.text(9), s.text(10)});
   }
   out << "\n" << (table.empty() ? std::string("no provenance recorded yet\n") : table.render());
 }

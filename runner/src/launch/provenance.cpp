@@ -69,13 +69,12 @@ Provenance assemble_provenance(const ProvenanceContext& context, const std::opti
   json result = result_json ? json::parse(*result_json, nullptr, false) : json();
   json stack = json::object();
   json hosts = json::array();
-  bool build_tree_dirty = false;
   if (result.is_object()) {
     if (result.contains("environment") && result["environment"].is_object()) {
       const json& env = result["environment"];
       for (const auto& [key, value] : env.items()) {
         if (key == "build_revision" && value.is_string()) p.build_revision = value.get<std::string>();
-        else if (key == "build_tree_dirty") build_tree_dirty = value.is_boolean() && value.get<bool>();
+        else if (key == "build_tree_dirty") p.build_tree_dirty = value.is_boolean() && value.get<bool>();
         else stack[key] = value;
       }
     }
@@ -94,17 +93,24 @@ Provenance assemble_provenance(const ProvenanceContext& context, const std::opti
   p.software_stack = stack.dump();
   p.hosts = hosts.dump();
 
+  // Two separate facts: the experiment's own source (known and committed) and the build of the
+  // program it drove (its revision known, built from a clean tree).
   auto& missing = p.missing_fields;
-  if (!known(context.source.commit)) missing.push_back("source_commit");
-  if (context.source.dirty) missing.push_back("clean_tree");
+  const SourceState& source = context.source;
+  if (!known(source.commit)) missing.push_back("source_commit");
+  if (source.dirty) missing.push_back("clean_tree");
   // The engine must say which commit it was built from; another program only when it reports one.
+  // Built from a commit of the experiment's own repository, it must be built from the experiment's
+  // commit; built from another repository (a user's experiments driving a release of the engine),
+  // its revision and a clean build identify it.
   if (engine && !known(p.build_revision)) {
     missing.push_back("build_revision");
-  } else if (known(p.build_revision) && known(context.source.commit) && p.build_revision != context.source.commit) {
+  } else if (known(p.build_revision) && known(source.commit) && p.build_revision != source.commit &&
+             repository_has_commit(source, p.build_revision)) {
     missing.push_back("build_revision_matches_source");
   }
   // Built from that commit plus uncommitted changes: the revision no longer names the code.
-  if (build_tree_dirty) missing.push_back("clean_build");
+  if (p.build_tree_dirty.value_or(false)) missing.push_back("clean_build");
   if (context.bare_metal()) {
     if (engine && context.engine_binary_hash.empty()) missing.push_back("engine_binary_hash");
     if (!engine && program.program_hash.empty()) missing.push_back("program_hash");

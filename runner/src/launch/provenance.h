@@ -37,10 +37,11 @@ ProgramIdentity trial_program(const ProvenanceContext& context, const std::vecto
                               const std::filesystem::path& working_dir);
 
 struct Provenance {
-  ProvenanceContext context;  // engine_binary_hash is empty when the trial did not run mtengine
-  std::string build_revision;
-  std::string software_stack;  // JSON object; a command's program and script hashes included
-  std::string hosts;           // JSON array
+  ProvenanceContext context;             // engine_binary_hash is empty when the trial did not run mtengine
+  std::string build_revision;            // the commit the program reports it was built from
+  std::optional<bool> build_tree_dirty;  // built from a tree with uncommitted changes; unset: not said
+  std::string software_stack;            // JSON object; a command's program and script hashes included
+  std::string hosts;                     // JSON array
   std::string command;
   bool complete = false;
   std::vector<std::string> missing_fields;

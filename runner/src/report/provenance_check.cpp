@@ -9,6 +9,7 @@
 #include "report/cells.h"
 #include "report/machine_context.h"
 #include "report/markdown_table.h"
+#include "report/provenance_facts.h"
 
 namespace mt {
 namespace {
@@ -67,7 +68,10 @@ TrialProvenance from_row(const ReportTrial& trial, const ProvenanceRow& row) {
   p.commit = row.build_revision.empty() ? row.source_commit : row.build_revision;
   p.revision = p.commit;
   bool dirty = row.tree_dirty.value_or(false);
-  if (dirty && !p.revision.empty()) {
+  if (!row.build_revision.empty() && row.build_tree_dirty) {
+    // The build's own state, recorded apart from the experiment's: the revision names the build.
+    if (*row.build_tree_dirty) p.revision += "+dirty";
+  } else if (dirty && !p.revision.empty()) {
     p.revision += row.diff_hash.empty() ? "+dirty" : "+dirty(" + row.diff_hash.substr(0, 12) + ")";
   }
   if (!row.image_id.empty()) {
@@ -81,14 +85,13 @@ TrialProvenance from_row(const ReportTrial& trial, const ProvenanceRow& row) {
   p.missing = row.missing_fields;
   program_from_row(trial, row, p);
   // The capture decides what is required; these rules (docs/provenance.md) are checked here as
-  // well, so a report never calls a dirty or mismatched build, or an unidentified program, complete.
-  if (dirty && !mentions(p.missing, "dirty") && !mentions(p.missing, "clean")) {
+  // well, so a report never calls an uncommitted experiment, or an unidentified program, complete.
+  if (dirty && !mentions(p.missing, "dirty") && !mentions(p.missing, "clean_tree") &&
+      !mentions(p.missing, "clean tree (uncommitted")) {
     p.missing.push_back("clean tree (uncommitted changes)");
   }
-  if (!row.build_revision.empty() && !row.source_commit.empty() && row.build_revision != row.source_commit &&
-      !mentions(p.missing, "build_revision")) {
-    p.missing.push_back("build_revision = source_commit");
-  }
+  // Whether the build had to match the source commit depended on which repository each came from,
+  // which only the capture knew: its missing list says.
   if (!row.complete && p.missing.empty()) p.missing.push_back("marked incomplete");
   p.complete = row.complete && p.missing.empty();
   return p;
@@ -240,12 +243,17 @@ std::string render_provenance_warnings(const ProvenanceAnalysis& a) {
         "> [!WARNING]\n> **Incomplete provenance in {} of {} trials.** Their numbers cannot be traced to an "
         "exact, committed build:\n>\n",
         a.incomplete.size(), a.included);
+    std::vector<std::vector<std::string>> missing;
+    for (const auto& [trial, p] : a.incomplete) missing.push_back(p.missing);
+    for (const auto& fact : missing_facts(missing)) out += "> " + fact_line(fact, a.included) + "\n";
+    out += fmt::format("\n<details><summary>The {} with incomplete provenance, each with what it lacks</summary>\n\n",
+                       plural(a.incomplete.size(), "trial"));
     for (const auto& [trial, p] : a.incomplete) {
-      std::string missing;
-      for (const auto& m : p.missing) missing += (missing.empty() ? "" : ", ") + m;
-      out += fmt::format("> - {}: missing {}\n", describe_trial(*trial), missing);
+      std::string lacks;
+      for (const auto& m : p.missing) lacks += (lacks.empty() ? "" : ", ") + m;
+      out += fmt::format("- {}: missing {}\n", describe_trial(*trial), lacks);
     }
-    out += "\n";
+    out += "\n</details>\n\n";
   }
   if (a.mixed()) {
     out += fmt::format(

@@ -15,8 +15,10 @@ namespace mt {
 struct TrialProvenance {
   bool recorded = false;  // from the provenance table; false: only the result's environment
   std::string commit;     // commit that was built; what decides whether results mix revisions
-  std::string revision;   // the commit, with "+dirty" (and diff hash) when the tree was not clean
-  std::string image;      // container image ID/reference, "bare metal", or empty when unknown
+  // The commit, with "+dirty" when it was built from uncommitted changes (in records before schema
+  // version 8, which do not say, when the experiment's tree was not clean, with its diff hash).
+  std::string revision;
+  std::string image;  // container image ID/reference, "bare metal", or empty when unknown
   // The program that ran: "mtengine", or a command's own program and the script it was given; empty
   // when a command trial's record does not say. Hashes are of the files' content, empty when unknown.
   std::string program;

@@ -124,11 +124,14 @@ std::vector<std::string> read_file_names(Database& db, std::int64_t attempt_id) 
 }
 
 std::optional<ProvenanceRow> read_provenance(Database& db, std::int64_t attempt_id) {
-  auto s = db.prepare(
-      "SELECT coalesce(source_commit, ''), tree_dirty, coalesce(diff_hash, ''), coalesce(build_revision, ''), "
-      "coalesce(image_ref, ''), coalesce(image_id, ''), coalesce(base_image, ''), bare_metal, "
-      "coalesce(engine_binary_hash, ''), software_stack, complete, missing_fields "
-      "FROM provenance WHERE attempt_id = ?");
+  // The build's own dirty state is recorded from schema version 8 on.
+  const bool build_state = db.user_version() >= 8;
+  auto s =
+      db.prepare(std::string("SELECT coalesce(source_commit, ''), tree_dirty, coalesce(diff_hash, ''), "
+                             "coalesce(build_revision, ''), coalesce(image_ref, ''), coalesce(image_id, ''), "
+                             "coalesce(base_image, ''), bare_metal, coalesce(engine_binary_hash, ''), software_stack, "
+                             "complete, missing_fields, ") +
+                 (build_state ? "build_tree_dirty" : "NULL") + " FROM provenance WHERE attempt_id = ?");
   s.bind(1, attempt_id);
   if (!s.step()) return std::nullopt;
   ProvenanceRow p;
@@ -145,6 +148,7 @@ std::optional<ProvenanceRow> read_provenance(Database& db, std::int64_t attempt_
   if (stack.is_object()) p.software_stack = std::move(stack);
   p.complete = s.integer(10) != 0;
   p.missing_fields = string_array(s.text(11));
+  if (!s.is_null(12)) p.build_tree_dirty = s.integer(12) != 0;
   return p;
 }
 

@@ -25,6 +25,7 @@ struct ProvenanceRow {
   std::optional<bool> tree_dirty;
   std::string diff_hash;
   std::string build_revision;
+  std::optional<bool> build_tree_dirty;  // unset: not recorded (before schema version 8) or not said
   std::string image_ref;
   std::string image_id;
   std::string base_image;

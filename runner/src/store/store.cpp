@@ -304,7 +304,7 @@ void Store::record_provenance(std::int64_t attempt_id, const Provenance& p) {
   db_.prepare(
          "INSERT OR REPLACE INTO provenance (attempt_id, source_commit, tree_dirty, diff_hash, build_revision, "
          "image_ref, image_id, base_image, bare_metal, engine_binary_hash, software_stack, hosts, command, "
-         "complete, missing_fields) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+         "complete, missing_fields, source_repository, build_tree_dirty) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
       .bind(1, attempt_id)
       .bind(2, c.source.commit)
       .bind(3, int(c.source.dirty))
@@ -320,6 +320,8 @@ void Store::record_provenance(std::int64_t attempt_id, const Provenance& p) {
       .bind(13, p.command)
       .bind(14, int(p.complete))
       .bind(15, nlohmann::json(p.missing_fields).dump())
+      .bind(16, c.source.repository)
+      .bind(17, p.build_tree_dirty ? std::optional<int>(int(*p.build_tree_dirty)) : std::nullopt)
       .run();
 }
 

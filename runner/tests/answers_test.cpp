@@ -176,21 +176,19 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
   }
   std::vector<Group> groups = group_trials(trials);
   SUBCASE("strategy against ddp") {
-    QuestionAnswers qa = answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"},
-                                          "higher", "", {}},
-                                         pointers(groups));
+    QuestionAnswers qa = answer_question(
+        {"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"}, "higher", "", {}}, pointers(groups));
     REQUIRE(qa.answers.size() == 4);
     CHECK(qa.tested == 4);
     CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1, gradient_sync_mode = every");
     CHECK(qa.answers[0].verdict == "slower");
-    CHECK(answer_line(qa.answers[0], qa.tested).rfind(
-              "fsdp vs ddp, ranks = 1, gradient_sync_mode = every: 0.62× tokens/s (95 % CI ", 0) == 0);
+    CHECK(answer_line(qa.answers[0], qa.tested)
+              .rfind("fsdp vs ddp, ranks = 1, gradient_sync_mode = every: 0.62× tokens/s (95 % CI ", 0) == 0);
     CHECK(contains(answer_line(qa.answers[0], qa.tested), "n = 3 + 3, p (Holm) < 0.001): **slower**"));
   }
   SUBCASE("no sync-mode comparison at 1 rank, where both modes run the same thing") {
-    QuestionAnswers qa = answer_question({"tokens_per_sec", "gradient_sync_mode", "every", {"strategy", "ranks"},
-                                          "higher", "", {}},
-                                         pointers(groups));
+    QuestionAnswers qa = answer_question(
+        {"tokens_per_sec", "gradient_sync_mode", "every", {"strategy", "ranks"}, "higher", "", {}}, pointers(groups));
     REQUIRE(qa.answers.size() == 2);
     CHECK(qa.answers[0].label == "gradient_sync_mode = last vs every, strategy = ddp, ranks = 2");
     CHECK(qa.answers[1].label == "gradient_sync_mode = last vs every, strategy = fsdp, ranks = 2");
@@ -199,8 +197,8 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
           "gradient_sync_mode = last vs every, strategy = ddp, ranks = 1: the same resolved configuration");
   }
   SUBCASE("a baseline side that holds several configurations is not pooled") {
-    QuestionAnswers qa = answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}},
-                                         pointers(groups));
+    QuestionAnswers qa =
+        answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}}, pointers(groups));
     // gradient_sync_mode is not named: each fsdp group is held against the ddp group of its own mode.
     REQUIRE(qa.answers.size() == 4);
     CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1, gradient_sync_mode = every");
@@ -252,22 +250,25 @@ TEST_CASE("default questions: each strategy against ddp and each rank count agai
 TEST_CASE("report: an experiment's questions are answered first, before the summary") {
   ReportFixture f("answers.sqlite");
   engine_and_peer_campaign(f);
-  f.store().record_questions("c1", questions_to_json({{"tokens_per_sec", "study", "peer", {"ranks"}, "higher", "", {}}}));
+  f.store().record_questions("c1",
+                             questions_to_json({{"tokens_per_sec", "study", "peer", {"ranks"}, "higher", "", {}}}));
   const std::string md = render_latest(f).markdown;
   const auto answers = md.find("## Answers"), summary = md.find("## Summary");
   REQUIRE(answers != std::string::npos);
   CHECK(answers < summary);
   CHECK(md.find("## ") == answers);
   CHECK(contains(md, "Questions declared in the experiment file when campaign `c1` ran."));
-  CHECK(contains(md, "**tokens/s: study vs peer, within ranks** — higher is better\n\n"
-                     "- engine vs peer, ranks = 1: 1.20× tokens/s (95 % CI "));
+  CHECK(contains(md,
+                 "**tokens/s: study vs peer, within ranks** — higher is better\n\n"
+                 "- engine vs peer, ranks = 1: 1.20× tokens/s (95 % CI "));
   CHECK(contains(md, "n = 3 + 3, p (Holm) < 0.001): **faster**\n"));
   // Without stored questions: the defaults, said to be such.
   ReportFixture plain("answers_defaults.sqlite");
   engine_and_peer_campaign(plain);
   const std::string md2 = render_latest(plain).markdown;
   CHECK(contains(md2, "## Answers\n\nThe experiment declares no questions"));
-  CHECK(contains(md2, "**tokens/s: ranks vs 1** — higher is better\n\n- ranks = 2 vs 1, study = engine: 2.00× tokens/s"));
+  CHECK(
+      contains(md2, "**tokens/s: ranks vs 1** — higher is better\n\n- ranks = 2 vs 1, study = engine: 2.00× tokens/s"));
 }
 
 TEST_CASE("report --questions: the file's questions, validated, in place of the campaign's") {

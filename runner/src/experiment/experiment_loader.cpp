@@ -16,7 +16,7 @@
 namespace mt {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name",    "description", "repeat", "timeout_s", "launcher",
+const std::vector<std::string> kTopKeys = {"name",    "description", "repeat", "timeout_s",  "launcher",
                                            "studies", "order",       "seed",   "conditions", "questions"};
 const std::vector<std::string> kOrders = {kOrderInterleaved, kOrderShuffled};
 const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};

@@ -91,10 +91,10 @@ std::string declared_direction(const std::vector<const Study*>& studies, const s
 bool check_axis(YamlReader& r, const YAML::Node& node, const std::string& axis,
                 const std::vector<const Study*>& studies, const std::string& what) {
   if (axis == kStudyAxis || is_row_axis(axis) || !all_values(studies, axis).empty()) return true;
-  r.error(pos_of(node), fmt::format("{} '{}' is not an axis of {}{}", what, axis,
-                                    studies.size() == 1 ? fmt::format("study '{}'", studies.front()->name)
-                                                        : std::string("any study"),
-                                    did_you_mean(axis, axis_names(studies))));
+  r.error(pos_of(node),
+          fmt::format("{} '{}' is not an axis of {}{}", what, axis,
+                      studies.size() == 1 ? fmt::format("study '{}'", studies.front()->name) : std::string("any study"),
+                      did_you_mean(axis, axis_names(studies))));
   return false;
 }
 
@@ -108,8 +108,8 @@ std::optional<Question> read_question(YamlReader& r, const YAML::Node& node, con
   bool complete = true;
   for (const char* key : {"metric", "compare", "baseline"}) {
     if (!node[key]) {
-      r.error(q.pos, fmt::format("{} needs '{}' (metric, compare, baseline; within and better are optional)", what,
-                                 key));
+      r.error(q.pos,
+              fmt::format("{} needs '{}' (metric, compare, baseline; within and better are optional)", what, key));
       complete = false;
     }
   }
@@ -146,8 +146,8 @@ std::optional<Question> read_question(YamlReader& r, const YAML::Node& node, con
     std::vector<std::string> names;
     for (const Study* s : studies) names.push_back(s->name);
     if (std::find(names.begin(), names.end(), q.baseline) == names.end()) {
-      r.error(pos_of(node["baseline"]), fmt::format("{} baseline '{}' is not a study (studies: {}){}", what,
-                                                    q.baseline, fmt::join(names, ", "), did_you_mean(q.baseline, names)));
+      r.error(pos_of(node["baseline"]), fmt::format("{} baseline '{}' is not a study (studies: {}){}", what, q.baseline,
+                                                    fmt::join(names, ", "), did_you_mean(q.baseline, names)));
     } else if (names.size() < 2) {
       r.error(pos_of(node["compare"]),
               fmt::format("{} compares studies, but it is asked of study '{}' alone", what, names.front()));

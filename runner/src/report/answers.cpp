@@ -176,7 +176,8 @@ bool is_speed(const std::string& metric) {
 std::vector<std::pair<std::string, std::string>> effective_configuration(const Group& group) {
   const ReportTrial& t = group.first();
   std::map<std::string, std::string> config;
-  for (const auto& [name, value] : t.parameters.items()) config[name] = value.is_string() ? value.get<std::string>() : value.dump();
+  for (const auto& [name, value] : t.parameters.items())
+    config[name] = value.is_string() ? value.get<std::string>() : value.dump();
   if (t.result.is_object()) {
     for (auto& [name, value] : config) {
       auto it = t.result.find("resolved_" + name);

@@ -7,8 +7,11 @@ namespace mt {
 std::string questions_to_json(const std::vector<Question>& questions) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& q : questions) {
-    nlohmann::ordered_json j = {{"metric", q.metric}, {"compare", q.compare}, {"baseline", q.baseline},
-                                {"within", q.within}, {"better", q.better}};
+    nlohmann::ordered_json j = {{"metric", q.metric},
+                                {"compare", q.compare},
+                                {"baseline", q.baseline},
+                                {"within", q.within},
+                                {"better", q.better}};
     if (!q.study.empty()) j["study"] = q.study;
     out.push_back(std::move(j));
   }

@@ -112,22 +112,22 @@ questions:
 
 TEST_CASE("questions: each mistake is named at its place, with what would be right") {
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: stratgy, baseline: ddp}\n") ==
-        "9:5: question #1 compare 'stratgy' is not an axis of any study (did you mean 'strategy'?)\n");
+        "10:39: question #1 compare 'stratgy' is not an axis of study 's' (did you mean 'strategy'?)\n");
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: zero3}\n") ==
-        "9:58: question #1 baseline 'zero3' is not a value of 'strategy' (its values: ddp, fsdp)\n");
+        "10:59: question #1 baseline 'zero3' is not a value of 'strategy' (its values: ddp, fsdp)\n");
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, within: [rnks]}\n") ==
-        "9:72: question #1 within 'rnks' is not an axis of any study (did you mean 'ranks'?)\n");
+        "10:73: question #1 within 'rnks' is not an axis of study 's' (did you mean 'ranks'?)\n");
   CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: strategy, baseline: ddp}\n") ==
-        "9:14: question #1: which way is better for metric 'grad_norm' is not known: add better: higher or "
+        "10:14: question #1: which way is better for metric 'grad_norm' is not known: add better: higher or "
         "better: lower\n");
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, better: lower}\n") ==
-        "9:71: question #1 says better: lower, but higher is better for metric 'tokens_per_sec'; drop better\n");
+        "10:72: question #1 says better: lower, but higher is better for metric 'tokens_per_sec'; drop better\n");
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, within: "
-                      "[strategy]}\n") == "9:72: question #1 within lists 'strategy', the axis it compares\n");
+                      "[strategy]}\n") == "10:73: question #1 within lists 'strategy', the axis it compares\n");
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, baseline: ddp}\n") ==
-        "9:5: question #1 needs 'compare' (metric, compare, baseline; within and better are optional)\n");
+        "10:5: question #1 needs 'compare' (metric, compare, baseline; within and better are optional)\n");
   CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: study, baseline: s, better: lower}\n") ==
-        "9:32: question #1 compares studies, but it is asked of study 's' alone\n");
+        "10:34: question #1 compares studies, but it is asked of study 's' alone\n");
   // A direction the question declares makes any stored metric answerable.
   CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: strategy, baseline: ddp, better: lower}\n") == "");
 }

@@ -59,7 +59,7 @@ const Case kCases[] = {
      "        seconds: {regex: \"took ([0-9.]+) s\", better: faster}",
      "                                                     ^"},
     // Questions: checked against the studies they are asked of (more in answers_test.cpp).
-    {"question_key", "8:64: unknown key 'whithin' in question #1 (did you mean 'within'?)",
+    {"question_key", "9:64: unknown key 'whithin' in question #1 (did you mean 'within'?)",
      "    - {metric: tokens_per_sec, compare: strategy, baseline: ddp, whithin: [ranks]}",
      "                                                                 ^"},
     {"derived_type", "7:14: derived value 'twice': '*' needs numbers, got 'ddp' and 2", "        twice: strategy * 2",

@@ -161,6 +161,14 @@ std::vector<std::string> differences(const std::vector<const Cell*>& cells) {
   return {out.begin(), out.end()};
 }
 
+// Whether these cells stand for one configuration: the same row and the same resolved parameters.
+bool same_configuration(const std::vector<const Cell*>& cells) {
+  const auto first = effective_configuration(*cells.front()->group);
+  return std::all_of(cells.begin(), cells.end(), [&](const Cell* c) {
+    return c->row == cells.front()->row && effective_configuration(*c->group) == first;
+  });
+}
+
 bool is_speed(const std::string& metric) {
   if (auto info = known_metric(metric)) {
     return info->unit == "tokens/s" || info->unit == "ms" || info->unit == "µs" || info->unit == "GB/s";
@@ -224,6 +232,15 @@ QuestionAnswers answer_question(const Question& q, const std::vector<const Group
     Answer a;
     a.label = label;
     a.metric = q.metric;
+    Cell pooled;
+    if (b.size() > 1 && same_configuration(b)) {
+      // Groups that ran the same thing (sync modes at one micro-batch a step, the same point in two
+      // studies) are one baseline: their values are pooled.
+      pooled = {b.front()->group, b.front()->row, {}};
+      for (const Cell* x : b) pooled.values.insert(pooled.values.end(), x->values.begin(), x->values.end());
+      a.note = fmt::format("baseline: {} groups that ran the same configuration, pooled", b.size());
+      b = {&pooled};
+    }
     if (b.size() > 1) {
       a.verdict = "not comparable";
       std::vector<std::string> diff = differences(b);
@@ -303,6 +320,9 @@ std::vector<Question> default_questions(const std::vector<const Group*>& groups)
         if ((a == "strategy" && strategies.size() < 2) || (a == "ranks" && ranks.size() < 2)) continue;
         w.push_back(a);
       }
+      // Strategy and ranks vary across studies without being an axis of any one of them.
+      if (compared != "strategy" && strategies.size() > 1 && std::find(w.begin(), w.end(), "strategy") == w.end())
+        w.insert(w.begin(), "strategy");
       if (compared != "ranks" && ranks.size() > 1 && std::find(w.begin(), w.end(), "ranks") == w.end())
         w.insert(w.begin(), "ranks");
       return w;

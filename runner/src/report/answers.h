@@ -30,7 +30,7 @@ struct Answer {
   // "faster", "slower" (times and rates), "better", "worse" (other metrics), "within noise", "not
   // enough data" (fewer than two values a side), "not comparable" (see note)
   std::string verdict;
-  std::string note;
+  std::string note;  // why not comparable; or what the baseline is made of when groups were pooled
 };
 
 struct QuestionAnswers {

@@ -64,7 +64,8 @@ std::string answer_line(const Answer& a, int tested) {
     out += tested > 1 ? fmt::format(", p (Holm) {}", *a.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*a.adjusted_p, 3))
                       : fmt::format(", p {}", *a.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*a.adjusted_p, 3));
   }
-  return out + fmt::format("): **{}**", a.verdict);
+  out += fmt::format("): **{}**", a.verdict);
+  return a.note.empty() ? out : out + " (" + a.note + ")";
 }
 
 std::string render_answers(const AnswerInputs& in) {

@@ -284,3 +284,47 @@ TEST_CASE("report --questions: the file's questions, validated, in place of the 
   CHECK(contains(md, "Questions declared in `questions_peer.yaml` (given with `report --questions`)."));
   CHECK(contains(md, "- engine vs peer, ranks = 2: 1.20× tokens/s"));
 }
+
+TEST_CASE("answers: a question with many answers is summed up first and listed in full under All answers") {
+  std::vector<ReportTrial> trials;
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2, 4, 8}) {
+      for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "", r, 100.0 * ranks + r));
+    }
+  }
+  std::vector<Group> groups = group_trials(trials);
+  AnswerInputs in;
+  in.questions = {{"tokens_per_sec", "ranks", "1", {"strategy"}, "higher", "", {}}};
+  in.source = "declared in the test";
+  in.groups = pointers(groups);
+  RenderedAnswers r = render_answers(in);
+  CHECK(contains(r.section, "A question with more than 8 answers is summed up"));
+  CHECK(contains(r.section,
+                 "9 comparisons, each listed under [All answers](#all-answers):\n\n"
+                 "- ranks = 2 vs 1: 3 faster; ratio 1.99× to 1.99×, median 1.99×\n"));
+  CHECK(contains(r.section, "- ranks = 8 vs 1: 3 faster; ratio 7.93× to 7.93×"));
+  CHECK(contains(r.section, "- highest ratio beyond noise: ranks = 8 vs 1, strategy = ddp: 7.93× tokens/s"));
+  CHECK(contains(r.section, "- lowest ratio beyond noise: ranks = 2 vs 1, strategy = ddp: 1.99× tokens/s"));
+  CHECK_FALSE(contains(r.section, "ranks = 4 vs 1, strategy = fsdp"));
+  CHECK(r.all.rfind("## All answers\n", 0) == 0);
+  CHECK(contains(r.all, "<details><summary>9 answers</summary>\n\n- ranks = 2 vs 1, strategy = ddp: "));
+  CHECK(contains(r.all, "- ranks = 4 vs 1, strategy = fsdp: "));
+  CHECK(contains(r.all, "</details>\n"));
+  // Few answers: listed in the section itself, nothing further down.
+  in.questions = {{"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}}};
+  RenderedAnswers few = render_answers(in);
+  CHECK(few.all.empty());
+  CHECK_FALSE(contains(few.section, "summed up"));
+  CHECK(contains(few.section, "- zero1 vs ddp, ranks = 8: 1.000× tokens/s"));
+}
+
+TEST_CASE("answers: ratios below 0.1 keep two significant digits") {
+  Answer a;
+  a.label = "gloo vs bare_mpi";
+  a.metric = "busbw_gbps";
+  a.ratio = 0.00037;
+  a.a.n = 1;
+  a.b.n = 1;
+  a.verdict = "not enough data";
+  CHECK(answer_line(a, 1) == "gloo vs bare_mpi: 0.00037× busbw GB/s (n = 1 + 1): **not enough data**");
+}

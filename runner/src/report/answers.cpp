@@ -231,6 +231,7 @@ QuestionAnswers answer_question(const Question& q, const std::vector<const Group
     }
     Answer a;
     a.label = label;
+    a.compared = value_of(*c, q.compare);
     a.metric = q.metric;
     Cell pooled;
     if (b.size() > 1 && same_configuration(b)) {

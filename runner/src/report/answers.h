@@ -20,7 +20,8 @@ namespace mt {
 std::vector<Question> default_questions(const std::vector<const Group*>& groups);
 
 struct Answer {
-  std::string label;  // "fsdp vs ddp, ranks = 2"
+  std::string label;     // "fsdp vs ddp, ranks = 2"
+  std::string compared;  // the compared axis's value: "fsdp"
   std::string metric;
   Summary a, b;  // the compared value's side, the baseline's
   std::optional<double> ratio;

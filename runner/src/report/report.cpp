@@ -116,7 +116,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   RenderedReport report;
   std::string& md = report.markdown;
   md += header(data);
-  md += render_answers(answer_inputs(data, options, groups, profiled_groups));
+  RenderedAnswers answers = render_answers(answer_inputs(data, options, groups, profiled_groups));
+  md += answers.section;
   auto comm = groups_of(groups, "comm");
   std::vector<const Group*> comm_rows;
   std::copy_if(comm.begin(), comm.end(), std::back_inserter(comm_rows),
@@ -177,6 +178,7 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   bool any_fault = false;
   for (const auto& t : data.trials) any_fault = any_fault || trial_kind(t) == "fault";
   if (any_fault) md += render_fault_section(data.trials, groups_of(groups, "fault"), provenance);
+  md += answers.all;
   md += render_failures_section(data.trials);
   md += render_environment_section(provenance, !training.empty());
   while (md.size() >= 2 && md[md.size() - 1] == '\n' && md[md.size() - 2] == '\n') md.pop_back();

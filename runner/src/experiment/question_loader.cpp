@@ -134,9 +134,8 @@ std::optional<Question> read_question(YamlReader& r, const YAML::Node& node, con
     const std::set<std::string> values = all_values(studies, q.compare);
     if (!values.count(q.baseline)) {
       std::vector<std::string> list(values.begin(), values.end());
-      r.error(pos_of(node["baseline"]),
-              fmt::format("{} baseline '{}' is not a value of '{}' (its values: {}){}", what, q.baseline, q.compare,
-                          fmt::join(list, ", "), did_you_mean(q.baseline, list)));
+      r.error(pos_of(node["baseline"]), fmt::format("{} baseline '{}' is not a value of '{}' (its values: {})", what,
+                                                    q.baseline, q.compare, fmt::join(list, ", ")));
     } else if (values.size() < 2) {
       r.error(pos_of(node["compare"]), fmt::format("{} compares '{}', which takes only the value '{}': nothing to "
                                                    "compare it with",

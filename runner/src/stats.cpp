@@ -93,6 +93,29 @@ std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::v
   return result;
 }
 
+std::optional<Interval> ratio_confidence_interval(const std::vector<double>& a, const std::vector<double>& b,
+                                                  double confidence) {
+  if (a.size() < 2 || b.size() < 2) return std::nullopt;
+  const double na = double(a.size()), nb = double(b.size());
+  const double ma = mean(a), mb = mean(b);
+  const double va = sample_std(a) * sample_std(a) / na;  // squared standard errors of the means
+  const double vb = sample_std(b) * sample_std(b) / nb;
+  if (mb == 0) return std::nullopt;
+  const double ratio = ma / mb;
+  if (va + vb == 0) return Interval{ratio, ratio};
+  const double wa = va, wb = ratio * ratio * vb;  // the two parts of SE(ρ)² at ρ = ratio
+  const double df = (wa + wb) * (wa + wb) / (wa * wa / (na - 1) + wb * wb / (nb - 1));
+  const double t = student_t_quantile(1 - (1 - confidence) / 2, df);
+  const double t2 = t * t;
+  // (ma − ρ·mb)² = t²·(va + ρ²·vb), a quadratic A·ρ² − 2B·ρ + C = 0.
+  const double A = mb * mb - t2 * vb, B = ma * mb, C = ma * ma - t2 * va;
+  if (A <= 0) return std::nullopt;  // mean(b) not clearly away from zero: unbounded
+  const double disc = B * B - A * C;
+  if (disc < 0) return std::nullopt;
+  const double root = std::sqrt(disc);
+  return Interval{(B - root) / A, (B + root) / A};
+}
+
 Summary summarize(const std::vector<double>& xs) {
   Summary s;
   s.n = xs.size();

@@ -46,6 +46,15 @@ struct WelchTest {
 // When both samples have zero variance the means either agree exactly (p = 1) or not (p = 0).
 std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
 
+// Confidence interval of mean(a) ÷ mean(b) for two independent samples, by Fieller's theorem: the
+// values ρ for which mean(a) − ρ·mean(b) is within t·SE(ρ) of zero, SE(ρ)² = s_a²/n_a + ρ²·s_b²/n_b,
+// with Welch–Satterthwaite degrees of freedom taken at ρ = the ratio itself. Unlike the delta
+// method it is not symmetric around the ratio, and it stays right when mean(b) is known loosely.
+// nullopt unless both have two or more values, or when mean(b) is not clearly away from zero
+// (the set of such ρ is then unbounded).
+std::optional<Interval> ratio_confidence_interval(const std::vector<double>& a, const std::vector<double>& b,
+                                                  double confidence = 0.95);
+
 // Holm–Bonferroni adjusted p-values for m tests made together, in the input order: the k-th
 // smallest p times (m − k + 1), made monotone and capped at 1. Rejecting where the adjusted p is
 // below α keeps the chance of any false "differs" at α over the whole family.

@@ -58,6 +58,10 @@ const Case kCases[] = {
      "7:52: metric 'seconds' better must be 'higher' or 'lower' (which way is an improvement), got 'faster'",
      "        seconds: {regex: \"took ([0-9.]+) s\", better: faster}",
      "                                                     ^"},
+    // Questions: checked against the studies they are asked of (more in answers_test.cpp).
+    {"question_key", "9:64: unknown key 'whithin' in question #1 (did you mean 'within'?)",
+     "    - {metric: tokens_per_sec, compare: strategy, baseline: ddp, whithin: [ranks]}",
+     "                                                                 ^"},
     {"derived_type", "7:14: derived value 'twice': '*' needs numbers, got 'ddp' and 2", "        twice: strategy * 2",
      "               ^"},
     {"big_repeat", "2:9: repeat must be at most 2147483647, got 99999999999", "  repeat: 99999999999", "          ^"},

@@ -140,7 +140,10 @@ FixtureTrial peer_trial(const std::string& study, int ranks, int repeat, double 
 RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed, const std::string& plot_dir) {
   auto db = open_results(fixture.path());
   ReportData data = load_report_data(*db, {latest_campaign(*db)});
-  return render_report(data, {allow_mixed, plot_dir});
+  ReportOptions options;
+  options.allow_mixed = allow_mixed;
+  options.plot_dir = plot_dir;
+  return render_report(data, options);
 }
 
 std::string render_comparison_of(const ReportFixture& fixture, const std::string& a, const std::string& b) {

@@ -7,6 +7,7 @@ export MTENGINE=/bin/true
 DB="$WORK/results/mtrun.sqlite"
 cat > "$WORK/exp.yaml" <<'YAML'
 name: cells
+conditions: {keep_disturbed: true}   # a shared test machine: every trial has its row
 studies:
   - name: s
     workload: command

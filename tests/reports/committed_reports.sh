@@ -6,6 +6,7 @@ MTRUN="$MT_BUILD_DIR/bin/mtrun"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 checked=0
+cd "$MT_SOURCE_DIR"   # reports/NAME.args name files relative to the repository (--questions experiments/NAME.yaml)
 for db in "$MT_SOURCE_DIR"/reports/*.sqlite; do
   name=$(basename "$db" .sqlite)
   args=()

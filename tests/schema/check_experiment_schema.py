@@ -18,13 +18,14 @@ jsonschema.Draft202012Validator.check_schema(schema)
 validator = jsonschema.Draft202012Validator(schema)
 
 valid = sorted(glob.glob(os.path.join(root, "experiments", "*.yaml")))
-valid += [os.path.join(root, "runner", "tests", "data", n) for n in ("valid.yaml", "valid_language.yaml", "valid_chain.yaml")]
+valid += [os.path.join(root, "runner", "tests", "data", n) for n in ("valid.yaml", "valid_language.yaml", "valid_chain.yaml", "questions_peer.yaml")]
 # Files mtrun rejects for a reason the schema can express (unknown keys, types, enums, empty lists).
 invalid = [os.path.join(root, "runner", "tests", "data", n) for n in
            ("bad_key.yaml", "bad_strategy.yaml", "bad_type.yaml", "empty_axis.yaml", "bad_workload.yaml",
             "bad_repeat.yaml", "bad_launcher.yaml", "no_studies.yaml", "command_missing.yaml", "bad_param.yaml",
             "exclude_param.yaml", "stage_key.yaml", "stage_outcome.yaml", "stage_compare.yaml",
-            "stage_command_study.yaml", "profile_value.yaml", "profile_command.yaml", "metric_better.yaml")]
+            "stage_command_study.yaml", "profile_value.yaml", "profile_command.yaml", "metric_better.yaml",
+            "question_key.yaml")]
 
 failures = []
 for path in valid:

@@ -9,6 +9,7 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
+#include "experiment/question_file.h"
 #include "report/report.h"
 #include "report/results_source.h"
 #include "runner_error.h"
@@ -23,6 +24,7 @@ struct ReportCommandOptions {
   std::optional<std::filesystem::path> output;
   bool allow_mixed = false;
   bool keep_disturbed = false;
+  std::optional<std::filesystem::path> questions;  // an experiment file whose questions to answer
 };
 
 int run_report(const ReportCommandOptions& options, std::ostream& out) {
@@ -38,6 +40,13 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   report_options.allow_mixed = options.allow_mixed;
   report_options.keep_disturbed = options.keep_disturbed;
   if (options.output) report_options.plot_dir = options.output->stem().string();
+  if (options.questions) {
+    QuestionFile file = read_question_file(*options.questions);
+    if (!file.errors.empty()) throw RunnerError(kExitUsage, format_diagnostics(file.errors));
+    report_options.questions = std::move(file.questions);
+    report_options.questions_source =
+        fmt::format("declared in `{}` (given with `report --questions`)", options.questions->string());
+  }
   RenderedReport report = render_report(data, report_options);
   if (!options.output) {
     out << report.markdown;
@@ -83,6 +92,8 @@ CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global
   cmd->add_option("-o,--output", options->output, "write the report here (plots go to a folder beside it)");
   cmd->add_flag("--keep-disturbed", options->keep_disturbed,
                 "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
+  cmd->add_option("--questions", options->questions,
+                  "answer the questions of this experiment file instead of those kept with the campaign");
   cmd->add_flag("--allow-mixed", options->allow_mixed,
                 "report results from different revisions or images together (tables say so)");
   return [options, &global](std::ostream& out) {

@@ -19,6 +19,7 @@
 #include "run/adaptive_repeats.h"
 #include "run/quiet_machine.h"
 #include "runner_error.h"
+#include "store/question_json.h"
 #include "store/trial_json.h"
 
 namespace mt {
@@ -55,6 +56,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
       {plan.experiment.order,
        plan.experiment.order == kOrderShuffled ? std::optional(plan.experiment.seed) : std::nullopt,
        measurement_json(plan.experiment)});
+  store.record_questions(plan.campaign_id, questions_to_json(plan.experiment.questions));
   PendingTrials to_run;
   std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;

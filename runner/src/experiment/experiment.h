@@ -9,6 +9,7 @@
 
 #include "experiment/diagnostic.h"
 #include "experiment/measurement_rules.h"
+#include "experiment/question.h"
 #include "experiment/trial.h"
 
 namespace mt {
@@ -103,6 +104,8 @@ struct Experiment {
   std::uint64_t seed = 0;             // of the shuffled order (experiment/run_order.h)
   ConditionsThresholds conditions;    // `conditions:` — when an attempt counts as disturbed
   std::vector<Study> studies;
+  // `questions:` of the experiment, then of each study (with `study` set), in file order.
+  std::vector<Question> questions;
 };
 
 }  // namespace mt

@@ -8,6 +8,7 @@
 
 #include "experiment/input_bounds.h"
 #include "experiment/measurement_loader.h"
+#include "experiment/question_loader.h"
 #include "experiment/run_order.h"
 #include "experiment/study_loader.h"
 #include "experiment/yaml_reader.h"
@@ -15,8 +16,8 @@
 namespace mt {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name",    "description", "repeat", "timeout_s", "launcher",
-                                           "studies", "order",       "seed",   "conditions"};
+const std::vector<std::string> kTopKeys = {"name",    "description", "repeat", "timeout_s",  "launcher",
+                                           "studies", "order",       "seed",   "conditions", "questions"};
 const std::vector<std::string> kOrders = {kOrderInterleaved, kOrderShuffled};
 const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};
 const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
@@ -114,6 +115,7 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp, std
     return;
   }
   std::set<std::string> names;
+  std::vector<std::pair<YAML::Node, std::size_t>> study_questions;  // node, index into exp.studies
   for (size_t i = 0; i < studies.size(); ++i) {
     const std::size_t blocking_before = r.blocking_errors();
     auto study = read_study(r, studies[i], int(i), defaults);
@@ -122,8 +124,12 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp, std
     if (!study->name.empty() && !names.insert(study->name).second) {
       r.error(pos_of(studies[i]["name"]), fmt::format("study name '{}' is used twice", study->name));
     }
+    if (studies[i]["questions"]) study_questions.emplace_back(studies[i]["questions"], exp.studies.size());
     exp.studies.push_back(std::move(*study));
   }
+  // Questions last: they are checked against the studies' axes and values.
+  if (root["questions"]) read_questions(r, root["questions"], exp, nullptr, exp.questions);
+  for (const auto& [node, index] : study_questions) read_questions(r, node, exp, &exp.studies[index], exp.questions);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace {
 
 const std::vector<std::string> kStudyKeys = {"name",    "workload", "repeat",  "timeout_s", "defaults", "matrix",
                                              "zip",     "exclude",  "include", "derived",   "where",    "engine_args",
-                                             "command", "launch",   "metrics", "stages",    "profile"};
+                                             "command", "launch",   "metrics", "stages",    "profile",  "questions"};
 
 std::optional<Axis> read_axis(YamlReader& r, ParamChecker& params, const YAML::Node& key, const YAML::Node& values) {
   Axis axis{key.Scalar(), {}, pos_of(key)};

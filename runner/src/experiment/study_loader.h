@@ -1,6 +1,7 @@
 #pragma once
 // Reads one study of an experiment file: workload, defaults, matrix axes, zip groups, exclude and
 // include lists, derived values, the where filter, and the command workload's template.
+// Its `questions:` are read by the experiment loader once every study is known (question_loader.h).
 #include "experiment/experiment.h"
 #include "experiment/yaml_reader.h"
 

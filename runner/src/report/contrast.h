@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "report/groups.h"
-#include "report/metric_catalogue.h"
+#include "experiment/metric_catalogue.h"
 #include "stats.h"
 
 namespace mt {

@@ -4,7 +4,7 @@
 
 #include "report/cells.h"
 #include "report/markdown_table.h"
-#include "report/metric_catalogue.h"
+#include "experiment/metric_catalogue.h"
 #include "stats.h"
 
 namespace mt {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "report/answers_section.h"
 #include "report/cells.h"
 #include "report/comm_rows.h"
 #include "report/comm_table.h"
@@ -80,6 +81,23 @@ constexpr DedicatedKind kDedicatedKinds[] = {
     {"groups", render_groups_section},
 };
 
+// The questions to answer and where they were declared: `--questions`, else the campaign's, else
+// none (the defaults).
+AnswerInputs answer_inputs(const ReportData& data, const ReportOptions& options, const std::vector<Group>& groups,
+                           const std::vector<Group>& profiled) {
+  AnswerInputs in;
+  if (options.questions) {
+    in.questions = *options.questions;
+    in.source = options.questions_source;
+  } else if (data.questions) {
+    in.questions = *data.questions;
+    in.source = fmt::format("declared in the experiment file when campaign {} ran", code(data.campaigns.back().id));
+  }
+  for (const auto& g : groups) in.groups.push_back(&g);
+  for (const auto& g : profiled) in.profiled.push_back(&g);
+  return in;
+}
+
 }  // namespace
 
 RenderedReport render_report(const ReportData& data, const ReportOptions& options) {
@@ -98,6 +116,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   RenderedReport report;
   std::string& md = report.markdown;
   md += header(data);
+  RenderedAnswers answers = render_answers(answer_inputs(data, options, groups, profiled_groups));
+  md += answers.section;
   auto comm = groups_of(groups, "comm");
   std::vector<const Group*> comm_rows;
   std::copy_if(comm.begin(), comm.end(), std::back_inserter(comm_rows),
@@ -158,6 +178,7 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   bool any_fault = false;
   for (const auto& t : data.trials) any_fault = any_fault || trial_kind(t) == "fault";
   if (any_fault) md += render_fault_section(data.trials, groups_of(groups, "fault"), provenance);
+  md += answers.all;
   md += render_failures_section(data.trials);
   md += render_environment_section(provenance, !training.empty());
   while (md.size() >= 2 && md[md.size() - 1] == '\n' && md[md.size() - 2] == '\n') md.pop_back();

@@ -1,10 +1,12 @@
 #pragma once
-// A campaign report in markdown: a summary first (headline comparisons, best configurations,
+// A campaign report in markdown: the answers to the experiment's questions first, then a summary (headline comparisons, best configurations,
 // warnings), then every section the data supports, and the plots it links to. Rendering is a pure function of the database rows, so the same database
 // always gives the same bytes.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "experiment/question.h"
 #include "report/report_plots.h"
 #include "report/results_source.h"
 
@@ -18,6 +20,10 @@ struct ReportOptions {
   // Average attempts run on a disturbed machine in with the rest (`report --keep-disturbed`, or the
   // experiment's `conditions: {keep_disturbed: true}`); by default they are named and left out.
   bool keep_disturbed = false;
+  // Questions to answer in place of the campaign's (`report --questions FILE`), and where they come
+  // from ("`experiments/x.yaml`"); unset: the campaign's, or the defaults when it kept none.
+  std::optional<std::vector<Question>> questions;
+  std::string questions_source;
 };
 
 struct RenderedReport {

@@ -6,6 +6,7 @@
 #include "experiment/measurement_rules.h"
 #include "report/disturbance_summary.h"
 #include "store/campaign_measurement.h"
+#include "store/question_json.h"
 #include "store/conditions_rows.h"
 #include "store/store_reader.h"
 
@@ -196,6 +197,7 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
       if (j.is_object() && j.contains("conditions")) {
         data.keep_disturbed = data.keep_disturbed || thresholds_from_json(j["conditions"].dump()).keep_disturbed;
       }
+      if (auto questions = questions_from_measurement(m.measurement)) data.questions = std::move(questions);
     }
   }
   data.run_notes = run_conditions_notes(db, data);

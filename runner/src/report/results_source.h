@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiment/question.h"
 #include "store/sqlite_db.h"
 #include "store/campaign_lookup.h"
 #include "store/stage_rows.h"
@@ -96,6 +97,9 @@ struct ReportData {
   std::vector<ReportTrial> trials;  // by campaign, then plan order
   std::string run_notes;            // run order and adaptive repeats (disturbance_summary.h); "" when not recorded
   bool keep_disturbed = false;      // a campaign was run with conditions: {keep_disturbed: true}
+  // The questions the latest campaign that kept any was asked (its `measurement`); nullopt when
+  // none did (run before questions were kept). Empty: its experiment declared none.
+  std::optional<std::vector<Question>> questions;
 };
 
 // Opens an existing results database read-only; refuses a missing file, a file that is not an mtrun

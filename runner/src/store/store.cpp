@@ -111,6 +111,15 @@ void Store::add_campaign_if_new(const Campaign& c, const CampaignMeasurement& m)
   insert.run();
 }
 
+void Store::record_questions(const std::string& campaign_id, const std::string& questions_json) {
+  db_.prepare(
+         "UPDATE campaigns SET measurement = json_set(COALESCE(measurement, '{}'), '$.questions', json(?)) "
+         "WHERE id = ?")
+      .bind(1, questions_json)
+      .bind(2, campaign_id)
+      .run();
+}
+
 std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial& t, int ordinal) {
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& p : t.params) params[p.name] = p.value;

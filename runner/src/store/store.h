@@ -100,6 +100,9 @@ class Store {
 
   // With how it runs (run order, seed, measurement rules; recorded on first sight only).
   void add_campaign_if_new(const Campaign& campaign, const CampaignMeasurement& measurement = {});
+  // The questions the experiment file asks now (question_json.h), kept with the campaign in place
+  // of those of an earlier run: they say how its numbers are judged, not how they are measured.
+  void record_questions(const std::string& campaign_id, const std::string& questions_json);
 
   // Row id of the trial, inserting it on first sight.
   std::int64_t add_trial_if_new(const std::string& campaign_id, const Trial& trial, int ordinal);

@@ -1,4 +1,4 @@
-#include "report/metric_catalogue.h"
+#include "experiment/metric_catalogue.h"
 
 namespace mt {
 

@@ -1,7 +1,8 @@
 #pragma once
 // The one list of metrics whose meaning mtrun knows: the engine's, by the names its results use.
 // Each has the title tables give it, its unit, how many decimals it is shown with, and which way is
-// better. A `command` workload's own metrics are not listed: their experiment declares the direction
+// better. Experiment files name these metrics in `questions:`, so the list lives with them. A
+// `command` workload's own metrics are not listed: their experiment declares the direction
 // (`better: higher|lower` beside `regex`/`json`), and it reaches reports through the trial's spec.
 #include <optional>
 #include <string>

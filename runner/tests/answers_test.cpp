@@ -1,0 +1,330 @@
+// Questions and their answers: what an experiment may ask, the default questions, the verdicts and
+// the confidence interval of a ratio of means.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "experiment/experiment_check.h"
+#include "experiment/question_file.h"
+#include "report/answers.h"
+#include "report/answers_section.h"
+#include "report/report.h"
+#include "report_fixture.h"
+#include "stats.h"
+#include "store/question_json.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(MT_TEST_DATA_DIR) + "/" + name + ".yaml"; }
+
+std::filesystem::path write_file(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kStrategies = R"(name: q
+studies:
+  - name: s
+    workload: train
+    matrix:
+      strategy: [ddp, fsdp]
+      ranks: [1, 2]
+      gradient_sync_mode: [every, last]
+)";
+
+// Problems of an experiment file made of kStrategies and `questions`.
+std::string problems_with(const std::string& questions) {
+  auto file = write_file("questions_check.yaml", std::string(kStrategies) + questions);
+  std::string out;
+  for (const auto& d : check_experiment(file).errors) {
+    out += std::to_string(d.pos.line) + ":" + std::to_string(d.pos.column) + ": " + d.message + "\n";
+  }
+  return out;
+}
+
+// A succeeded training trial as a report reads it.
+ReportTrial trial(const std::string& strategy, int ranks, const std::string& sync, int repeat, double tokens,
+                  const std::string& study = "s") {
+  ReportTrial t;
+  t.campaign_id = "c";
+  t.study = study;
+  t.workload = "train";
+  t.strategy = strategy;
+  t.ranks = ranks;
+  t.repeat_index = repeat;
+  t.parameters = {{"strategy", strategy}, {"ranks", std::to_string(ranks)}, {"grad_accum_steps", "2"}};
+  t.axes = {"strategy", "ranks"};
+  if (!sync.empty()) {
+    t.parameters["gradient_sync_mode"] = sync;
+    t.axes.push_back("gradient_sync_mode");
+  }
+  t.identity = study + strategy + std::to_string(ranks) + sync + std::to_string(repeat);
+  t.group_key = study + strategy + std::to_string(ranks) + sync;
+  t.succeeded_attempt = 1;
+  t.metrics["tokens_per_sec"] = tokens;
+  t.result = {{"resolved_gradient_sync_mode", sync.empty() ? "last" : sync}};
+  return t;
+}
+
+std::vector<const Group*> pointers(const std::vector<Group>& groups) {
+  std::vector<const Group*> out;
+  for (const auto& g : groups) out.push_back(&g);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("questions: a valid list is kept, each with its study's scope and the metric's direction") {
+  auto file = write_file("questions_ok.yaml", std::string(kStrategies) + R"(    questions:
+      - {metric: step_time_ms, compare: ranks, baseline: 1, within: [strategy]}
+questions:
+  - metric: tokens_per_sec
+    compare: strategy
+    baseline: ddp
+    within: [ranks, gradient_sync_mode]
+)");
+  CheckedExperiment checked = check_experiment(file);
+  REQUIRE(checked.errors.empty());
+  const auto& q = checked.experiment->questions;
+  REQUIRE(q.size() == 2);
+  CHECK(q[0].compare == "strategy");
+  CHECK(q[0].within == std::vector<std::string>{"ranks", "gradient_sync_mode"});
+  CHECK(q[0].better == "higher");
+  CHECK(q[0].study.empty());
+  CHECK(q[1].study == "s");
+  CHECK(q[1].better == "lower");
+  // Kept with the campaign and read back as they were.
+  auto back = questions_from_measurement("{\"questions\":" + questions_to_json(q) + "}");
+  REQUIRE(back);
+  REQUIRE(back->size() == 2);
+  CHECK((*back)[1].within == std::vector<std::string>{"strategy"});
+  CHECK((*back)[1].study == "s");
+  CHECK_FALSE(questions_from_measurement("{\"conditions\":{}}"));
+  // The same questions without reading the studies as a run would (no engine needed).
+  QuestionFile alone = read_question_file(file);
+  CHECK(alone.errors.empty());
+  CHECK(alone.questions.size() == 2);
+}
+
+TEST_CASE("questions: each mistake is named at its place, with what would be right") {
+  CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: stratgy, baseline: ddp}\n") ==
+        "10:39: question #1 compare 'stratgy' is not an axis of study 's' (did you mean 'strategy'?)\n");
+  CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: zero3}\n") ==
+        "10:59: question #1 baseline 'zero3' is not a value of 'strategy' (its values: ddp, fsdp)\n");
+  CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, within: [rnks]}\n") ==
+        "10:73: question #1 within 'rnks' is not an axis of study 's' (did you mean 'ranks'?)\n");
+  CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: strategy, baseline: ddp}\n") ==
+        "10:14: question #1: which way is better for metric 'grad_norm' is not known: add better: higher or "
+        "better: lower\n");
+  CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, better: lower}\n") ==
+        "10:72: question #1 says better: lower, but higher is better for metric 'tokens_per_sec'; drop better\n");
+  CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, within: "
+                      "[strategy]}\n") == "10:73: question #1 within lists 'strategy', the axis it compares\n");
+  CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, baseline: ddp}\n") ==
+        "10:5: question #1 needs 'compare' (metric, compare, baseline; within and better are optional)\n");
+  CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: study, baseline: s, better: lower}\n") ==
+        "10:34: question #1 compares studies, but it is asked of study 's' alone\n");
+  // A direction the question declares makes any stored metric answerable.
+  CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: strategy, baseline: ddp, better: lower}\n") == "");
+}
+
+TEST_CASE("ratio CI: Fieller's interval holds the ratio, widens with noise and is unbounded near a zero baseline") {
+  const std::vector<double> a = {62, 60, 64, 61, 63}, b = {100, 98, 102, 99, 101};
+  auto ci = ratio_confidence_interval(a, b);
+  REQUIRE(ci);
+  const double ratio = 62.0 / 100.0;
+  CHECK(ci->low < ratio);
+  CHECK(ci->high > ratio);
+  // Against the exact Fieller bounds for these values (t with Welch-Satterthwaite df at the ratio).
+  CHECK(ci->low == doctest::Approx(0.6003).epsilon(0.001));
+  CHECK(ci->high == doctest::Approx(0.6400).epsilon(0.001));
+  auto wide = ratio_confidence_interval({50, 74, 62, 55, 69}, b);
+  REQUIRE(wide);
+  CHECK(wide->high - wide->low > ci->high - ci->low);
+  CHECK_FALSE(ratio_confidence_interval(a, {-1, 1, 0.5, -0.5}));  // the baseline's mean may be zero
+  CHECK_FALSE(ratio_confidence_interval({1}, b));
+  auto exact = ratio_confidence_interval({2, 2}, {4, 4});
+  REQUIRE(exact);
+  CHECK(exact->low == 0.5);
+  CHECK(exact->high == 0.5);
+}
+
+TEST_CASE("verdicts: faster, slower, better, worse, within noise, not enough data") {
+  CHECK(answer_verdict("tokens_per_sec", "higher", 0.62, 0.003, true) == "slower");
+  CHECK(answer_verdict("tokens_per_sec", "higher", 1.3, 0.01, true) == "faster");
+  CHECK(answer_verdict("step_time_ms", "lower", 1.3, 0.01, true) == "slower");
+  CHECK(answer_verdict("peak_memory_mb", "lower", 0.5, 0.01, true) == "better");
+  CHECK(answer_verdict("loss", "lower", 1.1, 0.01, true) == "worse");
+  CHECK(answer_verdict("tokens_per_sec", "higher", 0.62, 0.05, true) == "within noise");
+  CHECK(answer_verdict("tokens_per_sec", "higher", 0.62, std::nullopt, false) == "not enough data");
+}
+
+TEST_CASE("answers: one line per configuration, Holm over a question's lines, same configurations left out") {
+  std::vector<ReportTrial> trials;
+  const double ddp[] = {100, 101, 99}, fsdp[] = {62, 63, 61};
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2}) {
+      for (const char* sync : {"every", "last"}) {
+        trials.push_back(trial("ddp", ranks, sync, r, ddp[r] * ranks));
+        trials.push_back(trial("fsdp", ranks, sync, r, fsdp[r] * ranks));
+      }
+    }
+  }
+  std::vector<Group> groups = group_trials(trials);
+  SUBCASE("strategy against ddp") {
+    QuestionAnswers qa = answer_question(
+        {"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"}, "higher", "", {}}, pointers(groups));
+    REQUIRE(qa.answers.size() == 4);
+    CHECK(qa.tested == 4);
+    CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1, gradient_sync_mode = every");
+    CHECK(qa.answers[0].verdict == "slower");
+    CHECK(answer_line(qa.answers[0], qa.tested)
+              .rfind("fsdp vs ddp, ranks = 1, gradient_sync_mode = every: 0.62× tokens/s (95 % CI ", 0) == 0);
+    CHECK(contains(answer_line(qa.answers[0], qa.tested), "n = 3 + 3, p (Holm) < 0.001): **slower**"));
+  }
+  SUBCASE("no sync-mode comparison at 1 rank, where both modes run the same thing") {
+    QuestionAnswers qa = answer_question(
+        {"tokens_per_sec", "gradient_sync_mode", "every", {"strategy", "ranks"}, "higher", "", {}}, pointers(groups));
+    REQUIRE(qa.answers.size() == 2);
+    CHECK(qa.answers[0].label == "gradient_sync_mode = last vs every, strategy = ddp, ranks = 2");
+    CHECK(qa.answers[1].label == "gradient_sync_mode = last vs every, strategy = fsdp, ranks = 2");
+    REQUIRE(qa.skipped.size() == 2);
+    CHECK(qa.skipped[0] ==
+          "gradient_sync_mode = last vs every, strategy = ddp, ranks = 1: the same resolved configuration");
+  }
+  SUBCASE("a baseline side that holds several configurations is not pooled") {
+    QuestionAnswers qa =
+        answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}}, pointers(groups));
+    // gradient_sync_mode is not named: each fsdp group is held against the ddp group of its own mode.
+    REQUIRE(qa.answers.size() == 4);
+    CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1, gradient_sync_mode = every");
+    CHECK(qa.answers[0].verdict == "slower");
+  }
+}
+
+TEST_CASE("answers: a side with one value is not enough data; a rank baseline from another study serves all") {
+  std::vector<ReportTrial> trials = {trial("ddp", 1, "", 0, 100, "single"), trial("ddp", 1, "", 1, 102, "single"),
+                                     trial("ddp", 2, "every", 0, 150, "scaling"),
+                                     trial("ddp", 2, "every", 1, 152, "scaling"),
+                                     trial("ddp", 2, "last", 0, 190, "scaling")};
+  std::vector<Group> groups = group_trials(trials);
+  QuestionAnswers qa =
+      answer_question({"tokens_per_sec", "ranks", "1", {"gradient_sync_mode"}, "higher", "", {}}, pointers(groups));
+  REQUIRE(qa.answers.size() == 2);
+  CHECK(qa.answers[0].label == "ranks = 2 vs 1, gradient_sync_mode = every");
+  CHECK(qa.answers[0].verdict == "faster");
+  CHECK(qa.answers[1].verdict == "not enough data");
+  CHECK(answer_line(qa.answers[1], qa.tested) ==
+        "ranks = 2 vs 1, gradient_sync_mode = last: 1.88× tokens/s (n = 1 + 2): **not enough data**");
+}
+
+TEST_CASE("default questions: each strategy against ddp and each rank count against the smallest, within the rest") {
+  std::vector<ReportTrial> trials;
+  for (int ranks : {1, 2, 4}) {
+    for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "every", 0, 100));
+  }
+  std::vector<Group> groups = group_trials(trials);
+  std::vector<Question> q = default_questions(pointers(groups));
+  REQUIRE(q.size() == 2);
+  CHECK(q[0].compare == "strategy");
+  CHECK(q[0].baseline == "ddp");
+  CHECK(q[0].within == std::vector<std::string>{"ranks", "gradient_sync_mode"});
+  CHECK(q[1].compare == "ranks");
+  CHECK(q[1].baseline == "1");
+  CHECK(q[1].within == std::vector<std::string>{"strategy", "gradient_sync_mode"});
+  CHECK(q[0].metric == "tokens_per_sec");
+  // Without ddp among the strategies there is no strategy question; one rank count, no rank question.
+  std::vector<ReportTrial> no_ddp = {trial("fsdp", 2, "", 0, 1), trial("zero1", 2, "", 0, 1)};
+  std::vector<Group> g2 = group_trials(no_ddp);
+  CHECK(default_questions(pointers(g2)).empty());
+  // A sync-mode-only experiment asks nothing by default: its modes are compared only when asked.
+  std::vector<ReportTrial> modes = {trial("ddp", 1, "every", 0, 1), trial("ddp", 1, "last", 0, 1)};
+  std::vector<Group> g3 = group_trials(modes);
+  CHECK(default_questions(pointers(g3)).empty());
+}
+
+TEST_CASE("report: an experiment's questions are answered first, before the summary") {
+  ReportFixture f("answers.sqlite");
+  engine_and_peer_campaign(f);
+  f.store().record_questions("c1",
+                             questions_to_json({{"tokens_per_sec", "study", "peer", {"ranks"}, "higher", "", {}}}));
+  const std::string md = render_latest(f).markdown;
+  const auto answers = md.find("## Answers"), summary = md.find("## Summary");
+  REQUIRE(answers != std::string::npos);
+  CHECK(answers < summary);
+  CHECK(md.find("## ") == answers);
+  CHECK(contains(md, "Questions declared in the experiment file when campaign `c1` ran."));
+  CHECK(contains(md,
+                 "**tokens/s: study vs peer, within ranks** — higher is better\n\n"
+                 "- engine vs peer, ranks = 1: 1.20× tokens/s (95 % CI "));
+  CHECK(contains(md, "n = 3 + 3, p (Holm) < 0.001): **faster**\n"));
+  // Without stored questions: the defaults, said to be such.
+  ReportFixture plain("answers_defaults.sqlite");
+  engine_and_peer_campaign(plain);
+  const std::string md2 = render_latest(plain).markdown;
+  CHECK(contains(md2, "## Answers\n\nThe experiment declares no questions"));
+  CHECK(
+      contains(md2, "**tokens/s: ranks vs 1** — higher is better\n\n- ranks = 2 vs 1, study = engine: 2.00× tokens/s"));
+}
+
+TEST_CASE("report --questions: the file's questions, validated, in place of the campaign's") {
+  ReportFixture f("answers_file.sqlite");
+  engine_and_peer_campaign(f);
+  ReportOptions options;
+  QuestionFile file = read_question_file(data("questions_peer"));
+  REQUIRE(file.errors.empty());
+  options.questions = file.questions;
+  options.questions_source = "declared in `questions_peer.yaml` (given with `report --questions`)";
+  auto db = open_results(f.path());
+  const std::string md = render_report(load_report_data(*db, {latest_campaign(*db)}), options).markdown;
+  CHECK(contains(md, "Questions declared in `questions_peer.yaml` (given with `report --questions`)."));
+  CHECK(contains(md, "- engine vs peer, ranks = 2: 1.20× tokens/s"));
+}
+
+TEST_CASE("answers: a question with many answers is summed up first and listed in full under All answers") {
+  std::vector<ReportTrial> trials;
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2, 4, 8}) {
+      for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "", r, 100.0 * ranks + r));
+    }
+  }
+  std::vector<Group> groups = group_trials(trials);
+  AnswerInputs in;
+  in.questions = {{"tokens_per_sec", "ranks", "1", {"strategy"}, "higher", "", {}}};
+  in.source = "declared in the test";
+  in.groups = pointers(groups);
+  RenderedAnswers r = render_answers(in);
+  CHECK(contains(r.section, "A question with more than 8 answers is summed up"));
+  CHECK(contains(r.section,
+                 "9 comparisons, each listed under [All answers](#all-answers):\n\n"
+                 "- ranks = 2 vs 1: 3 faster; ratio 1.99× to 1.99×, median 1.99×\n"));
+  CHECK(contains(r.section, "- ranks = 8 vs 1: 3 faster; ratio 7.93× to 7.93×"));
+  CHECK(contains(r.section, "- highest ratio beyond noise: ranks = 8 vs 1, strategy = ddp: 7.93× tokens/s"));
+  CHECK(contains(r.section, "- lowest ratio beyond noise: ranks = 2 vs 1, strategy = ddp: 1.99× tokens/s"));
+  CHECK_FALSE(contains(r.section, "ranks = 4 vs 1, strategy = fsdp"));
+  CHECK(r.all.rfind("## All answers\n", 0) == 0);
+  CHECK(contains(r.all, "<details><summary>9 answers</summary>\n\n- ranks = 2 vs 1, strategy = ddp: "));
+  CHECK(contains(r.all, "- ranks = 4 vs 1, strategy = fsdp: "));
+  CHECK(contains(r.all, "</details>\n"));
+  // Few answers: listed in the section itself, nothing further down.
+  in.questions = {{"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}}};
+  RenderedAnswers few = render_answers(in);
+  CHECK(few.all.empty());
+  CHECK_FALSE(contains(few.section, "summed up"));
+  CHECK(contains(few.section, "- zero1 vs ddp, ranks = 8: 1.000× tokens/s"));
+}
+
+TEST_CASE("answers: ratios below 0.1 keep two significant digits") {
+  Answer a;
+  a.label = "gloo vs bare_mpi";
+  a.metric = "busbw_gbps";
+  a.ratio = 0.00037;
+  a.a.n = 1;
+  a.b.n = 1;
+  a.verdict = "not enough data";
+  CHECK(answer_line(a, 1) == "gloo vs bare_mpi: 0.00037× busbw GB/s (n = 1 + 1): **not enough data**");
+}

@@ -29,6 +29,7 @@
 #include "report/study_comparison.h"
 #include "report/summary_section.h"
 #include "report/training_tables.h"
+#include "report/utilisation_section.h"
 #include "runner_error.h"
 
 namespace mt {
@@ -142,6 +143,7 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   md += render_provenance_warnings(provenance);
   if (!training.empty()) {
     md += render_training_section(training, provenance);
+    md += render_utilisation_section(training);
     md += render_study_comparison(studies);
     PlotSet plots = options.plot_dir.empty() ? PlotSet{} : training_plots(training);
     md += plots_section(plots, options);

@@ -1,0 +1,33 @@
+// The model FLOPs utilisation section: shown for results that carry the engine's `mfu` fields, with
+// the shares as percentages, and absent for results without them.
+#include <doctest/doctest.h>
+
+#include "report/report.h"
+#include "report_fixture.h"
+
+using namespace mt;
+using namespace mt::testing;
+
+TEST_CASE("utilisation: MFU per configuration when the results carry it, nothing otherwise") {
+  ReportFixture f("utilisation.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
+    // 6 MFLOP per token at 1000 tokens/s: 6 GFLOP/s against a 60 GFLOP/s calibrated peak = 10 %,
+    // against a 120 GFLOP/s vector peak = 5 %; the third repeat slightly faster.
+    const double share = r == 2 ? 0.11 : 0.10;
+    t.result["mfu"] = {{"model_flops_per_token", 6e6},   {"achieved_gflops", 60 * share},
+                       {"calibrated_peak_gflops", 60.0}, {"of_calibrated_peak", share},
+                       {"vector_peak_gflops", 120.0},    {"of_vector_peak", share / 2}};
+    f.trial(t);
+  }
+  const std::string md = render_latest(f).markdown;
+  REQUIRE(contains(md, "## Model FLOPs utilisation\n"));
+  CHECK(contains(md, "| ddp | 2 | s | 1000 ± 0 | 0.0060 | 6.20 ± 0.35 | 60.0 ± 0.0 | 10.3 ± 0.6 | 5.2 ± 0.3 | 3 |"));
+  CHECK(contains(md, "6·N + 12·L·d·T"));
+
+  ReportFixture without("no_utilisation.sqlite");
+  without.campaign("c1");
+  for (int r = 0; r < 3; ++r) without.trial(train_trial("s", "ddp", 2, r, 1000, 40, 500));
+  CHECK_FALSE(contains(render_latest(without).markdown, "Model FLOPs utilisation"));
+}

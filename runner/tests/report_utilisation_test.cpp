@@ -23,7 +23,7 @@ TEST_CASE("utilisation: MFU per configuration when the results carry it, nothing
   }
   const std::string md = render_latest(f).markdown;
   REQUIRE(contains(md, "## Model FLOPs utilisation\n"));
-  CHECK(contains(md, "| ddp | 2 | s | 1000 ± 0 | 0.0060 | 6.20 ± 0.35 | 60.0 ± 0.0 | 10.3 ± 0.6 | 5.2 ± 0.3 | 3 |"));
+  CHECK(contains(md, "| ddp | 2 | s | 1000 ± 0 | 6.0 | 6.20 ± 0.35 | 60.0 ± 0.0 | 10.3 ± 0.6 | 5.2 ± 0.3 | 3 |"));
   CHECK(contains(md, "6·N + 12·L·d·T"));
 
   ReportFixture without("no_utilisation.sqlite");

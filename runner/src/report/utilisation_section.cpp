@@ -24,7 +24,7 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
                        {"ranks", Align::Right},
                        {"configuration"},
                        {"tokens/s", Align::Right},
-                       {"model GFLOP/token", Align::Right},
+                       {"model MFLOP/token", Align::Right},
                        {"achieved GFLOP/s", Align::Right},
                        {"calibrated peak GFLOP/s", Align::Right},
                        {"MFU of calibrated peak %", Align::Right},
@@ -35,7 +35,7 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
     const auto per_token = g->sample("mfu.model_flops_per_token").values;
     if (per_token.empty()) continue;
     table.add_row({g->strategy, std::to_string(g->ranks), g->label(),
-                   mean_std_cell(summarize(g->sample("tokens_per_sec").values), 0), fixed(mean(per_token) / 1e9, 4),
+                   mean_std_cell(summarize(g->sample("tokens_per_sec").values), 0), fixed(mean(per_token) / 1e6, 1),
                    mean_std_cell(summarize(g->sample("mfu.achieved_gflops").values), 2),
                    mean_std_cell(summarize(g->sample("mfu.calibrated_peak_gflops").values), 1),
                    share_cell(*g, "mfu.of_calibrated_peak"), share_cell(*g, "mfu.of_vector_peak"), g->n_text()});

@@ -6,7 +6,14 @@ set -euo pipefail
 cd "${MT_SOURCE_DIR:-$(dirname "$0")/..}"
 FORMAT=$(command -v clang-format-14 || command -v clang-format) ||
   { echo "check_format: clang-format not found (scripts/test.sh installs it)" >&2; exit 1; }
-mapfile -t files < <(git ls-files '*.c' '*.cpp' '*.h')
+# The tracked sources; outside a git checkout (an unpacked archive), every source under the
+# project's folders.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -t files < <(git ls-files '*.c' '*.cpp' '*.h')
+else
+  mapfile -t files < <(find benchmarks engine runner tests \( -name '*.c' -o -name '*.cpp' -o -name '*.h' \) | sort)
+fi
+[ "${#files[@]}" -gt 0 ] || { echo "check_format: no C or C++ source found" >&2; exit 1; }
 if [ "${1:-}" = "--fix" ]; then
   "$FORMAT" -i "${files[@]}"
   exit 0

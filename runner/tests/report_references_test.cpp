@@ -162,7 +162,8 @@ TEST_CASE("a collective is held at its best busbw over the sizes a range applies
 }
 
 TEST_CASE("a malformed references file is refused naming the file and line") {
-  CHECK(contains(load_error("refs_bad_yaml", "version: 1\nreferences:\n  - id: [unclosed\n"), ":3:"));
+  CHECK(contains(load_error("refs_bad_yaml", "version: 1\nreferences:\n  - id: a: b\n    metric: x\n"),
+                 ".yaml:3: not valid YAML"));
   const std::string missing = load_error("refs_no_source", R"(version: 1
 references:
   - id: ok

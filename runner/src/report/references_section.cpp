@@ -209,6 +209,7 @@ std::string render_references_section(const std::vector<Group>& groups, const Re
   for (const ReferenceEntry* e : noted) {
     std::string what = e->scope.model;
     if (!e->note.empty()) what += (what.empty() ? "" : ". ") + e->note;
+    if (!what.empty() && what.back() != '.') what += '.';
     out += fmt::format("- {}: {}\n", code(e->id), what);
   }
   if (!noted.empty()) out += "\n";

@@ -10,6 +10,7 @@
 #include "checked_output.h"
 #include "commands/commands.h"
 #include "experiment/question_file.h"
+#include "report/references.h"
 #include "report/report.h"
 #include "report/results_source.h"
 #include "runner_error.h"
@@ -24,10 +25,14 @@ struct ReportCommandOptions {
   std::optional<std::filesystem::path> output;
   bool allow_mixed = false;
   bool keep_disturbed = false;
-  std::optional<std::filesystem::path> questions;  // an experiment file whose questions to answer
+  std::optional<std::filesystem::path> questions;   // an experiment file whose questions to answer
+  std::optional<std::filesystem::path> references;  // published figures to hold the groups against
 };
 
 int run_report(const ReportCommandOptions& options, std::ostream& out) {
+  // The references file first: a mistake in it is reported before anything else is read.
+  std::optional<ReferenceFile> references;
+  if (options.references) references = read_references(*options.references);
   auto db = open_results(options.db);
   std::vector<Campaign> campaigns;
   if (options.experiment) {
@@ -37,6 +42,7 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   }
   ReportData data = load_report_data(*db, campaigns);
   ReportOptions report_options;
+  report_options.references = std::move(references);
   report_options.allow_mixed = options.allow_mixed;
   report_options.keep_disturbed = options.keep_disturbed;
   if (options.output) report_options.plot_dir = options.output->stem().string();
@@ -94,6 +100,8 @@ CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global
                 "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
   cmd->add_option("--questions", options->questions,
                   "answer the questions of this experiment file instead of those kept with the campaign");
+  cmd->add_option("--references", options->references,
+                  "hold the groups against the published figures of this file (references/published.yaml)");
   cmd->add_flag("--allow-mixed", options->allow_mixed,
                 "report results from different revisions or images together (tables say so)");
   return [options, &global](std::ostream& out) {

@@ -25,6 +25,7 @@
 #include "report/profiler_overhead_section.h"
 #include "report/provenance_check.h"
 #include "report/rank_wait_section.h"
+#include "report/references_section.h"
 #include "report/step_profile.h"
 #include "report/study_comparison.h"
 #include "report/summary_section.h"
@@ -163,6 +164,7 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
     md += render_profiler_overhead(profiled, training);
   }
   if (!comm.empty()) md += render_comm_section(comm, provenance);
+  if (options.references) md += render_references_section(groups, *options.references);
   md += render_fault_tolerance_section(data.trials);
   std::set<std::string> shown = {"train", "comm", "fault", "chain"};
   for (const auto& k : kDedicatedKinds) {

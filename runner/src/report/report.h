@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiment/question.h"
+#include "report/references.h"
 #include "report/report_plots.h"
 #include "report/results_source.h"
 
@@ -24,6 +25,8 @@ struct ReportOptions {
   // from ("`experiments/x.yaml`"); unset: the campaign's, or the defaults when it kept none.
   std::optional<std::vector<Question>> questions;
   std::string questions_source;
+  // Published figures to hold the groups against (`report --references FILE`); unset: no such section.
+  std::optional<ReferenceFile> references;
 };
 
 struct RenderedReport {

@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
-# Re-renders every committed report from the database committed beside it, after a change to how
-# reports are rendered: reports/NAME.sqlite -> reports/NAME.md and reports/NAME/*.svg, with the
-# flags in reports/NAME.args. The numbers cannot change (the databases are read, never written);
-# the committed_reports test fails until this has run.
+# Renders every committed report from the database committed beside it: reports/NAME.sqlite ->
+# NAME.md and NAME/ (plots, traces), with the flags in reports/NAME.args (one per line, paths
+# relative to the repository). The databases are read, never written.
 #
-#   scripts/render_reports.sh [build/bin/mtrun]
+#   scripts/render_reports.sh [MTRUN]               re-render into reports/ after a rendering change
+#   scripts/render_reports.sh --into DIR [MTRUN]    render into DIR only (what committed_reports compares)
 set -euo pipefail
+INTO=""
+if [ "${1:-}" = "--into" ]; then
+  INTO=$(realpath -m "${2:?--into needs a directory}")
+  shift 2
+fi
+MTRUN=$(realpath -m "${1:-$(dirname "$0")/../build/bin/mtrun}")
 cd "$(dirname "$0")/.."
-MTRUN=${1:-build/bin/mtrun}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+OUT=${INTO:-$WORK/out}
 for db in reports/*.sqlite; do
   name=$(basename "$db" .sqlite)
   args=()
   [ -f "reports/$name.args" ] && mapfile -t args < "reports/$name.args"
   cp "$db" "$WORK/$name.sqlite"   # rendering is read-only, but the committed file is never touched
-  "$MTRUN" --db "$WORK/$name.sqlite" report "${args[@]}" -o "$WORK/out/$name.md" >/dev/null
-  cp "$WORK/out/$name.md" "reports/$name.md"
-  if [ -d "$WORK/out/$name" ]; then
-    rm -rf "reports/$name.plots.tmp" && cp -r "$WORK/out/$name" "reports/$name.plots.tmp"
-    # Keep what the report folder holds besides its plots (traces of profiled studies).
-    for kept in reports/"$name"/*; do
-      [ -e "$kept" ] && [ ! -e "reports/$name.plots.tmp/$(basename "$kept")" ] && cp -r "$kept" "reports/$name.plots.tmp/"
-    done
-    rm -rf "reports/$name" && mv "reports/$name.plots.tmp" "reports/$name"
-  fi
+  "$MTRUN" --db "$WORK/$name.sqlite" report "${args[@]}" -o "$OUT/$name.md" >/dev/null
+done
+[ -z "$INTO" ] || exit 0
+for md in "$OUT"/*.md; do
+  name=$(basename "$md" .md)
+  cp "$md" "reports/$name.md"
+  rm -rf "reports/$name"
+  if [ -d "$OUT/$name" ]; then cp -r "$OUT/$name" "reports/$name"; fi
 done
 git status --short reports

@@ -6,8 +6,7 @@ source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 run_echo_campaign first
 
-# The version this mtrun writes, as schemas/store.sql declares it.
-CURRENT=$(grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$')
+CURRENT=$(store_schema_version)
 
 # Damaged schemas: refused by every command, `run` before it launches a trial.
 damaged() {  # damaged NAME SQL MESSAGE

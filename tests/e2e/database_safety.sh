@@ -7,8 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 export MTENGINE=/bin/true
 DB="$WORK/results/mtrun.sqlite"
-# The version this mtrun writes, as schemas/store.sql declares it.
-CURRENT=$(grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$')
+CURRENT=$(store_schema_version)
 cat > "$WORK/exp.yaml" <<'YAML'
 name: first
 studies:

@@ -11,8 +11,7 @@ capture "$MTRUN" --version
 expect_eq "$RC" 0 "--version"
 expect_eq "$(head -n 1 <<<"$OUT")" "mtrun 0.1.0" "version line"
 grep -qE '^  revision   ([0-9a-f]{40}|unknown)( \(dirty tree\))?$' <<<"$OUT" || fail "no build revision: $OUT"
-# The version this mtrun writes, as schemas/store.sql declares it.
-CURRENT=$(grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$')
+CURRENT=$(store_schema_version)
 expect_contains "$OUT" "  database   schema version $CURRENT" "schema version"
 capture "$MTRUN" --help
 expect_eq "$RC" 0 "--help"

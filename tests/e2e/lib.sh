@@ -10,6 +10,9 @@ expect_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: output lacks '$2'. Out
 $1"; }
 sql() { sqlite3 -batch -noheader "$DB" "$1"; }
 
+# The store schema version this mtrun writes, as schemas/store.sql declares it (its last section).
+store_schema_version() { grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$'; }
+
 # Runs a command, storing its output in $OUT and its exit status in $RC (never aborts the test).
 capture() { set +e; OUT=$("$@" 2>&1); RC=$?; set -e; }
 

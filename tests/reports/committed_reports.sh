@@ -2,18 +2,12 @@
 # Every committed report is exactly what `mtrun report` renders from the database committed beside
 # it (reports/NAME.sqlite -> reports/NAME.md + reports/NAME/*.svg): no hand-edited figures.
 set -euo pipefail
-MTRUN="$MT_BUILD_DIR/bin/mtrun"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+"$MT_SOURCE_DIR/scripts/render_reports.sh" --into "$WORK/out" "$MT_BUILD_DIR/bin/mtrun"
 checked=0
-cd "$MT_SOURCE_DIR"   # reports/NAME.args name files relative to the repository (--questions experiments/NAME.yaml)
 for db in "$MT_SOURCE_DIR"/reports/*.sqlite; do
   name=$(basename "$db" .sqlite)
-  args=()
-  # A report may carry its own rendering flags in reports/NAME.args (one per line).
-  [ -f "$MT_SOURCE_DIR/reports/$name.args" ] && mapfile -t args < "$MT_SOURCE_DIR/reports/$name.args"
-  cp "$db" "$WORK/$name.sqlite"   # read-only rendering, but never touch the committed file
-  "$MTRUN" --db "$WORK/$name.sqlite" report "${args[@]}" -o "$WORK/out/$name.md" >/dev/null
   diff -u "$MT_SOURCE_DIR/reports/$name.md" "$WORK/out/$name.md" || { echo "FAIL: reports/$name.md differs"; exit 1; }
   if [ -d "$MT_SOURCE_DIR/reports/$name" ] || [ -d "$WORK/out/$name" ]; then  # no folder when nothing is plotted
     diff -ru "$MT_SOURCE_DIR/reports/$name" "$WORK/out/$name" || { echo "FAIL: reports/$name/ differs"; exit 1; }

@@ -14,10 +14,13 @@ struct ModelConfig {
   double dropout = 0.0;
 };
 
-// V·d + S·d + L(12d² + 13d) + 2d: embeddings, blocks, final LayerNorm; the LM head is tied.
-inline int64_t expected_parameter_count(const ModelConfig& c) {
-  const int64_t d = c.d_model;
-  return c.vocab_size * d + c.seq_length * d + c.n_layers * (12 * d * d + 13 * d) + 2 * d;
+// V·d + S·d + L(12d² + 13d) + 2d: embeddings, blocks, final LayerNorm; the LM head is tied. In
+// double for a configuration that may be too large to build (its count can overflow int64_t).
+template <typename Count = int64_t>
+Count expected_parameter_count(const ModelConfig& c) {
+  const auto d = static_cast<Count>(c.d_model);
+  return static_cast<Count>(c.vocab_size) * d + static_cast<Count>(c.seq_length) * d +
+         static_cast<Count>(c.n_layers) * (12 * d * d + 13 * d) + 2 * d;
 }
 
 }  // namespace mt

@@ -6,10 +6,8 @@ namespace mt {
 
 TrainingMemory training_memory_lower_bound(const TrainConfig& c, int world_size) {
   constexpr double kFloat = 4.0;
-  // In double: a refused configuration can overflow 64-bit integers (vocab 2^24 × d 2^16 × ...).
   const double d = static_cast<double>(c.model.d_model);
-  const double parameters = static_cast<double>(c.model.vocab_size) * d + static_cast<double>(c.model.seq_length) * d +
-                            static_cast<double>(c.model.n_layers) * (12.0 * d * d + 13.0 * d) + 2.0 * d;
+  const double parameters = expected_parameter_count<double>(c.model);
   const double shards = std::max(1, world_size);
   TrainingMemory m;
   m.parameter_bytes = kFloat * parameters;

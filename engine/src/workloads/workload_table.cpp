@@ -11,6 +11,8 @@
 #include "workloads/comm/comm_command.h"
 #include "workloads/doctor/commands.h"
 #include "workloads/groups/groups_command.h"
+#include "workloads/interop/export_command.h"
+#include "workloads/interop/tokens_command.h"
 #include "workloads/moe/moe_command.h"
 #include "workloads/option_table_command.h"
 #include "workloads/tp/tp_command.h"
@@ -34,6 +36,48 @@ class VerifyCommand : public Subcommand {
 
  private:
   VerifyConfig config_;
+};
+
+class ExportCommand : public Subcommand {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("STEP_DIR", config_.step_dir, "a published checkpoint step directory")->required();
+    app.add_option("OUT", config_.output, "the safetensors file to write")->required();
+    app.add_flag("--with-optimizer", config_.with_optimizer,
+                 "also write AdamW's moments, as optimizer.exp_avg.NAME and optimizer.exp_avg_sq.NAME");
+  }
+  int run() override { return run_export_command(config_); }
+
+ private:
+  ExportConfig config_;
+};
+
+class TokensCommand : public Subcommand {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("--seed", config_.seed, "the training run's --seed")->capture_default_str();
+    app.add_option("--step", config_.step, "optimizer step (0-based)")->required()->check(CLI::NonNegativeNumber);
+    app.add_option("--rank", config_.rank, "the rank whose batch to write")->check(CLI::NonNegativeNumber);
+    app.add_option("--world-size", config_.world_size, "ranks in the run")->check(CLI::PositiveNumber);
+    app.add_option("--batch-size", config_.batch_size, "sequences per rank per micro-batch")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--seq-length", config_.seq_length, "tokens per sequence")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--vocab-size", config_.vocab_size, "vocabulary size")
+        ->capture_default_str()
+        ->check(CLI::Range(2, 1 << 24));
+    app.add_option("--grad-accum-steps,--gradient-accumulation-steps", config_.grad_accum_steps,
+                   "micro-batches per optimizer step")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--output", config_.output, "the safetensors file to write")->required();
+  }
+  int run() override { return run_tokens_command(config_); }
+
+ private:
+  TokensConfig config_;
 };
 
 class VersionCommand : public Subcommand {
@@ -96,6 +140,10 @@ const std::vector<WorkloadEntry>& workload_table() {
        [] { return table_command("groups", groups_option_table, run_groups_command); }},
       {"verify", "compare two checkpoints component by component (run at their world size under mpirun)",
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<VerifyCommand>(); }},
+      {"export", "write a checkpoint's full model as safetensors under nanoGPT's names (any strategy, any world size)",
+       []() -> std::unique_ptr<Subcommand> { return std::make_unique<ExportCommand>(); }},
+      {"tokens", "write the synthetic batch a rank trains on at a step, as safetensors",
+       []() -> std::unique_ptr<Subcommand> { return std::make_unique<TokensCommand>(); }},
       {"version", "versions this binary was built with",
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<VersionCommand>(); }},
       {"doctor", "check the build and this machine",

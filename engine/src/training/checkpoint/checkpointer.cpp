@@ -58,6 +58,11 @@ Checkpointer::Checkpointer(CheckpointSettings settings, ControlChannel& control,
                            const FaultPlan& faults)
     : settings_(std::move(settings)), control_(control), identity_(std::move(identity)), faults_(faults) {}
 
+void Checkpointer::describe_contents(nlohmann::json settings, CheckpointLayout layout) {
+  contents_settings_ = std::move(settings);
+  contents_layout_ = std::move(layout);
+}
+
 SaveStats Checkpointer::save(int64_t global_step, int64_t tokens_seen, const std::vector<NamedTensor>& tensors) {
   const auto start = std::chrono::steady_clock::now();
   const fs::path root = settings_.dir, temp = layout::temp_dir(root, global_step);
@@ -87,6 +92,8 @@ SaveStats Checkpointer::save(int64_t global_step, int64_t tokens_seen, const std
     metadata.global_step = global_step;
     metadata.tokens_seen = tokens_seen;
     metadata.created_at = utc_timestamp();
+    metadata.settings = contents_settings_;
+    metadata.layout = contents_layout_;
     for (int r = 0; r < control_.world_size(); ++r) {
       const auto file = nlohmann::json::parse(all[static_cast<std::size_t>(r)]);
       CheckpointFile f{file.at("name"), file.at("bytes"), file.at("sha256")};

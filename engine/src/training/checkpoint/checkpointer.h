@@ -54,6 +54,10 @@ class Checkpointer {
   bool saving() const { return !settings_.dir.empty() && settings_.save_every > 0; }
   bool due(int64_t completed_steps) const { return saving() && completed_steps % settings_.save_every == 0; }
 
+  // What every save records beside the shards: the settings behind the fingerprint and where each
+  // parameter lives (rank 0's copy is the one written).
+  void describe_contents(nlohmann::json settings, CheckpointLayout layout);
+
   SaveStats save(int64_t global_step, int64_t tokens_seen, const std::vector<NamedTensor>& tensors);
 
   // Where to resume from; nothing when there is nothing to resume (no --resume, or `latest` in an
@@ -68,6 +72,8 @@ class Checkpointer {
   ControlChannel& control_;
   CheckpointIdentity identity_;
   const FaultPlan& faults_;
+  nlohmann::json contents_settings_;
+  std::optional<CheckpointLayout> contents_layout_;
 };
 
 }  // namespace mt

@@ -17,15 +17,18 @@ namespace mt {
 nlohmann::json to_json(const CheckpointMetadata& m) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : m.files) files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"sha256", f.sha256}});
-  return {{"format_version", m.format_version},
-          {"strategy", m.identity.strategy},
-          {"world_size", m.identity.world_size},
-          {"precision", m.identity.precision},
-          {"config_fingerprint", m.identity.fingerprint},
-          {"global_step", m.global_step},
-          {"tokens_seen", m.tokens_seen},
-          {"created_at", m.created_at},
-          {"files", files}};
+  nlohmann::json out = {{"format_version", m.format_version},
+                        {"strategy", m.identity.strategy},
+                        {"world_size", m.identity.world_size},
+                        {"precision", m.identity.precision},
+                        {"config_fingerprint", m.identity.fingerprint},
+                        {"global_step", m.global_step},
+                        {"tokens_seen", m.tokens_seen},
+                        {"created_at", m.created_at},
+                        {"files", files}};
+  if (!m.settings.is_null()) out["settings"] = m.settings;
+  if (m.layout) out["layout"] = to_json(*m.layout);
+  return out;
 }
 
 CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
@@ -61,6 +64,14 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
     m.tokens_seen = doc.at("tokens_seen");
     m.created_at = doc.at("created_at");
     for (const auto& f : doc.at("files")) m.files.push_back({f.at("name"), f.at("bytes"), f.at("sha256")});
+    if (doc.contains("settings")) m.settings = doc.at("settings");
+    if (doc.contains("layout")) {
+      try {
+        m.layout = layout_from_json(doc.at("layout"), m.identity.world_size);
+      } catch (const CheckpointError& e) {
+        throw CheckpointError("'" + path.string() + "' is damaged: " + e.what());
+      }
+    }
     // One shard per rank, named for it, and the directory named for its step: a world size or
     // step edited on its own is caught here, not by a strategy that loads the wrong slices.
     if (m.files.size() != static_cast<std::size_t>(m.identity.world_size))

@@ -1,6 +1,7 @@
 // A checkpoint step's metadata.json: what it is (format version, strategy, world size, precision,
-// configuration fingerprint, global step, tokens seen, creation time) and every file it holds
-// with its size and SHA-256. Resuming refuses a step whose identity differs from the run's,
+// configuration fingerprint, global step, tokens seen, creation time), every file it holds with
+// its size and SHA-256, and (from checkpoints written by this version on) the settings the
+// fingerprint covers and where each parameter lives in the shards. Resuming refuses a step whose identity differs from the run's,
 // naming the field and both values. Torch-free.
 #pragma once
 
@@ -9,7 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "training/checkpoint/tensor_layout.h"
 
 namespace mt {
 
@@ -36,6 +40,9 @@ struct CheckpointMetadata {
   int64_t tokens_seen = 0;
   std::string created_at;  // UTC, ISO 8601
   std::vector<CheckpointFile> files;
+  // Optional: absent from checkpoints written before they were recorded.
+  nlohmann::json settings;  // the settings the fingerprint is taken over (model shape, batch, ...)
+  std::optional<CheckpointLayout> layout;
 };
 
 nlohmann::json to_json(const CheckpointMetadata& metadata);

@@ -1,6 +1,7 @@
 #include "training/checkpoint/shard_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -98,7 +99,8 @@ namespace {
 struct OpenShard {
   std::ifstream in;
   std::vector<ShardEntry> entries;
-  std::string head;  // the bytes before the data (magic, header length, header), for the file's digest
+  uint64_t data_start = 0;  // file offset of the first tensor's bytes
+  std::string head;         // the bytes before the data (magic, header length, header), for the file's digest
 };
 
 OpenShard open_shard(const std::filesystem::path& path) {
@@ -153,6 +155,7 @@ OpenShard open_shard(const std::filesystem::path& path) {
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(where + ": damaged header: " + e.what());
   }
+  shard.data_start = data_start;
   shard.head.append(magic, sizeof(magic));
   shard.head.append(reinterpret_cast<const char*>(&header_bytes), sizeof(header_bytes));
   shard.head += header;
@@ -176,6 +179,36 @@ void read_into(std::ifstream& in, char* data, uint64_t bytes, Sha256* digest) {
 }  // namespace
 
 std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path) { return open_shard(path).entries; }
+
+struct ShardReader::Impl {
+  std::filesystem::path path;
+  OpenShard shard;
+};
+
+ShardReader::ShardReader(const std::filesystem::path& path) : impl_(new Impl{path, open_shard(path)}) {}
+ShardReader::~ShardReader() = default;
+ShardReader::ShardReader(ShardReader&&) noexcept = default;
+
+const std::vector<ShardEntry>& ShardReader::entries() const { return impl_->shard.entries; }
+
+torch::Tensor ShardReader::read_elements(const std::string& name, int64_t first, int64_t count) {
+  const std::string where = "checkpoint file '" + impl_->path.string() + "'";
+  const auto& entries = impl_->shard.entries;
+  const auto it = std::find_if(entries.begin(), entries.end(), [&](const ShardEntry& e) { return e.name == name; });
+  if (it == entries.end()) throw CheckpointError(where + " lacks tensor '" + name + "'");
+  const auto type = dtype_of(it->dtype, impl_->path);
+  const auto element = static_cast<int64_t>(c10::elementSize(type));
+  if (first < 0 || count < 0 || static_cast<uint64_t>((first + count) * element) > it->bytes)
+    throw CheckpointError(
+        fmt::format("{}: elements [{}, {}) lie outside tensor '{}'", where, first, first + count, name));
+  auto out = torch::empty({count}, torch::TensorOptions().dtype(type));
+  auto& in = impl_->shard.in;
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(impl_->shard.data_start + it->offset + static_cast<uint64_t>(first * element)));
+  read_into(in, static_cast<char*>(out.data_ptr()), static_cast<uint64_t>(count * element), nullptr);
+  if (!in) throw CheckpointError(where + " is truncated: tensor '" + name + "' is cut off");
+  return out;
+}
 
 std::vector<NamedTensor> read_shard_file(const std::filesystem::path& path, const std::string& file_sha256) {
   OpenShard shard = open_shard(path);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,22 @@ WrittenFile write_shard_file(const std::filesystem::path& path, const std::vecto
 
 // The header only, validated (magic, version, extents within the file). Throws CheckpointError.
 std::vector<ShardEntry> read_shard_index(const std::filesystem::path& path);
+
+// Reads parts of a shard's tensors without loading the rest (the file's digest is the caller's
+// concern: check the step's files first).
+class ShardReader {
+ public:
+  explicit ShardReader(const std::filesystem::path& path);  // reads and validates the header
+  ~ShardReader();
+  ShardReader(ShardReader&&) noexcept;
+  const std::vector<ShardEntry>& entries() const;
+  // Elements [first, first + count) of the flat form of tensor `name`. Throws CheckpointError.
+  torch::Tensor read_elements(const std::string& name, int64_t first, int64_t count);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Every tensor, in one sequential read. With the file's recorded SHA-256 (`file_sha256`, from the
 // checkpoint's metadata) the whole file is digested on the way in and checked once at the end;

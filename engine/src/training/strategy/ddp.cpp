@@ -69,6 +69,12 @@ class Ddp final : public Strategy {
     return out;
   }
 
+  std::vector<torch::Tensor> full_gradients() override {  // already averaged on every rank
+    std::vector<torch::Tensor> out;
+    for (const auto& p : parameters_) out.push_back(p.grad().detach().clone());
+    return out;
+  }
+
   long sync_rounds() const override { return reducer_.rounds(); }
 
   std::vector<NamedTensor> model_state() override {
@@ -78,6 +84,11 @@ class Ddp final : public Strategy {
     return out;
   }
   void after_model_state_loaded() override { broadcast_parameters(comm_, parameters_); }
+  std::vector<ParameterPlacement> parameter_placements(const std::vector<torch::Tensor>&) override {
+    std::vector<ParameterPlacement> out;
+    for (const auto& name : names_) out.push_back({"model/" + name, 0, 0});  // whole, from rank 0
+    return out;
+  }
 
   StrategyReport report() const override {
     StrategyReport out;

@@ -1,6 +1,7 @@
 #include "training/strategy/flat_unit.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace mt {
 namespace {
@@ -105,6 +106,15 @@ void FlatUnit::copy_gradient_shard() {
   shard_grad_.copy_(full_grad_.narrow(0, comm_.rank() * shard_numel_, shard_numel_));
 }
 
+torch::Tensor FlatUnit::gather_gradient_shards() {
+  auto full = torch::empty({padded_numel_}, shard_grad_.options());
+  comm_
+      .all_gather(shard_grad_.data_ptr<float>(), full.data_ptr<float>(), static_cast<std::size_t>(shard_numel_),
+                  ElementType::f32)
+      ->wait();
+  return full;
+}
+
 WorkHandle FlatUnit::start_all_gather_in_place() {
   return comm_.all_gather(shard_.data_ptr<float>(), full_.data_ptr<float>(), static_cast<std::size_t>(shard_numel_),
                           ElementType::f32);
@@ -122,6 +132,49 @@ std::vector<torch::Tensor> shard_parameters(const std::vector<std::unique_ptr<Fl
 std::vector<NamedTensor> unit_shards(const std::vector<std::unique_ptr<FlatUnit>>& units) {
   std::vector<NamedTensor> out;
   for (std::size_t u = 0; u < units.size(); ++u) out.push_back({"model/unit_" + std::to_string(u), units[u]->shard()});
+  return out;
+}
+
+namespace {
+
+// Calls f(unit index, offset in the unit, model index) for every member of every unit; a model
+// parameter is found by identity (units hold the model's own parameter tensors).
+template <typename F>
+void for_each_member(const std::vector<std::unique_ptr<FlatUnit>>& units,
+                     const std::vector<torch::Tensor>& model_parameters, F f) {
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    int64_t offset = 0;
+    for (const auto& member : units[u]->parameters()) {
+      auto same = [&](const torch::Tensor& p) { return p.unsafeGetTensorImpl() == member.unsafeGetTensorImpl(); };
+      const auto it = std::find_if(model_parameters.begin(), model_parameters.end(), same);
+      if (it == model_parameters.end())
+        throw std::logic_error("flat unit holds a tensor that is not a model parameter");
+      f(u, offset, static_cast<std::size_t>(it - model_parameters.begin()));
+      offset += member.numel();
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<ParameterPlacement> unit_placements(const std::vector<std::unique_ptr<FlatUnit>>& units,
+                                                const std::vector<torch::Tensor>& model_parameters) {
+  std::vector<ParameterPlacement> out(model_parameters.size());
+  for_each_member(units, model_parameters, [&](std::size_t u, int64_t offset, std::size_t index) {
+    out[index] = {"model/unit_" + std::to_string(u), offset, units[u]->shard_numel()};
+  });
+  return out;
+}
+
+std::vector<torch::Tensor> gathered_gradients(const std::vector<std::unique_ptr<FlatUnit>>& units,
+                                              const std::vector<torch::Tensor>& model_parameters) {
+  std::vector<torch::Tensor> full;
+  for (const auto& unit : units) full.push_back(unit->gather_gradient_shards());
+  std::vector<torch::Tensor> out(model_parameters.size());
+  for_each_member(units, model_parameters, [&](std::size_t u, int64_t offset, std::size_t index) {
+    const auto& p = model_parameters[index];
+    out[index] = full[u].narrow(0, offset, p.numel()).view(p.sizes()).clone();
+  });
   return out;
 }
 

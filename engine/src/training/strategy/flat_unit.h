@@ -53,6 +53,9 @@ class FlatUnit {
   void release_gradients();
   torch::Tensor& full_gradients() { return full_grad_; }
 
+  // Every rank's shard gradient gathered into a new padded flat tensor (collective).
+  torch::Tensor gather_gradient_shards();
+
   // shard_grad = full gradients[my shard] (after an all-reduce left every rank the average).
   void copy_gradient_shard();
   // After the optimizer stepped this rank's shard (aliasing the full buffer): every rank's
@@ -74,6 +77,16 @@ std::vector<torch::Tensor> shard_parameters(const std::vector<std::unique_ptr<Fl
 
 // Each unit's shard under the name it is checkpointed as: model/unit_<index>.
 std::vector<NamedTensor> unit_shards(const std::vector<std::unique_ptr<FlatUnit>>& units);
+
+// Where each model parameter (model order) sits: in unit u's flat buffer at its offset there,
+// the buffer saved as model/unit_<u> in shards of the unit's shard size.
+std::vector<ParameterPlacement> unit_placements(const std::vector<std::unique_ptr<FlatUnit>>& units,
+                                                const std::vector<torch::Tensor>& model_parameters);
+
+// Every unit's shard gradients all-gathered into full gradients, one tensor per model parameter
+// in model order (collective; the shards hold the averaged gradients the optimizer steps on).
+std::vector<torch::Tensor> gathered_gradients(const std::vector<std::unique_ptr<FlatUnit>>& units,
+                                              const std::vector<torch::Tensor>& model_parameters);
 
 // Whether a rank keeps only its shard of each unit's parameters (FSDP) or all of them (ZeRO).
 enum class ParameterResidency { shard, full };

@@ -105,6 +105,11 @@ class Fsdp final : public Strategy {
     return out;
   }
 
+  std::vector<torch::Tensor> full_gradients() override { return gathered_gradients(units_, model_->parameters()); }
+  std::vector<ParameterPlacement> parameter_placements(const std::vector<torch::Tensor>& model_parameters) override {
+    return unit_placements(units_, model_parameters);
+  }
+
   long sync_rounds() const override { return reducer_.rounds(); }
 
   // Parameters are gathered from the shards whenever they are used: nothing more to do.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "training/checkpoint/named_tensor.h"
+#include "training/checkpoint/tensor_layout.h"
 #include "training/model/gpt.h"
 #include "training/strategy/strategy_table.h"
 
@@ -49,6 +50,9 @@ class Strategy {
 
   // The full parameters in model order (collective; for tests and checks, not the hot path).
   virtual std::vector<torch::Tensor> full_parameters() = 0;
+  // The full gradients in model order, averaged over ranks, as the optimizer is about to see them
+  // (collective; valid after before_optimizer_step(); for checks against a reference).
+  virtual std::vector<torch::Tensor> full_gradients() = 0;
 
   // Gradient synchronisation rounds performed so far (a round may issue several collectives).
   virtual long sync_rounds() const = 0;
@@ -60,6 +64,9 @@ class Strategy {
   // calls after_model_state_loaded() to make every rank consistent again.
   virtual std::vector<NamedTensor> model_state() = 0;
   virtual void after_model_state_loaded() = 0;
+  // Where each of the model's parameters (`model_parameters`, model order) lives within what
+  // model_state() saves: recorded in the checkpoint so readers need not know the strategy.
+  virtual std::vector<ParameterPlacement> parameter_placements(const std::vector<torch::Tensor>& model_parameters) = 0;
 };
 
 }  // namespace mt

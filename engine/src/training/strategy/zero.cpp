@@ -97,6 +97,11 @@ class Zero final : public Strategy {
     return out;
   }
 
+  std::vector<torch::Tensor> full_gradients() override { return gathered_gradients(units_, model_->parameters()); }
+  std::vector<ParameterPlacement> parameter_placements(const std::vector<torch::Tensor>& model_parameters) override {
+    return unit_placements(units_, model_parameters);
+  }
+
   long sync_rounds() const override { return reducer_.rounds(); }
 
   StrategyReport report() const override {

@@ -32,28 +32,46 @@ CheckpointSettings checkpoint_settings(const TrainConfig& config) {
   return {config.checkpoint_dir, config.save_every, config.keep_last, config.resume};
 }
 
-CheckpointIdentity checkpoint_identity(const TrainConfig& c, int world_size, const LrSchedule& schedule) {
-  const nlohmann::json math = {{"model",
-                                {{"vocab_size", c.model.vocab_size},
-                                 {"d_model", c.model.d_model},
-                                 {"n_heads", c.model.n_heads},
-                                 {"n_layers", c.model.n_layers},
-                                 {"seq_length", c.model.seq_length},
-                                 {"dropout", c.model.dropout}}},
-                               {"batch_size", c.batch_size},
-                               {"grad_accum_steps", c.grad_accum_steps},
-                               {"gradient_sync_mode", c.gradient_sync_mode},
-                               {"grad_reduce_dtype", c.grad_reduce_dtype},
-                               {"learning_rate", c.learning_rate},
-                               {"lr_schedule",
-                                {{"kind", schedule.kind},
-                                 {"warmup_steps", schedule.warmup_steps},
-                                 {"decay_steps", schedule.decay_steps},
-                                 {"min_learning_rate", schedule.min}}},
-                               {"max_grad_norm", c.max_grad_norm},
-                               {"seed", c.seed},
-                               {"keep_denormals", c.keep_denormals}};
-  return {c.strategy, world_size, c.precision, fingerprint_of(math)};
+nlohmann::json checkpoint_settings_json(const TrainConfig& c, const LrSchedule& schedule,
+                                        const std::string& initial_weights_sha256) {
+  nlohmann::json math = {{"model",
+                          {{"vocab_size", c.model.vocab_size},
+                           {"d_model", c.model.d_model},
+                           {"n_heads", c.model.n_heads},
+                           {"n_layers", c.model.n_layers},
+                           {"seq_length", c.model.seq_length},
+                           {"dropout", c.model.dropout}}},
+                         {"batch_size", c.batch_size},
+                         {"grad_accum_steps", c.grad_accum_steps},
+                         {"gradient_sync_mode", c.gradient_sync_mode},
+                         {"grad_reduce_dtype", c.grad_reduce_dtype},
+                         {"learning_rate", c.learning_rate},
+                         {"lr_schedule",
+                          {{"kind", schedule.kind},
+                           {"warmup_steps", schedule.warmup_steps},
+                           {"decay_steps", schedule.decay_steps},
+                           {"min_learning_rate", schedule.min}}},
+                         {"max_grad_norm", c.max_grad_norm},
+                         {"seed", c.seed},
+                         {"keep_denormals", c.keep_denormals}};
+  // Only when set, so checkpoints of runs without it keep their fingerprints.
+  if (!initial_weights_sha256.empty()) math["initial_weights_sha256"] = initial_weights_sha256;
+  return math;
+}
+
+CheckpointIdentity checkpoint_identity(const TrainConfig& c, int world_size, const LrSchedule& schedule,
+                                       const std::string& initial_weights_sha256) {
+  return {c.strategy, world_size, c.precision,
+          fingerprint_of(checkpoint_settings_json(c, schedule, initial_weights_sha256))};
+}
+
+CheckpointLayout checkpoint_layout_of(GptImpl& model, Strategy& strategy, int world_size) {
+  std::vector<ParameterShape> shapes;
+  for (const auto& item : model.named_parameters())
+    shapes.push_back({item.key(), std::vector<int64_t>(item.value().sizes().begin(), item.value().sizes().end())});
+  std::vector<std::pair<std::string, int64_t>> saved;
+  for (const auto& t : strategy.model_state()) saved.emplace_back(t.name, t.tensor.numel());
+  return make_checkpoint_layout(shapes, strategy.parameter_placements(model.parameters()), saved, world_size);
 }
 
 std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& optimizer, int rank,

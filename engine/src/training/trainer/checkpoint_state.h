@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "training/checkpoint/checkpointer.h"
 #include "training/checkpoint/named_tensor.h"
 #include "core/comm/communicator.h"
@@ -28,7 +30,15 @@ CheckpointSettings checkpoint_settings(const TrainConfig& config);
 // What a checkpoint must agree on to be resumed by this run; the fingerprint covers every setting
 // that changes the training math (model shape, batch, accumulation, optimizer, schedule, seed,
 // numerics), not those that only change speed (threads, buckets) or bookkeeping (output).
-CheckpointIdentity checkpoint_identity(const TrainConfig& config, int world_size, const LrSchedule& schedule);
+// `initial_weights_sha256`: the digest of the --init-from file, "" when the model starts from
+// the seed.
+CheckpointIdentity checkpoint_identity(const TrainConfig& config, int world_size, const LrSchedule& schedule,
+                                       const std::string& initial_weights_sha256 = "");
+// The settings the fingerprint is taken over, as recorded in each checkpoint's metadata.
+nlohmann::json checkpoint_settings_json(const TrainConfig& config, const LrSchedule& schedule,
+                                        const std::string& initial_weights_sha256 = "");
+// Where each parameter lives in this run's checkpoints (rank 0 calls it: it saves the metadata).
+CheckpointLayout checkpoint_layout_of(GptImpl& model, Strategy& strategy, int world_size);
 
 struct TrainPosition {
   int64_t global_step = 0;  // optimizer steps completed: the next step to run

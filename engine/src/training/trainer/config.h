@@ -41,7 +41,10 @@ struct TrainConfig {
   int64_t keep_last = 0;
   std::string resume;
   std::vector<std::string> faults;
-  std::string profile_dir;  // non-empty: a profiled run (traces and the step analysis here)
+  std::string profile_dir;    // non-empty: a profiled run (traces and the step analysis here)
+  std::string init_from;      // non-empty: starting weights from this safetensors file
+  std::string weights_out;    // non-empty: the weights this run starts from written here
+  std::string gradients_out;  // non-empty: the first step's averaged gradients written here
 };
 
 // The first problem found, as a message naming the flag and value (without the

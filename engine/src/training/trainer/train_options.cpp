@@ -146,6 +146,26 @@ OptionTable train_option_table(TrainConfig& c) {
                      "profile into this directory: a Chrome trace per rank, the step breakdown and exposed "
                      "communication (a separate mode: timings carry the profiler's overhead)",
                      &c.profile_dir});
+  o.push_back(Option{"init-from", OptionType::text,
+                     "start from these weights (safetensors, nanoGPT names, as `mtengine export` writes them) "
+                     "instead of the seed's initialisation",
+                     &c.init_from});
+  {
+    Option weights{"weights-out", OptionType::text,
+                   "write the weights this run starts from (the seed's initialisation, --init-from, or the "
+                   "resumed checkpoint) here as safetensors, nanoGPT names",
+                   &c.weights_out};
+    weights.experiment_param = false;
+    o.push_back(weights);
+  }
+  {
+    Option gradients{"gradients-out", OptionType::text,
+                     "write the first step's gradients (averaged over ranks, before clipping) here as "
+                     "safetensors, nanoGPT names, the step's loss in the metadata",
+                     &c.gradients_out};
+    gradients.experiment_param = false;
+    o.push_back(gradients);
+  }
   {
     Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.job.output};
     output.experiment_param = false;

@@ -1,6 +1,7 @@
 #include "training/trainer/trainer.h"
 
 #include <ATen/autocast_mode.h>
+#include <fmt/format.h>
 
 #include <atomic>
 #include <chrono>
@@ -17,6 +18,8 @@
 #include "training/profile/profiler.h"
 #include "training/strategy/strategy.h"
 #include "training/trainer/checkpoint_state.h"
+#include "training/interop/initial_weights.h"
+#include "training/interop/model_file.h"
 #include "training/device/device_runtime.h"
 #include "training/faults/faults.h"
 #include "training/optim/fused_adamw.h"
@@ -77,6 +80,16 @@ bool apply_denormal_mode_to_pool(bool flush, int threads) {
   return agreeing == threads && (mine.flush_to_zero && mine.denormals_are_zero) == flush;
 }
 
+// The step's gradients as the optimizer is about to see them, gathered (collective) and written
+// by rank 0 under nanoGPT's names, for comparison with a reference implementation.
+void write_gradients(const TrainConfig& config, GptImpl& model, Strategy& strategy, int rank, int64_t step,
+                     double mean_loss) {
+  const auto gradients = strategy.full_gradients();
+  if (rank != 0) return;
+  write_model_file(config.gradients_out, config.model, model.named_parameters().keys(), gradients,
+                   {{"loss", fmt::format("{:.17g}", mean_loss)}, {"step", std::to_string(step)}});
+}
+
 }  // namespace
 
 std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm, SyncMode sync_mode,
@@ -117,6 +130,11 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   auto runtime = make_device_runtime(comm.device_memory());
   if (profiler) runtime = profiler->traced(std::move(runtime));
   Gpt model = make_gpt(config.model, config.seed);
+  if (!config.init_from.empty()) {
+    const InitialWeights initial = load_initial_weights(*model, config.init_from);
+    run.initial_weights_path = initial.path;
+    run.initial_weights_sha256 = initial.sha256;
+  }
   model->to(runtime->device());
   model->train();
   run.parameters = parameter_count(*model);
@@ -148,7 +166,11 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   const FaultPlan faults = fault_plan(config);
   if (auto problem = faults.check(comm.world_size())) throw InputError(*problem);
   Checkpointer checkpointer(checkpoint_settings(config), control,
-                            checkpoint_identity(config, comm.world_size(), schedule), faults);
+                            checkpoint_identity(config, comm.world_size(), schedule, run.initial_weights_sha256),
+                            faults);
+  if (checkpointer.saving() && rank == 0)
+    checkpointer.describe_contents(checkpoint_settings_json(config, schedule, run.initial_weights_sha256),
+                                   checkpoint_layout_of(*model, *strategy, comm.world_size()));
   TrainPosition position;
   if (auto point = checkpointer.resume_point()) {
     const auto load_start = std::chrono::steady_clock::now();
@@ -160,6 +182,12 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   }
   run.first_step = position.global_step;
+  if (!config.weights_out.empty()) {  // collective: sharded strategies gather
+    const auto weights = strategy->full_parameters();
+    if (rank == 0)
+      write_model_file(config.weights_out, config.model, model->named_parameters().keys(), weights,
+                       {{"step", std::to_string(position.global_step)}});
+  }
   run.resume_deterministic = !runtime->is_gpu();  // CPU kernels repeat bit for bit at fixed threads
   // Warmup and measured steps count from step 0 of the training, not from a resume point.
   const int64_t measure_from = std::max<int64_t>(config.warmup_steps, position.global_step);
@@ -228,6 +256,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     const double grad_norm = std::sqrt(strategy->sharded_optimizer() ? sums[1] : local_norm_sq);
     run.mean_loss.push_back(mean_loss);
     run.grad_norm.push_back(grad_norm);
+    if (!config.gradients_out.empty() && step == run.first_step)
+      write_gradients(config, *model, *strategy, rank, step, mean_loss);
     if (!std::isfinite(mean_loss) || !std::isfinite(grad_norm)) {
       run.non_finite = true;
       run.non_finite_what = std::isfinite(mean_loss) ? "gradient" : "loss";

@@ -40,6 +40,7 @@ struct RankRun {
   // Checkpoints: the step this process started at (a resume point, else 0), saves and the load.
   int64_t first_step = 0;
   std::optional<int64_t> resumed_from_step;
+  std::string initial_weights_path, initial_weights_sha256;  // --init-from, when given
   bool resume_deterministic = false;
   double checkpoint_load_ms = 0;
   struct CheckpointSave {

@@ -1,0 +1,67 @@
+#include "training/interop/initial_weights.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
+#include "core/job/input_error.h"
+#include "training/checkpoint/sha256.h"
+#include "training/interop/nanogpt_names.h"
+#include "training/interop/safetensors.h"
+
+namespace mt {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// nanoGPT's causal-mask buffers (saved in its state_dict when it lacks flash attention): not weights.
+bool is_mask_buffer(const std::string& name) {
+  return ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias");
+}
+
+}  // namespace
+
+InitialWeights load_initial_weights(GptImpl& model, const std::filesystem::path& path) {
+  const std::string file = "--init-from '" + path.string() + "'";
+  const auto index = read_safetensors_index(path);
+  std::set<std::string> expected;
+  for (const auto& item : model.named_parameters()) expected.insert(*nanogpt_name(item.key()));
+  for (const auto& entry : index.tensors) {
+    if (expected.count(entry.name) || entry.name == kTiedHead || is_mask_buffer(entry.name)) continue;
+    throw InputError(
+        fmt::format("{}: tensor '{}' is not a parameter of this model (names follow nanoGPT: {}, "
+                    "transformer.h.N.attn.c_attn.weight, ...)",
+                    file, entry.name, kTiedTo));
+  }
+  torch::NoGradGuard no_grad;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;  // applied only once all are checked
+  for (const auto& item : model.named_parameters()) {
+    const std::string name = *nanogpt_name(item.key());
+    const auto* entry = index.find(name);
+    if (!entry) throw InputError(fmt::format("{}: lacks '{}' (this model's {})", file, name, item.key()));
+    const auto& target = item.value();
+    if (entry->shape != std::vector<int64_t>(target.sizes().begin(), target.sizes().end()))
+      throw InputError(fmt::format("{}: '{}' has shape [{}], this configuration needs [{}]", file, name,
+                                   fmt::join(entry->shape, ", "), fmt::join(target.sizes(), ", ")));
+    if (entry->dtype != target.scalar_type())
+      throw InputError(fmt::format("{}: '{}' is {}, this model keeps {} weights", file, name,
+                                   safetensors_dtype_name(entry->dtype), safetensors_dtype_name(target.scalar_type())));
+    copies.emplace_back(target, read_safetensors_tensor(path, index, *entry));
+  }
+  if (const auto* head = index.find(kTiedHead)) {
+    // Tied: a file may repeat the embedding under the head's name, but not hold another matrix.
+    const auto embedding = read_safetensors_tensor(path, index, *index.find(kTiedTo));
+    const auto values = read_safetensors_tensor(path, index, *head);
+    if (values.sizes() != embedding.sizes() || values.scalar_type() != embedding.scalar_type() ||
+        !torch::equal(values, embedding))
+      throw InputError(fmt::format("{}: '{}' differs from '{}'; this model ties its LM head to the token embedding",
+                                   file, kTiedHead, kTiedTo));
+  }
+  for (auto& [target, values] : copies) target.copy_(values);
+  return {path.string(), sha256_file(path)};
+}
+
+}  // namespace mt

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Interleaved comparison of mtengine's DDP with the PyTorch DDP peer, same model, batch, ranks and
-# threads; ROUNDS rounds of (peer, ours) at each rank count; result JSONs under OUT.
+# threads, the same starting weights and tokens; ROUNDS rounds of (peer, ours) at each rank count; result JSONs under OUT.
 #   benchmarks/ddp_vs_peer.sh [MTENGINE] [OUT] [ROUNDS]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -13,8 +13,8 @@ SHAPE=(--vocab-size 4096 --d-model 256 --n-heads 4 --n-layers 4 --seq-length 128
        --steps 10 --warmup-steps 3)
 for round in $(seq 1 "$ROUNDS"); do
   for n in 1 2; do
-    "${MPIRUN[@]}" -np "$n" /usr/bin/python3 "$HERE/pytorch_ddp_peer.py" "${SHAPE[@]}" \
-      --output "$OUT/peer_np${n}_r$round.json" | tail -1
+    "${MPIRUN[@]}" -np "$n" "$HERE/../.venv/bin/python" "$HERE/pytorch_ddp_peer.py" "${SHAPE[@]}" \
+      --init-from-engine "$MTENGINE" --output "$OUT/peer_np${n}_r$round.json" | tail -1
     "${MPIRUN[@]}" -np "$n" "$MTENGINE" train "${SHAPE[@]}" --output "$OUT/ours_np${n}_r$round.json" | tail -1
   done
 done

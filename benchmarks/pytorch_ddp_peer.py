@@ -10,13 +10,22 @@ environment):
 
   mpirun -np 2 .venv/bin/python benchmarks/pytorch_ddp_peer.py --output peer.json [--compile]
 
+Both sides compute one function on one input: with --init-from-engine the peer starts from the
+weights mtengine starts from (rank 0 asks mtengine for them, `train --weights-out`, before any
+timing), and it trains on mtengine's synthetic batches (the same seeds, the same generator); the
+engine_reference test checks that its first loss is the engine's.
+
 Writes a result JSON (a subset of schemas/result.schema.json) that mtrun can ingest.
 """
 import argparse
 import contextlib
+import hashlib
 import json
 import os
+import re
+import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -84,6 +93,47 @@ class Gpt(nn.Module):
         return F.cross_entropy(logits.view(-1, self.vocab).float(), targets.reshape(-1))
 
 
+# nanoGPT's names (safetensors files of mtengine export / --weights-out) -> this module's names.
+RENAMES = ((r"^transformer\.wte\.", "token_embedding."), (r"^transformer\.wpe\.", "position_embedding."),
+           (r"^transformer\.ln_f\.", "final_norm."), (r"^transformer\.h\.(\d+)\.ln_1\.", r"blocks.\1.norm_attention."),
+           (r"^transformer\.h\.(\d+)\.attn\.c_attn\.", r"blocks.\1.attention.qkv."),
+           (r"^transformer\.h\.(\d+)\.attn\.c_proj\.", r"blocks.\1.attention.out."),
+           (r"^transformer\.h\.(\d+)\.ln_2\.", r"blocks.\1.norm_mlp."),
+           (r"^transformer\.h\.(\d+)\.mlp\.c_fc\.", r"blocks.\1.fc_in."),
+           (r"^transformer\.h\.(\d+)\.mlp\.c_proj\.", r"blocks.\1.fc_out."))
+
+
+def load_weights(model, path):
+    from safetensors.torch import load_file
+    state = {}
+    for name, tensor in load_file(path).items():
+        renamed = name
+        for pattern, replacement in RENAMES:
+            renamed = re.sub(pattern, replacement, renamed)
+        state[renamed] = tensor
+    model.load_state_dict(state, strict=True)  # every parameter, nothing else
+    return {"path": os.path.abspath(path), "sha256": hashlib.sha256(open(path, "rb").read()).hexdigest()}
+
+
+def engine_initial_weights(a, mtengine, directory):
+    """The weights mtengine starts from with this model and seed: one untimed 1-step run of it,
+    outside this MPI job (Open MPI's variables removed, so it starts as a job of its own)."""
+    path = os.path.join(directory, "engine_initial.safetensors")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PRTE_"))}
+    subprocess.run([mtengine, "train", "--vocab-size", str(a.vocab_size), "--d-model", str(a.d_model),
+                    "--n-heads", str(a.n_heads), "--n-layers", str(a.n_layers), "--seq-length", str(a.seq_length),
+                    "--dropout", str(a.dropout), "--batch-size", "1", "--steps", "1", "--warmup-steps", "0",
+                    "--seed", str(a.seed), "--threads", "1", "--weights-out", path],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+def synthetic_batch(seed, micro_batch, rank, batch_size, seq_length, vocab_size):
+    """mtengine's batch for a global micro-batch index on a rank (training/data/synthetic.cpp)."""
+    generator = torch.Generator().manual_seed(seed + micro_batch * 1000003 + rank * 97003)
+    return torch.randint(0, vocab_size, (batch_size, seq_length + 1), generator=generator)
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--vocab-size", type=int, default=16384)
@@ -104,6 +154,9 @@ def parse_args():
     p.add_argument("--seed", type=int, default=1337)
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--port", type=int, default=29517)
+    p.add_argument("--init-from", default="", help="start from these weights (safetensors, nanoGPT names)")
+    p.add_argument("--init-from-engine", default="", metavar="MTENGINE",
+                   help="start from the weights this mtengine starts from with the same model and seed")
     p.add_argument("--output", default="")
     return p.parse_args()
 
@@ -123,6 +176,14 @@ def main():
 
     torch.manual_seed(a.seed)
     model = Gpt(a.vocab_size, a.d_model, a.n_heads, a.n_layers, a.seq_length, a.dropout)
+    # Rank 0 loads the starting weights; DistributedDataParallel's construction broadcasts them.
+    initial_weights = None
+    if rank == 0 and (a.init_from or a.init_from_engine):
+        with tempfile.TemporaryDirectory() as scratch:
+            path = engine_initial_weights(a, a.init_from_engine, scratch) if a.init_from_engine else a.init_from
+            initial_weights = load_weights(model, path)
+        if a.init_from_engine:
+            initial_weights.update(path=None, source="mtengine train --weights-out, same model and seed")
     parameters = sum(t.numel() for t in model.parameters())
     ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=a.bucket_cap_mb,
                                               gradient_as_bucket_view=True)
@@ -132,14 +193,14 @@ def main():
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if a.precision == "bf16" \
         else contextlib.nullcontext
 
-    generator = torch.Generator().manual_seed(a.seed + 97003 * rank)
     step_ms, losses = [], []
     for step in range(a.warmup_steps + a.steps):
         dist.barrier()  # a step starts on all ranks together
         start = time.perf_counter()
         total = 0.0
         for micro in range(a.grad_accum_steps):
-            tokens = torch.randint(0, a.vocab_size, (a.batch_size, a.seq_length + 1), generator=generator)
+            tokens = synthetic_batch(a.seed, step * a.grad_accum_steps + micro, rank, a.batch_size, a.seq_length,
+                                     a.vocab_size)
             sync = mode == "every" or micro + 1 == a.grad_accum_steps
             with (contextlib.nullcontext() if sync else ddp.no_sync()), autocast():
                 loss = step_model(tokens[:, :-1], tokens[:, 1:])
@@ -156,6 +217,9 @@ def main():
     step_time = mean.item()
     loss = torch.tensor([losses[-1]], dtype=torch.float64)
     dist.all_reduce(loss)
+    all_losses = torch.tensor(losses, dtype=torch.float64)
+    dist.all_reduce(all_losses)  # summed over ranks: the mean over ranks, as mtengine reports it
+    all_losses = (all_losses / world).tolist()
     tokens_per_sec = a.batch_size * a.seq_length * a.grad_accum_steps * world / (step_time / 1000.0)
     series = torch.zeros(world, len(step_ms), dtype=torch.float64)
     series[rank] = torch.tensor(step_ms, dtype=torch.float64)
@@ -174,7 +238,9 @@ def main():
             "gradient_sync_mode": a.gradient_sync_mode, "resolved_gradient_sync_mode": mode,
             "steps": a.steps, "warmup_steps": a.warmup_steps,
             "tokens_per_sec": tokens_per_sec, "step_time_ms": step_time, "loss": loss.item() / world,
-            "per_step": {"step_time_ms": series.tolist()},
+            "per_step": {"step_time_ms": series.tolist(), "loss": all_losses},
+            "initial_weights": initial_weights,
+            "tokens": "mtengine's synthetic batches (same seeds and generator)",
             "hosts": hosts, "environment": stack,
         }
         print(f"{implementation} x{world} {a.precision} params={parameters} threads={threads} "

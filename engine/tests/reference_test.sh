@@ -5,6 +5,8 @@
 #     checkpointing off and on, 1 rank and every strategy on 2 ranks (gradients gathered);
 #   - weights the reference initialised, loaded with --init-from;
 #   - a short training run from the same weights with the same AdamW: loss curves step by step;
+#   - the PyTorch DDP peer of the performance comparison from the engine's weights and tokens:
+#     the same losses on 1 and 2 ranks;
 #   - an FSDP checkpoint of 2 ranks, exported with its optimizer, loaded by the reference: the
 #     losses of the next two steps.
 set -euo pipefail
@@ -54,6 +56,9 @@ check_gradients fp32_1rank_checkpointing 1 ddp fp32 1 --activation-checkpointing
 check_gradients fp32_1rank_accum2 1 ddp fp32 2
 check_gradients bf16_1rank 1 ddp bf16 1
 check_gradients bf16_1rank_checkpointing 1 ddp bf16 1 --activation-checkpointing
+# The emulation CPUs without bf16 instructions run (bf16-rounded operands, fp32 products), here too.
+MT_BF16_GEMM=emulated check_gradients bf16_1rank_emulated 1 ddp bf16 1
+MT_BF16_GEMM=emulated check_gradients bf16_2ranks_fsdp_emulated 2 fsdp bf16 1
 for strategy in "${STRATEGIES[@]}"; do
   check_gradients "fp32_2ranks_$strategy" 2 "$strategy" fp32 1
   check_gradients "fp32_2ranks_${strategy}_checkpointing" 2 "$strategy" fp32 1 --activation-checkpointing
@@ -82,6 +87,28 @@ for ((s = 0; s < STEPS; s++)); do tokens "$s" 1 1 "$dir"; done
 echo "== training"
 "${COMPARE[@]}" training --weights "$dir/weights.safetensors" --result "$dir/result.json" --tokens-dir "$dir" \
   --learning-rate 0.003 --bound 1e-4 || fail "the loss curves of the engine and the reference differ"
+
+# The PyTorch DDP peer of the ddp_vs_pytorch comparison, started from the engine's weights
+# (--init-from-engine) on the engine's tokens: the same losses step by step, 1 and 2 ranks.
+PEER="$HERE/../../benchmarks/pytorch_ddp_peer.py"
+for ranks in 1 2; do
+  dir="$WORK/peer_$ranks"
+  mkdir -p "$dir"
+  "${MPIRUN[@]}" -np "$ranks" "$MTENGINE" "${TRAIN[@]}" --steps 3 --learning-rate 0.001 --output "$dir/engine.json" \
+    > "$dir/engine.log" 2>&1 || fail "engine run for the peer failed: $(tail -5 "$dir/engine.log")"
+  "${MPIRUN[@]}" -np "$ranks" -x OMP_NUM_THREADS=1 "$PYTHON" "$PEER" "${MODEL[@]}" "${BATCH[@]}" --threads 1 \
+    --warmup-steps 0 --steps 3 --learning-rate 0.001 --init-from-engine "$MTENGINE" --output "$dir/peer.json" \
+    > "$dir/peer.log" 2>&1 || fail "the PyTorch peer failed: $(tail -5 "$dir/peer.log")"
+  python3 - "$dir/engine.json" "$dir/peer.json" <<'PY' || fail "the peer on $ranks rank(s) is not the engine's computation"
+import json, sys
+engine = json.load(open(sys.argv[1]))["per_step"]["loss"]
+peer = json.load(open(sys.argv[2]))
+assert peer["initial_weights"]["source"].startswith("mtengine"), peer["initial_weights"]
+for step, (e, p) in enumerate(zip(engine, peer["per_step"]["loss"], strict=True)):
+    print(f"peer step {step}: engine {e:.9g}, PyTorch DDP {p:.9g}")
+    assert abs(e - p) <= 1e-5 * abs(e), (step, e, p)
+PY
+done
 
 # A 2-rank FSDP checkpoint, exported with its AdamW moments and loaded by the reference: the loss
 # of the step it was saved before, and after one AdamW step from the exported moments, the next.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "training/checkpoint/checkpointer.h"
@@ -159,7 +160,13 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   const int micro_count = static_cast<int>(config.grad_accum_steps);
   const bool bf16 = config.precision == "bf16";
   // On a CPU without bf16 instructions, autocast's bf16 GEMMs crawl: emulate them instead.
+  // MT_BF16_GEMM=emulated forces the emulation (to check it where both paths can run).
   run.bf16_gemm = !bf16 ? "" : runtime->is_gpu() || cpu_has_native_bf16() ? "native" : "emulated";
+  if (const char* forced = std::getenv("MT_BF16_GEMM"); forced && bf16 && !runtime->is_gpu()) {
+    if (std::string(forced) != "emulated" && std::string(forced) != "native")
+      throw InputError(std::string("MT_BF16_GEMM is '") + forced + "': use emulated or native");
+    run.bf16_gemm = forced;
+  }
   set_bf16_emulation(run.bf16_gemm == "emulated");
   const bool autocast_bf16 = run.bf16_gemm == "native";
 

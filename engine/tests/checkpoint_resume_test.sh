@@ -37,7 +37,7 @@ grep -q "model        differs first at model/unit_" "$WORK/verify.log" || fail "
 grep -q "train_state  differs first at train_state/global_step on rank 0" "$WORK/verify.log" || fail "verify output"
 echo "ok: verify names the first differing tensor and rank"
 
-# A resume that does not fit is refused, naming the field and both values.
+# A resume whose math does not fit is refused, naming the field and both values.
 C="$WORK/zero1/continuous"
 expect_refusal() {  # MESSAGE ARGS...
   local message=$1
@@ -48,7 +48,10 @@ expect_refusal() {  # MESSAGE ARGS...
   grep -qF "$message" "$WORK/refused.log" || fail "resume with $*: message: $(cat "$WORK/refused.log")"
   echo "ok: refused ($*): $message"
 }
-expect_refusal "strategy: checkpoint has 'zero1', this run 'ddp'" --strategy ddp
+# Another strategy is not a refusal: the checkpoint is resharded (engine_reshard tests it).
+train --checkpoint-dir "$C" --resume latest --strategy ddp >"$WORK/resharded.log" 2>&1 ||
+  fail "resume as ddp: $(cat "$WORK/resharded.log")"
+grep -q "resharding" "$WORK/resharded.log" || fail "resume as ddp did not say it reshards: $(cat "$WORK/resharded.log")"
 expect_refusal "config_fingerprint: checkpoint has" --strategy zero1 --seed 7
 expect_refusal "precision: checkpoint has 'fp32', this run 'bf16'" --strategy zero1 --precision bf16
 

@@ -48,9 +48,10 @@ expect_eq "$(sql "select error_step, observed from chain_stages where study = 'n
 expect_eq "$(sql "select observed from chain_stages where study = 'death_in_save' order by position" | tr '\n' '|')" \
   "crashed on rank 1 (signal 9); READY steps 3; step 6 not READY|succeeded; resumed from step 3; READY steps 3 6 9 12|" \
   "death during save"
-# (e) a resume that does not fit is refused with exit 2, naming the field.
+# (e) a resume whose math differs is refused with exit 2, naming the field; another world size is
+# resharded.
 expect_eq "$(sql "select group_concat(exit_code, ' ') from chain_stages where study = 'config_mismatch' and position > 1")" \
-  "2 2 2" "mismatched resumes refused"
+  "2 2 0" "mismatched resumes refused, another world size resharded"
 
 expect_eq "$(sql "select error_reason from trials t join latest_attempts a on a.trial_id = t.id where t.study = 'wrong_expectation'")" \
   "stage 2 'not_killed': expected crashed on rank 1, observed succeeded" "the failing chain names its stage"

@@ -13,6 +13,7 @@
 #include "workloads/groups/groups_command.h"
 #include "workloads/interop/export_command.h"
 #include "workloads/interop/tokens_command.h"
+#include "workloads/reshard/reshard_command.h"
 #include "workloads/moe/moe_command.h"
 #include "workloads/option_table_command.h"
 #include "workloads/tp/tp_command.h"
@@ -50,6 +51,22 @@ class ExportCommand : public Subcommand {
 
  private:
   ExportConfig config_;
+};
+
+class ReshardCommand : public Subcommand {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("SRC", config_.request.source, "a published checkpoint step directory")->required();
+    app.add_option("DST", config_.request.destination, "the checkpoint directory to write the step into")->required();
+    app.add_option("--strategy", config_.request.strategy, "the strategy to lay the state out for")->required();
+    app.add_option("--bucket-cap-mb", config_.request.bucket_cap_mb,
+                   "gradient bucket size the resuming run will use, MiB (0: the strategy's default)");
+    app.add_option("--output", config_.job.output, "result JSON path (written by rank 0)");
+  }
+  int run() override { return run_reshard_command(config_); }
+
+ private:
+  ReshardConfig config_;
 };
 
 class TokensCommand : public Subcommand {
@@ -142,6 +159,8 @@ const std::vector<WorkloadEntry>& workload_table() {
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<VerifyCommand>(); }},
       {"export", "write a checkpoint's full model as safetensors under nanoGPT's names (any strategy, any world size)",
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<ExportCommand>(); }},
+      {"reshard", "rewrite a checkpoint for another strategy and world size (run under mpirun -np N)",
+       []() -> std::unique_ptr<Subcommand> { return std::make_unique<ReshardCommand>(); }},
       {"tokens", "write the synthetic batch a rank trains on at a step, as safetensors",
        []() -> std::unique_ptr<Subcommand> { return std::make_unique<TokensCommand>(); }},
       {"version", "versions this binary was built with",

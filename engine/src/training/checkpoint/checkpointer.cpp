@@ -139,14 +139,29 @@ std::optional<ResumePoint> Checkpointer::resume_point() {
         throw CheckpointError("--resume '" + step_dir.string() + "' is not a published checkpoint (no READY)");
     }
     const CheckpointMetadata metadata = read_metadata(step_dir);
-    if (auto mismatch = identity_mismatch(metadata.identity, identity_); !mismatch.empty())
-      throw CheckpointError(fmt::format("cannot resume from '{}': {}", step_dir.string(), mismatch));
-    return {{"dir", step_dir.string()}};
+    const auto mismatch = identity_mismatch(metadata.identity, identity_);
+    if (mismatch.empty()) return {{"dir", step_dir.string()}, {"reshard", false}};
+    if (!differs_only_in_layout(metadata.identity, identity_)) {
+      // A layout can be converted, the math cannot: name what differs in the math.
+      CheckpointIdentity same_layout = identity_;
+      same_layout.strategy = metadata.identity.strategy;
+      same_layout.world_size = metadata.identity.world_size;
+      throw CheckpointError(fmt::format("cannot resume from '{}': {}", step_dir.string(),
+                                        identity_mismatch(metadata.identity, same_layout)));
+    }
+    if (!metadata.layout)
+      throw CheckpointError(
+          fmt::format("cannot resume from '{}': {}, and it does not record where its parameters "
+                      "live (written by an older mtengine), so it cannot be resharded",
+                      step_dir.string(), mismatch));
+    check_files(step_dir, metadata);  // each rank reads slices of others' shards: every byte checked once
+    return {{"dir", step_dir.string()}, {"reshard", true}};
   });
   if (decision.contains("fresh")) return std::nullopt;
   ResumePoint point;
   point.step_dir = decision.at("dir").get<std::string>();
   point.metadata = read_metadata(point.step_dir);
+  point.reshard = decision.at("reshard").get<bool>();
   return point;
 }
 
@@ -165,6 +180,19 @@ std::map<std::string, torch::Tensor> Checkpointer::load(const ResumePoint& point
     for (auto& named : read_shard_file(point.step_dir / name, mine.files.front().sha256)) {
       tensors[named.name] = std::move(named.tensor);
     }
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  all_ranks_or_none(control_, error);
+  return tensors;
+}
+
+std::map<std::string, torch::Tensor> Checkpointer::load_resharded(const ResumePoint& point,
+                                                                  const ReshardTarget& target) {
+  std::map<std::string, torch::Tensor> tensors;
+  std::string error;
+  try {
+    tensors = load_resharded_state(point.step_dir, target);
   } catch (const std::exception& e) {
     error = e.what();
   }

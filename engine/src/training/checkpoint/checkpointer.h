@@ -6,7 +6,9 @@
 // either the previous published steps or the new one, never a READY step that fails checking.
 // Resume (collective): `latest` (the step ROOT/latest names if READY, else the newest READY
 // step; none: start fresh) or a step directory; rank 0 decides and checks the identity, each rank
-// loads and checks its own shard, and any problem on any rank stops every rank with exit 2.
+// loads and checks its own shard, and any problem on any rank stops every rank with exit 2. A
+// checkpoint of the same math saved by another strategy or world size is resharded: rank 0 checks
+// every file's SHA-256, then each rank reads the slices its own layout needs.
 #pragma once
 
 #include <torch/torch.h>
@@ -18,6 +20,7 @@
 #include <string>
 
 #include "training/checkpoint/metadata.h"
+#include "training/checkpoint/reshard.h"
 #include "training/checkpoint/shard_file.h"
 #include "core/comm/control_channel.h"
 #include "training/faults/faults.h"
@@ -39,6 +42,7 @@ struct SaveStats {
 struct ResumePoint {
   std::filesystem::path step_dir;
   CheckpointMetadata metadata;
+  bool reshard = false;  // saved by another strategy or world size: load with load_resharded()
 };
 
 // Every rank passes its own problem ("" for none); when any rank has one, every rank throws
@@ -66,6 +70,8 @@ class Checkpointer {
   // This rank's tensors of a resume point, by name. Throws CheckpointError on every rank when any
   // rank's shard is missing or damaged.
   std::map<std::string, torch::Tensor> load(const ResumePoint& point);
+  // The same for a checkpoint of another layout (see reshard.h); throws on every rank alike.
+  std::map<std::string, torch::Tensor> load_resharded(const ResumePoint& point, const ReshardTarget& target);
 
  private:
   CheckpointSettings settings_;

@@ -108,6 +108,11 @@ std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdent
   return "";
 }
 
+bool differs_only_in_layout(const CheckpointIdentity& c, const CheckpointIdentity& r) {
+  return c.precision == r.precision && c.fingerprint == r.fingerprint &&
+         (c.strategy != r.strategy || c.world_size != r.world_size);
+}
+
 std::string fingerprint_of(const nlohmann::json& settings) { return sha256_hex(settings.dump()); }
 
 void check_file_sizes(const std::filesystem::path& step_dir, const CheckpointMetadata& metadata) {

@@ -53,6 +53,10 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir);
 // 'fsdp', this run 'ddp'", or "" when they agree.
 std::string identity_mismatch(const CheckpointIdentity& checkpoint, const CheckpointIdentity& run);
 
+// Whether a checkpoint differs from the run only in how the state is laid out (strategy, world
+// size): the same math (fingerprint) and precision, so it can be resharded on load.
+bool differs_only_in_layout(const CheckpointIdentity& checkpoint, const CheckpointIdentity& run);
+
 // SHA-256 over the canonical JSON (sorted keys, no spaces) of `settings`.
 std::string fingerprint_of(const nlohmann::json& settings);
 

@@ -125,17 +125,46 @@ void FusedAdamW::load_state(const std::map<std::string, torch::Tensor>& tensors)
   }
 }
 
-void FusedAdamW::broadcast_state(Communicator& comm) {
-  if (comm.world_size() == 1) return;
-  auto steps = torch::tensor(steps_, torch::TensorOptions().dtype(torch::kLong)).to(torch::kInt).to(exp_avg_.device());
-  std::vector<WorkHandle> works = {
-      comm.broadcast(exp_avg_.data_ptr(), static_cast<std::size_t>(exp_avg_.numel()), ElementType::f32, 0),
-      comm.broadcast(exp_avg_sq_.data_ptr(), static_cast<std::size_t>(exp_avg_sq_.numel()), ElementType::f32, 0),
-      comm.broadcast(steps.data_ptr(), static_cast<std::size_t>(steps.numel()), ElementType::i32, 0)};
-  wait_all(works);
-  const auto host = steps.to(torch::kCPU);
+namespace {
+
+int64_t slice_numel(int64_t total, int world_size) { return (total + world_size - 1) / world_size; }
+
+}  // namespace
+
+std::vector<NamedTensor> FusedAdamW::state_slice(int rank, int world_size) const {
+  const int64_t total = exp_avg_.numel(), slice = slice_numel(total, world_size);
+  const int64_t begin = std::min(total, rank * slice), end = std::min(total, begin + slice);
+  auto cut = [&](const torch::Tensor& moments) {
+    auto out = torch::zeros({slice}, moments.options());
+    out.narrow(0, 0, end - begin).copy_(moments.narrow(0, begin, end - begin));
+    return out;
+  };
+  return {{"optimizer/exp_avg", cut(exp_avg_)},
+          {"optimizer/exp_avg_sq", cut(exp_avg_sq_)},
+          {"optimizer/steps", torch::tensor(steps_, torch::TensorOptions().dtype(torch::kLong))}};
+}
+
+void FusedAdamW::load_state_slices(const std::map<std::string, torch::Tensor>& tensors, Communicator& comm) {
+  const int64_t total = exp_avg_.numel(), slice = slice_numel(total, comm.world_size());
+  auto gather = [&](const char* name, torch::Tensor& into) {
+    auto it = tensors.find(name);
+    if (it == tensors.end()) throw CheckpointError(std::string("checkpoint lacks ") + name);
+    if (it->second.numel() != slice || it->second.scalar_type() != into.scalar_type())
+      throw CheckpointError(std::string("checkpoint's ") + name + " does not fit this model's optimizer");
+    auto mine = it->second.to(into.device()).contiguous();
+    auto whole = torch::empty({slice * comm.world_size()}, into.options());
+    comm.all_gather(mine.data_ptr(), whole.data_ptr(), static_cast<std::size_t>(slice), ElementType::f32)->wait();
+    torch::NoGradGuard no_grad;
+    into.copy_(whole.narrow(0, 0, total));
+  };
+  gather("optimizer/exp_avg", exp_avg_);
+  gather("optimizer/exp_avg_sq", exp_avg_sq_);
+  auto steps = tensors.find("optimizer/steps");
+  if (steps == tensors.end()) throw CheckpointError("checkpoint lacks optimizer/steps");
+  if (steps->second.numel() != static_cast<int64_t>(steps_.size()) || steps->second.scalar_type() != torch::kLong)
+    throw CheckpointError("checkpoint's optimizer/steps does not fit this model's optimizer");
   for (std::size_t i = 0; i < steps_.size(); ++i) {
-    steps_[i] = host[static_cast<int64_t>(i)].item<int32_t>();
+    steps_[i] = steps->second[static_cast<int64_t>(i)].item<int64_t>();
     if (!device_steps_.empty()) device_steps_[i].fill_(static_cast<double>(steps_[i]));
   }
 }

@@ -44,8 +44,11 @@ class FusedAdamW {
   // CheckpointError when a checkpoint's state does not fit these parameters).
   std::vector<NamedTensor> state() const;
   void load_state(const std::map<std::string, torch::Tensor>& tensors);
-  // Replicated optimizers (DDP): rank 0's state on every rank.
-  void broadcast_state(Communicator& comm);
+  // Replicated optimizers (DDP) save 1/N each: this rank's slice of the moments (the flat moments
+  // cut into world-size equal slices, the last padded with zeros) and the step counts.
+  std::vector<NamedTensor> state_slice(int rank, int world_size) const;
+  // Every rank's slices gathered back into the whole state (collective).
+  void load_state_slices(const std::map<std::string, torch::Tensor>& tensors, Communicator& comm);
 
  private:
   struct Chunk {

@@ -25,7 +25,6 @@ class Ddp final : public Strategy {
 
   void prepare(GptImpl& model) override {
     parameters_ = model.parameters();
-    names_ = model.named_parameters().keys();
     broadcast_parameters(comm_, parameters_);
 
     std::vector<std::size_t> sizes;
@@ -77,16 +76,41 @@ class Ddp final : public Strategy {
 
   long sync_rounds() const override { return reducer_.rounds(); }
 
+  // Replicas are equal, so each rank saves 1/N: its slice of every parameter laid end to end in
+  // model order (the last slice padded with zeros). A restore writes into that slice; the ranks then
+  // gather the slices back into whole parameters.
   std::vector<NamedTensor> model_state() override {
-    std::vector<NamedTensor> out;
-    if (comm_.rank() != 0) return out;  // replicas are equal: rank 0 speaks for all
-    for (std::size_t i = 0; i < parameters_.size(); ++i) out.push_back({"model/" + names_[i], parameters_[i]});
-    return out;
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> flat;
+    for (const auto& p : parameters_) flat.push_back(p.detach().reshape({-1}));
+    const auto all = torch::cat(flat);
+    const int64_t slice = slice_numel(), begin = std::min(all.numel(), comm_.rank() * slice);
+    const int64_t end = std::min(all.numel(), begin + slice);
+    checkpoint_slice_ = torch::zeros({slice}, all.options());
+    checkpoint_slice_.narrow(0, 0, end - begin).copy_(all.narrow(0, begin, end - begin));
+    return {{"model/parameters", checkpoint_slice_}};
   }
-  void after_model_state_loaded() override { broadcast_parameters(comm_, parameters_); }
+  void after_model_state_loaded() override {
+    const int64_t slice = slice_numel();
+    auto all = torch::empty({slice * comm_.world_size()}, checkpoint_slice_.options());
+    comm_
+        .all_gather(checkpoint_slice_.data_ptr<float>(), all.data_ptr<float>(), static_cast<std::size_t>(slice),
+                    ElementType::f32)
+        ->wait();
+    torch::NoGradGuard no_grad;
+    int64_t offset = 0;
+    for (auto& p : parameters_) {
+      p.copy_(all.narrow(0, offset, p.numel()).view(p.sizes()));
+      offset += p.numel();
+    }
+  }
   std::vector<ParameterPlacement> parameter_placements(const std::vector<torch::Tensor>&) override {
     std::vector<ParameterPlacement> out;
-    for (const auto& name : names_) out.push_back({"model/" + name, 0, 0});  // whole, from rank 0
+    int64_t offset = 0;
+    for (const auto& p : parameters_) {
+      out.push_back({"model/parameters", offset, slice_numel()});
+      offset += p.numel();
+    }
     return out;
   }
 
@@ -103,6 +127,12 @@ class Ddp final : public Strategy {
   }
 
  private:
+  int64_t slice_numel() const {
+    int64_t total = 0;
+    for (const auto& p : parameters_) total += p.numel();
+    return (total + comm_.world_size() - 1) / comm_.world_size();
+  }
+
   void on_gradient_ready(std::size_t bucket) {
     if (--pending_[bucket] == 0) reducer_.mark_ready(bucket);
   }
@@ -111,9 +141,9 @@ class Ddp final : public Strategy {
   Communicator& comm_;
   BucketReducer reducer_;
   std::vector<torch::Tensor> parameters_;
-  std::vector<std::string> names_;
   std::vector<Bucket> buckets_;
   std::vector<torch::Tensor> flat_;
+  torch::Tensor checkpoint_slice_;  // this rank's 1/N of the parameters, as saved and restored
   std::vector<std::size_t> pending_;
   GradHooks hooks_;
 };

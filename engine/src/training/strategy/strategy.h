@@ -59,9 +59,9 @@ class Strategy {
   virtual StrategyReport report() const = 0;
 
   // Checkpointing. The model tensors this rank saves: its shard of each unit (sharded
-  // strategies: no rank gathers the full model), or, on rank 0 only, every parameter by name
-  // (replicated ones; other ranks save none). A restore writes into these same tensors, then
-  // calls after_model_state_loaded() to make every rank consistent again.
+  // strategies: no rank gathers the full model), or its 1/N slice of the replicated parameters.
+  // A restore writes into these same tensors, then calls after_model_state_loaded() to make every
+  // rank consistent again (collective).
   virtual std::vector<NamedTensor> model_state() = 0;
   virtual void after_model_state_loaded() = 0;
   // Where each of the model's parameters (`model_parameters`, model order) lives within what

@@ -65,6 +65,32 @@ CheckpointIdentity checkpoint_identity(const TrainConfig& c, int world_size, con
           fingerprint_of(checkpoint_settings_json(c, schedule, initial_weights_sha256))};
 }
 
+void apply_checkpoint_settings(const CheckpointMetadata& metadata, TrainConfig& c) {
+  const auto& s = metadata.settings;
+  if (s.is_null()) throw CheckpointError("the checkpoint does not record its settings (written by an older mtengine)");
+  try {
+    const auto& m = s.at("model");
+    c.model = {m.at("vocab_size"), m.at("d_model"),    m.at("n_heads"),
+               m.at("n_layers"),   m.at("seq_length"), m.at("dropout")};
+    c.batch_size = s.at("batch_size");
+    c.grad_accum_steps = s.at("grad_accum_steps");
+    c.gradient_sync_mode = s.at("gradient_sync_mode");
+    c.grad_reduce_dtype = s.at("grad_reduce_dtype");
+    c.learning_rate = s.at("learning_rate");
+    const auto& schedule = s.at("lr_schedule");
+    c.lr_scheduler = schedule.at("kind");
+    c.lr_warmup_steps = schedule.at("warmup_steps");
+    c.lr_decay_steps = schedule.at("decay_steps");
+    c.min_learning_rate = schedule.at("min_learning_rate");
+    c.max_grad_norm = s.at("max_grad_norm");
+    c.seed = s.at("seed");
+    c.keep_denormals = s.at("keep_denormals");
+    c.precision = metadata.identity.precision;
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError(std::string("the checkpoint's settings are damaged: ") + e.what());
+  }
+}
+
 CheckpointLayout checkpoint_layout_of(GptImpl& model, Strategy& strategy, int world_size) {
   std::vector<ParameterShape> shapes;
   for (const auto& item : model.named_parameters())
@@ -74,13 +100,13 @@ CheckpointLayout checkpoint_layout_of(GptImpl& model, Strategy& strategy, int wo
   return make_checkpoint_layout(shapes, strategy.parameter_placements(model.parameters()), saved, world_size);
 }
 
-std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& optimizer, int rank,
+std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& optimizer, int rank, int world_size,
                                          const TrainPosition& position, double next_learning_rate,
                                          int64_t micro_batches_per_step, const torch::Device& device) {
   std::vector<NamedTensor> out = strategy.model_state();
-  // A replicated optimizer is the same on every rank: rank 0 saves it once.
-  if (strategy.sharded_optimizer() || rank == 0)
-    for (auto& t : optimizer.state()) out.push_back(std::move(t));
+  // A replicated optimizer is the same on every rank: each rank saves 1/N of it.
+  for (auto& t : strategy.sharded_optimizer() ? optimizer.state() : optimizer.state_slice(rank, world_size))
+    out.push_back(std::move(t));
   out.push_back({"scheduler/step", scalar(position.global_step)});
   out.push_back(
       {"scheduler/learning_rate", torch::tensor({next_learning_rate}, torch::TensorOptions().dtype(torch::kDouble))});
@@ -148,8 +174,7 @@ TrainPosition restore_rank(const std::map<std::string, torch::Tensor>& tensors, 
   if (strategy.sharded_optimizer()) {
     optimizer.load_state(tensors);
   } else {
-    if (comm.rank() == 0) optimizer.load_state(tensors);
-    optimizer.broadcast_state(comm);
+    optimizer.load_state_slices(tensors, comm);
   }
   // The default generators are handed out as const references to shared handles; a copy of
   // the handle sets the state of the one generator behind it.

@@ -1,5 +1,5 @@
 // What one training rank puts into a checkpoint and takes back from it: the model (as its
-// strategy shards it), the optimizer (once for replicated strategies, per shard otherwise), the
+// strategy shards it), the optimizer (1/N per rank for replicated strategies, per shard otherwise), the
 // schedule's position, the train state (global step, micro step, tokens seen), the data cursor,
 // and this rank's random generators (the CPU's, and the GPU's on GPU runs).
 #pragma once
@@ -37,6 +37,11 @@ CheckpointIdentity checkpoint_identity(const TrainConfig& config, int world_size
 // The settings the fingerprint is taken over, as recorded in each checkpoint's metadata.
 nlohmann::json checkpoint_settings_json(const TrainConfig& config, const LrSchedule& schedule,
                                         const std::string& initial_weights_sha256 = "");
+// The settings of a checkpoint (as checkpoint_settings_json recorded them) applied to `config`: the
+// model, batch, optimizer and schedule a run must have to resume from it with the same fingerprint.
+// Throws CheckpointError when the checkpoint lacks them (written by an older mtengine).
+void apply_checkpoint_settings(const CheckpointMetadata& metadata, TrainConfig& config);
+
 // Where each parameter lives in this run's checkpoints (rank 0 calls it: it saves the metadata).
 CheckpointLayout checkpoint_layout_of(GptImpl& model, Strategy& strategy, int world_size);
 
@@ -45,7 +50,7 @@ struct TrainPosition {
   int64_t tokens_seen = 0;
 };
 
-std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& optimizer, int rank,
+std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& optimizer, int rank, int world_size,
                                          const TrainPosition& position, double next_learning_rate,
                                          int64_t micro_batches_per_step, const torch::Device& device);
 

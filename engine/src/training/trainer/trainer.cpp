@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -105,6 +106,12 @@ std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator&
   return find_strategy(config.strategy)->make(options);
 }
 
+LrSchedule lr_schedule_of(const TrainConfig& config) {
+  const int64_t total_steps = config.warmup_steps + config.steps;
+  return {config.lr_scheduler, config.learning_rate, config.min_learning_rate, config.lr_warmup_steps,
+          config.lr_decay_steps > 0 ? config.lr_decay_steps : total_steps - config.lr_warmup_steps};
+}
+
 void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun& run) {
   ControlChannel& control = group.control;
   // A profiled run sees the same collectives, each also drawn in its trace.
@@ -154,8 +161,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   adamw.lr = config.learning_rate;
   FusedAdamW optimizer(optimized, adamw);
   const int64_t total_steps = config.warmup_steps + config.steps;
-  LrSchedule schedule{config.lr_scheduler, config.learning_rate, config.min_learning_rate, config.lr_warmup_steps,
-                      config.lr_decay_steps > 0 ? config.lr_decay_steps : total_steps - config.lr_warmup_steps};
+  const LrSchedule schedule = lr_schedule_of(config);
 
   const int micro_count = static_cast<int>(config.grad_accum_steps);
   const bool bf16 = config.precision == "bf16";
@@ -181,7 +187,18 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   TrainPosition position;
   if (auto point = checkpointer.resume_point()) {
     const auto load_start = std::chrono::steady_clock::now();
-    const auto tensors = checkpointer.load(*point);
+    std::map<std::string, torch::Tensor> tensors;
+    if (point->reshard) {
+      const CheckpointLayout layout = checkpoint_layout_of(*model, *strategy, comm.world_size());
+      tensors = checkpointer.load_resharded(*point, {rank, &layout, strategy->model_state(), optimized.size()});
+      run.resharded_from = {point->metadata.identity.strategy, point->metadata.identity.world_size};
+      if (rank == 0)
+        std::fprintf(stderr, "mtengine: resharding '%s' (%s x%d) for %s x%d\n", point->step_dir.c_str(),
+                     point->metadata.identity.strategy.c_str(), point->metadata.identity.world_size,
+                     config.strategy.c_str(), comm.world_size());
+    } else {
+      tensors = checkpointer.load(*point);
+    }
     all_ranks_or_none(control, restore_problem(tensors, *strategy, point->metadata.global_step));
     position = restore_rank(tensors, *strategy, optimizer, comm, runtime->device());
     run.resumed_from_step = position.global_step;
@@ -294,8 +311,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     if (checkpointer.due(position.global_step)) {  // outside the step's timing
       const SaveStats saved =
           checkpointer.save(position.global_step, position.tokens_seen,
-                            rank_checkpoint(*strategy, optimizer, rank, position, learning_rate_at(schedule, step + 1),
-                                            micro_count, runtime->device()));
+                            rank_checkpoint(*strategy, optimizer, rank, comm.world_size(), position,
+                                            learning_rate_at(schedule, step + 1), micro_count, runtime->device()));
       run.checkpoint_saves.push_back({position.global_step, saved.ms, saved.bytes});
     }
   }

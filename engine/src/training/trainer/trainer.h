@@ -41,6 +41,11 @@ struct RankRun {
   int64_t first_step = 0;
   std::optional<int64_t> resumed_from_step;
   std::string initial_weights_path, initial_weights_sha256;  // --init-from, when given
+  struct Layout {
+    std::string strategy;
+    int world_size = 0;
+  };
+  std::optional<Layout> resharded_from;  // the resumed checkpoint's, when it differs from this run's
   bool resume_deterministic = false;
   double checkpoint_load_ms = 0;
   struct CheckpointSave {
@@ -64,6 +69,10 @@ class Strategy;
 // `parameter_bytes` (which sizes the default gradient buckets).
 std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm, SyncMode sync_mode,
                                         int64_t parameter_bytes);
+
+// The learning-rate schedule of a run: cosine decay over the steps after warmup unless given.
+struct LrSchedule;
+LrSchedule lr_schedule_of(const TrainConfig& config);
 
 // Runs warmup + measured steps. Collective: every rank must call it. Throws on failure; on a
 // non-finite loss or gradient every rank stops at the same step, before its optimizer step, and

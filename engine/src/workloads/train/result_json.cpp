@@ -122,6 +122,9 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["resume_deterministic"] = run.resume_deterministic;
   out["resumed_from_step"] = run.resumed_from_step ? nlohmann::json(*run.resumed_from_step) : nlohmann::json(nullptr);
   if (run.resumed_from_step) out["checkpoint_load_ms"] = run.checkpoint_load_ms;
+  out["resharded_from"] = run.resharded_from ? nlohmann::json{{"strategy", run.resharded_from->strategy},
+                                                              {"world_size", run.resharded_from->world_size}}
+                                             : nlohmann::json(nullptr);
   out["initial_weights"] = run.initial_weights_path.empty() ? nlohmann::json(nullptr)
                                                             : nlohmann::json{{"path", run.initial_weights_path},
                                                                              {"sha256", run.initial_weights_sha256}};

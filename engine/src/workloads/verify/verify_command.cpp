@@ -8,6 +8,7 @@
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/checkpointer.h"
 #include "training/checkpoint/layout.h"
+#include "training/checkpoint/logical_checkpoint.h"
 #include "training/checkpoint/metadata.h"
 #include "training/checkpoint/shard_file.h"
 #include "core/job/workload.h"
@@ -42,6 +43,59 @@ std::map<std::string, std::string> first_differences(const std::vector<ShardEntr
   return out;
 }
 
+// The same question for two checkpoints of different layouts (strategy or world size), asked of
+// their logical state on one rank: each parameter and its moments, AdamW's step count, the global
+// state rank 0 saved, and the generators of the ranks both have.
+class LogicalComparison {
+ public:
+  LogicalComparison(const std::string& a, const std::string& b) : a_(a), b_(b) {
+    check_files(a_.dir(), a_.metadata());
+    check_files(b_.dir(), b_.metadata());
+  }
+
+  std::map<std::string, std::string> first_differences() {
+    std::map<std::string, std::string> out;
+    for (const auto& c : kComponents) out[c] = "";
+    auto note = [&](const std::string& component, const std::string& tensor) {
+      if (out[component].empty()) out[component] = tensor;
+    };
+    if (a_.layout().parameters.size() != b_.layout().parameters.size()) note("model", "model (parameter count)");
+    for (const auto& pa : a_.layout().parameters) {
+      const LogicalTensor* pb = find(b_, pa.name);
+      if (!pb || pb->shape != pa.shape) {
+        note("model", "model/" + pa.name);
+        continue;
+      }
+      if (!torch::equal(a_.assemble(pa, StatePart::weights), b_.assemble(*pb, StatePart::weights)))
+        note("model", "model/" + pa.name);
+      for (const auto& [part, name] : {std::pair{StatePart::exp_avg, "exp_avg"}, {StatePart::exp_avg_sq, "exp_avg_sq"}})
+        if (!torch::equal(a_.assemble(pa, part), b_.assemble(*pb, part)))
+          note("optimizer", fmt::format("optimizer/{}/{}", name, pa.name));
+    }
+    if (a_.optimizer_steps() != b_.optimizer_steps()) note("optimizer", "optimizer/steps");
+    for (const char* name : {"scheduler/step", "scheduler/learning_rate", "train_state/global_step",
+                             "train_state/micro_step", "train_state/tokens_seen", "data/next_micro_batch"})
+      if (!same(a_.saved(0, name), b_.saved(0, name))) note(component_of(name), name);
+    const int common = std::min(a_.metadata().identity.world_size, b_.metadata().identity.world_size);
+    for (int r = 0; r < common; ++r)
+      if (!same(a_.saved(r, "rng/cpu"), b_.saved(r, "rng/cpu"))) note("rng", fmt::format("rng/cpu of rank {}", r));
+    return out;
+  }
+
+  int common_ranks() const { return std::min(a_.metadata().identity.world_size, b_.metadata().identity.world_size); }
+
+ private:
+  static const LogicalTensor* find(const LogicalCheckpoint& c, const std::string& name) {
+    for (const auto& t : c.layout().parameters)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
+  static bool same(const std::optional<torch::Tensor>& x, const std::optional<torch::Tensor>& y) {
+    return x && y && x->sizes() == y->sizes() && x->scalar_type() == y->scalar_type() && torch::equal(*x, *y);
+  }
+  LogicalCheckpoint a_, b_;
+};
+
 class VerifyWorkload final : public Workload {
  public:
   explicit VerifyWorkload(const VerifyConfig& config) : config_(config) {}
@@ -58,6 +112,16 @@ class VerifyWorkload final : public Workload {
     ControlChannel& control = group.control;
     std::vector<ShardEntry> a, b;
     std::string error;
+    bool logical = false;
+    try {
+      const auto meta_a = read_metadata(config_.a), meta_b = read_metadata(config_.b);
+      logical = meta_a.identity.strategy != meta_b.identity.strategy ||
+                meta_a.identity.world_size != meta_b.identity.world_size;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    all_ranks_or_none(control, error);
+    if (logical) return compare_logically(control);
     try {
       const auto meta_a = read_metadata(config_.a), meta_b = read_metadata(config_.b);
       for (const auto& [label, meta] : {std::pair{config_.a, meta_a}, std::pair{config_.b, meta_b}})
@@ -90,6 +154,43 @@ class VerifyWorkload final : public Workload {
   }
 
  private:
+  // Different layouts: rank 0 compares the logical states (at any world size).
+  WorkloadOutcome compare_logically(ControlChannel& control) {
+    std::string error;
+    std::map<std::string, std::string> differences;
+    int common = 0;
+    if (control.rank() == 0) {
+      try {
+        LogicalComparison comparison(config_.a, config_.b);
+        differences = comparison.first_differences();
+        common = comparison.common_ranks();
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    all_ranks_or_none(control, error);
+    WorkloadOutcome outcome;
+    if (control.rank() != 0) return outcome;
+    nlohmann::json components = nlohmann::json::object();
+    bool exact = true;
+    for (const auto& c : kComponents) {
+      const auto& diff = differences[c];
+      components[c] = diff.empty() ? nlohmann::json{{"match", true}}
+                                   : nlohmann::json{{"match", false}, {"first_difference", {{"tensor", diff}}}};
+      exact = exact && diff.empty();
+    }
+    components["rng"]["compared_ranks"] = common;
+    outcome.result = result_document("verify", true,
+                                     {{"comparison", "logical"},
+                                      {"a", config_.a},
+                                      {"b", config_.b},
+                                      {"exact_match", exact},
+                                      {"components", components}});
+    outcome.exit_code = exact ? 0 : 1;
+    print(outcome.result);
+    return outcome;
+  }
+
   // This rank's shard of a checkpoint: the whole file checked against the metadata first.
   static std::vector<ShardEntry> own_shard(const std::string& dir, CheckpointMetadata metadata, int rank) {
     const std::string name = checkpoint_layout::shard_name(rank);
@@ -125,13 +226,24 @@ class VerifyWorkload final : public Workload {
   }
 
   static void print(const nlohmann::json& result) {
-    fmt::print("mtengine verify: {}\n", result["exact_match"].get<bool>() ? "exact match" : "MISMATCH");
+    const bool logical = result.contains("comparison");
+    fmt::print("mtengine verify: {}{}\n", result["exact_match"].get<bool>() ? "exact match" : "MISMATCH",
+               logical ? " (logical state: the checkpoints' layouts differ)" : "");
     for (const auto& [component, entry] : result["components"].items()) {
-      if (entry["match"].get<bool>()) fmt::print("  {:<12} match\n", component);
-      else
+      const std::string note =
+          component == "rng" && entry.contains("compared_ranks")
+              ? fmt::format(" (ranks 0-{}, those both have)", entry["compared_ranks"].get<int>() - 1)
+              : "";
+      if (entry["match"].get<bool>()) {
+        fmt::print("  {:<12} match{}\n", component, note);
+      } else if (entry["first_difference"].contains("rank")) {
         fmt::print("  {:<12} differs first at {} on rank {}\n", component,
                    entry["first_difference"]["tensor"].get<std::string>(),
                    entry["first_difference"]["rank"].get<int>());
+      } else {
+        fmt::print("  {:<12} differs first at {}{}\n", component,
+                   entry["first_difference"]["tensor"].get<std::string>(), note);
+      }
     }
     std::fflush(stdout);
   }

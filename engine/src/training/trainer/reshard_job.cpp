@@ -1,0 +1,60 @@
+#include "training/trainer/reshard_job.h"
+
+#include "training/checkpoint/checkpointer.h"
+#include "training/model/gpt.h"
+#include "training/optim/fused_adamw.h"
+#include "training/optim/lr_schedule.h"
+#include "training/strategy/strategy.h"
+#include "training/trainer/checkpoint_state.h"
+#include "training/trainer/trainer.h"
+
+namespace mt {
+
+ReshardReport reshard_on_this_rank(const ReshardRequest& request, ProcessGroup& group) {
+  ControlChannel& control = group.control;
+  Communicator& comm = group.collectives;
+  // The source's settings make the run whose checkpoint this becomes: its fingerprint is the source's.
+  const CheckpointMetadata source = read_metadata(request.source);
+  TrainConfig config;
+  apply_checkpoint_settings(source, config);
+  config.strategy = request.strategy;
+  config.bucket_cap_mb = request.bucket_cap_mb;
+  config.steps = std::max<int64_t>(1, source.global_step);
+  const std::string initial_weights = source.settings.value("initial_weights_sha256", "");
+
+  Gpt model = make_gpt(config.model, config.seed);  // its weights are replaced by the checkpoint's
+  const int64_t parameter_bytes = parameter_count(*model) * static_cast<int64_t>(sizeof(float));
+  const SyncMode sync_mode = config.gradient_sync_mode == "every"  ? SyncMode::every
+                             : config.gradient_sync_mode == "last" ? SyncMode::last
+                                                                   : find_strategy(config.strategy)->auto_sync_mode;
+  auto strategy = make_strategy(config, comm, sync_mode, parameter_bytes);
+  strategy->prepare(*model);
+  const auto optimized = strategy->optimizer_parameters();
+  FusedAdamW optimizer(optimized, FusedAdamWOptions{});
+  const LrSchedule schedule = lr_schedule_of(config);
+
+  const FaultPlan no_faults;
+  Checkpointer checkpointer({request.destination, 1, 0, request.source}, control,
+                            checkpoint_identity(config, comm.world_size(), schedule, initial_weights), no_faults);
+  if (control.rank() == 0)
+    checkpointer.describe_contents(checkpoint_settings_json(config, schedule, initial_weights),
+                                   checkpoint_layout_of(*model, *strategy, comm.world_size()));
+  const auto point = checkpointer.resume_point();
+  std::map<std::string, torch::Tensor> tensors;
+  if (point->reshard) {
+    const CheckpointLayout layout = checkpoint_layout_of(*model, *strategy, comm.world_size());
+    tensors = checkpointer.load_resharded(*point, {comm.rank(), &layout, strategy->model_state(), optimized.size()});
+  } else {
+    tensors = checkpointer.load(*point);
+  }
+  all_ranks_or_none(control, restore_problem(tensors, *strategy, point->metadata.global_step));
+  const TrainPosition position = restore_rank(tensors, *strategy, optimizer, comm, torch::Device(torch::kCPU));
+  const double next_learning_rate = tensors.at("scheduler/learning_rate").item<double>();
+  const SaveStats saved =
+      checkpointer.save(position.global_step, position.tokens_seen,
+                        rank_checkpoint(*strategy, optimizer, comm.rank(), comm.world_size(), position,
+                                        next_learning_rate, config.grad_accum_steps, torch::Device(torch::kCPU)));
+  return {position.global_step, saved.bytes, source.identity.strategy, source.identity.world_size};
+}
+
+}  // namespace mt

@@ -83,6 +83,18 @@ JobCompType=jobcomp/none
 $5
 PartitionName=debug Nodes=$6 Default=YES MaxTime=INFINITE State=UP
 CONF
+  local node
+  for node in $(grep -o 'NodeName=[^ ]*' <<<"$5" | cut -d= -f2); do mkdir -p "$S/spool/$node"; done
+}
+
+# slurm_node_conf NODE: a configuration directory of NODE's own for its slurmd (-f), the same
+# slurm.conf beside an mpi.conf that gives the node's PMIx clients a directory of their own (nodes
+# that share /tmp would otherwise collide on /tmp/spmix_appdir_UID_JOB.STEP). Prints the path.
+slurm_node_conf() {
+  mkdir -p "$S/$1/pmix"
+  cp "$SLURM_CONF" "$S/$1/slurm.conf"
+  echo "PMIxCliTmpDirBase=$S/$1/pmix" > "$S/$1/mpi.conf"
+  echo "$S/$1/slurm.conf"
 }
 
 # slurm_start_daemon NAME COMMAND...: starts a daemon (COMMAND runs it in the foreground, maybe

@@ -92,6 +92,7 @@ TEST_CASE("each trial in flight keeps to its slot: exclusive nodes, its CPUs, it
   c.launcher = {};
   c.launcher.cpu_sets = {"0-1", "2-3"};
   auto cmd = wrap_for_launcher(request(1), c);
+  // Open MPI would bind to a core of its choosing, out of the set: the ranks keep taskset's mask.
   CHECK(cmd.argv == Argv{"taskset", "-c", "2-3", "mpirun", "-np", "1", "--mca", "pml", "ob1", "--mca", "btl",
                          "self,vader", "--bind-to", "none", "-x", "OMP_NUM_THREADS=2", "/opt/mtengine", "train"});
   c.slot = -1;  // one at a time: the whole machine, as before

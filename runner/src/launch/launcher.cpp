@@ -45,7 +45,8 @@ LaunchCommand mpirun(const LaunchRequest& request, const LaunchContext& context)
     within.cores = cores;
     const int threads = threads_per_rank(within, request.ranks);
     // Open MPI binds each rank to one core by default; a rank with several threads needs them all.
-    if (threads > 1) {
+    // Within a CPU set, Open MPI's own binding would ignore the set: the ranks keep taskset's.
+    if (threads > 1 || set_cpus) {
       cmd.argv.push_back("--bind-to");
       cmd.argv.push_back("none");
     }

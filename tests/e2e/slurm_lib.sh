@@ -83,8 +83,7 @@ JobCompType=jobcomp/none
 $5
 PartitionName=debug Nodes=$6 Default=YES MaxTime=INFINITE State=UP
 CONF
-  local node
-  for node in $(grep -o 'NodeName=[^ ]*' <<<"$5" | cut -d= -f2); do mkdir -p "$S/spool/$node"; done
+  grep -o 'NodeName=[^ ]*' <<<"$5" | cut -d= -f2 | while read -r node; do mkdir -p "$S/spool/$node"; done
 }
 
 # slurm_node_conf NODE: a configuration directory of NODE's own for its slurmd (-f), the same

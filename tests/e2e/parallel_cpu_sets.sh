@@ -19,6 +19,9 @@ studies:
     metrics: {value: {regex: 'value: ([0-9]+)'}}
 YAML
 cd "$WORK"
+capture "$MTRUN" --db "$DB" plan cpus.yaml
+expect_eq "$RC" 0 "plan"
+expect_contains "$OUT" "parallel: up to 2 trials in flight; each command above then keeps to the CPU set of its slot" "plan"
 capture "$MTRUN" --db "$DB" run cpus.yaml
 echo "$OUT"
 expect_eq "$RC" 0 "two trials at once on disjoint CPUs"

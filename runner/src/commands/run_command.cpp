@@ -121,6 +121,12 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                       fmt::format("parallel is {}; at most {} trials run at once", parallel, kMostParallel));
   }
   const bool adaptive_due = !settings.adaptive.empty();
+  if (parallel > 1 && settings.wait_quiet_s > 0) {
+    fmt::print(out,
+               "note: --wait-quiet is not applied before each trial when {} run at once: the trials in flight keep "
+               "the machine busy\n",
+               parallel);
+  }
   if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;

@@ -1,4 +1,4 @@
-# Test registration helpers. Labels: unit, mpi, slurm, gpu (CI runs everything but gpu).
+# Test registration helpers. Labels: unit, mpi, slurm, multinode, gpu (CI runs everything but gpu).
 include(CTest OPTIONAL)
 
 # Open MPI refuses root without these; tests run as root on CI machines.

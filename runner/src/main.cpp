@@ -40,6 +40,12 @@ void on_stop_signal(int) {
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
     }
+    for (const auto& slot : mt::g_running_launchers) {  // trials run at the same time (`parallel`)
+      if (int other = slot.load(); other > 0) {
+        ::kill(-other, SIGKILL);
+        ::kill(other, SIGKILL);
+      }
+    }
     ::_exit(mt::kExitInterrupted);
   }
   [[maybe_unused]] auto n = ::write(STDERR_FILENO, notice, std::strlen(notice));

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -131,7 +132,7 @@ TEST_CASE("Open MPI's rank-death line is read literally; a 100 KB line cannot cr
   CHECK(o.state == AttemptState::Crashed);
   CHECK(o.error_rank == 1);
   CHECK(o.signal == 9);
-  CHECK(o.error_reason == "rank 1 died of signal 9");
+  CHECK(o.error_reason == "rank 1 on n1 died of signal 9");
 
   const std::string huge = "process rank 1 with PID 42 on node " + std::string(100000, 'n') + " exited on signal 9\n";
   Files hostile("", huge + huge);
@@ -140,6 +141,20 @@ TEST_CASE("Open MPI's rank-death line is read literally; a 100 KB line cannot cr
   REQUIRE(o.error_reason.has_value());
   CHECK(o.error_reason->size() == 500);
 
+  auto remote = parse_rank_signal("process rank 3 with PID 7 on node node-b exited on signal 6 (Aborted).");
+  REQUIRE(remote);
+  CHECK(remote->node == "node-b");
+  auto srun = parse_srun_task_signal("srun: error: node-b: task 1: Killed");
+  REQUIRE(srun);
+  CHECK(srun->rank == 1);
+  CHECK(srun->node == "node-b");
+  CHECK(srun->signal == SIGKILL);
+  srun = parse_srun_task_signal("srun: error: n7: task 12: Segmentation fault (core dumped)");
+  REQUIRE(srun);
+  CHECK(srun->signal == SIGSEGV);
+  CHECK_FALSE(parse_srun_task_signal("srun: error: n7: task 1: Exited with exit code 3"));
+  CHECK_FALSE(parse_srun_task_signal("srun: error: n7: tasks 0-1: Killed"));
+  CHECK_FALSE(parse_srun_task_signal("srun: error: task 1 launch failed: Unspecified error"));
   CHECK_FALSE(parse_rank_signal("process rank 99999999999999 with PID 1 on node n exited on signal 9"));
   CHECK_FALSE(parse_rank_signal("process rank 1 with PID 1 on node n exited on signal "));
 }

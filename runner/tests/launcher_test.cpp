@@ -112,6 +112,30 @@ TEST_CASE("mpirun with a hostfile: no oversubscription, no thread count, environ
   CHECK(cmd.argv == Argv{"mpirun", "-np", "8", "--hostfile", "/cluster/hosts", "-x", "NCCL_ALGO=ring", "/opt/mtengine",
                          "train", "--steps", "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "<unset>");
+
+  // threads_per_rank says what the hosts' cores cannot: set and forwarded, binding lifted above 1.
+  c.launcher.threads_per_rank = 1;
+  cmd = wrap_for_launcher(request(2), c);
+  CHECK(cmd.argv == Argv{"mpirun", "-np", "2", "--hostfile", "/cluster/hosts", "-x", "OMP_NUM_THREADS=1", "-x",
+                         "NCCL_ALGO=ring", "/opt/mtengine", "train", "--steps", "3"});
+  c.launcher.threads_per_rank = 3;
+  cmd = wrap_for_launcher(request(2), c);
+  CHECK(cmd.argv == Argv{"mpirun", "-np", "2", "--hostfile", "/cluster/hosts", "--bind-to", "none", "-x",
+                         "OMP_NUM_THREADS=3", "-x", "NCCL_ALGO=ring", "/opt/mtengine", "train", "--steps", "3"});
+}
+
+TEST_CASE("threads_per_rank: read, kept by rerun only when set, at least 1") {
+  LoadResult r = load_with_launcher("{type: slurm, args: [-N, '2'], threads_per_rank: 2}");
+  REQUIRE(r.experiment);
+  CHECK(r.experiment->launcher.threads_per_rank == 2);
+  CHECK(launcher_from_json(launcher_to_json(r.experiment->launcher)).threads_per_rank == 2);
+  auto c = context("slurm", 2);
+  c.launcher = r.experiment->launcher;
+  CHECK(env_value(wrap_for_launcher(request(4), c), "OMP_NUM_THREADS") == "2");
+  r = load_with_launcher("{type: mpirun}");
+  REQUIRE(r.experiment);
+  CHECK(launcher_to_json(r.experiment->launcher).find("threads_per_rank") == std::string::npos);
+  CHECK_FALSE(first_error(load_with_launcher("{type: mpirun, threads_per_rank: 0}")).empty());
 }
 
 TEST_CASE("local runs the program itself with every core") {

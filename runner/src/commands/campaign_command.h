@@ -25,6 +25,7 @@ struct MeasurementSettings {
   double wait_quiet_s = 0;     // --wait-quiet: before each trial, wait up to this long for a quiet machine
   bool require_quiet = false;  // --require-quiet: refuse to start timing on a busy machine
   std::map<std::string, RepeatPolicy> adaptive;  // studies with adaptive repeats
+  int parallel = 0;  // --parallel: trials in flight at once; 0: as the experiment says (`parallel`), else 1
 };
 
 // Runs while `lease` is held, renewing it (LeaseKeeper): first a look at the machine (a warning when

@@ -42,6 +42,9 @@ CommandRunner register_show_command(CLI::App& app, const GlobalOptions& global);
 extern std::atomic<bool> g_stop_requested;
 // PID of the launcher now running (0 if none), so a second Ctrl-C can kill it at once.
 extern std::atomic<int> g_running_launcher;
+// The launchers of trials running at the same time (`parallel`), one entry per trial in flight.
+inline constexpr int kMostParallel = 64;
+extern std::atomic<int> g_running_launchers[kMostParallel];
 // What main's handler prints at the first Ctrl-C/SIGTERM. Null: the command does not stop cleanly,
 // so the first one exits at once (130). Commands that watch g_stop_requested set it.
 extern std::atomic<const char*> g_stop_notice;

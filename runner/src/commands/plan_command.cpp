@@ -38,6 +38,13 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
+  if (plan.experiment.parallel > 1) {
+    const LauncherConfig& l = plan.experiment.launcher;
+    fmt::print(out, "parallel: up to {} trials in flight; each command above then {}\n", plan.experiment.parallel,
+               l.type == "slurm"     ? "asks for nodes of its own (--exclusive)"
+               : !l.hostfile.empty() ? "keeps to the host set of its slot (--host, host_sets)"
+                                     : "keeps to the CPU set of its slot (taskset -c, cpu_sets)");
+  }
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
+#include "experiment/parallel_rules.h"
 #include "experiment/run_order.h"
 #include "launch/process.h"
 #include "run/adaptive_repeats.h"
@@ -26,6 +27,7 @@ namespace mt {
 
 std::atomic<bool> g_stop_requested{false};
 std::atomic<int> g_running_launcher{0};
+std::atomic<int> g_running_launchers[kMostParallel] = {};
 std::atomic<const char*> g_stop_notice{nullptr};
 
 namespace {
@@ -88,6 +90,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   MeasurementSettings measurement = options.measurement;
   measurement.conditions = plan.experiment.conditions;
   measurement.adaptive = adaptive_studies(plan.experiment);
+  if (measurement.parallel == 0) measurement.parallel = plan.experiment.parallel;
   return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, measurement, options.db, out);
 }
 
@@ -111,7 +114,19 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                         const ProvenanceContext& provenance, const PendingTrials& trials,
                         const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out) {
   const std::string& campaign_id = lease.campaign_id();
+  const int parallel = std::max(1, settings.parallel);
+  if (std::string why = parallel_problem(context.launcher, parallel); !why.empty()) throw RunnerError(kExitUsage, why);
+  if (parallel > kMostParallel) {
+    throw RunnerError(kExitUsage,
+                      fmt::format("parallel is {}; at most {} trials run at once", parallel, kMostParallel));
+  }
   const bool adaptive_due = !settings.adaptive.empty();
+  if (parallel > 1 && settings.wait_quiet_s > 0) {
+    fmt::print(out,
+               "note: --wait-quiet is not applied before each trial when {} run at once: the trials in flight keep "
+               "the machine busy\n",
+               parallel);
+  }
   if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
@@ -121,8 +136,11 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.runs_dir = campaign_runs_dir(db, campaign_id);
   run.live_progress = ::isatty(STDOUT_FILENO) == 1;
   run.stop = &g_stop_requested;
-  g_stop_notice = "\nmtrun: stopping after the running trial is terminated (again to exit now)\n";
+  g_stop_notice = parallel > 1 ? "\nmtrun: stopping after the running trials are terminated (again to exit now)\n"
+                               : "\nmtrun: stopping after the running trial is terminated (again to exit now)\n";
   run.running_launcher = &g_running_launcher;
+  run.running_launchers = g_running_launchers;
+  run.parallel = parallel;
   run.guard = mtrun_executable();
   run.provenance = provenance;
   run.conditions = settings.conditions;
@@ -150,6 +168,11 @@ void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
       ->check(CLI::NonNegativeNumber);
   command.add_flag("--require-quiet", settings.require_quiet,
                    "refuse to start timing on a busy machine (exit 3); with --wait-quiet, after waiting");
+  command
+      .add_option("--parallel", settings.parallel,
+                  "trials in flight at once (default: the experiment's `parallel`, else 1); only where they cannot "
+                  "disturb each other: Slurm, or disjoint cpu_sets/host_sets")
+      ->check(CLI::Range(1, kMostParallel));
 }
 
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id) {

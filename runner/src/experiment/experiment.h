@@ -93,6 +93,13 @@ struct LauncherConfig {
   std::vector<std::string> extra_args;
   std::filesystem::path hostfile;  // absolute, or empty for the local machine
   std::string mode = "srun";       // slurm only: each trial through `srun` or `sbatch --wait`
+  // OMP_NUM_THREADS of every rank; 0: this machine's cores / ranks (jobs on this machine only).
+  int threads_per_rank = 0;
+  // For trials run at the same time (`parallel`): the CPUs of each trial in flight on this machine
+  // (mpirun without a hostfile, Open MPI's list syntax "0-3,8"), or the hosts of each from the
+  // hostfile ("n1,n2"); disjoint. Trial k in flight uses set k.
+  std::vector<std::string> cpu_sets;
+  std::vector<std::string> host_sets;
 };
 
 struct Experiment {
@@ -103,6 +110,7 @@ struct Experiment {
   std::string order = "interleaved";  // within a round: "interleaved" (matrix order) or "shuffled"
   std::uint64_t seed = 0;             // of the shuffled order (experiment/run_order.h)
   ConditionsThresholds conditions;    // `conditions:` — when an attempt counts as disturbed
+  int parallel = 1;                   // trials in flight at once (experiment/parallel_rules.h)
   std::vector<Study> studies;
   // `questions:` of the experiment, then of each study (with `study` set), in file order.
   std::vector<Question> questions;

@@ -8,6 +8,7 @@
 
 #include "experiment/input_bounds.h"
 #include "experiment/measurement_loader.h"
+#include "experiment/parallel_rules.h"
 #include "experiment/question_loader.h"
 #include "experiment/run_order.h"
 #include "experiment/study_loader.h"
@@ -16,10 +17,11 @@
 namespace mt {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name",    "description", "repeat", "timeout_s",  "launcher",
-                                           "studies", "order",       "seed",   "conditions", "questions"};
+const std::vector<std::string> kTopKeys = {"name",  "description", "repeat",     "timeout_s", "launcher", "studies",
+                                           "order", "seed",        "conditions", "questions", "parallel"};
 const std::vector<std::string> kOrders = {kOrderInterleaved, kOrderShuffled};
-const std::vector<std::string> kLauncherKeys = {"type", "mode", "args", "hostfile"};
+const std::vector<std::string> kLauncherKeys = {"type",     "mode",     "args", "hostfile", "threads_per_rank",
+                                                "cpu_sets", "host_sets"};
 const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
 const std::vector<std::string> kSlurmModes = {"srun", "sbatch"};
 
@@ -47,6 +49,9 @@ void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem:
     }
   }
   if (node["args"]) exp.launcher.extra_args = r.string_list(node["args"], "launcher args");
+  if (node["threads_per_rank"]) {
+    if (auto n = r.integer(node["threads_per_rank"], "threads_per_rank", 1)) exp.launcher.threads_per_rank = *n;
+  }
   if (node["hostfile"]) {
     if (auto h = r.scalar(node["hostfile"], "hostfile")) {
       std::filesystem::path p = dir / *h;
@@ -54,6 +59,22 @@ void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem:
         r.error(pos_of(node["hostfile"]), fmt::format("hostfile '{}' does not exist", p.string()));
       }
       exp.launcher.hostfile = p;
+    }
+  }
+  if (node["cpu_sets"]) {
+    exp.launcher.cpu_sets = r.string_list(node["cpu_sets"], "cpu_sets");
+    if (exp.launcher.type != "mpirun" || !exp.launcher.hostfile.empty()) {
+      r.error(pos_of(node["cpu_sets"]), "cpu_sets applies only to launcher mpirun on this machine (no hostfile)");
+    } else if (std::string why = cpu_sets_problem(exp.launcher.cpu_sets); !why.empty()) {
+      r.error(pos_of(node["cpu_sets"]), why);
+    }
+  }
+  if (node["host_sets"]) {
+    exp.launcher.host_sets = r.string_list(node["host_sets"], "host_sets");
+    if (exp.launcher.type != "mpirun" || exp.launcher.hostfile.empty()) {
+      r.error(pos_of(node["host_sets"]), "host_sets applies only to launcher mpirun with a hostfile");
+    } else if (std::string why = host_sets_problem(exp.launcher.host_sets); !why.empty()) {
+      r.error(pos_of(node["host_sets"]), why);
     }
   }
 }
@@ -105,6 +126,14 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp, std
   if (root["timeout_s"]) defaults.timeout_s = r.number(root["timeout_s"], "timeout_s", 1).value_or(600);
   if (root["launcher"]) read_launcher(r, root["launcher"], exp.file.parent_path(), exp);
   read_order(r, root, exp);
+  if (root["parallel"]) {
+    if (auto n = r.integer(root["parallel"], "parallel", 1)) {
+      exp.parallel = *n;
+      if (std::string why = parallel_problem(exp.launcher, exp.parallel); !why.empty()) {
+        r.error(pos_of(root["parallel"]), why);
+      }
+    }
+  }
   const YAML::Node studies = root["studies"];
   if (!studies) {
     r.error({1, 1}, "the experiment needs 'studies': a list of studies, each with a name, a workload and a matrix");

@@ -4,25 +4,49 @@
 
 #include <fmt/format.h>
 
+#include "experiment/parallel_rules.h"
 #include "launch/trial_command.h"
 
 namespace mt {
 namespace {
 
-int threads_per_rank(const LaunchContext& context, int ranks) { return std::max(1, context.cores / ranks); }
+// The experiment's threads_per_rank, else this machine's cores shared among the ranks.
+int threads_per_rank(const LaunchContext& context, int ranks) {
+  if (context.launcher.threads_per_rank > 0) return context.launcher.threads_per_rank;
+  return std::max(1, context.cores / ranks);
+}
+
+// The CPU set (no hostfile) or host set (hostfile) of the trial in flight in `slot`, or "".
+std::string slot_set(const LaunchContext& context) {
+  const auto& sets = context.launcher.hostfile.empty() ? context.launcher.cpu_sets : context.launcher.host_sets;
+  if (context.slot < 0 || sets.empty()) return "";
+  return sets[std::size_t(context.slot) % sets.size()];
+}
 
 LaunchCommand mpirun(const LaunchRequest& request, const LaunchContext& context) {
   LaunchCommand cmd;
   const bool single_node = context.launcher.hostfile.empty();
-  cmd.argv = {"mpirun", "-np", std::to_string(request.ranks)};
+  const std::string set = slot_set(context);
+  if (single_node && !set.empty()) {
+    // A trial beside others on this machine keeps to its CPUs: mpirun and every rank inherit the
+    // affinity, and the thread count comes from the set's CPUs, not the machine's.
+    cmd.argv = {"taskset", "-c", set};
+  }
+  for (const char* word : {"mpirun", "-np"}) cmd.argv.push_back(word);
+  cmd.argv.push_back(std::to_string(request.ranks));
   if (context.running_as_root) cmd.argv.push_back("--allow-run-as-root");
-  if (single_node && request.ranks > context.cores) cmd.argv.push_back("--oversubscribe");
+  const auto set_cpus = single_node && !set.empty() ? parse_cpu_list(set) : std::nullopt;
+  const int cores = set_cpus ? int(set_cpus->size()) : context.cores;
+  if (single_node && request.ranks > cores) cmd.argv.push_back("--oversubscribe");
   if (single_node) {
     // Shared-memory transport only: halves MPI_Init time for single-node jobs.
     for (const char* arg : {"--mca", "pml", "ob1", "--mca", "btl", "self,vader"}) cmd.argv.push_back(arg);
-    const int threads = threads_per_rank(context, request.ranks);
+    LaunchContext within = context;
+    within.cores = cores;
+    const int threads = threads_per_rank(within, request.ranks);
     // Open MPI binds each rank to one core by default; a rank with several threads needs them all.
-    if (threads > 1) {
+    // Within a CPU set, Open MPI's own binding would ignore the set: the ranks keep taskset's.
+    if (threads > 1 || set_cpus) {
       cmd.argv.push_back("--bind-to");
       cmd.argv.push_back("none");
     }
@@ -30,6 +54,19 @@ LaunchCommand mpirun(const LaunchRequest& request, const LaunchContext& context)
   } else {
     cmd.argv.push_back("--hostfile");
     cmd.argv.push_back(context.launcher.hostfile.string());
+    if (!set.empty()) {  // the hosts of this trial in flight, out of the hostfile's
+      cmd.argv.push_back("--host");
+      cmd.argv.push_back(set);
+    }
+    // This machine's cores say nothing of the hosts': only a declared thread count is set.
+    if (context.launcher.threads_per_rank > 0) {
+      const int threads = context.launcher.threads_per_rank;
+      if (threads > 1) {
+        cmd.argv.push_back("--bind-to");
+        cmd.argv.push_back("none");
+      }
+      cmd.environment.push_back({"OMP_NUM_THREADS", std::to_string(threads)});
+    }
   }
   cmd.environment.insert(cmd.environment.end(), request.environment.begin(), request.environment.end());
   // mpirun forwards only what it is told to (other nodes); with the value, the recorded command
@@ -65,7 +102,7 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
   // Without -N the job is taken to fit this machine, as mpirun without a hostfile: threads per
   // rank from its cores, and -O (overcommit) when there are more ranks than cores.
   const bool single_node = !requests_nodes(extra);
-  if (single_node) {
+  if (single_node || context.launcher.threads_per_rank > 0) {
     cmd.environment.push_back({"OMP_NUM_THREADS", std::to_string(threads_per_rank(context, request.ranks))});
   }
   cmd.environment.insert(cmd.environment.end(), request.environment.begin(), request.environment.end());
@@ -74,6 +111,8 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
   std::vector<std::string> step = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1"};
   std::vector<std::string> job = {"-n", std::to_string(request.ranks)};
   if (single_node && request.ranks > context.cores) job.push_back("-O");
+  // Beside other trials: whole nodes of its own, so no two trials share a node.
+  if (context.slot >= 0) job.push_back("--exclusive");
   job.push_back("--job-name");
   job.push_back(request.job_name);
 

@@ -16,6 +16,9 @@ struct LaunchContext {
   bool running_as_root = false;
   int cores = 1;                         // CPU cores of this machine, for the default thread count and oversubscription
   std::filesystem::path experiment_dir;  // for {experiment_dir} in command templates
+  // Which of the trials in flight this one is (0, 1, …) when several run at once (`parallel`),
+  // choosing its CPU or host set; -1 when trials run one at a time.
+  int slot = -1;
 };
 
 struct LaunchRequest {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -83,15 +84,30 @@ void reap_exited_children() {
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {}
 }
 
+// Reaps the processes of `session` this process adopted, and only those: another job's launcher,
+// running beside this one, must be left for its own wait.
+void reap_session(int session) {
+  for (const auto& [pid, stat] : all_processes()) {
+    if (stat.session == session && stat.state == 'Z') ::waitpid(pid, nullptr, WNOHANG);
+  }
+}
+
 // Kills whatever is left in `session` and reaps what this process adopted, until nothing is left
-// (bounded: a process we cannot kill must not hang the runner).
-void clear_session(int session) {
+// (bounded: a process we cannot kill must not hang the runner). `only_session`: reap nothing else.
+void clear_session(int session, bool only_session) {
   auto start = Clock::now();
   while (signal_session(session, SIGKILL) > 0 && seconds_since(start) < 2.0) {
-    while (waitpid(-1, nullptr, WNOHANG) > 0) {}
+    if (only_session) {
+      reap_session(session);
+    } else {
+      while (waitpid(-1, nullptr, WNOHANG) > 0) {}
+    }
     std::this_thread::sleep_for(kPollInterval);
   }
 }
+
+// Jobs started beside each other start one at a time: a launch is not interleaved with another's.
+std::mutex g_spawn;
 
 // SIGTERM to the launcher's group, a grace period, then SIGKILL to the launcher and to every
 // process left in its session (Open MPI puts each rank in a process group of its own).
@@ -166,10 +182,12 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   std::error_code ec;
   std::filesystem::remove(spec.log_file, ec);  // Boost.Process appends to an existing file
   auto start = Clock::now();
+  std::unique_lock spawning(g_spawn);
   bp::child child(
       exe, bp::args(args), env, bp::start_dir(spec.working_dir.string()),
       (bp::std_out & bp::std_err) > spec.log_file.string(), bp::std_in < bp::null,
       bp::extend::on_exec_setup = [](auto&) { ::setsid(); }, ec);
+  spawning.unlock();
   if (ec) {
     outcome.launch_error = fmt::format("could not start '{}': {}", exe.string(), ec.message());
     return outcome;
@@ -196,8 +214,9 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   if (spec.running_pid) spec.running_pid->store(0);
   // Ranks the launcher left behind (it crashed or was killed) must not outlive the trial, nor
   // processes that left its session and were adopted here when the guard died.
-  clear_session(child.id());
-  if (!spec.guard.empty()) kill_descendants();
+  clear_session(child.id(), spec.beside_others);
+  // Beside other jobs every descendant is not this job's: the guard has cleared its own.
+  if (!spec.guard.empty() && !spec.beside_others) kill_descendants();
 
   if ((timed_out || interrupted) && !spec.cleanup_argv.empty()) run_cleanup(spec);
   if (timed_out) {

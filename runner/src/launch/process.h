@@ -22,6 +22,9 @@ struct ProcessSpec {
   std::filesystem::path guard;
   // Run (bounded, output to the log) after the job had to be stopped: e.g. scancel for srun.
   std::vector<std::string> cleanup_argv;
+  // Other jobs of this runner run at the same time: clean up only this job's session, never every
+  // child of the runner, and reap only its processes.
+  bool beside_others = false;
 };
 
 enum class ProcessEnd { Exited, Signaled, TimedOut, Interrupted, LaunchFailed };

@@ -5,6 +5,7 @@
 #include "runner_error.h"
 #include "experiment/measurement_rules.h"
 #include "report/disturbance_summary.h"
+#include "report/overlap_notes.h"
 #include "store/campaign_measurement.h"
 #include "store/question_json.h"
 #include "store/conditions_rows.h"
@@ -200,7 +201,7 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
       if (auto questions = questions_from_measurement(m.measurement)) data.questions = std::move(questions);
     }
   }
-  data.run_notes = run_conditions_notes(db, data);
+  data.run_notes = run_conditions_notes(db, data) + overlap_notes(db, data);
   return data;
 }
 

@@ -1,5 +1,8 @@
 #include "run/campaign_runner.h"
 
+#include <algorithm>
+#include <chrono>
+#include <future>
 #include <ostream>
 #include <stdexcept>
 
@@ -77,66 +80,98 @@ void record_outcome(Store& store, std::int64_t attempt, AttemptOutcome& outcome,
   }
 }
 
-Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial) {
-  const int number = store.next_attempt_number(row);
-  const auto run_dir = run.runs_dir / trial.identity / fmt::format("attempt-{}", number);
-  const auto result_file = run_dir / "result.json";
-  const auto log_file = run_dir / "log.txt";
-  const std::string job_name = fmt::format("mtrun-{}-{}", trial.identity.substr(0, 12), number);
-  const ChainDirs chain_dirs{run_dir};
+// An attempt recorded as begun, with everything its job needs: made and finished on the thread that
+// owns the store; only execute() may run on another.
+struct Prepared {
+  std::int64_t attempt = 0;
+  std::filesystem::path run_dir, result_file, log_file;
+  std::string job_name;
   TrialCommand command;  // a chain's: its first stage's, which names the program it runs
   std::string command_text, unbuildable;
-  try {
-    if (trial.is_chain()) {
-      command = prepare_stage(trial, 0, chain_dirs, run.context, job_name).command;
-      command_text = chain_command_text(trial, chain_dirs, run.context);
-    } else {
-      command = build_trial_command(trial, run.context, result_file, job_name);
-      command_text = command_line(command);
-    }
-  } catch (const std::exception& e) {  // a stored trial whose template no longer expands
-    unbuildable = e.what();
-  }
-  // The program is identified before the job writes anything; provenance as far as mtrun knows
-  // it before the launch is recorded with the attempt, so a killed attempt keeps it.
-  const ProgramIdentity program = trial_program(run.provenance, command.program, run_dir);
-  Provenance before = assemble_provenance(run.provenance, std::nullopt, command, program);
-  before.command = command_text;
-  std::int64_t attempt = store.begin_attempt(row, number, command_text, run_dir.string(), log_file.string(), before);
+  ProgramIdentity program;
+};
+
+struct Executed {
   AttemptOutcome outcome;
   std::optional<std::string> provenance_result;
   std::optional<MachineConditions> conditions;
+};
+
+Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial) {
+  Prepared p;
+  const int number = store.next_attempt_number(row);
+  p.run_dir = run.runs_dir / trial.identity / fmt::format("attempt-{}", number);
+  p.result_file = p.run_dir / "result.json";
+  p.log_file = p.run_dir / "log.txt";
+  p.job_name = fmt::format("mtrun-{}-{}", trial.identity.substr(0, 12), number);
+  const ChainDirs chain_dirs{p.run_dir};
+  try {
+    if (trial.is_chain()) {
+      p.command = prepare_stage(trial, 0, chain_dirs, run.context, p.job_name).command;
+      p.command_text = chain_command_text(trial, chain_dirs, run.context);
+    } else {
+      p.command = build_trial_command(trial, run.context, p.result_file, p.job_name);
+      p.command_text = command_line(p.command);
+    }
+  } catch (const std::exception& e) {  // a stored trial whose template no longer expands
+    p.unbuildable = e.what();
+  }
+  // The program is identified before the job writes anything; provenance as far as mtrun knows
+  // it before the launch is recorded with the attempt, so a killed attempt keeps it.
+  p.program = trial_program(run.provenance, p.command.program, p.run_dir);
+  Provenance before = assemble_provenance(run.provenance, std::nullopt, p.command, p.program);
+  before.command = p.command_text;
+  p.attempt = store.begin_attempt(row, number, p.command_text, p.run_dir.string(), p.log_file.string(), before);
+  return p;
+}
+
+// Runs the attempt's job and reads what it left. A chain's stages are recorded as they run, so a
+// chain needs the store: it runs on the store's thread (execute is called there for it).
+Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const Trial& trial) {
+  Executed e;
   bool launched = false;
   try {
-    if (!unbuildable.empty()) throw std::runtime_error("the trial's command cannot be built: " + unbuildable);
-    std::filesystem::create_directories(run_dir);
+    if (!p.unbuildable.empty()) throw std::runtime_error("the trial's command cannot be built: " + p.unbuildable);
+    std::filesystem::create_directories(p.run_dir);
     launched = true;
     if (trial.is_chain()) {
       ConditionsWatch watch(run.conditions.sample_interval_s);
-      ChainOutcome chain = run_chain(store, run, attempt, trial, chain_dirs, log_file, job_name);
-      conditions = watch.finish();
-      outcome = std::move(chain.outcome);
-      provenance_result = std::move(chain.provenance_result);
+      ChainOutcome chain = run_chain(store, run, p.attempt, trial, ChainDirs{p.run_dir}, p.log_file, p.job_name);
+      e.conditions = watch.finish();
+      e.outcome = std::move(chain.outcome);
+      e.provenance_result = std::move(chain.provenance_result);
     } else {
-      std::filesystem::remove(result_file);  // never ingest a stale result
+      std::filesystem::remove(p.result_file);  // never ingest a stale result
       ConditionsWatch watch(run.conditions.sample_interval_s);
-      ProcessOutcome process = run_job(run, command, run_dir, log_file, trial.timeout_s);
-      conditions = watch.finish();
-      outcome = classify_attempt(process, result_file, log_file, trial);
-      outcome.files = files_to_keep(trial, outcome, run_dir);
-      provenance_result = outcome.result_json;
+      ProcessOutcome process = run_job(run, p.command, p.run_dir, p.log_file, trial.timeout_s);
+      e.conditions = watch.finish();
+      e.outcome = classify_attempt(process, p.result_file, p.log_file, trial);
+      e.outcome.files = files_to_keep(trial, e.outcome, p.run_dir);
+      e.provenance_result = e.outcome.result_json;
     }
   } catch (const SqliteError&) {
-    throw;                             // the database can no longer be written: the campaign stops
-  } catch (const std::exception& e) {  // whatever the job left behind, the attempt ends with a reason
-    outcome = launched
-                  ? failed_outcome(AttemptState::Failed, fmt::format("mtrun could not read the result: {}", e.what()))
-                  : failed_outcome(AttemptState::LaunchFailed, e.what());
+    throw;                              // the database can no longer be written: the campaign stops
+  } catch (const std::exception& ex) {  // whatever the job left behind, the attempt ends with a reason
+    e.outcome =
+        launched ? failed_outcome(AttemptState::Failed, fmt::format("mtrun could not read the result: {}", ex.what()))
+                 : failed_outcome(AttemptState::LaunchFailed, ex.what());
   }
-  record_outcome(store, attempt, outcome, run.provenance, command, command_text, program, provenance_result);
+  return e;
+}
+
+Finished complete(Store& store, const CampaignRun& run, const Prepared& p, Executed e) {
+  record_outcome(store, p.attempt, e.outcome, run.provenance, p.command, p.command_text, p.program,
+                 e.provenance_result);
   std::optional<Verdict> verdict;
-  if (conditions) verdict = assess_attempt(store.db(), run.campaign_id, attempt, *conditions, outcome, run.conditions);
-  return {std::move(outcome), log_file, std::move(verdict)};
+  if (e.conditions) {
+    verdict = assess_attempt(store.db(), run.campaign_id, p.attempt, *e.conditions, e.outcome, run.conditions);
+  }
+  return {std::move(e.outcome), p.log_file, std::move(verdict)};
+}
+
+Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial) {
+  Prepared p = prepare(store, run, row, trial);
+  return complete(store, run, p, execute(store, run, p, trial));
 }
 
 // What each trial is, for the ETA (trial_times.h): built from every trial up front only for a plan
@@ -166,10 +201,110 @@ ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, con
   spec.running_pid = run.running_launcher;
   spec.guard = run.guard;
   spec.cleanup_argv = command.cleanup_argv;
+  spec.beside_others = run.parallel > 1;
   return run_process(spec, run.stop);
 }
 
+namespace {
+
+std::string trial_label(const Trial& t, const std::string& waited = "") {
+  return fmt::format("{} {} rep {}{}", t.study, t.axes_label(), t.repeat_index, waited);
+}
+
+// Counts a finished attempt and returns what progress shows after its state.
+std::string tally(CampaignResult& result, const Finished& done) {
+  std::string detail = outcome_detail(done.outcome);
+  if (done.verdict && done.verdict->disturbed) {
+    detail += fmt::format("{}disturbed: {}", detail.empty() ? "" : "; ", fmt::join(done.verdict->reasons, "; "));
+    if (done.outcome.state == AttemptState::Succeeded) ++result.disturbed;
+  }
+  ++result.ran;
+  if (done.outcome.state != AttemptState::Succeeded) ++result.failed;
+  return detail;
+}
+
+struct InFlight {
+  std::string label;
+  Prepared prepared;
+  std::future<Executed> executed;
+};
+
+// Up to run.parallel trials at once, each in a slot of its own (its CPU or host set, its
+// launcher's PID for Ctrl-C); the store is touched only here, on this thread. A chain records its
+// stages as they run, so it runs alone, once the trials before it have finished.
+CampaignResult run_in_parallel(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out) {
+  CampaignResult result;
+  Progress progress(out, int(trials.rows.size()), false);
+  const std::size_t slots = std::size_t(run.parallel);
+  std::vector<CampaignRun> slot_runs(slots, run);
+  for (std::size_t k = 0; k < slots; ++k) {
+    slot_runs[k].context.slot = int(k);
+    slot_runs[k].running_launcher = run.running_launchers ? &run.running_launchers[k] : run.running_launcher;
+  }
+  std::vector<std::optional<InFlight>> flight(slots);
+  auto in_flight = [&] { return std::count_if(flight.begin(), flight.end(), [](auto& f) { return f.has_value(); }); };
+  auto land = [&](std::size_t k) {
+    InFlight& f = *flight[k];
+    Finished done = complete(store, slot_runs[k], f.prepared, f.executed.get());
+    const std::string detail = tally(result, done);
+    progress.parallel_finished(f.label, to_string(done.outcome.state), done.outcome.duration_s, detail,
+                               done.log_file.string());
+    flight[k].reset();
+  };
+  std::size_t next = 0;
+  bool launching = true;
+  while (true) {
+    while (launching && next < trials.rows.size()) {
+      if (run.stop && run.stop->load()) {
+        result.stopped = true;
+        launching = false;
+        break;
+      }
+      if (run.lease_lost && run.lease_lost->load()) {
+        result.lease_lost = true;
+        launching = false;
+        break;
+      }
+      auto open_slot = std::find_if(flight.begin(), flight.end(), [](auto& f) { return !f.has_value(); });
+      if (open_slot == flight.end()) break;
+      const std::size_t k = std::size_t(open_slot - flight.begin());
+      Trial t = trials.trial(next);
+      if (t.is_chain()) {
+        if (in_flight() > 0) break;  // it waits until it can run alone
+        progress.parallel_started(trial_label(t));
+        Finished done = run_one(store, slot_runs[k], trials.rows[next], t);
+        const std::string detail = tally(result, done);
+        progress.parallel_finished(trial_label(t), to_string(done.outcome.state), done.outcome.duration_s, detail,
+                                   done.log_file.string());
+        ++next;
+        continue;
+      }
+      Prepared p = prepare(store, slot_runs[k], trials.rows[next], t);
+      const std::string label = trial_label(t);
+      progress.parallel_started(label);
+      const CampaignRun& slot_run = slot_runs[k];
+      std::future<Executed> executed = std::async(
+          std::launch::async, [&store, &slot_run, p, t = std::move(t)] { return execute(store, slot_run, p, t); });
+      flight[k].emplace(InFlight{label, std::move(p), std::move(executed)});
+      ++next;
+    }
+    if (in_flight() == 0 && (!launching || next >= trials.rows.size())) break;
+    for (std::size_t k = 0; k < slots; ++k) {
+      if (flight[k] && flight[k]->executed.wait_for(std::chrono::milliseconds(20)) == std::future_status::ready) {
+        land(k);
+      }
+    }
+  }
+  if (run.stop && run.stop->load()) result.stopped = true;
+  result.not_run = int(trials.rows.size()) - result.ran;
+  progress.finish();
+  return result;
+}
+
+}  // namespace
+
 CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out) {
+  if (run.parallel > 1) return run_in_parallel(store, run, trials, out);
   CampaignResult result;
   Progress progress(out, int(trials.rows.size()), run.live_progress,
                     run.live_progress ? trial_kinds(trials) : std::vector<TrialTimes::Kind>{});
@@ -193,16 +328,10 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
         waited = fmt::format(" (waited {:.0f} s for a quiet machine)", quiet.waited_s + kQuietProbeSeconds);
       }
     }
-    progress.trial_started(fmt::format("{} {} rep {}{}", t.study, t.axes_label(), t.repeat_index, waited));
-    auto [outcome, log_file, verdict] = run_one(store, run, trials.rows[i], t);
-    std::string detail = outcome_detail(outcome);
-    if (verdict && verdict->disturbed) {
-      detail += fmt::format("{}disturbed: {}", detail.empty() ? "" : "; ", fmt::join(verdict->reasons, "; "));
-      if (outcome.state == AttemptState::Succeeded) ++result.disturbed;
-    }
-    progress.trial_finished(to_string(outcome.state), outcome.duration_s, detail, log_file.string());
-    ++result.ran;
-    if (outcome.state != AttemptState::Succeeded) ++result.failed;
+    progress.trial_started(trial_label(t, waited));
+    Finished done = run_one(store, run, trials.rows[i], t);
+    const std::string detail = tally(result, done);
+    progress.trial_finished(to_string(done.outcome.state), done.outcome.duration_s, detail, done.log_file.string());
   }
   if (run.stop && run.stop->load()) result.stopped = true;
   result.not_run = int(trials.rows.size()) - result.ran;

@@ -30,6 +30,10 @@ struct CampaignRun {
   ProvenanceContext provenance;
   ConditionsThresholds conditions;  // when an attempt's machine counts as disturbed
   double wait_quiet_s = 0;          // before each trial, wait up to this long for a quiet machine
+  // Trials in flight at once (experiment/parallel_rules.h decides where that is allowed); trial k
+  // in flight holds its launcher's PID in running_launchers[k].
+  int parallel = 1;
+  std::atomic<int>* running_launchers = nullptr;
 };
 
 // The trials a run or rerun launches, in order: their rows in the store, and each trial built when

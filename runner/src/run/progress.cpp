@@ -101,6 +101,24 @@ void Progress::trial_finished(const std::string& state, double seconds, const st
   if (!succeeded) fmt::print(out_, "      log: {}\n", log_path);
 }
 
+void Progress::parallel_started(const std::string& label) {
+  std::lock_guard lock(mutex_);
+  ++started_;
+  fmt::print(out_, "[{}/{}] {} ... started\n", started_, total_, escape_control_characters(label));
+  out_.flush();
+}
+
+void Progress::parallel_finished(const std::string& label, const std::string& state, double seconds,
+                                 const std::string& detail, const std::string& log_path) {
+  std::lock_guard lock(mutex_);
+  ++done_;
+  if (state != "succeeded") ++failures_;
+  fmt::print(out_, "[{} done] {} ... {} in {:.1f} s  {}\n", done_, escape_control_characters(label), state, seconds,
+             escape_control_characters(detail));
+  if (state != "succeeded") fmt::print(out_, "      log: {}\n", log_path);
+  out_.flush();
+}
+
 void Progress::finish() {
   {
     std::lock_guard lock(mutex_);

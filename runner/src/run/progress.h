@@ -29,6 +29,12 @@ class Progress {
   void trial_finished(const std::string& state, double seconds, const std::string& detail, const std::string& log_path);
   void finish();
 
+  // With trials in flight at once: one plain line when each starts and one when it ends, both
+  // naming it (the live line and the ETA assume one trial at a time).
+  void parallel_started(const std::string& label);
+  void parallel_finished(const std::string& label, const std::string& state, double seconds, const std::string& detail,
+                         const std::string& log_path);
+
   int done() const { return done_; }
   int failures() const { return failures_; }
 
@@ -46,6 +52,7 @@ class Progress {
   int total_;
   bool live_;
   int done_ = 0;
+  int started_ = 0;  // trials started, when several run at once
   int failures_ = 0;
   std::string current_;
   bool running_ = false;  // a trial has started and not finished

@@ -1,5 +1,7 @@
 #include "store/log_scan.h"
 
+#include <csignal>
+#include <cstring>
 #include <charconv>
 #include <fstream>
 
@@ -24,9 +26,10 @@ bool read_int(std::string_view& text, int& value) {
 }
 
 // Consumes a run of non-space characters.
-bool read_word(std::string_view& text) {
+bool read_word(std::string_view& text, std::string_view& word) {
   size_t n = 0;
   while (n < text.size() && text[n] != ' ' && text[n] != '\t') ++n;
+  word = text.substr(0, n);
   text.remove_prefix(n);
   return n > 0;
 }
@@ -63,18 +66,46 @@ std::optional<RankSignal> parse_rank_signal(std::string_view line) {
     std::string_view rest = line.substr(at + kStart.size());
     RankSignal found;
     int pid = 0;
+    std::string_view node;
     if (read_int(rest, found.rank) && skip(rest, " with PID ") && read_int(rest, pid) && skip(rest, " on node ") &&
-        read_word(rest) && skip(rest, " exited on signal ") && read_int(rest, found.signal)) {
+        read_word(rest, node) && skip(rest, " exited on signal ") && read_int(rest, found.signal)) {
+      found.node = std::string(node);
       return found;
     }
   }
   return std::nullopt;
 }
 
+// The number of the signal `text` starts with, as strsignal() describes it ("Killed", "Segmentation
+// fault"), followed by nothing or " (core dumped)"; 0 when it names none.
+static int signal_described(std::string_view text) {
+  for (int s = 1; s < NSIG; ++s) {
+    const char* name = ::strsignal(s);
+    std::string_view rest = text;
+    if (name && skip(rest, name) && (rest.empty() || rest[0] == ' ')) return s;
+  }
+  return 0;
+}
+
+std::optional<RankSignal> parse_srun_task_signal(std::string_view line) {
+  std::string_view rest = line;
+  std::string_view node;
+  RankSignal found;
+  if (!skip(rest, "srun: error: ") || !read_word(rest, node) || node.back() != ':' || !skip(rest, " task ") ||
+      !read_int(rest, found.rank) || !skip(rest, ": ")) {
+    return std::nullopt;
+  }
+  found.signal = signal_described(rest);
+  if (found.signal == 0) return std::nullopt;  // "Exited with exit code 3" is no death by signal
+  found.node = std::string(node.substr(0, node.size() - 1));
+  return found;
+}
+
 std::optional<RankSignal> find_rank_signal(const std::filesystem::path& log) {
   std::optional<RankSignal> found;
   scan_log(log, [&](std::string_view line) {
     found = parse_rank_signal(line);
+    if (!found) found = parse_srun_task_signal(line);
     return !found;
   });
   return found;

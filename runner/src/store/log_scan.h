@@ -25,11 +25,15 @@ void scan_log(const std::filesystem::path& file, const std::function<bool(std::s
 struct RankSignal {
   int rank = 0;
   int signal = 0;
+  std::string node;  // the host the rank ran on, as Open MPI names it
 };
 
 // Open MPI's "process rank R with PID P on node N exited on signal S" in one line, read literally.
 std::optional<RankSignal> parse_rank_signal(std::string_view line);
-// The first such line of the log.
+// srun's "srun: error: NODE: task R: Killed" in one line (the signal as strsignal() names it); a
+// task that exited with a code is not one.
+std::optional<RankSignal> parse_srun_task_signal(std::string_view line);
+// The first line of the log that is either.
 std::optional<RankSignal> find_rank_signal(const std::filesystem::path& log);
 
 // The rank an engine message names as the one it is about: "mtengine: rank 1 (host): …" (a rank

@@ -194,7 +194,8 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
     o.state = AttemptState::Crashed;
     o.error_rank = died->rank;
     o.signal = died->signal;
-    o.error_reason = fmt::format("rank {} died of signal {}", died->rank, died->signal);
+    // The node matters once ranks span hosts: a machine that failed, not only a rank.
+    o.error_reason = fmt::format("rank {} on {} died of signal {}", died->rank, died->node, died->signal);
     return o;
   }
   if (!rejected.empty()) {

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# `parallel: 2` on this machine with a CPU set per trial in flight: two mpirun jobs at once, each
+# under taskset on its own CPU, recorded one attempt each at overlapping times; Ctrl-C while both
+# run terminates both (interrupted, exit 130) and leaves no process behind; so does SIGKILL of mtrun
+# (each job's guard), and the next run marks both attempts interrupted.
+source "$(dirname "$0")/lib.sh"
+DB="$WORK/results/mtrun.sqlite"
+export MTENGINE=/bin/true
+[ "$(nproc)" -ge 2 ] || { echo "SKIP: needs 2 CPUs"; exit 77; }
+cat > "$WORK/cpus.yaml" <<'YAML'
+name: cpus
+timeout_s: 120
+parallel: 2
+launcher: {type: mpirun, cpu_sets: ["0", "1"]}
+studies:
+  - name: s
+    workload: command
+    command: [sh, -c, "grep Cpus_allowed_list /proc/self/status; sleep {sleep}; echo 'value: 1'"]
+    matrix: {sleep: [2, 3]}
+    metrics: {value: {regex: 'value: ([0-9]+)'}}
+YAML
+cd "$WORK"
+capture "$MTRUN" --db "$DB" plan cpus.yaml
+expect_eq "$RC" 0 "plan"
+expect_contains "$OUT" "parallel: up to 2 trials in flight; each command above then keeps to the CPU set of its slot" "plan"
+capture "$MTRUN" --db "$DB" run cpus.yaml
+echo "$OUT"
+expect_eq "$RC" 0 "two trials at once on disjoint CPUs"
+expect_eq "$(sql "select count(*) from latest_attempts where state = 'succeeded'")" 2 "both succeeded"
+expect_eq "$(sql "select count(*) from attempts a join attempts b on a.id < b.id
+  where a.started_at < b.finished_at and b.started_at < a.finished_at")" 1 "the two trials overlapped in time"
+expect_eq "$(sql "select count(*) from latest_attempts where command like 'taskset -c 0 mpirun %'") \
+$(sql "select count(*) from latest_attempts where command like 'taskset -c 1 mpirun %'")" "1 1" "one trial per CPU set"
+allowed=$(sql "select log_path from attempts" | xargs grep -h Cpus_allowed_list | awk '{print $2}' | sort | tr '\n' ' ')
+expect_eq "$allowed" "0 1 " "each trial's processes kept to its CPU"
+expect_eq "$(sql "select count(*) from attempts")" 2 "one attempt each"
+
+# Starts the campaign of $1.yaml (two long trials) in the background as $RUNNER; returns when both run.
+start_both() {
+  sed -e "s/name: cpus/name: $1/" -e 's/sleep: \[2, 3\]/sleep: [60, 61]/' cpus.yaml > "$1.yaml"
+  "$MTRUN" --db "$DB" run "$1.yaml" > "$1.log" 2>&1 &
+  RUNNER=$!
+  for _ in $(seq 1 300); do
+    [ "$(sql "select count(*) from attempts a join trials t on t.id = a.trial_id join campaigns c on c.id = t.campaign_id
+      where c.experiment = '$1' and a.state = 'running'" 2>/dev/null)" == 2 ] && break
+    sleep 0.1
+  done
+  sleep 1
+}
+no_trial_left() {
+  for _ in $(seq 1 50); do pgrep -f "sleep 6[01]" >/dev/null || break; sleep 0.1; done
+  expect_eq "$(pgrep -af "sleep 6[01]" || true)" "" "no trial process left $1"
+}
+
+# Ctrl-C with both running: both are terminated and recorded interrupted.
+start_both cpus-stop
+kill -INT $RUNNER
+set +e; wait $RUNNER; RC=$?; set -e
+cat cpus-stop.log
+expect_eq "$RC" 130 "exit code after Ctrl-C"
+expect_eq "$(sql "select group_concat(a.state) from attempts a join trials t on t.id = a.trial_id
+  join campaigns c on c.id = t.campaign_id where c.experiment = 'cpus-stop'")" "interrupted,interrupted" "both interrupted"
+no_trial_left "after Ctrl-C"
+
+# SIGKILL: mtrun cannot react; each job's guard takes its job down. The next run of any campaign
+# in the database marks both attempts interrupted.
+start_both cpus-kill
+kill -KILL $RUNNER
+wait $RUNNER || true
+no_trial_left "after SIGKILL of mtrun"
+capture "$MTRUN" --db "$DB" run cpus.yaml
+expect_eq "$RC" 0 "the finished campaign, again"
+expect_contains "$OUT" "2 attempt(s) left running by a stopped mtrun are now marked interrupted" "recovery"
+echo "PASS"

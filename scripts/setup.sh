@@ -14,6 +14,7 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev sqlite3
   libboost-dev libboost-filesystem-dev libcli11-dev libfmt-dev doctest-dev
   libssl-dev                                 # SHA-256 of checkpoint files (OpenSSL libcrypto)
+  chromium librsvg2-bin                      # tests: HTML reports in a browser; plots as PNG to look at
 )
 EXTRA_PACKAGES=("$@")   # e.g. the Slurm daemons for the test suite
 

@@ -18,6 +18,10 @@ class MarkdownTable {
   explicit MarkdownTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
   void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
   bool empty() const { return rows_.empty(); }
+  // Leaves out each of these columns whose every cell is one of `fillers` ("-", "reference"): a
+  // column that says the same nothing in every row.
+  void drop_uninformative(const std::vector<std::string>& titles, const std::vector<std::string>& fillers);
+  bool has_column(const std::string& title) const;
   std::string render() const;
 
  private:

@@ -100,7 +100,9 @@ std::string render_moe_section(const std::vector<const Group*>& groups) {
       "## Mixture of experts\n\n"
       "One expert per rank (Linear d→4d, GELU, Linear 4d→d). Each iteration exchanges counts, sends every "
       "token to its expert in a variable-split all-to-all (dispatch), runs the experts (compute) and sends "
-      "the outputs home (combine). Phase times are the slowest rank's mean per iteration; imbalance is the "
+      "the outputs home (combine). Phase times are the slowest rank's mean per iteration, and a different rank "
+      "can be the slowest in each phase (the rank with the busiest expert computes longest while the others wait "
+      "for it in combine), so the phases can add up to more than the step; imbalance is the "
       "most tokens one expert received over the mean. Every run's output passed the oracle before its times "
       "counted: each token id came back to its position, and the combined output equals one process "
       "computing the same routing.\n\n" +

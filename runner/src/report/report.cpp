@@ -8,6 +8,7 @@
 
 #include "report/answers_section.h"
 #include "report/cells.h"
+#include "report/comm_plots.h"
 #include "report/comm_rows.h"
 #include "report/comm_table.h"
 #include "report/conditions_section.h"
@@ -164,6 +165,14 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
     md += render_profiler_overhead(profiled, training);
   }
   if (!comm.empty()) md += render_comm_section(comm, provenance);
+  if (!comm_rows.empty() && !options.plot_dir.empty()) {
+    PlotSet plots = comm_plots(comm_rows);
+    if (!plots.plots.empty()) {
+      md += "## Communication plots\n\n";
+      for (const auto& p : plots.plots) md += fmt::format("![{}]({}/{})\n\n", p.caption, options.plot_dir, p.file);
+      for (auto& p : plots.plots) report.plots.push_back(std::move(p));
+    }
+  }
   if (options.references) md += render_references_section(groups, *options.references);
   md += render_fault_tolerance_section(data.trials);
   std::set<std::string> shown = {"train", "comm", "fault", "chain"};

@@ -335,34 +335,40 @@ void step_time_plots(const std::vector<TrainingRow>& rows, PlotSet& out) {
   const std::vector<std::string> all_names = shown_names(all);
   std::map<const TrainingRow*, std::string> name_of;
   for (size_t i = 0; i < all.size(); ++i) name_of[all[i]] = all_names[i];
+  // At most as many lines to a chart as the palette has colours, so that no two share one.
+  constexpr size_t kLinesPerChart = 8;
+  size_t charts = 0;
+  for (const auto& [window, lines] : by_window) charts += (lines.size() + kLinesPerChart - 1) / kLinesPerChart;
   size_t index = 0;
   for (const auto& [window, lines] : by_window) {
     const auto [warmup, length] = window;
-    ChartSpec c{by_window.size() == 1 ? std::string("Step time at every step (slowest rank; mean over repeats)")
-                                      : fmt::format("Step time at every step, {} warmup + {} measured (slowest rank; "
-                                                    "mean over repeats)",
-                                                    warmup, length - size_t(warmup)),
-                "step",
-                "step time (ms)",
-                {},
-                {}};
-    for (size_t i = 0; i < length; ++i) c.categories.push_back(std::to_string(i + 1));
-    for (size_t li = 0; li < lines.size(); ++li) {
-      ChartSeries s{name_of.at(lines[li].row), {}, {}, false, int(li)};
-      for (size_t i = 0; i < length; ++i)
-        s.values.push_back(lines[li].count[i] ? std::optional<double>(lines[li].sum[i] / lines[li].count[i])
-                                              : std::nullopt);
-      c.series.push_back(std::move(s));
+    const size_t parts = (lines.size() + kLinesPerChart - 1) / kLinesPerChart;
+    for (size_t part = 0; part < parts; ++part) {
+      std::string what =
+          by_window.size() == 1 ? "" : fmt::format("{} warmup + {} measured", warmup, length - size_t(warmup));
+      if (parts > 1) what += fmt::format("{}part {} of {}", what.empty() ? "" : ", ", part + 1, parts);
+      ChartSpec c{
+          fmt::format("Step time at every step{} (slowest rank; mean over repeats)", what.empty() ? "" : ", " + what),
+          "step",
+          "step time (ms)",
+          {},
+          {}};
+      for (size_t i = 0; i < length; ++i) c.categories.push_back(std::to_string(i + 1));
+      for (size_t li = part * kLinesPerChart; li < lines.size() && li < (part + 1) * kLinesPerChart; ++li) {
+        ChartSeries s{name_of.at(lines[li].row), {}, {}, false, int(li - part * kLinesPerChart)};
+        for (size_t i = 0; i < length; ++i)
+          s.values.push_back(lines[li].count[i] ? std::optional<double>(lines[li].sum[i] / lines[li].count[i])
+                                                : std::nullopt);
+        c.series.push_back(std::move(s));
+      }
+      if (warmup > 0) c.shade = ChartShade{0, size_t(warmup) - 1, "warmup"};
+      c.log_y = spans_decades(c);
+      explain_marks(rows, c);
+      const std::string file = charts == 1 ? "step_times.svg" : fmt::format("step_times_{}.svg", ++index);
+      const std::string caption = "Step time at every step" + (what.empty() ? "" : " (" + what + ")");
+      std::string svg = line_chart_svg(c);
+      out.plots.push_back({file, caption, std::move(c), std::move(svg)});
     }
-    if (warmup > 0) c.shade = ChartShade{0, size_t(warmup) - 1, "warmup"};
-    c.log_y = spans_decades(c);
-    explain_marks(rows, c);
-    const std::string file = by_window.size() == 1 ? "step_times.svg" : fmt::format("step_times_{}.svg", ++index);
-    const std::string caption = by_window.size() == 1 ? "Step time at every step"
-                                                      : fmt::format("Step time at every step ({} warmup + {} measured)",
-                                                                    warmup, length - size_t(warmup));
-    std::string svg = line_chart_svg(c);
-    out.plots.push_back({file, caption, std::move(c), std::move(svg)});
   }
 }
 

@@ -135,7 +135,7 @@ CategoryLabels category_labels(const ChartSpec& c, double slot) {
   size_t longest = 0;
   for (const auto& label : c.categories) longest = std::max(longest, glyphs(label));
   const double width = double(longest) * kCharWidth;
-  if (width <= slot) return l;
+  if (width + 2 * kCharWidth <= slot) return l;  // a gap of two characters between neighbours
   if (c.categories.size() > 24) {
     l.every = size_t(std::ceil((width + kCharWidth) / slot));
     return l;
@@ -189,7 +189,7 @@ double left_margin(const ChartSpec& c) {
   const size_t n = std::max<size_t>(c.categories.size(), 1);
   const double width = double(longest) * kCharWidth;
   const double slot = (kWidth - kLeft - kRight) / double(n);
-  if (width <= slot || c.categories.size() > 24 || slot / 2 < kLineHeight) return kLeft;
+  if (width + 2 * kCharWidth <= slot || c.categories.size() > 24 || slot / 2 < kLineHeight) return kLeft;
   // Solve left + slot'/2 >= 0.87·(first label's width) + 4, where slot' = (kWidth − left − kRight) / n.
   const double needed = 0.87 * double(glyphs(c.categories.front())) * kCharWidth + 4;
   double left = kLeft;
@@ -207,8 +207,8 @@ std::string open_frame(const ChartSpec& c, Frame& f, bool stacked) {
   const CategoryLabels labels = category_labels(c, f.slot());
   size_t legend_rows = 0;
   f.legend = legend_layout(c, legend_rows);
-  // A title too long for one line (about 8.5 px a bold character) breaks at the last space that fits.
-  const size_t title_room = size_t((kWidth - 20) / 8.5);
+  // A title too long for one line (about 9.2 px a bold character) breaks at the last space that fits.
+  const size_t title_room = size_t((kWidth - 20) / 9.2);
   std::vector<std::string> title_lines = {c.title};
   if (glyphs(c.title) > title_room) {
     size_t cut = 0, seen = 0;
@@ -231,7 +231,7 @@ std::string open_frame(const ChartSpec& c, Frame& f, bool stacked) {
       num(kWidth), num(f.height));
   for (size_t i = 0; i < title_lines.size(); ++i) {
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"15\" font-weight=\"bold\">{}</text>\n",
-                       num(title_lines.size() > 1 || glyphs(c.title) * 8.5 > kWidth - kLeft - 10 ? 10 : kLeft),
+                       num(title_lines.size() > 1 || glyphs(c.title) * 9.2 > kWidth - kLeft - 10 ? 10 : kLeft),
                        num(24 + 18 * double(i)), escape(title_lines[i]));
   }
   if (c.shade && c.shade->first <= c.shade->last && c.shade->last < c.categories.size()) {

@@ -1,12 +1,15 @@
 // mtrun report and compare, rendered from small databases built through the Store API.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "report/comm_table.h"
 #include "report/groups.h"
 #include "report/report.h"
+#include "report/report_sections.h"
 #include "report/results_source.h"
 #include "report/training_tables.h"
 #include "report_fixture.h"
@@ -325,4 +328,24 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
   single.campaign("c1");
   for (int r = 0; r < 3; ++r) single.trial(train_trial("only", "ddp", 1, r, 1000 + r, 40, 500));
   CHECK_FALSE(contains(render_latest(single).markdown, "## Studies compared"));
+}
+
+TEST_CASE("report: the section table is the document's order, each section once, answers first") {
+  std::vector<std::string> names;
+  for (const auto& s : report_sections()) names.push_back(s.name);
+  CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
+  auto at = [&](const std::string& name) { return std::find(names.begin(), names.end(), name) - names.begin(); };
+  CHECK(at("header") == 0);
+  CHECK(at("answers") == 1);
+  CHECK(at("answers") < at("summary"));
+  CHECK(at("summary") < at("training"));
+  CHECK(at("environment") == long(names.size()) - 1);
+  // The rendered report follows the table: its headings appear in the sections' order.
+  ReportFixture f("sections.sqlite");
+  engine_and_peer_campaign(f);
+  const std::string md = render_latest(f, false, "sections").markdown;
+  CHECK(md.find("## Answers") < md.find("## Summary"));
+  CHECK(md.find("## Summary") < md.find("## Training"));
+  CHECK(md.find("## Training") < md.find("## Plots"));
+  CHECK(md.find("## Plots") < md.find("## Environment and provenance"));
 }

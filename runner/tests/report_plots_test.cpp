@@ -139,6 +139,10 @@ TEST_CASE("plots: series are named by the axes that tell them apart, leaving out
   peer.study = "pytorch_eager";
   CHECK(distinct_names({&a, &peer}, false).at(&peer) == "pytorch_eager ddp");
   CHECK(distinct_names({&a}, false, false).at(&a) == "mtengine");
+  // The configuration alone, as comparisons between studies name it.
+  const auto configs = distinct_configs({&a, &b, &c, &peer});
+  CHECK(configs.at(&b) == "d_model=256 precision=bf16");
+  CHECK(configs.at(&peer) == configs.at(&a));
 }
 
 TEST_CASE("plots: at one rank count throughput is a bar per configuration, in numeric order") {

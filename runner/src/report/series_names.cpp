@@ -44,28 +44,19 @@ bool follows_from(const std::vector<std::vector<std::pair<std::string, std::stri
   return true;
 }
 
-}  // namespace
-
-std::map<const Group*, std::string> distinct_names(const std::vector<const Group*>& groups, bool with_ranks,
-                                                   bool with_strategy) {
-  std::set<std::string> studies;
-  std::set<int> ranks;
-  std::vector<std::vector<std::pair<std::string, std::string>>> configs;
+// The axes worth naming among these groups: each that the `known` axes and those named before it
+// do not decide, in the order the groups first list them.
+std::vector<std::string> named_axes(std::vector<std::vector<std::pair<std::string, std::string>>>& configs,
+                                    const std::vector<const Group*>& groups, std::vector<std::string> known) {
   std::vector<std::string> axis_order;
-  for (const Group* g : groups) {
-    studies.insert(g->study);
-    ranks.insert(g->ranks);
-    configs.push_back(config_axes(g->config));
-    for (const auto& [axis, value] : configs.back()) {
+  for (const auto& c : configs) {
+    for (const auto& [axis, value] : c) {
       if (std::find(axis_order.begin(), axis_order.end(), axis) == axis_order.end()) axis_order.push_back(axis);
     }
   }
-  // The axes worth naming: each one that the study, strategy and axes named before it do not decide.
-  std::vector<std::string> known = {"\x1estudy", "\x1estrategy"};
-  for (auto& c : configs) {
-    const Group* g = groups[size_t(&c - configs.data())];
-    c.emplace_back("\x1estudy", g->study);
-    c.emplace_back("\x1estrategy", g->strategy);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    configs[i].emplace_back("\x1estudy", groups[i]->study);
+    configs[i].emplace_back("\x1estrategy", groups[i]->strategy);
   }
   std::vector<std::string> named;
   for (const auto& axis : axis_order) {
@@ -73,6 +64,38 @@ std::map<const Group*, std::string> distinct_names(const std::vector<const Group
     known.push_back(axis);
     named.push_back(axis);
   }
+  return named;
+}
+
+}  // namespace
+
+std::map<const Group*, std::string> distinct_configs(const std::vector<const Group*>& groups) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> configs;
+  for (const Group* g : groups) configs.push_back(config_axes(g->config));
+  const std::vector<std::string> named = named_axes(configs, groups, {"\x1estrategy"});
+  std::map<const Group*, std::string> out;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    std::string name;
+    for (const auto& axis : named) {
+      const std::string value = value_of(configs[i], axis);
+      if (!value.empty()) name += (name.empty() ? "" : " ") + axis + "=" + value;
+    }
+    out[groups[i]] = name;
+  }
+  return out;
+}
+
+std::map<const Group*, std::string> distinct_names(const std::vector<const Group*>& groups, bool with_ranks,
+                                                   bool with_strategy) {
+  std::set<std::string> studies;
+  std::set<int> ranks;
+  std::vector<std::vector<std::pair<std::string, std::string>>> configs;
+  for (const Group* g : groups) {
+    studies.insert(g->study);
+    ranks.insert(g->ranks);
+    configs.push_back(config_axes(g->config));
+  }
+  const std::vector<std::string> named = named_axes(configs, groups, {"\x1estudy", "\x1estrategy"});
   std::map<const Group*, std::string> out;
   for (size_t i = 0; i < groups.size(); ++i) {
     const Group& g = *groups[i];

@@ -18,6 +18,11 @@ namespace mt {
 std::map<const Group*, std::string> distinct_names(const std::vector<const Group*>& groups, bool with_ranks,
                                                    bool with_strategy = true);
 
+// Group -> the axes that tell its configuration from the others' ("d_model=256 precision=fp32"),
+// leaving out axes whose values follow from those named (zipped axes); empty for a group whose
+// configuration has no axes.
+std::map<const Group*, std::string> distinct_configs(const std::vector<const Group*>& groups);
+
 // "d_model=256 precision=fp32" -> {{"d_model", "256"}, {"precision", "fp32"}}, in order.
 std::vector<std::pair<std::string, std::string>> config_axes(const std::string& config);
 

@@ -148,6 +148,16 @@ void dedicated_workloads(const ReportModel& m, RenderedReport& r) {
   }
 }
 
+bool has_moe_plots(const ReportModel& m) { return !m.options->plot_dir.empty() && !groups_of(m.groups, "moe").empty(); }
+void workload_plots(const ReportModel& m, RenderedReport& r) {
+  PlotSet plots = moe_plots(groups_of(m.groups, "moe"));
+  if (plots.plots.empty()) return;
+  r.markdown += "## Workload plots\n\n";
+  for (const auto& p : plots.plots)
+    r.markdown += fmt::format("![{}]({}/{})\n\n", p.caption, m.options->plot_dir, p.file);
+  for (auto& p : plots.plots) r.plots.push_back(std::move(p));
+}
+
 // Any other workload: every numeric metric of its results.
 void other_workloads(const ReportModel& m, RenderedReport& r) {
   std::set<std::string> shown = {"train", "comm", "fault", "chain"};
@@ -201,6 +211,7 @@ const std::vector<ReportSection>& report_sections() {
       {"references", has_references, references},
       {"fault tolerance", always, fault_tolerance},
       {"dedicated workloads", always, dedicated_workloads},
+      {"workload plots", has_moe_plots, workload_plots},
       {"other workloads", always, other_workloads},
       {"faults", has_faults, faults},
       {"all answers", always, all_answers},

@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "report/series_names.h"
 #include "report/svg_chart.h"
+#include "report/timeline_chart.h"
 #include "report_fixture.h"
 
 using namespace mt;
@@ -240,4 +241,20 @@ TEST_CASE("natural order compares numbers as numbers") {
   CHECK(natural_less("a", "b"));
   CHECK(natural_less("x=1", "x=1 y=2"));
   CHECK_FALSE(natural_less("x=1", "x=1"));
+}
+
+TEST_CASE("timeline chart: a row per chain, a box per stage as wide as its time, coloured by how it ended") {
+  TimelineSpec spec{"Chains", "seconds", {"succeeded", "crashed"}, {}};
+  spec.rows.push_back({"exact_resume ddp",
+                       {{2, "continuous", "1 continuous: succeeded", 0},
+                        {2, "killed", "2 killed: crashed on rank 1", 1},
+                        {0.01, "resumed", "3 resumed: succeeded", 0}}});
+  const std::string svg = timeline_svg(spec);
+  CHECK(contains(svg, ">exact_resume ddp</text>"));
+  CHECK(contains(svg, "<title>2 killed: crashed on rank 1</title>"));
+  CHECK(contains(svg, "fill=\"#d62728\""));  // the crashed stage
+  CHECK(contains(svg, ">killed</text>"));
+  CHECK_FALSE(contains(svg, ">resumed</text>"));  // too short a box for its label; its tooltip says it
+  CHECK(contains(svg, "<title>3 resumed: succeeded</title>"));
+  CHECK(contains(svg, ">crashed</text>"));  // the legend
 }

@@ -131,6 +131,16 @@ void fault_tolerance(const ReportModel& m, RenderedReport& r) {
   r.markdown += render_fault_tolerance_section(m.data->trials);
 }
 
+bool can_plot(const ReportModel& m) { return !m.options->plot_dir.empty(); }
+void fault_tolerance_plots_section(const ReportModel& m, RenderedReport& r) {
+  PlotSet plots = fault_tolerance_plots(m.data->trials);
+  if (plots.plots.empty()) return;
+  r.markdown += "### Timeline\n\n";
+  for (const auto& p : plots.plots)
+    r.markdown += fmt::format("![{}]({}/{})\n\n", p.caption, m.options->plot_dir, p.file);
+  for (auto& p : plots.plots) r.plots.push_back(std::move(p));
+}
+
 // Workloads with a section of their own; report_model.cpp gathers their groups in this order.
 struct DedicatedKind {
   const char* kind;
@@ -210,6 +220,7 @@ const std::vector<ReportSection>& report_sections() {
       {"communication plots", has_comm_plots, communication_plots},
       {"references", has_references, references},
       {"fault tolerance", always, fault_tolerance},
+      {"fault tolerance timeline", can_plot, fault_tolerance_plots_section},
       {"dedicated workloads", always, dedicated_workloads},
       {"workload plots", has_moe_plots, workload_plots},
       {"other workloads", always, other_workloads},

@@ -61,6 +61,48 @@ def model_text(params, parameter_count):
             f"batch {params['batch_size']}{size}")
 
 
+def change(low, high, reference):
+    """"-26 %" or "-28 % to -26 %": how far other figures lie from the reference."""
+    a, b = f"{100 * (low / reference - 1):+.0f} %", f"{100 * (high / reference - 1):+.0f} %"
+    return a if a == b else f"{a} to {b}"
+
+
+def other_campaigns(models, table):
+    """Lines for the same model, precision (fp32) and rank count run by mtengine DDP in the other
+    committed databases' latest campaigns, unprofiled, against the table's figure."""
+    lines = []
+    for path in sorted((ROOT / "reports").glob("*.sqlite")):
+        if path.name == Path(DATABASE).name:
+            continue
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        found = latest_campaign(db)
+        if not found:
+            continue
+        campaign, revision = found
+        groups = {}
+        for study, ranks, params, result, attempt in successful_attempts(db, campaign):
+            if result.get("benchmark") != "train" or params.get("strategy") != "ddp" or params.get("profile") in (
+                    True, "true") or params.get("precision", "fp32") != "fp32":
+                continue
+            model = (params.get("d_model"), params.get("n_layers"), params.get("seq_length"), params.get("batch_size"))
+            if (model, ranks) not in table:
+                continue
+            value = metric(db, attempt, "tokens_per_sec")
+            if value is not None:
+                other_axes = tuple(sorted((k, str(v)) for k, v in params.items() if k in ("gradient_sync_mode",
+                                                                                          "bucket_cap_mb")))
+                groups.setdefault((model, ranks), {}).setdefault(other_axes, []).append(value)
+        for (model, ranks), by_config in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+            means = [statistics.mean(v) for v in by_config.values()]
+            low, high = min(means), max(means)
+            span = f"{low:.0f}" if round(low) == round(high) else f"{low:.0f}–{high:.0f}"
+            lines.append(f"- `reports/{path.name}` (campaign `{campaign}`, revision `{revision[:12]}`): "
+                         f"{models[model]}, {ranks} rank{'s' if ranks > 1 else ''}: {span} tokens/s over "
+                         f"{len(means)} configuration{'s' if len(means) > 1 else ''}, "
+                         f"{change(low, high, table[(model, ranks)])} against the table")
+    return lines
+
+
 def figures():
     db = sqlite3.connect(f"file:{ROOT / DATABASE}?mode=ro", uri=True)
     campaign, revision = latest_campaign(db)
@@ -116,6 +158,13 @@ def figures():
                          f"{step:.0f} ms step ({100 * fwd / step:.0f} %) and the optimizer {opt:.0f} ms: the step is "
                          f"mostly the GEMMs inside forward-backward, which both sides run in the same MKL. That share "
                          f"is a ratio of phase times, not a profile."]
+    table = {(k[0], k[2]): statistics.mean(values(k, ENGINE)) for k in order if k[1] == "fp32" and values(k, ENGINE)}
+    others = other_campaigns(models, table)
+    if others:
+        text += ["", "The same models at the same rank counts in the other committed campaigns (mtengine DDP, fp32, "
+                     "unprofiled; their other axes, such as the gradient sync mode or bucket size, differ). Each "
+                     "campaign ran at its own time on a shared virtual machine, so compare figures within one "
+                     "campaign, not across them:", "", *others]
     bf16 = [k for k in order if k[1] == "bf16" and k[2] == 1 and values(k, EAGER)]
     if bf16:
         eager = statistics.mean(values(bf16[0], EAGER))

@@ -4,8 +4,9 @@
 Rewrites the block between `<!-- figures:begin -->` and `<!-- figures:end -->` in README.md from
 reports/ddp_vs_pytorch.sqlite: its latest campaign, that campaign's source revision and the CPU its
 trials ran on, mtengine's tokens/s (mean ± sample std over the repeats) and its ratio to PyTorch
-eager and compiled per model, precision and rank count. Attempts run on a disturbed machine are
-left out, as the report leaves them out.
+eager and compiled per model, precision and rank count; then the same models at the same rank
+counts in the other committed databases' latest campaigns, against the table. Attempts run on a
+disturbed machine are left out, as the report leaves them out.
 
   scripts/readme_figures.py            rewrite the block
   scripts/readme_figures.py --check    exit 1 when the block differs from what the database gives

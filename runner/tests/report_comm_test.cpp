@@ -133,14 +133,16 @@ TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs
   CHECK(contains(summary, "**Collectives** (see [Communication](#communication))"));
   CHECK(contains(summary, "4 cliffs in all curves"));
   // Against bare MPI every curve misses 0.95 at 1 MiB; against Gloo both measurable curves meet 5×.
-  CHECK(contains(summary,
-                 "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
-                 "0 of 3 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: not judged); below 1 MiB, latency 1.00× "
-                 "the peer's.\n"));
-  CHECK(contains(summary,
-                 "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 2 of "
-                 "2 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: not judged); below 1 MiB, latency 0.20× the "
-                 "peer's.\n"));
+  CHECK(contains(
+      summary,
+      "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
+      "0 of 3 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: not judged); below 1 MiB, the engine's latency is "
+      "1.00× the peer's.\n"));
+  CHECK(
+      contains(summary,
+               "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 2 of "
+               "2 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: not judged); below 1 MiB, the engine's latency is "
+               "0.20× the peer's.\n"));
   CHECK(
       contains(summary, "- ⚠oversubscribed: collectives at 4 ranks ran more ranks × threads than the node has cores"));
   CHECK(contains(summary, "- Collective measurements with fewer than 5 successful repeats (n = 3)"));
@@ -249,4 +251,11 @@ TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a 
   CHECK(plot->chart.series[1].dotted);
   CHECK(contains(md, "![all_reduce (in_place): bus bandwidth vs message size](comm/comm_all_reduce_busbw.svg)"));
   CHECK(contains(md, "![all_reduce (in_place): latency vs message size](comm/comm_all_reduce_latency.svg)"));
+}
+
+TEST_CASE("report: ratio ranges keep two significant digits below 0.1, so a tiny ratio never reads as 0") {
+  CHECK(ratio_range_text({0.00037, 0.05}) == "0.00037–0.05×");
+  CHECK(ratio_range_text({0.84, 13.2}) == "0.84–13×");
+  CHECK(ratio_range_text({1.0, 1.0}) == "1.00×");
+  CHECK(ratio_range_text({}) == "-");
 }

@@ -235,7 +235,8 @@ std::vector<CommCliff> find_cliffs(const CommData& data) {
 std::string ratio_range_text(const std::vector<double>& ratios) {
   if (ratios.empty()) return "-";
   const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
-  auto ratio = [](double v) { return v >= 10 ? fixed(v, 0) : fixed(v, 2); };
+  // Two significant digits below 0.1, so that a ratio of 0.0004 does not read as 0.
+  auto ratio = [](double v) { return v >= 10 ? fixed(v, 0) : v >= 0.1 ? fixed(v, 2) : fmt::format("{:.2g}", v); };
   return ratio(*lo) == ratio(*hi) ? ratio(*lo) + "×" : ratio(*lo) + "–" + ratio(*hi) + "×";
 }
 

@@ -51,8 +51,8 @@ std::string pair_text(const CommData& data, size_t engine, size_t peer, const Pa
                                       p.version.empty() ? "" : " (" + p.version + ")");
   std::string latency;
   if (!t.latency_ratios.empty())
-    latency =
-        fmt::format("; below {}, latency {} the peer's", size_text(kRatioMinBytes), ratio_range_text(t.latency_ratios));
+    latency = fmt::format("; below {}, the engine's latency is {} the peer's", size_text(kRatioMinBytes),
+                          ratio_range_text(t.latency_ratios));
   if (!goal)
     return fmt::format("{}: busbw ratio {}–{} (no goal){}", who, fixed(t.lowest, 2), fixed(t.highest, 2), latency);
   return fmt::format("{}: busbw ratio {}–{}, goal ≥ {}× met on {} of {} curves ({}){}", who, fixed(t.lowest, 2),

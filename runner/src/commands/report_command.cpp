@@ -104,7 +104,7 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
 
 CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<ReportCommandOptions>();
-  auto* cmd = app.add_subcommand("report", "markdown report: mean ± std, scaling, memory, provenance, plots");
+  auto* cmd = app.add_subcommand("report", "markdown (or HTML) report: mean ± std, scaling, memory, provenance, plots");
   auto* campaign = cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the latest)");
   auto* experiment =
       cmd->add_option("--experiment", options->experiment, "every campaign of this experiment, repeats pooled");

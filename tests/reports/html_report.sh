@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `mtrun report --html` renders every committed report as one self-contained page that headless
 # Chromium opens without a console error, showing every heading the markdown has, every plot
-# inline, nothing fetched from elsewhere; clicking a numeric column heading sorts its rows.
+# inline, every link within the page landing on one of its elements, nothing fetched from elsewhere;
+# clicking a numeric column heading sorts its rows.
 set -euo pipefail
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || { echo "FAIL: chromium is not installed (scripts/setup.sh installs it)"; exit 1; }
@@ -36,6 +37,10 @@ for db in reports/*.sqlite; do
     sed 's/&gt;/>/g; s/&lt;/</g; s/&amp;/\&/g' | sort > "$WORK/dom_headings"
   [ -s "$WORK/md_headings" ] || { echo "FAIL: reports/$name.md has no headings"; exit 1; }
   diff -u "$WORK/md_headings" "$WORK/dom_headings" || { echo "FAIL: $name.html lacks headings of $name.md"; exit 1; }
+  # Every link within the page lands on an element of it.
+  for anchor in $(grep -oE 'href="#[^"]*"' "$WORK/$name.dom" | sed -E 's/href="#([^"]*)"/\1/' | sort -u); do
+    grep -q "id=\"$anchor\"" "$WORK/$name.dom" || { echo "FAIL: $name.html links #$anchor, which it lacks"; exit 1; }
+  done
   plots=$(grep -c '^!\[' "reports/$name.md" || true)
   inline=$( (grep -o '<svg ' "$WORK/$name.dom" || true) | wc -l)
   [ "$plots" -eq "$inline" ] || { echo "FAIL: $name.md links $plots plots, the page draws $inline"; exit 1; }

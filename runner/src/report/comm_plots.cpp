@@ -98,10 +98,10 @@ PlotSet comm_plots(const std::vector<const Group*>& groups) {
     out.plots.push_back(
         chart(data, op, &CommPoint::latency_us, "latency", "µs", "comm_" + op.operation + "_latency.svg"));
   }
-  // A chart whose every series is empty says nothing.
-  out.plots.erase(
-      std::remove_if(out.plots.begin(), out.plots.end(), [](const Plot& p) { return p.chart.series.empty(); }),
-      out.plots.end());
+  // A chart whose every series is empty says nothing, and one of a single size is no curve.
+  out.plots.erase(std::remove_if(out.plots.begin(), out.plots.end(),
+                                 [](const Plot& p) { return p.chart.series.empty() || p.chart.categories.size() < 2; }),
+                  out.plots.end());
   return out;
 }
 

@@ -234,7 +234,8 @@ std::string render_unsupported(const CommData& data) {
 
 }  // namespace
 
-std::string render_comm_rows(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+std::string render_comm_rows(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance,
+                             const std::string& figures) {
   const CommData data = collect_comm_rows(groups);
   const auto cliffs = find_cliffs(data);
   std::set<double> sizes;
@@ -262,6 +263,7 @@ std::string render_comm_rows(const std::vector<const Group*>& groups, const Prov
   out += studies_line(data);
   if (any_oversubscribed) out += std::string(kOversubscribedLegend) + "\n\n";
   out += render_goals(data);
+  out += figures;
   std::vector<std::pair<int, std::string>> ordered;
   for (const auto& [key, curve] : data.series) {
     if (ordered.empty() || ordered.back().second != key.operation)

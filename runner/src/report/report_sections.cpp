@@ -110,16 +110,18 @@ void profile(const ReportModel& m, RenderedReport& r) {
 }
 
 bool has_comm(const ReportModel& m) { return !m.comm.empty(); }
-void communication(const ReportModel& m, RenderedReport& r) { r.markdown += render_comm_section(m.comm, m.provenance); }
-
-bool has_comm_plots(const ReportModel& m) { return !m.comm_rows.empty() && !m.options->plot_dir.empty(); }
-void communication_plots(const ReportModel& m, RenderedReport& r) {
-  PlotSet plots = comm_plots(m.comm_rows);
-  if (plots.plots.empty()) return;
-  r.markdown += "## Communication plots\n\n";
-  for (const auto& p : plots.plots)
-    r.markdown += fmt::format("![{}]({}/{})\n\n", p.caption, m.options->plot_dir, p.file);
-  for (auto& p : plots.plots) r.plots.push_back(std::move(p));
+// The collectives, with their plots (bandwidth and latency against message size) after the goals
+// and before the tables of every measurement.
+void communication(const ReportModel& m, RenderedReport& r) {
+  std::string figures;
+  if (!m.comm_rows.empty() && !m.options->plot_dir.empty()) {
+    PlotSet plots = comm_plots(m.comm_rows);
+    if (!plots.plots.empty()) figures = "### Communication plots\n\n";
+    for (const auto& p : plots.plots)
+      figures += fmt::format("![{}]({}/{})\n\n", p.caption, m.options->plot_dir, p.file);
+    for (auto& p : plots.plots) r.plots.push_back(std::move(p));
+  }
+  r.markdown += render_comm_section(m.comm, m.provenance, figures);
 }
 
 bool has_references(const ReportModel& m) { return m.options->references.has_value(); }
@@ -217,7 +219,6 @@ const std::vector<ReportSection>& report_sections() {
       {"runtime", has_training, runtime},
       {"profile", has_profiled, profile},
       {"communication", has_comm, communication},
-      {"communication plots", has_comm_plots, communication_plots},
       {"references", has_references, references},
       {"fault tolerance", always, fault_tolerance},
       {"fault tolerance timeline", can_plot, fault_tolerance_plots_section},

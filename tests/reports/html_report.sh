@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `mtrun report --html` renders every committed report as one self-contained page that headless
 # Chromium opens without a console error, showing every heading the markdown has, every plot
-# inline, every link within the page landing on one of its elements, nothing fetched from elsewhere;
-# clicking a numeric column heading sorts its rows.
+# inline, its contents linking every section, every link within the page landing on one of its
+# elements, nothing fetched from elsewhere; clicking a numeric column heading sorts its rows.
 set -euo pipefail
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || { echo "FAIL: chromium is not installed (scripts/setup.sh installs it)"; exit 1; }
@@ -37,6 +37,10 @@ for db in reports/*.sqlite; do
     sed 's/&gt;/>/g; s/&lt;/</g; s/&amp;/\&/g' | sort > "$WORK/dom_headings"
   [ -s "$WORK/md_headings" ] || { echo "FAIL: reports/$name.md has no headings"; exit 1; }
   diff -u "$WORK/md_headings" "$WORK/dom_headings" || { echo "FAIL: $name.html lacks headings of $name.md"; exit 1; }
+  # The contents after the title link every section (second-level heading).
+  sections=$(grep -c '^## ' "reports/$name.md" || true)
+  listed=$( (grep -o '<nav class="contents">.*</nav>' "$WORK/$name.dom" || true) | grep -o '<li>' | wc -l)
+  [ "$sections" -eq "$listed" ] || { echo "FAIL: $name.html lists $listed of its $sections sections"; exit 1; }
   # Every link within the page lands on an element of it.
   for anchor in $(grep -oE 'href="#[^"]*"' "$WORK/$name.dom" | sed -E 's/href="#([^"]*)"/\1/' | sort -u); do
     grep -q "id=\"$anchor\"" "$WORK/$name.dom" || { echo "FAIL: $name.html links #$anchor, which it lacks"; exit 1; }

@@ -18,7 +18,9 @@ code{background:#f6f8fa;padding:.1em .3em;border-radius:4px;font-size:.9em}
 pre{background:#f6f8fa;padding:.8em;overflow-x:auto}pre code{padding:0;background:none}
 blockquote{margin:1em 0;padding:.2em 1em;border-left:4px solid #d29922;background:#fff8e5}
 figure{margin:1.2em 0}figcaption{font-size:.9em;color:#59636e}figure svg{max-width:100%;height:auto}
-details{margin:1em 0}summary{cursor:pointer})";
+details{margin:1em 0}summary{cursor:pointer}
+nav.contents{font-size:.9em;border:1px solid #d0d7de;padding:.4em 1em;margin:1em 0;background:#f6f8fa}
+nav.contents ul{margin:.2em 0;padding-left:1.2em;columns:2})";
 
 // Sorts a table by the clicked column: numerically where both cells start with a number, else as
 // text; cells without a value ("-") go last; a second click reverses the order.
@@ -44,6 +46,25 @@ constexpr const char* kSortScript = R"(document.querySelectorAll("table.sortable
   });
 });)";
 
+// Links to the page's sections (its second-level headings), for a page too long to scroll through.
+std::string contents(const std::string& markdown) {
+  std::string items;
+  size_t start = 0;
+  for (size_t end; (end = markdown.find('\n', start)) != std::string::npos; start = end + 1) {
+    if (markdown.compare(start, 3, "## ") != 0) continue;
+    const std::string title = markdown.substr(start + 3, end - start - 3);
+    items += fmt::format("<li><a href=\"#{}\">{}</a></li>", html_escape(heading_anchor(title)), html_escape(title));
+  }
+  return items.empty() ? "" : "<nav class=\"contents\"><strong>Contents</strong><ul>" + items + "</ul></nav>\n";
+}
+
+// The contents go after the title and the paragraphs under it, before the first section.
+std::string with_contents(const std::string& body, const std::string& nav) {
+  const size_t first_section = body.find("<h2 ");
+  if (nav.empty() || first_section == std::string::npos) return body;
+  return body.substr(0, first_section) + nav + body.substr(first_section);
+}
+
 std::string title_of(const std::string& markdown) {
   if (markdown.rfind("# ", 0) != 0) return "report";
   return markdown.substr(2, markdown.find('\n') - 2);
@@ -64,7 +85,8 @@ std::string render_report_html(const RenderedReport& report, const std::string& 
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n"
       "<style>\n{}\n</style>\n</head>\n<body>\n{}<script>\n{}\n</script>\n</body>\n</html>\n",
-      html_escape(title_of(report.markdown)), kStyle, markdown_to_html(report.markdown, inline_plot), kSortScript);
+      html_escape(title_of(report.markdown)), kStyle,
+      with_contents(markdown_to_html(report.markdown, inline_plot), contents(report.markdown)), kSortScript);
 }
 
 }  // namespace mt

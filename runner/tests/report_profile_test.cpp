@@ -161,7 +161,7 @@ TEST_CASE("profile: profiled runs stay out of the other sections; their overhead
   ReportFixture f("profile_overhead.sqlite");
   bucket_campaign(f);
   const std::string md = render_latest(f).markdown;
-  CHECK(contains(section(md, "Training"), "| ddp | 2 | bucket_cap_mb=1 |"));
+  CHECK(contains(section(md, "Training"), "| 2 | bucket_cap_mb=1 |"));
   CHECK_FALSE(contains(section(md, "Training"), "buckets_profiled"));
   CHECK_FALSE(contains(md, "## Studies compared"));
   const std::string overhead = section(md, "Profiler overhead");

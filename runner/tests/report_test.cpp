@@ -189,7 +189,8 @@ TEST_CASE("report: scaling efficiency and memory saving against DDP") {
   CHECK(*rows[4].state_saving_vs_ddp == doctest::Approx(0.5));
   CHECK(*rows[3].state_saving_vs_ddp == doctest::Approx(0.0));  // one rank: nothing to shard
   std::string md = render_report(data, {}).markdown;
-  CHECK(contains(md, "| fsdp | 2 | scale gradient_sync_mode=every | fp32 |"));
+  CHECK(contains(md, "Every row: precision fp32."));
+  CHECK(contains(md, "| fsdp | 2 | scale gradient_sync_mode=every |"));
   CHECK(contains(md, "| 2.0 ± 0.0 | 75.0 % | +40.0 % | +50.0 % | +19.6 % | 3 |"));
   CHECK(contains(md, "| 90.0 % | reference | reference | reference | 3 |"));
 }

@@ -211,9 +211,14 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
   table.drop_uninformative({"precision", "data ms", "fwd+bwd ms", "optimizer ms", "peak MiB", "state MiB",
                             "scaling eff.", "memory saving vs DDP", "state saving vs DDP", "step time vs DDP"},
                            {"-", "reference"});
+  // What every row shares is said once, above the table.
+  std::string shared;
+  for (const auto& [title, value] : table.drop_constant({"strategy", "precision"}))
+    shared += fmt::format("{}{} {}", shared.empty() ? "" : ", ", title, value);
   std::string out = "## Training\n\n";
   if (stacks)
     out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
+  if (!shared.empty()) out += "Every row: " + shared + ".\n\n";
   out += table.render();
   out += fmt::format(
       "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some "

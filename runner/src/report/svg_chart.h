@@ -26,13 +26,13 @@ struct ChartShade {
 };
 
 struct ChartSpec {
-  std::string title;
-  std::string x_title;
-  std::string y_title;
-  std::vector<std::string> categories;
-  std::vector<ChartSeries> series;
+  std::string title{};
+  std::string x_title{};
+  std::string y_title{};
+  std::vector<std::string> categories{};
+  std::vector<ChartSeries> series{};
   bool log_y = false;  // a logarithmic y axis (values ≤ 0 are not drawn)
-  std::optional<ChartShade> shade;
+  std::optional<ChartShade> shade = std::nullopt;
 };
 
 // Whether the series' positive values span more than `ratio` (largest ÷ smallest): where a linear

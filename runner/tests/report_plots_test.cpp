@@ -258,3 +258,17 @@ TEST_CASE("timeline chart: a row per chain, a box per stage as wide as its time,
   CHECK(contains(svg, "<title>3 resumed: succeeded</title>"));
   CHECK(contains(svg, ">crashed</text>"));  // the legend
 }
+
+TEST_CASE("svg chart: each line has a marker of its own shape, so lines lying on one another both show") {
+  ChartSpec c{"Title", "x", "y", {"a", "b"}, {}};
+  for (int i = 0; i < 4; ++i) c.series.push_back({"s" + std::to_string(i), {1.0, 2.0}, {}, false, i});
+  const std::string svg = line_chart_svg(c);
+  auto count = [&](const std::string& part) {
+    size_t n = 0;
+    for (size_t at = svg.find(part); at != std::string::npos; at = svg.find(part, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("<circle ") == 3);      // two points and the legend entry of the first series
+  CHECK(count("<rect x=") == 3);      // squares: the second series
+  CHECK(count(" Z\" fill=\"") == 6);  // triangles and diamonds: the third and fourth
+}

@@ -271,6 +271,23 @@ std::string open_frame(const ChartSpec& c, Frame& f, bool stacked) {
   return out;
 }
 
+// A point's marker: circle, square, triangle or diamond by the series' position, so that lines
+// lying on one another (two peers measuring the same) still show both.
+std::string marker(size_t series, double x, double y, double r, const char* colour) {
+  switch (series % 4) {
+    case 0: return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\"/>\n", num(x), num(y), num(r), colour);
+    case 1:
+      return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n", num(x - r), num(y - r),
+                         num(2 * r), num(2 * r), colour);
+    case 2:
+      return fmt::format("<path d=\"M{},{} L{},{} L{},{} Z\" fill=\"{}\"/>\n", num(x), num(y - 1.3 * r),
+                         num(x + 1.2 * r), num(y + r), num(x - 1.2 * r), num(y + r), colour);
+    default:
+      return fmt::format("<path d=\"M{},{} L{},{} L{},{} L{},{} Z\" fill=\"{}\"/>\n", num(x), num(y - 1.4 * r),
+                         num(x + 1.4 * r), num(y), num(x), num(y + 1.4 * r), num(x - 1.4 * r), num(y), colour);
+  }
+}
+
 std::string stroke_style(const ChartSeries& s) {
   if (s.dashed) return " stroke-dasharray=\"5,3\"";
   return s.dotted ? " stroke-dasharray=\"2,3\"" : "";
@@ -285,7 +302,8 @@ std::string legend(const ChartSpec& c, const Frame& f, bool boxes) {
                                color(s, e.series))
                  : fmt::format(
                        "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
-                       num(x), num(x + 14), num(y - 4), color(s, e.series), stroke_style(s));
+                       num(x), num(x + 14), num(y - 4), color(s, e.series), stroke_style(s)) +
+                       (s.dashed ? "" : marker(e.series, x + 7, y - 4, 3, color(s, e.series)));
     out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", num(x + 20), num(y), escape(s.name));
   }
   return out;
@@ -343,8 +361,7 @@ std::string line_chart_svg(const ChartSpec& c) {
       if (!drawable(f, s.values[i]) || s.dashed) continue;
       double x = f.x(i), y = f.y(*s.values[i]);
       if (i < s.errors.size()) out += error_bar(f, x, *s.values[i], s.errors[i], color(s, si));
-      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\"/>\n", num(x), num(y), num(radius),
-                         color(s, si));
+      out += marker(si, x, y, radius, color(s, si));
     }
   }
   return out + legend(c, f, false) + "</svg>\n";

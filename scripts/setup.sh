@@ -15,10 +15,13 @@ PACKAGES=(
   libboost-dev libboost-filesystem-dev libcli11-dev libfmt-dev doctest-dev
   libssl-dev                                 # SHA-256 of checkpoint files (OpenSSL libcrypto)
 )
+# For the tests only: HTML reports opened in a browser, plots turned into PNGs to look at. Kept apart
+# from PACKAGES, which a machine must have to build and run (scripts/gpu_check.sh reads that list).
+TEST_PACKAGES=(chromium librsvg2-bin)
 EXTRA_PACKAGES=("$@")   # e.g. the Slurm daemons for the test suite
 
 missing=()
-for p in "${PACKAGES[@]}" "${EXTRA_PACKAGES[@]}"; do
+for p in "${PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${EXTRA_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then

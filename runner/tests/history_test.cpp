@@ -1,7 +1,10 @@
-// The change-point test of `mtrun history`: consecutive revisions compared, corrected together.
+// The change-point test of `mtrun history`: consecutive revisions compared, corrected together; and
+// its chart.
 #include <doctest/doctest.h>
 
 #include "report/change_point.h"
+#include "report/history.h"
+#include "report_fixture.h"
 
 using namespace mt;
 
@@ -43,4 +46,14 @@ TEST_CASE("change points: p-values are corrected over the series' boundaries (Ho
   auto b = find_change_points(series, 0.0);
   REQUIRE(b[1].p);
   CHECK(*b[1].adjusted_p >= *b[1].p);
+}
+
+TEST_CASE("history chart: a single revision is drawn as bars, not as a line through one column") {
+  mt::testing::ReportFixture f("history_one_revision.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 3; ++r) f.trial(mt::testing::train_trial("s", "ddp", 1, r, 1000 + r, 40, 500));
+  auto db = open_results(f.path());
+  const RenderedHistory history = render_history(load_report_data(*db, {latest_campaign(*db)}), {});
+  CHECK(history.svg.find("<polyline") == std::string::npos);
+  CHECK(history.svg.find("<rect x=") != std::string::npos);
 }

@@ -3,6 +3,7 @@
 // one-measurement-per-trial path beside it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/comm_rows.h"
@@ -132,12 +133,16 @@ TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs
   CHECK(contains(summary, "**Collectives** (see [Communication](#communication))"));
   CHECK(contains(summary, "4 cliffs in all curves"));
   // Against bare MPI every curve misses 0.95 at 1 MiB; against Gloo both measurable curves meet 5×.
-  CHECK(contains(summary,
-                 "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
-                 "0 of 6 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: 0 of 3).\n"));
-  CHECK(contains(summary,
-                 "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 4 of "
-                 "4 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: 2 of 2).\n"));
+  CHECK(contains(
+      summary,
+      "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
+      "0 of 3 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: not judged); below 1 MiB, the engine's latency is "
+      "1.00× the peer's.\n"));
+  CHECK(
+      contains(summary,
+               "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 2 of "
+               "2 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: not judged); below 1 MiB, the engine's latency is "
+               "0.20× the peer's.\n"));
   CHECK(
       contains(summary, "- ⚠oversubscribed: collectives at 4 ranks ran more ranks × threads than the node has cores"));
   CHECK(contains(summary, "- Collective measurements with fewer than 5 successful repeats (n = 3)"));
@@ -211,4 +216,46 @@ TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
   CHECK(peer_goal("bare_mpi") == 0.95);
   CHECK(peer_goal("gloo") == 5.0);
   CHECK_FALSE(peer_goal("nccl-tests"));
+}
+
+TEST_CASE("report: a size meets a goal only when the ratio's whole spread clears it") {
+  CHECK(goal_mark({1.50, 0.10}, 0.95) == GoalMark::Met);
+  CHECK(goal_mark({0.95, std::nullopt}, 0.95) == GoalMark::Met);
+  CHECK(goal_mark({0.95, 0.43}, 0.95) == GoalMark::Undecided);  // 0.52–1.38 straddles the goal
+  CHECK(goal_mark({1.10, 0.20}, 0.95) == GoalMark::Undecided);
+  CHECK(goal_mark({0.50, 0.10}, 0.95) == GoalMark::Missed);
+  CHECK(std::string(goal_mark_text(GoalMark::Undecided)) == "≈");
+}
+
+TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a latency ratio; plots per operation") {
+  ReportFixture f("comm_judged.sqlite");
+  comm_campaign(f);
+  const RenderedReport report = render_latest(f, false, "comm");
+  const std::string& md = report.markdown;
+  CHECK(contains(md,
+                 "| all_reduce | in_place | 4 ⚠oversubscribed | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI "
+                 "v4.1.4) | 2 | 0.90 | 8.00 | ≥ 0.95× | not judged: ⚠oversubscribed | 1.00× |"));
+  // At 4 ranks the ratio cells carry no verdict mark.
+  const size_t row = md.find("| 4 ⚠oversubscribed | in_place | 1 MiB |");
+  REQUIRE(row != std::string::npos);
+  CHECK(contains(md.substr(row, md.find('\n', row) - row + 1), "| 0.90 ± 0.01 | 6.00 ± 0.08 |\n"));
+  const auto plot = std::find_if(report.plots.begin(), report.plots.end(),
+                                 [](const Plot& p) { return p.file == "comm_all_reduce_busbw.svg"; });
+  REQUIRE(plot != report.plots.end());
+  CHECK(plot->chart.log_y);
+  CHECK(plot->chart.categories == std::vector<std::string>{"256 KiB", "1 MiB", "4 MiB"});
+  std::vector<std::string> names;
+  for (const auto& s : plot->chart.series) names.push_back(s.name);
+  CHECK(names == std::vector<std::string>{"mtengine ×2", "mtengine ×4 ⚠oversubscribed", "bare_mpi ×2",
+                                          "bare_mpi ×4 ⚠oversubscribed", "gloo ×2", "gloo ×4 ⚠oversubscribed"});
+  CHECK(plot->chart.series[1].dotted);
+  CHECK(contains(md, "![all_reduce (in_place): bus bandwidth vs message size](comm/comm_all_reduce_busbw.svg)"));
+  CHECK(contains(md, "![all_reduce (in_place): latency vs message size](comm/comm_all_reduce_latency.svg)"));
+}
+
+TEST_CASE("report: ratio ranges keep two significant digits below 0.1, so a tiny ratio never reads as 0") {
+  CHECK(ratio_range_text({0.00037, 0.05}) == "0.00037–0.05×");
+  CHECK(ratio_range_text({0.84, 13.2}) == "0.84–13×");
+  CHECK(ratio_range_text({1.0, 1.0}) == "1.00×");
+  CHECK(ratio_range_text({}) == "-");
 }

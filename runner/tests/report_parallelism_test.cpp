@@ -2,6 +2,7 @@
 // engine writes.
 #include <doctest/doctest.h>
 
+#include "report/report_plots.h"
 #include "report_fixture.h"
 
 using namespace mt;
@@ -64,6 +65,24 @@ TEST_CASE("moe section: phases, imbalance, the oracle, and per rank where the ho
   CHECK(contains(md, "| moe ×4 | 1 | 683 | 7.00 | 80.00 | 310.00 |"));
   CHECK(contains(md, "| moe ×4 | 3 | 682 | 6.00 | 84.00 | 306.00 |"));
   CHECK_FALSE(contains(md, "| moe ×4 | 4 |"));
+}
+
+TEST_CASE("moe plot: a stacked bar per rank, the hot expert's compute beside the others' wait") {
+  ReportFixture f("moe_plot.sqlite");
+  f.campaign("c1");
+  f.trial(workload_trial("moe", 4, 0, moe_result(380, 300)));
+  f.trial(workload_trial("moe", 4, 1, moe_result(400, 320)));
+  const RenderedReport report = render_latest(f, false, "moe");
+  const Plot* plot = nullptr;
+  for (const auto& p : report.plots) plot = p.file == "moe_per_rank.svg" ? &p : plot;
+  REQUIRE(plot);
+  CHECK(plot->chart.categories == std::vector<std::string>{"rank 0", "rank 1", "rank 2", "rank 3"});
+  REQUIRE(plot->chart.series.size() == 3);
+  CHECK(*plot->chart.series[1].values[0] == doctest::Approx(390));  // the hot expert computes
+  CHECK(*plot->chart.series[2].values[1] == doctest::Approx(310));  // rank 1 waits in combine
+  CHECK(contains(report.markdown, "![Mixture of experts: each rank's iteration](moe/moe_per_rank.svg)"));
+  // Without a folder to write it to, there is no plot and no section for it.
+  CHECK_FALSE(contains(render_latest(f).markdown, "## Workload plots"));
 }
 
 TEST_CASE("moe section: the oracle cell says how many tokens an engine found misrouted") {

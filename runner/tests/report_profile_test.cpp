@@ -148,7 +148,7 @@ TEST_CASE("profile: where a step's time goes, per profiled configuration, with o
   const Plot* chart = nullptr;
   for (const auto& p : report.plots) chart = p.file == "step_profile.svg" ? &p : chart;
   REQUIRE(chart);
-  CHECK(chart->chart.categories == std::vector<std::string>{"ddp ×2 1", "ddp ×2 25"});
+  CHECK(chart->chart.categories == std::vector<std::string>{"ddp bucket_cap_mb=1", "ddp bucket_cap_mb=25"});
   REQUIRE(chart->chart.series.size() == 5);  // no "other": the phases fill each step
   CHECK(chart->chart.series[1].name == "forward-backward");
   CHECK(chart->chart.series[1].values[0] == 74);  // 94 − 15 hidden − 5 exposed
@@ -161,7 +161,7 @@ TEST_CASE("profile: profiled runs stay out of the other sections; their overhead
   ReportFixture f("profile_overhead.sqlite");
   bucket_campaign(f);
   const std::string md = render_latest(f).markdown;
-  CHECK(contains(section(md, "Training"), "| ddp | 2 | buckets bucket_cap_mb=1 |"));
+  CHECK(contains(section(md, "Training"), "| 2 | bucket_cap_mb=1 |"));
   CHECK_FALSE(contains(section(md, "Training"), "buckets_profiled"));
   CHECK_FALSE(contains(md, "## Studies compared"));
   const std::string overhead = section(md, "Profiler overhead");

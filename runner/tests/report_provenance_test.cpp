@@ -57,7 +57,8 @@ TEST_CASE("report provenance: a command trial recorded with the engine's hash on
   f.campaign("c1");
   f.provenance(f.trial(peer_trial("peer", 1, 0, 900, 44)), bare_metal_engine("fnv1a64:aaaaaaaaaaaaaaaa"));
   std::string md = render_latest(f).markdown;
-  CHECK(contains(md, "peer ddp ×1, repeat 0: missing program_hash (the command's own program was not hashed)"));
+  CHECK(contains(md, "- missing program_hash (the command's own program was not hashed) (1 trial): `"));
+  CHECK(contains(md, "peer ddp ×1, repeat 0\n"));
   CHECK(contains(md, "| bare metal | not recorded | recorded | 1 | 0 |"));
   CHECK_FALSE(contains(md, "fnv1a64:aaaa"));
 }
@@ -94,8 +95,15 @@ TEST_CASE("report provenance: each missing fact is stated once, with how many tr
                  "rebuild the engine from a clean checkout (`scripts/setup.sh` builds both programs as Release).\n"));
   // One line per fact above the results; each trial only in the collapsed list below it.
   CHECK(md.find("(`clean_build`)") == md.rfind("(`clean_build`)"));
-  CHECK(contains(md, "<details><summary>The 4 trials with incomplete provenance, each with what it lacks</summary>"));
-  CHECK(contains(md, "ddp ×1, repeat 3: missing clean_build\n"));
+  // Trials lacking the same facts share one line: two lack both, two the build only.
+  CHECK(contains(md, "<details><summary>The 4 trials with incomplete provenance, grouped by what they lack</summary>"));
+  const size_t both = md.find("- missing clean_tree, clean_build (");
+  const size_t build_only = md.find("- missing clean_build (");
+  REQUIRE(both != std::string::npos);
+  REQUIRE(build_only != std::string::npos);
+  CHECK(contains(md.substr(both, md.find('\n', both) - both), "(2 trials): "));
+  CHECK(contains(md.substr(build_only, md.find('\n', build_only) - build_only), "(2 trials): "));
+  CHECK(contains(md, "ddp ×1, repeat 3\n"));
 }
 
 TEST_CASE("report provenance: a recorded build from another repository's commit is complete") {

@@ -1,12 +1,15 @@
 // mtrun report and compare, rendered from small databases built through the Store API.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "report/comm_table.h"
 #include "report/groups.h"
 #include "report/report.h"
+#include "report/report_sections.h"
 #include "report/results_source.h"
 #include "report/training_tables.h"
 #include "report_fixture.h"
@@ -84,7 +87,11 @@ TEST_CASE("report: golden output, byte for byte") {
   build_golden(f);
   RenderedReport report = render_latest(f, false, "report");
   check_golden("report.md", report.markdown);
-  REQUIRE(report.plots.size() == 4);
+  std::vector<std::string> files;
+  for (const auto& plot : report.plots) files.push_back(plot.file);
+  // The collectives ran at one message size: no curve to draw, so no communication plot.
+  CHECK(files == std::vector<std::string>{"tokens_per_sec.svg", "peak_memory.svg", "model_state.svg",
+                                          "step_breakdown.svg", "step_times.svg"});
   for (const auto& plot : report.plots) check_golden("report/" + plot.file, plot.svg);
   CHECK(render_latest(f, false, "report").markdown == report.markdown);  // deterministic
 }
@@ -106,8 +113,8 @@ TEST_CASE("report: a dirty-tree trial produces the incomplete-provenance warning
   CHECK(contains(md, "**Incomplete provenance in 1 of 2 trials.**"));
   std::string dirty_id = data.trials[1].identity.substr(0, 12);
   CHECK(contains(md, "> - 1 of 2 trials ran an experiment whose repository had uncommitted changes (`clean_tree`)"));
-  CHECK(contains(md, "- `" + dirty_id + "` s ddp ×1, repeat 1: missing clean tree (uncommitted changes)\n"));
-  CHECK_FALSE(contains(md, "`" + data.trials[0].identity.substr(0, 12) + "` s ddp ×1, repeat 0: missing"));
+  CHECK(contains(md, "- missing clean tree (uncommitted changes) (1 trial): `" + dirty_id + "` s ddp ×1, repeat 1\n"));
+  CHECK_FALSE(contains(md, "`" + data.trials[0].identity.substr(0, 12) + "` s ddp ×1, repeat 0"));
   CHECK_FALSE(contains(md, "Mixed provenance"));  // same commit: incomplete, not mixed
 }
 
@@ -182,7 +189,8 @@ TEST_CASE("report: scaling efficiency and memory saving against DDP") {
   CHECK(*rows[4].state_saving_vs_ddp == doctest::Approx(0.5));
   CHECK(*rows[3].state_saving_vs_ddp == doctest::Approx(0.0));  // one rank: nothing to shard
   std::string md = render_report(data, {}).markdown;
-  CHECK(contains(md, "| fsdp | 2 | scale gradient_sync_mode=every | fp32 |"));
+  CHECK(contains(md, "Every row: precision fp32."));
+  CHECK(contains(md, "| fsdp | 2 | scale gradient_sync_mode=every |"));
   CHECK(contains(md, "| 2.0 ± 0.0 | 75.0 % | +40.0 % | +50.0 % | +19.6 % | 3 |"));
   CHECK(contains(md, "| 90.0 % | reference | reference | reference | 3 |"));
 }
@@ -321,4 +329,24 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
   single.campaign("c1");
   for (int r = 0; r < 3; ++r) single.trial(train_trial("only", "ddp", 1, r, 1000 + r, 40, 500));
   CHECK_FALSE(contains(render_latest(single).markdown, "## Studies compared"));
+}
+
+TEST_CASE("report: the section table is the document's order, each section once, answers first") {
+  std::vector<std::string> names;
+  for (const auto& s : report_sections()) names.push_back(s.name);
+  CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
+  auto at = [&](const std::string& name) { return std::find(names.begin(), names.end(), name) - names.begin(); };
+  CHECK(at("header") == 0);
+  CHECK(at("answers") == 1);
+  CHECK(at("answers") < at("summary"));
+  CHECK(at("summary") < at("training"));
+  CHECK(at("environment") == long(names.size()) - 1);
+  // The rendered report follows the table: its headings appear in the sections' order.
+  ReportFixture f("sections.sqlite");
+  engine_and_peer_campaign(f);
+  const std::string md = render_latest(f, false, "sections").markdown;
+  CHECK(md.find("## Answers") < md.find("## Summary"));
+  CHECK(md.find("## Summary") < md.find("## Training"));
+  CHECK(md.find("## Training") < md.find("## Plots"));
+  CHECK(md.find("## Plots") < md.find("## Environment and provenance"));
 }

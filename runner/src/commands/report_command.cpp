@@ -1,4 +1,4 @@
-// mtrun report: a markdown report of one campaign (or every campaign of an experiment), with its
+// mtrun report: a markdown report (or the same as one HTML page) of one campaign (or every campaign of an experiment), with its
 // plots written beside it.
 #include <iostream>
 
@@ -12,6 +12,7 @@
 #include "experiment/question_file.h"
 #include "report/references.h"
 #include "report/report.h"
+#include "report/report_html.h"
 #include "report/results_source.h"
 #include "runner_error.h"
 
@@ -23,6 +24,7 @@ struct ReportCommandOptions {
   std::optional<std::string> campaign;    // default: the latest
   std::optional<std::string> experiment;  // every campaign of it
   std::optional<std::filesystem::path> output;
+  bool html = false;  // one self-contained HTML page (also chosen by an output name ending in .html)
   bool allow_mixed = false;
   bool keep_disturbed = false;
   std::optional<std::filesystem::path> questions;   // an experiment file whose questions to answer
@@ -45,7 +47,10 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   report_options.references = std::move(references);
   report_options.allow_mixed = options.allow_mixed;
   report_options.keep_disturbed = options.keep_disturbed;
+  const bool html = options.html || (options.output && options.output->extension() == ".html");
   if (options.output) report_options.plot_dir = options.output->stem().string();
+  // A page draws its plots inline, so they are made even when it goes to standard output.
+  if (html && report_options.plot_dir.empty()) report_options.plot_dir = "plots";
   if (options.questions) {
     QuestionFile file = read_question_file(*options.questions);
     if (!file.errors.empty()) throw RunnerError(kExitUsage, format_diagnostics(file.errors));
@@ -54,19 +59,24 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
         fmt::format("declared in `{}` (given with `report --questions`)", options.questions->string());
   }
   RenderedReport report = render_report(data, report_options);
+  const std::string page = html ? render_report_html(report, report_options.plot_dir) : "";
   if (!options.output) {
-    out << report.markdown;
+    out << (html ? page : report.markdown);
     return kExitOk;
   }
   const std::filesystem::path& file = *options.output;
   std::filesystem::path plot_dir = file.parent_path() / report_options.plot_dir;
-  // The plot folder only when there are plots: a report without any (chains only) is one file.
-  const std::filesystem::path folder = report.plots.empty() ? file.parent_path() : plot_dir;
+  // The plot folder only when there are plots: a report without any (chains only) is one file, and
+  // so is a page, which holds its plots (only kept traces go beside it).
+  const bool plot_files = !html && !report.plots.empty();
+  const std::filesystem::path folder = plot_files ? plot_dir : file.parent_path();
   std::error_code ec;
   if (!folder.empty()) std::filesystem::create_directories(folder, ec);
   if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", folder.string(), ec.message()));
-  write_file_or_throw(file, report.markdown);
-  for (const auto& plot : report.plots) write_file_or_throw(plot_dir / plot.file, plot.svg);
+  write_file_or_throw(file, html ? page : report.markdown);
+  if (plot_files) {
+    for (const auto& plot : report.plots) write_file_or_throw(plot_dir / plot.file, plot.svg);
+  }
   for (const auto& kept : report.files) {
     const std::filesystem::path target = plot_dir / kept.path;
     std::filesystem::create_directories(target.parent_path(), ec);
@@ -77,7 +87,11 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   const std::string traces = report.files.empty() ? ""
                                                   : fmt::format(" and {} trace file{}", report.files.size(),
                                                                 report.files.size() == 1 ? "" : "s");
-  if (report.plots.empty() && report.files.empty()) {
+  if (html) {
+    fmt::print(out, "wrote {} ({} plot{} inline){}\n", file.string(), report.plots.size(),
+               report.plots.size() == 1 ? "" : "s",
+               report.files.empty() ? "" : fmt::format(", {} in {}", traces.substr(5), plot_dir.string()));
+  } else if (report.plots.empty() && report.files.empty()) {
     fmt::print(out, "wrote {} (nothing to plot)\n", file.string());
   } else {
     fmt::print(out, "wrote {} and {} plot{}{} in {}\n", file.string(), report.plots.size(),
@@ -90,12 +104,14 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
 
 CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<ReportCommandOptions>();
-  auto* cmd = app.add_subcommand("report", "markdown report: mean ± std, scaling, memory, provenance, plots");
+  auto* cmd = app.add_subcommand("report", "markdown (or HTML) report: mean ± std, scaling, memory, provenance, plots");
   auto* campaign = cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the latest)");
   auto* experiment =
       cmd->add_option("--experiment", options->experiment, "every campaign of this experiment, repeats pooled");
   campaign->excludes(experiment);
-  cmd->add_option("-o,--output", options->output, "write the report here (plots go to a folder beside it)");
+  cmd->add_option("-o,--output", options->output,
+                  "write the report here (plots go to a folder beside it; NAME.html: one HTML page)");
+  cmd->add_flag("--html", options->html, "one self-contained HTML page: plots inline, sortable tables");
   cmd->add_flag("--keep-disturbed", options->keep_disturbed,
                 "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");
   cmd->add_option("--questions", options->questions,

@@ -14,7 +14,8 @@ const char* const kCellLegend =
 
 const char* const kOversubscribedLegend =
     "⚠oversubscribed: more ranks × threads ran on a node than it has cores, so the ranks took turns on them; "
-    "such a row measures the machine, and its scaling efficiency is not shown.";
+    "such a row measures the machine.";
+const char* const kOversubscribedScalingNote = "Its scaling efficiency is not shown.";
 const char* const kSameCoresLegend =
     "⚠same cores: the row ran on no more cores than its 1-rank baseline, so ideal scaling is 1×, not ranks×; "
     "its efficiency says how well splitting the same cores into ranks pays, not how the strategy scales.";

@@ -20,6 +20,7 @@ inline constexpr const char* kOversubscribedMark = "⚠oversubscribed";
 inline constexpr const char* kSameCoresMark = "⚠same cores";
 inline constexpr const char* kShortWindowMark = "⚠short window";
 extern const char* const kOversubscribedLegend;
+extern const char* const kOversubscribedScalingNote;  // after kOversubscribedLegend, in training tables only
 extern const char* const kSameCoresLegend;
 
 // `value` with `decimals` digits after the point ("-0.0" is printed as "0.0").

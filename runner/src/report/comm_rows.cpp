@@ -139,9 +139,44 @@ std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& p
   return r;
 }
 
+GoalMark goal_mark(const CommRatio& r, double goal) {
+  const double spread = r.uncertainty.value_or(0);
+  if (r.ratio - spread >= goal) return GoalMark::Met;
+  if (r.ratio + spread < goal) return GoalMark::Missed;
+  return GoalMark::Undecided;
+}
+
+const char* goal_mark_text(GoalMark mark) {
+  switch (mark) {
+    case GoalMark::Met: return "✓";
+    case GoalMark::Missed: return "✗";
+    case GoalMark::Undecided: return "≈";
+  }
+  return "";
+}
+
 size_t CommGoalCheck::sizes_below_goal() const {
-  if (!goal) return 0;
-  return size_t(std::count_if(ratios.begin(), ratios.end(), [&](double r) { return r < *goal; }));
+  if (!judged()) return 0;
+  return size_t(std::count_if(ratios.begin(), ratios.end(),
+                              [&](const CommRatio& r) { return goal_mark(r, *goal) == GoalMark::Missed; }));
+}
+
+size_t CommGoalCheck::sizes_undecided() const {
+  if (!judged()) return 0;
+  return size_t(std::count_if(ratios.begin(), ratios.end(),
+                              [&](const CommRatio& r) { return goal_mark(r, *goal) == GoalMark::Undecided; }));
+}
+
+double CommGoalCheck::lowest() const {
+  double out = ratios.front().ratio;
+  for (const auto& r : ratios) out = std::min(out, r.ratio);
+  return out;
+}
+
+double CommGoalCheck::highest() const {
+  double out = ratios.front().ratio;
+  for (const auto& r : ratios) out = std::max(out, r.ratio);
+  return out;
 }
 
 std::vector<std::pair<size_t, size_t>> engine_peer_pairs(const CommData& data) {
@@ -159,12 +194,18 @@ std::vector<CommGoalCheck> goal_checks(const CommData& data) {
   const auto pairs = engine_peer_pairs(data);
   for (const auto& [key, curve] : data.series) {
     for (const auto& [e, p] : pairs) {
-      CommGoalCheck check{key, e, p, {}, peer_goal(data.studies[p].implementation)};
+      CommGoalCheck check{key, e, p, {}, {}, peer_goal(data.studies[p].implementation), false};
+      check.oversubscribed = data.oversubscribed.count(key.ranks) && data.oversubscribed.at(key.ranks);
       for (const auto& [bytes, points] : curve) {
-        if (bytes < kRatioMinBytes) continue;
         auto ours = points.find(e), theirs = points.find(p);
         if (ours == points.end() || theirs == points.end()) continue;
-        if (auto r = busbw_ratio(ours->second, theirs->second)) check.ratios.push_back(r->ratio);
+        if (bytes < kRatioMinBytes) {
+          const auto& a = ours->second.latency_us;
+          const auto& b = theirs->second.latency_us;
+          if (!a.empty() && !b.empty() && mean(b) > 0) check.latency_ratios.push_back(mean(a) / mean(b));
+          continue;
+        }
+        if (auto r = busbw_ratio(ours->second, theirs->second)) check.ratios.push_back(*r);
       }
       if (!check.ratios.empty()) out.push_back(std::move(check));
     }
@@ -189,6 +230,14 @@ std::vector<CommCliff> find_cliffs(const CommData& data) {
     }
   }
   return cliffs;
+}
+
+std::string ratio_range_text(const std::vector<double>& ratios) {
+  if (ratios.empty()) return "-";
+  const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+  // Two significant digits below 0.1, so that a ratio of 0.0004 does not read as 0.
+  auto ratio = [](double v) { return v >= 10 ? fixed(v, 0) : v >= 0.1 ? fixed(v, 2) : fmt::format("{:.2g}", v); };
+  return ratio(*lo) == ratio(*hi) ? ratio(*lo) + "×" : ratio(*lo) + "–" + ratio(*hi) + "×";
 }
 
 std::string size_text(double bytes) {

@@ -71,14 +71,30 @@ struct CommRatio {
 // Engine ÷ peer busbw at one size; nullopt unless both measured it.
 std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& peer);
 
-// The engine study `engine` against the peer `peer` on one curve: the busbw ratio at every size
-// from kRatioMinBytes that both measured, and the goal the peer's implementation sets.
+// Where a ratio with its spread lies against a goal: all of ratio ± spread at or above it (met),
+// all of it below (missed), or the spread straddling it (undecided).
+enum class GoalMark { Met, Missed, Undecided };
+GoalMark goal_mark(const CommRatio& ratio, double goal);
+// "✓", "✗", "≈".
+const char* goal_mark_text(GoalMark mark);
+
+// The engine study `engine` against the peer `peer` on one curve: the busbw ratio (with its spread)
+// at every size from kRatioMinBytes that both measured, the latency ratio below it, and the goal the
+// peer's implementation sets. A curve whose ranks oversubscribed the cores is not judged: there the
+// bare loop spins while the engine yields, so the ratio measures the scheduler.
 struct CommGoalCheck {
   CommSeriesKey series;
   size_t engine = 0, peer = 0;
-  std::vector<double> ratios;
+  std::vector<CommRatio> ratios;
+  std::vector<double> latency_ratios;  // engine ÷ peer mean latency at sizes below kRatioMinBytes
   std::optional<double> goal;
-  size_t sizes_below_goal() const;  // 0 when there is no goal
+  bool oversubscribed = false;
+  bool judged() const { return goal && !oversubscribed; }
+  size_t sizes_below_goal() const;  // clearly below (the whole spread); 0 when not judged
+  size_t sizes_undecided() const;   // the spread straddles the goal; 0 when not judged
+  bool met() const { return judged() && sizes_below_goal() == 0 && sizes_undecided() == 0; }
+  double lowest() const;
+  double highest() const;
 };
 // Engine studies against the peers, as index pairs (engine first).
 std::vector<std::pair<size_t, size_t>> engine_peer_pairs(const CommData& data);
@@ -92,6 +108,9 @@ struct CommCliff {
   double busbw = 0, previous_busbw = 0;  // means
 };
 std::vector<CommCliff> find_cliffs(const CommData& data);
+
+// "0.52×", "15×", or a range of them "0.52–3.18×": ratios as summaries and goal tables show them.
+std::string ratio_range_text(const std::vector<double>& ratios);
 
 // "4 KiB", "64 MiB" for exact binary multiples, else "1048580 B".
 std::string size_text(double bytes);

@@ -13,6 +13,8 @@
 namespace mt {
 
 // `groups` all carry rows (has_result_rows). Renders the section body without its "## " heading.
-std::string render_comm_rows(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance);
+// `figures`: markdown placed after the goals, before the tables of every measurement (the plots).
+std::string render_comm_rows(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance,
+                             const std::string& figures = "");
 
 }  // namespace mt

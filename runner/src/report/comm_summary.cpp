@@ -25,6 +25,7 @@ std::string ranks_list(const std::set<int>& ranks) {
 struct PairTally {
   double lowest = 0, highest = 0;
   std::map<int, std::pair<int, int>> per_ranks;  // ranks -> curves that met the goal, curves judged
+  std::vector<double> latency_ratios;            // below kRatioMinBytes, every curve
 };
 
 std::string pair_text(const CommData& data, size_t engine, size_t peer, const PairTally& t) {
@@ -32,18 +33,30 @@ std::string pair_text(const CommData& data, size_t engine, size_t peer, const Pa
   const auto goal = peer_goal(p.implementation);
   int met = 0, judged = 0;
   std::string per_ranks;
+  std::set<int> shared_ranks;
   for (const auto& [ranks, counts] : t.per_ranks) {
+    if (data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks)) {
+      shared_ranks.insert(ranks);
+      continue;
+    }
     met += counts.first;
     judged += counts.second;
-    const bool shared = data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks);
-    per_ranks += fmt::format("{}{} ranks{}: {} of {}", per_ranks.empty() ? "" : "; ", ranks,
-                             shared ? std::string(" ") + kOversubscribedMark : "", counts.first, counts.second);
+    per_ranks += fmt::format("{}{} ranks: {} of {}", per_ranks.empty() ? "" : "; ", ranks, counts.first, counts.second);
+  }
+  if (!shared_ranks.empty()) {
+    per_ranks += fmt::format("{}{} ranks {}: not judged", per_ranks.empty() ? "" : "; ", ranks_list(shared_ranks),
+                             kOversubscribedMark);
   }
   const std::string who = fmt::format("{} ÷ {}{}", code(data.studies[engine].label), code(p.label),
                                       p.version.empty() ? "" : " (" + p.version + ")");
-  if (!goal) return fmt::format("{}: busbw ratio {}–{} (no goal)", who, fixed(t.lowest, 2), fixed(t.highest, 2));
-  return fmt::format("{}: busbw ratio {}–{}, goal ≥ {}× met on {} of {} curves ({})", who, fixed(t.lowest, 2),
-                     fixed(t.highest, 2), fixed(*goal, 2), met, judged, per_ranks);
+  std::string latency;
+  if (!t.latency_ratios.empty())
+    latency = fmt::format("; below {}, the engine's latency is {} the peer's", size_text(kRatioMinBytes),
+                          ratio_range_text(t.latency_ratios));
+  if (!goal)
+    return fmt::format("{}: busbw ratio {}–{} (no goal){}", who, fixed(t.lowest, 2), fixed(t.highest, 2), latency);
+  return fmt::format("{}: busbw ratio {}–{}, goal ≥ {}× met on {} of {} curves ({}){}", who, fixed(t.lowest, 2),
+                     fixed(t.highest, 2), fixed(*goal, 2), met, judged, per_ranks, latency);
 }
 
 }  // namespace
@@ -53,14 +66,14 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
   const CommData data = collect_comm_rows(groups);
   std::map<std::pair<size_t, size_t>, PairTally> tallies;
   for (const auto& c : goal_checks(data)) {
-    const auto [lo, hi] = std::minmax_element(c.ratios.begin(), c.ratios.end());
-    auto [it, fresh] = tallies.try_emplace({c.engine, c.peer}, PairTally{*lo, *hi, {}});
+    auto [it, fresh] = tallies.try_emplace({c.engine, c.peer}, PairTally{c.lowest(), c.highest(), {}, {}});
     PairTally& t = it->second;
-    t.lowest = std::min(t.lowest, *lo);
-    t.highest = std::max(t.highest, *hi);
+    t.lowest = std::min(t.lowest, c.lowest());
+    t.highest = std::max(t.highest, c.highest());
     auto& counts = t.per_ranks[c.series.ranks];
-    counts.first += c.goal && c.sizes_below_goal() == 0;
+    counts.first += c.goal && c.sizes_below_goal() == 0 && c.sizes_undecided() == 0 ? 1 : 0;
     counts.second += c.goal ? 1 : 0;
+    t.latency_ratios.insert(t.latency_ratios.end(), c.latency_ratios.begin(), c.latency_ratios.end());
   }
   if (!tallies.empty()) {
     std::string pairs;
@@ -70,8 +83,9 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
     const size_t cliffs = find_cliffs(data).size();
     out.headline = fmt::format(
         "**Collectives** (see [Communication](#communication)): the engine against its peers at every message "
-        "size from {}, a curve being one operation, variant and rank count; a goal is met on a curve when met at "
-        "every such size. {} in all curves (busbw more than {} below the next smaller size).\n\n{}\n",
+        "size from {}, a curve being one operation, variant and rank count; a goal is met on a curve when the "
+        "ratio's whole spread clears it at every such size, and only rank counts that did not oversubscribe the "
+        "cores are judged. {} in all curves (busbw more than {} below the next smaller size).\n\n{}\n",
         size_text(kRatioMinBytes), cliffs == 1 ? std::string("1 cliff") : fmt::format("{} cliffs", cliffs),
         percent(kCliffDrop, 0), pairs);
   }

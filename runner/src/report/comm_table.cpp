@@ -6,11 +6,12 @@
 
 namespace mt {
 
-std::string render_comm_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+std::string render_comm_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance,
+                                const std::string& figures) {
   std::vector<const Group*> with_rows, without_rows;
   for (const Group* g : groups) (has_result_rows(*g) ? with_rows : without_rows).push_back(g);
   std::string out;
-  if (!with_rows.empty()) out += "## Communication\n\n" + render_comm_rows(with_rows, provenance);
+  if (!with_rows.empty()) out += "## Communication\n\n" + render_comm_rows(with_rows, provenance, figures);
   if (!without_rows.empty()) {
     out += render_metric_section(
         "Communication without result rows",

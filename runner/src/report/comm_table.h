@@ -11,6 +11,8 @@
 
 namespace mt {
 
-std::string render_comm_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance);
+// `figures`: markdown shown after the goals, before the per-operation tables (comm_rows_section.h).
+std::string render_comm_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance,
+                                const std::string& figures = "");
 
 }  // namespace mt

@@ -8,6 +8,7 @@
 #include "report/cells.h"
 #include "report/groups.h"
 #include "report/markdown_table.h"
+#include "report/timeline_chart.h"
 
 namespace mt {
 namespace {
@@ -177,6 +178,41 @@ std::string render_fault_tolerance_section(const std::vector<ReportTrial>& trial
       "(`s`: the stage's wall time).\n\n" +
       stage_table(chains) + "\n";
   out += checkpoint_table(chains);
+  return out;
+}
+
+PlotSet fault_tolerance_plots(const std::vector<ReportTrial>& trials) {
+  PlotSet out;
+  const auto chains = chains_of(trials);
+  const bool repeats =
+      std::any_of(chains.begin(), chains.end(), [](const ReportTrial* t) { return t->repeat_index > 0; });
+  TimelineSpec spec{"Every chain's stages at their wall times",
+                    "seconds since the chain started",
+                    {"succeeded", "crashed (killed)", "failed", "other"},
+                    {}};
+  for (const ReportTrial* t : chains) {
+    if (t->stages.empty()) continue;
+    TimelineRow row{scenario_of(*t) + (t->strategy.empty() ? "" : " " + t->strategy) +
+                        (repeats ? fmt::format(" #{}", t->repeat_index) : ""),
+                    {}};
+    for (const auto& stage : t->stages) {
+      const int kind = stage.state == "succeeded"                              ? 0
+                       : stage.state == "crashed"                              ? 1
+                       : stage.state == "failed" || stage.state == "timed_out" ? 2
+                                                                               : 3;
+      const bool missed = stage.met && !*stage.met;
+      row.boxes.push_back(
+          {stage.duration_s.value_or(0), stage.name + (missed ? " ✗" : ""),
+           fmt::format("{} {}: {}{}", stage.position, stage.name, stage.observed.empty() ? stage.state : stage.observed,
+                       missed ? " (not as expected)" : ""),
+           kind});
+    }
+    spec.rows.push_back(std::move(row));
+  }
+  if (spec.rows.empty()) return out;
+  std::string svg = timeline_svg(spec);
+  out.plots.push_back(
+      {"chain_timeline.svg", "Every chain's stages at their wall times", ChartSpec{spec.title}, std::move(svg)});
   return out;
 }
 

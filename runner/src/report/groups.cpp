@@ -1,6 +1,7 @@
 #include "report/groups.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -86,6 +87,40 @@ std::string config_values(const std::string& config) {
     start = end + 1;
   }
   return out;
+}
+
+namespace {
+
+// The number starting at text[i] (digits with at most one decimal point), advancing i past it.
+double number_at(const std::string& text, size_t& i) {
+  const size_t start = i;
+  bool point = false;
+  while (i < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[i])) ||
+          (text[i] == '.' && !point && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))))) {
+    point = point || text[i] == '.';
+    ++i;
+  }
+  return std::stod(text.substr(start, i - start));
+}
+
+}  // namespace
+
+bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool digit_a = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
+    const bool digit_b = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
+    if (digit_a && digit_b) {
+      const double x = number_at(a, i), y = number_at(b, j);
+      if (x != y) return x < y;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
 }
 
 namespace {

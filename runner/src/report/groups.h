@@ -53,6 +53,9 @@ std::string trial_config(const ReportTrial& trial);
 // "every" for "gradient_sync_mode=every": the values alone, where charts have little room.
 std::string config_values(const std::string& config);
 
+// Text order with numbers compared as numbers: "bucket_cap_mb=4" before "bucket_cap_mb=25".
+bool natural_less(const std::string& a, const std::string& b);
+
 // Groups with at least one succeeded trial, in order of first appearance (campaign, then plan order).
 // Trials whose machine was disturbed are left out of `succeeded` (and listed in `disturbed`) unless
 // `keep_disturbed`; a group left with none is not returned (disturbed_groups lists it).

@@ -182,7 +182,9 @@ std::string history_chart(const std::vector<Series>& series, const std::vector<R
     }
     chart.series.push_back(std::move(line));
   }
-  return line_chart_svg(chart);
+  // One revision is no trend: bars, not a line through a single column.
+  chart.log_y = spans_decades(chart);
+  return chart.categories.size() < 2 ? bar_chart_svg(chart, false) : line_chart_svg(chart);
 }
 
 std::set<std::string> metric_names(const std::vector<Group>& groups) {

@@ -18,6 +18,13 @@ class MarkdownTable {
   explicit MarkdownTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
   void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
   bool empty() const { return rows_.empty(); }
+  // Leaves out each of these columns whose every cell is one of `fillers` ("-", "reference"): a
+  // column that says the same nothing in every row.
+  void drop_uninformative(const std::vector<std::string>& titles, const std::vector<std::string>& fillers);
+  bool has_column(const std::string& title) const;
+  // Leaves out each of these columns that holds one value in every row (of two rows or more), and
+  // returns them as (title, value), in column order, for the text to say once.
+  std::vector<std::pair<std::string, std::string>> drop_constant(const std::vector<std::string>& titles);
   std::string render() const;
 
  private:

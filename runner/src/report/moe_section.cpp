@@ -8,6 +8,8 @@
 #include "report/detail_table.h"
 #include "report/machine_context.h"
 #include "report/markdown_table.h"
+#include "report/series_names.h"
+#include "report/svg_chart.h"
 
 namespace mt {
 namespace {
@@ -100,13 +102,46 @@ std::string render_moe_section(const std::vector<const Group*>& groups) {
       "## Mixture of experts\n\n"
       "One expert per rank (Linear d→4d, GELU, Linear 4d→d). Each iteration exchanges counts, sends every "
       "token to its expert in a variable-split all-to-all (dispatch), runs the experts (compute) and sends "
-      "the outputs home (combine). Phase times are the slowest rank's mean per iteration; imbalance is the "
+      "the outputs home (combine). Phase times are the slowest rank's mean per iteration, and a different rank "
+      "can be the slowest in each phase (the rank with the busiest expert computes longest while the others wait "
+      "for it in combine), so the phases can add up to more than the step; imbalance is the "
       "most tokens one expert received over the mean. Every run's output passed the oracle before its times "
       "counted: each token id came back to its position, and the combined output equals one process "
       "computing the same routing.\n\n" +
       table.render() + "\n" + kCellLegend + "\n";
   if (oversubscribed) out += std::string(kOversubscribedLegend) + "\n";
   return out + "\n" + per_rank_table(groups) + "\n";
+}
+
+PlotSet moe_plots(const std::vector<const Group*>& groups) {
+  PlotSet out;
+  ChartSpec c{"Mixture of experts: each rank's iteration (mean over repeats)",
+              "configuration and rank",
+              "time per iteration (ms)",
+              {},
+              {}};
+  ChartSeries dispatch{"dispatch (all-to-all)", {}, {}, false, 0},
+      compute{"compute (the rank's expert)", {}, {}, false, 1},
+      combine{"combine (all-to-all, waiting for the slowest expert)", {}, {}, false, 3};
+  const auto configs = distinct_configs(groups);
+  for (const Group* g : groups) {
+    for (std::size_t r = 0; r < static_cast<std::size_t>(g->ranks); ++r) {
+      const double d = per_rank_mean(*g, {"per_rank_ms", "dispatch"}, r);
+      const double k = per_rank_mean(*g, {"per_rank_ms", "compute"}, r);
+      const double b = per_rank_mean(*g, {"per_rank_ms", "combine"}, r);
+      if (d < 0 || k < 0 || b < 0) continue;  // an older result without per-rank times
+      const std::string& config = configs.at(g);
+      c.categories.push_back(fmt::format("{}{}rank {}", config, config.empty() ? "" : " ", r));
+      dispatch.values.push_back(d);
+      compute.values.push_back(k);
+      combine.values.push_back(b);
+    }
+  }
+  if (c.categories.empty()) return out;
+  c.series = {dispatch, compute, combine};
+  std::string svg = bar_chart_svg(c, true);
+  out.plots.push_back({"moe_per_rank.svg", "Mixture of experts: each rank's iteration", std::move(c), std::move(svg)});
+  return out;
 }
 
 }  // namespace mt

@@ -8,6 +8,7 @@
 #include "report/cells.h"
 #include "report/markdown_table.h"
 #include "report/operator_table.h"
+#include "report/series_names.h"
 #include "report/step_profile.h"
 
 namespace mt {
@@ -16,12 +17,6 @@ namespace {
 constexpr const char* kCollectiveKinds[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"};
 
 // How the chart names a configuration: the study too when several were profiled.
-std::string category(const Group& g, bool with_study) {
-  std::string values = config_values(g.config);
-  return fmt::format("{}{} ×{}{}{}", with_study ? g.study + " " : "", g.strategy, g.ranks, values.empty() ? "" : " ",
-                     values);
-}
-
 std::string ms(const Summary& s) { return mean_std_cell(s, 2); }
 
 // A fraction as a percentage, for a column titled "… %".
@@ -61,10 +56,14 @@ std::string traces_cell(const StepProfileRow& r, const std::string& report_dir) 
 }
 
 Plot step_chart(const std::vector<StepProfileRow>& rows) {
-  std::set<std::string> studies;
-  for (const auto& r : rows) studies.insert(r.group->study);
-  ChartSpec c{
-      "Where a step's time goes (profiled runs; mean over ranks and repeats)", "configuration", "ms per step", {}, {}};
+  std::vector<const Group*> groups;
+  for (const auto& r : rows) groups.push_back(r.group);
+  const auto names = distinct_names(groups, true);  // what tells each configuration apart, nothing more
+  ChartSpec c{"Where a step's time goes (profiled runs; mean over ranks and repeats)",
+              "configuration",
+              "time per step (ms)",
+              {},
+              {}};
   ChartSeries data{"data", {}, {}, false, -1}, compute{"forward-backward", {}, {}, false, -1},
       hidden{"communication hidden under computation", {}, {}, false, -1},
       exposed{"exposed communication", {}, {}, false, -1}, optimizer{"optimizer", {}, {}, false, -1},
@@ -73,7 +72,7 @@ Plot step_chart(const std::vector<StepProfileRow>& rows) {
   for (const auto& r : rows) {
     if (r.step_ms.n == 0) continue;
     const StepParts p = r.parts();
-    c.categories.push_back(category(*r.group, studies.size() > 1));
+    c.categories.push_back(names.at(r.group));
     data.values.push_back(p.data);
     compute.values.push_back(p.compute);
     hidden.values.push_back(p.hidden);

@@ -240,24 +240,33 @@ std::string render_provenance_warnings(const ProvenanceAnalysis& a) {
   std::string out;
   if (!a.incomplete.empty()) {
     out += fmt::format(
-        "> [!WARNING]\n> **Incomplete provenance in {} of {} trials.** Their numbers cannot be traced to an "
+        "> ⚠ **Warning.** **Incomplete provenance in {} of {} trials.** Their numbers cannot be traced to an "
         "exact, committed build:\n>\n",
         a.incomplete.size(), a.included);
     std::vector<std::vector<std::string>> missing;
     for (const auto& [trial, p] : a.incomplete) missing.push_back(p.missing);
     for (const auto& fact : missing_facts(missing)) out += "> " + fact_line(fact, a.included) + "\n";
-    out += fmt::format("\n<details><summary>The {} with incomplete provenance, each with what it lacks</summary>\n\n",
-                       plural(a.incomplete.size(), "trial"));
+    // Trials that lack the same facts are listed together, once.
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_lack;
     for (const auto& [trial, p] : a.incomplete) {
       std::string lacks;
       for (const auto& m : p.missing) lacks += (lacks.empty() ? "" : ", ") + m;
-      out += fmt::format("- {}: missing {}\n", describe_trial(*trial), lacks);
+      auto it = std::find_if(by_lack.begin(), by_lack.end(), [&](const auto& entry) { return entry.first == lacks; });
+      if (it == by_lack.end()) it = by_lack.insert(by_lack.end(), {lacks, {}});
+      it->second.push_back(describe_trial(*trial));
+    }
+    out += fmt::format("\n<details><summary>The {} with incomplete provenance, grouped by what they lack</summary>\n\n",
+                       plural(a.incomplete.size(), "trial"));
+    for (const auto& [lacks, trials] : by_lack) {
+      std::string list;
+      for (const auto& t : trials) list += (list.empty() ? "" : "; ") + t;
+      out += fmt::format("- missing {} ({}): {}\n", lacks, plural(trials.size(), "trial"), list);
     }
     out += "\n</details>\n\n";
   }
   if (a.mixed()) {
     out += fmt::format(
-        "> [!WARNING]\n> **Mixed provenance: these results come from {}.** They are shown together only "
+        "> ⚠ **Warning.** **Mixed provenance: these results come from {}.** They are shown together only "
         "because of `--allow-mixed`; the `stack` column of each table says where every row comes from (see "
         "[Environment and provenance](#environment-and-provenance)).\n\n",
         mixed_description(a));

@@ -1,9 +1,10 @@
 #pragma once
 // The report's charts, from its training groups: tokens/s against ranks per configuration (± std
-// error bars; dashed ideal scaling only where added ranks brought their own cores), peak RSS and
-// model state per configuration, and the step-time breakdown. Every series is named by study as
-// well when several studies are plotted, so no two share a label; a chart is drawn only from what
-// was measured, and one with nothing to show is left out with the reason.
+// error bars; dashed ideal scaling only where added ranks brought their own cores; bars per
+// configuration when all ran at one rank count), peak RSS split into model state and the rest,
+// model state per configuration, and the step-time breakdown. Every series is named by what tells it
+// from the others (series_names.h), so no two share a label; a chart is drawn only from what was
+// measured, and one with nothing to show is left out with the reason.
 #include <string>
 #include <vector>
 

@@ -7,6 +7,7 @@
 
 #include "report/cells.h"
 #include "report/machine_context.h"
+#include "report/series_names.h"
 
 namespace mt {
 namespace {
@@ -27,11 +28,12 @@ std::string study_with_version(const Group& g) {
 
 }  // namespace
 
-std::string study_pair_name(const Group& first, const Group& second, bool with_versions) {
+std::string study_pair_name(const Group& first, const Group& second, bool with_versions, const std::string* config) {
   std::string name = fmt::format("{} ÷ {}, {}×{}", with_versions ? study_with_version(first) : first.study,
                                  with_versions ? study_with_version(second) : second.study,
                                  first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
-  if (!first.config.empty()) name += " " + first.config;
+  const std::string& axes = config ? *config : first.config;
+  if (!axes.empty()) name += " " + axes;
   if (core_use(first).oversubscribed() || core_use(second).oversubscribed())
     name += std::string(" ") + kOversubscribedMark;
   return name;
@@ -46,6 +48,10 @@ std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
     if (list.empty()) order.push_back(configuration(g));
     list.push_back(&g);
   }
+  // Configurations named by the axes that tell them apart, not every axis of the study.
+  std::vector<const Group*> all;
+  for (const auto& g : groups) all.push_back(&g);
+  const auto configs = distinct_configs(all);
   std::vector<ContrastRow> rows;
   for (const auto& key : order) {
     const auto& list = by_configuration[key];
@@ -56,7 +62,8 @@ std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
         for (const auto& m : key_metrics(first, second)) {
           auto a = first.sample(m.name).values, b = second.sample(m.name).values;
           if (a.empty() || b.empty()) continue;
-          rows.push_back({study_pair_name(first, second), &first, &second, m, contrast(a, b), std::nullopt, ""});
+          rows.push_back({study_pair_name(first, second, true, &configs.at(&first)), &first, &second, m, contrast(a, b),
+                          std::nullopt, ""});
         }
       }
     }

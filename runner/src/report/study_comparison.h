@@ -13,7 +13,9 @@ namespace mt {
 
 // "engine (LibTorch 2.15.0) ÷ peer (PyTorch 2.15.0), ddp ×2 gradient_sync_mode=every": two studies at one
 // configuration (⚠oversubscribed when either ran so); without versions where both sides are one program.
-std::string study_pair_name(const Group& first, const Group& second, bool with_versions = true);
+// `config`: how to name the configuration (the axes that tell it from the others'); unset: all its axes.
+std::string study_pair_name(const Group& first, const Group& second, bool with_versions = true,
+                            const std::string* config = nullptr);
 
 // Rows for every pair of studies at every configuration both ran (first study over second, in the
 // experiment's order), verdicts decided together.

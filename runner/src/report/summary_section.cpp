@@ -12,6 +12,7 @@
 #include "report/machine_context.h"
 #include "report/markdown_table.h"
 #include "report/measurement_window.h"
+#include "report/series_names.h"
 #include "report/training_tables.h"
 
 namespace mt {
@@ -35,7 +36,10 @@ std::string percent_range(std::vector<double> values) {
   return fixed(100 * values.front(), 1) + "–" + percent(values.back());
 }
 
-std::string who(const Group& g) { return fmt::format("{} ({})", g.strategy, g.label()); }
+// "ddp (mtengine d_model=256 precision=fp32)": the strategy, and what tells the group from the others.
+std::string who(const Group& g, const std::map<const Group*, std::string>& names) {
+  return fmt::format("{} ({})", g.strategy, names.at(&g));
+}
 
 std::string headline(const ContrastRow& r, int tested) {
   const auto& c = r.contrast;
@@ -67,6 +71,9 @@ std::string best_configurations(const std::vector<TrainingRow>& rows) {
     if (r.tokens_per_sec.n) by_ranks[r.group->ranks].push_back(&r);
   }
   if (by_ranks.empty()) return "";
+  std::vector<const Group*> groups;
+  for (const auto& r : rows) groups.push_back(r.group);
+  const auto names = distinct_names(groups, false, false);
   std::vector<ContrastRow> contests;
   std::map<int, size_t> contest_of;
   for (auto& [ranks, list] : by_ranks) {
@@ -98,10 +105,10 @@ std::string best_configurations(const std::vector<TrainingRow>& rows) {
     bool oversubscribed =
         std::any_of(list.begin(), list.end(), [](const TrainingRow* r) { return r->cores.oversubscribed(); });
     if (oversubscribed) ranks_text += std::string(" ") + kOversubscribedMark;
-    std::vector<std::string> row = {ranks_text, who(*best.group) + ": " + mean_std_cell(best.tokens_per_sec, 0)};
+    std::vector<std::string> row = {ranks_text, who(*best.group, names) + ": " + mean_std_cell(best.tokens_per_sec, 0)};
     if (auto it = contest_of.find(ranks); it != contest_of.end()) {
       const ContrastRow& c = contests[it->second];
-      row.push_back(who(*list[1]->group) + ": " + mean_std_cell(list[1]->tokens_per_sec, 0));
+      row.push_back(who(*list[1]->group, names) + ": " + mean_std_cell(list[1]->tokens_per_sec, 0));
       row.push_back(c.contrast.ratio ? fixed(*c.contrast.ratio, 3) : "-");
       row.push_back(c.adjusted_p ? p_text(*c.adjusted_p) : "-");
       row.push_back(c.verdict);
@@ -112,7 +119,8 @@ std::string best_configurations(const std::vector<TrainingRow>& rows) {
     for (const TrainingRow* r : list) {
       if (r->model_state_mib.n && (!leanest || r->model_state_mib.mean < leanest->model_state_mib.mean)) leanest = r;
     }
-    row.push_back(leanest ? who(*leanest->group) + ": " + fixed(leanest->model_state_mib.mean, 1) : kNotRecorded);
+    row.push_back(leanest ? who(*leanest->group, names) + ": " + fixed(leanest->model_state_mib.mean, 1)
+                          : kNotRecorded);
     table.add_row(std::move(row));
   }
   const int tested = tested_count(contests);

@@ -10,6 +10,7 @@
 #include "report/detail_table.h"
 #include "report/markdown_table.h"
 #include "report/model_state.h"
+#include "report/series_names.h"
 
 namespace mt {
 namespace {
@@ -121,8 +122,9 @@ std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) 
   std::vector<const Group*> sorted = groups;
   const auto order = strategy_order(groups);
   std::stable_sort(sorted.begin(), sorted.end(), [&order](const Group* a, const Group* b) {
-    return std::make_tuple(order.at(a->strategy), a->ranks, a->label()) <
-           std::make_tuple(order.at(b->strategy), b->ranks, b->label());
+    if (order.at(a->strategy) != order.at(b->strategy)) return order.at(a->strategy) < order.at(b->strategy);
+    if (a->ranks != b->ranks) return a->ranks < b->ranks;
+    return natural_less(a->label(), b->label());
   });
   std::vector<TrainingRow> rows;
   for (const Group* g : sorted) {
@@ -179,6 +181,8 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
   if (stacks) columns.push_back({"stack"});
   MarkdownTable table(columns);
   bool oversubscribed = false, same_cores = false;  // which machine marks appear, to explain them
+  // Each row named by what tells it from the others: the study only when several are shown.
+  const auto names = distinct_names(groups, false, false);
   for (const auto& r : training_rows(groups)) {
     const Group& g = *r.group;
     bool is_ddp_reference = r.ddp == &g;
@@ -187,7 +191,7 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
     std::vector<std::string> row = {
         g.strategy,
         ranks_cell(r),
-        g.label(),
+        names.at(&g),
         precision(g),
         mean_std_cell(r.data_ms, 2),
         mean_std_cell(r.forward_backward_ms, 2),
@@ -204,26 +208,44 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
     if (stacks) row.push_back(provenance.stack_cell(g));
     table.add_row(std::move(row));
   }
+  table.drop_uninformative({"precision", "data ms", "fwd+bwd ms", "optimizer ms", "peak MiB", "state MiB",
+                            "scaling eff.", "memory saving vs DDP", "state saving vs DDP", "step time vs DDP"},
+                           {"-", "reference"});
+  // What every row shares is said once, above the table.
+  std::string shared;
+  for (const auto& [title, value] : table.drop_constant({"strategy", "precision"}))
+    shared += fmt::format("{}{} {}", shared.empty() ? "" : ", ", title, value);
   std::string out = "## Training\n\n";
   if (stacks)
     out += "**Mixed provenance (`--allow-mixed`): rows come from different builds; see the `stack` column.**\n\n";
+  if (!shared.empty()) out += "Every row: " + shared + ".\n\n";
   out += table.render();
   out += fmt::format(
-      "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some failed). {}"
-      "{}\n\n"
-      "- scaling eff. = tokens/s ÷ (tokens/s of the same strategy at 1 rank × ranks), same parameters otherwise.\n"
-      "- memory saving vs DDP = (DDP peak MiB − this peak MiB) ÷ DDP peak MiB, DDP at the same ranks and "
-      "parameters (the same requested gradient sync mode, else the same resolved one); positive means less "
-      "memory than DDP.\n"
-      "- state MiB = parameters + gradients (at their peak) + optimizer state + FSDP's gathered parameters "
-      "(their peak) held by one rank, the largest over ranks, from the engine's exact accounting (see "
-      "[Memory](#memory)); peak MiB is the process's peak RSS, which also holds LibTorch itself. state saving vs "
-      "DDP compares state MiB the same way.\n"
-      "- step time vs DDP = (this step ms − DDP step ms) ÷ DDP step ms; positive means slower than DDP.\n"
-      "- Derived columns use the means; \"-\" means this report holds no comparable baseline.\n\n",
+      "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some "
+      "failed). {}{}\n\n",
       kCellLegend,
-      std::string(oversubscribed ? std::string(" ") + kOversubscribedLegend : "") +
+      std::string(oversubscribed ? std::string(" ") + kOversubscribedLegend + " " + kOversubscribedScalingNote : "") +
           (same_cores ? std::string(" ") + kSameCoresLegend : ""));
+  // What each derived column means, for the columns this table kept.
+  if (table.has_column("scaling eff."))
+    out +=
+        "- scaling eff. = tokens/s ÷ (tokens/s of the same strategy at 1 rank × ranks), same parameters otherwise.\n";
+  if (table.has_column("memory saving vs DDP"))
+    out +=
+        "- memory saving vs DDP = (DDP peak MiB − this peak MiB) ÷ DDP peak MiB, DDP at the same ranks and "
+        "parameters (the same requested gradient sync mode, else the same resolved one); positive means less "
+        "memory than DDP.\n";
+  if (table.has_column("state MiB"))
+    out +=
+        "- state MiB = parameters + gradients (at their peak) + optimizer state + FSDP's gathered parameters "
+        "(their peak) held by one rank, the largest over ranks, from the engine's exact accounting (see "
+        "[Memory](#memory)); peak MiB is the process's peak RSS, which also holds LibTorch itself.\n";
+  if (table.has_column("state saving vs DDP")) out += "- state saving vs DDP compares state MiB the same way.\n";
+  if (table.has_column("step time vs DDP"))
+    out += "- step time vs DDP = (this step ms − DDP step ms) ÷ DDP step ms; positive means slower than DDP.\n";
+  out +=
+      "- Derived columns use the means; \"-\" means this report holds no comparable baseline; a column with no "
+      "comparison in any row is left out.\n\n";
   out += render_detail_table(groups, training_metrics());
   return out;
 }

@@ -37,6 +37,18 @@ grep -q "model        differs first at model/unit_" "$WORK/verify.log" || fail "
 grep -q "train_state  differs first at train_state/global_step on rank 0" "$WORK/verify.log" || fail "verify output"
 echo "ok: verify names the first differing tensor and rank"
 
+# A save written in the background (--async-save) publishes the same state as a synchronous one.
+for strategy in "${STRATEGIES[@]}"; do
+  A="$WORK/$strategy/async"
+  train --strategy "$strategy" --checkpoint-dir "$A" --save-every 6 --async-save --output "$WORK/async.json" >/dev/null ||
+    fail "$strategy: async-save run"
+  "${MPIRUN[@]}" "$MTENGINE" verify "$WORK/$strategy/continuous/step_00000012" "$A/step_00000012" >"$WORK/verify.log" ||
+    fail "$strategy: async save != sync save: $(cat "$WORK/verify.log")"
+  python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["checkpoint_saves"]; assert [x["async"] for x in s] == [True, True], s' \
+    "$WORK/async.json" || fail "$strategy: async saves not recorded"
+  echo "ok: $strategy: async saves equal the synchronous ones"
+done
+
 # A resume whose math does not fit is refused, naming the field and both values.
 C="$WORK/zero1/continuous"
 expect_refusal() {  # MESSAGE ARGS...

@@ -109,7 +109,8 @@ print("ok: train --describe,", len(flags), "flags")
 # own --describe prints it, every strategy with its auto sync mode, every collective with its
 # bus factor (nccl-tests': 2(n-1)/n for all-reduce, (n-1)/n for the gathers and scatters).
 subs = {s["name"]: s for s in engine["subcommands"]}
-assert set(subs) == {"train", "comm", "moe", "tp", "groups", "verify", "version", "doctor", "describe"}, set(subs)
+assert set(subs) == {"train", "comm", "moe", "tp", "groups", "verify", "export", "reshard", "tokens", "version", "doctor",
+                     "describe"}, set(subs)
 assert subs["train"]["options"] == d, "describe's train options differ from train --describe"
 assert subs["version"]["options"] is None and subs["train"]["help"], subs["version"]
 auto = {s["name"]: s["auto_gradient_sync_mode"] for s in engine["strategies"]}

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/comm/mpi/mpi_session.h"
+#include "core/env/memory_bandwidth.h"
 #include "core/kernels/isa.h"
 
 #ifndef MT_BUILD_TYPE
@@ -59,6 +60,7 @@ Environment collect_environment(int threads_per_rank, bool gpu_used) {
   env.kernel = kernel_release();
   env.cpu = read_cpu_info();
   env.blas = detect_blas(env.cpu);
+  env.memory_copy_gbps_per_thread = probe_copy_gbps_per_thread();
   env.float_mode = current_float_mode();
   env.threads_per_rank = threads_per_rank;
   env.simd_kernels = kernel_isa_name(kernel_isa());
@@ -97,6 +99,7 @@ nlohmann::json to_json(const Environment& env, bool include_machine) {
   out["blas_gflops_per_thread"] = env.blas.gflops_per_thread;
   out["blas_efficiency"] = env.blas.efficiency;
   if (!env.blas.warning.empty()) out["blas_warning"] = env.blas.warning;
+  out["memory_copy_gbps_per_thread"] = env.memory_copy_gbps_per_thread;
   out["threads_per_rank"] = env.threads_per_rank;
   out["flush_denormal"] = env.float_mode.flush_to_zero && env.float_mode.denormals_are_zero;
   out["simd_kernels"] = env.simd_kernels;

@@ -1,6 +1,6 @@
 // The software and hardware stack a result was produced on, as recorded in result JSON and
 // printed by `mtengine version` / `doctor`: everything that decides a CPU number (CPU, BLAS and
-// its measured speed, threads, denormal mode, the environment variables that steer them).
+// its measured speed, memory copy bandwidth, threads, denormal mode, the environment variables that steer them).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -26,6 +26,7 @@ struct Environment {
   std::string kernel;
   CpuInfo cpu;
   BlasInfo blas;
+  double memory_copy_gbps_per_thread = 0;  // probed with every launch (memory_bandwidth.h)
   FloatMode float_mode;
   int threads_per_rank = 0;
   std::string simd_kernels;                                   // instruction set the hand-vectorised kernels run with

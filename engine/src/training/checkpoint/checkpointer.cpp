@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/durable_file.h"
@@ -63,8 +65,26 @@ void Checkpointer::describe_contents(nlohmann::json settings, CheckpointLayout l
   contents_layout_ = std::move(layout);
 }
 
-SaveStats Checkpointer::save(int64_t global_step, int64_t tokens_seen, const std::vector<NamedTensor>& tensors) {
-  const auto start = std::chrono::steady_clock::now();
+// A save in flight: this rank's host copy of its tensors, being written by a background thread.
+struct Checkpointer::AsyncSave {
+  int64_t global_step = 0, tokens_seen = 0;
+  std::chrono::steady_clock::time_point started;
+  double blocking_ms = 0;
+  std::vector<NamedTensor> snapshot;
+  std::thread writer;
+  std::atomic<bool> done{false};
+  WrittenFile written;  // set by the writer before `done`
+  std::string error;    // likewise
+  double background_ms = 0;
+};
+
+Checkpointer::~Checkpointer() {
+  // A save still in flight when the run ends abnormally is never published: the previous READY
+  // step stays the newest, as after a crash.
+  if (async_ && async_->writer.joinable()) async_->writer.join();
+}
+
+fs::path Checkpointer::begin_step(int64_t global_step) {
   const fs::path root = settings_.dir, temp = layout::temp_dir(root, global_step);
   if (control_.rank() == 0) {
     fs::create_directories(root);
@@ -72,16 +92,25 @@ SaveStats Checkpointer::save(int64_t global_step, int64_t tokens_seen, const std
     fs::create_directories(temp);
   }
   control_.barrier();  // the temporary directory exists for everyone
+  return temp;
+}
 
-  const std::string name = layout::shard_name(control_.rank());
+WrittenFile Checkpointer::write_own_shard(const fs::path& temp, int64_t global_step,
+                                          const std::vector<NamedTensor>& tensors) const {
   const auto kill_after = faults_.save_kill_after(control_.rank(), global_step);
-  const WrittenFile written_file = write_shard_file(temp / name, tensors, [&](std::size_t written) {
+  const int rank = control_.rank();
+  return write_shard_file(temp / layout::shard_name(rank), tensors, [&](std::size_t written) {
     if (kill_after && static_cast<int64_t>(written) + 1 >= *kill_after) {
-      std::fprintf(stderr, "mtengine: injected fault: rank %d dies while writing checkpoint step %lld\n",
-                   control_.rank(), static_cast<long long>(global_step));
+      std::fprintf(stderr, "mtengine: injected fault: rank %d dies while writing checkpoint step %lld\n", rank,
+                   static_cast<long long>(global_step));
       kill_self();
     }
   });
+}
+
+uint64_t Checkpointer::publish_step(int64_t global_step, int64_t tokens_seen, const WrittenFile& written_file) {
+  const fs::path root = settings_.dir, temp = layout::temp_dir(root, global_step);
+  const std::string name = layout::shard_name(control_.rank());
   // Each rank digested its own shard while writing it; rank 0 collects sizes and digests.
   const auto all = control_.gather_text_to_root(
       nlohmann::json{{"name", name}, {"bytes", written_file.bytes}, {"sha256", written_file.sha256}}.dump());
@@ -110,9 +139,67 @@ SaveStats Checkpointer::save(int64_t global_step, int64_t tokens_seen, const std
     layout::prune(root, settings_.keep_last);
   }
   control_.barrier();  // published before anyone moves on
+  return static_cast<uint64_t>(control_.max(static_cast<double>(total_bytes)));
+}
+
+SaveStats Checkpointer::save(int64_t global_step, int64_t tokens_seen, const std::vector<NamedTensor>& tensors) {
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path temp = begin_step(global_step);
+  const WrittenFile written = write_own_shard(temp, global_step, tensors);
   SaveStats stats;
+  stats.step = global_step;
+  stats.bytes = publish_step(global_step, tokens_seen, written);
   stats.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  stats.bytes = static_cast<uint64_t>(control_.max(static_cast<double>(total_bytes)));
+  return stats;
+}
+
+double Checkpointer::start_async_save(int64_t global_step, int64_t tokens_seen,
+                                      const std::vector<NamedTensor>& tensors) {
+  if (async_) throw std::logic_error("checkpoint: a save is already in flight");
+  const auto start = std::chrono::steady_clock::now();
+  async_ = std::make_unique<AsyncSave>();
+  async_->global_step = global_step;
+  async_->tokens_seen = tokens_seen;
+  async_->started = start;
+  // The only blocking part: a host copy of what this rank saves, so training may change its own.
+  for (const auto& t : tensors)
+    async_->snapshot.push_back({t.name, t.tensor.to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true)});
+  const fs::path temp = begin_step(global_step);
+  async_->blocking_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  AsyncSave* save = async_.get();
+  save->writer = std::thread([this, save, temp] {
+    const auto begin = std::chrono::steady_clock::now();
+    try {
+      save->written = write_own_shard(temp, save->global_step, save->snapshot);
+    } catch (const std::exception& e) {
+      save->error = e.what();
+    }
+    save->background_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    save->done = true;
+  });
+  return async_->blocking_ms;
+}
+
+std::optional<SaveStats> Checkpointer::finish_async_save(bool wait) {
+  if (!async_) return std::nullopt;
+  // Every rank's write must be finished before anyone publishes: one scalar reduction decides.
+  if (!wait && control_.min(async_->done ? 1.0 : 0.0) < 1.0) return std::nullopt;
+  async_->writer.join();
+  const double failed = control_.min(async_->error.empty() ? control_.world_size() : control_.rank());
+  if (failed < control_.world_size())
+    throw std::runtime_error(fmt::format("checkpoint step {}: rank {} could not write its shard{}", async_->global_step,
+                                         static_cast<int>(failed), async_->error.empty() ? "" : ": " + async_->error));
+  const auto publish_start = std::chrono::steady_clock::now();
+  SaveStats stats;
+  stats.step = async_->global_step;
+  stats.bytes = publish_step(async_->global_step, async_->tokens_seen, async_->written);
+  stats.async = true;
+  stats.ms = async_->blocking_ms +
+             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - publish_start).count();
+  stats.background_ms = async_->background_ms;
+  stats.total_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - async_->started).count();
+  async_.reset();
   return stats;
 }
 

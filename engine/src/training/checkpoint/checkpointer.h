@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,11 +33,16 @@ struct CheckpointSettings {
   int64_t save_every = 0;     // steps between saves; 0: never
   int64_t keep_last = 0;      // published steps kept; 0: all
   std::string resume;         // "", "latest", or a step directory
+  bool async = false;         // writes in the background (start_async_save / finish_async_save)
 };
 
 struct SaveStats {
-  double ms = 0;       // the whole protocol, as this rank saw it
+  int64_t step = 0;
+  double ms = 0;       // what training waited for: the whole protocol, or an async save's copy and publication
   uint64_t bytes = 0;  // every rank's shards together
+  bool async = false;
+  double background_ms = 0;  // async: this rank's write, digest and fsync in the background
+  double total_ms = 0;       // async: from the copy to publication
 };
 
 struct ResumePoint {
@@ -62,7 +68,19 @@ class Checkpointer {
   // parameter lives (rank 0's copy is the one written).
   void describe_contents(nlohmann::json settings, CheckpointLayout layout);
 
+  ~Checkpointer();
+
+  // The whole save now (collective).
   SaveStats save(int64_t global_step, int64_t tokens_seen, const std::vector<NamedTensor>& tensors);
+  // An asynchronous save (collective): the host copy of this rank's tensors and the temporary
+  // directory now (the returned ms are all training waits for), the write, digest and fsync in a
+  // background thread. At most one save is in flight.
+  double start_async_save(int64_t global_step, int64_t tokens_seen, const std::vector<NamedTensor>& tensors);
+  bool save_in_flight() const { return async_ != nullptr; }
+  // Collective, at a step boundary: publishes the save in flight (READY, `latest`, pruning, as a
+  // synchronous save does) once every rank's write has finished, or after waiting for it when
+  // `wait`. Nothing when none was in flight or it is still being written.
+  std::optional<SaveStats> finish_async_save(bool wait);
 
   // Where to resume from; nothing when there is nothing to resume (no --resume, or `latest` in an
   // empty directory). Throws CheckpointError on every rank when the choice is unusable.
@@ -74,12 +92,19 @@ class Checkpointer {
   std::map<std::string, torch::Tensor> load_resharded(const ResumePoint& point, const ReshardTarget& target);
 
  private:
+  struct AsyncSave;
+  std::filesystem::path begin_step(int64_t global_step);  // the temporary directory, on every rank
+  WrittenFile write_own_shard(const std::filesystem::path& temp, int64_t global_step,
+                              const std::vector<NamedTensor>& tensors) const;
+  uint64_t publish_step(int64_t global_step, int64_t tokens_seen, const WrittenFile& written);
+
   CheckpointSettings settings_;
   ControlChannel& control_;
   CheckpointIdentity identity_;
   const FaultPlan& faults_;
   nlohmann::json contents_settings_;
   std::optional<CheckpointLayout> contents_layout_;
+  std::unique_ptr<AsyncSave> async_;
 };
 
 }  // namespace mt

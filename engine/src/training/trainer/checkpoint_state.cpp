@@ -29,7 +29,7 @@ FaultPlan fault_plan(const TrainConfig& config) {
 }
 
 CheckpointSettings checkpoint_settings(const TrainConfig& config) {
-  return {config.checkpoint_dir, config.save_every, config.keep_last, config.resume};
+  return {config.checkpoint_dir, config.save_every, config.keep_last, config.resume, config.async_save};
 }
 
 nlohmann::json checkpoint_settings_json(const TrainConfig& c, const LrSchedule& schedule,

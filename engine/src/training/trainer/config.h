@@ -40,6 +40,7 @@ struct TrainConfig {
   int64_t save_every = 0;
   int64_t keep_last = 0;
   std::string resume;
+  bool async_save = false;  // write checkpoints in the background while training continues
   std::vector<std::string> faults;
   std::string profile_dir;    // non-empty: a profiled run (traces and the step analysis here)
   std::string init_from;      // non-empty: starting weights from this safetensors file

@@ -130,6 +130,9 @@ OptionTable train_option_table(TrainConfig& c) {
                      "directory of checkpoints: step_%08d/ per saved step, latest -> the newest", &c.checkpoint_dir});
   o.push_back(integer("save-every", c.save_every, "save a checkpoint every N steps (0: never)", 0, kMaxSteps));
   o.push_back(integer("keep-last", c.keep_last, "published checkpoints kept (0: all)", 0, kMaxSteps));
+  o.push_back(flag("async-save", c.async_save,
+                   "write checkpoints in the background: training waits only for a host copy of each "
+                   "rank's state; publication stays atomic once every rank's write finished"));
   o.push_back(Option{"resume", OptionType::text,
                      "latest (the newest published checkpoint in --checkpoint-dir; none: start fresh) or a "
                      "step directory; warmup and measured steps still count from step 0",

@@ -92,6 +92,10 @@ void write_gradients(const TrainConfig& config, GptImpl& model, Strategy& strate
                    {{"loss", fmt::format("{:.17g}", mean_loss)}, {"step", std::to_string(step)}});
 }
 
+void record_save(RankRun& run, const SaveStats& saved) {
+  run.checkpoint_saves.push_back({saved.step, saved.ms, saved.bytes, saved.async, saved.background_ms, saved.total_ms});
+}
+
 }  // namespace
 
 std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm, SyncMode sync_mode,
@@ -307,15 +311,25 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     run.rank_wait_ms.push_back(times[StepPhase::rank_wait]);
     if (profiler) profiler->after_step(step, times.step_ms);
 
+    run.step_during_save.push_back(checkpointer.save_in_flight());
+
     position = {step + 1, (step + 1) * tokens_per_step};
-    if (checkpointer.due(position.global_step)) {  // outside the step's timing
-      const SaveStats saved =
-          checkpointer.save(position.global_step, position.tokens_seen,
-                            rank_checkpoint(*strategy, optimizer, rank, comm.world_size(), position,
-                                            learning_rate_at(schedule, step + 1), micro_count, runtime->device()));
-      run.checkpoint_saves.push_back({position.global_step, saved.ms, saved.bytes});
+    // Outside the step's timing. A save in flight is published once written; a new one due waits
+    // for it (at most one in flight).
+    if (checkpointer.save_in_flight())
+      if (auto done = checkpointer.finish_async_save(/*wait=*/checkpointer.due(position.global_step)))
+        record_save(run, *done);
+    if (checkpointer.due(position.global_step)) {
+      auto tensors = rank_checkpoint(*strategy, optimizer, rank, comm.world_size(), position,
+                                     learning_rate_at(schedule, step + 1), micro_count, runtime->device());
+      if (config.async_save) {
+        checkpointer.start_async_save(position.global_step, position.tokens_seen, tensors);
+      } else {
+        record_save(run, checkpointer.save(position.global_step, position.tokens_seen, tensors));
+      }
     }
   }
+  if (auto done = checkpointer.finish_async_save(/*wait=*/true)) record_save(run, *done);
 
   const long measured = static_cast<long>(std::max<int64_t>(0, total_steps - measure_from));
   run.sync_rounds_per_step = measured > 0 ? (strategy->sync_rounds() - rounds_at_measure_start) / measured : 0;

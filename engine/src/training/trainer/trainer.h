@@ -50,9 +50,13 @@ struct RankRun {
   double checkpoint_load_ms = 0;
   struct CheckpointSave {
     int64_t step;
-    double ms;
+    double ms;  // what training waited for
     uint64_t bytes;
+    bool async = false;
+    double background_ms = 0;  // async: this rank's background write
+    double total_ms = 0;       // async: copy to publication
   };
+  std::vector<bool> step_during_save;  // per step: an async save was being written meanwhile
   std::vector<CheckpointSave> checkpoint_saves;
   std::string profile_json;  // rank 0 of a profiled run: the summary (profile/profiler.h)
 

@@ -129,8 +129,30 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
                                                             : nlohmann::json{{"path", run.initial_weights_path},
                                                                              {"sha256", run.initial_weights_sha256}};
   nlohmann::json saves = nlohmann::json::array();
-  for (const auto& save : run.checkpoint_saves)
-    saves.push_back({{"step", save.step}, {"save_ms", save.ms}, {"bytes", save.bytes}});
+  for (const auto& save : run.checkpoint_saves) {
+    // save_ms is what training waited for; an async save's write ran beside training.
+    nlohmann::json entry = {{"step", save.step}, {"save_ms", save.ms}, {"bytes", save.bytes}, {"async", save.async}};
+    const double wall_ms = save.async ? save.total_ms : save.ms;
+    if (wall_ms > 0) entry["gb_per_s"] = static_cast<double>(save.bytes) / 1e6 / wall_ms;
+    if (save.async) {
+      entry["background_ms"] = save.background_ms;
+      entry["total_ms"] = save.total_ms;
+    }
+    saves.push_back(entry);
+  }
+  // Training's own speed while async saves were being written, against the other steps.
+  double during = 0, otherwise = 0;
+  int n_during = 0, n_otherwise = 0;
+  for (std::size_t i = 0; i < run.step_ms.size() && i < run.step_during_save.size(); ++i) {
+    if (static_cast<int64_t>(i) + run.first_step < c.warmup_steps) continue;
+    (run.step_during_save[i] ? during : otherwise) += run.step_ms[i];
+    ++(run.step_during_save[i] ? n_during : n_otherwise);
+  }
+  if (n_during > 0 && n_otherwise > 0)
+    out["step_ms_during_async_saves"] = {{"during", during / n_during},
+                                         {"steps_during", n_during},
+                                         {"otherwise", otherwise / n_otherwise},
+                                         {"steps_otherwise", n_otherwise}};
   out["checkpoint_saves"] = saves;
   if (!run.profile_json.empty()) out["profile"] = nlohmann::json::parse(run.profile_json);
   out["environment"] = to_json(env, /*include_machine=*/true);

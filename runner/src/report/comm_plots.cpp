@@ -21,8 +21,8 @@ struct OperationCurves {
 std::vector<OperationCurves> operations(const CommData& data) {
   std::vector<OperationCurves> out;
   for (const auto& [key, curve] : data.series) {
-    auto it =
-        std::find_if(out.begin(), out.end(), [&](const OperationCurves& o) { return o.operation == key.operation; });
+    const std::string& operation = key.operation;  // a lambda may not capture a structured binding (C++17)
+    auto it = std::find_if(out.begin(), out.end(), [&](const OperationCurves& o) { return o.operation == operation; });
     if (it == out.end()) {
       out.push_back({key.operation, key.variant, {}});
       it = out.end() - 1;

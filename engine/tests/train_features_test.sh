@@ -39,6 +39,10 @@ lrs = r["per_step"]["learning_rate"]
 assert lrs[0] < lrs[1] and lrs[-1] < lrs[1] and lrs[-1] >= 1e-5, lrs
 assert all(g > 0 and math.isfinite(g) for g in r["per_step"]["grad_norm"]), r["per_step"]["grad_norm"]
 print("ok: cosine lr", [f"{x:.2e}" for x in lrs], "grad norms", [f"{x:.3f}" for x in r["per_step"]["grad_norm"]])
+# Every launch calibrates the machine: memory copy bandwidth, and on several ranks the latency floor.
+cal, gbps = r["calibration"]["allreduce_8_bytes_us"], r["environment"]["memory_copy_gbps_per_thread"]
+assert 0 < cal < 1e6 and 0 < gbps < 1e4, (cal, gbps)
+print(f"ok: calibration: 8-byte all-reduce {cal:.1f} us, memory copy {gbps:.1f} GB/s per thread")
 PY
 [[ $? == 0 ]] || { echo "FAIL: features" >&2; exit 1; }
 

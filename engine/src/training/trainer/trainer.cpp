@@ -3,6 +3,7 @@
 #include <ATen/autocast_mode.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -90,6 +91,22 @@ void write_gradients(const TrainConfig& config, GptImpl& model, Strategy& strate
   if (rank != 0) return;
   write_model_file(config.gradients_out, config.model, model.named_parameters().keys(), gradients,
                    {{"loss", fmt::format("{:.17g}", mean_loss)}, {"step", std::to_string(step)}});
+}
+
+// The job's small-message latency floor, measured with every multi-rank launch: the median of
+// 100 scalar all-reduces on the host control channel (8 bytes; not training traffic), which on two
+// ranks is a ping-pong. A calibration beside the SGEMM and memory probes: a slow or busy
+// interconnect shows here before it shows in a step time.
+double scalar_allreduce_latency_us(ControlChannel& control) {
+  std::vector<double> us;
+  control.barrier();
+  for (int i = 0; i < 100; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    control.sum(1.0);
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::nth_element(us.begin(), us.begin() + 50, us.end());
+  return control.max(us[50]);  // the slowest rank's median: what a step would wait for
 }
 
 void record_save(RankRun& run, const SaveStats& saved) {
@@ -210,6 +227,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   }
   run.first_step = position.global_step;
+  if (comm.world_size() > 1) run.allreduce_8_bytes_us = scalar_allreduce_latency_us(control);
   if (!config.weights_out.empty()) {  // collective: sharded strategies gather
     const auto weights = strategy->full_parameters();
     if (rank == 0)

@@ -37,6 +37,8 @@ struct RankRun {
   std::string bf16_gemm;  // bf16 runs: "native" (autocast) or "emulated" (fp32 GEMMs, bf16 operands)
   int64_t device_max_allocated_bytes = 0, device_max_reserved_bytes = 0;  // GPU memory peaks
 
+  double allreduce_8_bytes_us = 0;  // multi-rank calibration: median 8-byte all-reduce, slowest rank
+
   // Checkpoints: the step this process started at (a resume point, else 0), saves and the load.
   int64_t first_step = 0;
   std::optional<int64_t> resumed_from_step;

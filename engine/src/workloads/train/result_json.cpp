@@ -119,6 +119,7 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
                      {"grad_norm", run.grad_norm},         {"learning_rate", run.learning_rate},
                      {"step_time_ms", s.step_ms_per_rank}, {"rank_wait_ms", s.rank_wait_ms_per_rank}};
   out["hosts"] = s.hosts;
+  if (run.allreduce_8_bytes_us > 0) out["calibration"] = {{"allreduce_8_bytes_us", run.allreduce_8_bytes_us}};
   out["resume_deterministic"] = run.resume_deterministic;
   out["resumed_from_step"] = run.resumed_from_step ? nlohmann::json(*run.resumed_from_step) : nlohmann::json(nullptr);
   if (run.resumed_from_step) out["checkpoint_load_ms"] = run.checkpoint_load_ms;

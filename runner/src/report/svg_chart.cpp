@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/cells.h"
+#include "report/markdown_html.h"
 
 namespace mt {
 namespace {
@@ -17,20 +18,6 @@ const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#94
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
 std::string num(double v) { return fixed(v, 1); }
-
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 const char* color(const ChartSeries& s, size_t index) {
   size_t i = s.color >= 0 ? size_t(s.color) : index;
@@ -232,14 +219,14 @@ std::string open_frame(const ChartSpec& c, Frame& f, bool stacked) {
   for (size_t i = 0; i < title_lines.size(); ++i) {
     out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"15\" font-weight=\"bold\">{}</text>\n",
                        num(title_lines.size() > 1 || glyphs(c.title) * 9.2 > kWidth - kLeft - 10 ? 10 : kLeft),
-                       num(24 + 18 * double(i)), escape(title_lines[i]));
+                       num(24 + 18 * double(i)), html_escape(title_lines[i]));
   }
   if (c.shade && c.shade->first <= c.shade->last && c.shade->last < c.categories.size()) {
     const double x0 = f.x(c.shade->first) - f.slot() / 2, x1 = f.x(c.shade->last) + f.slot() / 2;
     out += fmt::format(
         "<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" fill=\"#eeeeee\"/>\n"
         "<text x=\"{4}\" y=\"{5}\" text-anchor=\"middle\" fill=\"#555555\">{6}</text>\n",
-        num(x0), num(top), num(x1 - x0), num(kPlotH), num((x0 + x1) / 2), num(top + 14), escape(c.shade->label));
+        num(x0), num(top), num(x1 - x0), num(kPlotH), num((x0 + x1) / 2), num(top + 14), html_escape(c.shade->label));
   }
   for (const auto& t : ticks) {
     out += fmt::format(
@@ -252,12 +239,13 @@ std::string open_frame(const ChartSpec& c, Frame& f, bool stacked) {
     double y = top + kPlotH + 18;
     if (labels.tilt == LabelTilt::Level) {
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(f.x(i)), num(y),
-                         escape(c.categories[i]));
+                         html_escape(c.categories[i]));
     } else {
       // Upright labels hang from the axis, their middle under the category.
       double x = labels.tilt == LabelTilt::Upright ? f.x(i) + 4 : f.x(i);
-      out += fmt::format("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate({3} {0} {1})\">{2}</text>\n",
-                         num(x), num(y - 8), escape(c.categories[i]), labels.tilt == LabelTilt::Upright ? -90 : -30);
+      out +=
+          fmt::format("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate({3} {0} {1})\">{2}</text>\n",
+                      num(x), num(y - 8), html_escape(c.categories[i]), labels.tilt == LabelTilt::Upright ? -90 : -30);
     }
   }
   out += fmt::format(
@@ -266,7 +254,7 @@ std::string open_frame(const ChartSpec& c, Frame& f, bool stacked) {
       "<text x=\"{4}\" y=\"{5}\" text-anchor=\"middle\">{6}</text>\n"
       "<text x=\"{9}\" y=\"{7}\" text-anchor=\"middle\" transform=\"rotate(-90 {9} {7})\">{8}</text>\n",
       num(f.left), num(top + kPlotH), num(f.left + f.plot_w()), num(top), num(f.left + f.plot_w() / 2), num(x_title_y),
-      escape(c.x_title), num(top + kPlotH / 2), escape(c.y_title + (f.axis.log ? " (log scale)" : "")),
+      html_escape(c.x_title), num(top + kPlotH / 2), html_escape(c.y_title + (f.axis.log ? " (log scale)" : "")),
       num(f.left - 62));
   return out;
 }
@@ -304,7 +292,7 @@ std::string legend(const ChartSpec& c, const Frame& f, bool boxes) {
                        "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n",
                        num(x), num(x + 14), num(y - 4), color(s, e.series), stroke_style(s)) +
                        (s.dashed ? "" : marker(e.series, x + 7, y - 4, 3, color(s, e.series)));
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", num(x + 20), num(y), escape(s.name));
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", num(x + 20), num(y), html_escape(s.name));
   }
   return out;
 }
@@ -382,9 +370,9 @@ std::string bar_chart_svg(const ChartSpec& c, bool stacked) {
       double v = *s.values[i];
       double x = stacked ? f.x(i) - group_w / 2 : f.x(i) - group_w / 2 + bar_w * double(si);
       double top = f.y(stacked ? base + v : v), bottom = f.y(base);
-      out +=
-          fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {}</title></rect>\n",
-                      num(x), num(top), num(bar_w), num(bottom - top), color(s, si), escape(s.name), auto_number(v));
+      out += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {}</title></rect>\n", num(x),
+          num(top), num(bar_w), num(bottom - top), color(s, si), html_escape(s.name), auto_number(v));
       if (stacked) base += v;
       else if (i < s.errors.size()) out += error_bar(f, x + bar_w / 2, v, s.errors[i], "#333333");
     }

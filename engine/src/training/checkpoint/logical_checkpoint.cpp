@@ -22,9 +22,14 @@ LogicalCheckpoint::LogicalCheckpoint(std::filesystem::path step_dir) : dir_(std:
                           "it with this version and save again");
 }
 
-const LogicalTensor& LogicalCheckpoint::parameter(const std::string& name) const {
+const LogicalTensor* LogicalCheckpoint::find_parameter(const std::string& name) const {
   for (const auto& t : layout().parameters)
-    if (t.name == name) return t;
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+const LogicalTensor& LogicalCheckpoint::parameter(const std::string& name) const {
+  if (const auto* t = find_parameter(name)) return *t;
   throw CheckpointError("'" + dir_.string() + "' has no parameter '" + name + "': it is of another model");
 }
 

@@ -20,6 +20,12 @@ namespace mt {
 
 enum class StatePart { weights, exp_avg, exp_avg_sq };
 
+// The state every rank saves alike (rank 0's copy speaks for all): the schedule, the train state
+// and the data cursor.
+inline constexpr const char* kGlobalStateTensors[] = {"scheduler/step",          "scheduler/learning_rate",
+                                                      "train_state/global_step", "train_state/micro_step",
+                                                      "train_state/tokens_seen", "data/next_micro_batch"};
+
 class LogicalCheckpoint {
  public:
   // Throws CheckpointError when the directory is not a published step or lacks a layout (written
@@ -31,6 +37,7 @@ class LogicalCheckpoint {
   const CheckpointLayout& layout() const { return *metadata_.layout; }
   // The parameter of that name; throws CheckpointError when the checkpoint has none.
   const LogicalTensor& parameter(const std::string& name) const;
+  const LogicalTensor* find_parameter(const std::string& name) const;  // nullptr when it has none
 
   // The whole parameter (or its moments), in its shape.
   torch::Tensor assemble(const LogicalTensor& parameter, StatePart part);

@@ -43,8 +43,7 @@ std::map<std::string, torch::Tensor> load_resharded_state(const std::filesystem:
   out["optimizer/steps"] = torch::full({static_cast<int64_t>(target.optimizer_tensors)}, source.optimizer_steps(),
                                        torch::TensorOptions().dtype(torch::kLong));
   // Global state, as rank 0 saved it.
-  for (const char* name : {"scheduler/step", "scheduler/learning_rate", "train_state/global_step",
-                           "train_state/micro_step", "train_state/tokens_seen", "data/next_micro_batch"}) {
+  for (const char* name : kGlobalStateTensors) {
     auto value = source.saved(0, name);
     if (!value) throw CheckpointError(fmt::format("'{}': rank 0's shard lacks {}", step_dir.string(), name));
     out[name] = *value;

@@ -159,6 +159,14 @@ std::string restore_problem(const std::map<std::string, torch::Tensor>& tensors,
   return "";
 }
 
+std::map<std::string, torch::Tensor> load_resume_point(Checkpointer& checkpointer, const ResumePoint& point,
+                                                       GptImpl& model, Strategy& strategy,
+                                                       std::size_t optimizer_tensors, int rank, int world_size) {
+  if (!point.reshard) return checkpointer.load(point);
+  const CheckpointLayout layout = checkpoint_layout_of(model, strategy, world_size);
+  return checkpointer.load_resharded(point, {rank, &layout, strategy.model_state(), optimizer_tensors});
+}
+
 TrainPosition restore_rank(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,
                            FusedAdamW& optimizer, Communicator& comm, const torch::Device& device) {
   {

@@ -61,6 +61,12 @@ std::vector<NamedTensor> rank_checkpoint(Strategy& strategy, const FusedAdamW& o
 std::string restore_problem(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,
                             int64_t metadata_step);
 
+// This rank's tensors of a resume point: as saved, or resharded when the checkpoint was laid out
+// by another strategy or world size (collective; throws CheckpointError on every rank alike).
+std::map<std::string, torch::Tensor> load_resume_point(Checkpointer& checkpointer, const ResumePoint& point,
+                                                       GptImpl& model, Strategy& strategy,
+                                                       std::size_t optimizer_tensors, int rank, int world_size);
+
 // Applies a rank's loaded tensors; collective (replicated state travels from rank 0). Throws
 // CheckpointError naming what is missing or does not fit.
 TrainPosition restore_rank(const std::map<std::string, torch::Tensor>& tensors, Strategy& strategy,

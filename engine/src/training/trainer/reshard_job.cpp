@@ -24,10 +24,7 @@ ReshardReport reshard_on_this_rank(const ReshardRequest& request, ProcessGroup& 
 
   Gpt model = make_gpt(config.model, config.seed);  // its weights are replaced by the checkpoint's
   const int64_t parameter_bytes = parameter_count(*model) * static_cast<int64_t>(sizeof(float));
-  const SyncMode sync_mode = config.gradient_sync_mode == "every"  ? SyncMode::every
-                             : config.gradient_sync_mode == "last" ? SyncMode::last
-                                                                   : find_strategy(config.strategy)->auto_sync_mode;
-  auto strategy = make_strategy(config, comm, sync_mode, parameter_bytes);
+  auto strategy = make_strategy(config, comm, resolved_sync_mode(config), parameter_bytes);
   strategy->prepare(*model);
   const auto optimized = strategy->optimizer_parameters();
   FusedAdamW optimizer(optimized, FusedAdamWOptions{});
@@ -40,13 +37,8 @@ ReshardReport reshard_on_this_rank(const ReshardRequest& request, ProcessGroup& 
     checkpointer.describe_contents(checkpoint_settings_json(config, schedule, initial_weights),
                                    checkpoint_layout_of(*model, *strategy, comm.world_size()));
   const auto point = checkpointer.resume_point();
-  std::map<std::string, torch::Tensor> tensors;
-  if (point->reshard) {
-    const CheckpointLayout layout = checkpoint_layout_of(*model, *strategy, comm.world_size());
-    tensors = checkpointer.load_resharded(*point, {comm.rank(), &layout, strategy->model_state(), optimized.size()});
-  } else {
-    tensors = checkpointer.load(*point);
-  }
+  const auto tensors =
+      load_resume_point(checkpointer, *point, *model, *strategy, optimized.size(), comm.rank(), comm.world_size());
   all_ranks_or_none(control, restore_problem(tensors, *strategy, point->metadata.global_step));
   const TrainPosition position = restore_rank(tensors, *strategy, optimizer, comm, torch::Device(torch::kCPU));
   const double next_learning_rate = tensors.at("scheduler/learning_rate").item<double>();

@@ -127,6 +127,12 @@ std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator&
   return find_strategy(config.strategy)->make(options);
 }
 
+SyncMode resolved_sync_mode(const TrainConfig& config) {
+  if (config.gradient_sync_mode == "every") return SyncMode::every;
+  if (config.gradient_sync_mode == "last") return SyncMode::last;
+  return find_strategy(config.strategy)->auto_sync_mode;
+}
+
 LrSchedule lr_schedule_of(const TrainConfig& config) {
   const int64_t total_steps = config.warmup_steps + config.steps;
   return {config.lr_scheduler, config.learning_rate, config.min_learning_rate, config.lr_warmup_steps,
@@ -208,17 +214,14 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   TrainPosition position;
   if (auto point = checkpointer.resume_point()) {
     const auto load_start = std::chrono::steady_clock::now();
-    std::map<std::string, torch::Tensor> tensors;
+    const auto tensors =
+        load_resume_point(checkpointer, *point, *model, *strategy, optimized.size(), rank, comm.world_size());
     if (point->reshard) {
-      const CheckpointLayout layout = checkpoint_layout_of(*model, *strategy, comm.world_size());
-      tensors = checkpointer.load_resharded(*point, {rank, &layout, strategy->model_state(), optimized.size()});
       run.resharded_from = {point->metadata.identity.strategy, point->metadata.identity.world_size};
       if (rank == 0)
         std::fprintf(stderr, "mtengine: resharding '%s' (%s x%d) for %s x%d\n", point->step_dir.c_str(),
                      point->metadata.identity.strategy.c_str(), point->metadata.identity.world_size,
                      config.strategy.c_str(), comm.world_size());
-    } else {
-      tensors = checkpointer.load(*point);
     }
     all_ranks_or_none(control, restore_problem(tensors, *strategy, point->metadata.global_step));
     position = restore_rank(tensors, *strategy, optimizer, comm, runtime->device());

@@ -76,6 +76,9 @@ class Strategy;
 std::unique_ptr<Strategy> make_strategy(const TrainConfig& config, Communicator& comm, SyncMode sync_mode,
                                         int64_t parameter_bytes);
 
+// What --gradient-sync-mode means for the configured strategy ("auto": the strategy's own choice).
+SyncMode resolved_sync_mode(const TrainConfig& config);
+
 // The learning-rate schedule of a run: cosine decay over the steps after warmup unless given.
 struct LrSchedule;
 LrSchedule lr_schedule_of(const TrainConfig& config);

@@ -10,23 +10,12 @@
 #include "training/checkpoint/logical_checkpoint.h"
 #include "training/interop/nanogpt_names.h"
 #include "training/interop/safetensors.h"
+#include "training/trainer/checkpoint_state.h"
 
 namespace mt {
 namespace {
 
 namespace fs = std::filesystem;
-
-ModelConfig model_config_of(const nlohmann::json& settings) {
-  const auto& m = settings.at("model");
-  ModelConfig c;
-  c.vocab_size = m.at("vocab_size");
-  c.d_model = m.at("d_model");
-  c.n_heads = m.at("n_heads");
-  c.n_layers = m.at("n_layers");
-  c.seq_length = m.at("seq_length");
-  c.dropout = m.at("dropout");
-  return c;
-}
 
 const char* prefix_of(StatePart part) {
   switch (part) {
@@ -40,7 +29,9 @@ void export_checkpoint(const ExportConfig& config) {
   LogicalCheckpoint checkpoint(config.step_dir);
   const CheckpointMetadata& metadata = checkpoint.metadata();
   check_files(checkpoint.dir(), metadata);  // every byte against its SHA-256 before anything is trusted
-  const ModelConfig model = model_config_of(metadata.settings);
+  TrainConfig settings;
+  apply_checkpoint_settings(metadata, settings);
+  const ModelConfig& model = settings.model;
 
   std::vector<StatePart> parts = {StatePart::weights};
   if (config.with_optimizer) parts.insert(parts.end(), {StatePart::exp_avg, StatePart::exp_avg_sq});
@@ -79,9 +70,6 @@ int run_export_command(const ExportConfig& config) {
     return 0;
   } catch (const InputError& e) {
     std::fprintf(stderr, "mtengine export: %s\n", e.what());
-    return 2;
-  } catch (const nlohmann::json::exception& e) {
-    std::fprintf(stderr, "mtengine export: '%s' has damaged settings: %s\n", config.step_dir.c_str(), e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtengine export: %s\n", e.what());

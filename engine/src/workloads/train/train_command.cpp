@@ -13,12 +13,6 @@
 namespace mt {
 namespace {
 
-SyncMode resolve_sync_mode(const TrainConfig& c) {
-  if (c.gradient_sync_mode == "every") return SyncMode::every;
-  if (c.gradient_sync_mode == "last") return SyncMode::last;
-  return find_strategy(c.strategy)->auto_sync_mode;
-}
-
 void print_summary(const TrainConfig& c, int world_size, const RankRun& run, const TrainSummary& s) {
   fmt::print(
       "mtengine train: {} x{} params={} tokens/s={:.1f} step={:.2f} ms (data {:.2f}, fwd+bwd {:.2f}, "
@@ -41,7 +35,7 @@ class TrainWorkload final : public Workload {
 
   WorkloadOutcome run(ProcessGroup& group) override {
     world_size_ = group.world_size();
-    run_.sync_mode = resolve_sync_mode(config_);  // the strategy is known to exist by now
+    run_.sync_mode = resolved_sync_mode(config_);  // the strategy is known to exist by now
     train_on_this_rank(config_, group, run_);
     if (run_.non_finite) return non_finite_outcome(group);
 

@@ -61,7 +61,7 @@ class LogicalComparison {
     };
     if (a_.layout().parameters.size() != b_.layout().parameters.size()) note("model", "model (parameter count)");
     for (const auto& pa : a_.layout().parameters) {
-      const LogicalTensor* pb = find(b_, pa.name);
+      const LogicalTensor* pb = b_.find_parameter(pa.name);
       if (!pb || pb->shape != pa.shape) {
         note("model", "model/" + pa.name);
         continue;
@@ -73,8 +73,7 @@ class LogicalComparison {
           note("optimizer", fmt::format("optimizer/{}/{}", name, pa.name));
     }
     if (a_.optimizer_steps() != b_.optimizer_steps()) note("optimizer", "optimizer/steps");
-    for (const char* name : {"scheduler/step", "scheduler/learning_rate", "train_state/global_step",
-                             "train_state/micro_step", "train_state/tokens_seen", "data/next_micro_batch"})
+    for (const char* name : kGlobalStateTensors)
       if (!same(a_.saved(0, name), b_.saved(0, name))) note(component_of(name), name);
     const int common = std::min(a_.metadata().identity.world_size, b_.metadata().identity.world_size);
     for (int r = 0; r < common; ++r)
@@ -85,11 +84,6 @@ class LogicalComparison {
   int common_ranks() const { return std::min(a_.metadata().identity.world_size, b_.metadata().identity.world_size); }
 
  private:
-  static const LogicalTensor* find(const LogicalCheckpoint& c, const std::string& name) {
-    for (const auto& t : c.layout().parameters)
-      if (t.name == name) return &t;
-    return nullptr;
-  }
   static bool same(const std::optional<torch::Tensor>& x, const std::optional<torch::Tensor>& y) {
     return x && y && x->sizes() == y->sizes() && x->scalar_type() == y->scalar_type() && torch::equal(*x, *y);
   }

@@ -301,3 +301,45 @@ CREATE TABLE baselines (
 -- that does not say).
 ALTER TABLE provenance ADD COLUMN source_repository TEXT;
 ALTER TABLE provenance ADD COLUMN build_tree_dirty INTEGER;
+
+-- @version 9
+-- Restarts: a study with `restart: {max, resume}` relaunches a job that crashed, failed (not on bad
+-- input) or timed out from the newest READY checkpoint of its checkpoint_dir, within the same
+-- attempt (or stage of a chain), without the injected faults. Every launch of such a job is a row
+-- here, in order; the last one's end is the attempt's (stage's) outcome, its duration all of them.
+-- reached_step: the steps the launch had completed (the engine's --progress-file); resumed_from_step:
+-- where it began (NULL: step 0); lost_steps: what the next launch computed again (reached_step
+-- minus the next launch's resumed_from_step); recovery_s: from this launch's end until the next was
+-- back at reached_step: mtrun's gap, the relaunch's start-up and checkpoint load, and the recomputed
+-- steps (an upper bound: the relaunch's shutdown is counted with its start-up).
+CREATE TABLE launches (
+  id                INTEGER PRIMARY KEY,
+  attempt_id        INTEGER NOT NULL REFERENCES attempts(id),
+  stage_id          INTEGER REFERENCES stages(id),     -- NULL: the trial's own job
+  launch            INTEGER NOT NULL,                  -- 1, 2, …
+  state             TEXT NOT NULL CHECK (state IN ('succeeded', 'failed', 'timed_out', 'crashed',
+                                                    'launch_failed', 'interrupted')),
+  exit_code         INTEGER,
+  signal            INTEGER,
+  error_rank        INTEGER,
+  error_step        INTEGER,
+  error_reason      TEXT,
+  duration_s        REAL NOT NULL,
+  reached_step      INTEGER,
+  resumed_from_step INTEGER,
+  lost_steps        INTEGER,
+  recovery_s        REAL,
+  log_path          TEXT NOT NULL
+);
+CREATE INDEX launches_by_attempt ON launches (attempt_id);
+
+-- The launches of every trial's latest attempt, with the stage they belong to (NULL: the trial's own).
+CREATE VIEW restarts AS
+SELECT t.campaign_id, t.identity AS trial, t.study, t.strategy, t.ranks, t.repeat_index, a.attempt,
+       a.state AS verdict, s.name AS stage, l.launch, l.state, l.exit_code, l.signal, l.error_rank,
+       l.error_step, l.error_reason, l.duration_s, l.reached_step, l.resumed_from_step, l.lost_steps,
+       l.recovery_s, l.log_path
+FROM trials t
+JOIN latest_attempts a ON a.trial_id = t.id
+JOIN launches l ON l.attempt_id = a.id
+LEFT JOIN stages s ON s.id = l.stage_id;

@@ -85,6 +85,7 @@ struct Study {
   // `profile: true`: every trial runs the engine with --profile into its attempt's run directory
   // (Chrome traces per rank, the step breakdown, exposed communication); plain studies stay unprofiled.
   bool profile = false;
+  RestartPolicy restart;  // `restart:`: failed jobs relaunched from their latest checkpoint
   SourcePos pos;
 };
 

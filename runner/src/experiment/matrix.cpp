@@ -27,8 +27,9 @@ bool is_env(const std::string& name) { return name.rfind("env.", 0) == 0; }
 
 // What a trial's identity hashes, in this order: study and workload, parameters by name, engine
 // arguments, environment variables by name, and for `command` studies the argv template, launch
-// mode and metric rules, one `key=value` line each; `profile=true` for profiled studies (plain
-// studies keep the identities they had before profiling existed); then `repeat=N`. All but the combination's
+// mode and metric rules, one `key=value` line each; `profile=true` for profiled studies and
+// `restart=MAX|RESUME` for restarted ones (other studies keep the identities they had before those
+// existed); then `repeat=N`. All but the combination's
 // values is the same for a whole study, so it is written once.
 class IdentityText {
  public:
@@ -40,6 +41,7 @@ class IdentityText {
     for (const auto& m : s.metrics) tail_ += fmt::format("metric={}|{}|{}\n", m.name, m.regex, m.json_path);
     for (const auto& st : s.stages) tail_ += fmt::format("stage={}\n", stage_to_json(st.stage));
     if (s.profile) tail_ += "profile=true\n";
+    if (s.restart.enabled()) tail_ += fmt::format("restart={}|{}\n", s.restart.max, s.restart.resume);
   }
 
   // Hash state of a combination's text: hash_hex of it is the trials' group key.
@@ -266,6 +268,7 @@ struct StudyPlan {
     t.metrics = study->metrics;
     for (const auto& st : study->stages) t.stages.push_back(st.stage);
     t.profile = study->profile;
+    t.restart = study->restart;
     t.axis_names = axis_names;
     t.ranks = int(std::strtol(t.param("ranks", "1").c_str(), nullptr, 10));  // validated: within int
     t.group_key = hash_hex(kept_state[k]);

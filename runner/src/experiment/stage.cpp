@@ -27,6 +27,7 @@ json expectation_to_json(const StageExpectation& e) {
   put(j, "step", e.step);
   if (!e.message_contains.empty()) j["message_contains"] = e.message_contains;
   put(j, "resumed_from_step", e.resumed_from_step);
+  put(j, "restarts", e.restarts);
   put(j, "exact_match", e.exact_match);
   put(j, "ready_steps", e.ready_steps);
   if (!e.no_ready_steps.empty()) j["no_ready_steps"] = e.no_ready_steps;
@@ -43,6 +44,7 @@ StageExpectation expectation_from_json(const json& j) {
   get(j, "step", e.step);
   e.message_contains = j.value("message_contains", "");
   get(j, "resumed_from_step", e.resumed_from_step);
+  get(j, "restarts", e.restarts);
   get(j, "exact_match", e.exact_match);
   get(j, "ready_steps", e.ready_steps);
   e.no_ready_steps = j.value("no_ready_steps", std::vector<int>{});
@@ -52,6 +54,11 @@ StageExpectation expectation_from_json(const json& j) {
 }
 
 }  // namespace
+
+std::string restarts_text(int restarts) {
+  return restarts == 0 ? std::string("no restart")
+                       : fmt::format("restarted {} time{}", restarts, restarts == 1 ? "" : "s");
+}
 
 const std::vector<std::string> kStageOutcomes = {"succeeded", "failed", "crashed", "timed_out"};
 
@@ -63,6 +70,7 @@ std::string StageExpectation::describe() const {
   if (step) head += fmt::format(" at step {}", *step);
   parts.push_back(head);
   if (!message_contains.empty()) parts.push_back(fmt::format("output has \"{}\"", message_contains));
+  if (restarts) parts.push_back(restarts_text(*restarts));
   if (resumed_from_step) parts.push_back(fmt::format("resumed from step {}", *resumed_from_step));
   if (exact_match) parts.push_back(*exact_match ? "exact match" : "not an exact match");
   if (ready_steps) {

@@ -28,6 +28,7 @@ struct StageExpectation {
   std::optional<int> step;               // the result's error.step
   std::string message_contains;          // in the error reason or the output (template)
   std::optional<int> resumed_from_step;  // train: the result's resumed_from_step
+  std::optional<int> restarts;           // relaunches under the study's `restart:`
   std::optional<bool> exact_match;       // verify: the result's exact_match
   // The checkpoint directory (template; default: the stage's checkpoint_dir parameter) afterwards:
   std::optional<std::vector<int>> ready_steps;  // exactly these steps are published (READY)
@@ -51,6 +52,9 @@ struct Stage {
   double timeout_s = 0;  // 0: the trial's
   StageExpectation expect;
 };
+
+// "restarted 2 times", "no restart": how an expectation and an observation say it.
+std::string restarts_text(int restarts);
 
 // The expectation as JSON: what a stage row records.
 std::string expectation_json(const StageExpectation& expect);

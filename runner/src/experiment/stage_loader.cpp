@@ -16,7 +16,7 @@ const std::vector<std::string> kStageKeys = {"name",    "workload", "params",   
                                              "command", "launch",   "timeout_s", "expect"};
 const std::vector<std::string> kExpectKeys = {
     "outcome",     "rank",        "exit_code",     "step",        "message_contains", "resumed_from_step",
-    "exact_match", "ready_steps", "no_ready_step", "latest_step", "checkpoint_dir"};
+    "exact_match", "ready_steps", "no_ready_step", "latest_step", "checkpoint_dir",   "restarts"};
 
 // A list of scalars with their positions (a single scalar counts as a list of one).
 std::vector<Value> value_list(YamlReader& r, const YAML::Node& node, const std::string& what) {
@@ -222,6 +222,7 @@ class StageReader {
     integer("exit_code", e.exit_code);
     integer("step", e.step);
     integer("resumed_from_step", e.resumed_from_step);
+    integer("restarts", e.restarts);
     integer("latest_step", e.latest_step);
     if (node["message_contains"]) {
       if (auto v = r_.value(node["message_contains"], "message_contains")) {
@@ -267,6 +268,9 @@ class StageReader {
     }
     if (node["resumed_from_step"] && stage.workload != "train") {
       r_.error(pos_of(node["resumed_from_step"]), "expect: resumed_from_step applies to stages that run 'train'");
+    }
+    if (node["restarts"] && !runs_study_workload(stage)) {
+      r_.error(pos_of(node["restarts"]), "expect: restarts applies to stages that run the study's own workload");
     }
     if (node["exact_match"] && stage.workload != kVerifyStage) {
       r_.error(pos_of(node["exact_match"]), "expect: exact_match applies to stages of workload 'verify'");

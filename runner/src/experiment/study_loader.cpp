@@ -11,15 +11,16 @@
 #include "experiment/input_bounds.h"
 #include "experiment/measurement_loader.h"
 #include "experiment/param_checker.h"
+#include "experiment/restart_loader.h"
 #include "experiment/stage_loader.h"
 #include "experiment/workload_params.h"
 
 namespace mt {
 namespace {
 
-const std::vector<std::string> kStudyKeys = {"name",    "workload", "repeat",  "timeout_s", "defaults", "matrix",
-                                             "zip",     "exclude",  "include", "derived",   "where",    "engine_args",
-                                             "command", "launch",   "metrics", "stages",    "profile",  "questions"};
+const std::vector<std::string> kStudyKeys = {
+    "name",  "workload",    "repeat",  "timeout_s", "defaults", "matrix", "zip",     "exclude",   "include", "derived",
+    "where", "engine_args", "command", "launch",    "metrics",  "stages", "profile", "questions", "restart"};
 
 std::optional<Axis> read_axis(YamlReader& r, ParamChecker& params, const YAML::Node& key, const YAML::Node& values) {
   Axis axis{key.Scalar(), {}, pos_of(key)};
@@ -326,6 +327,20 @@ std::optional<Study> read_study(YamlReader& r, const YAML::Node& node, int index
               "command)");
     } else {
       read_stages(r, stages, {workload, known, set_at.count("checkpoint_dir") > 0}, study);
+    }
+  }
+  if (!node["restart"]) {
+    for (const auto& spec : study.stages) {
+      if (spec.stage.expect.restarts.value_or(0) > 0)
+        r.error(spec.pos, fmt::format("stage '{}' expects restarts, but study '{}' has no restart policy "
+                                      "(restart: {{max: N}})",
+                                      spec.stage.name, study.name));
+    }
+  }
+  if (const YAML::Node restart = node["restart"]) {
+    if (auto policy = read_restart(r, restart, workload)) {
+      study.restart = *policy;
+      check_restartable(r, restart, study, set_at.count(kCheckpointDirParam) > 0, set_at.count(kProgressFileParam) > 0);
     }
   }
   return study;

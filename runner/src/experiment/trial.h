@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "experiment/param.h"
+#include "experiment/restart_policy.h"
 #include "experiment/stage.h"
 
 namespace mt {
@@ -39,6 +40,7 @@ struct Trial {
   std::vector<MetricRule> metrics;
   std::vector<Stage> stages;            // a chain: run in order, in one work directory, as one attempt
   bool profile = false;                 // run the engine with --profile into the attempt's run directory
+  RestartPolicy restart;                // relaunch a failed job from its latest checkpoint (restart:)
   std::vector<std::string> axis_names;  // the study's axes: what varies between trials
   std::string identity;                 // hash of study, workload, params and repeat index
   std::string group_key;                // the same without the repeat index: trials that are repeats of each other

@@ -8,17 +8,6 @@
 namespace mt {
 namespace {
 
-// Sets `name` in a list kept sorted by name.
-void set_param(std::vector<Param>& params, const std::string& name, const std::string& value) {
-  auto it = std::lower_bound(params.begin(), params.end(), name,
-                             [](const Param& p, const std::string& n) { return p.name < n; });
-  if (it != params.end() && it->name == name) {
-    it->value = value;
-  } else {
-    params.insert(it, {name, value});
-  }
-}
-
 // The chain's values as a stage of its own workload sees them: {work_dir} among them, the chain's
 // parameters expanded, then the stage's own parameters (which may refer to the chain's).
 Trial stage_values(const Trial& chain, const Stage& stage, const ChainDirs& dirs, const LaunchContext& context,
@@ -57,6 +46,7 @@ StageLaunch prepare_stage(const Trial& chain, std::size_t index, const ChainDirs
   t = values;
   t.workload = stage.workload;
   t.engine_args = stage.workload == chain.workload ? chain.engine_args : std::vector<std::string>{};
+  if (stage.workload != chain.workload) t.restart = {};  // restarts cover the study's own workload
   if (stage.workload == kVerifyStage) {
     t.params.clear();  // verify takes the two directories, not the chain's training flags
     for (const auto& dir : stage.compare) t.engine_args.push_back(expand(dir));

@@ -33,6 +33,10 @@ std::vector<std::string> engine_argv(const Trial& trial, const LaunchContext& co
     argv.push_back(flag_name(kProfileParam));
     argv.push_back((result_file.parent_path() / kProfileDirName).string());
   }
+  if (trial.restart.enabled()) {  // rank 0 keeps its progress where a relaunch can count the lost work
+    argv.push_back(flag_name(kProgressFileParam));
+    argv.push_back((result_file.parent_path() / kProgressFileName).string());
+  }
   argv.push_back("--output");
   argv.push_back(result_file.string());
   return argv;
@@ -81,6 +85,13 @@ std::string flag_name(const std::string& param) {
   std::string flag = "--" + param;
   std::replace(flag.begin(), flag.end(), '_', '-');
   return flag;
+}
+
+Trial relaunch_of(const Trial& job, std::optional<int> reached_step) {
+  Trial next = job;
+  set_param(next.params, kResumeParam, job.restart.resume);
+  next.engine_args = faults_not_reached(job.engine_args, reached_step);
+  return next;
 }
 
 TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,

@@ -2,6 +2,7 @@
 // Turns a trial into the exact argv that launches it (mpirun … mtengine train …) and the
 // environment it runs with. The same text is shown by `mtrun plan` and stored with each attempt.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,11 @@
 namespace mt {
 
 using TrialCommand = LaunchCommand;
+
+// The job a restart launches in place of `job` (experiment/restart_policy.h) once it got
+// `reached_step` steps done: the same trial, resuming from its policy's checkpoint, without the
+// injected faults that step had reached.
+Trial relaunch_of(const Trial& job, std::optional<int> reached_step);
 
 // `job_name` identifies this attempt's job to the launcher (see LaunchRequest).
 TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,

@@ -15,6 +15,7 @@
 #include "run/chain_runner.h"
 #include "run/conditions_watch.h"
 #include "run/quiet_machine.h"
+#include "run/restarting_job.h"
 #include "run/progress.h"
 #include "store/attempt_files.h"
 #include "store/result_ingest.h"
@@ -141,11 +142,13 @@ Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const 
       e.outcome = std::move(chain.outcome);
       e.provenance_result = std::move(chain.provenance_result);
     } else {
-      std::filesystem::remove(p.result_file);  // never ingest a stale result
       ConditionsWatch watch(run.conditions.sample_interval_s);
-      ProcessOutcome process = run_job(run, p.command, p.run_dir, p.log_file, trial.timeout_s);
+      e.outcome = run_restarting(run, trial, p.command, p.run_dir, p.job_name, [&](const LaunchCommand& command) {
+        std::filesystem::remove(p.result_file);  // never ingest a stale result
+        ProcessOutcome process = run_job(run, command, p.run_dir, p.log_file, trial.timeout_s);
+        return classify_attempt(process, p.result_file, p.log_file, trial);
+      });
       e.conditions = watch.finish();
-      e.outcome = classify_attempt(process, p.result_file, p.log_file, trial);
       e.outcome.files = files_to_keep(trial, e.outcome, p.run_dir);
       e.provenance_result = e.outcome.result_json;
     }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "run/restarting_job.h"
 #include "run/stage_verdict.h"
 #include "store/result_ingest.h"
 #include "store/sqlite_db.h"
@@ -23,15 +24,19 @@ bool says_where_it_ran(const std::optional<std::string>& result_json) {
   return result_json && result_json->find("\"environment\"") != std::string::npos;
 }
 
-// Launches one prepared stage and classifies how it ended; never throws but for the database.
-AttemptOutcome launch_stage(const CampaignRun& run, const StageLaunch& launch, const std::filesystem::path& dir) {
+// Launches one prepared stage (again, under its study's restart policy) and classifies how it
+// ended; never throws but for the database.
+AttemptOutcome launch_stage(const CampaignRun& run, const StageLaunch& launch, const std::filesystem::path& dir,
+                            const std::string& job_name) {
   const auto result_file = dir / "result.json";
   const auto log_file = dir / "log.txt";
   try {
     std::filesystem::create_directories(dir);
-    std::filesystem::remove(result_file);  // never judge a stale result
-    ProcessOutcome process = run_job(run, launch.command, dir, log_file, launch.trial.timeout_s);
-    return classify_attempt(process, result_file, log_file, launch.trial);
+    return run_restarting(run, launch.trial, launch.command, dir, job_name, [&](const LaunchCommand& command) {
+      std::filesystem::remove(result_file);  // never judge a stale result
+      ProcessOutcome process = run_job(run, command, dir, log_file, launch.trial.timeout_s);
+      return classify_attempt(process, result_file, log_file, launch.trial);
+    });
   } catch (const SqliteError&) {
     throw;
   } catch (const std::exception& e) {
@@ -59,8 +64,9 @@ ChainOutcome run_chain(Store& store, const CampaignRun& run, std::int64_t attemp
     const auto dir = dirs.stage_dir(i, stage);
     StageLaunch launch;
     std::string command_text, unbuildable;
+    const std::string stage_job = fmt::format("{}-{}", job_name, i + 1);
     try {
-      launch = prepare_stage(trial, i, dirs, run.context, fmt::format("{}-{}", job_name, i + 1));
+      launch = prepare_stage(trial, i, dirs, run.context, stage_job);
       command_text = command_line(launch.command);
     } catch (const std::exception& e) {  // a stored trial whose templates no longer expand
       launch.expect = stage.expect;
@@ -70,7 +76,7 @@ ChainOutcome run_chain(Store& store, const CampaignRun& run, std::int64_t attemp
         attempt, {int(i + 1), stage.name, stage.workload, launch.expect.describe(), expectation_json(launch.expect),
                   command_text, dir.string(), (dir / "log.txt").string()});
     AttemptOutcome outcome =
-        unbuildable.empty() ? launch_stage(run, launch, dir)
+        unbuildable.empty() ? launch_stage(run, launch, dir, stage_job)
                             : ended(AttemptState::LaunchFailed, "the stage's command cannot be built: " + unbuildable);
     const StageVerdict v = judge_stage(launch.expect, outcome, dir / "log.txt");
     store.finish_stage(row, outcome, v);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner_error.h"
+#include "store/launch_rows.h"
 #include "store/lease.h"
 #include "store/schema.h"
 #include "store/trial_json.h"
@@ -265,6 +266,7 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o,
     file.bind(1, attempt_id).bind(2, f.name).bind_blob(3, f.content).run();
     file.reset();
   }
+  insert_launches(db_, attempt_id, std::nullopt, o.launches);
   if (provenance) record_provenance(attempt_id, *provenance);
   tx.commit();
 }
@@ -288,6 +290,7 @@ std::int64_t Store::begin_stage(std::int64_t attempt_id, const StageStart& st) {
 }
 
 void Store::finish_stage(std::int64_t stage_id, const AttemptOutcome& o, const StageVerdict& v) {
+  Transaction tx(db_);
   db_.prepare(
          "UPDATE stages SET state = ?, exit_code = ?, signal = ?, error_rank = ?, error_step = ?, "
          "error_reason = ?, observed = ?, met = ?, mismatch = ?, finished_at = ?, duration_s = ?, "
@@ -306,6 +309,10 @@ void Store::finish_stage(std::int64_t stage_id, const AttemptOutcome& o, const S
       .bind(12, o.result_json)
       .bind(13, stage_id)
       .run();
+  auto attempt = db_.prepare("SELECT attempt_id FROM stages WHERE id = ?");
+  attempt.bind(1, stage_id);
+  if (attempt.step()) insert_launches(db_, attempt.integer(0), stage_id, o.launches);
+  tx.commit();
 }
 
 void Store::record_provenance(std::int64_t attempt_id, const Provenance& p) {

@@ -48,6 +48,21 @@ struct AttemptFile {
   std::string content;
 };
 
+// One launch of a job whose study restarts failed jobs (`restart:`; schemas/store.sql, table
+// launches): how it ended, how far it got and what its relaunch had to redo.
+struct LaunchRecord {
+  int launch = 1;  // 1-based
+  AttemptState state = AttemptState::Failed;
+  std::optional<int> exit_code, signal, error_rank, error_step;
+  std::optional<std::string> error_reason;
+  double duration_s = 0;
+  std::optional<int> reached_step;       // steps completed (the engine's progress file)
+  std::optional<int> resumed_from_step;  // where it began; none: from step 0
+  std::optional<int> lost_steps;         // steps the next launch computed again
+  std::optional<double> recovery_s;      // this launch's end until the next was back at reached_step
+  std::string log_path;
+};
+
 struct AttemptOutcome {
   AttemptState state = AttemptState::Failed;
   std::optional<int> exit_code;
@@ -61,6 +76,9 @@ struct AttemptOutcome {
   std::vector<StepValue> steps;
   std::vector<std::string> rows;   // the result's `rows`, each a JSON object's text (result_rows)
   std::vector<AttemptFile> files;  // what reports link to (a profiled attempt's traces)
+  // Under `restart:`, every launch of the job in order, the last being the one this outcome
+  // describes (its duration_s counts them all); empty otherwise.
+  std::vector<LaunchRecord> launches;
 };
 
 // A stage of a chain as it starts (schemas/store.sql, table stages).
@@ -89,7 +107,7 @@ Campaign campaign_from_row(const Statement& row);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 8;  // sections of schemas/store.sql (a test checks)
+  static constexpr int kSchemaVersion = 9;  // sections of schemas/store.sql (a test checks)
 
   // Opens for writing (creating the file and its directory if needed) and migrates to
   // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a

@@ -49,6 +49,7 @@ std::string trial_to_json(const Trial& t) {
     j["stages"] = stages;
   }
   if (t.profile) j["profile"] = true;
+  if (t.restart.enabled()) j["restart"] = {{"max", t.restart.max}, {"resume", t.restart.resume}};
   j["axis_names"] = t.axis_names;
   j["identity"] = t.identity;
   j["group_key"] = t.group_key;
@@ -77,6 +78,10 @@ Trial trial_from_json(const std::string& text) {
   }
   for (const auto& stage : j.value("stages", json::array())) t.stages.push_back(stage_from_json(stage.dump()));
   t.profile = j.value("profile", false);  // absent: stored before profiling, or a plain trial
+  if (j.contains("restart")) {            // absent: a study without restarts
+    t.restart.max = j.at("restart").at("max").get<int>();
+    t.restart.resume = j.at("restart").at("resume").get<std::string>();
+  }
   t.axis_names = j.at("axis_names").get<std::vector<std::string>>();
   t.identity = j.at("identity").get<std::string>();
   t.group_key = j.at("group_key").get<std::string>();

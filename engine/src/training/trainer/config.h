@@ -46,6 +46,7 @@ struct TrainConfig {
   std::string init_from;      // non-empty: starting weights from this safetensors file
   std::string weights_out;    // non-empty: the weights this run starts from written here
   std::string gradients_out;  // non-empty: the first step's averaged gradients written here
+  std::string progress_file;  // non-empty: rank 0 keeps the steps completed here (progress_file.h)
 };
 
 // The first problem found, as a message naming the flag and value (without the

@@ -169,6 +169,10 @@ OptionTable train_option_table(TrainConfig& c) {
     gradients.experiment_param = false;
     o.push_back(gradients);
   }
+  o.push_back(Option{"progress-file", OptionType::text,
+                     "rank 0 rewrites this file with the number of steps completed after every step, so a "
+                     "supervisor that restarts a dead job knows how much work the restart recomputes",
+                     &c.progress_file});
   {
     Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.job.output};
     output.experiment_param = false;

@@ -30,6 +30,7 @@
 #include "core/job/input_error.h"
 #include "core/job/memory_check.h"
 #include "training/trainer/memory_estimate.h"
+#include "training/trainer/progress_file.h"
 
 namespace mt {
 namespace {
@@ -230,6 +231,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   }
   run.first_step = position.global_step;
+  ProgressFile progress(rank == 0 ? config.progress_file : std::string());
+  progress.record(position.global_step);
   if (comm.world_size() > 1) run.allreduce_8_bytes_us = scalar_allreduce_latency_us(control);
   if (!config.weights_out.empty()) {  // collective: sharded strategies gather
     const auto weights = strategy->full_parameters();
@@ -335,6 +338,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     run.step_during_save.push_back(checkpointer.save_in_flight());
 
     position = {step + 1, (step + 1) * tokens_per_step};
+    progress.record(position.global_step);
     // Outside the step's timing. A save in flight is published once written; a new one due waits
     // for it (at most one in flight).
     if (checkpointer.save_in_flight())

@@ -309,9 +309,10 @@ ALTER TABLE provenance ADD COLUMN build_tree_dirty INTEGER;
 -- here, in order; the last one's end is the attempt's (stage's) outcome, its duration all of them.
 -- reached_step: the steps the launch had completed (the engine's --progress-file); resumed_from_step:
 -- where it began (NULL: step 0); lost_steps: what the next launch computed again (reached_step
--- minus the next launch's resumed_from_step); recovery_s: from this launch's end until the next was
--- back at reached_step: mtrun's gap, the relaunch's start-up and checkpoint load, and the recomputed
--- steps (an upper bound: the relaunch's shutdown is counted with its start-up).
+-- minus the next launch's resumed_from_step); recovery_s: from this launch's last progress until the
+-- next had reached_step steps done again, both read from the engine's progress file: the step cut
+-- short, the job's teardown, the relaunch's start-up and checkpoint load, and the recomputed steps
+-- (NULL when the next launch never got that far).
 CREATE TABLE launches (
   id                INTEGER PRIMARY KEY,
   attempt_id        INTEGER NOT NULL REFERENCES attempts(id),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # experiments/fault_tolerance.yaml for one strategy, through the real mtrun and mtengine: every
-# scenario's chain passes, with the crash, its rank and the checkpoints recorded stage by stage; a
+# scenario's chain passes, with the crash, its rank and the checkpoints recorded stage by stage
+# (and, for automatic restarts, launch by launch); a
 # chain whose stage does not do what it expects fails naming that stage, and `rerun --failed` runs
 # it again from its first stage in a fresh work directory. status and report show the stages.
 source "$(dirname "$0")/lib.sh"
@@ -28,11 +29,11 @@ capture "$MTRUN" --db "$DB" run "$WORK/fault_tolerance.yaml"
 echo "$OUT"
 expect_eq "$RC" 1 "run exit code (one chain fails by design)"
 expect_eq "$(sql "select study || ' ' || state from trials t join latest_attempts a on a.trial_id = t.id order by t.ordinal" | tr '\n' ',')" \
-  "exact_resume succeeded,rank_sigkill succeeded,nan_stop succeeded,death_in_save succeeded,config_mismatch succeeded,wrong_expectation failed," \
+  "exact_resume succeeded,rank_sigkill succeeded,nan_stop succeeded,death_in_save succeeded,config_mismatch succeeded,auto_restart succeeded,wrong_expectation failed," \
   "verdicts"
-expect_eq "$(sql "select count(*) from attempts")" 6 "one attempt per chain"
-expect_eq "$(sql "select count(*) from stages")" 15 "a stage row per launch (13 + the failing chain's 2)"
-expect_eq "$(sql "select count(*) from stages where met = 1")" 14 "every stage but one met its expectation"
+expect_eq "$(sql "select count(*) from attempts")" 7 "one attempt per chain"
+expect_eq "$(sql "select count(*) from stages")" 18 "a stage row per stage run (16 + the failing chain's 2)"
+expect_eq "$(sql "select count(*) from stages where met = 1")" 17 "every stage but one met its expectation"
 
 # (a) the resumed run ends where the continuous one does, exactly.
 expect_eq "$(sql "select stage || ':' || observed from chain_stages where study = 'exact_resume' order by position" | tr '\n' '|')" \
@@ -52,6 +53,14 @@ expect_eq "$(sql "select observed from chain_stages where study = 'death_in_save
 # resharded.
 expect_eq "$(sql "select group_concat(exit_code, ' ') from chain_stages where study = 'config_mismatch' and position > 1")" \
   "2 2 0" "mismatched resumes refused, another world size resharded"
+
+# (f) killed twice, relaunched twice by mtrun, and the end state equals the run that never died.
+expect_eq "$(sql "select stage || ':' || observed from chain_stages where study = 'auto_restart' order by position" | tr '\n' '|')" \
+  "continuous:succeeded; no restart; READY steps 4 8 12|killed_twice:succeeded; restarted 2 times; resumed from step 8; READY steps 4 8 12|verify:succeeded; exact match|" \
+  "automatic restart"
+expect_eq "$(sql "select launch || ' ' || state || ' ' || error_rank || ' ' || reached_step || ' ' || lost_steps from restarts
+                  where study = 'auto_restart' and stage = 'killed_twice' and launch < 3 order by launch" | tr '\n' ',')" \
+  "1 crashed 1 6 2,2 crashed 0 10 2," "each kill, how far it got and what the relaunch redid"
 
 expect_eq "$(sql "select error_reason from trials t join latest_attempts a on a.trial_id = t.id where t.study = 'wrong_expectation'")" \
   "stage 2 'not_killed': expected crashed on rank 1, observed succeeded" "the failing chain names its stage"
@@ -80,4 +89,6 @@ expect_contains "$report" "## Fault tolerance" "report section"
 expect_contains "$report" "| death_in_save | ✓ |" "a passing scenario"
 expect_contains "$report" "| wrong_expectation | ✗ 0/1 |" "the failing scenario"
 expect_contains "$report" "### Checkpoint save and load" "checkpoint times"
+expect_contains "$report" "| auto_restart | ✓ |" "the restart scenario passes"
+expect_contains "$report" "### Restarts" "restarts"
 echo "PASS"

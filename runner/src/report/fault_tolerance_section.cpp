@@ -8,6 +8,7 @@
 #include "report/cells.h"
 #include "report/groups.h"
 #include "report/markdown_table.h"
+#include "report/restarts_table.h"
 #include "report/timeline_chart.h"
 
 namespace mt {
@@ -161,7 +162,8 @@ std::string checkpoint_table(const std::vector<const ReportTrial*>& chains) {
 
 std::string render_fault_tolerance_section(const std::vector<ReportTrial>& trials) {
   const auto chains = chains_of(trials);
-  if (chains.empty()) return "";
+  const std::string restarts = render_restarts(trials);
+  if (chains.empty()) return restarts.empty() ? "" : "## Fault tolerance\n\n" + restarts;
   std::string out =
       "## Fault tolerance\n\n"
       "Each scenario is a chain of stages run in one work directory (a study's `stages`): every stage launches "
@@ -177,6 +179,7 @@ std::string render_fault_tolerance_section(const std::vector<ReportTrial>& trial
       "### Stages\n\nThe latest attempt of each chain, stage by stage: what it expected and what happened "
       "(`s`: the stage's wall time).\n\n" +
       stage_table(chains) + "\n";
+  out += restarts;
   out += checkpoint_table(chains);
   return out;
 }

@@ -1,8 +1,8 @@
 #pragma once
 // The report's section for chains of stages (studies with `stages`, such as the fault-tolerance
 // scenarios): per scenario and strategy the verdict, each stage's expected and observed outcome,
-// and the checkpoint save and load times and sizes the stages' result files recorded; and the
-// chains as a timeline.
+// the automatic restarts (restarts_table.h), and the checkpoint save and load times and sizes the
+// stages' result files recorded; and the chains as a timeline.
 #include <string>
 #include <vector>
 
@@ -11,7 +11,7 @@
 
 namespace mt {
 
-// "" when no trial is a chain.
+// "" when no trial is a chain and none restarted.
 std::string render_fault_tolerance_section(const std::vector<ReportTrial>& trials);
 
 // A timeline of every chain: its stages one after another at their wall times — launches, kills,

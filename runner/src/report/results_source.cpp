@@ -190,6 +190,7 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
         }
       }
       if (row.trial.workload == "chain" && row.latest_id) row.trial.stages = attempt_stages(db, *row.latest_id);
+      if (row.latest_id) row.trial.launches = attempt_launches(db, *row.latest_id);
       data.trials.push_back(std::move(row.trial));
     }
     const CampaignMeasurement m = read_campaign_measurement(db, campaign.id);

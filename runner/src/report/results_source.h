@@ -15,6 +15,7 @@
 #include "experiment/question.h"
 #include "store/sqlite_db.h"
 #include "store/campaign_lookup.h"
+#include "store/launch_rows.h"
 #include "store/stage_rows.h"
 #include "store/store.h"
 
@@ -60,7 +61,8 @@ struct ReportTrial {
   std::optional<int> error_step;
   std::string error_reason;
   std::string log_path;
-  std::vector<StageRow> stages;  // a chain's: the stages its latest attempt ran
+  std::vector<StageRow> stages;     // a chain's: the stages its latest attempt ran
+  std::vector<LaunchRow> launches;  // under `restart:`: every launch of its latest attempt's jobs
 
   // Latest succeeded attempt: where the numbers come from.
   std::optional<int> succeeded_attempt;

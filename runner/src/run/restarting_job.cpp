@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -19,36 +18,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kBadInputExit = 2;  // the engine's exit code for input it refuses
 
-// What a launch's result says about its steps: where it began and each step's time (the slowest
-// rank's), so the work a relaunch redid can be timed.
-struct ResultSteps {
-  std::optional<int> resumed_from_step;
-  int first_step = 0;
-  std::vector<double> step_s;  // step first_step + i
-};
-
-ResultSteps result_steps(const AttemptOutcome& o) {
-  ResultSteps r;
-  if (!o.result_json) return r;
+// Where a launch began: its result's resumed_from_step (none: step 0).
+std::optional<int> resumed_from_step(const AttemptOutcome& o) {
+  if (!o.result_json) return std::nullopt;
   const json result = json::parse(*o.result_json, nullptr, false);
-  if (!result.is_object()) return r;
-  if (auto it = result.find("resumed_from_step"); it != result.end() && it->is_number_integer())
-    r.resumed_from_step = it->get<int>();
-  const json per_step = result.value("per_step", json::object());
-  if (!per_step.is_object()) return r;
-  if (auto it = per_step.find("first_step"); it != per_step.end() && it->is_number_integer())
-    r.first_step = it->get<int>();
-  const json ranks = per_step.value("step_time_ms", json::array());
-  if (!ranks.is_array()) return r;
-  for (const auto& rank : ranks) {
-    if (!rank.is_array()) continue;
-    for (std::size_t i = 0; i < rank.size(); ++i) {
-      if (!rank[i].is_number()) continue;
-      if (r.step_s.size() <= i) r.step_s.resize(i + 1, 0.0);
-      r.step_s[i] = std::max(r.step_s[i], rank[i].get<double>() / 1000.0);
-    }
-  }
-  return r;
+  if (!result.is_object()) return std::nullopt;
+  auto it = result.find("resumed_from_step");
+  return it != result.end() && it->is_number_integer() ? std::optional<int>(it->get<int>()) : std::nullopt;
 }
 
 LaunchRecord record_of(const AttemptOutcome& o, int number) {
@@ -64,30 +40,15 @@ LaunchRecord record_of(const AttemptOutcome& o, int number) {
   return l;
 }
 
-// Moves the launch's log and result aside so the relaunch writes fresh ones where the job's are
-// read, and drops its progress; returns where the log went.
+// Moves the launch's log, result and progress aside so the relaunch writes fresh ones where the
+// job's are read; returns where the log went.
 std::filesystem::path set_aside(const std::filesystem::path& dir, int number) {
   const auto log = dir / fmt::format("launch-{}.log.txt", number);
   std::error_code ignored;
   std::filesystem::rename(dir / "log.txt", log, ignored);
   std::filesystem::rename(dir / "result.json", dir / fmt::format("launch-{}.result.json", number), ignored);
-  std::filesystem::remove(dir / kProgressFileName, ignored);  // read already; never the next launch's
+  std::filesystem::rename(dir / kProgressFileName, dir / fmt::format("launch-{}.progress", number), ignored);
   return log;
-}
-
-// How long `previous` took to recover from, once `next` (its relaunch) ended with a result: the
-// time until it was back where `previous` had got to. Unknown when the relaunch left no step times
-// (it died too).
-void account_recovery(LaunchRecord& previous, const AttemptOutcome& next, double gap_s) {
-  const ResultSteps steps = result_steps(next);
-  if (!previous.reached_step || steps.step_s.empty()) return;
-  double all_steps_s = 0, redone_s = 0;
-  for (std::size_t i = 0; i < steps.step_s.size(); ++i) {
-    all_steps_s += steps.step_s[i];
-    if (steps.first_step + int(i) < *previous.reached_step) redone_s += steps.step_s[i];
-  }
-  const double outside_steps_s = std::max(0.0, next.duration_s - all_steps_s);  // start-up, load, shutdown
-  previous.recovery_s = gap_s + outside_steps_s + redone_s;
 }
 
 }  // namespace
@@ -101,14 +62,23 @@ bool restartable(const AttemptOutcome& o) {
   }
 }
 
-std::optional<int> read_progress(const std::filesystem::path& file) {
+std::vector<ProgressPoint> read_progress(const std::filesystem::path& file) {
+  std::vector<ProgressPoint> points;
   std::ifstream in(file);
-  std::string text;
-  if (!in || !std::getline(in, text)) return std::nullopt;
-  char* end = nullptr;
-  const long steps = std::strtol(text.c_str(), &end, 10);
-  if (end == text.c_str() || steps < 0 || steps > 1'000'000'000L) return std::nullopt;
-  return int(steps);
+  long long steps = 0;
+  double unix_s = 0;
+  while (in >> steps >> unix_s) {
+    if (steps < 0 || steps > 1'000'000'000LL) break;
+    points.push_back({int(steps), unix_s});
+  }
+  return points;
+}
+
+std::optional<double> time_to_recover(int reached, double last_seen_unix_s, const std::vector<ProgressPoint>& next) {
+  for (const ProgressPoint& p : next) {
+    if (p.steps >= reached) return std::max(0.0, p.unix_s - last_seen_unix_s);
+  }
+  return std::nullopt;
 }
 
 AttemptOutcome run_restarting(const CampaignRun& run, const Trial& job, const LaunchCommand& first,
@@ -118,12 +88,16 @@ AttemptOutcome run_restarting(const CampaignRun& run, const Trial& job, const La
   std::vector<LaunchRecord> launches;
   double total_s = outcome.duration_s;
   Trial current = job;
-  std::optional<int> planned_resume;  // where a relaunch without a result was to resume
+  std::optional<int> planned_resume;       // where a relaunch that left no result was to resume
+  std::optional<ProgressPoint> last_seen;  // the previous launch's last progress
   for (int number = 1;; ++number) {
+    const std::vector<ProgressPoint> progress = read_progress(dir / kProgressFileName);
+    if (!launches.empty() && last_seen)
+      launches.back().recovery_s = time_to_recover(last_seen->steps, last_seen->unix_s, progress);
     LaunchRecord record = record_of(outcome, number);
-    record.reached_step = read_progress(dir / kProgressFileName);
-    record.resumed_from_step = result_steps(outcome).resumed_from_step;
-    if (!record.resumed_from_step && !outcome.result_json) record.resumed_from_step = planned_resume;
+    if (!progress.empty()) record.reached_step = progress.back().steps;
+    last_seen = progress.empty() ? std::nullopt : std::optional<ProgressPoint>(progress.back());
+    record.resumed_from_step = outcome.result_json ? resumed_from_step(outcome) : planned_resume;
     const bool again = number <= job.restart.max && restartable(outcome) && !(run.stop && run.stop->load());
     if (!again) {
       record.log_path = (dir / "log.txt").string();
@@ -133,13 +107,11 @@ AttemptOutcome run_restarting(const CampaignRun& run, const Trial& job, const La
     record.log_path = set_aside(dir, number).string();
     current = relaunch_of(current, record.reached_step);
     launches.push_back(std::move(record));
-    planned_resume = scan_checkpoints(current.param(kCheckpointDirParam)).latest_step;
+    planned_resume = scan_checkpoints(dir / current.param(kCheckpointDirParam)).latest_step;  // relative: to dir
     const auto ended = Clock::now();
     const LaunchCommand next = build_trial_command(current, run.context, dir / "result.json", job_name);
-    const double gap_s = std::chrono::duration<double>(Clock::now() - ended).count();
     outcome = launch(next);
-    total_s += gap_s + outcome.duration_s;
-    account_recovery(launches.back(), outcome, gap_s);
+    total_s += std::chrono::duration<double>(Clock::now() - ended).count();
   }
   // The work each relaunch redid: from where it resumed up to where the launch before it got.
   for (std::size_t k = 0; k + 1 < launches.size(); ++k) {

@@ -59,11 +59,11 @@ class Judge {
       observe(has, fmt::format("output {} \"{}\"", has ? "has" : "lacks", e_.message_contains),
               fmt::format("output has \"{}\"", e_.message_contains));
     }
-    if (e_.resumed_from_step) check_resume();
-    if (e_.restarts) {
+    if (e_.restarts) {  // in the order StageExpectation::describe says them
       const int seen = o_.launches.empty() ? 0 : int(o_.launches.size()) - 1;
       observe(seen == *e_.restarts, restarts_text(seen), restarts_text(*e_.restarts));
     }
+    if (e_.resumed_from_step) check_resume();
     if (e_.exact_match) check_exact_match();
     if (e_.checks_checkpoints()) check_checkpoints();
     StageVerdict v;

@@ -30,4 +30,35 @@ void insert_launches(Database& db, std::int64_t attempt_id, std::optional<std::i
   }
 }
 
+std::vector<LaunchRow> attempt_launches(Database& db, std::int64_t attempt_id) {
+  std::vector<LaunchRow> rows;
+  if (!db.has_table("launches")) return rows;
+  auto s = db.prepare(
+      "SELECT coalesce(st.name, ''), coalesce(st.position, 0), l.launch, l.state, l.exit_code, l.signal, "
+      "l.error_rank, l.reached_step, l.resumed_from_step, l.lost_steps, l.recovery_s, l.duration_s "
+      "FROM launches l LEFT JOIN stages st ON st.id = l.stage_id WHERE l.attempt_id = ? "
+      "ORDER BY coalesce(st.position, 0), l.launch");
+  s.bind(1, attempt_id);
+  auto optional_int = [&](int column) {
+    return s.is_null(column) ? std::nullopt : std::optional<int>(int(s.integer(column)));
+  };
+  while (s.step()) {
+    LaunchRow r;
+    r.stage = s.text(0);
+    r.stage_position = int(s.integer(1));
+    r.launch = int(s.integer(2));
+    r.state = s.text(3);
+    r.exit_code = optional_int(4);
+    r.signal = optional_int(5);
+    r.error_rank = optional_int(6);
+    r.reached_step = optional_int(7);
+    r.resumed_from_step = optional_int(8);
+    r.lost_steps = optional_int(9);
+    if (!s.is_null(10)) r.recovery_s = s.real(10);
+    r.duration_s = s.real(11);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
 }  // namespace mt

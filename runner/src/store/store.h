@@ -59,7 +59,7 @@ struct LaunchRecord {
   std::optional<int> reached_step;       // steps completed (the engine's progress file)
   std::optional<int> resumed_from_step;  // where it began; none: from step 0
   std::optional<int> lost_steps;         // steps the next launch computed again
-  std::optional<double> recovery_s;      // this launch's end until the next was back at reached_step
+  std::optional<double> recovery_s;      // its last progress until the next was back at reached_step
   std::string log_path;
 };
 

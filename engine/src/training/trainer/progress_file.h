@@ -1,8 +1,9 @@
-// `--progress-file`: the number of training steps completed so far, rewritten in place by rank 0
-// after every step (and once at the start: the step a run begins or resumes at). A job that dies
-// leaves the last step it finished there, which a supervisor that restarts it (mtrun's
-// `restart:`) needs to count the work the restart recomputes. Not synced: it reports progress,
-// it does not survive a machine's crash.
+// `--progress-file`: rank 0 appends a line "STEPS UNIX_SECONDS" each time the number of training
+// steps completed changes — once at the start (the step a run begins or resumes at, once its
+// checkpoint is loaded) and after every step. A job that dies leaves how far it got and when;
+// a supervisor that restarts it (mtrun's `restart:`) reads from it the work the restart recomputed
+// and when the new job was back where the old one died. Not synced: it reports progress, it does
+// not survive a machine's crash. One short line per step.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,8 @@ class ProgressFile {
   ProgressFile(const ProgressFile&) = delete;
   ProgressFile& operator=(const ProgressFile&) = delete;
 
-  // "<steps completed>\n", padded to a fixed width so each rewrite replaces the last whole. A
-  // failed write is reported once on stderr and not again: progress is a courtesy, not the run.
+  // Appends "<steps completed> <seconds since the epoch, to the millisecond>\n" in one write. A
+  // failed write is reported once on stderr: progress is a courtesy, not the run.
   void record(int64_t steps_completed);
 
  private:

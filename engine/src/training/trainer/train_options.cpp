@@ -170,8 +170,9 @@ OptionTable train_option_table(TrainConfig& c) {
     o.push_back(gradients);
   }
   o.push_back(Option{"progress-file", OptionType::text,
-                     "rank 0 rewrites this file with the number of steps completed after every step, so a "
-                     "supervisor that restarts a dead job knows how much work the restart recomputes",
+                     "rank 0 appends the number of steps completed and the time to this file at the start and "
+                     "after every step, so a supervisor that restarts a dead job can count the work and time "
+                     "the restart cost",
                      &c.progress_file});
   {
     Option output{"output", OptionType::text, "result JSON path (written by rank 0)", &c.job.output};

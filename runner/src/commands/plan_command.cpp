@@ -22,8 +22,9 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   const std::filesystem::path placeholder = "RUN_DIR/result.json";
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     const Trial t = plan.trials[i];
-    fmt::print(out, "{} {} {} rep {} (timeout {} s)\n", t.identity.substr(0, 12), t.study,
-               escape_control_characters(t.axes_label()), t.repeat_index, t.timeout_s);
+    fmt::print(out, "{} {} {} rep {} (timeout {} s{})\n", t.identity.substr(0, 12), t.study,
+               escape_control_characters(t.axes_label()), t.repeat_index, t.timeout_s,
+               t.restart.enabled() ? "; " + t.restart.describe() : "");
     if (!t.is_chain()) {
       fmt::print(out, "    {}\n", command_line(build_trial_command(t, plan.context, placeholder)));
       continue;

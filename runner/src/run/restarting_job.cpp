@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -65,10 +66,12 @@ bool restartable(const AttemptOutcome& o) {
 std::vector<ProgressPoint> read_progress(const std::filesystem::path& file) {
   std::vector<ProgressPoint> points;
   std::ifstream in(file);
-  long long steps = 0;
-  double unix_s = 0;
-  while (in >> steps >> unix_s) {
-    if (steps < 0 || steps > 1'000'000'000LL) break;
+  std::string line;
+  while (std::getline(in, line) && !in.eof()) {  // a last line without its newline was cut short
+    std::istringstream fields(line);
+    long long steps = 0;
+    double unix_s = 0;
+    if (!(fields >> steps >> unix_s) || steps < 0 || steps > 1'000'000'000LL) break;
     points.push_back({int(steps), unix_s});
   }
   return points;
@@ -110,8 +113,9 @@ AttemptOutcome run_restarting(const CampaignRun& run, const Trial& job, const La
     planned_resume = scan_checkpoints(dir / current.param(kCheckpointDirParam)).latest_step;  // relative: to dir
     const auto ended = Clock::now();
     const LaunchCommand next = build_trial_command(current, run.context, dir / "result.json", job_name);
+    const double gap_s = std::chrono::duration<double>(Clock::now() - ended).count();
     outcome = launch(next);
-    total_s += std::chrono::duration<double>(Clock::now() - ended).count();
+    total_s += gap_s + outcome.duration_s;
   }
   // The work each relaunch redid: from where it resumed up to where the launch before it got.
   for (std::size_t k = 0; k + 1 < launches.size(); ++k) {

@@ -7,6 +7,7 @@
 #include "launch/machine_conditions.h"
 #include "launch/proc_readings.h"
 #include "run/attempt_verdict.h"
+#include "run/conditions_watch.h"
 #include "store/conditions_rows.h"
 #include "store_fixture.h"
 
@@ -167,6 +168,49 @@ TEST_CASE("per-step times that jump to a second level are bimodal, steady ones a
   // One slow step is an outlier, not a second level.
   steady.ms[5] = 400;
   CHECK_FALSE(bimodal_steps(steady, 1.5));
+}
+
+TEST_CASE("the engine's memory bandwidth and latency probes count against the campaign's medians") {
+  ConditionsThresholds t;
+  VerdictInputs in;
+  in.memory_gbps = 6.0;
+  in.campaign_median_memory_gbps = 9.0;  // 33 % below: over 20 %
+  in.latency_us = 2.0;
+  in.campaign_median_latency_us = 1.6;  // 25 % above: within 50 %
+  Verdict v = judge_attempt(in, t);
+  REQUIRE(v.reasons.size() == 1);
+  CHECK(v.reasons[0] == "memory copy bandwidth 33 % below this campaign's median (6.0 against 9.0 GB/s per thread)");
+  in.memory_gbps = 7.5;  // 17 % below
+  in.latency_us = 4.0;   // 150 % above
+  v = judge_attempt(in, t);
+  REQUIRE(v.reasons.size() == 1);
+  CHECK(v.reasons[0] == "all-reduce latency floor 150 % above this campaign's median (4.0 against 1.6 µs)");
+  t.max_latency_rise_pct = 200;  // the experiment's threshold
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+  in.campaign_median_latency_us.reset();  // a probe without a campaign to compare with says nothing
+  in.latency_us = 100;
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+}
+
+TEST_CASE("a probe's campaign values are those at the attempt's rank count") {
+  TempStore t("mt_conditions_probe", 2);
+  std::vector<std::int64_t> attempts;
+  for (int ranks : {2, 2, 4}) {
+    Trial trial;
+    trial.study = "s";
+    trial.workload = "train";
+    trial.ranks = ranks;
+    trial.identity = trial.group_key = "id" + std::to_string(attempts.size());
+    const std::int64_t row = t.store.add_trial_if_new("c", trial, int(attempts.size()));
+    attempts.push_back(t.store.begin_attempt(row, 1, "cmd", "/run", "/run/log.txt", std::nullopt));
+    AttemptOutcome o;
+    o.state = AttemptState::Succeeded;
+    o.metrics = {{kLatencyMetric, 1.5 + double(attempts.size())}};
+    t.store.finish_attempt(attempts.back(), o, std::nullopt);
+  }
+  CHECK(campaign_metric_at_same_ranks(t.store.db(), "c", attempts[0], kLatencyMetric) == std::vector<double>{2.5, 3.5});
+  CHECK(campaign_metric_at_same_ranks(t.store.db(), "c", attempts[2], kLatencyMetric) == std::vector<double>{4.5});
+  CHECK(campaign_metric_at_same_ranks(t.store.db(), "c", attempts[2], kMemoryBandwidthMetric).empty());
 }
 
 TEST_CASE("conditions and verdicts are stored per attempt and read back through the view") {

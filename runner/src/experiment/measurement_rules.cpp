@@ -9,6 +9,8 @@ std::string thresholds_to_json(const ConditionsThresholds& t) {
   j["max_foreign_cpu_pct"] = t.max_foreign_cpu_pct;
   j["max_steal_pct"] = t.max_steal_pct;
   j["max_calibration_drop_pct"] = t.max_calibration_drop_pct;
+  j["max_memory_bandwidth_drop_pct"] = t.max_memory_bandwidth_drop_pct;
+  j["max_latency_rise_pct"] = t.max_latency_rise_pct;
   j["max_cpu_pressure_pct"] = t.max_cpu_pressure_pct;
   j["bimodal_step_ratio"] = t.bimodal_step_ratio;
   j["sample_interval_s"] = t.sample_interval_s;
@@ -26,6 +28,8 @@ ConditionsThresholds thresholds_from_json(const std::string& text) {
   number("max_foreign_cpu_pct", t.max_foreign_cpu_pct);
   number("max_steal_pct", t.max_steal_pct);
   number("max_calibration_drop_pct", t.max_calibration_drop_pct);
+  number("max_memory_bandwidth_drop_pct", t.max_memory_bandwidth_drop_pct);
+  number("max_latency_rise_pct", t.max_latency_rise_pct);
   number("max_cpu_pressure_pct", t.max_cpu_pressure_pct);
   number("bimodal_step_ratio", t.bimodal_step_ratio);
   number("sample_interval_s", t.sample_interval_s);

@@ -12,10 +12,14 @@ struct ConditionsThresholds {
   double max_foreign_cpu_pct = 20;       // CPU other processes used during the job, % of one core
   double max_steal_pct = 5;              // time the hypervisor took, % of all CPUs' time
   double max_calibration_drop_pct = 15;  // SGEMM calibration below the campaign's median, %
-  double max_cpu_pressure_pct = 10;      // /proc/pressure/cpu "some" beyond the job's own, % of the window
-  double bimodal_step_ratio = 1.5;       // per-step times split into two levels this far apart
-  double sample_interval_s = 0.5;        // how often the sampler reads the machine during a job
-  bool keep_disturbed = false;           // reports average disturbed attempts in anyway
+  // The engine's memory copy bandwidth below, and its all-reduce latency floor above, the median of
+  // the campaign's attempts at the same rank count, %.
+  double max_memory_bandwidth_drop_pct = 20;
+  double max_latency_rise_pct = 50;
+  double max_cpu_pressure_pct = 10;  // /proc/pressure/cpu "some" beyond the job's own, % of the window
+  double bimodal_step_ratio = 1.5;   // per-step times split into two levels this far apart
+  double sample_interval_s = 0.5;    // how often the sampler reads the machine during a job
+  bool keep_disturbed = false;       // reports average disturbed attempts in anyway
 };
 
 // `repeat: N` is min = max = N; `repeat: {min, max, target_ci_pct}` keeps adding rounds after `min`

@@ -69,6 +69,24 @@ Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
       v.reasons.push_back(fmt::format("calibration {:.0f} % below this campaign's median", drop));
     }
   }
+  if (in.memory_gbps && in.campaign_median_memory_gbps && *in.campaign_median_memory_gbps > 0) {
+    const double drop = (1 - *in.memory_gbps / *in.campaign_median_memory_gbps) * 100.0;
+    if (drop > t.max_memory_bandwidth_drop_pct) {
+      v.reasons.push_back(
+          fmt::format("memory copy bandwidth {:.0f} % below this campaign's median ({:.1f} against "
+                      "{:.1f} GB/s per thread)",
+                      drop, *in.memory_gbps, *in.campaign_median_memory_gbps));
+    }
+  }
+  if (in.latency_us && in.campaign_median_latency_us && *in.campaign_median_latency_us > 0) {
+    const double rise = (*in.latency_us / *in.campaign_median_latency_us - 1) * 100.0;
+    if (rise > t.max_latency_rise_pct) {
+      v.reasons.push_back(
+          fmt::format("all-reduce latency floor {:.0f} % above this campaign's median ({:.1f} against "
+                      "{:.1f} µs)",
+                      rise, *in.latency_us, *in.campaign_median_latency_us));
+    }
+  }
   if (auto bimodal = bimodal_steps(in.steps, t.bimodal_step_ratio)) v.reasons.push_back(*bimodal);
   v.disturbed = !v.reasons.empty();
   return v;

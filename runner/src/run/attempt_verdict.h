@@ -27,6 +27,10 @@ struct VerdictInputs {
   const MachineConditions* conditions = nullptr;  // null: not measured
   std::optional<double> calibration_gflops;
   std::optional<double> campaign_median_calibration;  // over the campaign's attempts with one
+  // The engine's other probes, against their medians over the campaign's attempts at the same
+  // rank count (this one included).
+  std::optional<double> memory_gbps, campaign_median_memory_gbps;  // memory copy bandwidth per thread
+  std::optional<double> latency_us, campaign_median_latency_us;    // 8-byte all-reduce (multi-rank jobs)
   StepTimes steps;
 };
 

@@ -52,6 +52,16 @@ Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_
     all.push_back(*conditions.calibration_gflops);
     in.campaign_median_calibration = median(all);
   }
+  auto probe = [&](const char* metric, std::optional<double>& value, std::optional<double>& campaign_median) {
+    for (const auto& m : outcome.metrics) {
+      if (m.name == metric) value = m.value;
+    }
+    if (!value) return;
+    const std::vector<double> all = campaign_metric_at_same_ranks(db, campaign_id, attempt_id, metric);
+    if (!all.empty()) campaign_median = median(all);
+  };
+  probe(kMemoryBandwidthMetric, in.memory_gbps, in.campaign_median_memory_gbps);
+  probe(kLatencyMetric, in.latency_us, in.campaign_median_latency_us);
   in.steps = measured_steps(outcome);
   Verdict verdict = judge_attempt(in, thresholds);
   record_conditions(db, attempt_id, conditions, verdict);

@@ -35,5 +35,7 @@ Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_
 
 // "metric name" → the engine's calibration metric, as flattened into metrics.
 inline constexpr const char* kCalibrationMetric = "environment.blas_gflops_per_thread";
+inline constexpr const char* kMemoryBandwidthMetric = "environment.memory_copy_gbps_per_thread";
+inline constexpr const char* kLatencyMetric = "calibration.allreduce_8_bytes_us";
 
 }  // namespace mt

@@ -64,6 +64,18 @@ std::vector<double> campaign_calibrations(Database& db, const std::string& campa
   return out;
 }
 
+std::vector<double> campaign_metric_at_same_ranks(Database& db, const std::string& campaign_id, std::int64_t attempt_id,
+                                                  const std::string& metric) {
+  auto s = db.prepare(
+      "SELECT m.value FROM metrics m JOIN attempts a ON a.id = m.attempt_id JOIN trials t ON t.id = a.trial_id "
+      "WHERE t.campaign_id = ? AND m.name = ? AND t.ranks = (SELECT t2.ranks FROM attempts a2 JOIN trials t2 "
+      "ON t2.id = a2.trial_id WHERE a2.id = ?)");
+  s.bind(1, campaign_id).bind(2, metric).bind(3, attempt_id);
+  std::vector<double> values;
+  while (s.step()) values.push_back(s.real(0));
+  return values;
+}
+
 std::optional<StoredVerdict> read_verdict(Database& db, std::int64_t attempt_id) {
   if (!has_measurement_schema(db)) return std::nullopt;
   auto s = db.prepare("SELECT verdict, reasons, calibration_gflops FROM attempt_conditions WHERE attempt_id = ?");

@@ -19,6 +19,11 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
 // Calibrations recorded for the campaign's attempts (at most one per attempt), oldest first.
 std::vector<double> campaign_calibrations(Database& db, const std::string& campaign_id);
 
+// The values of `metric` in the campaign's attempts whose trial has as many ranks as the trial of
+// `attempt_id` (that attempt included, once its metrics are stored).
+std::vector<double> campaign_metric_at_same_ranks(Database& db, const std::string& campaign_id, std::int64_t attempt_id,
+                                                  const std::string& metric);
+
 struct StoredVerdict {
   std::string verdict;  // "quiet" or "disturbed"
   std::vector<std::string> reasons;

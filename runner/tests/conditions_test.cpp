@@ -51,6 +51,17 @@ std::string load_errors(const std::string& yaml) {
 
 }  // namespace
 
+TEST_CASE("a process's stat line gives its parent and CPU ticks, whatever its name") {
+  const auto stat = parse_pid_stat(
+      "4242 (mt (rank) 1) S 4100 4242 4100 0 -1 4194560 1200 0 0 0 250 50 30 20 20 0 3 0 99999 1000 10 "
+      "18446744073709551615");
+  REQUIRE(stat);
+  CHECK(stat->ppid == 4100);
+  CHECK(stat->cpu_ticks == 250u + 50 + 30 + 20);
+  CHECK_FALSE(parse_pid_stat("4242 (cut short) S 4100 1"));
+  CHECK_FALSE(parse_pid_stat("garbage"));
+}
+
 TEST_CASE("the /proc parsers read canned kernel text") {
   auto stat = parse_proc_stat(kStatBefore);
   REQUIRE(stat);
@@ -90,6 +101,16 @@ TEST_CASE("foreign CPU is the machine's busy time less the job's and mtrun's own
   auto rounded = conditions_between(snapshot(10, kStatBefore, 0, 0, 0), snapshot(12, kStatAfter, 0, 1.6, 0), {}, 100);
   CHECK(rounded->foreign_cpu_pct == 0);
   CHECK_FALSE(conditions_between(MachineSnapshot{}, snapshot(12, kStatAfter, 0, 0, 0), {}, 100));
+  // Trials in flight beside this one (parallel:) are mtrun's own work. This trial's job used 1.0 s;
+  // another trial, alive at both ends, 0.3 s (2.0 -> 2.3 live); a third, 0.5 s at the start, was
+  // reaped at 0.7 s (children +1.7 = 1.0 + 0.7): 0.2 s in the window. 1.5 s of jobs and 0.1 s of
+  // mtrun against 1.5 s busy: nothing foreign, where without them 0.5 s would have been.
+  MachineSnapshot before = snapshot(10, kStatBefore, 1.0, 5.0, 0), after = snapshot(12, kStatAfter, 1.1, 6.7, 0);
+  before.descendants_cpu_s = 2.0 + 0.5;
+  after.descendants_cpu_s = 2.3;
+  auto beside = conditions_between(before, after, {}, 100);
+  CHECK(beside->job_cpu_s == doctest::Approx(1.5));
+  CHECK(beside->foreign_cpu_pct == 0);
 }
 
 TEST_CASE("the verdict names every threshold crossed, in words") {

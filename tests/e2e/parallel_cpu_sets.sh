@@ -35,6 +35,30 @@ allowed=$(sql "select log_path from attempts" | xargs grep -h Cpus_allowed_list 
 expect_eq "$allowed" "0 1 " "each trial's processes kept to its CPU"
 expect_eq "$(sql "select count(*) from attempts")" 2 "one attempt each"
 
+# Two trials that keep their CPUs busy at the same time: each is the other's neighbour only on
+# paper, so neither counts the other's core as foreign load.
+cat > burn.yaml <<'YAML'
+name: burn
+timeout_s: 120
+parallel: 2
+launcher: {type: mpirun, cpu_sets: ["0", "1"]}
+studies:
+  - name: s
+    workload: command
+    command: [python3, -c, "import time\nt = time.time()\nwhile time.time() - t < {seconds}: pass\nprint('value: 1')"]
+    matrix: {seconds: [2, 2.5]}
+    metrics: {value: {regex: 'value: ([0-9]+)'}}
+YAML
+capture "$MTRUN" --db "$WORK/burn.sqlite" run burn.yaml
+expect_eq "$RC" 0 "two busy trials at once"
+foreign=$(sqlite3 -batch -noheader "$WORK/burn.sqlite" "select group_concat(round(foreign_cpu_pct), ' ') from attempt_conditions")
+for pct in $foreign; do
+  if [ "${pct%.*}" -ge 50 ]; then
+    "$MTRUN" doctor | grep -q "warn  load" && { echo "SKIP (busy machine): foreign CPU $foreign"; exit 77; }
+    fail "a trial in flight beside another counted its core as foreign load: $foreign % of a core"
+  fi
+done
+
 # Starts the campaign of $1.yaml (two long trials) in the background as $RUNNER; returns when both run.
 start_both() {
   sed -e "s/name: cpus/name: $1/" -e 's/sleep: \[2, 3\]/sleep: [60, 61]/' cpus.yaml > "$1.yaml"

@@ -28,7 +28,10 @@ std::optional<MachineConditions> conditions_between(const MachineSnapshot& befor
   const CpuTicks& a = before.stat->cpu;
   const CpuTicks& b = after.stat->cpu;
   c.busy_cpu_s = double(b.busy() - std::min(a.busy(), b.busy())) / ticks_per_s;
-  c.job_cpu_s = std::max(0.0, after.children_cpu_s - before.children_cpu_s);
+  // Everything mtrun started counts as the job's: the trial's own processes, and those of trials
+  // in flight beside it (parallel:), which run apart by construction and are not a neighbour's load.
+  c.job_cpu_s =
+      std::max(0.0, after.children_cpu_s + after.descendants_cpu_s - before.children_cpu_s - before.descendants_cpu_s);
   c.runner_cpu_s = std::max(0.0, after.self_cpu_s - before.self_cpu_s);
   // /proc/stat counts whole ticks, getrusage nanoseconds: a few ticks' difference either way is
   // rounding, so a negative remainder means "none".

@@ -20,6 +20,7 @@ struct MachineSnapshot {
   std::optional<double> memory_pressure_us;  // /proc/pressure/memory some total
   double self_cpu_s = 0;                     // RUSAGE_SELF: mtrun, every thread
   double children_cpu_s = 0;                 // RUSAGE_CHILDREN: descendants waited for
+  double descendants_cpu_s = 0;              // live descendants, with their waited-for children
 };
 
 // What the sampler keeps of a reading taken during the job.

@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <vector>
 
 namespace mt {
 namespace {
@@ -43,6 +45,30 @@ std::optional<double> cpu_mhz(const MachinePaths& paths) {
   return parse_cpuinfo_mhz(read_text(paths.proc / "cpuinfo"));
 }
 
+// CPU seconds of this process's live descendants (their own and their waited-for children's):
+// with RUSAGE_CHILDREN, which has the ones already reaped, everything mtrun started.
+double live_descendants_cpu_s(const MachinePaths& paths) {
+  std::map<int, std::vector<std::pair<int, std::uint64_t>>> children;  // ppid → (pid, ticks)
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(paths.proc, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (auto stat = parse_pid_stat(read_text(entry.path() / "stat")))
+      children[stat->ppid].emplace_back(std::stoi(name), stat->cpu_ticks);
+  }
+  std::uint64_t ticks = 0;
+  std::vector<int> frontier = {int(::getpid())};
+  while (!frontier.empty()) {
+    const int parent = frontier.back();
+    frontier.pop_back();
+    for (const auto& [pid, cpu] : children[parent]) {
+      ticks += cpu;
+      frontier.push_back(pid);
+    }
+  }
+  return double(ticks) / proc_ticks_per_second();
+}
+
 MachineSample sample(const MachinePaths& paths, double t0) {
   return {steady_seconds() - t0, parse_load1(read_text(paths.proc / "loadavg")), cpu_mhz(paths),
           parse_mem_available_mib(read_text(paths.proc / "meminfo"))};
@@ -69,6 +95,7 @@ MachineSnapshot read_snapshot(const MachinePaths& paths) {
   // The CPU counters last and together, so the window they bound is as tight as it can be.
   s.self_cpu_s = cpu_seconds(RUSAGE_SELF);
   s.children_cpu_s = cpu_seconds(RUSAGE_CHILDREN);
+  s.descendants_cpu_s = live_descendants_cpu_s(paths);
   s.stat = parse_proc_stat(read_text(paths.proc / "stat"));
   s.t = steady_seconds();
   return s;

@@ -82,4 +82,20 @@ std::optional<double> parse_cpuinfo_mhz(const std::string& text) {
   return sum / n;
 }
 
+std::optional<PidStat> parse_pid_stat(const std::string& text) {
+  // "PID (COMM) STATE PPID ..." where COMM may hold spaces and parentheses: fields follow the last ')'.
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(close + 1));
+  std::string state;
+  long long ppid = 0;
+  if (!(fields >> state >> ppid)) return std::nullopt;
+  std::uint64_t value = 0, cpu = 0;
+  for (int field = 5; field <= 17; ++field) {  // pgrp … cstime; 14-17 are the CPU times
+    if (!(fields >> value)) return std::nullopt;
+    if (field >= 14) cpu += value;
+  }
+  return PidStat{int(ppid), cpu};
+}
+
 }  // namespace mt

@@ -33,4 +33,12 @@ std::optional<double> parse_mem_available_mib(const std::string& text);
 // Mean of the "cpu MHz" lines of /proc/cpuinfo.
 std::optional<double> parse_cpuinfo_mhz(const std::string& text);
 
+// A process's /proc/PID/stat: its parent, and the CPU it and its waited-for children used, in
+// clock ticks (utime + stime + cutime + cstime).
+struct PidStat {
+  int ppid = 0;
+  std::uint64_t cpu_ticks = 0;
+};
+std::optional<PidStat> parse_pid_stat(const std::string& text);
+
 }  // namespace mt

@@ -75,6 +75,10 @@ expect_eq "$(sql "select launch || ' ' || state || ' ' || coalesce(error_rank, '
 expect_eq "$(sql "select launch || ' ' || state || ' ' || exit_code from restarts where study = 'bad_input'")" \
   "1 failed 2" "bad input is not relaunched"
 
+capture "$MTRUN" --db "$DB" status
+expect_contains "$OUT" "jobs relaunched from their latest checkpoint (restart:), launch by launch:" "status shows relaunches"
+grep -qE '^[0-9a-f]{12} +- +2 +crashed on rank 0 \(signal 9\) +7 +2 +1 +[0-9.]+$' <<<"$OUT" || fail "no second launch in status: $OUT"
+
 capture "$MTRUN" --db "$DB" report --keep-disturbed -o "$WORK/report.md"
 expect_eq "$RC" 0 "report"
 report=$(cat "$WORK/report.md")

@@ -72,6 +72,9 @@ int print_status(const StatusOptions& options, std::ostream& out) {
                "\nstages of each chain's latest attempt (a chain succeeds when every stage met its expectation):\n{}",
                stages);
   }
+  if (std::string relaunches = render_relaunches(*db, rows); !relaunches.empty()) {
+    fmt::print(out, "\njobs relaunched from their latest checkpoint (restart:), launch by launch:\n{}", relaunches);
+  }
   if (options.provenance) print_provenance(*db, campaign.id, out);
   return 0;
 }

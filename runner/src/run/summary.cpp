@@ -1,5 +1,6 @@
 #include "run/summary.h"
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stats.h"
+#include "store/launch_rows.h"
 #include "store/stage_rows.h"
 #include "store/lease.h"
 #include "text_table.h"
@@ -129,6 +131,28 @@ std::string render_chain_stages(Database& db, const std::vector<TrialRow>& rows)
       const std::string met = !stage.met ? stage.state : *stage.met ? "yes" : "NO";
       table.add_row({r.identity.substr(0, 12), fmt::format("{} {}", stage.position, stage.name), met, stage.expected,
                      stage.observed});
+    }
+  }
+  return table.empty() ? "" : table.render();
+}
+
+std::string render_relaunches(Database& db, const std::vector<TrialRow>& rows) {
+  TextTable table({"trial", "stage", "launch", "ended", "steps done", "resumed from", "recomputed", "recovery s"});
+  auto number = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("-"); };
+  for (const auto& r : rows) {
+    if (!r.attempt_id) continue;
+    const auto launches = attempt_launches(db, *r.attempt_id);
+    for (const auto& l : launches) {
+      const bool relaunched_job = std::any_of(launches.begin(), launches.end(), [&](const LaunchRow& other) {
+        return other.stage_position == l.stage_position && other.launch > 1;
+      });
+      if (!relaunched_job) continue;
+      std::string ended = l.state;
+      if (l.error_rank) ended += fmt::format(" on rank {}", *l.error_rank);
+      if (l.signal) ended += fmt::format(" (signal {})", *l.signal);
+      table.add_row({r.identity.substr(0, 12), l.stage.empty() ? "-" : l.stage, std::to_string(l.launch), ended,
+                     number(l.reached_step), l.resumed_from_step ? std::to_string(*l.resumed_from_step) : "start",
+                     number(l.lost_steps), l.recovery_s ? fmt::format("{:.2f}", *l.recovery_s) : "-"});
     }
   }
   return table.empty() ? "" : table.render();

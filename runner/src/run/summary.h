@@ -42,6 +42,10 @@ std::string render_trial_table(const std::vector<TrialRow>& rows);
 // Empty when no row is a chain.
 std::string render_chain_stages(Database& db, const std::vector<TrialRow>& rows);
 
+// The launches of every job the latest attempts relaunched (restart:): how each ended, the steps it
+// had done, where the next resumed, what that recomputed and the time to recover. Empty when none.
+std::string render_relaunches(Database& db, const std::vector<TrialRow>& rows);
+
 std::string format_mean_std(const std::vector<double>& xs, int decimals);
 
 }  // namespace mt

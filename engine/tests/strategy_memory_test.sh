@@ -38,6 +38,9 @@ ratio = held(fsdp) / held(ddp)
 print(f"N={n}: ddp {held(ddp)} B, fsdp {held(fsdp)} B, ratio {ratio:.4f} (1/N = {1/n:.4f})")
 assert held(ddp) / n <= held(fsdp) <= held(ddp) / n + padding, (ddp, fsdp)
 assert fsdp["peak_full_parameter_bytes"] < ddp["peak_full_parameter_bytes"], (ddp, fsdp)
+# Only a strategy that shards its parameters gathers them: its transient full units are its peak.
+assert ddp["gathered_parameter_bytes"] == 0, ddp
+assert 0 < fsdp["gathered_parameter_bytes"] == fsdp["peak_full_parameter_bytes"], fsdp
 
 every, last = load(f"fsdp_every{n}"), load(f"fsdp_last{n}")
 print(f"N={n}: fsdp accum 4 gradient bytes: every {every['gradient_bytes']}, last {last['gradient_bytes']}")
@@ -48,5 +51,6 @@ print(f"N={n}: optimizer state ddp {ddp['optimizer_state_bytes']}, zero1 {z1['op
       f"gradients zero1 {z1['gradient_bytes']}, zero2 {z2['gradient_bytes']}")
 assert z1["optimizer_state_bytes"] <= ddp["optimizer_state_bytes"] / n + padding
 assert z2["gradient_bytes"] < z1["gradient_bytes"]
+assert z1["gathered_parameter_bytes"] == 0 and z2["gathered_parameter_bytes"] == 0, (z1, z2)
 PY
 done

@@ -115,6 +115,9 @@ assert subs["train"]["options"] == d, "describe's train options differ from trai
 assert subs["version"]["options"] is None and subs["train"]["help"], subs["version"]
 auto = {s["name"]: s["auto_gradient_sync_mode"] for s in engine["strategies"]}
 assert auto["ddp"] == "last" and auto["fsdp"] == "every", auto
+# One reference strategy, the one train --strategy defaults to (what mtrun compares the others with).
+reference = [s["name"] for s in engine["strategies"] if s["reference"]]
+assert reference == [by_param["strategy"]["default"]], (reference, by_param["strategy"]["default"])
 coll = {c["name"]: c for c in engine["collectives"]}
 assert set(coll) >= {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"}, set(coll)
 for n in range(2, 9):

@@ -4,8 +4,10 @@
 
 #include <fstream>
 
+#include "engine_fixture.h"
 #include "experiment/experiment_check.h"
 #include "experiment/question_file.h"
+#include "experiment/workload_params.h"
 #include "report/answers.h"
 #include "report/answers_section.h"
 #include "report/report.h"
@@ -132,6 +134,42 @@ TEST_CASE("questions: each mistake is named at its place, with what would be rig
   CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: strategy, baseline: ddp, better: lower}\n") == "");
 }
 
+TEST_CASE("questions: a study that sets no strategy runs the engine's default, a baseline to compare with") {
+  const std::string two_studies = R"(name: q
+studies:
+  - name: plain
+    workload: train
+    matrix:
+      ranks: [2]
+  - name: sharded
+    workload: train
+    matrix:
+      strategy: [fsdp]
+      ranks: [2]
+questions:
+  - {metric: tokens_per_sec, compare: strategy, baseline: BASE}
+)";
+  auto problems = [&](const std::string& baseline) {
+    std::string text = two_studies;
+    text.replace(text.find("BASE"), 4, baseline);
+    std::string out;
+    for (const auto& d : check_experiment(write_file("questions_default.yaml", text)).errors) out += d.message + "\n";
+    return out;
+  };
+  CHECK(problems("ddp") == "");
+  // An engine whose default strategy is another: that one is what the plain study runs.
+  WorkloadSpec other = *find_workload("train");
+  struct Restore {
+    ~Restore() { register_engine_fixture(); }
+  } restore;
+  for (auto& p : other.params) {
+    if (p.name == kStrategyParam) p.default_value = "zero1";
+  }
+  register_engine_workload(other);
+  CHECK(problems("zero1") == "");
+  CHECK(problems("ddp") == "question #1 baseline 'ddp' is not a value of 'strategy' (its values: fsdp, zero1)\n");
+}
+
 TEST_CASE("ratio CI: Fieller's interval holds the ratio, widens with noise and is unbounded near a zero baseline") {
   const std::vector<double> a = {62, 60, 64, 61, 63}, b = {100, 98, 102, 99, 101};
   auto ci = ratio_confidence_interval(a, b);
@@ -228,7 +266,7 @@ TEST_CASE("default questions: each strategy against ddp and each rank count agai
     for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "every", 0, 100));
   }
   std::vector<Group> groups = group_trials(trials);
-  std::vector<Question> q = default_questions(pointers(groups));
+  std::vector<Question> q = default_questions(pointers(groups), "ddp");
   REQUIRE(q.size() == 2);
   CHECK(q[0].compare == "strategy");
   CHECK(q[0].baseline == "ddp");
@@ -240,11 +278,16 @@ TEST_CASE("default questions: each strategy against ddp and each rank count agai
   // Without ddp among the strategies there is no strategy question; one rank count, no rank question.
   std::vector<ReportTrial> no_ddp = {trial("fsdp", 2, "", 0, 1), trial("zero1", 2, "", 0, 1)};
   std::vector<Group> g2 = group_trials(no_ddp);
-  CHECK(default_questions(pointers(g2)).empty());
+  CHECK(default_questions(pointers(g2), "ddp").empty());
+  // The baseline is the engine's reference strategy, whichever it is.
+  std::vector<Question> by_fsdp = default_questions(pointers(g2), "fsdp");
+  REQUIRE(by_fsdp.size() == 1);
+  CHECK(by_fsdp[0].compare == "strategy");
+  CHECK(by_fsdp[0].baseline == "fsdp");
   // A sync-mode-only experiment asks nothing by default: its modes are compared only when asked.
   std::vector<ReportTrial> modes = {trial("ddp", 1, "every", 0, 1), trial("ddp", 1, "last", 0, 1)};
   std::vector<Group> g3 = group_trials(modes);
-  CHECK(default_questions(pointers(g3)).empty());
+  CHECK(default_questions(pointers(g3), "ddp").empty());
 }
 
 TEST_CASE("report: an experiment's questions are answered first, before the summary") {

@@ -168,7 +168,8 @@ TEST_CASE("report: scaling efficiency and memory saving against DDP") {
   auto db = open_results(f.path());
   ReportData data = load_report_data(*db, {latest_campaign(*db)});
   std::vector<Group> groups = group_trials(data.trials);
-  auto rows = training_rows(groups_of(groups, "train"));
+  CHECK(data.reference_strategy == "ddp");  // a campaign that kept no reference: the engine's then
+  auto rows = training_rows(groups_of(groups, "train"), data.reference_strategy);
   REQUIRE(rows.size() == 5);
   // Ordered ddp ×1, ddp ×2 (every, last), fsdp ×1, fsdp ×2.
   CHECK(rows[0].group->strategy == "ddp");
@@ -179,15 +180,22 @@ TEST_CASE("report: scaling efficiency and memory saving against DDP") {
   CHECK(*rows[2].scaling_efficiency == doctest::Approx(0.9));
   CHECK(*rows[4].scaling_efficiency == doctest::Approx(1200.0 / 1600));
   // FSDP ×2 (every) is compared with DDP ×2 in the same sync mode: (520 − 312) ÷ 520 = 40 %.
-  CHECK(rows[4].ddp == rows[1].group);
-  CHECK(*rows[4].memory_saving_vs_ddp == doctest::Approx(0.4));
-  CHECK(*rows[4].step_delta_vs_ddp == doctest::Approx((55.0 - 46) / 46));
-  CHECK(*rows[3].memory_saving_vs_ddp == doctest::Approx(0.1));  // fsdp ×1 vs ddp ×1
+  CHECK(rows[4].reference == rows[1].group);
+  CHECK(*rows[4].memory_saving_vs_reference == doctest::Approx(0.4));
+  CHECK(*rows[4].step_delta_vs_reference == doctest::Approx((55.0 - 46) / 46));
+  CHECK(*rows[3].memory_saving_vs_reference == doctest::Approx(0.1));  // fsdp ×1 vs ddp ×1
+  // Another reference: ddp ×2 (every) is compared with fsdp ×2 (every), fsdp with nothing.
+  auto by_fsdp = training_rows(groups_of(groups, "train"), "fsdp");
+  CHECK(by_fsdp[1].reference == by_fsdp[4].group);
+  CHECK(*by_fsdp[1].memory_saving_vs_reference == doctest::Approx((312.0 - 520) / 312));
+  CHECK(by_fsdp[4].reference == by_fsdp[4].group);
+  CHECK(*by_fsdp[4].memory_saving_vs_reference == doctest::Approx(0.0));  // shown as "reference"
+  CHECK_FALSE(training_rows(groups_of(groups, "train"))[4].reference);    // no reference: no comparison
   // Model state (fixture: a 1 MiB model, AdamW): DDP holds 4 MiB a rank; FSDP on 2 ranks half.
   CHECK(rows[1].model_state_mib.mean == doctest::Approx(4.0));
   CHECK(rows[4].model_state_mib.mean == doctest::Approx(2.0));
-  CHECK(*rows[4].state_saving_vs_ddp == doctest::Approx(0.5));
-  CHECK(*rows[3].state_saving_vs_ddp == doctest::Approx(0.0));  // one rank: nothing to shard
+  CHECK(*rows[4].state_saving_vs_reference == doctest::Approx(0.5));
+  CHECK(*rows[3].state_saving_vs_reference == doctest::Approx(0.0));  // one rank: nothing to shard
   std::string md = render_report(data, {}).markdown;
   CHECK(contains(md, "Every row: precision fp32."));
   CHECK(contains(md, "| fsdp | 2 | scale gradient_sync_mode=every |"));

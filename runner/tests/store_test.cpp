@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "engine_fixture.h"
+#include "experiment/workload_params.h"
 #include "runner_error.h"
 #include "store/baselines.h"
 #include "store/schema.h"
@@ -268,4 +270,40 @@ TEST_CASE("baselines: set, moved by setting again, listed with their experiment,
   CHECK_THROWS_WITH_AS(find_baseline(store.db(), "main"), "no baseline 'main' in the database (there are: v1.0)",
                        RunnerError);
   CHECK_THROWS_AS(delete_baseline(store.db(), "main"), RunnerError);
+}
+
+TEST_CASE("a training trial that does not set its strategy is stored with the engine's default one") {
+  // An engine whose reference (default) strategy is not ddp: the runner names none of its own.
+  WorkloadSpec train = *find_workload("train");
+  struct Restore {
+    ~Restore() { register_engine_fixture(); }
+  } restore;
+  WorkloadSpec other = train;
+  for (auto& p : other.params) {
+    if (p.name == kStrategyParam) p.default_value = "zero1";
+  }
+  register_engine_workload(other);
+  CHECK(reference_strategy() == "zero1");
+  CHECK(param_default("train", kStrategyParam) == "zero1");
+  CHECK(param_default("command", kStrategyParam).empty());
+
+  auto path = fresh_db("default_strategy.sqlite");
+  Store store(path);
+  store.add_campaign_if_new({"c1", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+  Trial unset = sample_trial(0);
+  unset.params = {{"ranks", "2"}};
+  Trial set = sample_trial(1);
+  Trial command = sample_trial(2);
+  command.workload = "command";
+  command.params = {{"ranks", "2"}};
+  store.add_trial_if_new("c1", unset, 0);
+  store.add_trial_if_new("c1", set, 1);
+  store.add_trial_if_new("c1", command, 2);
+  auto s = store.db().prepare("SELECT strategy FROM trials ORDER BY ordinal");
+  REQUIRE(s.step());
+  CHECK(s.text(0) == "zero1");
+  REQUIRE(s.step());
+  CHECK(s.text(0) == "ddp");
+  REQUIRE(s.step());
+  CHECK(s.text(0).empty());
 }

@@ -49,6 +49,11 @@ expect_eq "$(sql "select a.state || ' ' || a.exit_code from attempts a join tria
 expect_contains "$(sql "select error_reason from attempts a join trials t on t.id=a.trial_id where t.study='broken'")" "--no-such-flag" "failure reason from the engine's message"
 expect_eq "$(sql "select count(distinct rank) from step_metrics s join attempts a on a.id=s.attempt_id join trials t on t.id=a.trial_id where t.ranks=2 and s.name='step_time_ms'")" 2 "per-rank step times"
 expect_eq "$(sql "select resolved from (select json_extract(result_json,'$.resolved_gradient_sync_mode') resolved, t.ranks r, json_extract(t.parameters,'$.gradient_sync_mode') m from attempts a join trials t on t.id=a.trial_id where t.study='ok') where r=2 and m='every'")" every "resolved sync mode recorded"
+# No study names a strategy: each trial runs, and is stored with, the engine's default one, which the
+# campaign keeps as the reference its report compares the others with.
+expect_eq "$(sql "select group_concat(distinct strategy) from trials")" ddp "the engine's default strategy stored"
+expect_eq "$(sql "select json_extract(measurement, '$.reference_strategy') from campaigns")" ddp "reference strategy kept"
+expect_eq "$(sql "select count(*) from metrics where name='memory.gathered_parameter_bytes' and value=0")" 4 "ddp gathers no parameters"
 
 # Same file, same revision: only the failed trial runs again, as attempt 2. Typed the way users
 # type it: the file alone means `run FILE`, and --db may follow it.

@@ -179,7 +179,9 @@ nlohmann::json describe_engine() {
     subcommands.push_back({{"name", entry.name}, {"help", entry.help}, {"options", entry.make()->describe()}});
   auto strategies = nlohmann::json::array();
   for (const auto& entry : strategy_table())
-    strategies.push_back({{"name", entry.name}, {"auto_gradient_sync_mode", sync_mode_name(entry.auto_sync_mode)}});
+    strategies.push_back({{"name", entry.name},
+                          {"auto_gradient_sync_mode", sync_mode_name(entry.auto_sync_mode)},
+                          {"reference", std::string_view(entry.name) == reference_strategy()}});
   return {{"schema_version", 1},  // of this description's own layout
           {"subcommands", subcommands},
           {"strategies", strategies},

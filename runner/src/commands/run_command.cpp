@@ -16,6 +16,7 @@
 #include "commands/experiment_plan.h"
 #include "experiment/parallel_rules.h"
 #include "experiment/run_order.h"
+#include "experiment/workload_params.h"
 #include "launch/process.h"
 #include "run/adaptive_repeats.h"
 #include "run/quiet_machine.h"
@@ -59,6 +60,8 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
        plan.experiment.order == kOrderShuffled ? std::optional(plan.experiment.seed) : std::nullopt,
        measurement_json(plan.experiment)});
   store.record_questions(plan.campaign_id, questions_to_json(plan.experiment.questions));
+  if (const std::string reference = reference_strategy(); !reference.empty())
+    store.record_reference_strategy(plan.campaign_id, reference);
   PendingTrials to_run;
   std::vector<std::size_t> plan_index;  // of each trial to run
   int skipped = 0;

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "experiment/metric_catalogue.h"
+#include "experiment/workload_params.h"
 
 namespace mt {
 namespace {
@@ -46,7 +47,8 @@ std::set<std::string> values_in(const Study& study, const std::string& axis) {
     }
   }
   if (out.empty() && axis == "ranks") out.insert("1");
-  if (out.empty() && axis == "strategy" && study.workload == "train") out.insert("ddp");
+  if (out.empty() && axis == kStrategyParam && !param_default(study.workload, axis).empty())
+    out.insert(param_default(study.workload, axis));
   return out;
 }
 

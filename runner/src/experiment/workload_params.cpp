@@ -103,6 +103,14 @@ const WorkloadSpec* find_workload(const std::string& name) {
   return nullptr;
 }
 
+std::string param_default(const std::string& workload, const std::string& param) {
+  const WorkloadSpec* spec = find_workload(workload);
+  const ParamSpec* p = spec ? spec->find(param) : nullptr;
+  return p ? p->default_value : "";
+}
+
+std::string reference_strategy() { return param_default("train", kStrategyParam); }
+
 std::vector<std::string> workload_names() {
   std::vector<std::string> names;
   for (const auto& w : workload_table()) names.push_back(w.name);

@@ -58,6 +58,16 @@ const std::vector<WorkloadSpec>& workload_table();
 const WorkloadSpec* find_workload(const std::string& name);
 std::vector<std::string> workload_names();  // engine workloads included even before registration
 
+// The parameter that names a training workload's parallel strategy.
+inline constexpr const char* kStrategyParam = "strategy";
+// What `param` defaults to in `workload` as the engine described it; "" when the workload is not
+// registered or has no such parameter (or no default).
+std::string param_default(const std::string& workload, const std::string& param);
+// The engine's reference strategy: the default of `train`'s strategy (the engine lists it first in
+// its strategy table), the one reports compare the other strategies with; "" while `train` is not
+// registered.
+std::string reference_strategy();
+
 // The engine's subcommands mtrun runs as workloads; their parameters come from the engine.
 const std::vector<std::string>& engine_workload_names();
 

@@ -281,7 +281,7 @@ QuestionAnswers answer_question(const Question& q, const std::vector<const Group
   return out;
 }
 
-std::vector<Question> default_questions(const std::vector<const Group*>& groups) {
+std::vector<Question> default_questions(const std::vector<const Group*>& groups, const std::string& reference) {
   std::vector<Question> out;
   std::vector<std::string> kinds;
   for (const Group* g : groups) {
@@ -328,8 +328,8 @@ std::vector<Question> default_questions(const std::vector<const Group*>& groups)
         w.insert(w.begin(), "ranks");
       return w;
     };
-    if (strategies.size() > 1 && strategies.count("ddp")) {
-      out.push_back({metric, "strategy", "ddp", others("strategy"), better, "", {}});
+    if (strategies.size() > 1 && strategies.count(reference)) {
+      out.push_back({metric, "strategy", reference, others("strategy"), better, "", {}});
     }
     if (ranks.size() > 1) {
       out.push_back({metric, "ranks", std::to_string(*ranks.begin()), others("ranks"), better, "", {}});

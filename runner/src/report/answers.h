@@ -14,10 +14,11 @@
 
 namespace mt {
 
-// The default questions for these groups: each strategy against ddp (when strategy varies and ddp
-// is among its values) and each rank count against the smallest (when ranks vary), each within
-// the other axes, on the metric that says "faster" for their kind (tokens/s for training).
-std::vector<Question> default_questions(const std::vector<const Group*>& groups);
+// The default questions for these groups: each strategy against `reference`, the engine's reference
+// strategy (when strategy varies and the reference is among its values), and each rank count
+// against the smallest (when ranks vary), each within the other axes, on the metric that says
+// "faster" for their kind (tokens/s for training).
+std::vector<Question> default_questions(const std::vector<const Group*>& groups, const std::string& reference);
 
 struct Answer {
   std::string label;     // "fsdp vs ddp, ranks = 2"

@@ -152,18 +152,20 @@ RenderedAnswers render_answers(const AnswerInputs& in) {
   md = "## Answers\n\n";
   std::vector<Question> questions = in.questions;
   const bool defaults = questions.empty();
-  if (defaults) questions = default_questions(in.groups);
+  if (defaults) questions = default_questions(in.groups, in.reference_strategy);
   if (questions.empty()) {
-    md +=
+    md += fmt::format(
         "No questions: the experiment declares none (`questions:` in its file), and its axes suggest none "
-        "(a strategy against ddp, a rank count against the smallest) on a metric whose better direction is "
-        "known. The sections below describe what ran.\n\n";
+        "(a strategy against {}, a rank count against the smallest) on a metric whose better direction is "
+        "known. The sections below describe what ran.\n\n",
+        in.reference_strategy);
     return out;
   }
   if (defaults) {
-    md +=
+    md += fmt::format(
         "The experiment declares no questions (`questions:` in its file), so these are the default ones: each "
-        "strategy against ddp and each rank count against the smallest, within the other axes.";
+        "strategy against {} and each rank count against the smallest, within the other axes.",
+        in.reference_strategy);
   } else {
     md += fmt::format("Questions {}.", in.source);
   }

@@ -19,6 +19,7 @@ struct AnswerInputs {
   std::string source;
   std::vector<const Group*> groups;    // unprofiled
   std::vector<const Group*> profiled;  // answered only by questions scoped to their study
+  std::string reference_strategy;      // the default questions' baseline strategy
 };
 
 // Questions with more answers than this are summed up in the section and listed in full under "All

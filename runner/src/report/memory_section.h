@@ -1,7 +1,7 @@
 #pragma once
 // Where the model state of each training configuration sits — parameters, gradients at their
 // peak, optimizer state, FSDP's gathered parameters — and, wherever a strategy holds more than
-// DDP at the same ranks, which component costs the difference and why.
+// the reference strategy (DDP) at the same ranks, which component costs the difference and why.
 #include <string>
 #include <vector>
 
@@ -11,6 +11,8 @@
 namespace mt {
 
 // "" when no configuration reports its model state.
-std::string render_memory_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance);
+// `reference`: the strategy the others are compared with (ReportData::reference_strategy).
+std::string render_memory_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance,
+                                  const std::string& reference);
 
 }  // namespace mt

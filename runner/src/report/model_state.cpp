@@ -10,9 +10,16 @@ std::optional<ModelState> model_state(const ReportTrial& t) {
   if (!gradients) gradients = t.metric("memory.gradient_bytes");
   if (!parameters || !gradients || !optimizer) return std::nullopt;
   ModelState s{*parameters / kMiB, *gradients / kMiB, *optimizer / kMiB, 0};
-  // DDP and ZeRO keep full parameters: their "full parameter" peak is the parameters themselves.
-  // FSDP keeps a shard and gathers units into buffers of their own.
-  if (t.strategy == "fsdp") s.gathered = t.metric("memory.peak_full_parameter_bytes").value_or(0) / kMiB;
+  // The full parameters the strategy gathers from its shards, as the engine says (0 when it keeps
+  // them whole).
+  if (auto gathered = t.metric("memory.gathered_parameter_bytes")) {
+    s.gathered = *gathered / kMiB;
+  } else if (t.strategy == "fsdp") {
+    // Results written before the engine reported gathered_parameter_bytes: of the strategies of
+    // that engine only FSDP gathered (its full-parameter peak is the units it gathers); DDP and
+    // ZeRO kept full parameters, their full-parameter peak being the parameters themselves.
+    s.gathered = t.metric("memory.peak_full_parameter_bytes").value_or(0) / kMiB;
+  }
   return s;
 }
 

@@ -31,6 +31,7 @@ AnswerInputs answer_inputs(const ReportModel& m) {
   }
   for (const auto& g : m.groups) in.groups.push_back(&g);
   for (const auto& g : m.profiled_groups) in.profiled.push_back(&g);
+  in.reference_strategy = m.data->reference_strategy;
   return in;
 }
 

@@ -71,7 +71,7 @@ void provenance_warnings(const ReportModel& m, RenderedReport& r) {
   r.markdown += render_provenance_warnings(m.provenance);
 }
 void training(const ReportModel& m, RenderedReport& r) {
-  r.markdown += render_training_section(m.training, m.provenance);
+  r.markdown += render_training_section(m.training, m.provenance, m.data->reference_strategy);
 }
 void utilisation(const ReportModel& m, RenderedReport& r) { r.markdown += render_utilisation_section(m.training); }
 void studies_compared(const ReportModel& m, RenderedReport& r) { r.markdown += render_study_comparison(m.studies); }
@@ -95,7 +95,9 @@ void conditions(const ReportModel& m, RenderedReport& r) {
   r.markdown += render_conditions_section(m.training, m.provenance);
 }
 void rank_wait(const ReportModel& m, RenderedReport& r) { r.markdown += render_rank_wait_section(m.stragglers); }
-void memory(const ReportModel& m, RenderedReport& r) { r.markdown += render_memory_section(m.training, m.provenance); }
+void memory(const ReportModel& m, RenderedReport& r) {
+  r.markdown += render_memory_section(m.training, m.provenance, m.data->reference_strategy);
+}
 void runtime(const ReportModel& m, RenderedReport& r) {
   r.markdown += render_runtime_section(m.training, m.provenance);
 }

@@ -200,8 +200,13 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
         data.keep_disturbed = data.keep_disturbed || thresholds_from_json(j["conditions"].dump()).keep_disturbed;
       }
       if (auto questions = questions_from_measurement(m.measurement)) data.questions = std::move(questions);
+      if (j.is_object() && j.contains("reference_strategy") && j["reference_strategy"].is_string())
+        data.reference_strategy = j["reference_strategy"].get<std::string>();
     }
   }
+  // Campaigns run before mtrun kept the engine's reference strategy ran an engine whose reference
+  // (its default strategy) was ddp: their reports compare with it, as they always did.
+  if (data.reference_strategy.empty()) data.reference_strategy = "ddp";
   data.run_notes = run_conditions_notes(db, data) + overlap_notes(db, data);
   return data;
 }

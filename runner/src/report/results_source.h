@@ -102,6 +102,9 @@ struct ReportData {
   // The questions the latest campaign that kept any was asked (its `measurement`); nullopt when
   // none did (run before questions were kept). Empty: its experiment declared none.
   std::optional<std::vector<Question>> questions;
+  // The strategy the others are compared with: the engine's reference as the latest campaign that
+  // kept one recorded it (Store::record_reference_strategy).
+  std::string reference_strategy;
 };
 
 // Opens an existing results database read-only; refuses a missing file, a file that is not an mtrun

@@ -1,6 +1,7 @@
 #include "report/training_tables.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -118,7 +119,13 @@ std::string scaling_cell(const TrainingRow& r) {
   return percent(*r.scaling_efficiency);
 }
 
-std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) {
+std::string strategy_title(const std::string& strategy) {
+  std::string out = strategy;
+  for (char& ch : out) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups, const std::string& reference) {
   std::vector<const Group*> sorted = groups;
   const auto order = strategy_order(groups);
   std::stable_sort(sorted.begin(), sorted.end(), [&order](const Group* a, const Group* b) {
@@ -142,16 +149,16 @@ std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) 
       double base = mean(r.one_rank->sample("tokens_per_sec").values);
       if (base > 0) r.scaling_efficiency = r.tokens_per_sec.mean / (base * g->ranks);
     }
-    r.ddp = comparable_group(groups, *g, "ddp", g->ranks);
-    if (r.ddp) {
-      double ddp_memory = mean(r.ddp->sample("peak_memory_mb").values);
-      double ddp_step = mean(r.ddp->sample("step_time_ms").values);
-      if (ddp_memory > 0 && r.peak_memory_mb.n)
-        r.memory_saving_vs_ddp = (ddp_memory - r.peak_memory_mb.mean) / ddp_memory;
-      if (ddp_step > 0 && r.step_ms.n) r.step_delta_vs_ddp = (r.step_ms.mean - ddp_step) / ddp_step;
-      double ddp_state = mean(model_state_mib(*r.ddp));
-      if (ddp_state > 0 && r.model_state_mib.n)
-        r.state_saving_vs_ddp = (ddp_state - r.model_state_mib.mean) / ddp_state;
+    r.reference = reference.empty() ? nullptr : comparable_group(groups, *g, reference, g->ranks);
+    if (r.reference) {
+      double base_memory = mean(r.reference->sample("peak_memory_mb").values);
+      double base_step = mean(r.reference->sample("step_time_ms").values);
+      if (base_memory > 0 && r.peak_memory_mb.n)
+        r.memory_saving_vs_reference = (base_memory - r.peak_memory_mb.mean) / base_memory;
+      if (base_step > 0 && r.step_ms.n) r.step_delta_vs_reference = (r.step_ms.mean - base_step) / base_step;
+      double base_state = mean(model_state_mib(*r.reference));
+      if (base_state > 0 && r.model_state_mib.n)
+        r.state_saving_vs_reference = (base_state - r.model_state_mib.mean) / base_state;
     }
     r.cores = core_use(*g);
     r.scaling_basis = scaling_basis(r);
@@ -160,8 +167,12 @@ std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups) 
   return rows;
 }
 
-std::string render_training_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+std::string render_training_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance,
+                                    const std::string& reference) {
   bool stacks = provenance.mixed();
+  const std::string base = strategy_title(reference);
+  const std::string memory_vs = "memory saving vs " + base, state_vs = "state saving vs " + base,
+                    step_vs = "step time vs " + base;
   std::vector<Column> columns = {{"strategy"},
                                  {"ranks", Align::Right},
                                  {"configuration"},
@@ -174,18 +185,18 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
                                  {"peak MiB", Align::Right},
                                  {"state MiB", Align::Right},
                                  {"scaling eff.", Align::Right},
-                                 {"memory saving vs DDP", Align::Right},
-                                 {"state saving vs DDP", Align::Right},
-                                 {"step time vs DDP", Align::Right},
+                                 {memory_vs, Align::Right},
+                                 {state_vs, Align::Right},
+                                 {step_vs, Align::Right},
                                  {"n", Align::Right}};
   if (stacks) columns.push_back({"stack"});
   MarkdownTable table(columns);
   bool oversubscribed = false, same_cores = false;  // which machine marks appear, to explain them
   // Each row named by what tells it from the others: the study only when several are shown.
   const auto names = distinct_names(groups, false, false);
-  for (const auto& r : training_rows(groups)) {
+  for (const auto& r : training_rows(groups, reference)) {
     const Group& g = *r.group;
-    bool is_ddp_reference = r.ddp == &g;
+    bool is_reference = r.reference == &g;
     oversubscribed = oversubscribed || r.cores.oversubscribed();
     same_cores = same_cores || r.scaling_basis == ScalingBasis::SameCores;
     std::vector<std::string> row = {
@@ -201,15 +212,16 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
         mean_std_cell(r.peak_memory_mb, 1),
         mean_std_cell(r.model_state_mib, 1),
         scaling_cell(r),
-        is_ddp_reference ? "reference" : (r.memory_saving_vs_ddp ? signed_percent(*r.memory_saving_vs_ddp) : "-"),
-        is_ddp_reference ? "reference" : (r.state_saving_vs_ddp ? signed_percent(*r.state_saving_vs_ddp) : "-"),
-        is_ddp_reference ? "reference" : (r.step_delta_vs_ddp ? signed_percent(*r.step_delta_vs_ddp) : "-"),
+        is_reference ? "reference"
+                     : (r.memory_saving_vs_reference ? signed_percent(*r.memory_saving_vs_reference) : "-"),
+        is_reference ? "reference" : (r.state_saving_vs_reference ? signed_percent(*r.state_saving_vs_reference) : "-"),
+        is_reference ? "reference" : (r.step_delta_vs_reference ? signed_percent(*r.step_delta_vs_reference) : "-"),
         g.n_text()};
     if (stacks) row.push_back(provenance.stack_cell(g));
     table.add_row(std::move(row));
   }
   table.drop_uninformative({"precision", "data ms", "fwd+bwd ms", "optimizer ms", "peak MiB", "state MiB",
-                            "scaling eff.", "memory saving vs DDP", "state saving vs DDP", "step time vs DDP"},
+                            "scaling eff.", memory_vs, state_vs, step_vs},
                            {"-", "reference"});
   // What every row shares is said once, above the table.
   std::string shared;
@@ -230,19 +242,20 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
   if (table.has_column("scaling eff."))
     out +=
         "- scaling eff. = tokens/s ÷ (tokens/s of the same strategy at 1 rank × ranks), same parameters otherwise.\n";
-  if (table.has_column("memory saving vs DDP"))
-    out +=
-        "- memory saving vs DDP = (DDP peak MiB − this peak MiB) ÷ DDP peak MiB, DDP at the same ranks and "
-        "parameters (the same requested gradient sync mode, else the same resolved one); positive means less "
-        "memory than DDP.\n";
+  if (table.has_column(memory_vs))
+    out += fmt::format(
+        "- {0} = ({1} peak MiB − this peak MiB) ÷ {1} peak MiB, {1} at the same ranks and parameters (the same "
+        "requested gradient sync mode, else the same resolved one); positive means less memory than {1}.\n",
+        memory_vs, base);
   if (table.has_column("state MiB"))
     out +=
         "- state MiB = parameters + gradients (at their peak) + optimizer state + FSDP's gathered parameters "
         "(their peak) held by one rank, the largest over ranks, from the engine's exact accounting (see "
         "[Memory](#memory)); peak MiB is the process's peak RSS, which also holds LibTorch itself.\n";
-  if (table.has_column("state saving vs DDP")) out += "- state saving vs DDP compares state MiB the same way.\n";
-  if (table.has_column("step time vs DDP"))
-    out += "- step time vs DDP = (this step ms − DDP step ms) ÷ DDP step ms; positive means slower than DDP.\n";
+  if (table.has_column(state_vs)) out += "- " + state_vs + " compares state MiB the same way.\n";
+  if (table.has_column(step_vs))
+    out += fmt::format("- {0} = (this step ms − {1} step ms) ÷ {1} step ms; positive means slower than {1}.\n", step_vs,
+                       base);
   out +=
       "- Derived columns use the means; \"-\" means this report holds no comparable baseline; a column with no "
       "comparison in any row is left out.\n\n";

@@ -1,7 +1,8 @@
 #pragma once
 // The training section: throughput, time breakdown and memory per strategy and rank count, with
-// scaling efficiency and the comparison against DDP; and the runtime table saying how each
-// configuration actually ran (sync mode, collectives, accumulation, resume and checkpoint state).
+// scaling efficiency and the comparison against the engine's reference strategy (DDP); and the
+// runtime table saying how each configuration actually ran (sync mode, collectives, accumulation,
+// resume and checkpoint state).
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,13 +25,13 @@ enum class ScalingBasis {
 struct TrainingRow {
   const Group* group = nullptr;
   Summary tokens_per_sec, step_ms, data_ms, forward_backward_ms, optimizer_ms, peak_memory_mb;
-  Summary model_state_mib;          // parameters + peak gradients + optimizer state (+ FSDP gathered) one rank holds
-  const Group* one_rank = nullptr;  // same strategy and parameters at one rank
-  const Group* ddp = nullptr;       // DDP at the same ranks and parameters
-  std::optional<double> scaling_efficiency;    // tokens/s ÷ (1-rank tokens/s × ranks)
-  std::optional<double> memory_saving_vs_ddp;  // (DDP − this) ÷ DDP, peak memory
-  std::optional<double> state_saving_vs_ddp;   // (DDP − this) ÷ DDP, model state
-  std::optional<double> step_delta_vs_ddp;     // (this − DDP) ÷ DDP, step time
+  Summary model_state_mib;           // parameters + peak gradients + optimizer state (+ FSDP gathered) one rank holds
+  const Group* one_rank = nullptr;   // same strategy and parameters at one rank
+  const Group* reference = nullptr;  // the reference strategy at the same ranks and parameters
+  std::optional<double> scaling_efficiency;          // tokens/s ÷ (1-rank tokens/s × ranks)
+  std::optional<double> memory_saving_vs_reference;  // (reference − this) ÷ reference, peak memory
+  std::optional<double> state_saving_vs_reference;   // (reference − this) ÷ reference, model state
+  std::optional<double> step_delta_vs_reference;     // (this − reference) ÷ reference, step time
   CoreUse cores;
   ScalingBasis scaling_basis = ScalingBasis::Comparable;
 };
@@ -40,8 +41,13 @@ std::string ranks_cell(const TrainingRow& row);
 // The scaling efficiency as a reader may take it: a percentage, qualified or withheld by the basis.
 std::string scaling_cell(const TrainingRow& row);
 
-// One row per training group, ordered by strategy (ddp, fsdp, zero1, zero2, others), ranks, label.
-std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups);
+// One row per training group, ordered by strategy (as the experiments list them), ranks, label.
+// `reference`: the strategy the rows are compared with (ReportData::reference_strategy); empty:
+// no comparison.
+std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups, const std::string& reference = "");
+
+// "DDP": a strategy's name as the report's prose and column titles write it.
+std::string strategy_title(const std::string& strategy);
 
 // The group of `strategy` at `ranks` that is otherwise configured like `like`, from like's own study
 // when it has one. When several differ only in gradient sync mode, the one requesting the same mode,
@@ -49,7 +55,8 @@ std::vector<TrainingRow> training_rows(const std::vector<const Group*>& groups);
 const Group* comparable_group(const std::vector<const Group*>& groups, const Group& like, const std::string& strategy,
                               int ranks);
 
-std::string render_training_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance);
+std::string render_training_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance,
+                                    const std::string& reference);
 std::string render_runtime_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance);
 
 }  // namespace mt

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "experiment/workload_params.h"
 #include "runner_error.h"
 #include "store/launch_rows.h"
 #include "store/lease.h"
@@ -121,6 +122,15 @@ void Store::record_questions(const std::string& campaign_id, const std::string& 
       .run();
 }
 
+void Store::record_reference_strategy(const std::string& campaign_id, const std::string& strategy) {
+  db_.prepare(
+         "UPDATE campaigns SET measurement = json_set(COALESCE(measurement, '{}'), '$.reference_strategy', ?) "
+         "WHERE id = ?")
+      .bind(1, strategy)
+      .bind(2, campaign_id)
+      .run();
+}
+
 std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial& t, int ordinal) {
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& p : t.params) params[p.name] = p.value;
@@ -133,7 +143,7 @@ std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial
       .bind(4, ordinal)
       .bind(5, t.study)
       .bind(6, t.stored_workload())
-      .bind(7, t.param("strategy", t.workload == "train" ? "ddp" : ""))
+      .bind(7, t.param(kStrategyParam, param_default(t.workload, kStrategyParam)))
       .bind(8, t.ranks)
       .bind(9, t.repeat_index)
       .bind(10, params.dump())

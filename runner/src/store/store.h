@@ -121,6 +121,10 @@ class Store {
   // The questions the experiment file asks now (question_json.h), kept with the campaign in place
   // of those of an earlier run: they say how its numbers are judged, not how they are measured.
   void record_questions(const std::string& campaign_id, const std::string& questions_json);
+  // The engine's reference strategy (experiment/workload_params.h) as the campaign ran, kept with
+  // it (in `measurement`, under "reference_strategy") so a report compares strategies with the
+  // one the engine named without asking an engine.
+  void record_reference_strategy(const std::string& campaign_id, const std::string& strategy);
 
   // Row id of the trial, inserting it on first sight.
   std::int64_t add_trial_if_new(const std::string& campaign_id, const Trial& trial, int ordinal);

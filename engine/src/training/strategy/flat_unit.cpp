@@ -190,6 +190,8 @@ StrategyReport flat_units_report(const std::vector<std::unique_ptr<FlatUnit>>& u
   out.gradient_bytes = held_gradient_bytes;
   out.peak_gradient_bytes = ledger.gradient_peak;
   out.peak_full_parameter_bytes = ledger.full_parameter_peak;
+  // Sharded parameters are whole only while gathered; full residency gathers nothing.
+  out.gathered_parameter_bytes = residency == ParameterResidency::shard ? ledger.full_parameter_peak : 0;
   return out;
 }
 

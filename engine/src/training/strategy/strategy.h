@@ -28,6 +28,9 @@ struct StrategyReport {
   int64_t gradient_bytes = 0;             // held across micro-batches (max over the run)
   int64_t peak_gradient_bytes = 0;        // peak held at once, transient buffers included
   int64_t peak_full_parameter_bytes = 0;  // peak bytes of unsharded parameters resident at once
+  // Peak bytes of full parameters materialised transiently by gathering shards, beside the
+  // persistent ones: 0 for strategies that keep the parameters whole.
+  int64_t gathered_parameter_bytes = 0;
 };
 
 class Strategy {

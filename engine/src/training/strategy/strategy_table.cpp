@@ -17,6 +17,8 @@ const std::vector<StrategyEntry>& strategy_table() {
   return table;
 }
 
+const char* reference_strategy() { return strategy_table().front().name; }
+
 const StrategyEntry* find_strategy(std::string_view name) {
   for (const auto& entry : strategy_table())
     if (name == entry.name) return &entry;

@@ -30,7 +30,10 @@ struct StrategyEntry {
   std::unique_ptr<Strategy> (*make)(const StrategyOptions& options);
 };
 
+// The first entry is the reference strategy: --strategy's default, and the one reports compare the
+// others with (the runner reads it as the default in `mtengine train --describe`).
 const std::vector<StrategyEntry>& strategy_table();
+const char* reference_strategy();
 const StrategyEntry* find_strategy(std::string_view name);
 std::string available_strategies();  // "ddp, ..." for messages
 

@@ -8,6 +8,7 @@
 
 #include "core/cli/job_options.h"
 #include "training/model/model_config.h"
+#include "training/strategy/strategy_table.h"
 
 namespace mt {
 
@@ -18,7 +19,7 @@ struct TrainConfig {
   int64_t warmup_steps = 5;
   double learning_rate = 3e-4;
   uint64_t seed = 1337;
-  std::string strategy = "ddp";
+  std::string strategy = reference_strategy();
   int64_t grad_accum_steps = 1;
   std::string gradient_sync_mode = "auto";
   std::string precision = "fp32";

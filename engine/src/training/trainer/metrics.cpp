@@ -39,6 +39,7 @@ TrainSummary summarize(const TrainConfig& config, const RankRun& run, ControlCha
   s.gradient_bytes = max_bytes(run.gradient_bytes);
   s.optimizer_state_bytes = max_bytes(run.optimizer_state_bytes);
   s.peak_full_parameter_bytes = max_bytes(run.peak_full_parameter_bytes);
+  s.gathered_parameter_bytes = max_bytes(run.gathered_parameter_bytes);
   s.peak_gradient_bytes = max_bytes(run.peak_gradient_bytes);
   s.device_max_allocated_bytes = max_bytes(run.device_max_allocated_bytes);
   s.device_max_reserved_bytes = max_bytes(run.device_max_reserved_bytes);

@@ -20,7 +20,7 @@ struct TrainSummary {
   double loss = 0;  // final step, mean over ranks
   int64_t peak_rss_bytes = 0;
   int64_t parameter_bytes = 0, gradient_bytes = 0, optimizer_state_bytes = 0;
-  int64_t peak_full_parameter_bytes = 0, peak_gradient_bytes = 0;
+  int64_t peak_full_parameter_bytes = 0, peak_gradient_bytes = 0, gathered_parameter_bytes = 0;
   int64_t device_max_allocated_bytes = 0, device_max_reserved_bytes = 0;  // GPU; max over ranks
   std::vector<std::vector<double>> step_ms_per_rank;                      // [rank][step], rank 0 only
   std::vector<std::vector<double>> rank_wait_ms_per_rank;                 // likewise

@@ -364,6 +364,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   run.parameter_bytes = report.parameter_bytes;
   run.gradient_bytes = report.gradient_bytes;
   run.peak_full_parameter_bytes = report.peak_full_parameter_bytes;
+  run.gathered_parameter_bytes = report.gathered_parameter_bytes;
   run.peak_gradient_bytes = report.peak_gradient_bytes;
   run.optimizer_state_bytes = optimizer.state_bytes();
   run.gpu = runtime->is_gpu();

@@ -32,7 +32,7 @@ struct RankRun {
 
   std::vector<int64_t> bucket_bytes;
   int64_t parameter_bytes = 0, gradient_bytes = 0, optimizer_state_bytes = 0;
-  int64_t peak_full_parameter_bytes = 0, peak_gradient_bytes = 0;
+  int64_t peak_full_parameter_bytes = 0, peak_gradient_bytes = 0, gathered_parameter_bytes = 0;
   bool gpu = false;       // trained on this rank's GPU
   std::string bf16_gemm;  // bf16 runs: "native" (autocast) or "emulated" (fp32 GEMMs, bf16 operands)
   int64_t device_max_allocated_bytes = 0, device_max_reserved_bytes = 0;  // GPU memory peaks

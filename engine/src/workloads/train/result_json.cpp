@@ -113,6 +113,7 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
                    {"optimizer_state_bytes", s.optimizer_state_bytes},
                    {"peak_gradient_bytes", s.peak_gradient_bytes},
                    {"peak_full_parameter_bytes", s.peak_full_parameter_bytes},
+                   {"gathered_parameter_bytes", s.gathered_parameter_bytes},
                    {"peak_rss_bytes", s.peak_rss_bytes},
                    {"host_need_lower_bound_bytes", training_memory_lower_bound(c, world_size).total()}};
   out["per_step"] = {{"first_step", run.first_step},       {"loss", run.mean_loss},

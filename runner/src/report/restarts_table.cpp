@@ -84,9 +84,11 @@ std::string render_restarts(const std::vector<ReportTrial>& trials) {
       "next had as many steps done again — the step cut short, the job's teardown, the relaunch's start-up and "
       "checkpoint load, and the recomputed steps (`-` when the next launch never got that far).",
       jobs, jobs == 1 ? "" : "s", restarts, restarts == 1 ? "" : "s", lost, lost == 1 ? "" : "s");
-  if (!recovery.empty())
-    out += fmt::format(" Time to recover: {} s (mean ± std over {}).", mean_std_cell(summarize(recovery), 2),
-                       recovery.size());
+  if (!recovery.empty()) {
+    const Summary s = summarize(recovery);
+    out += fmt::format(" Time to recover: {} ± {} s (mean ± std over {}), {}–{} s.", fixed(s.mean, 2), fixed(s.std, 2),
+                       s.n, fixed(s.min, 2), fixed(s.max, 2));
+  }
   return out + "\n\n" + table.render() + "\n";
 }
 

@@ -371,3 +371,24 @@ TEST_CASE("answers: ratios below 0.1 keep two significant digits") {
   a.verdict = "not enough data";
   CHECK(answer_line(a, 1) == "gloo vs bare_mpi: 0.00037× busbw GB/s (n = 1 + 1): **not enough data**");
 }
+
+TEST_CASE("a ratio interval of never-negative figures that Fieller takes below zero is shown from 0") {
+  Answer a;
+  a.label = "gloo vs mpi, bytes = 1024";
+  a.metric = "busbw_gbps";
+  a.a = summarize({0.001, 0.0002, 0.002});  // the compared side: hardly above its spread
+  a.b = summarize({1.0, 1.1, 0.9});
+  a.ratio = a.a.mean / a.b.mean;
+  a.ratio_ci = ratio_confidence_interval({0.001, 0.0002, 0.002}, {1.0, 1.1, 0.9});
+  REQUIRE(a.ratio_ci);
+  REQUIRE(a.ratio_ci->low < 0);
+  a.verdict = "within noise";
+  CHECK(ci_starts_at_zero(a));
+  const std::string line = answer_line(a, 1);
+  CHECK(line.find("(95 % CI 0.0000–") != std::string::npos);
+  CHECK(line.find("CI -") == std::string::npos);
+  // A metric that can be negative keeps Fieller's lower end as it is.
+  a.a = summarize({-0.001, 0.0002, 0.002});
+  CHECK_FALSE(ci_starts_at_zero(a));
+  CHECK(answer_line(a, 1).find("CI -") != std::string::npos);
+}

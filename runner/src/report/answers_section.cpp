@@ -51,6 +51,10 @@ std::vector<const Group*> groups_for(const Question& q, const AnswerInputs& in) 
 
 }  // namespace
 
+bool ci_starts_at_zero(const Answer& a) {
+  return a.ratio_ci && a.ratio_ci->low < 0 && a.a.n > 0 && a.b.n > 0 && a.a.min >= 0 && a.b.min >= 0;
+}
+
 std::string answer_line(const Answer& a, int tested) {
   if (a.verdict == "not comparable") return fmt::format("{}: **not comparable**: {}", a.label, a.note);
   std::string out = a.label + ": ";
@@ -58,7 +62,8 @@ std::string answer_line(const Answer& a, int tested) {
     const int d = ratio_decimals(*a.ratio);
     out += fmt::format("{}× {} (", fixed(*a.ratio, d), metric_title(a.metric));
     if (a.ratio_ci) {
-      out += fmt::format("95 % CI {}–{}, ", fixed(a.ratio_ci->low, d), fixed(a.ratio_ci->high, d));
+      out += fmt::format("95 % CI {}–{}, ", ci_starts_at_zero(a) ? fixed(0.0, d) : fixed(a.ratio_ci->low, d),
+                         fixed(a.ratio_ci->high, d));
     } else if (a.test) {
       out += "95 % CI unbounded, ";
     }
@@ -181,6 +186,14 @@ RenderedAnswers render_answers(const AnswerInputs& in) {
       "(Holm) corrects for testing them together, and at p ≥ {:.2f} the difference is *within noise*. Disturbed "
       "attempts are left out, as everywhere in this report (`docs/measurement.md`).",
       kNoiseThreshold);
+  const bool clamped = std::any_of(answered.begin(), answered.end(), [](const QuestionAnswers& qa) {
+    return std::any_of(qa.answers.begin(), qa.answers.end(), ci_starts_at_zero);
+  });
+  if (clamped) {
+    md +=
+        " Where Fieller's interval reaches below zero (a side whose spread is about as large as its mean), "
+        "the interval is shown from 0: a ratio of figures that are never negative cannot be below it.";
+  }
   if (summed) {
     md += fmt::format(
         " A question with more than {} answers is summed up: how many went each way, and the answers beyond "

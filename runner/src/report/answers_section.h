@@ -33,6 +33,10 @@ struct RenderedAnswers {
 
 RenderedAnswers render_answers(const AnswerInputs& in);
 
+// Whether the answer's ratio interval is shown from 0: Fieller's lower end below zero for figures
+// that are never negative (a side whose spread is about as large as its mean).
+bool ci_starts_at_zero(const Answer& answer);
+
 // One answer as its line, without the leading "- ".
 std::string answer_line(const Answer& a, int tested);
 

@@ -80,6 +80,24 @@ std::string section(const std::string& md, const std::string& heading) {
 
 }  // namespace
 
+TEST_CASE("profile: the collectives cell names whatever kinds the results count, none known in advance") {
+  ReportFixture f("profile_kinds.sqlite");
+  f.campaign("c1", "ddp_buckets");
+  for (int r = 0; r < 2; ++r) {
+    FixtureTrial t = bucket_trial(true, "1", r, 1000, 105);
+    // A kind the runner has never heard of, one the engine added later, and one counted zero times.
+    t.result["collectives_per_step"] = {
+        {"sync_rounds", 1}, {"all_reduce", 6}, {"reduce", 2}, {"all_to_all", 4}, {"broadcast", 0}};
+    f.trial(t);
+  }
+  const std::string md = section(render_latest(f, false, "ddp_buckets").markdown, "Where a step's time goes");
+  REQUIRE(!md.empty());
+  // In name order; sync_rounds (rounds, not calls) and kinds never issued are left out.
+  CHECK(contains(md, "| ddp | 2 | buckets_profiled bucket_cap_mb=1 | all_reduce 6, all_to_all 4, reduce 2 | 6.0 |"));
+  CHECK(!contains(md, "broadcast"));
+  CHECK(!contains(md, "sync_rounds"));
+}
+
 TEST_CASE("profile: a step's parts add up to its phases, communication carved out of forward-backward") {
   StepProfileRow r;
   r.step_ms = summarize({120});

@@ -203,6 +203,32 @@ TEST_CASE("report: scaling efficiency and memory saving against DDP") {
   CHECK(contains(md, "| 90.0 % | reference | reference | reference | 3 |"));
 }
 
+TEST_CASE("report: the runtime table has a column for each collective the results count, none known in advance") {
+  ReportFixture f("runtime.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 2; ++r) {
+    FixtureTrial ddp = train_trial("scale", "ddp", 2, r, 1800, 44, 520);
+    // `reduce`: a kind the runner has never heard of; `broadcast`: carried but never issued.
+    ddp.result["collectives_per_step"] = {
+        {"sync_rounds", 1}, {"all_reduce", 3}, {"all_gather", 0}, {"broadcast", 0}, {"reduce", 2}};
+    f.trial(ddp);
+    FixtureTrial fsdp = train_trial("scale", "fsdp", 2, r, 1200, 55, 312);
+    fsdp.result["collectives_per_step"] = {
+        {"sync_rounds", 1}, {"all_reduce", 0}, {"all_gather", 4}, {"broadcast", 0}, {"all_to_all", 1 + r}};
+    f.trial(fsdp);
+  }
+  auto db = open_results(f.path());
+  const std::string md = render_report(load_report_data(*db, {latest_campaign(*db)}), {}).markdown;
+  // sync_rounds first, then the kinds in name order; one no configuration issued is left out, and a
+  // kind a result does not carry is "-".
+  CHECK(contains(md,
+                 "| grad accum | sync_rounds/step | all_gather/step | all_reduce/step | all_to_all/step | "
+                 "reduce/step | n |\n"));
+  CHECK(contains(md, "| ddp | 2 | scale | auto | last | 2 | 1 | 0 | 3 | - | 2 | 2 |\n"));
+  CHECK(contains(md, "| fsdp | 2 | scale | auto | every | 2 | 1 | 4 | 0 | 1.50 ± 0.71 ⚠n<3 | - | 2 |\n"));
+  CHECK(!contains(md, "broadcast/step"));
+}
+
 TEST_CASE("report: without a provenance row the result's environment describes the trial") {
   ReportFixture f("fallback.sqlite");
   f.campaign("c1");

@@ -24,6 +24,20 @@ Sample Group::sample(const std::string& metric) const {
   return s;
 }
 
+std::vector<std::string> metric_names_under(const std::vector<const Group*>& groups, const std::string& prefix) {
+  std::set<std::string> names;
+  for (const Group* g : groups) {
+    for (const ReportTrial* t : g->succeeded) {
+      for (auto it = t->metrics.lower_bound(prefix); it != t->metrics.end(); ++it) {
+        if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+        std::string name = it->first.substr(prefix.size());
+        if (!name.empty() && name.find('.') == std::string::npos) names.insert(std::move(name));
+      }
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
 std::string Group::result_text(const std::string& path) const {
   std::set<std::string> seen;
   std::string out;

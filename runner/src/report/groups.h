@@ -64,6 +64,11 @@ std::vector<Group> group_trials(const std::vector<ReportTrial>& trials, bool kee
 // Groups every one of whose succeeded trials ran on a disturbed machine: shown as such, not averaged.
 std::vector<Group> disturbed_groups(const std::vector<ReportTrial>& trials);
 
+// The names under `prefix` ("collectives_per_step.") of the metrics any succeeded trial of `groups`
+// carries, without the prefix and sorted: what the results themselves hold, whatever the names.
+// Only direct children: "a" for "prefix.a", not "a.b" for "prefix.a.b".
+std::vector<std::string> metric_names_under(const std::vector<const Group*>& groups, const std::string& prefix);
+
 // Groups of one kind, keeping order.
 std::vector<const Group*> groups_of(const std::vector<Group>& groups, const std::string& kind);
 

@@ -14,7 +14,9 @@
 namespace mt {
 namespace {
 
-constexpr const char* kCollectiveKinds[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"};
+constexpr const char* kCollectivesPrefix = "collectives_per_step.";
+// The one field of `collectives_per_step` that counts rounds of gradient synchronisation, not calls.
+constexpr const char* kSyncRounds = "sync_rounds";
 
 // How the chart names a configuration: the study too when several were profiled.
 std::string ms(const Summary& s) { return mean_std_cell(s, 2); }
@@ -27,11 +29,13 @@ std::string percent_cell(const Summary& fraction) {
   return mean_std_cell(p, 1);
 }
 
-// "all_reduce 21, broadcast 1": the collectives the engine counted per optimizer step, by kind.
+// "all_reduce 21, broadcast 1": the collectives the engine counted per optimizer step, by kind, in
+// name order; whichever kinds the results carry, none named here.
 std::string collectives_cell(const Group& g) {
   std::string out;
-  for (const char* kind : kCollectiveKinds) {
-    auto values = g.sample(std::string("collectives_per_step.") + kind).values;
+  for (const auto& kind : metric_names_under({&g}, kCollectivesPrefix)) {
+    if (kind == kSyncRounds) continue;
+    auto values = g.sample(kCollectivesPrefix + kind).values;
     if (values.empty() || summarize(values).mean == 0) continue;
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", kind, constant_or_mean(values));
   }

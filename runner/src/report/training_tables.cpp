@@ -264,14 +264,17 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
 }
 
 std::string render_runtime_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+  // The counts the results carry, whatever the engine calls them: sync_rounds first, then each kind
+  // of collective in name order, left out when no configuration here issued it at all.
+  const std::string prefix = "collectives_per_step.", rounds = "sync_rounds";
   std::vector<std::string> collectives;
-  for (const char* name : {"sync_rounds", "all_reduce", "all_gather", "reduce_scatter", "broadcast"}) {
-    for (const Group* g : groups) {
-      if (!g->sample(std::string("collectives_per_step.") + name).values.empty()) {
-        collectives.push_back(name);
-        break;
-      }
-    }
+  for (const auto& name : metric_names_under(groups, prefix)) {
+    const bool issued = std::any_of(groups.begin(), groups.end(), [&](const Group* g) {
+      const auto values = g->sample(prefix + name).values;
+      return std::any_of(values.begin(), values.end(), [](double v) { return v != 0; });
+    });
+    if (name == rounds) collectives.insert(collectives.begin(), name);
+    else if (issued) collectives.push_back(name);
   }
   std::vector<std::string> state_fields = resume_checkpoint_fields(groups);
   std::vector<Column> columns = {{"strategy"},       {"ranks", Align::Right}, {"configuration"},
@@ -292,7 +295,7 @@ std::string render_runtime_section(const std::vector<const Group*>& groups, cons
                                     requested.empty() ? g.first().param("gradient_sync_mode", "-") : requested,
                                     resolved.empty() ? "-" : resolved,
                                     accum.empty() ? g.first().param("grad_accum_steps", "-") : accum};
-    for (const auto& c : collectives) row.push_back(constant_or_mean(g.sample("collectives_per_step." + c).values));
+    for (const auto& c : collectives) row.push_back(constant_or_mean(g.sample(prefix + c).values));
     for (const auto& f : state_fields) {
       std::string text = g.result_text(f);
       row.push_back(text.empty() ? "-" : text);

@@ -179,7 +179,16 @@ TEST_CASE("per-step times that jump to a second level are bimodal, steady ones a
     jump.ms.push_back(s < 9 ? 155 + s % 3 : 516 + s % 2);
   }
   CHECK(bimodal_steps(jump, 1.5) == "per-step times bimodal: 156 → 517 ms at step 12");
+  CHECK(bimodal_steps(jump, 1.5, 5) == "per-step times bimodal: 156 → 517 ms at step 12");
   CHECK_FALSE(bimodal_steps(jump, 4.0));
+  // Millisecond steps a scheduler tick doubles: two levels by ratio, too close to be a disturbance.
+  StepTimes ticks;
+  for (int s = 0; s < 30; ++s) {
+    ticks.step.push_back(s + 5);
+    ticks.ms.push_back(s % 5 == 0 ? 9.6 : 5.1);
+  }
+  CHECK(bimodal_steps(ticks, 1.5) == "per-step times bimodal: 5 → 10 ms at step 5");
+  CHECK_FALSE(bimodal_steps(ticks, 1.5, 5));
   StepTimes steady;
   for (int s = 0; s < 20; ++s) {
     steady.step.push_back(s);
@@ -213,10 +222,11 @@ TEST_CASE("the engine's memory bandwidth and latency probes count against the ca
   CHECK_FALSE(judge_attempt(in, t).disturbed);
 }
 
-TEST_CASE("a probe's campaign values are those at the attempt's rank count") {
-  TempStore t("mt_conditions_probe", 2);
+TEST_CASE("a probe's campaign values are those of attempts laid out alike: ranks and threads per rank") {
+  TempStore t("mt_conditions_probe", 4);
   std::vector<std::int64_t> attempts;
-  for (int ranks : {2, 2, 4}) {
+  const std::pair<int, double> layouts[] = {{2, 1}, {2, 1}, {4, 1}, {2, 2}};  // ranks, threads per rank
+  for (const auto& [ranks, threads] : layouts) {
     Trial trial;
     trial.study = "s";
     trial.workload = "train";
@@ -226,12 +236,16 @@ TEST_CASE("a probe's campaign values are those at the attempt's rank count") {
     attempts.push_back(t.store.begin_attempt(row, 1, "cmd", "/run", "/run/log.txt", std::nullopt));
     AttemptOutcome o;
     o.state = AttemptState::Succeeded;
-    o.metrics = {{kLatencyMetric, 1.5 + double(attempts.size())}};
+    o.metrics = {{kCalibrationMetric, 100.0 + double(attempts.size())}, {"threads_per_rank", threads}};
     t.store.finish_attempt(attempts.back(), o, std::nullopt);
   }
-  CHECK(campaign_metric_at_same_ranks(t.store.db(), "c", attempts[0], kLatencyMetric) == std::vector<double>{2.5, 3.5});
-  CHECK(campaign_metric_at_same_ranks(t.store.db(), "c", attempts[2], kLatencyMetric) == std::vector<double>{4.5});
-  CHECK(campaign_metric_at_same_ranks(t.store.db(), "c", attempts[2], kMemoryBandwidthMetric).empty());
+  auto values = [&](std::size_t k, const char* metric) {
+    return campaign_metric_laid_out_alike(t.store.db(), "c", attempts[k], metric);
+  };
+  CHECK(values(0, kCalibrationMetric) == std::vector<double>{101, 102});
+  CHECK(values(2, kCalibrationMetric) == std::vector<double>{103});
+  CHECK(values(3, kCalibrationMetric) == std::vector<double>{104});  // 2 ranks, but 2 threads each
+  CHECK(values(0, kMemoryBandwidthMetric).empty());
 }
 
 TEST_CASE("conditions and verdicts are stored per attempt and read back through the view") {
@@ -259,7 +273,6 @@ TEST_CASE("conditions and verdicts are stored per attempt and read back through 
   CHECK(stored->reasons == v.reasons);
   CHECK(stored->calibration_gflops == 40);
   CHECK_FALSE(read_verdict(t.store.db(), attempt + 1));
-  CHECK(campaign_calibrations(t.store.db(), "c") == std::vector<double>{40});
   CHECK(t.query("SELECT study || ' ' || verdict || ' ' || foreign_cpu_pct FROM conditions") == "s disturbed 55.0");
   CHECK(t.query("SELECT samples FROM attempt_conditions") ==
         "[{\"cpu_mhz\":null,\"load1\":1.25,\"mem_available_mib\":900.0,\"t\":0.5}]");

@@ -13,6 +13,7 @@ std::string thresholds_to_json(const ConditionsThresholds& t) {
   j["max_latency_rise_pct"] = t.max_latency_rise_pct;
   j["max_cpu_pressure_pct"] = t.max_cpu_pressure_pct;
   j["bimodal_step_ratio"] = t.bimodal_step_ratio;
+  j["bimodal_min_gap_ms"] = t.bimodal_min_gap_ms;
   j["sample_interval_s"] = t.sample_interval_s;
   j["keep_disturbed"] = t.keep_disturbed;
   return j.dump();
@@ -32,6 +33,7 @@ ConditionsThresholds thresholds_from_json(const std::string& text) {
   number("max_latency_rise_pct", t.max_latency_rise_pct);
   number("max_cpu_pressure_pct", t.max_cpu_pressure_pct);
   number("bimodal_step_ratio", t.bimodal_step_ratio);
+  number("bimodal_min_gap_ms", t.bimodal_min_gap_ms);
   number("sample_interval_s", t.sample_interval_s);
   if (j.contains("keep_disturbed") && j["keep_disturbed"].is_boolean())
     t.keep_disturbed = j["keep_disturbed"].get<bool>();

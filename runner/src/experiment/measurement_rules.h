@@ -18,6 +18,7 @@ struct ConditionsThresholds {
   double max_latency_rise_pct = 50;
   double max_cpu_pressure_pct = 10;  // /proc/pressure/cpu "some" beyond the job's own, % of the window
   double bimodal_step_ratio = 1.5;   // per-step times split into two levels this far apart
+  double bimodal_min_gap_ms = 10;    // … and at least this many ms apart (a few scheduler ticks)
   double sample_interval_s = 0.5;    // how often the sampler reads the machine during a job
   bool keep_disturbed = false;       // reports average disturbed attempts in anyway
 };

@@ -35,7 +35,7 @@ void check_cpu(const MachineConditions& c, const ConditionsThresholds& t, Verdic
 
 }  // namespace
 
-std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio) {
+std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio, double min_gap_ms) {
   const std::size_t n = steps.ms.size();
   const std::size_t least = std::max<std::size_t>(2, (n + 9) / 10);
   if (n < 2 * least) return std::nullopt;
@@ -52,7 +52,7 @@ std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio) {
   if (cut == 0) return std::nullopt;
   const double low = median(std::vector<double>(sorted.begin(), sorted.begin() + std::ptrdiff_t(cut)));
   const double high = median(std::vector<double>(sorted.begin() + std::ptrdiff_t(cut), sorted.end()));
-  if (high < low * ratio) return std::nullopt;
+  if (high < low * ratio || high - low < min_gap_ms) return std::nullopt;
   // Where the slow level starts: the first step at or above the cut.
   std::size_t first = 0;
   while (first < n && steps.ms[first] < sorted[cut]) ++first;
@@ -87,7 +87,7 @@ Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
                       rise, *in.latency_us, *in.campaign_median_latency_us));
     }
   }
-  if (auto bimodal = bimodal_steps(in.steps, t.bimodal_step_ratio)) v.reasons.push_back(*bimodal);
+  if (auto bimodal = bimodal_steps(in.steps, t.bimodal_step_ratio, t.bimodal_min_gap_ms)) v.reasons.push_back(*bimodal);
   v.disturbed = !v.reasons.empty();
   return v;
 }

@@ -26,9 +26,9 @@ struct StepTimes {
 struct VerdictInputs {
   const MachineConditions* conditions = nullptr;  // null: not measured
   std::optional<double> calibration_gflops;
-  std::optional<double> campaign_median_calibration;  // over the campaign's attempts with one
-  // The engine's other probes, against their medians over the campaign's attempts at the same
-  // rank count (this one included).
+  // The engine's probes, each against its median over the campaign's attempts laid out alike (as
+  // many ranks and threads per rank; this one included).
+  std::optional<double> campaign_median_calibration;
   std::optional<double> memory_gbps, campaign_median_memory_gbps;  // memory copy bandwidth per thread
   std::optional<double> latency_us, campaign_median_latency_us;    // 8-byte all-reduce (multi-rank jobs)
   StepTimes steps;
@@ -37,9 +37,10 @@ struct VerdictInputs {
 Verdict judge_attempt(const VerdictInputs& inputs, const ConditionsThresholds& thresholds);
 
 // "per-step times bimodal: 155 → 516 ms at step 9" when the sorted times split, at their widest
-// ratio gap, into two levels at least `ratio` apart, each holding at least two steps and a tenth of
-// them; nullopt otherwise.
-std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio);
+// ratio gap, into two levels at least `ratio` and `min_gap_ms` apart, each holding at least two
+// steps and a tenth of them; nullopt otherwise. The gap keeps millisecond steps, which a scheduler
+// tick alone doubles, from reading as two levels.
+std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio, double min_gap_ms = 0);
 
 // The judgement of a machine measured with nothing of ours running (doctor, the start of `run`):
 // the same CPU rules, saying over how long.

@@ -41,25 +41,19 @@ StepTimes measured_steps(const AttemptOutcome& outcome) {
 Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_t attempt_id,
                        MachineConditions conditions, const AttemptOutcome& outcome,
                        const ConditionsThresholds& thresholds) {
-  for (const auto& m : outcome.metrics) {
-    if (m.name == kCalibrationMetric) conditions.calibration_gflops = m.value;
-  }
   VerdictInputs in;
   in.conditions = &conditions;
-  in.calibration_gflops = conditions.calibration_gflops;
-  if (conditions.calibration_gflops) {
-    std::vector<double> all = campaign_calibrations(db, campaign_id);
-    all.push_back(*conditions.calibration_gflops);
-    in.campaign_median_calibration = median(all);
-  }
+  // Each probe against its median over the attempts laid out like this one (this one included).
   auto probe = [&](const char* metric, std::optional<double>& value, std::optional<double>& campaign_median) {
     for (const auto& m : outcome.metrics) {
       if (m.name == metric) value = m.value;
     }
     if (!value) return;
-    const std::vector<double> all = campaign_metric_at_same_ranks(db, campaign_id, attempt_id, metric);
-    if (!all.empty()) campaign_median = median(all);
+    const std::vector<double> all = campaign_metric_laid_out_alike(db, campaign_id, attempt_id, metric);
+    campaign_median = all.empty() ? *value : median(all);
   };
+  probe(kCalibrationMetric, in.calibration_gflops, in.campaign_median_calibration);
+  conditions.calibration_gflops = in.calibration_gflops;
   probe(kMemoryBandwidthMetric, in.memory_gbps, in.campaign_median_memory_gbps);
   probe(kLatencyMetric, in.latency_us, in.campaign_median_latency_us);
   in.steps = measured_steps(outcome);

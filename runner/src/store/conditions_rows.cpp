@@ -52,24 +52,16 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
   s.run();
 }
 
-std::vector<double> campaign_calibrations(Database& db, const std::string& campaign_id) {
-  std::vector<double> out;
-  if (!has_measurement_schema(db)) return out;
-  auto s = db.prepare(
-      "SELECT ac.calibration_gflops FROM attempt_conditions ac JOIN attempts a ON a.id = ac.attempt_id "
-      "JOIN trials t ON t.id = a.trial_id WHERE t.campaign_id = ? AND ac.calibration_gflops IS NOT NULL "
-      "ORDER BY ac.attempt_id");
-  s.bind(1, campaign_id);
-  while (s.step()) out.push_back(s.real(0));
-  return out;
-}
-
-std::vector<double> campaign_metric_at_same_ranks(Database& db, const std::string& campaign_id, std::int64_t attempt_id,
-                                                  const std::string& metric) {
+std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::string& campaign_id,
+                                                   std::int64_t attempt_id, const std::string& metric) {
+  // threads_per_rank is -1 where an attempt did not record it (a command, an older engine).
   auto s = db.prepare(
       "SELECT m.value FROM metrics m JOIN attempts a ON a.id = m.attempt_id JOIN trials t ON t.id = a.trial_id "
-      "WHERE t.campaign_id = ? AND m.name = ? AND t.ranks = (SELECT t2.ranks FROM attempts a2 JOIN trials t2 "
-      "ON t2.id = a2.trial_id WHERE a2.id = ?)");
+      "WHERE t.campaign_id = ?1 AND m.name = ?2 "
+      "AND t.ranks = (SELECT t2.ranks FROM attempts a2 JOIN trials t2 ON t2.id = a2.trial_id WHERE a2.id = ?3) "
+      "AND coalesce((SELECT value FROM metrics WHERE attempt_id = a.id AND name = 'threads_per_rank'), -1) = "
+      "coalesce((SELECT value FROM metrics WHERE attempt_id = ?3 AND name = 'threads_per_rank'), -1) "
+      "ORDER BY a.id");
   s.bind(1, campaign_id).bind(2, metric).bind(3, attempt_id);
   std::vector<double> values;
   while (s.step()) values.push_back(s.real(0));

@@ -1,6 +1,6 @@
 #pragma once
 // The attempt_conditions table (schema version 6): the machine during each attempt and its verdict,
-// written once the attempt has finished, read by the runner (calibration median, adaptive repeats)
+// written once the attempt has finished, read by the runner (the probes' campaign medians, adaptive repeats)
 // and by reports.
 #include <cstdint>
 #include <optional>
@@ -16,13 +16,12 @@ namespace mt {
 void record_conditions(Database& db, std::int64_t attempt_id, const MachineConditions& conditions,
                        const Verdict& verdict);
 
-// Calibrations recorded for the campaign's attempts (at most one per attempt), oldest first.
-std::vector<double> campaign_calibrations(Database& db, const std::string& campaign_id);
-
-// The values of `metric` in the campaign's attempts whose trial has as many ranks as the trial of
-// `attempt_id` (that attempt included, once its metrics are stored).
-std::vector<double> campaign_metric_at_same_ranks(Database& db, const std::string& campaign_id, std::int64_t attempt_id,
-                                                  const std::string& metric);
+// The values of `metric` in the campaign's attempts laid out like `attempt_id` (that attempt
+// included, once its metrics are stored): as many ranks and as many threads per rank. The engine's
+// probes measure every rank at once with its threads, so only such attempts are comparable: a
+// campaign of 1 and 2 ranks has two calibration levels, neither of them disturbed.
+std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::string& campaign_id,
+                                                   std::int64_t attempt_id, const std::string& metric);
 
 struct StoredVerdict {
   std::string verdict;  // "quiet" or "disturbed"

@@ -73,11 +73,14 @@ std::string mapped_blas_path() {
 }
 
 double probe_gflops_per_thread(int threads) {
-  constexpr int64_t n = 256;
+  // 512^3 (0.27 GFLOP, about a millisecond on a core of this decade): large enough that waking a
+  // passive thread pool is a small part of a call, so the best of ten repeats within a few percent
+  // (at 256^3 two threads' best of eight spread over ±30 % on a quiet machine).
+  constexpr int64_t n = 512;
   std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
   using Clock = std::chrono::steady_clock;
   double best = 1e30;
-  for (int rep = 0; rep < 8; ++rep) {  // the first calls warm caches and thread pools
+  for (int rep = 0; rep < 10; ++rep) {  // the first calls warm caches and thread pools
     const auto start = Clock::now();
     gemm_row_major(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
     best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());

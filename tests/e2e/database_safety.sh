@@ -124,7 +124,7 @@ chmod 755 "$WORK/locked"
 
 # An older (version 1) database is read as it is: status does not migrate it.
 cp "$DB" "$WORK/v1.sqlite"
-sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; ALTER TABLE provenance DROP COLUMN source_repository; ALTER TABLE provenance DROP COLUMN build_tree_dirty; DROP TABLE baselines; DROP VIEW conditions; DROP TABLE attempt_conditions; ALTER TABLE campaigns DROP COLUMN run_order; ALTER TABLE campaigns DROP COLUMN seed; ALTER TABLE campaigns DROP COLUMN measurement; DROP TABLE attempt_files; DROP VIEW comm_rows; DROP TABLE result_rows; DROP VIEW chain_stages; DROP TABLE stages; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
+sqlite3 "$WORK/v1.sqlite" "PRAGMA journal_mode=DELETE; DROP VIEW restarts; DROP TABLE launches; ALTER TABLE provenance DROP COLUMN source_repository; ALTER TABLE provenance DROP COLUMN build_tree_dirty; DROP TABLE baselines; DROP VIEW conditions; DROP TABLE attempt_conditions; ALTER TABLE campaigns DROP COLUMN run_order; ALTER TABLE campaigns DROP COLUMN seed; ALTER TABLE campaigns DROP COLUMN measurement; DROP TABLE attempt_files; DROP VIEW comm_rows; DROP TABLE result_rows; DROP VIEW chain_stages; DROP TABLE stages; DROP TABLE leases; PRAGMA user_version=1" > /dev/null
 BEFORE=$(sha256sum < "$WORK/v1.sqlite")
 capture "$MTRUN" --db "$WORK/v1.sqlite" status
 expect_eq "$RC" 0 "status on a version 1 database"
@@ -132,7 +132,7 @@ expect_eq "$(sha256sum < "$WORK/v1.sqlite")" "$BEFORE" "version 1 database uncha
 # A version 6 database (before baselines and the repository in provenance): listing, comparing,
 # history and status read it as it is.
 cp "$DB" "$WORK/v6.sqlite"
-sqlite3 "$WORK/v6.sqlite" "PRAGMA journal_mode=DELETE; ALTER TABLE provenance DROP COLUMN source_repository; ALTER TABLE provenance DROP COLUMN build_tree_dirty; DROP TABLE baselines; PRAGMA user_version=6" > /dev/null
+sqlite3 "$WORK/v6.sqlite" "PRAGMA journal_mode=DELETE; DROP VIEW restarts; DROP TABLE launches; ALTER TABLE provenance DROP COLUMN source_repository; ALTER TABLE provenance DROP COLUMN build_tree_dirty; DROP TABLE baselines; PRAGMA user_version=6" > /dev/null
 BEFORE=$(sha256sum < "$WORK/v6.sqlite")
 CAMPAIGN=$(sql "select id from campaigns limit 1")
 capture "$MTRUN" --db "$WORK/v6.sqlite" baseline list

@@ -10,15 +10,10 @@ namespace {
 
 const std::vector<std::string> kRestartKeys = {"max", "resume"};
 
-bool takes_text_param(const WorkloadSpec& workload, const char* name) {
-  const ParamSpec* spec = workload.free_form_params ? nullptr : workload.find(name);
-  return spec && spec->engine_flag && spec->type == ParamType::Text;
-}
-
 // A workload a relaunch can resume: it saves checkpoints, resumes from one, and reports progress.
 bool can_restart(const WorkloadSpec& workload) {
-  return takes_text_param(workload, kCheckpointDirParam) && takes_text_param(workload, kResumeParam) &&
-         takes_text_param(workload, kProgressFileParam);
+  return takes_text_flag(workload, kCheckpointDirParam) && takes_text_flag(workload, kResumeParam) &&
+         takes_text_flag(workload, kProgressFileParam);
 }
 
 bool sets_param(const Stage& stage, const char* name) {

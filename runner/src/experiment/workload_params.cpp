@@ -56,10 +56,12 @@ std::vector<std::string> WorkloadSpec::param_names() const {
   return names;
 }
 
-bool can_profile(const WorkloadSpec& workload) {
-  const ParamSpec* spec = workload.free_form_params ? nullptr : workload.find(kProfileParam);
+bool takes_text_flag(const WorkloadSpec& workload, const char* param) {
+  const ParamSpec* spec = workload.free_form_params ? nullptr : workload.find(param);
   return spec && spec->engine_flag && spec->type == ParamType::Text;
 }
+
+bool can_profile(const WorkloadSpec& workload) { return takes_text_flag(workload, kProfileParam); }
 
 const std::vector<std::string>& engine_workload_names() {
   static const std::vector<std::string> names = {"train", "comm", "moe", "tp", "groups"};

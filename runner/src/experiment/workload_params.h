@@ -50,6 +50,8 @@ struct WorkloadSpec {
 // not set it: `profile: true` on a study makes mtrun pass a directory inside each attempt's run
 // directory.
 inline constexpr const char* kProfileParam = "profile";
+// Whether the workload's engine subcommand takes --PARAM with a text value (a path).
+bool takes_text_flag(const WorkloadSpec& workload, const char* param);
 // Whether the workload's engine subcommand takes --profile DIR.
 bool can_profile(const WorkloadSpec& workload);
 

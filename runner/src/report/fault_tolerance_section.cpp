@@ -25,12 +25,6 @@ std::vector<const ReportTrial*> chains_of(const std::vector<ReportTrial>& trials
   return out;
 }
 
-// The scenario a chain belongs to: its study, and its other axes when it has any.
-std::string scenario_of(const ReportTrial& t) {
-  std::string config = trial_config(t);
-  return config.empty() ? t.study : t.study + " " + config;
-}
-
 template <typename T>
 void add_once(std::vector<T>& list, const T& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
@@ -41,9 +35,9 @@ std::string verdict_table(const std::vector<const ReportTrial*>& chains) {
   std::vector<std::string> scenarios, strategies;
   std::map<std::pair<std::string, std::string>, std::pair<int, int>> passed;  // (passed, total)
   for (const ReportTrial* t : chains) {
-    add_once(scenarios, scenario_of(*t));
+    add_once(scenarios, scenario_label(*t));
     add_once(strategies, t->strategy);
-    auto& cell = passed[{scenario_of(*t), t->strategy}];
+    auto& cell = passed[{scenario_label(*t), t->strategy}];
     cell.first += t->latest_state == std::string("succeeded") ? 1 : 0;
     ++cell.second;
   }
@@ -78,14 +72,14 @@ std::string stage_table(const std::vector<const ReportTrial*>& chains) {
   MarkdownTable table(columns);
   for (const ReportTrial* t : chains) {
     if (t->stages.empty()) {
-      std::vector<std::string> row = {scenario_of(*t), t->strategy};
+      std::vector<std::string> row = {scenario_label(*t), t->strategy};
       if (repeats) row.push_back(std::to_string(t->repeat_index));
       for (const char* c : {"-", "-", t->latest_state ? "no stage recorded" : "not run", kFail, "-"}) row.push_back(c);
       table.add_row(std::move(row));
       continue;
     }
     for (const auto& stage : t->stages) {
-      std::vector<std::string> row = {scenario_of(*t), t->strategy};
+      std::vector<std::string> row = {scenario_label(*t), t->strategy};
       if (repeats) row.push_back(std::to_string(t->repeat_index));
       row.push_back(fmt::format("{} {}", stage.position, stage.name));
       row.push_back(stage.expected);
@@ -195,7 +189,7 @@ PlotSet fault_tolerance_plots(const std::vector<ReportTrial>& trials) {
                     {}};
   for (const ReportTrial* t : chains) {
     if (t->stages.empty()) continue;
-    TimelineRow row{scenario_of(*t) + (t->strategy.empty() ? "" : " " + t->strategy) +
+    TimelineRow row{scenario_label(*t) + (t->strategy.empty() ? "" : " " + t->strategy) +
                         (repeats ? fmt::format(" #{}", t->repeat_index) : ""),
                     {}};
     for (const auto& stage : t->stages) {

@@ -90,6 +90,11 @@ std::string trial_config(const ReportTrial& t) {
   return escape_control_characters(config);  // shown in lists, headings and charts, not only tables
 }
 
+std::string scenario_label(const ReportTrial& t) {
+  const std::string config = trial_config(t);
+  return config.empty() ? t.study : t.study + " " + config;
+}
+
 std::string config_values(const std::string& config) {
   std::string out;
   size_t start = 0;

@@ -49,6 +49,8 @@ std::string trial_kind(const ReportTrial& trial);
 // The study's axes other than strategy and ranks with this trial's values, "gradient_sync_mode=every",
 // control characters escaped (table_cell.h).
 std::string trial_config(const ReportTrial& trial);
+// A chain's or restarted trial's scenario: its study, and its other axes when it has any.
+std::string scenario_label(const ReportTrial& trial);
 
 // "every" for "gradient_sync_mode=every": the values alone, where charts have little room.
 std::string config_values(const std::string& config);

@@ -1,7 +1,5 @@
 #include "report/restarts_table.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "report/cells.h"
@@ -12,36 +10,7 @@
 namespace mt {
 namespace {
 
-std::string scenario_of(const ReportTrial& t) {
-  std::string config = trial_config(t);
-  return config.empty() ? t.study : t.study + " " + config;
-}
-
-// "crashed on rank 1 (signal 9)", "failed, exit 1", "succeeded".
-std::string ending(const LaunchRow& l) {
-  std::string text = l.state;
-  if (l.error_rank) text += fmt::format(" on rank {}", *l.error_rank);
-  if (l.signal) {
-    text += fmt::format(" (signal {})", *l.signal);
-  } else if (l.exit_code && *l.exit_code != 0) {
-    text += fmt::format(", exit {}", *l.exit_code);
-  }
-  return text;
-}
-
 std::string optional_cell(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
-
-// The launches of one job (a trial's own, or one stage's), when it was relaunched at least once.
-std::vector<std::vector<const LaunchRow*>> restarted_jobs(const ReportTrial& t) {
-  std::vector<std::vector<const LaunchRow*>> jobs;
-  for (const LaunchRow& l : t.launches) {
-    if (l.launch == 1) jobs.emplace_back();
-    if (!jobs.empty()) jobs.back().push_back(&l);
-  }
-  jobs.erase(std::remove_if(jobs.begin(), jobs.end(), [](const auto& launches) { return launches.size() < 2; }),
-             jobs.end());
-  return jobs;
-}
 
 }  // namespace
 
@@ -59,15 +28,15 @@ std::string render_restarts(const std::vector<ReportTrial>& trials) {
   int jobs = 0, restarts = 0, lost = 0;
   std::vector<double> recovery;
   for (const ReportTrial& t : trials) {
-    for (const auto& launches : restarted_jobs(t)) {
+    for (const auto& launches : relaunched_jobs(t.launches)) {
       ++jobs;
       restarts += int(launches.size()) - 1;
       for (const LaunchRow* l : launches) {
         const bool relaunched = l->launch < int(launches.size());
         if (relaunched && l->lost_steps) lost += *l->lost_steps;
         if (relaunched && l->recovery_s) recovery.push_back(*l->recovery_s);
-        table.add_row({scenario_of(t), t.strategy, l->stage.empty() ? "-" : l->stage, std::to_string(l->launch),
-                       ending(*l), optional_cell(l->reached_step),
+        table.add_row({scenario_label(t), t.strategy, l->stage.empty() ? "-" : l->stage, std::to_string(l->launch),
+                       launch_ending(*l), optional_cell(l->reached_step),
                        l->resumed_from_step ? std::to_string(*l->resumed_from_step) : "start",
                        relaunched ? optional_cell(l->lost_steps) : "",
                        relaunched ? (l->recovery_s ? fixed(*l->recovery_s, 2) : "-") : "", fixed(l->duration_s, 1)});

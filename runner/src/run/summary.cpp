@@ -1,6 +1,5 @@
 #include "run/summary.h"
 
-#include <algorithm>
 #include <ctime>
 #include <map>
 
@@ -142,17 +141,13 @@ std::string render_relaunches(Database& db, const std::vector<TrialRow>& rows) {
   for (const auto& r : rows) {
     if (!r.attempt_id) continue;
     const auto launches = attempt_launches(db, *r.attempt_id);
-    for (const auto& l : launches) {
-      const bool relaunched_job = std::any_of(launches.begin(), launches.end(), [&](const LaunchRow& other) {
-        return other.stage_position == l.stage_position && other.launch > 1;
-      });
-      if (!relaunched_job) continue;
-      std::string ended = l.state;
-      if (l.error_rank) ended += fmt::format(" on rank {}", *l.error_rank);
-      if (l.signal) ended += fmt::format(" (signal {})", *l.signal);
-      table.add_row({r.identity.substr(0, 12), l.stage.empty() ? "-" : l.stage, std::to_string(l.launch), ended,
-                     number(l.reached_step), l.resumed_from_step ? std::to_string(*l.resumed_from_step) : "start",
-                     number(l.lost_steps), l.recovery_s ? fmt::format("{:.2f}", *l.recovery_s) : "-"});
+    for (const auto& job : relaunched_jobs(launches)) {
+      for (const LaunchRow* l : job) {
+        table.add_row({r.identity.substr(0, 12), l->stage.empty() ? "-" : l->stage, std::to_string(l->launch),
+                       launch_ending(*l), number(l->reached_step),
+                       l->resumed_from_step ? std::to_string(*l->resumed_from_step) : "start", number(l->lost_steps),
+                       l->recovery_s ? fmt::format("{:.2f}", *l->recovery_s) : "-"});
+      }
     }
   }
   return table.empty() ? "" : table.render();

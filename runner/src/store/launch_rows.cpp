@@ -1,5 +1,9 @@
 #include "store/launch_rows.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 namespace mt {
 
 void insert_launches(Database& db, std::int64_t attempt_id, std::optional<std::int64_t> stage_id,
@@ -28,6 +32,27 @@ void insert_launches(Database& db, std::int64_t attempt_id, std::optional<std::i
         .run();
     insert.reset();
   }
+}
+
+std::vector<std::vector<const LaunchRow*>> relaunched_jobs(const std::vector<LaunchRow>& launches) {
+  std::vector<std::vector<const LaunchRow*>> jobs;
+  for (const LaunchRow& l : launches) {
+    if (l.launch == 1) jobs.emplace_back();
+    if (!jobs.empty()) jobs.back().push_back(&l);
+  }
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(), [](const auto& job) { return job.size() < 2; }), jobs.end());
+  return jobs;
+}
+
+std::string launch_ending(const LaunchRow& l) {
+  std::string text = l.state;
+  if (l.error_rank) text += fmt::format(" on rank {}", *l.error_rank);
+  if (l.signal) {
+    text += fmt::format(" (signal {})", *l.signal);
+  } else if (l.exit_code && *l.exit_code != 0) {
+    text += fmt::format(", exit {}", *l.exit_code);
+  }
+  return text;
 }
 
 std::vector<LaunchRow> attempt_launches(Database& db, std::int64_t attempt_id) {

@@ -30,4 +30,11 @@ struct LaunchRow {
 // version 9 or for an attempt without restarts.
 std::vector<LaunchRow> attempt_launches(Database& db, std::int64_t attempt_id);
 
+// The jobs among `launches` (in attempt_launches' order) that were relaunched at least once, each
+// as its launches in order.
+std::vector<std::vector<const LaunchRow*>> relaunched_jobs(const std::vector<LaunchRow>& launches);
+
+// How a launch ended, in words: "crashed on rank 1 (signal 9)", "failed, exit 1", "succeeded".
+std::string launch_ending(const LaunchRow& launch);
+
 }  // namespace mt

@@ -159,3 +159,19 @@ TEST_CASE("report provenance: the revision column names the build, dirty when th
   CHECK(contains(md, "| S2 | s | `1111111111111111111111111111111111111111+dirty` | "));
   CHECK_FALSE(contains(md, "+dirty(abcdefabcdef)"));
 }
+
+TEST_CASE("report provenance: what each launch measures of the machine does not split a stack") {
+  ReportFixture f("probes_one_stack.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial t = train_trial("s", "ddp", 1, r, 1000, 40, 500);
+    t.result["environment"]["memory_copy_gbps_per_thread"] = 8.5 + r;  // probed at every launch
+    t.result["environment"]["probe_ms"] = 30.0 + r;
+    t.result["environment"]["blas_gflops_per_thread"] = 90.0 + r;
+    f.trial(t);
+  }
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "| S1 | s |"));
+  CHECK_FALSE(contains(md, "| S2 |"));
+  CHECK_FALSE(contains(md, "memory_copy_gbps_per_thread="));
+}

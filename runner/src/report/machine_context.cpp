@@ -83,8 +83,10 @@ std::string environment_text(const nlohmann::json& env, const std::string& key) 
 
 bool is_per_launch_field(const std::string& key) {
   // Measured or chosen at each launch: they vary between runs of one build on one machine.
-  static const std::set<std::string> fields = {"threads_per_rank",       "blas_threads",    "env_vars",
-                                               "blas_gflops_per_thread", "blas_efficiency", "cpu_mhz"};
+  static const std::set<std::string> fields = {"threads_per_rank", "blas_threads",
+                                               "env_vars",         "blas_gflops_per_thread",
+                                               "blas_efficiency",  "memory_copy_gbps_per_thread",
+                                               "probe_ms",         "cpu_mhz"};
   return fields.count(key) > 0;
 }
 

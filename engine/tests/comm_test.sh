@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `mtengine comm` on 3 ranks: every collective, placement and all-to-all split at two sizes, each
-# with a row holding latency, bandwidths and zero wrong values; the row count follows the plan;
-# bad input is refused with exit 2.
+# with a row holding latency, bandwidths, zero wrong values and the algorithm asked of the library;
+# the row count follows the plan; bad input is refused with exit 2.
 set -uo pipefail
 MTENGINE=${1:?usage: comm_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
@@ -34,8 +34,31 @@ for row in rows:
     assert abs(row["busbw_gbps"] - row["algbw_gbps"] * factor[row["operation"]]) < 1e-9 * row["busbw_gbps"] + 1e-12, row
 uneven = [x for x in rows if x["split"] == "uneven"]
 assert len(uneven) == 2 and all(x["bytes"] > 3072 // 3 * 3 for x in uneven[:1]), uneven
-print(f"ok: {len(rows)} rows, every output checked, no wrong values")
+# The all-reduce asks Open MPI for the ring (what a reader of a ratio against bare MPI must know);
+# the others leave the choice to the library.
+for row in rows:
+    assert row["algorithm"] == ("ring" if row["operation"] == "all_reduce" else "library default"), row
+asked = r["requested_algorithms"]
+assert set(asked) == {"all_reduce"}, asked
+assert asked["all_reduce"]["setting"] == "OMPI_MCA_coll_libnbc_iallreduce_algorithm=1", asked
+assert asked["all_reduce"]["how"] and asked["all_reduce"]["instead"], asked
+print(f"ok: {len(rows)} rows, every output checked, no wrong values, the all-reduce's ring recorded")
 PY
+
+# A user's own choice wins over the engine's and is what the rows record; 0 leaves it to the library.
+for choice in 2:binomial 0:"library default"; do
+  value=${choice%%:*} name=${choice#*:}
+  "${MPIRUN[@]}" -x OMPI_MCA_coll_libnbc_iallreduce_algorithm="$value" "$MTENGINE" comm --ops all_reduce \
+    --sizes 4096 --warmup 1 --iters 2 --output "$WORK/chosen.json" >"$WORK/out" 2>&1 || fail "comm with algorithm $value: $(cat "$WORK/out")"
+  python3 - "$WORK/chosen.json" "$name" <<'PY' || fail "algorithm $value recorded"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "ok" and all(row["wrong_values"] == 0 for row in r["rows"]), r
+assert [row["algorithm"] for row in r["rows"]] == [sys.argv[2]] * len(r["rows"]), r["rows"]
+assert (sys.argv[2] == "library default") == ("all_reduce" not in r["requested_algorithms"]), r["requested_algorithms"]
+PY
+  echo "ok: OMPI_MCA_coll_libnbc_iallreduce_algorithm=$value recorded as $name"
+done
 
 expect_refusal() {  # MESSAGE ARGS...
   local message=$1

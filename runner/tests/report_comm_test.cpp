@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/comm_ceiling_section.h"
 #include "report/comm_rows.h"
 #include "report/groups.h"
 #include "report/report.h"
@@ -70,10 +71,14 @@ nlohmann::json comm_result(const std::string& implementation, int ranks, int rep
   nlohmann::json env = {{"cpu_cores", 2}, {"threads_per_rank", 1}};
   if (implementation == "gloo") env["torch"] = "2.15.0";
   else env["mpi"] = implementation == "mtengine" ? "Open MPI v4.1.4, package: Debian OpenMPI" : "Open MPI v4.1.4";
+  if (implementation == "mtengine") env["memory_copy_gbps_per_thread"] = 10.0 - repeat;  // median 9: ceiling 4.5
   nlohmann::json result = {{"schema_version", 1}, {"benchmark", "comm"}, {"status", "ok"},
                            {"world_size", ranks}, {"warmup", 2},         {"iters", 5},
                            {"rows", rows},        {"hosts", hosts},      {"environment", env}};
   if (implementation != "mtengine") result["implementation"] = implementation;
+  else
+    result["requested_algorithms"] = {
+        {"all_reduce", {{"name", "ring"}, {"how", "around a ring"}, {"instead", "unasked, the library takes a tree"}}}};
   return result;
 }
 
@@ -123,6 +128,55 @@ TEST_CASE("report: peers side by side, ratios at 1 MiB and up, verdicts against 
                  "| 2 | in_place | 1 MiB | 1.800 ± 0.018 | 2.000 ± 0.020 | 0.300 ± 0.003 | 0.90 ± 0.01 ✗ | "
                  "6.00 ± 0.08 ✓ |"));
   CHECK(contains(md, "Met in "));
+}
+
+TEST_CASE("report: a ratio well above 1 is explained by the algorithm the engine's results say it asked for") {
+  ReportFixture f("comm_algorithm.sqlite");
+  comm_campaign(f);
+  // 4.0 ÷ 0.5 at 4 MiB on 2 ranks: the engine's results name the ring, so the goals say why.
+  CHECK(contains(render_latest(f).markdown,
+                 "For all_reduce, a busbw ratio well above 1 against a peer on the same library does not mean the "
+                 "engine outruns the library it calls: its results record that it asks for the ring algorithm "
+                 "(around a ring); unasked, the library takes a tree; the peer gets the library's own choice.\n"));
+
+  // Results that asked for nothing (the library chose): the ratio stands without that note.
+  ReportFixture plain("comm_no_algorithm.sqlite");
+  plain.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial engine = comm_trial("mtengine", 2, r);
+    engine.result.erase("requested_algorithms");
+    plain.trial(engine);
+    plain.trial(comm_trial("bare_mpi", 2, r));
+  }
+  const std::string md = render_latest(plain).markdown;
+  CHECK(contains(md, "### Goals"));
+  CHECK_FALSE(contains(md, "does not mean the engine outruns"));
+}
+
+TEST_CASE("report: each curve's busbw at its largest size as a share of the memory-copy ceiling") {
+  ReportFixture f("comm_ceiling.sqlite");
+  comm_campaign(f);
+  const std::string md = render_latest(f).markdown;
+  REQUIRE(contains(md, "### Against the memory-copy ceiling\n"));
+  // The engine's probes read 10, 9 and 8 GB/s per thread: the ceiling is half their median. At 4 MiB the
+  // engine's 4.0 GB/s is 89 % of it, bare MPI's 0.5 11 %, Gloo's 0.4 9 %.
+  CHECK(contains(md, "| all_reduce | in_place | 2 | 4 MiB | 4.50 | 4.00 (89 %) | 0.50 (11 %) | 0.40 (9 %) |"));
+  CHECK(contains(md, "| all_reduce | out_of_place | 2 | 4 MiB | 4.50 | 4.00 (89 %) | 0.50 (11 %) | - |"));
+  CHECK(contains(md, "| all_to_all | out_of_place uneven | 2 | 1048580 B | 4.50 |"));
+  // 4 ranks on 2 cores share a core's copy rate: no ceiling applies.
+  const std::string ceiling = md.substr(md.find("### Against the memory-copy ceiling"));
+  CHECK_FALSE(contains(ceiling.substr(0, ceiling.find("\n### ", 5)), "| 4 |"));
+  CHECK(busbw_ceiling_gbps(9.0) == doctest::Approx(4.5));
+
+  // Without the engine's probe (results from before it) there is no ceiling to show.
+  ReportFixture old("comm_no_ceiling.sqlite");
+  old.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial engine = comm_trial("mtengine", 2, r);
+    engine.result["environment"].erase("memory_copy_gbps_per_thread");
+    old.trial(engine);
+  }
+  CHECK_FALSE(contains(render_latest(old).markdown, "memory-copy ceiling"));
 }
 
 TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs and what qualifies them") {

@@ -66,6 +66,22 @@ void add_row(CommPoint& point, const nlohmann::json& row, const ReportTrial& t) 
   if (auto wrong = number(row, "wrong_values")) point.worst_wrong = std::max(point.worst_wrong.value_or(0), *wrong);
 }
 
+std::string text_at(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The first description each operation's requested algorithm has among a study's results.
+void add_requested(std::map<std::string, CommAlgorithm>& requested, const nlohmann::json& result) {
+  auto it = result.find("requested_algorithms");
+  if (it == result.end() || !it->is_object()) return;
+  for (const auto& [operation, algorithm] : it->items()) {
+    if (!algorithm.is_object() || text_at(algorithm, "name").empty()) continue;
+    requested.try_emplace(
+        operation, CommAlgorithm{text_at(algorithm, "name"), text_at(algorithm, "how"), text_at(algorithm, "instead")});
+  }
+}
+
 }  // namespace
 
 bool CommSeriesKey::operator<(const CommSeriesKey& o) const {
@@ -105,6 +121,11 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
     data.oversubscribed[g->ranks] = data.oversubscribed[g->ranks] || core_use(*g).oversubscribed();
     for (const ReportTrial* t : g->succeeded) {
       add_distinct(data.studies[s].version, versions_seen[s], version_of(*t, data.studies[s].implementation));
+      if (data.studies[s].engine) {
+        add_requested(data.studies[s].requested, t->result);
+        if (auto copy = number(trial_environment(*t), "memory_copy_gbps_per_thread"); copy && *copy > 0)
+          data.copy_gbps_per_thread[g->ranks].push_back(*copy);
+      }
       for (const auto& row : t->rows) {
         auto op = row.find("operation");
         auto bytes = number(row, "bytes");

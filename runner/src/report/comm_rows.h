@@ -22,12 +22,20 @@ struct CommPoint {
   std::vector<const ReportTrial*> trials;
 };
 
+// An algorithm an engine study asked its library for (its results' `requested_algorithms`).
+struct CommAlgorithm {
+  std::string name;     // "ring"
+  std::string how;      // what it does
+  std::string instead;  // what the library would pick unasked
+};
+
 // A column of the comparison: one study (with its other axes) across rank counts.
 struct CommStudy {
   std::string label;           // the group's label: study and axes other than ranks
   bool engine = false;         // mtengine itself (an engine workload), not a peer program
   std::string implementation;  // the result's `implementation` ("bare_mpi", "gloo"); "mtengine" for the engine
   std::string version;         // what its numbers depend on: "Open MPI v4.1.4", "PyTorch 2.15.0"
+  std::map<std::string, CommAlgorithm> requested;  // per operation; empty where the library chose
 };
 
 // A curve: one operation in one variant at one rank count.
@@ -46,6 +54,9 @@ struct CommData {
   std::vector<CommStudy> studies;  // engine studies first, then peers, each in order of appearance
   std::map<CommSeriesKey, CommCurve> series;
   std::map<int, bool> oversubscribed;  // per rank count: did any study's job share cores
+  // Per rank count: the memory copy rate one thread of each engine job measured at its start
+  // (environment.memory_copy_gbps_per_thread, GB/s read plus written); peers do not probe.
+  std::map<int, std::vector<double>> copy_gbps_per_thread;
   // Per study: the repeats of each of its groups (rank counts), distinct values: "3", or "3, 2/3"
   // when some group has fewer successful repeats than it ran.
   std::map<size_t, std::string> n_text;

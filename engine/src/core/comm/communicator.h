@@ -7,13 +7,25 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/comm/collective_types.h"
 #include "core/comm/work.h"
 
 namespace mt {
+
+// A collective algorithm a backend asks its library for instead of leaving the choice to it, and
+// why: benchmark results record it, so a ratio against a peer that takes the library's default
+// says what was compared.
+struct RequestedAlgorithm {
+  std::string name;     // "ring"
+  std::string how;      // what it does: "reduce-scatter then all-gather, ..."
+  std::string instead;  // what the library would pick unasked
+  std::string setting;  // how it is asked for: "OMPI_MCA_coll_libnbc_iallreduce_algorithm=1"
+};
 
 class Communicator {
  public:
@@ -50,6 +62,12 @@ class Communicator {
   // A communicator over the ranks that pass the same `color` (collective over this one), ordered
   // by `key`: how process groups (tensor-, pipeline-, data-parallel) are made.
   virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
+
+  // The algorithm this backend asks for `collective` ("all_reduce", as collective_name gives);
+  // none when the library chooses.
+  virtual std::optional<RequestedAlgorithm> requested_algorithm(std::string_view /*collective*/) const {
+    return std::nullopt;
+  }
 
   // Blocks the host until every collective issued so far has finished (a no-op where wait()
   // already blocks the host; on GPUs, a stream synchronize): for timing loops.

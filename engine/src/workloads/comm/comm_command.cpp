@@ -67,6 +67,17 @@ void refuse_what_does_not_fit(const std::vector<Measurement>& measurements, Cont
                       "lower --max-bytes or --sizes");
 }
 
+// What the backend asked its library for, per collective measured: the rows name the algorithm,
+// this says what it does and what the library would have picked.
+nlohmann::json requested_algorithms(const Communicator& comm, const std::vector<Measurement>& measurements) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& m : measurements) {
+    if (auto a = comm.requested_algorithm(m.bench->name()))
+      out[m.bench->name()] = {{"name", a->name}, {"how", a->how}, {"instead", a->instead}, {"setting", a->setting}};
+  }
+  return out;
+}
+
 class CommWorkload final : public Workload {
  public:
   explicit CommWorkload(const CommConfig& config) : config_(config) {}
@@ -99,6 +110,7 @@ class CommWorkload final : public Workload {
                                       {"rows", rows},
                                       {"hosts", hosts},
                                       {"environment", to_json(collect_environment(default_threads()), true)}});
+    outcome.result["requested_algorithms"] = requested_algorithms(comm, measurements);
     if (total_wrong > 0)
       outcome.result["error"] = error_json(
           {std::nullopt, std::nullopt, fmt::format("{} wrong values in collective outputs", total_wrong), ""});
@@ -136,6 +148,7 @@ class CommWorkload final : public Workload {
     const auto result = s.in_place ? send.download() : recv.download();
     const double wrong = control.sum(static_cast<double>(bench.wrong(s, result.data())));
 
+    const auto algorithm = comm.requested_algorithm(bench.name());
     const double bytes = static_cast<double>(bench.message_bytes(s));
     const double algbw = bytes / (latency_us * 1e-6) / 1e9;
     return {{"operation", bench.name()},
@@ -147,7 +160,8 @@ class CommWorkload final : public Workload {
             {"latency_us", latency_us},
             {"algbw_gbps", algbw},
             {"busbw_gbps", algbw * bench.bus_factor(s.world)},
-            {"wrong_values", wrong}};
+            {"wrong_values", wrong},
+            {"algorithm", algorithm ? algorithm->name : "library default"}};
   }
 
   CommConfig config_;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/comm/mpi/mpi_algorithms.h"
 #include "core/comm/mpi/mpi_check.h"
 #include "core/comm/mpi/mpi_progress.h"
 
@@ -124,6 +125,10 @@ MpiCommunicator::~MpiCommunicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+}
+
+std::optional<RequestedAlgorithm> MpiCommunicator::requested_algorithm(std::string_view collective) const {
+  return requested_mpi_algorithm(collective);
 }
 
 WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {

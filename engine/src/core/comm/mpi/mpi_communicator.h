@@ -22,6 +22,7 @@ class MpiCommunicator final : public Communicator {
   int world_size() const override { return world_size_; }
   const char* backend() const override { return "mpi"; }
   bool device_memory() const override { return false; }
+  std::optional<RequestedAlgorithm> requested_algorithm(std::string_view collective) const override;
 
   using Communicator::all_reduce;
   WorkHandle all_reduce(const void* send, void* recv, std::size_t count, ElementType type, StreamRef stream) override;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/comm/mpi/mpi_algorithms.h"
 #include "core/comm/mpi/mpi_check.h"
 #include "core/process/job_abort.h"
 
@@ -26,10 +27,7 @@ MpiSession::MpiSession() {
   int initialized = 0;
   MT_MPI_CHECK(MPI_Initialized(&initialized));
   if (initialized) return;
-  // Open MPI's non-blocking all-reduce picks a binomial tree below 4 ranks: reduce to rank 0,
-  // then broadcast, so one rank does all the summing. For a 17 MB bucket on 2 ranks that took
-  // 9.2 ms against 3.1 ms for the ring (reduce-scatter + all-gather). A user's own setting wins.
-  setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", /*overwrite=*/0);  // 1 = ring
+  request_engine_algorithms();
   // Collectives progress on a thread of their own while the main thread computes and talks on
   // the control channel, so both call MPI at once.
   int provided = MPI_THREAD_SINGLE;

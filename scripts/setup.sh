@@ -38,7 +38,7 @@ VENV=${MT_VENV:-$PWD/.venv}
 REQUIREMENTS=scripts/python-requirements.txt
 if ! cmp -s "$REQUIREMENTS" "$VENV/.mt-requirements" 2>/dev/null; then
   [ -x "$VENV/bin/python" ] || /usr/bin/python3 -m venv "$VENV"
-  echo "setup: installing $(grep -v '^#' "$REQUIREMENTS" | xargs) into $VENV"
+  echo "setup: installing $(sed 's/#.*//' "$REQUIREMENTS" | tr -s ' \n' ' ')into $VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS"
   cp "$REQUIREMENTS" "$VENV/.mt-requirements"
 fi

@@ -88,6 +88,7 @@ questions:
     compare: strategy
     baseline: ddp
     within: [ranks, gradient_sync_mode]
+    where: ranks > 1
 )");
   CheckedExperiment checked = check_experiment(file);
   REQUIRE(checked.errors.empty());
@@ -97,6 +98,7 @@ questions:
   CHECK(q[0].within == std::vector<std::string>{"ranks", "gradient_sync_mode"});
   CHECK(q[0].better == "higher");
   CHECK(q[0].study.empty());
+  CHECK(q[0].where == "ranks > 1");
   CHECK(q[1].study == "s");
   CHECK(q[1].better == "lower");
   // Kept with the campaign and read back as they were.
@@ -105,6 +107,8 @@ questions:
   REQUIRE(back->size() == 2);
   CHECK((*back)[1].within == std::vector<std::string>{"strategy"});
   CHECK((*back)[1].study == "s");
+  CHECK((*back)[0].where == "ranks > 1");
+  CHECK((*back)[1].where.empty());
   CHECK_FALSE(questions_from_measurement("{\"conditions\":{}}"));
   // The same questions without reading the studies as a run would (no engine needed).
   QuestionFile alone = read_question_file(file);
@@ -127,7 +131,15 @@ TEST_CASE("questions: each mistake is named at its place, with what would be rig
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, within: "
                       "[strategy]}\n") == "10:73: question #1 within lists 'strategy', the axis it compares\n");
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, baseline: ddp}\n") ==
-        "10:5: question #1 needs 'compare' (metric, compare, baseline; within and better are optional)\n");
+        "10:5: question #1 needs 'compare' (metric, compare, baseline; within, where and better are optional)\n");
+  CHECK(problems_with(
+            "questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, where: 'rnks > 1'}\n") ==
+        "10:71: question #1 where 'rnks' is not an axis of study 's' (did you mean 'ranks'?)\n");
+  CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, where: 'ranks >'}\n")
+            .rfind("10:", 0) == 0);
+  CHECK(contains(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, where: "
+                               "'ranks >'}\n"),
+                 "question #1 where: "));
   CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: study, baseline: s, better: lower}\n") ==
         "10:34: question #1 compares studies, but it is asked of study 's' alone\n");
   // A direction the question declares makes any stored metric answerable.
@@ -215,7 +227,7 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
   std::vector<Group> groups = group_trials(trials);
   SUBCASE("strategy against ddp") {
     QuestionAnswers qa = answer_question(
-        {"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"}, "higher", "", {}}, pointers(groups));
+        {"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"}, "higher", "", {}, ""}, pointers(groups));
     REQUIRE(qa.answers.size() == 4);
     CHECK(qa.tested == 4);
     CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1, gradient_sync_mode = every");
@@ -225,8 +237,9 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
     CHECK(contains(answer_line(qa.answers[0], qa.tested), "n = 3 + 3, p (Holm) < 0.001): **slower**"));
   }
   SUBCASE("no sync-mode comparison at 1 rank, where both modes run the same thing") {
-    QuestionAnswers qa = answer_question(
-        {"tokens_per_sec", "gradient_sync_mode", "every", {"strategy", "ranks"}, "higher", "", {}}, pointers(groups));
+    QuestionAnswers qa =
+        answer_question({"tokens_per_sec", "gradient_sync_mode", "every", {"strategy", "ranks"}, "higher", "", {}, ""},
+                        pointers(groups));
     REQUIRE(qa.answers.size() == 2);
     CHECK(qa.answers[0].label == "gradient_sync_mode = last vs every, strategy = ddp, ranks = 2");
     CHECK(qa.answers[1].label == "gradient_sync_mode = last vs every, strategy = fsdp, ranks = 2");
@@ -234,9 +247,20 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
     CHECK(qa.skipped[0] ==
           "gradient_sync_mode = last vs every, strategy = ddp, ranks = 1: the same resolved configuration");
   }
+  SUBCASE("where: only the configurations it selects are answered, and Holm counts only those") {
+    Question q{"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"}, "higher", "", {}, ""};
+    q.where = "ranks > 1 and gradient_sync_mode == 'every'";
+    QuestionAnswers qa = answer_question(q, pointers(groups));
+    REQUIRE(qa.answers.size() == 1);
+    CHECK(qa.tested == 1);
+    CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 2, gradient_sync_mode = every");
+    // A configuration without an axis the expression names is left out: here, all of them.
+    q.where = "bytes >= 1048576";
+    CHECK(answer_question(q, pointers(groups)).answers.empty());
+  }
   SUBCASE("a baseline side that holds several configurations is not pooled") {
     QuestionAnswers qa =
-        answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}}, pointers(groups));
+        answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""}, pointers(groups));
     // gradient_sync_mode is not named: each fsdp group is held against the ddp group of its own mode.
     REQUIRE(qa.answers.size() == 4);
     CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1, gradient_sync_mode = every");
@@ -251,7 +275,7 @@ TEST_CASE("answers: a side with one value is not enough data; a rank baseline fr
                                      trial("ddp", 2, "last", 0, 190, "scaling")};
   std::vector<Group> groups = group_trials(trials);
   QuestionAnswers qa =
-      answer_question({"tokens_per_sec", "ranks", "1", {"gradient_sync_mode"}, "higher", "", {}}, pointers(groups));
+      answer_question({"tokens_per_sec", "ranks", "1", {"gradient_sync_mode"}, "higher", "", {}, ""}, pointers(groups));
   REQUIRE(qa.answers.size() == 2);
   CHECK(qa.answers[0].label == "ranks = 2 vs 1, gradient_sync_mode = every");
   CHECK(qa.answers[0].verdict == "faster");
@@ -294,7 +318,7 @@ TEST_CASE("report: an experiment's questions are answered first, before the summ
   ReportFixture f("answers.sqlite");
   engine_and_peer_campaign(f);
   f.store().record_questions("c1",
-                             questions_to_json({{"tokens_per_sec", "study", "peer", {"ranks"}, "higher", "", {}}}));
+                             questions_to_json({{"tokens_per_sec", "study", "peer", {"ranks"}, "higher", "", {}, ""}}));
   const std::string md = render_latest(f).markdown;
   const auto answers = md.find("## Answers"), summary = md.find("## Summary");
   REQUIRE(answers != std::string::npos);
@@ -312,6 +336,18 @@ TEST_CASE("report: an experiment's questions are answered first, before the summ
   CHECK(contains(md2, "## Answers\n\nThe experiment declares no questions"));
   CHECK(
       contains(md2, "**tokens/s: ranks vs 1** — higher is better\n\n- ranks = 2 vs 1, study = engine: 2.00× tokens/s"));
+}
+
+TEST_CASE("report: a question's where is kept with the campaign and said in its title") {
+  ReportFixture f("answers_where.sqlite");
+  engine_and_peer_campaign(f);
+  Question q{"tokens_per_sec", "study", "peer", {"ranks"}, "higher", "", {}, ""};
+  q.where = "ranks >= 1";
+  f.store().record_questions("c1", questions_to_json({q}));
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md,
+                 "**tokens/s: study vs peer, within ranks, where ranks >= 1** — higher is better\n\n"
+                 "- engine vs peer, ranks = 1: 1.20× tokens/s"));
 }
 
 TEST_CASE("report --questions: the file's questions, validated, in place of the campaign's") {
@@ -337,7 +373,7 @@ TEST_CASE("answers: a question with many answers is summed up first and listed i
   }
   std::vector<Group> groups = group_trials(trials);
   AnswerInputs in;
-  in.questions = {{"tokens_per_sec", "ranks", "1", {"strategy"}, "higher", "", {}}};
+  in.questions = {{"tokens_per_sec", "ranks", "1", {"strategy"}, "higher", "", {}, ""}};
   in.source = "declared in the test";
   in.groups = pointers(groups);
   RenderedAnswers r = render_answers(in);
@@ -354,7 +390,7 @@ TEST_CASE("answers: a question with many answers is summed up first and listed i
   CHECK(contains(r.all, "- ranks = 4 vs 1, strategy = fsdp: "));
   CHECK(contains(r.all, "</details>\n"));
   // Few answers: listed in the section itself, nothing further down.
-  in.questions = {{"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}}};
+  in.questions = {{"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""}};
   RenderedAnswers few = render_answers(in);
   CHECK(few.all.empty());
   CHECK_FALSE(contains(few.section, "summed up"));

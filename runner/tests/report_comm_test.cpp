@@ -254,7 +254,7 @@ TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
   CHECK_FALSE(busbw_ratio(engine, CommPoint{}));
 
   CommData data;
-  data.studies = {{"s", true, "mtengine", ""}};
+  data.studies = {{"s", true, "mtengine", "", {}}};
   CommSeriesKey key{0, "all_reduce", 2, "in_place"};
   const double busbw[] = {1.0, 0.71, 0.49, 0.6};  // -29 %: no cliff; -31 %: a cliff; then up again
   for (int i = 0; i < 4; ++i) data.series[key][1024.0 * (1 << (2 * i))][0].busbw_gbps = {busbw[i]};

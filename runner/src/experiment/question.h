@@ -20,6 +20,9 @@ struct Question {
   std::string better;               // "higher" or "lower" when declared; "" when the catalogue knows
   std::string study;                // the study that declared it; "" for the whole experiment
   SourcePos pos;
+  // The configurations it looks at: an expression over axes (experiment/expression.h), e.g.
+  // "bytes >= 1048576"; a configuration lacking an axis it names is left out. "": all of them.
+  std::string where;
 };
 
 }  // namespace mt

@@ -6,13 +6,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "experiment/expression.h"
+#include "experiment/expression_reader.h"
 #include "experiment/metric_catalogue.h"
 #include "experiment/workload_params.h"
 
 namespace mt {
 namespace {
 
-const std::vector<std::string> kQuestionKeys = {"metric", "compare", "baseline", "within", "better"};
+const std::vector<std::string> kQuestionKeys = {"metric", "compare", "baseline", "within", "where", "better"};
 
 // The studies a question is asked of.
 std::vector<const Study*> scoped_studies(const Experiment& experiment, const Study* scope) {
@@ -100,6 +102,19 @@ bool check_axis(YamlReader& r, const YAML::Node& node, const std::string& axis,
   return false;
 }
 
+// A question's `where`: an expression whose every name is an axis of these studies.
+void read_where(YamlReader& r, const YAML::Node& node, const std::vector<const Study*>& studies,
+                const std::string& what, Question& q) {
+  auto e = read_expression(r, node, what + " where");
+  if (!e) return;
+  std::string error;
+  int column = 0;
+  bool known = true;
+  for (const auto& name : Expression::parse(e->text, error, column)->names())
+    known = check_axis(r, node, name, studies, what + " where") && known;
+  if (known) q.where = e->text;
+}
+
 std::optional<Question> read_question(YamlReader& r, const YAML::Node& node, const std::vector<const Study*>& studies,
                                       const Study* scope, int index) {
   const std::string what = fmt::format("question #{}", index + 1);
@@ -110,8 +125,8 @@ std::optional<Question> read_question(YamlReader& r, const YAML::Node& node, con
   bool complete = true;
   for (const char* key : {"metric", "compare", "baseline"}) {
     if (!node[key]) {
-      r.error(q.pos,
-              fmt::format("{} needs '{}' (metric, compare, baseline; within and better are optional)", what, key));
+      r.error(q.pos, fmt::format("{} needs '{}' (metric, compare, baseline; within, where and better are optional)",
+                                 what, key));
       complete = false;
     }
   }
@@ -119,6 +134,7 @@ std::optional<Question> read_question(YamlReader& r, const YAML::Node& node, con
   if (node["compare"]) q.compare = r.scalar(node["compare"], what + " compare").value_or("");
   if (node["baseline"]) q.baseline = r.scalar(node["baseline"], what + " baseline").value_or("");
   if (node["within"]) q.within = r.string_list(node["within"], what + " within");
+  if (node["where"]) read_where(r, node["where"], studies, what, q);
   if (node["better"]) {
     if (auto b = r.scalar(node["better"], what + " better")) {
       if (!better_from_text(*b)) {

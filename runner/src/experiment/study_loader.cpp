@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "experiment/expression.h"
+#include "experiment/expression_reader.h"
 #include "experiment/input_bounds.h"
 #include "experiment/measurement_loader.h"
 #include "experiment/param_checker.h"
@@ -90,26 +91,6 @@ void read_assignments(YamlReader& r, ParamChecker& params, const YAML::Node& nod
     if (entry.IsMap() && entry.size() == 0) r.error(pos_of(entry), fmt::format("empty {} entry", what));
     out.push_back(std::move(a));
   }
-}
-
-// Position of an expression's first character: a quoted scalar starts one column later.
-SourcePos expression_pos(const YAML::Node& node) {
-  SourcePos pos = pos_of(node);
-  if (node.Tag() == "!") pos.column += 1;
-  return pos;
-}
-
-std::optional<ExpressionText> read_expression(YamlReader& r, const YAML::Node& node, const std::string& what) {
-  auto text = r.scalar(node, what);
-  if (!text) return std::nullopt;
-  ExpressionText e{*text, expression_pos(node)};
-  std::string error;
-  int column = 0;
-  if (!Expression::parse(e.text, error, column)) {
-    r.error({e.pos.line, e.pos.column + column - 1}, fmt::format("{}: {}", what, error));
-    return std::nullopt;
-  }
-  return e;
 }
 
 // Every name an expression uses must be a parameter or an earlier derived value.

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "experiment/expression.h"
 #include "experiment/metric_catalogue.h"
 #include "experiment/question_loader.h"
 #include "report/contrast.h"
@@ -106,6 +107,21 @@ std::vector<const Cell*> baseline_for(const Cell& c, const Question& q, const st
     narrow([&](const Cell* b) { return value_of(*b, axis) == value_of(c, axis); });
   }
   return out;
+}
+
+// Whether a cell is one of the configurations a question looks at (its `where`); a cell without a
+// value for an axis the expression names is not.
+bool selected(const Cell& c, const std::optional<Expression>& where) {
+  if (!where) return true;
+  std::string error;
+  const auto value = where->evaluate(
+      [&c](const std::string& axis) -> std::optional<std::string> {
+        std::string v = value_of(c, axis);
+        if (v.empty()) return std::nullopt;
+        return v;
+      },
+      error);
+  return value && value->truthy();
 }
 
 std::string compare_text(const Question& q, const std::string& value) {
@@ -212,11 +228,21 @@ std::string answer_verdict(const std::string& metric, const std::string& better,
 QuestionAnswers answer_question(const Question& q, const std::vector<const Group*>& groups) {
   QuestionAnswers out;
   out.question = q;
+  std::optional<Expression> where;
+  if (!q.where.empty()) {
+    std::string error;
+    int column = 0;
+    where = Expression::parse(q.where, error, column);
+    if (!where) {  // checked when the experiment was read: only a damaged record gets here
+      out.skipped.push_back(fmt::format("where {} cannot be read: {}", q.where, error));
+      return out;
+    }
+  }
   std::vector<Cell> cells;
   for (const Group* g : groups) {
     if (!q.study.empty() && g->study != q.study) continue;
     for (auto& c : cells_of(*g, q.metric)) {
-      if (!value_of(c, q.compare).empty()) cells.push_back(std::move(c));
+      if (!value_of(c, q.compare).empty() && selected(c, where)) cells.push_back(std::move(c));
     }
   }
   std::vector<const Cell*> compared, base;
@@ -329,10 +355,10 @@ std::vector<Question> default_questions(const std::vector<const Group*>& groups,
       return w;
     };
     if (strategies.size() > 1 && strategies.count(reference)) {
-      out.push_back({metric, "strategy", reference, others("strategy"), better, "", {}});
+      out.push_back({metric, "strategy", reference, others("strategy"), better, "", {}, ""});
     }
     if (ranks.size() > 1) {
-      out.push_back({metric, "ranks", std::to_string(*ranks.begin()), others("ranks"), better, "", {}});
+      out.push_back({metric, "ranks", std::to_string(*ranks.begin()), others("ranks"), better, "", {}, ""});
     }
   }
   return out;

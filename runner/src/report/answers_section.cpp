@@ -34,6 +34,7 @@ std::string question_title(const Question& q) {
       list += (i == 0 ? "" : i + 1 == q.within.size() ? " and " : ", ") + q.within[i];
     out += ", within " + list;
   }
+  if (!q.where.empty()) out += ", where " + q.where;
   out += "**";
   if (!q.study.empty()) out += fmt::format(" (study {})", code(q.study));
   if (q.better == "higher" || q.better == "lower") out += fmt::format(" — {} is better", q.better);

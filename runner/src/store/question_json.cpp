@@ -13,6 +13,7 @@ std::string questions_to_json(const std::vector<Question>& questions) {
                                 {"within", q.within},
                                 {"better", q.better}};
     if (!q.study.empty()) j["study"] = q.study;
+    if (!q.where.empty()) j["where"] = q.where;
     out.push_back(std::move(j));
   }
   return out.dump();
@@ -27,7 +28,7 @@ std::optional<std::vector<Question>> questions_from_measurement(const std::strin
     auto text = [&e](const char* key) {
       return e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : std::string();
     };
-    Question q{text("metric"), text("compare"), text("baseline"), {}, text("better"), text("study"), {}};
+    Question q{text("metric"), text("compare"), text("baseline"), {}, text("better"), text("study"), {}, text("where")};
     if (e.contains("within") && e["within"].is_array()) {
       for (const auto& w : e["within"]) {
         if (w.is_string()) q.within.push_back(w.get<std::string>());

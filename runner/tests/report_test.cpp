@@ -328,6 +328,24 @@ TEST_CASE("report: sections of other workloads and of faults appear only when su
   CHECK(contains(md, "| failed | 1 | 1 | 5 | injected fault |"));
 }
 
+TEST_CASE("report: where compared studies' models started, when one started from given weights") {
+  ReportFixture f("initial_weights.sqlite");
+  f.campaign("c1");
+  const std::string sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial engine = train_trial("engine", "ddp", 1, r, 1200 + r, 40, 500);
+    engine.result["initial_weights"] = nullptr;  // the engine initialised from its seed
+    f.trial(engine);
+    FixtureTrial peer = train_trial("peer", "ddp", 1, r, 1000 + r, 48, 520);
+    peer.workload = "command";
+    peer.result["initial_weights"] = {{"path", nullptr}, {"sha256", sha}, {"source", "the engine's weights"}};
+    f.trial(peer);
+  }
+  CHECK(contains(render_latest(f).markdown,
+                 "Initial weights, as each study's results record them: `engine` from its seed; `peer` from the "
+                 "engine's weights (SHA-256 `0123456789ab`).\n"));
+}
+
 TEST_CASE("report: studies that ran the same configuration are compared, first study over second") {
   ReportFixture f("studies.sqlite");
   f.campaign("c1");
@@ -358,6 +376,8 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
                  "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 "
                  "± 0.00 (3) | 0.833 |"));
   CHECK_FALSE(contains(md, "fsdp ×2 | tokens_per_sec"));
+
+  CHECK_FALSE(contains(md, "Initial weights"));  // neither side records starting from given weights
 
   ReportFixture single("one_study.sqlite");
   single.campaign("c1");

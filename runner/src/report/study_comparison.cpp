@@ -1,5 +1,7 @@
 #include "report/study_comparison.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <tuple>
 
@@ -7,6 +9,7 @@
 
 #include "report/cells.h"
 #include "report/machine_context.h"
+#include "report/markdown_table.h"
 #include "report/series_names.h"
 
 namespace mt {
@@ -24,6 +27,52 @@ std::string study_with_version(const Group& g) {
   if (auto libtorch = g.result_text("environment.libtorch"); !libtorch.empty())
     return fmt::format("{} (LibTorch {})", g.study, libtorch);
   return g.study;
+}
+
+// How a trial's model was initialised, as its result records it: "" when it does not say.
+std::string initial_weights_text(const ReportTrial& t) {
+  if (!t.result.is_object() || !t.result.contains("initial_weights")) return "";
+  const nlohmann::json& w = t.result["initial_weights"];
+  if (w.is_null()) return "from its seed";
+  if (!w.is_object()) return "";
+  auto text = [&w](const char* key) {
+    return w.contains(key) && w[key].is_string() ? w[key].get<std::string>() : std::string();
+  };
+  std::string from = text("source");
+  if (from.empty()) from = std::filesystem::path(text("path")).filename().string();
+  std::string out = "from " + (from.empty() ? std::string("a weights file") : from);
+  if (const std::string sha = text("sha256"); !sha.empty()) out += fmt::format(" (SHA-256 `{}`)", sha.substr(0, 12));
+  return out;
+}
+
+// Where each compared study's models started, when any started from given weights: the sentence
+// that says two studies computed one function (the same SHA-256) or not.
+std::string initial_weights_note(const std::vector<ContrastRow>& rows) {
+  std::vector<std::string> studies;
+  std::map<std::string, std::vector<std::string>> texts;  // study -> distinct descriptions, in order
+  bool any_file = false;
+  for (const auto& r : rows) {
+    for (const Group* g : {r.a_group, r.b_group}) {
+      if (std::find(studies.begin(), studies.end(), g->study) == studies.end()) studies.push_back(g->study);
+      for (const ReportTrial* t : g->succeeded) {
+        const std::string text = initial_weights_text(*t);
+        auto& list = texts[g->study];
+        if (text.empty() || std::find(list.begin(), list.end(), text) != list.end()) continue;
+        list.push_back(text);
+        any_file = any_file || text != "from its seed";
+      }
+    }
+  }
+  if (!any_file) return "";
+  std::string out = "Initial weights, as each study's results record them:";
+  for (const auto& study : studies) {
+    const auto& list = texts[study];
+    std::string joined;
+    for (const auto& text : list) joined += (joined.empty() ? "" : "; ") + text;
+    out += fmt::format(" {} {};", code(study), joined.empty() ? "not recorded" : joined);
+  }
+  out.back() = '.';
+  return out + "\n\n";
 }
 
 }  // namespace
@@ -77,8 +126,8 @@ std::string render_study_comparison(const std::vector<ContrastRow>& rows) {
       "## Studies compared\n\n"
       "Groups that differ only in their study (the same strategy, ranks and other parameters) ran one "
       "configuration through different implementations or set-ups. The first study is the one the "
-      "experiment lists first; the verdict says how the first compares with the second. {}\n\n{}\n{}\n\n",
-      verdict_rules(tested_count(rows)),
+      "experiment lists first; the verdict says how the first compares with the second. {}\n\n{}{}\n{}\n\n",
+      verdict_rules(tested_count(rows)), initial_weights_note(rows),
       render_contrasts(rows,
                        {"studies, configuration", "first mean ± std (n)", "second mean ± std (n)", "first ÷ second"}),
       kCellLegend);

@@ -61,10 +61,13 @@ Environment collect_environment(int threads_per_rank, bool gpu_used) {
   env.kernel = kernel_release();
   env.cpu = read_cpu_info();
   // What the probes cost every job, so that the cost is a measured figure in every result.
-  const auto probes_start = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  const auto probes_start = Clock::now();
   env.blas = detect_blas(env.cpu);
+  const auto sgemm_end = Clock::now();
   env.memory_copy_gbps_per_thread = probe_copy_gbps_per_thread();
-  env.probe_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - probes_start).count();
+  env.sgemm_probe_ms = std::chrono::duration<double, std::milli>(sgemm_end - probes_start).count();
+  env.probe_ms = std::chrono::duration<double, std::milli>(Clock::now() - probes_start).count();
   env.float_mode = current_float_mode();
   env.threads_per_rank = threads_per_rank;
   env.simd_kernels = kernel_isa_name(kernel_isa());
@@ -105,6 +108,7 @@ nlohmann::json to_json(const Environment& env, bool include_machine) {
   if (!env.blas.warning.empty()) out["blas_warning"] = env.blas.warning;
   out["memory_copy_gbps_per_thread"] = env.memory_copy_gbps_per_thread;
   out["probe_ms"] = env.probe_ms;
+  out["sgemm_probe_ms"] = env.sgemm_probe_ms;
   out["threads_per_rank"] = env.threads_per_rank;
   out["flush_denormal"] = env.float_mode.flush_to_zero && env.float_mode.denormals_are_zero;
   out["simd_kernels"] = env.simd_kernels;

@@ -27,7 +27,8 @@ struct Environment {
   CpuInfo cpu;
   BlasInfo blas;
   double memory_copy_gbps_per_thread = 0;  // probed with every launch (memory_bandwidth.h)
-  double probe_ms = 0;                     // wall time of that probe and the SGEMM calibration (blas)
+  double probe_ms = 0;                     // wall time of that probe and the SGEMM calibration (blas) together
+  double sgemm_probe_ms = 0;               // of the SGEMM calibration alone: the BLAS library's first calls included
   FloatMode float_mode;
   int threads_per_rank = 0;
   std::string simd_kernels;                                   // instruction set the hand-vectorised kernels run with

@@ -170,6 +170,11 @@ TEST_CASE("over a short attempt, /proc/stat's tick rounding is not taken for oth
   CHECK_FALSE(judge_attempt(in, t).disturbed);
   c.wall_s = 2;
   CHECK(judge_attempt(in, t).disturbed);
+  // A job that kept both CPUs busy waits on its own threads: its pressure is not judged.
+  c.job_cpu_s = 2 * 1.9;
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+  c.job_cpu_s = 2 * 0.9;  // one CPU's worth left idle: whoever waited, waited for someone else
+  CHECK(judge_attempt(in, t).disturbed);
 }
 
 TEST_CASE("per-step times that jump to a second level are bimodal, steady ones are not") {
@@ -222,14 +227,22 @@ TEST_CASE("the engine's memory bandwidth and latency probes count against the ca
   CHECK_FALSE(judge_attempt(in, t).disturbed);
 }
 
-TEST_CASE("a probe's campaign values are those of attempts laid out alike: ranks and threads per rank") {
-  TempStore t("mt_conditions_probe", 4);
+TEST_CASE("a probe's campaign values are those of attempts laid out alike by the same program") {
+  TempStore t("mt_conditions_probe", 7);
   std::vector<std::int64_t> attempts;
-  const std::pair<int, double> layouts[] = {{2, 1}, {2, 1}, {4, 1}, {2, 2}};  // ranks, threads per rank
-  for (const auto& [ranks, threads] : layouts) {
+  struct Layout {
+    const char* study;
+    const char* workload;
+    int ranks;
+    double threads;
+  };
+  const Layout layouts[] = {{"s", "train", 2, 1},      {"s", "train", 2, 1},    {"s", "train", 4, 1},
+                            {"s", "train", 2, 2},      {"other", "comm", 2, 1}, {"peer", "command", 2, 1},
+                            {"peer2", "command", 2, 1}};
+  for (const auto& [study, workload, ranks, threads] : layouts) {
     Trial trial;
-    trial.study = "s";
-    trial.workload = "train";
+    trial.study = study;
+    trial.workload = workload;
     trial.ranks = ranks;
     trial.identity = trial.group_key = "id" + std::to_string(attempts.size());
     const std::int64_t row = t.store.add_trial_if_new("c", trial, int(attempts.size()));
@@ -242,9 +255,13 @@ TEST_CASE("a probe's campaign values are those of attempts laid out alike: ranks
   auto values = [&](std::size_t k, const char* metric) {
     return campaign_metric_laid_out_alike(t.store.db(), "c", attempts[k], metric);
   };
-  CHECK(values(0, kCalibrationMetric) == std::vector<double>{101, 102});
+  // Every engine workload probes with the engine's code; each command study with its own.
+  CHECK(values(0, kCalibrationMetric) == std::vector<double>{101, 102, 105});
   CHECK(values(2, kCalibrationMetric) == std::vector<double>{103});
   CHECK(values(3, kCalibrationMetric) == std::vector<double>{104});  // 2 ranks, but 2 threads each
+  CHECK(values(4, kCalibrationMetric) == std::vector<double>{101, 102, 105});
+  CHECK(values(5, kCalibrationMetric) == std::vector<double>{106});
+  CHECK(values(6, kCalibrationMetric) == std::vector<double>{107});
   CHECK(values(0, kMemoryBandwidthMetric).empty());
 }
 

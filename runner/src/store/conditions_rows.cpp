@@ -54,11 +54,16 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
 
 std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::string& campaign_id,
                                                    std::int64_t attempt_id, const std::string& metric) {
-  // threads_per_rank is -1 where an attempt did not record it (a command, an older engine).
+  // threads_per_rank is -1 where an attempt did not record it (a command, an older engine). The
+  // program that probed: the engine for every engine workload, a command study's own program (a
+  // peer probing through PyTorch) for each such study.
   auto s = db.prepare(
       "SELECT m.value FROM metrics m JOIN attempts a ON a.id = m.attempt_id JOIN trials t ON t.id = a.trial_id "
       "WHERE t.campaign_id = ?1 AND m.name = ?2 "
       "AND t.ranks = (SELECT t2.ranks FROM attempts a2 JOIN trials t2 ON t2.id = a2.trial_id WHERE a2.id = ?3) "
+      "AND (CASE WHEN t.workload = 'command' THEN t.study ELSE '' END) = "
+      "(SELECT CASE WHEN t2.workload = 'command' THEN t2.study ELSE '' END FROM attempts a2 "
+      "JOIN trials t2 ON t2.id = a2.trial_id WHERE a2.id = ?3) "
       "AND coalesce((SELECT value FROM metrics WHERE attempt_id = a.id AND name = 'threads_per_rank'), -1) = "
       "coalesce((SELECT value FROM metrics WHERE attempt_id = ?3 AND name = 'threads_per_rank'), -1) "
       "ORDER BY a.id");

@@ -17,9 +17,11 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
                        const Verdict& verdict);
 
 // The values of `metric` in the campaign's attempts laid out like `attempt_id` (that attempt
-// included, once its metrics are stored): as many ranks and as many threads per rank. The engine's
-// probes measure every rank at once with its threads, so only such attempts are comparable: a
-// campaign of 1 and 2 ranks has two calibration levels, neither of them disturbed.
+// included, once its metrics are stored) by the same program: as many ranks and as many threads
+// per rank, and the engine (any engine workload) or the same `command` study. The engine's probes
+// measure every rank at once with its threads, so only such attempts are comparable: a campaign of
+// 1 and 2 ranks has two calibration levels, neither of them disturbed. A peer's probe goes through
+// its own framework: at 1 rank × 2 threads PyTorch's read 35 % below the engine's in one campaign.
 std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::string& campaign_id,
                                                    std::int64_t attempt_id, const std::string& metric);
 

@@ -342,8 +342,8 @@ TEST_CASE("report: where compared studies' models started, when one started from
     f.trial(peer);
   }
   CHECK(contains(render_latest(f).markdown,
-                 "Initial weights, as each study's results record them: `engine` from its seed; `peer` from the "
-                 "engine's weights (SHA-256 `0123456789ab`).\n"));
+                 "Initial weights, as each study's results record them (a file's SHA-256 per configuration): "
+                 "`engine` from its seed; `peer` from the engine's weights (`0123456789ab`).\n"));
 }
 
 TEST_CASE("report: studies that ran the same configuration are compared, first study over second") {

@@ -29,46 +29,63 @@ std::string study_with_version(const Group& g) {
   return g.study;
 }
 
-// How a trial's model was initialised, as its result records it: "" when it does not say.
-std::string initial_weights_text(const ReportTrial& t) {
+// Where a trial's model started, as its result records it: "" when it does not say, "its seed",
+// or where the weights came from (the file's source, else its name).
+std::string initial_weights_source(const ReportTrial& t) {
   if (!t.result.is_object() || !t.result.contains("initial_weights")) return "";
   const nlohmann::json& w = t.result["initial_weights"];
-  if (w.is_null()) return "from its seed";
+  if (w.is_null()) return "its seed";
   if (!w.is_object()) return "";
   auto text = [&w](const char* key) {
     return w.contains(key) && w[key].is_string() ? w[key].get<std::string>() : std::string();
   };
   std::string from = text("source");
   if (from.empty()) from = std::filesystem::path(text("path")).filename().string();
-  std::string out = "from " + (from.empty() ? std::string("a weights file") : from);
-  if (const std::string sha = text("sha256"); !sha.empty()) out += fmt::format(" (SHA-256 `{}`)", sha.substr(0, 12));
-  return out;
+  return from.empty() ? "a weights file" : from;
+}
+
+std::string initial_weights_sha(const ReportTrial& t) {
+  const nlohmann::json& w = t.result["initial_weights"];
+  return w.contains("sha256") && w["sha256"].is_string() ? w["sha256"].get<std::string>().substr(0, 12) : "";
 }
 
 // Where each compared study's models started, when any started from given weights: the sentence
-// that says two studies computed one function (the same SHA-256) or not.
+// that says two studies computed one function (the same SHA-256 per configuration) or not.
 std::string initial_weights_note(const std::vector<ContrastRow>& rows) {
+  struct Sources {
+    std::vector<std::string> order;                        // sources in order of appearance
+    std::map<std::string, std::vector<std::string>> shas;  // source -> distinct file hashes
+  };
   std::vector<std::string> studies;
-  std::map<std::string, std::vector<std::string>> texts;  // study -> distinct descriptions, in order
+  std::map<std::string, Sources> of;
   bool any_file = false;
   for (const auto& r : rows) {
     for (const Group* g : {r.a_group, r.b_group}) {
       if (std::find(studies.begin(), studies.end(), g->study) == studies.end()) studies.push_back(g->study);
+      Sources& s = of[g->study];
       for (const ReportTrial* t : g->succeeded) {
-        const std::string text = initial_weights_text(*t);
-        auto& list = texts[g->study];
-        if (text.empty() || std::find(list.begin(), list.end(), text) != list.end()) continue;
-        list.push_back(text);
-        any_file = any_file || text != "from its seed";
+        const std::string source = initial_weights_source(*t);
+        if (source.empty()) continue;
+        if (!s.shas.count(source)) s.order.push_back(source);
+        auto& shas = s.shas[source];
+        if (source == "its seed") continue;
+        any_file = true;
+        const std::string sha = initial_weights_sha(*t);
+        if (!sha.empty() && std::find(shas.begin(), shas.end(), sha) == shas.end()) shas.push_back(sha);
       }
     }
   }
   if (!any_file) return "";
-  std::string out = "Initial weights, as each study's results record them:";
+  std::string out = "Initial weights, as each study's results record them (a file's SHA-256 per configuration):";
   for (const auto& study : studies) {
-    const auto& list = texts[study];
+    const Sources& s = of[study];
     std::string joined;
-    for (const auto& text : list) joined += (joined.empty() ? "" : "; ") + text;
+    for (const auto& source : s.order) {
+      std::string hashes;
+      for (const auto& sha : s.shas.at(source)) hashes += (hashes.empty() ? "" : ", ") + code(sha);
+      joined +=
+          (joined.empty() ? "" : "; ") + std::string("from ") + source + (hashes.empty() ? "" : " (" + hashes + ")");
+    }
     out += fmt::format(" {} {};", code(study), joined.empty() ? "not recorded" : joined);
   }
   out.back() = '.';

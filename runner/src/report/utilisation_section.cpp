@@ -31,9 +31,12 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
                        {"MFU of vector peak %", Align::Right},
                        {"n", Align::Right}});
   int rows = 0;
+  bool below_fp32 = false;  // a configuration computing in a narrower type than the peaks count
   for (const Group* g : training) {
     const auto per_token = g->sample("mfu.model_flops_per_token").values;
     if (per_token.empty()) continue;
+    const std::string precision = g->result_text("precision");
+    below_fp32 = below_fp32 || (!precision.empty() && precision != "fp32");
     table.add_row({g->strategy, std::to_string(g->ranks), g->label(),
                    mean_std_cell(summarize(g->sample("tokens_per_sec").values), 0), fixed(mean(per_token) / 1e6, 1),
                    mean_std_cell(summarize(g->sample("mfu.achieved_gflops").values), 2),
@@ -48,8 +51,11 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
       "paper count them, without recomputation. Achieved = that × tokens/s. The calibrated peak is the engine's "
       "SGEMM measurement at launch (GFLOP/s per thread) × threads × ranks: what the BLAS reaches on this machine now; "
       "the vector peak is the CPU's fp32 FLOPs per cycle × its clock × the cores used. Cells are mean ± sample std "
-      "over the n repeats.\n\n",
-      table.render());
+      "over the n repeats.{}\n\n",
+      table.render(),
+      below_fp32 ? " Both peaks are fp32's: a bf16 run whose GEMMs use the CPU's bf16 instructions (AVX512-BF16, AMX) "
+                   "can pass 100 % of them."
+                 : "");
 }
 
 }  // namespace mt

@@ -167,11 +167,16 @@ def figures():
                      "campaign ran at its own time on a shared virtual machine, so compare figures within one "
                      "campaign, not across them:", "", *others]
     bf16 = [k for k in order if k[1] == "bf16" and k[2] == 1 and values(k, EAGER)]
-    if bf16:
+    isa = {word for _, _, _, r, _ in attempts for word in r.get("environment", {}).get("cpu_isa", "").split()}
+    if bf16 and not isa & {"avx512_bf16", "amx"}:
         eager = statistics.mean(values(bf16[0], EAGER))
         text += ["", f"The bf16 ratios say that PyTorch's bf16 GEMMs fall back to a scalar loop on a CPU without "
                      f"bf16 instructions (PyTorch eager: {eager:.0f} tokens/s), not that the engine is faster at bf16 "
                      f"arithmetic; on CPUs with AVX-512 BF16 or AMX both take the native path."]
+    elif bf16:
+        text += ["", "This CPU has bf16 instructions (" + ", ".join(sorted(isa & {"avx512_bf16", "amx"})) +
+                 "): both sides' bf16 GEMMs take ATen's native path (the engine's results say `bf16_gemm`: "
+                 "native), so the bf16 rows compare one arithmetic."]
     return "\n".join(text) + "\n"
 
 

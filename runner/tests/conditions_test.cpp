@@ -220,6 +220,9 @@ TEST_CASE("the engine's memory bandwidth and latency probes count against the ca
   v = judge_attempt(in, t);
   REQUIRE(v.reasons.size() == 1);
   CHECK(v.reasons[0] == "all-reduce latency floor 150 % above this campaign's median (4.0 against 1.6 µs)");
+  in.oversubscribed = true;  // ranks taking turns on the CPUs: the latency floor measures the scheduler
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+  in.oversubscribed = false;
   t.max_latency_rise_pct = 200;  // the experiment's threshold
   CHECK_FALSE(judge_attempt(in, t).disturbed);
   in.campaign_median_latency_us.reset();  // a probe without a campaign to compare with says nothing
@@ -304,4 +307,15 @@ TEST_CASE("conditions thresholds are validated with the other keys") {
       load_errors(head + "conditions: {max_foriegn_cpu_pct: 5}\n" + study).find("unknown key 'max_foriegn_cpu_pct'") !=
       std::string::npos);
   CHECK(load_errors(head + "conditions: {max_foreign_cpu_pct: 50, keep_disturbed: true}\n" + study).empty());
+}
+
+TEST_CASE("a job is oversubscribed when one host ran more threads than it has CPUs") {
+  const std::string four_ranks = R"({"hosts": ["a", "a", "a", "a"], "environment": {"cpu_cores": 2}})";
+  CHECK(job_oversubscribed(four_ranks, 16));  // the result's own host count wins over the runner's
+  CHECK_FALSE(job_oversubscribed(R"({"hosts": ["a", "a"], "environment": {"cpu_cores": 2}})", 2));
+  CHECK(job_oversubscribed(R"({"hosts": ["a", "a"], "threads_per_rank": 2, "environment": {"cpu_cores": 2}})", 2));
+  CHECK_FALSE(job_oversubscribed(R"({"hosts": ["a", "a", "b", "b"], "environment": {"cpu_cores": 2}})", 2));
+  CHECK(job_oversubscribed(R"({"hosts": ["a", "a", "a"]})", 2));  // no cores said: this machine's
+  CHECK_FALSE(job_oversubscribed(R"({"status": "ok"})", 2));      // nothing said: judged as before
+  CHECK_FALSE(job_oversubscribed("not json", 2));
 }

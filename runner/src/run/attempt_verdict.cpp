@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "stats.h"
 
@@ -39,6 +41,25 @@ void check_cpu(const MachineConditions& c, const ConditionsThresholds& t, Verdic
 }
 
 }  // namespace
+
+bool job_oversubscribed(const std::string& result_json, int local_cpus) {
+  const auto result = nlohmann::json::parse(result_json, nullptr, /*allow_exceptions=*/false);
+  if (!result.is_object() || !result.contains("hosts") || !result["hosts"].is_array()) return false;
+  std::map<std::string, int> ranks_on;
+  int most = 0;
+  for (const auto& host : result["hosts"]) {
+    if (host.is_string()) most = std::max(most, ++ranks_on[host.get<std::string>()]);
+  }
+  auto number = [](const nlohmann::json& object, const char* key) -> std::optional<double> {
+    if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
+    return object[key].get<double>();
+  };
+  const nlohmann::json environment = result.contains("environment") ? result["environment"] : nlohmann::json();
+  const double threads =
+      number(result, "threads_per_rank").value_or(number(environment, "threads_per_rank").value_or(1));
+  const double cpus = number(environment, "cpu_cores").value_or(local_cpus);
+  return cpus > 0 && most * threads > cpus;
+}
 
 std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio, double min_gap_ms) {
   const std::size_t n = steps.ms.size();
@@ -83,7 +104,7 @@ Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
                       drop, *in.memory_gbps, *in.campaign_median_memory_gbps));
     }
   }
-  if (in.latency_us && in.campaign_median_latency_us && *in.campaign_median_latency_us > 0) {
+  if (!in.oversubscribed && in.latency_us && in.campaign_median_latency_us && *in.campaign_median_latency_us > 0) {
     const double rise = (*in.latency_us / *in.campaign_median_latency_us - 1) * 100.0;
     if (rise > t.max_latency_rise_pct) {
       v.reasons.push_back(

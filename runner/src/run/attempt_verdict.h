@@ -31,10 +31,19 @@ struct VerdictInputs {
   std::optional<double> campaign_median_calibration;
   std::optional<double> memory_gbps, campaign_median_memory_gbps;  // memory copy bandwidth per thread
   std::optional<double> latency_us, campaign_median_latency_us;    // 8-byte all-reduce (multi-rank jobs)
+  // The job ran more threads on a host than it has CPUs: its ranks took turns, so an 8-byte
+  // all-reduce waited on the scheduler (56-57 % above the median at 4 ranks on 2 idle vCPUs) and
+  // the latency floor is not judged.
+  bool oversubscribed = false;
   StepTimes steps;
 };
 
 Verdict judge_attempt(const VerdictInputs& inputs, const ConditionsThresholds& thresholds);
+
+// Whether a job's result says it ran more threads on one host than that host has CPUs: the most
+// ranks on one host (`hosts`, one name per rank) × threads per rank (`threads_per_rank`, else 1)
+// against `environment.cpu_cores`, else `local_cpus`. False when the result does not say.
+bool job_oversubscribed(const std::string& result_json, int local_cpus);
 
 // "per-step times bimodal: 155 → 516 ms at step 9" when the sorted times split, at their widest
 // ratio gap, into two levels at least `ratio` and `min_gap_ms` apart, each holding at least two

@@ -56,6 +56,7 @@ Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_
   conditions.calibration_gflops = in.calibration_gflops;
   probe(kMemoryBandwidthMetric, in.memory_gbps, in.campaign_median_memory_gbps);
   probe(kLatencyMetric, in.latency_us, in.campaign_median_latency_us);
+  in.oversubscribed = outcome.result_json && job_oversubscribed(*outcome.result_json, conditions.cpus);
   in.steps = measured_steps(outcome);
   Verdict verdict = judge_attempt(in, thresholds);
   record_conditions(db, attempt_id, conditions, verdict);

@@ -167,6 +167,7 @@ TEST_CASE("report provenance: what each launch measures of the machine does not 
     FixtureTrial t = train_trial("s", "ddp", 1, r, 1000, 40, 500);
     t.result["environment"]["memory_copy_gbps_per_thread"] = 8.5 + r;  // probed at every launch
     t.result["environment"]["probe_ms"] = 30.0 + r;
+    t.result["environment"]["sgemm_probe_ms"] = 20.0 + r;
     t.result["environment"]["blas_gflops_per_thread"] = 90.0 + r;
     f.trial(t);
   }

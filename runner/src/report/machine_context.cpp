@@ -86,7 +86,8 @@ bool is_per_launch_field(const std::string& key) {
   static const std::set<std::string> fields = {"threads_per_rank", "blas_threads",
                                                "env_vars",         "blas_gflops_per_thread",
                                                "blas_efficiency",  "memory_copy_gbps_per_thread",
-                                               "probe_ms",         "cpu_mhz"};
+                                               "probe_ms",         "sgemm_probe_ms",
+                                               "cpu_mhz"};
   return fields.count(key) > 0;
 }
 

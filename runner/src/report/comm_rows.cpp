@@ -9,6 +9,7 @@
 
 #include "report/cells.h"
 #include "report/comm_table.h"
+#include "report/json_fields.h"
 #include "report/machine_context.h"
 
 namespace mt {
@@ -66,19 +67,14 @@ void add_row(CommPoint& point, const nlohmann::json& row, const ReportTrial& t) 
   if (auto wrong = number(row, "wrong_values")) point.worst_wrong = std::max(point.worst_wrong.value_or(0), *wrong);
 }
 
-std::string text_at(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 // The first description each operation's requested algorithm has among a study's results.
 void add_requested(std::map<std::string, CommAlgorithm>& requested, const nlohmann::json& result) {
   auto it = result.find("requested_algorithms");
   if (it == result.end() || !it->is_object()) return;
   for (const auto& [operation, algorithm] : it->items()) {
-    if (!algorithm.is_object() || text_at(algorithm, "name").empty()) continue;
-    requested.try_emplace(
-        operation, CommAlgorithm{text_at(algorithm, "name"), text_at(algorithm, "how"), text_at(algorithm, "instead")});
+    if (!algorithm.is_object() || text_field(algorithm, "name").empty()) continue;
+    requested.try_emplace(operation, CommAlgorithm{text_field(algorithm, "name"), text_field(algorithm, "how"),
+                                                   text_field(algorithm, "instead")});
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "report/cells.h"
 #include "report/comm_rows.h"
+#include "report/json_fields.h"
 #include "report/machine_context.h"
 #include "report/markdown_table.h"
 #include "stats.h"
@@ -63,11 +64,6 @@ bool size_in_scope(double bytes, const ReferenceScope& s) {
   if (s.min_bytes && bytes < *s.min_bytes) return false;
   if (s.max_bytes && bytes > *s.max_bytes) return false;
   return true;
-}
-
-std::string text_field(const nlohmann::json& row, const char* key) {
-  auto it = row.find(key);
-  return it != row.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // The best mean of a collective's metric over the sizes and placements in scope, and where.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report/cells.h"
+#include "report/json_fields.h"
 #include "report/machine_context.h"
 #include "report/markdown_table.h"
 #include "report/series_names.h"
@@ -29,24 +30,20 @@ std::string study_with_version(const Group& g) {
   return g.study;
 }
 
-// Where a trial's model started, as its result records it: "" when it does not say, "its seed",
-// or where the weights came from (the file's source, else its name).
-std::string initial_weights_source(const ReportTrial& t) {
-  if (!t.result.is_object() || !t.result.contains("initial_weights")) return "";
-  const nlohmann::json& w = t.result["initial_weights"];
-  if (w.is_null()) return "its seed";
-  if (!w.is_object()) return "";
-  auto text = [&w](const char* key) {
-    return w.contains(key) && w[key].is_string() ? w[key].get<std::string>() : std::string();
-  };
-  std::string from = text("source");
-  if (from.empty()) from = std::filesystem::path(text("path")).filename().string();
-  return from.empty() ? "a weights file" : from;
-}
+// Where a trial's model started, as its result records it: `source` "" when it does not say, "its
+// seed", or where the weights came from (the file's source, else its name) with the file's SHA-256.
+struct InitialWeights {
+  std::string source, sha;
+};
 
-std::string initial_weights_sha(const ReportTrial& t) {
+InitialWeights initial_weights(const ReportTrial& t) {
+  if (!t.result.is_object() || !t.result.contains("initial_weights")) return {};
   const nlohmann::json& w = t.result["initial_weights"];
-  return w.contains("sha256") && w["sha256"].is_string() ? w["sha256"].get<std::string>().substr(0, 12) : "";
+  if (w.is_null()) return {"its seed", ""};
+  if (!w.is_object()) return {};
+  std::string from = text_field(w, "source");
+  if (from.empty()) from = std::filesystem::path(text_field(w, "path")).filename().string();
+  return {from.empty() ? "a weights file" : from, text_field(w, "sha256").substr(0, 12)};
 }
 
 // Where each compared study's models started, when any started from given weights: the sentence
@@ -64,13 +61,12 @@ std::string initial_weights_note(const std::vector<ContrastRow>& rows) {
       if (std::find(studies.begin(), studies.end(), g->study) == studies.end()) studies.push_back(g->study);
       Sources& s = of[g->study];
       for (const ReportTrial* t : g->succeeded) {
-        const std::string source = initial_weights_source(*t);
+        const auto [source, sha] = initial_weights(*t);
         if (source.empty()) continue;
         if (!s.shas.count(source)) s.order.push_back(source);
         auto& shas = s.shas[source];
         if (source == "its seed") continue;
         any_file = true;
-        const std::string sha = initial_weights_sha(*t);
         if (!sha.empty() && std::find(shas.begin(), shas.end(), sha) == shas.end()) shas.push_back(sha);
       }
     }

@@ -29,18 +29,6 @@ std::optional<int> env_number(const nlohmann::json& env, const std::string& key)
   return it == env.end() ? std::nullopt : whole_number(*it);
 }
 
-int most_ranks_on_one_host(const ReportTrial& t) {
-  if (!t.result.is_object() || !t.result.contains("hosts") || !t.result["hosts"].is_array() ||
-      t.result["hosts"].empty()) {
-    return t.ranks;  // launched on this machine unless told otherwise
-  }
-  std::map<std::string, int> per_host;
-  for (const auto& h : t.result["hosts"]) per_host[h.is_string() ? h.get<std::string>() : h.dump()]++;
-  int most = 0;
-  for (const auto& [host, n] : per_host) most = std::max(most, n);
-  return most;
-}
-
 // The runner adds these exactly when a single-node job has more ranks than the machine has cores.
 bool asked_to_oversubscribe(const std::string& command) {
   std::istringstream words(command);
@@ -91,22 +79,12 @@ bool is_per_launch_field(const std::string& key) {
   return fields.count(key) > 0;
 }
 
-std::optional<int> CoreUse::total_threads() const {
-  if (!threads_per_rank) return std::nullopt;
-  return ranks * *threads_per_rank;
-}
-
-bool CoreUse::oversubscribed() const {
-  if (cores) return ranks_per_node * threads_per_rank.value_or(1) > *cores || launcher_oversubscribed;
-  return launcher_oversubscribed;
-}
-
 CoreUse core_use(const ReportTrial& t) {
   CoreUse use;
   const nlohmann::json env = trial_environment(t);
   use.cores = env_number(env, "cpu_cores");
   use.ranks = t.ranks;
-  use.ranks_per_node = most_ranks_on_one_host(t);
+  use.ranks_per_node = most_ranks_on_one_host(t.result).value_or(t.ranks);  // this machine unless told otherwise
   if (auto threads = t.metric("threads_per_rank")) {
     use.threads_per_rank = int(*threads);
   } else if (auto from_env = env_number(env, "threads_per_rank")) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core_use.h"
 #include "report/groups.h"
 
 namespace mt {
@@ -24,20 +25,6 @@ std::string environment_text(const nlohmann::json& environment, const std::strin
 // Fields that describe how one trial was launched or what it measured rather than the machine or the
 // build (threads, environment values, the BLAS probe): shown per configuration, never part of a stack.
 bool is_per_launch_field(const std::string& key);
-
-// How a job used the cores of its nodes.
-struct CoreUse {
-  std::optional<int> cores;  // logical CPUs online per node (environment.cpu_cores)
-  int ranks = 1;
-  int ranks_per_node = 1;                // most ranks on one host
-  std::optional<int> threads_per_rank;   // the result's threads_per_rank, else OMP_NUM_THREADS
-  bool launcher_oversubscribed = false;  // the recorded command asked for it (--oversubscribe, srun -O)
-
-  // ranks × threads over all nodes; nullopt when the threads are not recorded.
-  std::optional<int> total_threads() const;
-  // More ranks × threads on a node than it has cores; without a core count, what the launcher was told.
-  bool oversubscribed() const;
-};
 
 CoreUse core_use(const ReportTrial& trial);
 // The group's first trial, oversubscribed when any of its trials was.

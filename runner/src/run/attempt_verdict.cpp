@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core_use.h"
 #include "stats.h"
 
 namespace mt {
@@ -44,21 +44,20 @@ void check_cpu(const MachineConditions& c, const ConditionsThresholds& t, Verdic
 
 bool job_oversubscribed(const std::string& result_json, int local_cpus) {
   const auto result = nlohmann::json::parse(result_json, nullptr, /*allow_exceptions=*/false);
-  if (!result.is_object() || !result.contains("hosts") || !result["hosts"].is_array()) return false;
-  std::map<std::string, int> ranks_on;
-  int most = 0;
-  for (const auto& host : result["hosts"]) {
-    if (host.is_string()) most = std::max(most, ++ranks_on[host.get<std::string>()]);
-  }
+  const auto most = most_ranks_on_one_host(result);
+  if (!most) return false;
   auto number = [](const nlohmann::json& object, const char* key) -> std::optional<double> {
     if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
     return object[key].get<double>();
   };
   const nlohmann::json environment = result.contains("environment") ? result["environment"] : nlohmann::json();
-  const double threads =
-      number(result, "threads_per_rank").value_or(number(environment, "threads_per_rank").value_or(1));
+  CoreUse use;
+  use.ranks_per_node = *most;
+  use.threads_per_rank =
+      int(number(result, "threads_per_rank").value_or(number(environment, "threads_per_rank").value_or(1)));
   const double cpus = number(environment, "cpu_cores").value_or(local_cpus);
-  return cpus > 0 && most * threads > cpus;
+  if (cpus > 0) use.cores = int(cpus);
+  return use.oversubscribed();
 }
 
 std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio, double min_gap_ms) {

@@ -55,7 +55,8 @@ std::string render_memory_ceiling(const CommData& data) {
   if (table.empty()) return "";
   return "### Against the memory-copy ceiling\n\nOn one node a collective's bytes move through memory, so a rank's "
          "busbw cannot exceed half the memory copy rate of one thread: the engine's probe at the start of every "
-         "job counts bytes read plus bytes written (`environment.memory_copy_gbps_per_thread`, 64 MiB, best of 3), "
+         "job counts bytes read plus bytes written (`environment.memory_copy_gbps_per_thread`: a copy out of memory, "
+         "not cache, best of 3), "
          "and a shared-memory transport copies every byte of bus traffic at least once. The ceiling is the median "
          "over the engine's jobs at each rank count (peers do not probe; they ran on the same machine in the same "
          "campaign). Each curve at the largest size it measured: smaller messages stay in cache and can pass the "

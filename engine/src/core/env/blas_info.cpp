@@ -74,15 +74,13 @@ std::string mapped_blas_path() {
   return "";
 }
 
-double probe_gflops_per_thread(int threads) {
-  // 512^3 (0.27 GFLOP, about a millisecond on a core of this decade): large enough that waking a
-  // passive thread pool is a small part of a call (at 256^3 two threads' best of eight spread over
-  // ±30 % on a quiet machine). The first calls run slow — the library starting its threads, a core
-  // waking up: on a 2-vCPU Xeon VM 3-6 calls took 1.4-2.3 ms before the rest settled at 0.74-0.85,
-  // and stopping once the best had not improved by 1 % for 10 calls still read 140-155 GFLOP/s per
-  // thread against 181-192 — so calls go on until the best has held for 30 calls (at most 60).
-  constexpr int64_t n = 512;
-  constexpr int kSettledCalls = 30, kMostCalls = 60;
+// One thread's best 256^3 SGEMM (34 MFLOP, 0.2 ms on a core of this decade), in GFLOP/s. The first
+// calls run slow — the library warming up, a core waking — and stopping once the best had not
+// improved by 1 % for 10 calls read 20 % low on a 2-vCPU Xeon VM, so calls go on until the best has
+// held for 30 calls (at most 80).
+double best_single_thread_sgemm_gflops() {
+  constexpr int64_t n = 256;
+  constexpr int kSettledCalls = 30, kMostCalls = 80;
   std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
   using Clock = std::chrono::steady_clock;
   double best = 1e30;
@@ -93,7 +91,24 @@ double probe_gflops_per_thread(int threads) {
     since_better = seconds < best * 0.99 ? 0 : since_better + 1;
     best = std::min(best, seconds);
   }
-  return 2.0 * n * n * n / best / 1e9 / std::max(1, threads);
+  return 2.0 * n * n * n / best / 1e9;
+}
+
+double probe_gflops_per_thread(int threads) {
+  // Every thread the job computes with runs its own single-threaded product at once, so a
+  // neighbour on any core shows, and nothing is timed but the GEMM: one product shared by the
+  // threads pays for waking them at every call (the engine lets idle OpenMP threads sleep), and on
+  // that VM two threads read 118 GFLOP/s each at 256^3, 178 at 384^3 and 185 at 512^3, 161-204 over
+  // ten launches at 384^3. The libraries run single-threaded inside a parallel region. The mean
+  // over the threads; 5-15 ms in all.
+  const int team = std::max(1, threads);
+  std::vector<double> gflops(static_cast<std::size_t>(team), 0.0);
+#pragma omp parallel for num_threads(team) schedule(static, 1)
+  for (int thread = 0; thread < team; ++thread)
+    gflops[static_cast<std::size_t>(thread)] = best_single_thread_sgemm_gflops();
+  double sum = 0;
+  for (double g : gflops) sum += g;
+  return sum / team;
 }
 
 // OpenBLAS cores that predate AVX2: on an AVX2 or AVX-512 CPU they mean OpenBLAS did not

@@ -6,8 +6,8 @@
 
 namespace mt {
 
-// GB/s of one thread copying a 64 MiB buffer into another (bytes read plus bytes written, best of
-// three copies; about 20 ms). 0 when the buffers cannot be allocated.
+// GB/s of one thread copying a buffer into another, both out of every cache (bytes read plus bytes
+// written, best of three copies; about 12 ms). 0 when the buffers cannot be allocated.
 double probe_copy_gbps_per_thread();
 
 }  // namespace mt

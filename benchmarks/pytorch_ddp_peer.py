@@ -4,11 +4,12 @@ counts, timed by the same rules (warmup excluded; a step takes as long as its sl
 step time is the MAX over ranks of each rank's mean; tokens/s = batch * seq * grad_accum * world
 / step time). Written as a performance-minded PyTorch 2.x user would: DistributedDataParallel with
 gradient_as_bucket_view, scaled_dot_product_attention(is_causal=True), AdamW(fused=True),
-flush-to-zero, optionally torch.compile and bf16 autocast. Runs on the PyTorch wheel the setup
+flush-to-zero, optionally torch.compile (inductor's default mode, or max-autotune, which times
+candidate GEMM kernels for every shape while compiling) and bf16 autocast. Runs on the PyTorch wheel the setup
 installs (.venv/bin/python), Gloo backend, launched by mpirun (rendezvous from Open MPI's
 environment):
 
-  mpirun -np 2 .venv/bin/python benchmarks/pytorch_ddp_peer.py --output peer.json [--compile]
+  mpirun -np 2 .venv/bin/python benchmarks/pytorch_ddp_peer.py --output peer.json [--compile [--compile-mode max-autotune]]
 
 Both sides compute one function on one input: with --init-from-engine the peer starts from the
 weights mtengine starts from (rank 0 asks mtengine for them, `train --weights-out`, before any
@@ -147,6 +148,8 @@ def parse_args():
     p.add_argument("--gradient-sync-mode", choices=["every", "last", "auto"], default="auto")
     p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
     p.add_argument("--compile", action="store_true", help="torch.compile the DDP model (inductor)")
+    p.add_argument("--compile-mode", choices=["default", "max-autotune"], default="default",
+                   help="torch.compile's mode (with --compile)")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup-steps", type=int, default=5)
     p.add_argument("--learning-rate", type=float, default=3e-4)
@@ -187,7 +190,7 @@ def main():
     parameters = sum(t.numel() for t in model.parameters())
     ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=a.bucket_cap_mb,
                                               gradient_as_bucket_view=True)
-    step_model = torch.compile(ddp) if a.compile else ddp
+    step_model = torch.compile(ddp, mode=a.compile_mode) if a.compile else ddp
     optimizer = torch.optim.AdamW(ddp.parameters(), lr=a.learning_rate, fused=True)
     mode = "last" if a.gradient_sync_mode == "auto" else a.gradient_sync_mode
     autocast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if a.precision == "bf16" \
@@ -227,11 +230,14 @@ def main():
     hosts = gather_hostnames(rank, world)
     stack = environment(threads, flush_denormal) if rank == 0 else None
     if rank == 0:
-        implementation = "pytorch_ddp_compiled" if a.compile else "pytorch_ddp_eager"
+        implementation = "pytorch_ddp_eager"
+        if a.compile:
+            implementation = "pytorch_ddp_compiled" + ("_max_autotune" if a.compile_mode == "max-autotune" else "")
         result = {
             "schema_version": 1, "benchmark": "train", "status": "ok", "implementation": implementation,
             "strategy": "ddp", "backend": "gloo", "world_size": world, "precision": a.precision,
             "parameters": parameters, "threads_per_rank": threads, "compiled": a.compile,
+            "compile_mode": a.compile_mode if a.compile else None,
             "model_config": {"vocab_size": a.vocab_size, "d_model": a.d_model, "n_heads": a.n_heads,
                              "n_layers": a.n_layers, "seq_length": a.seq_length, "dropout": a.dropout},
             "batch_size_per_rank": a.batch_size, "gradient_accumulation_steps": a.grad_accum_steps,

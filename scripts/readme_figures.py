@@ -4,7 +4,8 @@
 Rewrites the block between `<!-- figures:begin -->` and `<!-- figures:end -->` in README.md from
 reports/ddp_vs_pytorch.sqlite: its latest campaign, that campaign's source revision and the CPU its
 trials ran on, mtengine's tokens/s (mean ± sample std over the repeats) and its ratio to PyTorch
-eager and compiled per model, precision and rank count; then the same models at the same rank
+eager, compiled and compiled with max-autotune per model, precision and rank count (and, for bf16, against
+the fastest of PyTorch's fp32 and bf16 when its bf16 is the slower); then the same models at the same rank
 counts in the other committed databases' latest campaigns, against the table. Attempts run on a
 disturbed machine are left out, as the report leaves them out.
 
@@ -21,7 +22,14 @@ from pathlib import Path
 ROOT = Path(os.environ.get("MT_SOURCE_DIR", Path(__file__).resolve().parents[1]))
 DATABASE = "reports/ddp_vs_pytorch.sqlite"
 BEGIN, END = "<!-- figures:begin -->", "<!-- figures:end -->"
-ENGINE, EAGER, COMPILED = "mtengine", "pytorch_eager", "pytorch_compiled"
+ENGINE, EAGER, COMPILED, AUTOTUNED = "mtengine", "pytorch_eager", "pytorch_compiled", "pytorch_max_autotune"
+
+
+PEER_NAMES = {EAGER: "eager", COMPILED: "compiled", AUTOTUNED: "max-autotune"}
+
+
+def ratio_text(r):
+    return f"{r:.1f}×" if r >= 10 else f"{r:.2f}×"
 
 
 def latest_campaign(db):
@@ -129,19 +137,36 @@ def figures():
         engine, other = values(key, ENGINE), values(key, peer)
         if not engine or not other:
             return "-"
-        r = statistics.mean(engine) / statistics.mean(other)
-        return f"{r:.1f}×" if r >= 10 else f"{r:.2f}×"
+        return ratio_text(statistics.mean(engine) / statistics.mean(other))
+
+    def best_peer(key):
+        """PyTorch's fastest (mean tokens/s, study, precision) for this model and rank count: any of
+        its studies, and for bf16 its fp32 too, since a user would take the faster precision."""
+        model, precision, ranks = key
+        precisions = [precision] + (["fp32"] if precision != "fp32" else [])
+        found = [(statistics.mean(values(k, peer)), peer, k[1]) for k in ((model, p, ranks) for p in precisions)
+                 if k in groups for peer in (EAGER, COMPILED, AUTOTUNED) if values(k, peer)]
+        return max(found) if found else None
 
     order.sort(key=lambda k: (k[1] != "fp32", k[0], k[2]))
-    lines = ["| model | precision | ranks | mtengine tokens/s | ÷ PyTorch eager | ÷ PyTorch compiled |",
-             "|---|---|--:|--:|--:|--:|"]
+    lines = ["| model | precision | ranks | mtengine tokens/s | ÷ PyTorch eager | ÷ PyTorch compiled | "
+             "÷ max-autotune | ÷ PyTorch's best |",
+             "|---|---|--:|--:|--:|--:|--:|--:|"]
+    slower_bf16 = []
     for key in order:
         tokens = values(key, ENGINE)
         if not tokens:
             continue
         spread = f" ± {statistics.stdev(tokens):.0f}" if len(tokens) > 1 else ""
+        best = best_peer(key)
+        best_text = "-"
+        if best:
+            best_text = f"{ratio_text(statistics.mean(tokens) / best[0])} ({PEER_NAMES[best[1]]}"
+            best_text += f", {best[2]})" if best[2] != key[1] else ")"
+            if best[2] != key[1]:
+                slower_bf16.append(f"{models[key[0]]} at {key[2]} rank{'s' if key[2] > 1 else ''}")
         lines.append(f"| {models[key[0]]} | {key[1]} | {key[2]} | {statistics.mean(tokens):.0f}{spread} | "
-                     f"{ratio(key, EAGER)} | {ratio(key, COMPILED)} |")
+                     f"{ratio(key, EAGER)} | {ratio(key, COMPILED)} | {ratio(key, AUTOTUNED)} | {best_text} |")
     n = sorted({len(v) for g in groups.values() for v in g.values()})
     torch = next((r.get("environment", {}).get("libtorch") for s, _, _, r, _ in attempts if s == ENGINE), "?")
     text = [f"Figures from campaign `{campaign}` of `{DATABASE}` (source revision `{revision[:12]}`), run on "
@@ -166,6 +191,9 @@ def figures():
                      "unprofiled; their other axes, such as the gradient sync mode or bucket size, differ). Each "
                      "campaign ran at its own time on a shared virtual machine, so compare figures within one "
                      "campaign, not across them:", "", *others]
+    if slower_bf16:
+        text += ["", "PyTorch's bf16 ran slower than its fp32 for " + ", ".join(slower_bf16) + ": there the last "
+                 "column holds the engine's bf16 against PyTorch's fp32, the precision a user would pick."]
     bf16 = [k for k in order if k[1] == "bf16" and k[2] == 1 and values(k, EAGER)]
     isa = {word for _, _, _, r, _ in attempts for word in r.get("environment", {}).get("cpu_isa", "").split()}
     if bf16 and not isa & {"avx512_bf16", "amx"}:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `mtengine comm` on 3 ranks: every collective, placement and all-to-all split at two sizes, each
-# with a row holding latency, bandwidths, zero wrong values and the algorithm asked of the library;
+# `mtengine comm` on 3 ranks: every collective, placement and all-to-all split at three sizes, each
+# with a row holding latency, bandwidths, zero wrong values and the algorithm asked of the library
+# (small collectives run as the library's blocking call);
 # the row count follows the plan; bad input is refused with exit 2.
 set -uo pipefail
 MTENGINE=${1:?usage: comm_test.sh PATH/TO/mtengine}
@@ -9,7 +10,7 @@ trap 'rm -rf "$WORK"' EXIT
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 3)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"${MPIRUN[@]}" "$MTENGINE" comm --sizes 3072,98304 --warmup 1 --iters 3 --output "$WORK/comm.json" \
+"${MPIRUN[@]}" "$MTENGINE" comm --sizes 3072,98304,8388608 --warmup 1 --iters 3 --output "$WORK/comm.json" \
   >"$WORK/out" 2>&1 || fail "comm run: $(cat "$WORK/out")"
 "$MTENGINE" describe >"$WORK/describe.json" || fail "mtengine describe"
 python3 - "$WORK/comm.json" "$WORK/describe.json" <<'PY' || fail "comm result"
@@ -18,8 +19,8 @@ r = json.load(open(sys.argv[1]))
 collectives = json.load(open(sys.argv[2]))["collectives"]
 assert r["benchmark"] == "comm" and r["status"] == "ok" and r["world_size"] == 3, r.get("error")
 rows = r["rows"]
-# Per collective its placements (in place, out of place) times its splits (equal, uneven), at 2 sizes.
-planned = 2 * sum((c["in_place"] + c["out_of_place"]) * (2 if c["splits"] else 1) for c in collectives)
+# Per collective its placements (in place, out of place) times its splits (equal, uneven), at 3 sizes.
+planned = 3 * sum((c["in_place"] + c["out_of_place"]) * (2 if c["splits"] else 1) for c in collectives)
 assert len(rows) == planned, (len(rows), planned)
 assert {row["operation"] for row in rows} == {c["name"] for c in collectives}
 for row in rows:
@@ -33,11 +34,14 @@ for name, expected in nccl_tests.items():
 for row in rows:
     assert abs(row["busbw_gbps"] - row["algbw_gbps"] * factor[row["operation"]]) < 1e-9 * row["busbw_gbps"] + 1e-12, row
 uneven = [x for x in rows if x["split"] == "uneven"]
-assert len(uneven) == 2 and all(x["bytes"] > 3072 // 3 * 3 for x in uneven[:1]), uneven
+assert len(uneven) == 3 and all(x["bytes"] > 3072 // 3 * 3 for x in uneven[:1]), uneven
 # The all-reduce asks Open MPI for the ring (what a reader of a ratio against bare MPI must know);
-# the others leave the choice to the library.
+# the others leave the choice to the library. Small ones run as the blocking call: at 3 KiB all of
+# them, at 96 KiB all but the all-reduce, at 8 MiB none.
 for row in rows:
-    assert row["algorithm"] == ("ring" if row["operation"] == "all_reduce" else "library default"), row
+    nonblocking = "ring" if row["operation"] == "all_reduce" else "library default"
+    small = row["bytes"] < 4096 or (row["bytes"] < 131072 and row["operation"] != "all_reduce")
+    assert row["algorithm"] == ("library default, blocking" if small else nonblocking), row
 asked = r["requested_algorithms"]
 assert set(asked) == {"all_reduce"}, asked
 assert asked["all_reduce"]["setting"] == "OMPI_MCA_coll_libnbc_iallreduce_algorithm=1", asked
@@ -49,7 +53,7 @@ PY
 for choice in 2:binomial 0:"library default"; do
   value=${choice%%:*} name=${choice#*:}
   "${MPIRUN[@]}" -x OMPI_MCA_coll_libnbc_iallreduce_algorithm="$value" "$MTENGINE" comm --ops all_reduce \
-    --sizes 4096 --warmup 1 --iters 2 --output "$WORK/chosen.json" >"$WORK/out" 2>&1 || fail "comm with algorithm $value: $(cat "$WORK/out")"
+    --sizes 65536 --warmup 1 --iters 2 --output "$WORK/chosen.json" >"$WORK/out" 2>&1 || fail "comm with algorithm $value: $(cat "$WORK/out")"
   python3 - "$WORK/chosen.json" "$name" <<'PY' || fail "algorithm $value recorded"
 import json, sys
 r = json.load(open(sys.argv[1]))

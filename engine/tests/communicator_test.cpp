@@ -1,7 +1,9 @@
 // Every collective of the MPI communicator against its analytic result, on however many ranks
 // mpirun starts: inputs are chosen so each output element is predictable from (rank, index).
 // Also: handles complete without the caller polling, in-place all-gather, bf16 sums, variable
-// all-to-all with the uneven rule "rank r sends e + (r + p) mod n elements to peer p".
+// all-to-all with the uneven rule "rank r sends e + (r + p) mod n elements to peer p", and small
+// collectives, which run blocking as they are issued: beside a large one in flight, with the
+// ranks waiting in different orders.
 //   mpirun -np N communicator_test            # the checks; exit 1 on any wrong element
 //   mpirun -np 2 communicator_test --hang     # rank 1 never joins: rank 0 must abort on timeout
 #include <chrono>
@@ -140,6 +142,46 @@ void check_bf16_sum(mt::Communicator& comm, int n, int rank) {
   expect(wrong == 0, "bf16 all_reduce: " + std::to_string(wrong) + " wrong elements", rank);
 }
 
+// Sums of `count` floats: every element must be n * (n - 1) / 2 + n * tag.
+int wrong_sums(const std::vector<float>& data, int n, float tag) {
+  const float expected = static_cast<float>(n * (n - 1) / 2) + static_cast<float>(n) * tag;
+  int wrong = 0;
+  for (float v : data) wrong += v != expected;
+  return wrong;
+}
+
+mt::WorkHandle start_sum(mt::Communicator& comm, std::vector<float>& data, int rank, float tag) {
+  for (auto& v : data) v = static_cast<float>(rank) + tag;
+  return comm.all_reduce(data.data(), data.size(), mt::ElementType::f32);
+}
+
+void check_small_collectives(mt::Communicator& comm, mt::ControlChannel& control, int n, int rank) {
+  std::vector<float> small(64), other(64), large(1 << 16);
+  // A small one runs blocking as it is issued; a large one does not.
+  auto work = start_sum(comm, small, rank, 1);
+  expect(work->test() && work->ran_blocking() && wrong_sums(small, n, 1) == 0, "small all_reduce runs blocking", rank);
+  work = start_sum(comm, large, rank, 2);
+  work->wait();
+  expect(!work->ran_blocking() && wrong_sums(large, n, 2) == 0, "large all_reduce runs non-blocking", rank);
+  // Rank 0 waits on the control channel before its collective, the others the other way round.
+  work = start_sum(comm, small, rank, 3);
+  if (rank == 0) control.barrier();
+  work->wait();
+  if (rank != 0) control.barrier();
+  expect(wrong_sums(small, n, 3) == 0, "small all_reduce around a control-channel barrier", rank);
+  // A small one while a large one is in flight, waited for in reverse order.
+  auto first = start_sum(comm, large, rank, 4);
+  auto second = start_sum(comm, small, rank, 5);
+  second->wait();
+  first->wait();
+  expect(wrong_sums(large, n, 4) == 0 && wrong_sums(small, n, 5) == 0, "a small all_reduce beside a large one", rank);
+  // A caller that only polls still sees it complete.
+  work = start_sum(comm, small, rank, 6);
+  for (int spins = 0; !work->test() && spins < 20000; ++spins)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  expect(work->test() && wrong_sums(small, n, 6) == 0, "small all_reduce completes by polling", rank);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -164,8 +206,9 @@ int main(int argc, char** argv) {
   check_all_to_all(comm, n, rank);
   check_all_to_all_uneven(comm, n, rank);
   check_bf16_sum(comm, n, rank);
+  check_small_collectives(comm, control, n, rank);
   const auto& c = comm.counts();
-  expect(c.all_reduce == 2 && c.all_gather == 2 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 2,
+  expect(c.all_reduce == 8 && c.all_gather == 2 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 2,
          "collective counts", rank);
   const double total_failures = control.sum(static_cast<double>(failures));
   if (rank == 0) std::printf("communicator checks on %d ranks: %s\n", n, total_failures == 0 ? "ok" : "FAILED");

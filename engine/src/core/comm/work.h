@@ -26,6 +26,10 @@ class Work {
   // When the collective completed, where the backend knows it (the MPI progress thread does); the
   // profiler draws a collective's span up to here rather than to when someone waited for it.
   virtual std::optional<std::chrono::steady_clock::time_point> completed_at() const { return std::nullopt; }
+  // Whether it ran as the library's blocking call on the waiting thread rather than as the
+  // non-blocking operation (and algorithm) the backend asks for: a small collective waited for at
+  // once does, on MPI.
+  virtual bool ran_blocking() const { return false; }
 };
 
 using WorkHandle = std::shared_ptr<Work>;

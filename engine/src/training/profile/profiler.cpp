@@ -42,6 +42,7 @@ class TracedWork final : public Work {
   }
   std::string describe() const override { return inner_->describe(); }
   std::optional<Clock::time_point> completed_at() const override { return inner_->completed_at(); }
+  bool ran_blocking() const override { return inner_->ran_blocking(); }
 
  private:
   void record(Clock::time_point seen) {

@@ -143,7 +143,8 @@ class CommWorkload final : public Workload {
 
     // The check: fresh inputs, one operation, every output element compared.
     send.upload(input);
-    bench.issue(comm, s, send.data(), out)->wait();
+    const auto checked = bench.issue(comm, s, send.data(), out);
+    checked->wait();
     comm.synchronize();
     const auto result = s.in_place ? send.download() : recv.download();
     const double wrong = control.sum(static_cast<double>(bench.wrong(s, result.data())));
@@ -161,7 +162,9 @@ class CommWorkload final : public Workload {
             {"algbw_gbps", algbw},
             {"busbw_gbps", algbw * bench.bus_factor(s.world)},
             {"wrong_values", wrong},
-            {"algorithm", algorithm ? algorithm->name : "library default"}};
+            {"algorithm", checked->ran_blocking() ? "library default, blocking"
+                          : algorithm             ? algorithm->name
+                                                  : "library default"}};
   }
 
   CommConfig config_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -91,10 +92,8 @@ struct MpiCommunicator::State {
   int rank = 0;
 
   std::shared_ptr<MpiWork> work(long sequence, CollectiveKind kind, std::size_t count, ElementType type,
-                                const std::string& label) {
-    return std::make_shared<MpiWork>(progress,
-                                     fmt::format("{} #{} ({} {}{}) on rank {}", collective_name(kind), sequence, count,
-                                                 element_type_name(type), label.empty() ? "" : ", " + label, rank));
+                                std::string label) {
+    return std::make_shared<MpiWork>(progress, MpiWorkDescription{kind, sequence, count, type, std::move(label), rank});
   }
 };
 
@@ -133,21 +132,34 @@ std::optional<RequestedAlgorithm> MpiCommunicator::requested_algorithm(std::stri
 
 WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::all_reduce), CollectiveKind::all_reduce, count, type, take_label());
-  std::vector<MPI_Request> requests;
-  const bool in_place = send == recv;
-  const auto* in = static_cast<const char*>(send);
-  auto* out = static_cast<char*>(recv);
-  while (count > 0) {
-    const std::size_t piece = count < kMaxPiece ? count : kMaxPiece;
-    MPI_Request request;
-    MT_MPI_CHECK(MPI_Iallreduce(in_place ? MPI_IN_PLACE : in, out, static_cast<int>(piece), datatype(type),
-                                sum_op(type), state_->comm, &request));
-    requests.push_back(request);
-    in += piece * element_bytes(type);
-    out += piece * element_bytes(type);
-    count -= piece;
-  }
-  return state_->progress.submit(work, std::move(requests));
+  const void* in = send == recv ? MPI_IN_PLACE : send;
+  MPI_Comm comm = state_->comm;
+  const MPI_Datatype t = datatype(type);
+  const MPI_Op op = sum_op(type);
+  // MPI counts are int: larger buffers go as several all-reduces of at most INT_MAX elements.
+  auto for_each_piece = [=](auto&& call) {
+    const std::size_t bytes = element_bytes(type);
+    for (std::size_t offset = 0; offset < count; offset += kMaxPiece) {
+      const int piece = static_cast<int>(std::min(count - offset, kMaxPiece));
+      const void* from = in == MPI_IN_PLACE ? MPI_IN_PLACE : static_cast<const char*>(in) + offset * bytes;
+      call(from, static_cast<char*>(recv) + offset * bytes, piece);
+    }
+  };
+  MpiCollective collective{[=] {
+                             std::vector<MPI_Request> requests;
+                             for_each_piece([&](const void* from, void* to, int piece) {
+                               MPI_Request request;
+                               MT_MPI_CHECK(MPI_Iallreduce(from, to, piece, t, op, comm, &request));
+                               requests.push_back(request);
+                             });
+                             return requests;
+                           },
+                           [=] {
+                             for_each_piece([&](const void* from, void* to, int piece) {
+                               MT_MPI_CHECK(MPI_Allreduce(from, to, piece, t, op, comm));
+                             });
+                           }};
+  return state_->progress.issue(work, CollectiveKind::all_reduce, count * element_bytes(type), std::move(collective));
 }
 
 WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
@@ -156,34 +168,62 @@ WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t
   // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
   if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * count * element_bytes(type))
     send = MPI_IN_PLACE;
-  MPI_Request request;
-  MT_MPI_CHECK(MPI_Iallgather(send, n, datatype(type), recv, n, datatype(type), state_->comm, &request));
-  return state_->progress.submit(work, {request});
+  MPI_Comm comm = state_->comm;
+  const MPI_Datatype t = datatype(type);
+  MpiCollective collective{[=] {
+                             MPI_Request request;
+                             MT_MPI_CHECK(MPI_Iallgather(send, n, t, recv, n, t, comm, &request));
+                             return std::vector<MPI_Request>{request};
+                           },
+                           [=] { MT_MPI_CHECK(MPI_Allgather(send, n, t, recv, n, t, comm)); }};
+  return state_->progress.issue(work, CollectiveKind::all_gather, count * element_bytes(type), std::move(collective));
 }
 
 WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
                                            StreamRef) {
   auto work =
       state_->work(issue(CollectiveKind::reduce_scatter), CollectiveKind::reduce_scatter, count, type, take_label());
-  MPI_Request request;
-  MT_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, int_count(count, "reduce_scatter"), datatype(type), sum_op(type),
-                                         state_->comm, &request));
-  return state_->progress.submit(work, {request});
+  const int n = int_count(count, "reduce_scatter");
+  MPI_Comm comm = state_->comm;
+  const MPI_Datatype t = datatype(type);
+  const MPI_Op op = sum_op(type);
+  MpiCollective collective{[=] {
+                             MPI_Request request;
+                             MT_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, n, t, op, comm, &request));
+                             return std::vector<MPI_Request>{request};
+                           },
+                           [=] { MT_MPI_CHECK(MPI_Reduce_scatter_block(send, recv, n, t, op, comm)); }};
+  const std::size_t send_bytes = count * static_cast<std::size_t>(world_size_) * element_bytes(type);
+  return state_->progress.issue(work, CollectiveKind::reduce_scatter, send_bytes, std::move(collective));
 }
 
 WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType type, int root, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::broadcast), CollectiveKind::broadcast, count, type, take_label());
-  MPI_Request request;
-  MT_MPI_CHECK(MPI_Ibcast(data, int_count(count, "broadcast"), datatype(type), root, state_->comm, &request));
-  return state_->progress.submit(work, {request});
+  const int n = int_count(count, "broadcast");
+  MPI_Comm comm = state_->comm;
+  const MPI_Datatype t = datatype(type);
+  MpiCollective collective{[=] {
+                             MPI_Request request;
+                             MT_MPI_CHECK(MPI_Ibcast(data, n, t, root, comm, &request));
+                             return std::vector<MPI_Request>{request};
+                           },
+                           [=] { MT_MPI_CHECK(MPI_Bcast(data, n, t, root, comm)); }};
+  return state_->progress.issue(work, CollectiveKind::broadcast, count * element_bytes(type), std::move(collective));
 }
 
 WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type, take_label());
   const int n = int_count(count, "all_to_all");
-  MPI_Request request;
-  MT_MPI_CHECK(MPI_Ialltoall(send, n, datatype(type), recv, n, datatype(type), state_->comm, &request));
-  return state_->progress.submit(work, {request});
+  MPI_Comm comm = state_->comm;
+  const MPI_Datatype t = datatype(type);
+  MpiCollective collective{[=] {
+                             MPI_Request request;
+                             MT_MPI_CHECK(MPI_Ialltoall(send, n, t, recv, n, t, comm, &request));
+                             return std::vector<MPI_Request>{request};
+                           },
+                           [=] { MT_MPI_CHECK(MPI_Alltoall(send, n, t, recv, n, t, comm)); }};
+  const std::size_t send_bytes = count * static_cast<std::size_t>(world_size_) * element_bytes(type);
+  return state_->progress.issue(work, CollectiveKind::all_to_all, send_bytes, std::move(collective));
 }
 
 WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
@@ -202,12 +242,22 @@ WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std
   auto arrays = std::make_shared<Arrays>();
   arrays->send_counts = int_counts(send_counts, arrays->send_displacements);
   arrays->recv_counts = int_counts(recv_counts, arrays->recv_displacements);
-  MPI_Request request;
-  MT_MPI_CHECK(MPI_Ialltoallv(send, arrays->send_counts.data(), arrays->send_displacements.data(), datatype(type), recv,
-                              arrays->recv_counts.data(), arrays->recv_displacements.data(), datatype(type),
-                              state_->comm, &request));
   work->keep_alive(arrays);
-  return state_->progress.submit(work, {request});
+  MPI_Comm comm = state_->comm;
+  const MPI_Datatype t = datatype(type);
+  const Arrays* a = arrays.get();
+  MpiCollective collective{
+      [=] {
+        MPI_Request request;
+        MT_MPI_CHECK(MPI_Ialltoallv(send, a->send_counts.data(), a->send_displacements.data(), t, recv,
+                                    a->recv_counts.data(), a->recv_displacements.data(), t, comm, &request));
+        return std::vector<MPI_Request>{request};
+      },
+      [=] {
+        MT_MPI_CHECK(MPI_Alltoallv(send, a->send_counts.data(), a->send_displacements.data(), t, recv,
+                                   a->recv_counts.data(), a->recv_displacements.data(), t, comm));
+      }};
+  return state_->progress.issue(work, CollectiveKind::all_to_all, total * element_bytes(type), std::move(collective));
 }
 
 }  // namespace mt

@@ -9,9 +9,12 @@
 //
 // usage: mpirun -np N strategy_oracle_test --strategy S [--grad-accum-steps A]
 //          [--gradient-sync-mode every|last] [--activation-checkpointing] [--steps K]
+//          [--gemm-backend mkl|onednn]   (the strategy's dense layers on that backend; the
+//                                         reference keeps ATen's linear)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "core/comm/mpi/mpi_communicator.h"
@@ -19,6 +22,7 @@
 #include "core/comm/mpi/mpi_session.h"
 #include "training/data/synthetic.h"
 #include "training/model/activation_checkpoint.h"
+#include "training/model/gemm_backend.h"
 #include "training/model/gpt.h"
 #include "training/strategy/strategy.h"
 #include "training/optim/fused_adamw.h"
@@ -37,6 +41,7 @@ struct Options {
   std::string sync_mode = "auto";
   bool checkpointing = false;
   int steps = 5;
+  std::optional<mt::GemmBackend> gemm_backend;
 };
 
 enum class OptimizerKind { sgd, adamw };
@@ -146,7 +151,13 @@ Options parse(int argc, char** argv) {
     else if (arg == "--gradient-sync-mode") o.sync_mode = value();
     else if (arg == "--steps") o.steps = std::stoi(value());
     else if (arg == "--activation-checkpointing") o.checkpointing = true;
-    else {
+    else if (arg == "--gemm-backend") {
+      o.gemm_backend = mt::parse_gemm_backend(value());
+      if (!o.gemm_backend) {
+        std::fprintf(stderr, "--gemm-backend: mkl or onednn\n");
+        std::exit(2);
+      }
+    } else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       std::exit(2);
     }
@@ -166,7 +177,9 @@ int main(int argc, char** argv) {
 
   bool all_match = true;
   for (auto [kind, name] : {std::pair{OptimizerKind::adamw, "adamw"}, {OptimizerKind::sgd, "sgd"}}) {
+    mt::pin_gemm_backend(o.gemm_backend);
     const auto tested = strategy_run(group, o, kind);
+    mt::pin_gemm_backend(std::nullopt);
     const auto reference = reference_run(comm.world_size(), o, kind);
 
     double worst_loss = 0;
@@ -189,11 +202,12 @@ int main(int argc, char** argv) {
                     tested.parameters.size() == reference.parameters.size();
     if (comm.rank() == 0)
       std::printf(
-          "%s oracle (%s): world %d, grad-accum %d, sync %s%s, %d steps: max relative "
+          "%s oracle (%s): world %d, grad-accum %d, sync %s%s%s, %d steps: max relative "
           "loss diff %.3g, max |param diff| %.3g (tolerance %.0e) %s\n",
           o.strategy.c_str(), name, comm.world_size(), o.accum, o.sync_mode.c_str(),
-          o.checkpointing ? ", activation checkpointing" : "", o.steps, worst_loss, worst_param, kTolerance,
-          ok ? "ok" : "MISMATCH");
+          o.checkpointing ? ", activation checkpointing" : "",
+          o.gemm_backend ? (std::string(", GEMMs on ") + mt::gemm_backend_name(*o.gemm_backend)).c_str() : "", o.steps,
+          worst_loss, worst_param, kTolerance, ok ? "ok" : "MISMATCH");
     all_match = all_match && ok;
   }
   return all_match ? 0 : 1;

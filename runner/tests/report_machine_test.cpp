@@ -108,6 +108,12 @@ TEST_CASE("machine: the environment section carries CPU, cores, memory, BLAS and
   f.trial(old);
   std::string md = render_latest(f).markdown;
   CHECK(contains(md, "| CPU | Intel(R) Xeon(R) Platinum 8480+ | AMD EPYC |"));
+  // Before any number, the machines it came from, each once, with what the results recorded.
+  const auto machines = md.find(
+      "Ran on 2 machines: Intel(R) Xeon(R) Platinum 8480+, 16 logical CPUs (avx2 fma "
+      "avx512f amx), OpenBLAS 0.3.21; AMD EPYC.");
+  CHECK(machines != std::string::npos);
+  CHECK(machines < md.find("## "));
   CHECK(contains(
       md, "| CPU vendor, family, model, stepping | GenuineIntel, family 6, model 143, stepping 8 | not recorded |"));
   CHECK(contains(md, "| logical CPUs | 16, 2 threads per core | not recorded |"));
@@ -120,4 +126,28 @@ TEST_CASE("machine: the environment section carries CPU, cores, memory, BLAS and
   CHECK(contains(md, "- Not recorded by the programs that ran: logical CPUs (1 of 2 trials), memory (1 of 2 trials)"));
   // A record that names forwarded variables without their values says so.
   CHECK(contains(md, "These records name the variables mpirun forwarded (`-x NAME`) without their values"));
+}
+
+TEST_CASE("machine: the conditions say which library ran the dense layers' GEMMs, measured or pinned") {
+  ReportFixture f("gemm_backends.sqlite");
+  f.campaign("c1");
+  auto shapes = [](const char* forward, const char* chosen_by) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const char* backend : {forward, "mkl", "mkl"})
+      out.push_back({{"shape", "512×768×256 (A·Bᵀ)"}, {"backend", backend}, {"chosen_by", chosen_by}});
+    return out;
+  };
+  FixtureTrial measured = train_trial("measured", "ddp", 1, 0, 1000, 40, 500);
+  measured.result["environment"]["gemm_backends"] = shapes("onednn", "measured");
+  f.trial(measured);
+  FixtureTrial pinned = train_trial("pinned", "ddp", 1, 0, 1000, 40, 500);
+  pinned.result["environment"]["gemm_backends"] = shapes("mkl", "--gemm-backend");
+  f.trial(pinned);
+  f.trial(train_trial("older", "ddp", 1, 0, 1000, 40, 500));
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "| mkl 2, onednn 1 of 3 shapes |"));
+  CHECK(contains(md, "| mkl (pinned) |"));
+  CHECK(contains(md, "- dense-layer GEMMs: the library that ran each product shape"));
+  // The measured speeds vary per launch: they do not split one build on one machine into stacks.
+  CHECK_FALSE(contains(md, "mixed results"));
 }

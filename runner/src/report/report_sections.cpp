@@ -1,5 +1,6 @@
 #include "report/report_sections.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "report/environment_section.h"
 #include "report/failures_section.h"
 #include "report/fault_tolerance_section.h"
+#include "report/machine_context.h"
 #include "report/markdown_table.h"
 #include "report/memory_section.h"
 #include "report/metric_sections.h"
@@ -29,6 +31,31 @@ namespace {
 
 bool always(const ReportModel&) { return true; }
 bool has_training(const ReportModel& m) { return !m.training.empty(); }
+
+// "Ran on Intel(R) Xeon(R) Processor, 2 logical CPUs (amx avx512_bf16 …), MKL 2024.2." from what the
+// results recorded, each distinct machine once; "" when none recorded one. CPU figures are only
+// comparable on the same machine, so the reader learns it before any number.
+std::string machine_line(const ReportData& data) {
+  std::vector<std::string> machines;
+  for (const auto& trial : data.trials) {
+    const auto environment = trial_environment(trial);
+    const std::string model = environment_text(environment, "cpu_model");
+    if (model.empty()) continue;
+    std::string text = model;
+    if (const auto cores = environment_text(environment, "cpu_cores"); !cores.empty())
+      text += fmt::format(", {} logical CPU{}", cores, cores == "1" ? "" : "s");
+    if (const auto isa = environment_text(environment, "cpu_isa"); !isa.empty()) text += " (" + isa + ")";
+    const std::string blas = environment_text(environment, "blas_vendor");
+    if (!blas.empty() && blas != kNotRecorded)
+      text += ", " + blas + " " + environment_text(environment, "blas_version");
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    if (std::find(machines.begin(), machines.end(), text) == machines.end()) machines.push_back(text);
+  }
+  if (machines.empty()) return "";
+  std::string out = machines.size() == 1 ? "Ran on " : fmt::format("Ran on {} machines: ", machines.size());
+  for (size_t i = 0; i < machines.size(); ++i) out += (i ? "; " : "") + machines[i];
+  return out + ".\n\n";
+}
 
 void header(const ReportModel& m, RenderedReport& r) {
   const ReportData& data = *m.data;
@@ -57,6 +84,7 @@ void header(const ReportModel& m, RenderedReport& r) {
       "its n repeats.\n\n",
       data.trials.size(), data.trials.size() == 1 ? "" : "s", succeeded, data.trials.size() - succeeded,
       succeeded == data.trials.size() ? "" : " (see [Failures](#failures))");
+  out += machine_line(data);
 }
 
 void answers(const ReportModel& m, RenderedReport& r) { r.markdown += m.answers.section; }

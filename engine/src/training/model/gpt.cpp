@@ -4,6 +4,9 @@
 #include "training/model/causal_attention.h"
 #include "training/model/cross_entropy.h"
 #include "training/model/gelu.h"
+#include "training/model/gemm_backend.h"
+
+#include <ATen/autocast_mode.h>
 
 namespace mt {
 namespace {
@@ -23,11 +26,19 @@ void init_weights(torch::nn::Module& module) {
   }
 }
 
-// ATen's linear: for a contiguous [B, S, in] input the bias add is fused into one addmm. The C++
-// frontend's Linear module runs a matmul and then a separate bias add over the whole output.
+// x·Wᵀ + b on the GEMM backend chosen for each product (gemm_backend.h) where the trainer chose
+// them (fp32 GEMMs on the CPU), else ATen's linear. Both fuse the bias into one addmm on MKL, for a
+// contiguous [B, S, in] input; the C++ frontend's Linear module runs a matmul and then a separate
+// bias add over the whole output.
+torch::Tensor dense(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+  const bool chosen = gemm_dispatch_active() && x.scalar_type() == torch::kFloat && x.device().is_cpu() &&
+                      !at::autocast::is_autocast_enabled(at::kCPU);
+  return chosen ? dispatched_linear(x, weight, bias) : torch::linear(x, weight, bias);
+}
+
 // Under bf16 emulation, operands and product are rounded to bf16 (see bf16_emulation.h).
 torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return bf16_round(torch::linear(bf16_round(x), bf16_round(layer->weight), bf16_round(layer->bias)));
+  return bf16_round(dense(bf16_round(x), bf16_round(layer->weight), bf16_round(layer->bias)));
 }
 
 }  // namespace
@@ -93,7 +104,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& inputs) {
   }
   x = final_norm_(x);
   // LM head tied to the token embedding: no weight or bias of its own.
-  return bf16_round(torch::matmul(bf16_round(x), bf16_round(token_embedding_->weight).t()));
+  return bf16_round(dense(bf16_round(x), bf16_round(token_embedding_->weight), torch::Tensor()));
 }
 
 torch::Tensor GptImpl::loss(const torch::Tensor& inputs, const torch::Tensor& targets) {

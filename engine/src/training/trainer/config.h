@@ -23,7 +23,8 @@ struct TrainConfig {
   int64_t grad_accum_steps = 1;
   std::string gradient_sync_mode = "auto";
   std::string precision = "fp32";
-  double bucket_cap_mb = 0.0;  // 0: chosen by strategy (resolved_bucket_cap_mb)
+  std::string gemm_backend = "auto";  // auto | mkl | onednn: the dense layers' fp32 GEMMs (gemm_backend.h)
+  double bucket_cap_mb = 0.0;         // 0: chosen by strategy (resolved_bucket_cap_mb)
   double first_bucket_cap_mb = 1.0;
   std::string grad_reduce_dtype = "fp32";  // fp32 | bf16
   bool activation_checkpointing = false;

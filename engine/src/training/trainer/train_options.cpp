@@ -83,6 +83,10 @@ OptionTable train_option_table(TrainConfig& c) {
                      {"auto", "every", "last"}));
   o.push_back(choice("precision", c.precision, "fp32, or bf16 (bf16 compute, fp32 master weights and optimizer state)",
                      {"fp32", "bf16"}));
+  o.push_back(choice("gemm-backend", c.gemm_backend,
+                     "library for the dense layers' fp32 GEMMs (auto: the faster per shape, measured on this "
+                     "machine once and kept)",
+                     {"auto", "mkl", "onednn"}));
   o.push_back(
       choice("grad-reduce-dtype", c.grad_reduce_dtype, "element type gradients are reduced in", {"fp32", "bf16"}));
   o.push_back(

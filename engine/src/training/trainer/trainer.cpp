@@ -21,6 +21,7 @@
 #include "training/profile/profiler.h"
 #include "training/strategy/strategy.h"
 #include "training/trainer/checkpoint_state.h"
+#include "training/trainer/gemm_setup.h"
 #include "training/interop/initial_weights.h"
 #include "training/interop/model_file.h"
 #include "training/device/device_runtime.h"
@@ -203,6 +204,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   }
   set_bf16_emulation(run.bf16_gemm == "emulated");
   const bool autocast_bf16 = run.bf16_gemm == "native";
+  choose_gemm_backends(config, control, run.threads, !runtime->is_gpu() && !autocast_bf16);
 
   const FaultPlan faults = fault_plan(config);
   if (auto problem = faults.check(comm.world_size())) throw InputError(*problem);

@@ -1,0 +1,159 @@
+#include "training/model/gemm_backend.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace at::native {
+// ATen's oneDNN matrix product (result = beta·result + alpha·mat1·mat2), exported by libtorch_cpu;
+// the wheel ships no header for it. fp32, bf16 and fp16; contiguous or transposed operands.
+TORCH_API void mkldnn_matmul(const Tensor& mat1, const Tensor& mat2, const Tensor& result, float beta, float alpha);
+}  // namespace at::native
+
+namespace mt {
+namespace {
+
+std::vector<GemmChoice>& choice_table() {
+  static std::vector<GemmChoice> table;
+  return table;
+}
+
+std::optional<GemmBackend>& pinned_backend() {
+  static std::optional<GemmBackend> pinned;
+  return pinned;
+}
+
+// A 2-D operand is used as stored, or as the transpose of a contiguous matrix (a .t() view).
+bool is_transposed(const torch::Tensor& t) { return !t.is_contiguous() && t.t().is_contiguous(); }
+
+torch::Tensor as_operand(const torch::Tensor& t) { return t.is_contiguous() || is_transposed(t) ? t : t.contiguous(); }
+
+GemmShape shape_of(const torch::Tensor& a, const torch::Tensor& b) {
+  return {a.size(0), b.size(1), a.size(1), is_transposed(a), is_transposed(b)};
+}
+
+// Operands laid out as `shape` says, filled with small values.
+std::pair<torch::Tensor, torch::Tensor> operands(const GemmShape& s) {
+  auto a = s.trans_a ? torch::rand({s.k, s.m}).t() : torch::rand({s.m, s.k});
+  auto b = s.trans_b ? torch::rand({s.n, s.k}).t() : torch::rand({s.k, s.n});
+  return {a, b};
+}
+
+double best_gflops(GemmBackend backend, const GemmShape& s) {
+  auto [a, b] = operands(s);
+  using Clock = std::chrono::steady_clock;
+  double best = 1e30;
+  // Two calls to warm up (oneDNN builds and caches its kernel at the first), then the best of five.
+  for (int call = 0; call < 7; ++call) {
+    const auto start = Clock::now();
+    auto c = dispatched_mm_on(backend, a, b);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (call >= 2) best = std::min(best, seconds);
+  }
+  return 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / best / 1e9;
+}
+
+}  // namespace
+
+bool prefer_onednn(double mkl_gflops, double onednn_gflops) {
+  // Best-of-five timings of one shape move by a few percent from launch to launch: within that,
+  // MKL (ATen's own choice) stays.
+  return onednn_gflops > 1.05 * mkl_gflops;
+}
+
+const char* gemm_backend_name(GemmBackend backend) { return backend == GemmBackend::onednn ? "onednn" : "mkl"; }
+
+std::string GemmShape::text() const {
+  return fmt::format("{}×{}×{} ({}·{})", m, n, k, trans_a ? "Aᵀ" : "A", trans_b ? "Bᵀ" : "B");
+}
+
+std::vector<GemmShape> linear_layer_shapes(int64_t tokens, int64_t in, int64_t out) {
+  return {{tokens, out, in, false, true},   // y = x·Wᵀ: W is [out, in]
+          {tokens, in, out, false, false},  // dx = dy·W
+          {out, in, tokens, true, false}};  // dW = dyᵀ·x
+}
+
+GemmChoice measure_gemm_choice(const GemmShape& shape) {
+  GemmChoice choice;
+  choice.shape = shape;
+  choice.mkl_gflops = best_gflops(GemmBackend::mkl, shape);
+  choice.onednn_gflops = best_gflops(GemmBackend::onednn, shape);
+  choice.backend = prefer_onednn(choice.mkl_gflops, choice.onednn_gflops) ? GemmBackend::onednn : GemmBackend::mkl;
+  return choice;
+}
+
+void set_gemm_choices(std::vector<GemmChoice> choices) { choice_table() = std::move(choices); }
+const std::vector<GemmChoice>& gemm_choices() { return choice_table(); }
+
+void pin_gemm_backend(std::optional<GemmBackend> backend) { pinned_backend() = backend; }
+bool gemm_dispatch_active() { return pinned_backend() || !choice_table().empty(); }
+
+std::optional<GemmBackend> parse_gemm_backend(const std::string& name) {
+  if (name == "mkl") return GemmBackend::mkl;
+  if (name == "onednn") return GemmBackend::onednn;
+  return std::nullopt;
+}
+
+GemmBackend gemm_backend_for(const GemmShape& shape) {
+  if (pinned_backend()) return *pinned_backend();
+  for (const auto& c : choice_table())
+    if (c.shape == shape) return c.backend;
+  return GemmBackend::mkl;
+}
+
+torch::Tensor dispatched_mm_on(GemmBackend backend, const torch::Tensor& a, const torch::Tensor& b) {
+  if (backend == GemmBackend::mkl) return at::mm(a, b);
+  auto out = torch::empty({a.size(0), b.size(1)}, a.options());
+  at::native::mkldnn_matmul(as_operand(a), as_operand(b), out, /*beta=*/0.0f, /*alpha=*/1.0f);
+  return out;
+}
+
+torch::Tensor dispatched_mm(const torch::Tensor& a, const torch::Tensor& b) {
+  const auto a_ = as_operand(a), b_ = as_operand(b);
+  return dispatched_mm_on(gemm_backend_for(shape_of(a_, b_)), a_, b_);
+}
+
+namespace {
+
+struct DispatchedLinear : torch::autograd::Function<DispatchedLinear> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& w,
+                               const torch::Tensor& b) {
+    // `b` is empty for a layer without bias: autograd functions take no undefined tensors.
+    ctx->save_for_backward({x, w});
+    ctx->saved_data["has_bias"] = b.numel() > 0;
+    // On MKL the bias goes into the GEMM (one addmm), as ATen's linear does.
+    const bool has_bias = b.numel() > 0;
+    if (gemm_backend_for(shape_of(x, w.t())) == GemmBackend::mkl)
+      return has_bias ? at::addmm(b, x, w.t()) : at::mm(x, w.t());
+    auto y = dispatched_mm_on(GemmBackend::onednn, x, w.t());
+    if (has_bias) y.add_(b);
+    return y;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& x = saved[0];
+    const auto& w = saved[1];
+    const auto dy = grads[0].contiguous();
+    torch::Tensor dx, dw, db;
+    if (ctx->needs_input_grad(0)) dx = dispatched_mm(dy, w);
+    if (ctx->needs_input_grad(1)) dw = dispatched_mm(dy.t(), x);
+    if (ctx->saved_data["has_bias"].toBool() && ctx->needs_input_grad(2)) db = dy.sum(0);
+    return {dx, dw, db};
+  }
+};
+
+}  // namespace
+
+torch::Tensor dispatched_linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+  const auto rows = x.reshape({-1, x.size(-1)}).contiguous();
+  auto sizes = x.sizes().vec();
+  sizes.back() = weight.size(0);
+  const auto b = bias.defined() ? bias : torch::empty({0}, weight.options());
+  return DispatchedLinear::apply(rows, weight, b).view(sizes);
+}
+
+}  // namespace mt

@@ -1,0 +1,21 @@
+// The GEMM backend of every dense-layer product a training run will execute (gemm_backend.h),
+// decided before the first step: rank 0 measures each shape (or reads what it measured before on
+// this CPU at this thread count), every rank takes rank 0's answer so that all compute alike, and
+// --gemm-backend mkl|onednn pins one backend instead.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/comm/control_channel.h"
+#include "training/trainer/config.h"
+
+namespace mt {
+
+// Sets the table dense layers consult; leaves it empty (ATen's own linear) where the model's GEMMs
+// are not fp32 on the CPU (a GPU run, bf16 autocast).
+void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, int threads, bool fp32_cpu_gemms);
+
+// The table as the result records it: per shape, the backend that ran and the speeds measured.
+nlohmann::json gemm_backends_json();
+
+}  // namespace mt

@@ -1,0 +1,110 @@
+// Both GEMM backends compute the dense layers' products: against float64 within the standard
+// error bound of a k-term dot product (|error| <= k·eps·(|A|·|B|), elementwise: whatever the
+// blocking, ISA or summation order), for every operand layout a layer uses, through autograd.
+#include "torch_doctest.h"
+
+#include "float_bounds.h"
+#include "training/model/gemm_backend.h"
+
+namespace {
+
+using mt::GemmBackend;
+using mt::testing::kFloatEps;
+using mt::testing::worst_error_ratio;
+
+// The bound for C = A·B computed in float32, from float64 copies of the operands.
+torch::Tensor product_bound(const torch::Tensor& a, const torch::Tensor& b) {
+  const auto k = static_cast<double>(a.size(1));
+  return k * kFloatEps * a.to(torch::kDouble).abs().mm(b.to(torch::kDouble).abs()) + 1e-30;
+}
+
+double worst_product_error(const torch::Tensor& c, const torch::Tensor& a, const torch::Tensor& b) {
+  return worst_error_ratio(c, a.to(torch::kDouble).mm(b.to(torch::kDouble)), product_bound(a, b));
+}
+
+// Pins a backend while alive.
+struct Pinned {
+  explicit Pinned(GemmBackend b) { mt::pin_gemm_backend(b); }
+  ~Pinned() { mt::pin_gemm_backend(std::nullopt); }
+};
+
+}  // namespace
+
+TEST_CASE("gemm backends: every operand layout a layer uses, within the dot-product error bound") {
+  torch::manual_seed(3);
+  const int64_t m = 96, n = 80, k = 136;
+  for (GemmBackend backend : {GemmBackend::mkl, GemmBackend::onednn}) {
+    const std::string name = mt::gemm_backend_name(backend);
+    CAPTURE(name);
+    const auto a = torch::randn({m, k}), b = torch::randn({k, n});
+    const auto a_t = torch::randn({k, m}).t(), b_t = torch::randn({n, k}).t();  // transposed views
+    CHECK(worst_product_error(mt::dispatched_mm_on(backend, a, b), a, b) <= 1.0);
+    CHECK(worst_product_error(mt::dispatched_mm_on(backend, a, b_t), a, b_t) <= 1.0);
+    CHECK(worst_product_error(mt::dispatched_mm_on(backend, a_t, b), a_t, b) <= 1.0);
+    // A wrong product misses the bound by far: the bound is not vacuous.
+    CHECK(worst_product_error(mt::dispatched_mm_on(backend, a, b_t), a, b_t.contiguous().flip(0)) > 100.0);
+  }
+}
+
+TEST_CASE("gemm backends: a dense layer's output and gradients match ATen's linear on either backend") {
+  torch::manual_seed(5);
+  const auto x0 = torch::randn({3, 40, 64}), w0 = torch::randn({48, 64}) * 0.1, b0 = torch::randn({48});
+  const auto grad_out = torch::randn({3, 40, 48});
+  auto reference = [&](bool with_bias) {
+    auto x = x0.to(torch::kDouble).requires_grad_(true), w = w0.to(torch::kDouble).requires_grad_(true);
+    auto b = b0.to(torch::kDouble).requires_grad_(true);
+    auto y = torch::linear(x, w, with_bias ? b : torch::Tensor());
+    y.backward(grad_out.to(torch::kDouble));
+    return std::vector<torch::Tensor>{y.detach(), x.grad(), w.grad(), with_bias ? b.grad() : torch::Tensor()};
+  };
+  for (GemmBackend backend : {GemmBackend::mkl, GemmBackend::onednn}) {
+    for (bool with_bias : {true, false}) {
+      const std::string name = mt::gemm_backend_name(backend);
+      CAPTURE(name);
+      CAPTURE(with_bias);
+      Pinned pinned(backend);
+      REQUIRE(mt::gemm_dispatch_active());
+      auto x = x0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true),
+           b = b0.clone().requires_grad_(true);
+      auto y = mt::dispatched_linear(x, w, with_bias ? b : torch::Tensor());
+      y.backward(grad_out);
+      const auto expected = reference(with_bias);
+      CHECK(y.sizes() == torch::IntArrayRef({3, 40, 48}));
+      // Each element is a dot product: bounded by its term count times eps times the sum of
+      // its terms' magnitudes.
+      const auto ax = x0.reshape({-1, 64}).to(torch::kDouble).abs(), aw = w0.to(torch::kDouble).abs();
+      const auto ag = grad_out.reshape({-1, 48}).to(torch::kDouble).abs();
+      const double eps = kFloatEps;
+      const auto y_bound = 65 * eps * (ax.mm(aw.t()) + b0.to(torch::kDouble).abs() * with_bias) + 1e-30;
+      CHECK(worst_error_ratio(y.reshape({-1, 48}), expected[0].reshape({-1, 48}), y_bound) <= 1.0);
+      CHECK(worst_error_ratio(x.grad().reshape({-1, 64}), expected[1].reshape({-1, 64}),
+                              48 * eps * ag.mm(aw) + 1e-30) <= 1.0);
+      CHECK(worst_error_ratio(w.grad(), expected[2], 120 * eps * ag.t().mm(ax) + 1e-30) <= 1.0);
+      if (with_bias) CHECK(worst_error_ratio(b.grad(), expected[3], 120 * eps * ag.sum(0) + 1e-30) <= 1.0);
+      else CHECK_FALSE(b.grad().defined());
+    }
+  }
+}
+
+TEST_CASE("gemm backends: the table decides per shape, a pin overrides it, names parse") {
+  const auto shapes = mt::linear_layer_shapes(512, 256, 768);
+  REQUIRE(shapes.size() == 3);
+  CHECK(shapes[0].text() == "512×768×256 (A·Bᵀ)");  // y = x·Wᵀ
+  CHECK(shapes[1].text() == "512×256×768 (A·B)");   // dx = dy·W
+  CHECK(shapes[2].text() == "768×256×512 (Aᵀ·B)");  // dW = dyᵀ·x
+  mt::set_gemm_choices({{shapes[0], GemmBackend::onednn, 1, 2, false}});
+  CHECK(mt::gemm_dispatch_active());
+  CHECK(mt::gemm_backend_for(shapes[0]) == GemmBackend::onednn);
+  CHECK(mt::gemm_backend_for(shapes[1]) == GemmBackend::mkl);  // not in the table
+  {
+    Pinned pinned(GemmBackend::mkl);
+    CHECK(mt::gemm_backend_for(shapes[0]) == GemmBackend::mkl);
+  }
+  mt::set_gemm_choices({});
+  CHECK_FALSE(mt::gemm_dispatch_active());
+  CHECK(mt::prefer_onednn(300, 330));
+  CHECK_FALSE(mt::prefer_onednn(300, 310));  // within timing noise: MKL stays
+  CHECK(mt::parse_gemm_backend("onednn") == GemmBackend::onednn);
+  CHECK(mt::parse_gemm_backend("mkl") == GemmBackend::mkl);
+  CHECK_FALSE(mt::parse_gemm_backend("blas").has_value());
+}

@@ -15,7 +15,8 @@ namespace mt {
 // are not fp32 on the CPU (a GPU run, bf16 autocast).
 void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, int threads, bool fp32_cpu_gemms);
 
-// The table as the result records it: per shape, the backend that ran and the speeds measured.
+// The table as the result records it: per shape, the backend that ran and the speeds measured;
+// empty where none was chosen.
 nlohmann::json gemm_backends_json();
 
 }  // namespace mt

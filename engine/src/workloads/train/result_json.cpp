@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "training/model/gemm_backend.h"
 #include "training/trainer/gemm_setup.h"
 #include "training/trainer/memory_estimate.h"
 #include "training/trainer/model_flops.h"
@@ -160,7 +159,7 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["checkpoint_saves"] = saves;
   if (!run.profile_json.empty()) out["profile"] = nlohmann::json::parse(run.profile_json);
   out["environment"] = to_json(env, /*include_machine=*/true);
-  if (!gemm_choices().empty()) out["environment"]["gemm_backends"] = gemm_backends_json();
+  if (auto gemm = gemm_backends_json(); !gemm.empty()) out["environment"]["gemm_backends"] = std::move(gemm);
   return out;
 }
 

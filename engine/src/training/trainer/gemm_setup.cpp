@@ -26,9 +26,9 @@ std::vector<GemmShape> model_shapes(const TrainConfig& c) {
 }
 
 // "mkl_gflops onednn_gflops" for `shape` on this CPU, library and thread count: measured once, kept.
-std::string measured_speeds(const GemmShape& shape, int threads) {
-  const std::string key = fmt::format("gemm backends|libtorch {}|{}|{} threads|{}", TORCH_VERSION,
-                                      read_cpu_info().model, threads, shape.text());
+std::string measured_speeds(const GemmShape& shape, const std::string& cpu_model, int threads) {
+  const std::string key =
+      fmt::format("gemm backends|libtorch {}|{}|{} threads|{}", TORCH_VERSION, cpu_model, threads, shape.text());
   return remembered_fact(key, [&] {
     const GemmChoice c = measure_gemm_choice(shape);
     return fmt::format("{:.6g} {:.6g}", c.mkl_gflops, c.onednn_gflops);
@@ -42,8 +42,10 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
   if (!fp32_cpu_gemms) return;
   const auto shapes = model_shapes(config);
   std::string speeds;
-  if (control.rank() == 0)
-    for (const auto& s : shapes) speeds += measured_speeds(s, threads) + "\n";
+  if (control.rank() == 0) {
+    const std::string cpu_model = read_cpu_info().model;
+    for (const auto& s : shapes) speeds += measured_speeds(s, cpu_model, threads) + "\n";
+  }
   std::vector<char> bytes(speeds.begin(), speeds.end());
   control.broadcast_bytes(bytes, /*root=*/0);
   std::istringstream in(std::string(bytes.begin(), bytes.end()));

@@ -83,6 +83,20 @@ std::vector<int> int_counts(const std::vector<std::size_t>& counts, std::vector<
   return out;
 }
 
+// All-gather and all-to-all take the same arguments: each rank's n elements of t to or from every
+// rank. The collective as its non-blocking and blocking calls.
+using ExchangeStart = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*);
+using ExchangeRun = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm);
+MpiCollective exchange(ExchangeStart start, ExchangeRun run, const void* send, void* recv, int n, MPI_Datatype t,
+                       MPI_Comm comm) {
+  return {[=] {
+            MPI_Request request;
+            MT_MPI_CHECK(start(send, n, t, recv, n, t, comm, &request));
+            return std::vector<MPI_Request>{request};
+          },
+          [=] { MT_MPI_CHECK(run(send, n, t, recv, n, t, comm)); }};
+}
+
 }  // namespace
 
 struct MpiCommunicator::State {
@@ -168,15 +182,8 @@ WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t
   // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
   if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * count * element_bytes(type))
     send = MPI_IN_PLACE;
-  MPI_Comm comm = state_->comm;
-  const MPI_Datatype t = datatype(type);
-  MpiCollective collective{[=] {
-                             MPI_Request request;
-                             MT_MPI_CHECK(MPI_Iallgather(send, n, t, recv, n, t, comm, &request));
-                             return std::vector<MPI_Request>{request};
-                           },
-                           [=] { MT_MPI_CHECK(MPI_Allgather(send, n, t, recv, n, t, comm)); }};
-  return state_->progress.issue(work, CollectiveKind::all_gather, count * element_bytes(type), std::move(collective));
+  return state_->progress.issue(work, CollectiveKind::all_gather, count * element_bytes(type),
+                                exchange(MPI_Iallgather, MPI_Allgather, send, recv, n, datatype(type), state_->comm));
 }
 
 WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
@@ -214,16 +221,9 @@ WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType
 WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type, take_label());
   const int n = int_count(count, "all_to_all");
-  MPI_Comm comm = state_->comm;
-  const MPI_Datatype t = datatype(type);
-  MpiCollective collective{[=] {
-                             MPI_Request request;
-                             MT_MPI_CHECK(MPI_Ialltoall(send, n, t, recv, n, t, comm, &request));
-                             return std::vector<MPI_Request>{request};
-                           },
-                           [=] { MT_MPI_CHECK(MPI_Alltoall(send, n, t, recv, n, t, comm)); }};
   const std::size_t send_bytes = count * static_cast<std::size_t>(world_size_) * element_bytes(type);
-  return state_->progress.issue(work, CollectiveKind::all_to_all, send_bytes, std::move(collective));
+  return state_->progress.issue(work, CollectiveKind::all_to_all, send_bytes,
+                                exchange(MPI_Ialltoall, MPI_Alltoall, send, recv, n, datatype(type), state_->comm));
 }
 
 WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts, void* recv,

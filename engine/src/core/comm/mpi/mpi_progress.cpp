@@ -34,6 +34,14 @@ std::size_t blocking_limit_bytes(CollectiveKind kind) {
   return kind == CollectiveKind::all_reduce ? std::size_t{8} << 10 : std::size_t{2} << 20;
 }
 
+// Ends the job for a collective that outlasted the timeout, naming it (`what`: its description).
+[[noreturn]] void abort_on_timeout(double timeout_s, const std::string& what) {
+  abort_job(fmt::format("collective timeout: waited {:g} s for {}; a peer is stuck, slow or "
+                        "gone (raise --collective-timeout if this is expected)",
+                        timeout_s, what),
+            1);
+}
+
 }  // namespace
 
 std::string MpiWork::describe() const {
@@ -115,12 +123,8 @@ void MpiProgress::wait(MpiWork& work) {
   for (int polls = 1; !work.done_.load(std::memory_order_acquire) && !work.test_requests(); ++polls) {
     if (polls < kSpinningPolls) continue;
     const auto waited = Clock::now() - start;
-    if (timeout_s_ > 0 && waited > std::chrono::duration<double>(timeout_s_)) {
-      abort_job(fmt::format("collective timeout: waited {:g} s for {}; a peer is stuck, slow or "
-                            "gone (raise --collective-timeout if this is expected)",
-                            timeout_s_, work.describe()),
-                1);
-    }
+    if (timeout_s_ > 0 && waited > std::chrono::duration<double>(timeout_s_))
+      abort_on_timeout(timeout_s_, work.describe());
     if (waited < kYieldingWait) sched_yield();
     else std::this_thread::sleep_for(kWaitingSleep);
   }
@@ -163,10 +167,7 @@ void MpiProgress::run() {
           std::chrono::steady_clock::now() - inline_since_ > std::chrono::duration<double>(timeout_s_)) {
         const std::string what = running_inline_->describe();
         lock.unlock();
-        abort_job(fmt::format("collective timeout: waited {:g} s for {}; a peer is stuck, slow or "
-                              "gone (raise --collective-timeout if this is expected)",
-                              timeout_s_, what),
-                  1);
+        abort_on_timeout(timeout_s_, what);
       }
       if (outstanding_.empty()) continue;
     }

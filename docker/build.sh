@@ -6,6 +6,7 @@
 #
 #   docker/build.sh                       # tag minitrainbench:<12-hex revision>
 #   docker/build.sh --tag registry.example/mtb:v1 --base docker.io/nvidia/cuda:13.2.1-runtime-ubuntu24.04@sha256:…
+#   docker/build.sh --cpu --base localhost/mt-debian12-base@sha256:…   # the CPU image (Dockerfile.cpu)
 #   docker/build.sh --print               # show the docker build command, build nothing
 #
 # Exit codes: 0 built (or printed); 1 docker or git failed; 2 bad usage or input.
@@ -14,9 +15,13 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: docker/build.sh [--tag NAME] [--revision COMMIT] [--source URL] [--base NAME@sha256:DIGEST]
-                       [--builder NAME@sha256:DIGEST] [--print] [-- DOCKER_BUILD_ARGS...]
-  --tag NAME        image name (default: minitrainbench:<first 12 hex of the revision>)
+usage: docker/build.sh [--cpu] [--tag NAME] [--revision COMMIT] [--source URL]
+                       [--base NAME@sha256:DIGEST] [--builder NAME@sha256:DIGEST] [--print]
+                       [-- DOCKER_BUILD_ARGS...]
+  --cpu             the CPU image (docker/Dockerfile.cpu, Debian 12); needs --base, which both
+                    of its stages start from
+  --tag NAME        image name (default: minitrainbench:<first 12 hex of the revision>, with
+                    -cpu after it for the CPU image)
   --revision COMMIT commit to build (default: HEAD); any name git rev-parse understands
   --source URL      org.opencontainers.image.source (default: remote.origin.url, credentials removed)
   --base REF        runtime base image, pinned by digest (default: docker/Dockerfile's)
@@ -29,7 +34,7 @@ die() { echo "docker/build.sh: $1" >&2; exit "${2:-1}"; }
 
 DOCKER=${MT_DOCKER:-docker}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tag="" revision_name=HEAD source="" base="" builder="" print=0
+tag="" revision_name=HEAD source="" base="" builder="" print=0 cpu=0
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,6 +46,7 @@ while [ $# -gt 0 ]; do
       esac
       shift 2 ;;
     --print) print=1; shift ;;
+    --cpu) cpu=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) usage >&2; die "unknown argument '$1'" 2 ;;
@@ -60,7 +66,13 @@ split_pinned() {
 git -C "$root" rev-parse --git-dir > /dev/null 2>&1 || die "$root is not a git checkout" 2
 revision=$(git -C "$root" rev-parse --verify --quiet "${revision_name}^{commit}") \
   || die "'$revision_name' is not a commit of $root" 2
-[ -n "$tag" ] || tag="minitrainbench:${revision:0:12}"
+dockerfile=docker/Dockerfile suffix=""
+if [ "$cpu" -eq 1 ]; then
+  dockerfile=docker/Dockerfile.cpu suffix=-cpu
+  [ -n "$base" ] || die "--cpu needs --base NAME@sha256:DIGEST: a Debian 12 image (docker/debian_base.sh makes one)" 2
+  [ -z "$builder" ] || die "--cpu builds on --base in both stages; --builder does not apply" 2
+fi
+[ -n "$tag" ] || tag="minitrainbench:${revision:0:12}$suffix"
 if [ -z "$source" ]; then
   source=$(git -C "$root" config --get remote.origin.url || true)
 fi
@@ -86,9 +98,9 @@ trap 'rm -rf "$context"' EXIT
 git -C "$root" archive --format=tar "$revision" | tar -x -C "$context" \
   || die "could not export $revision with git archive"
 printf '%s\n' "$revision" > "$context/.mt-source-revision"
-[ -f "$context/docker/Dockerfile" ] || die "commit $revision has no docker/Dockerfile" 2
+[ -f "$context/$dockerfile" ] || die "commit $revision has no $dockerfile" 2
 
-cmd=("$DOCKER" build -f "$context/docker/Dockerfile" -t "$tag" "${build_args[@]}" "${extra[@]}" "$context")
+cmd=("$DOCKER" build -f "$context/$dockerfile" -t "$tag" "${build_args[@]}" "${extra[@]}" "$context")
 if [ "$print" -eq 1 ]; then
   trap - EXIT
   printf '%q ' "${cmd[@]}"

@@ -26,6 +26,9 @@ usage: docker/build.sh [--cpu] [--tag NAME] [--revision COMMIT] [--source URL]
   --source URL      org.opencontainers.image.source (default: remote.origin.url, credentials removed)
   --base REF        runtime base image, pinned by digest (default: docker/Dockerfile's)
   --builder REF     build-stage image, pinned by digest (default: docker/Dockerfile's)
+  --ca-bundle FILE  certificate authorities pip trusts in the build (default: $PIP_CERT, else
+                    $SSL_CERT_FILE, else /etc/ssl/certs/ca-certificates.crt if present; 'none'
+                    for the image's own); passed as a build secret, not kept in the image
   --print           print the docker build command, build nothing (the exported context is kept)
 USAGE
 }
@@ -34,15 +37,15 @@ die() { echo "docker/build.sh: $1" >&2; exit "${2:-1}"; }
 
 DOCKER=${MT_DOCKER:-docker}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tag="" revision_name=HEAD source="" base="" builder="" print=0 cpu=0
+tag="" revision_name=HEAD source="" base="" builder="" print=0 cpu=0 ca_bundle=""
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --tag|--revision|--source|--base|--builder)
+    --tag|--revision|--source|--base|--builder|--ca-bundle)
       [ $# -ge 2 ] || die "$1 needs a value" 2
       case "$1" in
         --tag) tag=$2 ;; --revision) revision_name=$2 ;; --source) source=$2 ;;
-        --base) base=$2 ;; --builder) builder=$2 ;;
+        --base) base=$2 ;; --builder) builder=$2 ;; --ca-bundle) ca_bundle=$2 ;;
       esac
       shift 2 ;;
     --print) print=1; shift ;;
@@ -87,6 +90,16 @@ fi
 if [ -n "$builder" ]; then
   read -r name digest < <(split_pinned "$builder" "--builder") || exit 2
   build_args+=(--build-arg "BUILDER_IMAGE=$name" --build-arg "BUILDER_DIGEST=$digest")
+fi
+
+if [ -z "$ca_bundle" ]; then
+  for candidate in "${PIP_CERT:-}" "${SSL_CERT_FILE:-}" /etc/ssl/certs/ca-certificates.crt; do
+    if [ -n "$candidate" ] && [ -f "$candidate" ]; then ca_bundle=$candidate; break; fi
+  done
+fi
+if [ -n "$ca_bundle" ] && [ "$ca_bundle" != none ]; then
+  [ -f "$ca_bundle" ] || die "--ca-bundle '$ca_bundle' is not a file" 2
+  build_args+=(--secret "id=ca_bundle,src=$ca_bundle")
 fi
 
 if [ "$revision_name" = HEAD ] && [ -n "$(git -C "$root" status --porcelain --untracked-files=no)" ]; then

@@ -113,7 +113,13 @@ git -C "$root" archive --format=tar "$revision" | tar -x -C "$context" \
 printf '%s\n' "$revision" > "$context/.mt-source-revision"
 [ -f "$context/$dockerfile" ] || die "commit $revision has no $dockerfile" 2
 
-cmd=("$DOCKER" build -f "$context/$dockerfile" -t "$tag" "${build_args[@]}" "${extra[@]}" "$context")
+cmd=("$DOCKER" build -f "$context/$dockerfile" -t "$tag" "${build_args[@]}")
+# podman (buildah) builds OCI images by default, which have no SHELL: the Dockerfiles' pipefail
+# would be dropped with a warning. Docker's format keeps it.
+case "$(basename "$DOCKER")" in
+  podman|buildah) cmd+=(--format docker) ;;
+esac
+cmd+=("${extra[@]}" "$context")
 if [ "$print" -eq 1 ]; then
   trap - EXIT
   printf '%q ' "${cmd[@]}"

@@ -111,6 +111,30 @@ TEST_CASE("tp section: the worst error per layer and tensor over the runs, and a
   CHECK(contains(md, "| tp ×2 | mlp | input_grad | 0 | 1e-05 | yes (2/2) |"));
 }
 
+TEST_CASE("tp plot: per layer, the worst tensor's error as a fraction of the tolerance") {
+  ReportFixture f("tp_plot.sqlite");
+  f.campaign("c1");
+  auto checks = [](double row_output, double row_grad) {
+    return nlohmann::json{
+        {"atol", 1e-5},
+        {"checks",
+         {{{"layer", "column"}, {"tensor", "output"}, {"max_abs_error", 0.0}, {"pass", true}},
+          {{"layer", "row"}, {"tensor", "output"}, {"max_abs_error", row_output}, {"pass", true}},
+          {{"layer", "row"}, {"tensor", "input_grad"}, {"max_abs_error", row_grad}, {"pass", true}}}}};
+  };
+  f.trial(workload_trial("tp", 2, 0, checks(2e-6, 1e-6)));
+  f.trial(workload_trial("tp", 2, 1, checks(1e-6, 4e-6)));
+  const RenderedReport report = render_latest(f, false, "tp");
+  const Plot* plot = nullptr;
+  for (const auto& p : report.plots) plot = p.file == "tp_error_margin.svg" ? &p : plot;
+  REQUIRE(plot);
+  CHECK(plot->chart.categories == std::vector<std::string>{"column", "row"});
+  REQUIRE(plot->chart.series.size() == 1);
+  CHECK(*plot->chart.series[0].values[0] == doctest::Approx(0.0));
+  CHECK(*plot->chart.series[0].values[1] == doctest::Approx(0.4));  // the row layer's worst tensor, worst run
+  CHECK(contains(report.markdown, "![Tensor parallelism: error against tolerance](tp/tp_error_margin.svg)"));
+}
+
 TEST_CASE("groups section: per-dimension times and membership, and whether the checksum caught the swap") {
   ReportFixture f("groups_section.sqlite");
   f.campaign("c1");
@@ -133,6 +157,16 @@ TEST_CASE("groups section: per-dimension times and membership, and whether the c
   CHECK(contains(md, "| tp | 2 | [0,1] | 4 | 6.000 ± 1.414 ⚠n<3 | yes (2/2) |"));
   CHECK(contains(md, "| dp | 2 | [0,2] | 1 | 0.800 ± 0.000 ⚠n<3 | yes (2/2) |"));
   CHECK(contains(md, "| yes (2/2) | **no** (1/2) |"));
+
+  const RenderedReport plotted = render_latest(f, false, "groups");
+  const Plot* plot = nullptr;
+  for (const auto& p : plotted.plots) plot = p.file == "groups_time_per_step.svg" ? &p : plot;
+  REQUIRE(plot);
+  CHECK(plot->chart.categories == std::vector<std::string>{"tp", "pp", "dp"});
+  REQUIRE(plot->chart.series.size() == 1);
+  CHECK(*plot->chart.series[0].values[0] == doctest::Approx(6.0));
+  CHECK(plot->chart.series[0].errors[0] == doctest::Approx(1.41421).epsilon(1e-4));
+  CHECK(*plot->chart.series[0].values[2] == doctest::Approx(0.8));
 }
 
 TEST_CASE("summary: oversubscribed MoE, TP and groups runs are named in the warnings, fitting ones are not") {

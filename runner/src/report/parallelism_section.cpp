@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "report/detail_table.h"
 #include "report/machine_context.h"
 #include "report/markdown_table.h"
+#include "report/series_names.h"
 
 namespace mt {
 namespace {
@@ -16,6 +18,31 @@ namespace {
 std::string yes_no_cell(int yes, int total) {
   if (total == 0) return "-";
   return yes == total ? fmt::format("yes ({}/{})", yes, total) : fmt::format("**no** ({}/{})", yes, total);
+}
+
+// One tensor's check over a group's runs: the worst error and how many runs passed it.
+struct TensorCheck {
+  std::string layer, tensor;
+  double worst_error = 0;
+  int passes = 0;
+};
+
+// In the order the results list them.
+std::vector<TensorCheck> tensor_checks(const Group& g) {
+  std::vector<TensorCheck> out;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  for (const ReportTrial* t : g.succeeded) {
+    if (!t->result.contains("checks") || !t->result["checks"].is_array()) continue;
+    for (const auto& c : t->result["checks"]) {
+      const std::pair<std::string, std::string> key{c.value("layer", "?"), c.value("tensor", "?")};
+      auto [it, fresh] = index.try_emplace(key, out.size());
+      if (fresh) out.push_back({key.first, key.second});
+      TensorCheck& check = out[it->second];
+      check.worst_error = std::max(check.worst_error, c.value("max_abs_error", 0.0));
+      check.passes += c.value("pass", false) ? 1 : 0;
+    }
+  }
+  return out;
 }
 
 std::string oversubscribed_note(const std::vector<const Group*>& groups) {
@@ -31,23 +58,9 @@ std::string render_tp_section(const std::vector<const Group*>& groups) {
   MarkdownTable table(
       {{"configuration"}, {"layer"}, {"tensor"}, {"max abs error", Align::Right}, {"atol", Align::Right}, {"passed"}});
   for (const Group* g : groups) {
-    std::vector<std::pair<std::string, std::string>> order;
-    std::map<std::pair<std::string, std::string>, std::pair<double, int>> worst;  // error, passes
-    for (const ReportTrial* t : g->succeeded) {
-      if (!t->result.contains("checks") || !t->result["checks"].is_array()) continue;
-      for (const auto& c : t->result["checks"]) {
-        const std::pair<std::string, std::string> key{c.value("layer", "?"), c.value("tensor", "?")};
-        if (!worst.count(key)) order.push_back(key), worst[key] = {0.0, 0};
-        auto& [error, passes] = worst[key];
-        error = std::max(error, c.value("max_abs_error", 0.0));
-        passes += c.value("pass", false) ? 1 : 0;
-      }
-    }
-    for (const auto& key : order) {
-      const auto& [error, passes] = worst[key];
-      table.add_row({group_name(*g), key.first, key.second, fmt::format("{:.2g}", error), g->result_text("atol"),
-                     yes_no_cell(passes, static_cast<int>(g->succeeded.size()))});
-    }
+    for (const TensorCheck& c : tensor_checks(*g))
+      table.add_row({group_name(*g), c.layer, c.tensor, fmt::format("{:.2g}", c.worst_error), g->result_text("atol"),
+                     yes_no_cell(c.passes, static_cast<int>(g->succeeded.size()))});
   }
   if (table.empty()) return "";
   return "## Tensor and sequence parallelism\n\n"
@@ -105,6 +118,81 @@ std::string render_groups_section(const std::vector<const Group*>& groups) {
         "**The collective-order hazard**: two same-shaped all-reduces issued in opposite order on two ranks of "
         "a group complete without any error, with their data swapped; only a per-tensor checksum notices.\n\n" +
         hazard.render() + "\n";
+  return out;
+}
+
+namespace {
+
+// Per layer, the worst tensor's error as a fraction of the tolerance: how far each check is from failing.
+std::optional<Plot> tp_margin_plot(const std::vector<const Group*>& groups) {
+  ChartSpec c{"Tensor parallelism: worst error ÷ tolerance per layer",
+              "layer",
+              "largest absolute error ÷ atol (1 fails)",
+              {},
+              {}};
+  const auto configs = distinct_configs(groups);
+  std::vector<std::map<std::string, double>> margins;
+  for (const Group* g : groups) {
+    if (g->succeeded.empty()) continue;
+    const auto& result = g->first().result;
+    const double atol = result.contains("atol") && result["atol"].is_number() ? result["atol"].get<double>() : 0.0;
+    if (atol <= 0) continue;
+    std::map<std::string, double> worst;
+    for (const TensorCheck& t : tensor_checks(*g)) {
+      if (std::find(c.categories.begin(), c.categories.end(), t.layer) == c.categories.end())
+        c.categories.push_back(t.layer);
+      worst[t.layer] = std::max(worst[t.layer], t.worst_error / atol);
+    }
+    if (worst.empty()) continue;
+    c.series.push_back({configs.at(g).empty() ? group_name(*g) : configs.at(g), {}, {}});
+    margins.push_back(std::move(worst));
+  }
+  if (c.series.empty()) return std::nullopt;
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    for (const auto& layer : c.categories) {
+      const auto it = margins[i].find(layer);
+      c.series[i].values.push_back(it == margins[i].end() ? std::nullopt : std::optional<double>(it->second));
+    }
+  }
+  std::string svg = bar_chart_svg(c, false);
+  return Plot{"tp_error_margin.svg", "Tensor parallelism: error against tolerance", std::move(c), std::move(svg)};
+}
+
+// Per grid dimension, each mapping order's time per step, mean ± std over repeats.
+std::optional<Plot> groups_time_plot(const std::vector<const Group*>& groups) {
+  ChartSpec c{"Process groups: collectives' time per step by dimension",
+              "grid dimension",
+              "slowest rank, ms per step (mean ± std)",
+              {"tp", "pp", "dp"},
+              {}};
+  const auto configs = distinct_configs(groups);
+  for (const Group* g : groups) {
+    ChartSeries series{configs.at(g).empty() ? group_name(*g) : configs.at(g), {}, {}};
+    bool any = false;
+    for (const auto& dim : c.categories) {
+      const Summary s = summarize(g->sample("groups." + dim + ".ms_per_step").values);
+      if (s.n == 0) {
+        series.values.push_back(std::nullopt);
+        series.errors.push_back(0);
+        continue;
+      }
+      any = true;
+      series.values.push_back(s.mean);
+      series.errors.push_back(s.n > 1 ? s.std : 0);
+    }
+    if (any) c.series.push_back(std::move(series));
+  }
+  if (c.series.empty()) return std::nullopt;
+  std::string svg = bar_chart_svg(c, false);
+  return Plot{"groups_time_per_step.svg", "Process groups: time per step by dimension", std::move(c), std::move(svg)};
+}
+
+}  // namespace
+
+PlotSet parallelism_plots(const std::vector<const Group*>& tp_groups, const std::vector<const Group*>& grid_groups) {
+  PlotSet out;
+  if (auto p = tp_margin_plot(tp_groups)) out.plots.push_back(std::move(*p));
+  if (auto p = groups_time_plot(grid_groups)) out.plots.push_back(std::move(*p));
   return out;
 }
 

@@ -190,9 +190,11 @@ void dedicated_workloads(const ReportModel& m, RenderedReport& r) {
   }
 }
 
-bool has_moe_plots(const ReportModel& m) { return !m.options->plot_dir.empty() && !groups_of(m.groups, "moe").empty(); }
+// Charts of the workloads with a section of their own.
 void workload_plots(const ReportModel& m, RenderedReport& r) {
   PlotSet plots = moe_plots(groups_of(m.groups, "moe"));
+  PlotSet parallelism = parallelism_plots(groups_of(m.groups, "tp"), groups_of(m.groups, "groups"));
+  for (auto& p : parallelism.plots) plots.plots.push_back(std::move(p));
   if (plots.plots.empty()) return;
   r.markdown += "## Workload plots\n\n";
   for (const auto& p : plots.plots)
@@ -253,7 +255,7 @@ const std::vector<ReportSection>& report_sections() {
       {"fault tolerance", always, fault_tolerance},
       {"fault tolerance timeline", can_plot, fault_tolerance_plots_section},
       {"dedicated workloads", always, dedicated_workloads},
-      {"workload plots", has_moe_plots, workload_plots},
+      {"workload plots", can_plot, workload_plots},
       {"other workloads", always, other_workloads},
       {"faults", has_faults, faults},
       {"all answers", always, all_answers},

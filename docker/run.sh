@@ -14,7 +14,7 @@
 # The checkout is mounted at the path it has here and the container starts in the current
 # directory, so paths (experiment files, --db, -o) mean the same inside and out. The container runs
 # as the calling user, with the host's name (trials record their hosts), all GPUs (MT_DOCKER_GPUS,
-# 'none' for none) and the host's IPC namespace (NCCL's shared-memory transport needs more than
+# 'none' for none; with GPUs, unlimited locked memory) and the host's IPC namespace (NCCL's shared-memory transport needs more than
 # Docker's 64 MB /dev/shm).
 #
 # Exit codes: mtrun's own; 2 bad usage, a refused checkout or an unknown image; 1 docker failed.
@@ -168,10 +168,11 @@ if [ "$(id -u)" -eq 0 ]; then
   env_vars+=("OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 fi
 
-cmd=("$DOCKER" run --rm --init --user "$(id -u):$(id -g)" --hostname "$(hostname)"
-     --ipc=host --ulimit memlock=-1)
+cmd=("$DOCKER" run --rm --init --user "$(id -u):$(id -g)" --hostname "$(hostname)" --ipc=host)
 gpus=${MT_DOCKER_GPUS:-all}
-[ "$gpus" = none ] || cmd+=(--gpus "$gpus")
+# NCCL pins host memory for GPU transfers, so GPU runs get unlimited locked memory. CPU runs keep
+# the engine's own limits: some hosts refuse to raise a limit for a container at all.
+[ "$gpus" = none ] || cmd+=(--gpus "$gpus" --ulimit memlock=-1)
 if [ -t 0 ] && [ -t 1 ]; then cmd+=(-it); fi
 cmd+=(-v "$root:$root" --mount "type=tmpfs,destination=$root/.venv" -w "$here")
 [ -z "$git_common" ] || cmd+=(-v "$git_common:$git_common:ro")

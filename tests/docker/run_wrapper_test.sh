@@ -138,6 +138,7 @@ check "checkout mounted at its own path" has_pair -v "$REPO:$REPO"
 check "tmpfs over .venv" has_pair --mount "type=tmpfs,destination=$REPO/.venv"
 check "starts in the current directory" has_pair -w "$REPO"
 check "all GPUs by default" has_pair --gpus all
+check "unlimited locked memory for NCCL with GPUs" has_pair --ulimit memlock=-1
 check "host IPC for NCCL" grep -qx -- --ipc=host "$WORK/run.argv"
 check "runs as the calling user" has_pair --user "$(id -u):$(id -g)"
 check "records the host's name" has_pair --hostname "$(hostname)"
@@ -253,6 +254,7 @@ reset_calls
 MT_DOCKER_GPUS=none NCCL_DEBUG=INFO capture docker/run.sh --image mtb:test --docker-arg=--network=host -- status
 expect_rc 0 "MT_DOCKER_GPUS=none"
 check "no --gpus with MT_DOCKER_GPUS=none" not grep -qx -- --gpus "$WORK/run.argv"
+check "no raised locked-memory limit without GPUs" not grep -qx -- memlock=-1 "$WORK/run.argv"
 check "NCCL_* settings follow into the container" has_pair -e NCCL_DEBUG
 check "--docker-arg reaches docker run" grep -qx -- --network=host "$WORK/run.argv"
 

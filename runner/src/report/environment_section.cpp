@@ -90,6 +90,16 @@ std::string studies_of(const Stack& s) {
   return out;
 }
 
+// The image ID, with the name it was run by and its base image, by digest, where known.
+std::string image_cell(const TrialProvenance& p) {
+  if (p.image.empty()) return "unknown";
+  if (p.image == "bare metal") return p.image;
+  std::string cell = code(p.image);
+  if (!p.image_ref.empty() && p.image_ref != p.image) cell += " (" + code(p.image_ref) + ")";
+  if (!p.base_image.empty()) cell += " on " + code(p.base_image);
+  return cell;
+}
+
 std::string stacks_table(const ProvenanceAnalysis& a) {
   MarkdownTable table({{"stack"},
                        {"studies"},
@@ -102,9 +112,7 @@ std::string stacks_table(const ProvenanceAnalysis& a) {
   for (const auto& s : a.stacks) {
     const auto& p = s.provenance;
     table.add_row({s.id, studies_of(s), p.revision.empty() ? "unknown" : code(p.revision),
-                   p.image.empty()           ? "unknown"
-                   : p.image == "bare metal" ? p.image
-                                             : code(p.image),
+                   image_cell(p),
                    program_cell(p), p.recorded ? "recorded" : "result environment only", std::to_string(s.trials),
                    std::to_string(s.complete)});
   }

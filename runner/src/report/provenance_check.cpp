@@ -74,6 +74,8 @@ TrialProvenance from_row(const ReportTrial& trial, const ProvenanceRow& row) {
   } else if (dirty && !p.revision.empty()) {
     p.revision += row.diff_hash.empty() ? "+dirty" : "+dirty(" + row.diff_hash.substr(0, 12) + ")";
   }
+  p.image_ref = row.image_ref;
+  p.base_image = row.base_image;
   if (!row.image_id.empty()) {
     p.image = row.image_id;
   } else if (!row.image_ref.empty()) {

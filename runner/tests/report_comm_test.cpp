@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "report/comm_ceiling_section.h"
+#include "report/comm_plots.h"
 #include "report/comm_rows.h"
 #include "report/groups.h"
 #include "report/report.h"
@@ -281,7 +282,7 @@ TEST_CASE("report: a size meets a goal only when the ratio's whole spread clears
   CHECK(std::string(goal_mark_text(GoalMark::Undecided)) == "≈");
 }
 
-TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a latency ratio; plots per operation") {
+TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a latency ratio; plots per variant") {
   ReportFixture f("comm_judged.sqlite");
   comm_campaign(f);
   const RenderedReport report = render_latest(f, false, "comm");
@@ -294,7 +295,7 @@ TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a 
   REQUIRE(row != std::string::npos);
   CHECK(contains(md.substr(row, md.find('\n', row) - row + 1), "| 0.90 ± 0.01 | 6.00 ± 0.08 |\n"));
   const auto plot = std::find_if(report.plots.begin(), report.plots.end(),
-                                 [](const Plot& p) { return p.file == "comm_all_reduce_busbw.svg"; });
+                                 [](const Plot& p) { return p.file == "comm_all_reduce_in_place_busbw.svg"; });
   REQUIRE(plot != report.plots.end());
   CHECK(plot->chart.log_y);
   CHECK(plot->chart.categories == std::vector<std::string>{"256 KiB", "1 MiB", "4 MiB"});
@@ -303,8 +304,24 @@ TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a 
   CHECK(names == std::vector<std::string>{"mtengine ×2", "mtengine ×4 ⚠oversubscribed", "bare_mpi ×2",
                                           "bare_mpi ×4 ⚠oversubscribed", "gloo ×2", "gloo ×4 ⚠oversubscribed"});
   CHECK(plot->chart.series[1].dotted);
-  CHECK(contains(md, "![all_reduce (in_place): bus bandwidth vs message size](comm/comm_all_reduce_busbw.svg)"));
-  CHECK(contains(md, "![all_reduce (in_place): latency vs message size](comm/comm_all_reduce_latency.svg)"));
+  // Every variant has its charts: the all-reduce was measured in place and out of place.
+  CHECK(
+      contains(md, "![all_reduce (in_place): bus bandwidth vs message size](comm/comm_all_reduce_in_place_busbw.svg)"));
+  CHECK(contains(md, "![all_reduce (in_place): latency vs message size](comm/comm_all_reduce_in_place_latency.svg)"));
+  CHECK(contains(md,
+                 "![all_reduce (out_of_place): bus bandwidth vs message size](comm/"
+                 "comm_all_reduce_out_of_place_busbw.svg)"));
+  const auto out_of_place = std::find_if(report.plots.begin(), report.plots.end(), [](const Plot& p) {
+    return p.file == "comm_all_reduce_out_of_place_latency.svg";
+  });
+  REQUIRE(out_of_place != report.plots.end());
+  CHECK(out_of_place->chart.title.find("(out_of_place)") != std::string::npos);
+  // An uneven all-to-all's few extra bytes do not hide the size it stands for.
+  CHECK(comm_size_label(1028) == "≈1 KiB");
+  CHECK(comm_size_label(1136) == "≈1 KiB");
+  CHECK(comm_size_label(1536) == "1536 B");
+  CHECK(comm_size_label(4 * kMiB) == "4 MiB");
+  CHECK(comm_size_label(1000) == "1000 B");
 }
 
 TEST_CASE("report: ratio ranges keep two significant digits below 0.1, so a tiny ratio never reads as 0") {

@@ -1,6 +1,8 @@
 #include "report/comm_plots.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -18,34 +20,63 @@ struct OperationCurves {
   std::vector<std::pair<int, const CommCurve*>> by_ranks;
 };
 
+// Every operation in every variant (in place and out of place, even and uneven splits), in the
+// rows' order.
 std::vector<OperationCurves> operations(const CommData& data) {
   std::vector<OperationCurves> out;
   for (const auto& [key, curve] : data.series) {
     const std::string& operation = key.operation;  // a lambda may not capture a structured binding (C++17)
-    auto it = std::find_if(out.begin(), out.end(), [&](const OperationCurves& o) { return o.operation == operation; });
+    const std::string& variant = key.variant;
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const OperationCurves& o) { return o.operation == operation && o.variant == variant; });
     if (it == out.end()) {
       out.push_back({key.operation, key.variant, {}});
       it = out.end() - 1;
     }
-    if (it->variant == key.variant) it->by_ranks.emplace_back(key.ranks, &curve);  // the first variant only
+    it->by_ranks.emplace_back(key.ranks, &curve);
   }
   return out;
+}
+
+// "comm_all_gather" for an operation measured in one variant, "comm_all_gather_out_of_place" when
+// it has several: file names stay what they were for the common case.
+std::string file_stem(const std::vector<OperationCurves>& all, const OperationCurves& op) {
+  const auto variants =
+      std::count_if(all.begin(), all.end(), [&](const OperationCurves& o) { return o.operation == op.operation; });
+  std::string stem = "comm_" + op.operation;
+  if (variants < 2) return stem;
+  stem += '_';
+  for (char ch : op.variant) stem += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return stem;
+}
+
+// An uneven all-to-all moves a few bytes more than the sweep's size it stands for (1028 B for
+// 1 KiB, 1136 B at 8 ranks): the power of two a size is at most 12.5 % above, else the size itself.
+// The sweep's sizes are a factor of 2 or more apart, so no two of them share one.
+double nominal_size(double bytes) {
+  const double power = std::exp2(std::floor(std::log2(bytes)));
+  return bytes - power <= 0.125 * power ? power : bytes;
 }
 
 using Measure = std::vector<double> CommPoint::*;
 
 Plot chart(const CommData& data, const OperationCurves& op, Measure measure, const std::string& what,
            const std::string& unit, const std::string& file) {
-  std::set<double> sizes;
+  // Nominal sizes, so that curves of one uneven operation at different rank counts share them; the
+  // label says "≈" where a curve's size was not exactly that.
+  std::map<double, std::string> sizes;
   for (const auto& [ranks, curve] : op.by_ranks) {
-    for (const auto& [bytes, points] : *curve) sizes.insert(bytes);
+    for (const auto& [bytes, points] : *curve) {
+      auto [it, fresh] = sizes.try_emplace(nominal_size(bytes), comm_size_label(bytes));
+      if (!fresh && it->second != comm_size_label(bytes)) it->second = "≈" + size_text(it->first);
+    }
   }
   ChartSpec c{fmt::format("{} ({}): {} vs message size (mean ± std)", op.operation, op.variant, what),
               "message size",
               fmt::format("{} ({})", what, unit),
               {},
               {}};
-  for (double bytes : sizes) c.categories.push_back(size_text(bytes));
+  for (const auto& [bytes, label] : sizes) c.categories.push_back(label);
   bool any_oversubscribed = false;
   for (size_t study = 0; study < data.studies.size(); ++study) {
     for (size_t ri = 0; ri < op.by_ranks.size(); ++ri) {
@@ -58,8 +89,9 @@ Plot chart(const CommData& data, const OperationCurves& op, Measure measure, con
                     int(study * op.by_ranks.size() + ri)};  // a colour for each line
       s.dotted = oversubscribed;
       bool any = false;
-      for (double bytes : sizes) {
-        auto at = curve->find(bytes);
+      for (const auto& [bytes, label] : sizes) {
+        auto at = std::find_if(curve->begin(), curve->end(),
+                               [&](const auto& entry) { return nominal_size(entry.first) == bytes; });
         const CommPoint* point = nullptr;
         if (at != curve->end()) {
           auto p = at->second.find(study);
@@ -89,14 +121,19 @@ Plot chart(const CommData& data, const OperationCurves& op, Measure measure, con
 
 }  // namespace
 
+std::string comm_size_label(double bytes) {
+  const double nominal = nominal_size(bytes);
+  return nominal == bytes ? size_text(bytes) : "≈" + size_text(nominal);
+}
+
 PlotSet comm_plots(const std::vector<const Group*>& groups) {
   PlotSet out;
   const CommData data = collect_comm_rows(groups);
-  for (const auto& op : operations(data)) {
-    out.plots.push_back(
-        chart(data, op, &CommPoint::busbw_gbps, "bus bandwidth", "GB/s", "comm_" + op.operation + "_busbw.svg"));
-    out.plots.push_back(
-        chart(data, op, &CommPoint::latency_us, "latency", "µs", "comm_" + op.operation + "_latency.svg"));
+  const auto all = operations(data);
+  for (const auto& op : all) {
+    const std::string stem = file_stem(all, op);
+    out.plots.push_back(chart(data, op, &CommPoint::busbw_gbps, "bus bandwidth", "GB/s", stem + "_busbw.svg"));
+    out.plots.push_back(chart(data, op, &CommPoint::latency_us, "latency", "µs", stem + "_latency.svg"));
   }
   // A chart whose every series is empty says nothing, and one of a single size is no curve.
   out.plots.erase(std::remove_if(out.plots.begin(), out.plots.end(),

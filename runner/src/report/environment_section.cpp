@@ -111,8 +111,7 @@ std::string stacks_table(const ProvenanceAnalysis& a) {
                        {"complete", Align::Right}});
   for (const auto& s : a.stacks) {
     const auto& p = s.provenance;
-    table.add_row({s.id, studies_of(s), p.revision.empty() ? "unknown" : code(p.revision),
-                   image_cell(p),
+    table.add_row({s.id, studies_of(s), p.revision.empty() ? "unknown" : code(p.revision), image_cell(p),
                    program_cell(p), p.recorded ? "recorded" : "result environment only", std::to_string(s.trials),
                    std::to_string(s.complete)});
   }

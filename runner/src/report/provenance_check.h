@@ -18,7 +18,7 @@ struct TrialProvenance {
   // The commit, with "+dirty" when it was built from uncommitted changes (in records before schema
   // version 8, which do not say, when the experiment's tree was not clean, with its diff hash).
   std::string revision;
-  std::string image;  // container image ID/reference, "bare metal", or empty when unknown
+  std::string image;       // container image ID/reference, "bare metal", or empty when unknown
   std::string image_ref;   // the image as it was named, when it ran in one
   std::string base_image;  // its base image, NAME@sha256:DIGEST, when the image's labels say
   // The program that ran: "mtengine", or a command's own program and the script it was given; empty

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "experiment/metric_catalogue.h"
 #include "report/comm_rows.h"
 #include "stats.h"
 
@@ -132,8 +133,10 @@ PlotSet comm_plots(const std::vector<const Group*>& groups) {
   const auto all = operations(data);
   for (const auto& op : all) {
     const std::string stem = file_stem(all, op);
-    out.plots.push_back(chart(data, op, &CommPoint::busbw_gbps, "bus bandwidth", "GB/s", stem + "_busbw.svg"));
-    out.plots.push_back(chart(data, op, &CommPoint::latency_us, "latency", "µs", stem + "_latency.svg"));
+    out.plots.push_back(chart(data, op, &CommPoint::busbw_gbps, "bus bandwidth", known_metric("busbw_gbps")->unit,
+                              stem + "_busbw.svg"));
+    out.plots.push_back(
+        chart(data, op, &CommPoint::latency_us, "latency", known_metric("latency_us")->unit, stem + "_latency.svg"));
   }
   // A chart whose every series is empty says nothing, and one of a single size is no curve.
   out.plots.erase(std::remove_if(out.plots.begin(), out.plots.end(),

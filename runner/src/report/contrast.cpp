@@ -31,6 +31,17 @@ std::string verdict(const ContrastRow& r) {
 
 }  // namespace
 
+KeyMetric catalogue_metric(const std::string& name, MetricRole role, std::string restates) {
+  const auto info = known_metric(name);
+  KeyMetric m{name, 2, role, false, std::move(restates), Better::Unknown};
+  if (info) {
+    m.decimals = info->decimals;
+    m.better = info->better;
+  }
+  m.higher_is_better = role == MetricRole::Tested && m.better == Better::Higher;
+  return m;
+}
+
 Better metric_direction(const std::string& metric, const Group& a, const Group& b) {
   if (auto info = known_metric(metric)) return info->better;
   for (const Group* g : {&a, &b}) {
@@ -45,13 +56,12 @@ Better metric_direction(const std::string& metric, const Group& a, const Group& 
 
 std::vector<KeyMetric> key_metrics(const Group& a, const Group& b) {
   if (a.kind == "train") {
-    return {{"tokens_per_sec", 0, MetricRole::Tested, true, "", Better::Higher},
-            {"step_time_ms", 2, MetricRole::SameMeasurement, false, "tokens_per_sec", Better::Lower},
-            {"peak_memory_mb", 1, MetricRole::Context, false, "", Better::Lower}};
+    return {catalogue_metric("tokens_per_sec"),
+            catalogue_metric("step_time_ms", MetricRole::SameMeasurement, "tokens_per_sec"),
+            catalogue_metric("peak_memory_mb", MetricRole::Context)};
   }
   if (a.kind == "comm") {
-    return {{"algbw_gbps", 2, MetricRole::Tested, true, "", Better::Higher},
-            {"latency_us", 2, MetricRole::SameMeasurement, false, "algbw_gbps", Better::Lower}};
+    return {catalogue_metric("algbw_gbps"), catalogue_metric("latency_us", MetricRole::SameMeasurement, "algbw_gbps")};
   }
   std::set<std::string> names_a, both;
   for (const ReportTrial* t : a.succeeded) {

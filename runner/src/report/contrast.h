@@ -33,6 +33,10 @@ struct KeyMetric {
   Better better = Better::Unknown;  // which way is an improvement: "better"/"worse" verdicts, the regression gate
 };
 
+// A metric the catalogue knows (experiment/metric_catalogue.h), with its decimals and direction; a
+// tested one whose direction is higher reads as speed ("faster"/"slower").
+KeyMetric catalogue_metric(const std::string& name, MetricRole role = MetricRole::Tested, std::string restates = "");
+
 // Which way is an improvement for `metric` in these groups: the catalogue's direction for a metric
 // it knows, else the one a trial of either group declared (`better:` of a `command` metric).
 Better metric_direction(const std::string& metric, const Group& a, const Group& b);

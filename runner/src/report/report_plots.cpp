@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "experiment/metric_catalogue.h"
 #include "report/model_state.h"
 #include "report/per_step.h"
 #include "report/series_names.h"
@@ -120,6 +121,12 @@ void explain_marks(const std::vector<TrainingRow>& rows, ChartSpec& c) {
   }
 }
 
+// "throughput (tokens/s)": what an axis shows, in the catalogue's unit of the metric it plots.
+std::string axis_title(const std::string& what, const std::string& metric) {
+  const auto info = known_metric(metric);
+  return info && !info->unit.empty() ? fmt::format("{} ({})", what, info->unit) : what;
+}
+
 Plot make_plot(const char* file, const char* caption, ChartSpec chart, bool bars, bool stacked) {
   std::string svg = bars ? bar_chart_svg(chart, stacked) : line_chart_svg(chart);
   return {file, caption, std::move(chart), std::move(svg)};
@@ -129,7 +136,7 @@ Plot make_plot(const char* file, const char* caption, ChartSpec chart, bool bars
 void tokens_bars(const std::vector<TrainingRow>& rows, int ranks, PlotSet& out) {
   ChartSpec c{fmt::format("Throughput per configuration at {} rank{} (mean ± std)", ranks, ranks == 1 ? "" : "s"),
               "configuration",
-              "throughput (tokens/s)",
+              axis_title("throughput", "tokens_per_sec"),
               {},
               {}};
   ChartSeries s{"tokens/s, mean ± std over repeats", {}, {}, false, 0};
@@ -151,7 +158,7 @@ void tokens_plot(const std::vector<Line>& lines, const std::vector<TrainingRow>&
                  PlotSet& out) {
   std::vector<int> ranks = rank_counts(lines);
   if (ranks.size() == 1) return tokens_bars(rows, ranks.front(), out);
-  ChartSpec c{"", "ranks (processes)", "throughput (tokens/s)", rank_categories(lines, ranks), {}};
+  ChartSpec c{"", "ranks (processes)", axis_title("throughput", "tokens_per_sec"), rank_categories(lines, ranks), {}};
   bool any_ideal = false, ideal_withheld = false;
   for (size_t li = 0; li < lines.size(); ++li) {
     const Line& line = lines[li];
@@ -192,7 +199,7 @@ void tokens_plot(const std::vector<Line>& lines, const std::vector<TrainingRow>&
 void memory_plot(const std::vector<TrainingRow>& rows, const Naming& naming, PlotSet& out) {
   ChartSpec c{"Peak memory per rank: model state and the rest (mean over repeats)",
               "configuration",
-              "peak RSS (MiB), max over ranks",
+              axis_title("peak RSS", "peak_memory_mb") + ", max over ranks",
               {},
               {}};
   ChartSeries state{"model state (parameters, gradients, optimizer)", {}, {}, false, 0},
@@ -250,7 +257,8 @@ void model_state_plot(const std::vector<TrainingRow>& rows, PlotSet& out) {
 }
 
 void breakdown_plot(const std::vector<TrainingRow>& rows, const Naming& naming, PlotSet& out) {
-  ChartSpec c{"Step time breakdown (mean over repeats)", "configuration", "time per step (ms)", {}, {}};
+  ChartSpec c{
+      "Step time breakdown (mean over repeats)", "configuration", axis_title("time per step", "step_time_ms"), {}, {}};
   ChartSeries data{"data", {}, {}, false, -1}, fwd{"forward+backward (collectives inside it)", {}, {}, false, -1},
       opt{"optimizer", {}, {}, false, -1}, other{"other (step − parts)", {}, {}, false, -1};
   std::string without;
@@ -350,7 +358,7 @@ void step_time_plots(const std::vector<TrainingRow>& rows, PlotSet& out) {
       ChartSpec c{
           fmt::format("Step time at every step{} (slowest rank; mean over repeats)", what.empty() ? "" : ", " + what),
           "step",
-          "step time (ms)",
+          axis_title("step time", "step_time_ms"),
           {},
           {}};
       for (size_t i = 0; i < length; ++i) c.categories.push_back(std::to_string(i + 1));

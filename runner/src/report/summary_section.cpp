@@ -83,13 +83,9 @@ std::string best_configurations(const std::vector<TrainingRow>& rows) {
     if (list.size() < 2) continue;
     const Group &first = *list[0]->group, &second = *list[1]->group;
     contest_of[ranks] = contests.size();
-    contests.push_back({"",
-                        &first,
-                        &second,
-                        {"tokens_per_sec", 0, MetricRole::Tested, true, "", Better::Higher},
+    contests.push_back({"", &first, &second, catalogue_metric("tokens_per_sec"),
                         contrast(first.sample("tokens_per_sec").values, second.sample("tokens_per_sec").values),
-                        std::nullopt,
-                        ""});
+                        std::nullopt, ""});
   }
   contests = decide(std::move(contests));
   MarkdownTable table({{"ranks", Align::Right},

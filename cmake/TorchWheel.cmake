@@ -59,7 +59,12 @@ endif()
 # it on machines without a GPU or a CUDA toolkit, and CI compiles and links it everywhere.
 set(MT_WITH_CUDA OFF)
 set(MT_WITH_NCCL OFF)
-if(MT_WHEEL_CUDA_DIR AND EXISTS "${MT_WHEEL_CUDA_DIR}/include/cuda_runtime_api.h")
+# cuda_runtime_api.h includes crt/host_defines.h, which comes in its own wheel (nvidia-cuda-crt, in
+# scripts/python-requirements.txt); without it the GPU path is left out rather than fail to compile.
+if(MT_WHEEL_CUDA_DIR AND EXISTS "${MT_WHEEL_CUDA_DIR}/include/cuda_runtime_api.h"
+   AND NOT EXISTS "${MT_WHEEL_CUDA_DIR}/include/crt/host_defines.h")
+  message(STATUS "GPU path left out: ${MT_WHEEL_CUDA_DIR}/include has no crt/host_defines.h (pip install nvidia-cuda-crt)")
+elseif(MT_WHEEL_CUDA_DIR AND EXISTS "${MT_WHEEL_CUDA_DIR}/include/cuda_runtime_api.h")
   set(MT_WITH_CUDA ON)
   set(MT_CUDA_INCLUDE_DIR "${MT_WHEEL_CUDA_DIR}/include")
   set(_mt_nccl "${MT_TORCH_DIR}/../nvidia/nccl")

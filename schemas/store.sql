@@ -344,3 +344,47 @@ FROM trials t
 JOIN latest_attempts a ON a.trial_id = t.id
 JOIN launches l ON l.attempt_id = a.id
 LEFT JOIN stages s ON s.id = l.stage_id;
+
+-- @version 10
+-- The training view says what ran even where the experiment left it at the engine's default
+-- (precision, sync mode and accumulation steps from the result when the trial's parameters do not
+-- set them), names the attempt row (attempt_id, for joins with metrics, step_metrics and
+-- provenance), and gives the model state one rank holds: parameters, gradients at their peak,
+-- optimizer state and the full parameters a sharded strategy gathers beside its shard, and their
+-- sum. memory.peak_full_parameter_bytes is not a part of it: for DDP it is the parameters again.
+DROP VIEW training;
+CREATE VIEW training AS
+SELECT t.campaign_id, c.experiment, t.identity AS trial, t.study, t.strategy, t.ranks, t.repeat_index,
+       coalesce(json_extract(t.parameters, '$.precision'), json_extract(a.result_json, '$.precision')) AS precision,
+       coalesce(json_extract(t.parameters, '$.gradient_sync_mode'),
+                json_extract(a.result_json, '$.gradient_sync_mode')) AS gradient_sync_mode,
+       coalesce(json_extract(t.parameters, '$.grad_accum_steps'),
+                json_extract(a.result_json, '$.gradient_accumulation_steps')) AS grad_accum_steps,
+       a.id AS attempt_id, a.attempt, a.state, a.exit_code, a.duration_s,
+       max(CASE WHEN m.name = 'tokens_per_sec' THEN m.value END) AS tokens_per_sec,
+       max(CASE WHEN m.name = 'step_time_ms' THEN m.value END) AS step_time_ms,
+       max(CASE WHEN m.name = 'data_time_ms' THEN m.value END) AS data_time_ms,
+       max(CASE WHEN m.name = 'forward_backward_ms' THEN m.value END) AS forward_backward_ms,
+       max(CASE WHEN m.name = 'optimizer_step_ms' THEN m.value END) AS optimizer_step_ms,
+       max(CASE WHEN m.name = 'peak_memory_mb' THEN m.value END) AS peak_memory_mb,
+       max(CASE WHEN m.name = 'loss' THEN m.value END) AS loss,
+       max(CASE WHEN m.name = 'parameters' THEN m.value END) AS parameters,
+       max(CASE WHEN m.name = 'collectives_per_step.sync_rounds' THEN m.value END) AS sync_rounds,
+       max(CASE WHEN m.name = 'collectives_per_step.all_reduce' THEN m.value END) AS all_reduce_per_step,
+       max(CASE WHEN m.name = 'memory.parameter_bytes' THEN m.value END) AS parameter_bytes,
+       coalesce(max(CASE WHEN m.name = 'memory.peak_gradient_bytes' THEN m.value END),
+                max(CASE WHEN m.name = 'memory.gradient_bytes' THEN m.value END)) AS gradient_bytes,
+       max(CASE WHEN m.name = 'memory.optimizer_state_bytes' THEN m.value END) AS optimizer_state_bytes,
+       max(CASE WHEN m.name = 'memory.gathered_parameter_bytes' THEN m.value END) AS gathered_parameter_bytes,
+       max(CASE WHEN m.name = 'memory.parameter_bytes' THEN m.value END)
+         + coalesce(max(CASE WHEN m.name = 'memory.peak_gradient_bytes' THEN m.value END),
+                    max(CASE WHEN m.name = 'memory.gradient_bytes' THEN m.value END))
+         + max(CASE WHEN m.name = 'memory.optimizer_state_bytes' THEN m.value END)
+         + coalesce(max(CASE WHEN m.name = 'memory.gathered_parameter_bytes' THEN m.value END), 0)
+         AS model_state_bytes
+FROM trials t
+JOIN campaigns c ON c.id = t.campaign_id
+JOIN latest_attempts a ON a.trial_id = t.id
+LEFT JOIN metrics m ON m.attempt_id = a.id
+WHERE t.workload = 'train'
+GROUP BY a.id;

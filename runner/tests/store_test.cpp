@@ -86,6 +86,33 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   CHECK(count.integer(0) == 2);  // the failed attempt is kept
 }
 
+TEST_CASE("the training view: engine defaults from the result, the attempt's id, model state counted once") {
+  auto path = fresh_db("training_view.sqlite");
+  Store store(path);
+  store.add_campaign_if_new({"c1", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+  auto row = store.add_trial_if_new("c1", sample_trial(0), 0);  // sets neither precision nor sync mode
+  auto attempt = store.begin_attempt(row, 1, "mpirun ...", "/run", "/run/log.txt", std::nullopt);
+  AttemptOutcome ok;
+  ok.state = AttemptState::Succeeded;
+  ok.result_json = R"({"precision": "fp32", "gradient_sync_mode": "every", "gradient_accumulation_steps": 1})";
+  // DDP: its full-parameter peak is the parameters themselves, which a sum of memory.* counts twice.
+  ok.metrics = {{"memory.parameter_bytes", 1000},       {"memory.peak_gradient_bytes", 1000},
+                {"memory.gradient_bytes", 900},         {"memory.optimizer_state_bytes", 2000},
+                {"memory.gathered_parameter_bytes", 0}, {"memory.peak_full_parameter_bytes", 1000}};
+  store.finish_attempt(attempt, ok, std::nullopt);
+
+  auto s = store.db().prepare(
+      "SELECT precision, gradient_sync_mode, grad_accum_steps, attempt_id, gradient_bytes, model_state_bytes "
+      "FROM training");
+  REQUIRE(s.step());
+  CHECK(s.text(0) == "fp32");
+  CHECK(s.text(1) == "every");
+  CHECK(s.integer(2) == 1);
+  CHECK(s.integer(3) == attempt);
+  CHECK(s.real(4) == doctest::Approx(1000));  // the peak, not the steady gradient buffer
+  CHECK(s.real(5) == doctest::Approx(4000));  // parameters + peak gradients + optimizer state + gathered
+}
+
 // Everything about the file that opening it could change, to show it was left alone.
 std::string fingerprint(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -18,6 +18,7 @@
 #include "commands/query_output.h"
 #include "runner_error.h"
 #include "store/sqlite_db.h"
+#include "store/store.h"
 #include "store/store_reader.h"
 
 namespace mt {
@@ -98,6 +99,16 @@ Statement prepare_one_read(Database& db, const std::string& sql) {
   return statement;
 }
 
+// After a failed statement: views and columns newer than the file's schema are not in it yet.
+std::string older_schema_note(Database& db) {
+  const int version = db.user_version();
+  if (version >= Store::kSchemaVersion) return "";
+  return fmt::format(
+      " (this database has schema version {}, this mtrun's is {}: views and columns added since are missing "
+      "until a command that writes, such as run or rerun, migrates it; schemas/store.sql says what each version added)",
+      version, Store::kSchemaVersion);
+}
+
 int run_query(const QueryOptions& options, std::ostream& out) {
   auto db = open_store_read_only(options.db);
   Watch watch;
@@ -109,13 +120,16 @@ int run_query(const QueryOptions& options, std::ostream& out) {
   try {
     Statement s = prepare_one_read(*db, options.sql);
     write_query_rows(s, options.format, out);
+  } catch (const RunnerError& e) {
+    if (e.exit_code() != kExitUsage || std::string(e.what()).rfind("query failed: ", 0) != 0) throw;
+    throw RunnerError(kExitUsage, std::string(e.what()) + older_schema_note(*db));
   } catch (const SqliteError& e) {
     if (e.code() == SQLITE_INTERRUPT && watch.timed_out) {
       throw RunnerError(kExitTimeout,
                         fmt::format("query stopped at its time limit of {} s (--timeout)", options.timeout_s));
     }
     if (e.code() == SQLITE_INTERRUPT) throw RunnerError(kExitInterrupted, "query interrupted");
-    throw RunnerError(kExitUsage, std::string("query failed: ") + e.what());
+    throw RunnerError(kExitUsage, std::string("query failed: ") + e.what() + older_schema_note(*db));
   }
   return 0;
 }

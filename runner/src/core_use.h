@@ -1,6 +1,6 @@
 #pragma once
 // How a job used the cores of its nodes, and whether it ran more threads on one than it has: what
-// reports mark ⚠oversubscribed (report/machine_context.h) and what the verdict on an attempt leaves
+// reports mark ⚠oversubscribed (report/model/machine_context.h) and what the verdict on an attempt leaves
 // unjudged (run/attempt_verdict.h).
 #include <optional>
 

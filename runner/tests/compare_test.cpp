@@ -2,9 +2,9 @@
 // and the refusal to compare different machines or stacks.
 #include <doctest/doctest.h>
 
-#include "report/compare.h"
-#include "report/config_matching.h"
-#include "report/regression_gate.h"
+#include "report/compare/compare.h"
+#include "report/compare/config_matching.h"
+#include "report/compare/regression_gate.h"
 #include "runner_error.h"
 #include "store/campaign_lookup.h"
 #include "report_fixture.h"

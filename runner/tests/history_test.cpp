@@ -2,8 +2,8 @@
 // its chart.
 #include <doctest/doctest.h>
 
-#include "report/change_point.h"
-#include "report/history.h"
+#include "report/compare/change_point.h"
+#include "report/compare/history.h"
 #include "report_fixture.h"
 
 using namespace mt;

@@ -2,7 +2,7 @@
 // escaped, table cells keep their escaped pipes, and headings carry the anchors links point to.
 #include <doctest/doctest.h>
 
-#include "report/markdown_html.h"
+#include "report/render/markdown_html.h"
 
 using namespace mt;
 

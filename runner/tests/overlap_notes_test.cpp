@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "report/overlap_notes.h"
-#include "report/results_source.h"
+#include "report/model/overlap_notes.h"
+#include "report/model/results_source.h"
 #include "store/campaign_lookup.h"
 #include "store/store.h"
 

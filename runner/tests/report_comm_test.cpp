@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/comm_ceiling_section.h"
-#include "report/comm_plots.h"
-#include "report/comm_rows.h"
-#include "report/groups.h"
+#include "report/sections/comm_ceiling_section.h"
+#include "report/render/comm_plots.h"
+#include "report/model/comm_rows.h"
+#include "report/model/groups.h"
 #include "report/report.h"
-#include "report/results_source.h"
+#include "report/model/results_source.h"
 #include "report_fixture.h"
 
 using namespace mt;

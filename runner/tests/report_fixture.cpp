@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include "experiment/identity.h"
-#include "report/compare.h"
-#include "report/results_source.h"
+#include "report/compare/compare.h"
+#include "report/model/results_source.h"
 #include "store/result_ingest.h"
 #include "store/result_rows.h"
 

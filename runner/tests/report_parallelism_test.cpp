@@ -2,7 +2,7 @@
 // engine writes.
 #include <doctest/doctest.h>
 
-#include "report/report_plots.h"
+#include "report/render/report_plots.h"
 #include "report_fixture.h"
 
 using namespace mt;

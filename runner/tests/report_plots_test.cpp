@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "report/groups.h"
+#include "report/model/groups.h"
 #include "report/report.h"
-#include "report/series_names.h"
-#include "report/svg_chart.h"
-#include "report/timeline_chart.h"
+#include "report/render/series_names.h"
+#include "report/render/svg_chart.h"
+#include "report/render/timeline_chart.h"
 #include "report_fixture.h"
 
 using namespace mt;

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
-#include "report/step_profile.h"
+#include "report/model/step_profile.h"
 #include "report_fixture.h"
 
 using namespace mt;

@@ -4,7 +4,7 @@
 // stated once, with its count and what to do.
 #include <doctest/doctest.h>
 
-#include "report/provenance_facts.h"
+#include "report/model/provenance_facts.h"
 #include "report/report.h"
 #include "report_fixture.h"
 #include "runner_error.h"

@@ -6,11 +6,11 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "report/groups.h"
-#include "report/references.h"
-#include "report/references_section.h"
+#include "report/model/groups.h"
+#include "report/model/references.h"
+#include "report/sections/references_section.h"
 #include "report/report.h"
-#include "report/results_source.h"
+#include "report/model/results_source.h"
 #include "report_fixture.h"
 #include "runner_error.h"
 

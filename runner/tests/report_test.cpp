@@ -6,12 +6,12 @@
 #include <set>
 #include <sstream>
 
-#include "report/comm_table.h"
-#include "report/groups.h"
+#include "report/sections/comm_table.h"
+#include "report/model/groups.h"
 #include "report/report.h"
-#include "report/report_sections.h"
-#include "report/results_source.h"
-#include "report/training_tables.h"
+#include "report/sections/report_sections.h"
+#include "report/model/results_source.h"
+#include "report/sections/training_tables.h"
 #include "report_fixture.h"
 #include "runner_error.h"
 

@@ -1,7 +1,7 @@
 // Table cells that cannot break their table, whatever the value.
 #include <doctest/doctest.h>
 
-#include "report/markdown_table.h"
+#include "report/render/markdown_table.h"
 #include "table_cell.h"
 #include "text_table.h"
 

@@ -11,8 +11,8 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
-#include "report/compare.h"
-#include "report/results_source.h"
+#include "report/compare/compare.h"
+#include "report/model/results_source.h"
 #include "runner_error.h"
 #include "store/baselines.h"
 #include "store/campaign_lookup.h"

@@ -9,8 +9,8 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
-#include "report/history.h"
-#include "report/results_source.h"
+#include "report/compare/history.h"
+#include "report/model/results_source.h"
 #include "runner_error.h"
 #include "store/campaign_lookup.h"
 

@@ -10,10 +10,10 @@
 #include "checked_output.h"
 #include "commands/commands.h"
 #include "experiment/question_file.h"
-#include "report/references.h"
+#include "report/model/references.h"
 #include "report/report.h"
-#include "report/report_html.h"
-#include "report/results_source.h"
+#include "report/render/report_html.h"
+#include "report/model/results_source.h"
 #include "runner_error.h"
 
 namespace mt {

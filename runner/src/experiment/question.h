@@ -1,7 +1,7 @@
 #pragma once
 // A question an experiment exists to answer: how `metric` of each value of the axis `compare`
 // stands against its `baseline` value, separately at each value of the `within` axes. Reports open
-// with their answers (report/answers.h); a study may scope a question to its own trials.
+// with their answers (report/model/answers.h); a study may scope a question to its own trials.
 #include <string>
 #include <vector>
 

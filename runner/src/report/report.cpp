@@ -1,7 +1,7 @@
 #include "report/report.h"
 
-#include "report/report_model.h"
-#include "report/report_sections.h"
+#include "report/model/report_model.h"
+#include "report/sections/report_sections.h"
 
 namespace mt {
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "experiment/question.h"
-#include "report/references.h"
-#include "report/report_plots.h"
-#include "report/results_source.h"
+#include "report/model/references.h"
+#include "report/render/report_plots.h"
+#include "report/model/results_source.h"
 
 namespace mt {
 

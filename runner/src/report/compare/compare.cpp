@@ -1,0 +1,161 @@
+#include "report/compare/compare.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/render/cells.h"
+#include "report/model/contrast.h"
+#include "report/sections/detail_table.h"
+#include "report/model/disturbance_summary.h"
+#include "report/model/groups.h"
+#include "report/model/machine_context.h"
+#include "report/render/markdown_table.h"
+#include "report/model/provenance_check.h"
+#include "report/compare/stack_difference.h"
+#include "runner_error.h"
+
+namespace mt {
+namespace {
+
+std::string revisions(const ReportData& data) {
+  ProvenanceAnalysis p = analyse_provenance(data.trials);
+  std::string out;
+  for (const auto& [rev, n] : p.revisions) out += (out.empty() ? "" : ", ") + code(rev);
+  return out.empty() ? "unknown" : out;
+}
+
+std::string describe(const char* letter, const ReportData& data, const std::string& label) {
+  const Campaign& c = data.campaigns.front();
+  return fmt::format("- **{}**: {}campaign {} of {}, created {}, built from {}\n", letter,
+                     label.empty() ? "" : label + ", ", code(c.id), code(c.experiment), c.created_at, revisions(data));
+}
+
+Configuration configuration_of(const Group& g) {
+  Configuration c;
+  c.study = g.study;
+  for (const auto& [name, value] : g.first().parameters.items()) c.params[name] = g.first().param(name);
+  return c;
+}
+
+std::vector<Configuration> configurations_of(const std::vector<Group>& groups) {
+  std::vector<Configuration> out;
+  for (const auto& g : groups) out.push_back(configuration_of(g));
+  return out;
+}
+
+std::string changed_list(const std::vector<ParameterChange>& changed) {
+  std::string out;
+  for (const auto& c : changed)
+    out += fmt::format("- {} (study {}): A {}, B {}\n", code(c.name), code(c.study), c.a, c.b);
+  return out;
+}
+
+// A configuration found in one campaign only, with the values that tell it from the other's.
+std::string unmatched_name(const Group& g, const Configuration& c, const ConfigurationMatch& match) {
+  auto it = match.distinguishing.find(c.study);
+  std::string values = it == match.distinguishing.end() ? "" : parameter_text(c, it->second);
+  return values.empty() ? group_name(g) : fmt::format("{} ({})", group_name(g), values);
+}
+
+std::string stack_section(const std::vector<StackDifference>& differences, const ComparisonOptions& options) {
+  std::string out;
+  if (any_blocking(differences)) {
+    out += fmt::format(
+        "**Different machine or software stack (`--allow-different-stack`)**: {}. Ratios below include "
+        "that difference, not only the change between the campaigns.\n\n",
+        describe_differences(differences, true));
+  }
+  std::string other = describe_differences(differences, false);
+  if (!other.empty()) out += fmt::format("Software that differs, not by itself a reason to refuse: {}.\n\n", other);
+  return out;
+}
+
+}  // namespace
+
+ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, const ComparisonOptions& options) {
+  const std::vector<StackDifference> differences = stack_differences(a.trials, b.trials);
+  if (any_blocking(differences) && !options.allow_different_stack) {
+    throw RunnerError(kExitIncomparable,
+                      fmt::format("the campaigns ran on different machines or software stacks ({}); their numbers "
+                                  "differ for that reason alone. Compare campaigns of one machine and stack, or pass "
+                                  "--allow-different-stack to compare them anyway (the output says so)",
+                                  describe_differences(differences, true)));
+  }
+  const bool keep_a = a.keep_disturbed || options.keep_disturbed, keep_b = b.keep_disturbed || options.keep_disturbed;
+  std::vector<Group> groups_a = group_trials(a.trials, keep_a), groups_b = group_trials(b.trials, keep_b);
+  const std::vector<Configuration> configs_a = configurations_of(groups_a), configs_b = configurations_of(groups_b);
+  const ConfigurationMatch match = match_configurations(configs_a, configs_b, options.match);
+
+  std::vector<ContrastRow> rows;
+  for (const auto& [i, j] : match.pairs) {
+    const Group &ga = groups_a[i], &gb = groups_b[j];
+    std::string name = group_name(gb);
+    if (core_use(ga).oversubscribed() || core_use(gb).oversubscribed()) name += std::string(" ") + kOversubscribedMark;
+    for (const auto& m : key_metrics(ga, gb)) {
+      auto va = ga.sample(m.name).values, vb = gb.sample(m.name).values;
+      if (va.empty() && vb.empty()) continue;
+      // B against A: the ratio reads B ÷ A.
+      rows.push_back({name, &gb, &ga, m, contrast(vb, va), std::nullopt, ""});
+    }
+  }
+  rows = decide(std::move(rows));
+
+  ComparisonOutcome outcome;
+  std::string out = "# Comparison\n\n" + describe("A", a, options.a_label) + describe("B", b, "") + "\n";
+  out += stack_section(differences, options);
+  if (any_blocking(differences)) outcome.stack_note = describe_differences(differences, true);
+  const std::string& id_a = a.campaigns.front().id;
+  const std::string& id_b = b.campaigns.front().id;
+  if (auto w = calibration_difference("A", calibrations_of(a.trials, id_a), "B", calibrations_of(b.trials, id_b))) {
+    out += "**" + *w + "**\n\n";
+  }
+  std::string disturbed;
+  for (const auto& w : disturbance_warnings(a.trials, keep_a)) disturbed += "- A: " + w + "\n";
+  for (const auto& w : disturbance_warnings(b.trials, keep_b)) disturbed += "- B: " + w + "\n";
+  if (!disturbed.empty()) out += disturbed + "\n";
+  if (!match.changed.empty()) {
+    out += "Parameters that differ between the campaigns; configurations are matched on the others:\n\n" +
+           changed_list(match.changed) + "\n";
+  }
+  out += fmt::format(
+      "Configurations are matched by study and parameters{}. Ratio = mean B ÷ mean A; the verdict says "
+      "how B compares with A. {}\n\n",
+      match.changed.empty() ? "" : " (those above left out)", verdict_rules(tested_count(rows)));
+  out += rows.empty() ? "The two campaigns have no configuration in common.\n\n"
+                      : render_contrasts(rows, {"configuration", "B mean ± std (n)", "A mean ± std (n)", "B/A"}) +
+                            "\n" + kCellLegend + "\n\n";
+  std::string only;
+  for (size_t i : match.only_a) {
+    only += fmt::format("- only in A: {}\n", unmatched_name(groups_a[i], configs_a[i], match));
+  }
+  for (size_t j : match.only_b) {
+    only += fmt::format("- only in B: {}\n", unmatched_name(groups_b[j], configs_b[j], match));
+  }
+  if (!only.empty()) out += "Configurations with successful trials in one campaign only:\n\n" + only + "\n";
+  if (options.fail_on_regression_pct) {
+    GateOutcome gate = judge_regressions(rows, *options.fail_on_regression_pct);
+    if (gate.judged == 0) {
+      std::string why = gate.not_judged.empty() ? "no configuration with successful, undisturbed attempts was found "
+                                                  "in both campaigns"
+                                                : fmt::format("{}", fmt::join(gate.not_judged, "; "));
+      if (!disturbed_groups(a.trials).empty() || !disturbed_groups(b.trials).empty()) {
+        why += "; some configurations ran only on a disturbed machine (rerun them on a quiet one, or --keep-disturbed)";
+      }
+      throw RunnerError(kExitUsage, fmt::format("--fail-on-regression: nothing could be judged ({})", why));
+    }
+    out += render_gate(gate) + "\n";
+    outcome.gate = std::move(gate);
+  }
+  while (out.size() >= 2 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  outcome.markdown = std::move(out);
+  return outcome;
+}
+
+std::string render_comparison(const ReportData& a, const ReportData& b) {
+  ComparisonOptions options;
+  options.allow_different_stack = true;
+  return compare_campaigns(a, b, options).markdown;
+}
+
+}  // namespace mt

@@ -1,0 +1,83 @@
+#include "report/compare/regression_gate.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace mt {
+
+std::optional<double> worsening(double ratio, Better better) {
+  switch (better) {
+    case Better::Higher: return 1 - ratio;
+    case Better::Lower: return ratio - 1;
+    case Better::Unknown: break;
+  }
+  return std::nullopt;
+}
+
+GateOutcome judge_regressions(const std::vector<ContrastRow>& rows, double threshold_pct) {
+  GateOutcome gate;
+  gate.threshold_pct = threshold_pct;
+  for (const auto& r : rows) {
+    if (r.metric.role != MetricRole::Tested) continue;
+    const std::string what = fmt::format("{} {}", r.pair, r.metric.name);
+    if (r.metric.better == Better::Unknown) {
+      gate.not_judged.push_back(what + ": no direction (declare `better: higher|lower` beside its regex/json)");
+      continue;
+    }
+    if (!r.adjusted_p || !r.contrast.ratio) {
+      gate.not_judged.push_back(what + ": fewer than two successful repeats on a side");
+      continue;
+    }
+    ++gate.judged;
+    const double worse = *worsening(*r.contrast.ratio, r.metric.better);
+    if (worse * 100 > threshold_pct && *r.adjusted_p < kNoiseThreshold) {
+      gate.failed.push_back({r.pair, r.metric.name, worse, *r.contrast.ratio, *r.adjusted_p});
+    }
+  }
+  std::stable_sort(gate.failed.begin(), gate.failed.end(),
+                   [](const Regression& x, const Regression& y) { return x.worse_by > y.worse_by; });
+  return gate;
+}
+
+std::string gate_summary(const GateOutcome& gate) {
+  if (gate.passed()) {
+    return fmt::format(
+        "regression gate ({:g} %): passed; nothing is worse by more than {:g} % beyond noise ({} judged)",
+        gate.threshold_pct, gate.threshold_pct, gate.judged);
+  }
+  std::string failed;
+  for (const auto& f : gate.failed) {
+    failed +=
+        fmt::format("{}{} {} {:.1f} % worse", failed.empty() ? "" : "; ", f.configuration, f.metric, f.worse_by * 100);
+  }
+  return fmt::format("regression gate ({:g} %): FAILED ({} of {} judged): {}", gate.threshold_pct, gate.failed.size(),
+                     gate.judged, failed);
+}
+
+std::string render_gate(const GateOutcome& gate) {
+  std::string out = fmt::format(
+      "## Regression gate\n\n"
+      "`--fail-on-regression {0:g}`: a configuration fails when B is worse than A by more than {0:g} % of A's mean "
+      "(in its metric's better direction) *and* the difference is beyond noise (p (Holm) < {1:.2f}). Attempts on a "
+      "disturbed machine are left out unless kept, as in reports.\n\n",
+      gate.threshold_pct, kNoiseThreshold);
+  if (gate.passed()) {
+    out += fmt::format("**Passed**: none of {} judged comparison{} is worse by more than {:g} % beyond noise.\n",
+                       gate.judged, gate.judged == 1 ? "" : "s", gate.threshold_pct);
+  } else {
+    out += fmt::format("**Failed**: {} of {} judged comparison{} worse by more than {:g} % beyond noise:\n\n",
+                       gate.failed.size(), gate.judged, gate.judged == 1 ? " is" : "s are", gate.threshold_pct);
+    for (const auto& f : gate.failed) {
+      out += fmt::format("- {} — {}: {:.1f} % worse (B/A {:.3f}, p (Holm) {})\n", f.configuration, f.metric,
+                         f.worse_by * 100, f.ratio, p_text(f.adjusted_p));
+    }
+  }
+  if (!gate.not_judged.empty()) {
+    out += "\nNot judged:\n\n";
+    for (const auto& line : gate.not_judged) out += "- " + line + "\n";
+  }
+  return out;
+}
+
+}  // namespace mt

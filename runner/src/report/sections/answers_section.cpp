@@ -1,0 +1,228 @@
+#include "report/sections/answers_section.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "experiment/metric_catalogue.h"
+#include "report/render/cells.h"
+#include "report/render/markdown_table.h"
+#include "report/model/contrast.h"
+
+namespace mt {
+namespace {
+
+std::string metric_title(const std::string& metric) {
+  if (auto info = known_metric(metric)) return info->title;
+  return metric;
+}
+
+// Two decimals, three where the ratio is within 5 % of 1 and two would blur it, and two significant
+// digits below 0.1.
+int ratio_decimals(double ratio) {
+  if (std::fabs(ratio - 1) < 0.05) return 3;
+  if (ratio > 0 && ratio < 0.1) return std::min(6, 1 - static_cast<int>(std::floor(std::log10(ratio))));
+  return 2;
+}
+
+std::string question_title(const Question& q) {
+  std::string out = fmt::format("**{}: {} vs {}", metric_title(q.metric), q.compare, q.baseline);
+  if (!q.within.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < q.within.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == q.within.size() ? " and " : ", ") + q.within[i];
+    out += ", within " + list;
+  }
+  if (!q.where.empty()) out += ", where " + q.where;
+  out += "**";
+  if (!q.study.empty()) out += fmt::format(" (study {})", code(q.study));
+  if (q.better == "higher" || q.better == "lower") out += fmt::format(" — {} is better", q.better);
+  return out;
+}
+
+std::vector<const Group*> groups_for(const Question& q, const AnswerInputs& in) {
+  std::vector<const Group*> out = in.groups;
+  if (q.study.empty()) return out;
+  for (const Group* g : in.profiled) {
+    if (g->study == q.study) out.push_back(g);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool ci_starts_at_zero(const Answer& a) {
+  return a.ratio_ci && a.ratio_ci->low < 0 && a.a.n > 0 && a.b.n > 0 && a.a.min >= 0 && a.b.min >= 0;
+}
+
+std::string answer_line(const Answer& a, int tested) {
+  if (a.verdict == "not comparable") return fmt::format("{}: **not comparable**: {}", a.label, a.note);
+  std::string out = a.label + ": ";
+  if (a.ratio) {
+    const int d = ratio_decimals(*a.ratio);
+    out += fmt::format("{}× {} (", fixed(*a.ratio, d), metric_title(a.metric));
+    if (a.ratio_ci) {
+      out += fmt::format("95 % CI {}–{}, ", ci_starts_at_zero(a) ? fixed(0.0, d) : fixed(a.ratio_ci->low, d),
+                         fixed(a.ratio_ci->high, d));
+    } else if (a.test) {
+      out += "95 % CI unbounded, ";
+    }
+  } else {
+    out += fmt::format("{} (", metric_title(a.metric));
+  }
+  out += fmt::format("n = {} + {}", a.a.n, a.b.n);
+  if (a.adjusted_p) {
+    out += tested > 1 ? fmt::format(", p (Holm) {}", *a.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*a.adjusted_p, 3))
+                      : fmt::format(", p {}", *a.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*a.adjusted_p, 3));
+  }
+  out += fmt::format("): **{}**", a.verdict);
+  return a.note.empty() ? out : out + " (" + a.note + ")";
+}
+
+namespace {
+
+// The answers' lines and the left-out comparisons of one question, as a list.
+std::string full_list(const QuestionAnswers& qa) {
+  std::string out;
+  for (const auto& a : qa.answers) out += "- " + answer_line(a, qa.tested) + "\n";
+  if (!qa.skipped.empty()) {
+    out += "- Left out: ";
+    for (std::size_t i = 0; i < qa.skipped.size(); ++i) out += (i ? "; " : "") + qa.skipped[i];
+    out += ".\n";
+  }
+  return out;
+}
+
+bool beyond_noise(const Answer& a) {
+  return a.verdict != "within noise" && a.verdict != "not enough data" && a.verdict != "not comparable";
+}
+
+// "2 faster, 16 within noise" over these answers, verdicts in a fixed order.
+std::string verdict_counts(const std::vector<const Answer*>& answers) {
+  static const char* kOrder[] = {"faster", "better",       "higher",          "slower",        "worse",
+                                 "lower",  "within noise", "not enough data", "not comparable"};
+  std::string out;
+  for (const char* verdict : kOrder) {
+    const auto n =
+        std::count_if(answers.begin(), answers.end(), [verdict](const Answer* a) { return a->verdict == verdict; });
+    if (n > 0) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, verdict);
+  }
+  return out;
+}
+
+// A question with many answers in a few lines: per compared value how many went each way and the
+// range of the ratios, then the answers beyond noise with the highest and the lowest ratio.
+std::string tally(const QuestionAnswers& qa) {
+  std::string out = fmt::format("{} comparisons", qa.answers.size());
+  if (!qa.skipped.empty()) out += fmt::format(" ({} more left out)", qa.skipped.size());
+  out += ", each listed under [All answers](#all-answers):\n\n";
+  std::vector<std::string> values;
+  for (const auto& a : qa.answers) {
+    if (std::find(values.begin(), values.end(), a.compared) == values.end()) values.push_back(a.compared);
+  }
+  for (const auto& value : values) {
+    std::vector<const Answer*> of;
+    std::vector<double> ratios;
+    for (const auto& a : qa.answers) {
+      if (a.compared != value) continue;
+      of.push_back(&a);
+      if (a.ratio) ratios.push_back(*a.ratio);
+    }
+    std::string head = of.front()->label.substr(0, of.front()->label.find(','));
+    out += fmt::format("- {}: {}", head, verdict_counts(of));
+    if (!ratios.empty()) {
+      const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+      const double mid = median(ratios);
+      out += fmt::format("; ratio {}× to {}×, median {}×", fixed(*lo, ratio_decimals(*lo)),
+                         fixed(*hi, ratio_decimals(*hi)), fixed(mid, ratio_decimals(mid)));
+    }
+    out += "\n";
+  }
+  const Answer *high = nullptr, *low = nullptr;
+  for (const auto& a : qa.answers) {
+    if (!a.ratio || !beyond_noise(a)) continue;
+    if (!high || *a.ratio > *high->ratio) high = &a;
+    if (!low || *a.ratio < *low->ratio) low = &a;
+  }
+  if (high) out += "- highest ratio beyond noise: " + answer_line(*high, qa.tested) + "\n";
+  if (low && low != high) out += "- lowest ratio beyond noise: " + answer_line(*low, qa.tested) + "\n";
+  return out;
+}
+
+}  // namespace
+
+RenderedAnswers render_answers(const AnswerInputs& in) {
+  RenderedAnswers out;
+  std::string& md = out.section;
+  md = "## Answers\n\n";
+  std::vector<Question> questions = in.questions;
+  const bool defaults = questions.empty();
+  if (defaults) questions = default_questions(in.groups, in.reference_strategy);
+  if (questions.empty()) {
+    md += fmt::format(
+        "No questions: the experiment declares none (`questions:` in its file), and its axes suggest none "
+        "(a strategy against {}, a rank count against the smallest) on a metric whose better direction is "
+        "known. The sections below describe what ran.\n\n",
+        in.reference_strategy);
+    return out;
+  }
+  if (defaults) {
+    md += fmt::format(
+        "The experiment declares no questions (`questions:` in its file), so these are the default ones: each "
+        "strategy against {} and each rank count against the smallest, within the other axes.",
+        in.reference_strategy);
+  } else {
+    md += fmt::format("Questions {}.", in.source);
+  }
+  std::vector<QuestionAnswers> answered;
+  bool summed = false;
+  for (const auto& q : questions) {
+    answered.push_back(answer_question(q, groups_for(q, in)));
+    summed = summed || answered.back().answers.size() + (answered.back().skipped.empty() ? 0 : 1) > kListedAnswers;
+  }
+  md += fmt::format(
+      " Each line gives the ratio of means, compared ÷ baseline, with its 95 % confidence interval (Fieller), "
+      "the successful repeats on each side, and the two-sided Welch p; where a question has several lines, p "
+      "(Holm) corrects for testing them together, and at p ≥ {:.2f} the difference is *within noise*. Disturbed "
+      "attempts are left out, as everywhere in this report (`docs/measurement.md`).",
+      kNoiseThreshold);
+  const bool clamped = std::any_of(answered.begin(), answered.end(), [](const QuestionAnswers& qa) {
+    return std::any_of(qa.answers.begin(), qa.answers.end(), ci_starts_at_zero);
+  });
+  if (clamped) {
+    md +=
+        " Where Fieller's interval reaches below zero (a side whose spread is about as large as its mean), "
+        "the interval is shown from 0: a ratio of figures that are never negative cannot be below it.";
+  }
+  if (summed) {
+    md += fmt::format(
+        " A question with more than {} answers is summed up: how many went each way, and the answers beyond "
+        "noise with the highest and the lowest ratio.",
+        kListedAnswers);
+  }
+  md += "\n\n";
+  for (const auto& qa : answered) {
+    const Question& q = qa.question;
+    md += question_title(q) + "\n\n";
+    if (qa.answers.empty() && qa.skipped.empty()) {
+      md += fmt::format("- No trial recorded {} with a value of {}.\n\n", code(q.metric), code(q.compare));
+      continue;
+    }
+    if (qa.answers.size() + (qa.skipped.empty() ? 0 : 1) <= kListedAnswers) {
+      md += full_list(qa) + "\n";
+      continue;
+    }
+    md += tally(qa) + "\n";
+    out.all += question_title(q) + "\n\n" +
+               fmt::format("<details><summary>{} answers{}</summary>\n\n", qa.answers.size(),
+                           qa.skipped.empty() ? "" : fmt::format(", {} left out", qa.skipped.size())) +
+               full_list(qa) + "\n</details>\n\n";
+  }
+  if (!out.all.empty()) {
+    out.all = "## All answers\n\nEvery answer to the questions summed up under [Answers](#answers).\n\n" + out.all;
+  }
+  return out;
+}
+
+}  // namespace mt

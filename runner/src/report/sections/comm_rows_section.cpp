@@ -1,0 +1,302 @@
+#include "report/sections/comm_rows_section.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "report/render/cells.h"
+#include "report/sections/comm_ceiling_section.h"
+#include "report/model/comm_rows.h"
+#include "report/render/markdown_table.h"
+
+namespace mt {
+namespace {
+
+constexpr int kBandwidthDecimals = 3;
+constexpr int kLatencyDecimals = 1;
+constexpr const char* kNotRecordedVersion = "version not recorded";
+
+std::string ranks_cell(const CommData& data, int ranks) {
+  auto it = data.oversubscribed.find(ranks);
+  const bool shared = it != data.oversubscribed.end() && it->second;
+  return shared ? fmt::format("{} {}", ranks, kOversubscribedMark) : std::to_string(ranks);
+}
+
+std::string wrong_mark(const CommPoint& p) {
+  if (!p.worst_wrong || *p.worst_wrong == 0) return "";
+  return fmt::format(" ✗{} wrong", fixed(*p.worst_wrong, 0));
+}
+
+std::string versioned(const CommStudy& s) {
+  return s.version.empty() ? code(s.label) : fmt::format("{} ({})", code(s.label), s.version);
+}
+
+std::string goal_text(const std::optional<double>& goal) { return goal ? "≥ " + fixed(*goal, 2) + "×" : "-"; }
+
+const CommPoint* point_of(const std::map<size_t, CommPoint>& points, size_t study) {
+  auto it = points.find(study);
+  return it == points.end() ? nullptr : &it->second;
+}
+
+std::string studies_line(const CommData& data) {
+  std::string out;
+  for (size_t s = 0; s < data.studies.size(); ++s) {
+    const CommStudy& study = data.studies[s];
+    std::string what = study.engine
+                           ? "the engine"
+                           : "peer " + (study.implementation.empty() ? std::string("?") : study.implementation);
+    out += fmt::format("{}{} ({}, {}, n = {} per rank count)", out.empty() ? "" : "; ", code(study.label), what,
+                       study.version.empty() ? kNotRecordedVersion : study.version, data.n_text.at(s));
+  }
+  return "Studies: " + out + ".\n\n";
+}
+
+std::string verdict_text(const CommGoalCheck& c) {
+  if (!c.goal) return "no goal";
+  if (c.oversubscribed) return "not judged: " + std::string(kOversubscribedMark);
+  const size_t below = c.sizes_below_goal(), undecided = c.sizes_undecided();
+  if (below == 0 && undecided == 0) return "met ✓";
+  if (below > 0) return fmt::format("missed ✗ at {} of {} sizes", below, c.ratios.size());
+  return fmt::format("undecided ≈ at {} of {} sizes", undecided, c.ratios.size());
+}
+
+// Why a busbw ratio well above 1 against a peer on the same library need not mean the engine outruns
+// it: the engine asked the library for another algorithm than the peer got (its results say which).
+// Empty when it asked for none.
+std::string algorithm_note(const std::string& operation, const CommStudy& engine) {
+  auto it = engine.requested.find(operation);
+  if (it == engine.requested.end()) return "";
+  const CommAlgorithm& a = it->second;
+  std::string out = fmt::format(
+      "For {}, a busbw ratio well above 1 against a peer on the same library does not mean the engine outruns "
+      "the library it calls: its results record that it asks for the {} algorithm",
+      operation, a.name);
+  if (!a.how.empty()) out += " (" + a.how + ")";
+  if (!a.instead.empty()) out += "; " + a.instead;
+  return out + "; the peer gets the library's own choice.";
+}
+
+void add_unique(std::vector<std::string>& notes, const std::string& note) {
+  if (!note.empty() && std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+}
+
+std::string render_goals(const CommData& data) {
+  const auto checks = goal_checks(data);
+  if (checks.empty()) return "";
+  MarkdownTable table({{"operation"},
+                       {"variant"},
+                       {"ranks", Align::Right},
+                       {"engine ÷ peer (versions)"},
+                       {"sizes", Align::Right},
+                       {"busbw ratio min", Align::Right},
+                       {"busbw ratio max", Align::Right},
+                       {"goal", Align::Right},
+                       {"verdict"},
+                       {"latency ratio < " + size_text(kRatioMinBytes), Align::Right}});
+  int met = 0, judged = 0;
+  std::vector<std::string> explained;  // notes on engine algorithms behind ratios well above 1
+  for (const auto& c : checks) {
+    met += c.met();
+    judged += c.judged();
+    if (c.judged() && *c.goal < 1 && c.highest() > 1.2)
+      add_unique(explained, algorithm_note(c.series.operation, data.studies[c.engine]));
+    table.add_row({c.series.operation, c.series.variant, ranks_cell(data, c.series.ranks),
+                   versioned(data.studies[c.engine]) + " ÷ " + versioned(data.studies[c.peer]),
+                   std::to_string(c.ratios.size()), fixed(c.lowest(), 2), fixed(c.highest(), 2), goal_text(c.goal),
+                   verdict_text(c), ratio_range_text(c.latency_ratios)});
+  }
+  std::string out = fmt::format(
+      "### Goals at ≥ {}\n\nThe engine against each peer: busbw ratio (mean ÷ mean over the repeats) at every "
+      "message size from {} that both measured. Goals: ≥ 0.95× bare MPI (at most 5 % overhead over the MPI "
+      "library itself) and ≥ 5× Gloo, at every such size; a size meets it (✓) only when the whole ratio ± spread "
+      "lies at or above the goal, misses it (✗) when all of it lies below, and is undecided (≈) when the spread "
+      "straddles it. Rank counts that oversubscribed the cores are not judged: there the bare loop spins while "
+      "the engine yields the core, so the ratio measures the scheduler. Met in {} of {} judged comparisons. Below "
+      "{} the table gives the engine's latency ÷ the peer's (lower is better): there a call costs its fixed "
+      "overhead, not bandwidth.\n\n",
+      size_text(kRatioMinBytes), size_text(kRatioMinBytes), met, judged, size_text(kRatioMinBytes));
+  for (const auto& note : explained) out += note + "\n\n";
+  return out + table.render() + "\n";
+}
+
+std::string busbw_cell(const CommPoint* p, const std::map<size_t, double>& cliff_drop, size_t study) {
+  if (!p) return "-";
+  if (!p->unsupported.empty()) return "unsupported";
+  std::string out = mean_std_cell(summarize(p->busbw_gbps), kBandwidthDecimals) + wrong_mark(*p);
+  if (auto it = cliff_drop.find(study); it != cliff_drop.end()) out += " ⚠cliff " + signed_percent(-it->second, 0);
+  return out;
+}
+
+// The busbw ratio from kRatioMinBytes, marked against the goal unless the rank count oversubscribed
+// the cores (then it is not judged).
+std::string ratio_cell(double bytes, const CommPoint* ours, const CommPoint* theirs, const std::optional<double>& goal,
+                       bool oversubscribed) {
+  if (bytes < kRatioMinBytes || !ours || !theirs) return "-";
+  auto r = busbw_ratio(*ours, *theirs);
+  if (!r) return "-";
+  std::string out = fixed(r->ratio, 2) + (r->uncertainty ? " ± " + fixed(*r->uncertainty, 2) : "");
+  if (goal && !oversubscribed) out += std::string(" ") + goal_mark_text(goal_mark(*r, *goal));
+  return out;
+}
+
+// Per curve and size, the studies whose busbw fell off a cliff there, with the drop.
+using CliffIndex = std::map<std::tuple<CommSeriesKey, double>, std::map<size_t, double>>;
+
+CliffIndex index_cliffs(const std::vector<CommCliff>& cliffs) {
+  CliffIndex index;
+  for (const auto& c : cliffs) index[{c.series, c.bytes}][c.study] = 1 - c.busbw / c.previous_busbw;
+  return index;
+}
+
+std::string render_operation(const CommData& data, const std::string& op, const CliffIndex& cliffs) {
+  std::vector<Column> columns = {{"ranks", Align::Right}, {"variant"}, {"size", Align::Right}};
+  for (const auto& s : data.studies) columns.push_back({code(s.label) + " busbw GB/s", Align::Right});
+  auto pairs = engine_peer_pairs(data);
+  for (const auto& [e, p] : pairs) {
+    columns.push_back({code(data.studies[e].label) + " ÷ " + versioned(data.studies[p]), Align::Right});
+  }
+  MarkdownTable table(columns);
+  MarkdownTable details({{"study"},
+                         {"ranks", Align::Right},
+                         {"variant"},
+                         {"size", Align::Right},
+                         {"latency µs", Align::Right},
+                         {"algbw GB/s", Align::Right},
+                         {"busbw GB/s", Align::Right},
+                         {"wrong values", Align::Right},
+                         {"n", Align::Right}});
+  static const std::map<size_t, double> kNoCliffs;
+  for (const auto& [key, curve] : data.series) {
+    if (key.operation != op) continue;
+    for (const auto& [bytes, points] : curve) {
+      auto found = cliffs.find({key, bytes});
+      const auto& drops = found == cliffs.end() ? kNoCliffs : found->second;
+      std::vector<std::string> row = {ranks_cell(data, key.ranks), key.variant, size_text(bytes)};
+      for (size_t s = 0; s < data.studies.size(); ++s) row.push_back(busbw_cell(point_of(points, s), drops, s));
+      for (const auto& [e, p] : pairs) {
+        row.push_back(ratio_cell(bytes, point_of(points, e), point_of(points, p),
+                                 peer_goal(data.studies[p].implementation),
+                                 data.oversubscribed.count(key.ranks) && data.oversubscribed.at(key.ranks)));
+      }
+      table.add_row(std::move(row));
+      for (const auto& [s, point] : points) {
+        if (!point.unsupported.empty()) continue;
+        details.add_row({code(data.studies[s].label), ranks_cell(data, key.ranks), key.variant, size_text(bytes),
+                         mean_std_cell(summarize(point.latency_us), kLatencyDecimals),
+                         mean_std_cell(summarize(point.algbw_gbps), kBandwidthDecimals),
+                         mean_std_cell(summarize(point.busbw_gbps), kBandwidthDecimals),
+                         point.worst_wrong ? fixed(*point.worst_wrong, 0) + (*point.worst_wrong > 0 ? " ✗" : "") : "-",
+                         std::to_string(point.busbw_gbps.size())});
+      }
+    }
+  }
+  std::string out = fmt::format("### {}\n\n", op) + table.render() + "\n";
+  if (!details.empty()) {
+    out += fmt::format(
+               "<details><summary>{}: latency (max over ranks of the mean per call), algbw, busbw and wrong "
+               "values of every measurement</summary>\n\n",
+               op) +
+           details.render() + "\n</details>\n\n";
+  }
+  return out;
+}
+
+std::string render_cliffs(const CommData& data, const std::vector<CommCliff>& cliffs) {
+  std::string out = fmt::format(
+      "### Cliffs\n\nA size whose mean busbw is more than {} below that of the next smaller size measured, per "
+      "study, operation, variant and rank count: shown as measured, never smoothed over.\n\n",
+      percent(kCliffDrop, 0));
+  if (cliffs.empty()) return out + "None.\n\n";
+  MarkdownTable table({{"study"},
+                       {"operation"},
+                       {"variant"},
+                       {"ranks", Align::Right},
+                       {"from", Align::Right},
+                       {"to", Align::Right},
+                       {"busbw GB/s", Align::Right},
+                       {"drop", Align::Right}});
+  for (const auto& c : cliffs) {
+    table.add_row({code(data.studies[c.study].label), c.series.operation, c.series.variant,
+                   ranks_cell(data, c.series.ranks), size_text(c.previous_bytes), size_text(c.bytes),
+                   fixed(c.previous_busbw, kBandwidthDecimals) + " → " + fixed(c.busbw, kBandwidthDecimals),
+                   signed_percent(c.busbw / c.previous_busbw - 1, 0)});
+  }
+  return out + table.render() + "\n";
+}
+
+// What a peer could not measure, once per study, operation, variant and reason.
+std::string render_unsupported(const CommData& data) {
+  std::map<std::tuple<size_t, std::string, std::string, std::string>, std::set<int>> seen;
+  for (const auto& [key, curve] : data.series) {
+    for (const auto& [bytes, points] : curve) {
+      for (const auto& [s, point] : points) {
+        if (!point.unsupported.empty()) seen[{s, key.operation, key.variant, point.unsupported}].insert(key.ranks);
+      }
+    }
+  }
+  std::string out;
+  for (const auto& [what, ranks] : seen) {
+    const auto& [s, op, variant, reason] = what;
+    std::string list;
+    for (int r : ranks) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    out += fmt::format("- {} cannot measure {} {} ({} ranks): {}.\n", code(data.studies[s].label), op, variant, list,
+                       reason);
+  }
+  return out.empty() ? "" : "Unsupported, reported by the peer rather than left out:\n\n" + out + "\n";
+}
+
+}  // namespace
+
+std::string render_comm_rows(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance,
+                             const std::string& figures) {
+  const CommData data = collect_comm_rows(groups);
+  const auto cliffs = find_cliffs(data);
+  std::set<double> sizes;
+  std::set<std::string> operations;
+  bool any_oversubscribed = false;
+  for (const auto& [key, curve] : data.series) {
+    operations.insert(key.operation);
+    // The sweep's sizes: an uneven all-to-all moves a few bytes more than the size it stands for.
+    if (key.variant.find("uneven") != std::string::npos) continue;
+    for (const auto& [bytes, points] : curve) sizes.insert(bytes);
+  }
+  for (const auto& [ranks, shared] : data.oversubscribed) any_oversubscribed = any_oversubscribed || shared;
+  std::string out = fmt::format(
+      "Collective benchmarks from result rows: {} operation{}, {} message size{} from {} to {}, each row the mean ± "
+      "std of a measurement over its study's repeats (each repeat its own job). busbw is as each program computed "
+      "it: algbw × the nccl-tests factor of the operation at n ranks (`mtengine describe` lists the engine's). "
+      "Latency is the slowest rank's mean time per call.\n\n",
+      operations.size(), operations.size() == 1 ? "" : "s", sizes.size(), sizes.size() == 1 ? "" : "s",
+      sizes.empty() ? "-" : size_text(*sizes.begin()), sizes.empty() ? "-" : size_text(*sizes.rbegin()));
+  if (provenance.mixed()) {
+    out +=
+        "**Mixed provenance (`--allow-mixed`): rows come from different builds; see Environment and "
+        "provenance.**\n\n";
+  }
+  out += studies_line(data);
+  if (any_oversubscribed) out += std::string(kOversubscribedLegend) + "\n\n";
+  out += render_goals(data);
+  out += render_memory_ceiling(data);
+  out += figures;
+  std::vector<std::pair<int, std::string>> ordered;
+  for (const auto& [key, curve] : data.series) {
+    if (ordered.empty() || ordered.back().second != key.operation)
+      ordered.push_back({key.operation_order, key.operation});
+  }
+  const CliffIndex cliff_index = index_cliffs(cliffs);
+  for (const auto& [order, op] : ordered) out += render_operation(data, op, cliff_index);
+  out += render_cliffs(data, cliffs);
+  out += render_unsupported(data);
+  out += fmt::format(
+      "{}\n\n- Ratios are the engine's mean busbw ÷ the peer's, ± the spread of both (ratio × √(CV₁² + CV₂²)), "
+      "from {} on; ✓ meets the goal against that peer, ✗ misses it.\n- ⚠cliff: busbw more than {} below the next "
+      "smaller size of the same curve.\n- Wrong values (✗) are output elements that failed the check; a run with "
+      "any fails, so its timing is not used.\n\n",
+      kCellLegend, size_text(kRatioMinBytes), percent(kCliffDrop, 0));
+  return out;
+}
+
+}  // namespace mt

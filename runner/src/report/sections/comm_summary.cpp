@@ -1,0 +1,115 @@
+#include "report/sections/comm_summary.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/render/cells.h"
+#include "report/model/comm_rows.h"
+#include "report/render/markdown_table.h"
+
+namespace mt {
+namespace {
+
+// Repeats below this give rough spreads (docs/measurement.md), as for training.
+constexpr size_t kFewRepeats = 5;
+
+std::string ranks_list(const std::set<int>& ranks) {
+  std::string out;
+  for (int r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
+  return out;
+}
+
+struct PairTally {
+  double lowest = 0, highest = 0;
+  std::map<int, std::pair<int, int>> per_ranks;  // ranks -> curves that met the goal, curves judged
+  std::vector<double> latency_ratios;            // below kRatioMinBytes, every curve
+};
+
+std::string pair_text(const CommData& data, size_t engine, size_t peer, const PairTally& t) {
+  const CommStudy& p = data.studies[peer];
+  const auto goal = peer_goal(p.implementation);
+  int met = 0, judged = 0;
+  std::string per_ranks;
+  std::set<int> shared_ranks;
+  for (const auto& [ranks, counts] : t.per_ranks) {
+    if (data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks)) {
+      shared_ranks.insert(ranks);
+      continue;
+    }
+    met += counts.first;
+    judged += counts.second;
+    per_ranks += fmt::format("{}{} ranks: {} of {}", per_ranks.empty() ? "" : "; ", ranks, counts.first, counts.second);
+  }
+  if (!shared_ranks.empty()) {
+    per_ranks += fmt::format("{}{} ranks {}: not judged", per_ranks.empty() ? "" : "; ", ranks_list(shared_ranks),
+                             kOversubscribedMark);
+  }
+  const std::string who = fmt::format("{} ÷ {}{}", code(data.studies[engine].label), code(p.label),
+                                      p.version.empty() ? "" : " (" + p.version + ")");
+  std::string latency;
+  if (!t.latency_ratios.empty())
+    latency = fmt::format("; below {}, the engine's latency is {} the peer's", size_text(kRatioMinBytes),
+                          ratio_range_text(t.latency_ratios));
+  if (!goal)
+    return fmt::format("{}: busbw ratio {}–{} (no goal){}", who, fixed(t.lowest, 2), fixed(t.highest, 2), latency);
+  return fmt::format("{}: busbw ratio {}–{}, goal ≥ {}× met on {} of {} curves ({}){}", who, fixed(t.lowest, 2),
+                     fixed(t.highest, 2), fixed(*goal, 2), met, judged, per_ranks, latency);
+}
+
+}  // namespace
+
+CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
+  CommSummary out;
+  const CommData data = collect_comm_rows(groups);
+  std::map<std::pair<size_t, size_t>, PairTally> tallies;
+  for (const auto& c : goal_checks(data)) {
+    auto [it, fresh] = tallies.try_emplace({c.engine, c.peer}, PairTally{c.lowest(), c.highest(), {}, {}});
+    PairTally& t = it->second;
+    t.lowest = std::min(t.lowest, c.lowest());
+    t.highest = std::max(t.highest, c.highest());
+    auto& counts = t.per_ranks[c.series.ranks];
+    counts.first += c.goal && c.sizes_below_goal() == 0 && c.sizes_undecided() == 0 ? 1 : 0;
+    counts.second += c.goal ? 1 : 0;
+    t.latency_ratios.insert(t.latency_ratios.end(), c.latency_ratios.begin(), c.latency_ratios.end());
+  }
+  if (!tallies.empty()) {
+    std::string pairs;
+    for (const auto& [pair, tally] : tallies) {
+      pairs += "- " + pair_text(data, pair.first, pair.second, tally) + ".\n";
+    }
+    const size_t cliffs = find_cliffs(data).size();
+    out.headline = fmt::format(
+        "**Collectives** (see [Communication](#communication)): the engine against its peers at every message "
+        "size from {}, a curve being one operation, variant and rank count; a goal is met on a curve when the "
+        "ratio's whole spread clears it at every such size, and only rank counts that did not oversubscribe the "
+        "cores are judged. {} in all curves (busbw more than {} below the next smaller size).\n\n{}\n",
+        size_text(kRatioMinBytes), cliffs == 1 ? std::string("1 cliff") : fmt::format("{} cliffs", cliffs),
+        percent(kCliffDrop, 0), pairs);
+  }
+  std::set<int> shared;
+  for (const auto& [ranks, oversubscribed] : data.oversubscribed) {
+    if (oversubscribed) shared.insert(ranks);
+  }
+  if (!shared.empty()) {
+    out.warnings.push_back(fmt::format(
+        "{}: collectives at {} ranks ran more ranks × threads than the node has cores: the ranks took turns on "
+        "the cores, so those rows measure the machine as much as the communication library.",
+        kOversubscribedMark, ranks_list(shared)));
+  }
+  std::set<int> few;
+  for (const Group* g : groups) {
+    if (g->succeeded.size() < kFewRepeats) few.insert(int(g->succeeded.size()));
+  }
+  if (!few.empty()) {
+    out.warnings.push_back(
+        fmt::format("Collective measurements with fewer than {} successful repeats (n = {}): "
+                    "spreads and ratio uncertainties are rough.",
+                    kFewRepeats, ranks_list(few)));
+  }
+  return out;
+}
+
+}  // namespace mt

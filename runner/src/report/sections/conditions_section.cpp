@@ -1,0 +1,136 @@
+#include "report/sections/conditions_section.h"
+
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/render/cells.h"
+#include "report/model/machine_context.h"
+#include "report/render/markdown_table.h"
+#include "report/model/measurement_window.h"
+#include "report/sections/training_tables.h"
+
+namespace mt {
+namespace {
+
+bool any_recorded(const std::vector<const Group*>& groups, const std::string& metric) {
+  for (const Group* g : groups) {
+    if (!g->sample(metric).values.empty()) return true;
+  }
+  return false;
+}
+
+std::string or_not_recorded(const std::string& text) { return text.empty() ? kNotRecorded : text; }
+
+std::string steps_cell(const MeasurementWindow& w) {
+  if (!w.measured_steps) return kNotRecorded;
+  std::string steps = std::to_string(*w.measured_steps);
+  return w.short_window() ? steps + " " + kShortWindowMark : steps;
+}
+
+// Which library ran the dense layers' fp32 GEMMs (the result's environment.gemm_backends, one entry
+// per product shape): "mkl 9, onednn 6 of 15 shapes", "onednn (pinned)"; "" when not recorded. The
+// group's trials agree unless their measurements did; each distinct answer is listed once.
+std::string gemm_backends_cell(const Group& g) {
+  std::set<std::string> seen;
+  std::string out;
+  for (const ReportTrial* t : g.succeeded) {
+    const auto env = trial_environment(*t);
+    const auto it = env.find("gemm_backends");
+    if (it == env.end() || !it->is_array() || it->empty()) continue;
+    std::map<std::string, int> count;
+    bool pinned = true;
+    for (const auto& shape : *it) {
+      if (!shape.is_object()) continue;
+      ++count[shape.value("backend", "?")];
+      pinned = pinned && shape.value("chosen_by", "") == "--gemm-backend";
+    }
+    std::string text;
+    if (pinned && count.size() == 1) {
+      text = count.begin()->first + " (pinned)";
+    } else {
+      for (const auto& [backend, n] : count) text += (text.empty() ? "" : ", ") + fmt::format("{} {}", backend, n);
+      text += fmt::format(" of {} shapes", it->size());
+    }
+    if (seen.insert(text).second) out += (out.empty() ? "" : " / ") + text;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string group_environment_text(const Group& g, const std::string& key) {
+  std::set<std::string> seen;
+  std::string out;
+  for (const ReportTrial* t : g.succeeded) {
+    std::string text = environment_text(trial_environment(*t), key);
+    if (!text.empty() && seen.insert(text).second) out += (out.empty() ? "" : " / ") + text;
+  }
+  return out;
+}
+
+std::string render_conditions_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
+  const bool blas_threads = any_recorded(groups, "environment.blas_threads");
+  const bool blas_probe = any_recorded(groups, "environment.blas_gflops_per_thread");
+  bool gemm_backends = false;
+  for (const Group* g : groups) gemm_backends = gemm_backends || !gemm_backends_cell(*g).empty();
+  std::vector<Column> columns = {{"strategy"},
+                                 {"ranks", Align::Right},
+                                 {"configuration"},
+                                 {"ranks/node × threads/rank vs cores"},
+                                 {"environment values"}};
+  if (blas_threads) columns.push_back({"BLAS threads", Align::Right});
+  if (blas_probe) columns.push_back({"BLAS GFLOP/s per thread", Align::Right});
+  if (gemm_backends) columns.push_back({"dense-layer GEMMs"});
+  for (const char* title : {"measured steps", "per-step CV", "trial mean ±", "n"})
+    columns.push_back({title, Align::Right});
+  if (provenance.mixed()) columns.push_back({"stack"});
+  MarkdownTable table(columns);
+  for (const auto& r : training_rows(groups)) {
+    const Group& g = *r.group;
+    MeasurementWindow w = measurement_window(g);
+    std::vector<std::string> row = {g.strategy, ranks_cell(r), g.label(), core_use_cell(r.cores),
+                                    or_not_recorded(group_environment_text(g, "env_vars"))};
+    if (blas_threads) row.push_back(or_not_recorded(group_environment_text(g, "blas_threads")));
+    if (blas_probe) {
+      // A probe of the machine, not a result: its spread matters, the repeat count does not.
+      Summary probe = summarize(g.sample("environment.blas_gflops_per_thread").values);
+      row.push_back(probe.n == 0   ? kNotRecorded
+                    : probe.n == 1 ? fixed(probe.mean, 1)
+                                   : fixed(probe.mean, 1) + " ± " + fixed(probe.std, 1));
+    }
+    if (gemm_backends) row.push_back(or_not_recorded(gemm_backends_cell(g)));
+    row.push_back(steps_cell(w));
+    row.push_back(w.step_cv ? percent(*w.step_cv) : kNotRecorded);
+    auto error = w.mean_relative_error();
+    row.push_back(error ? percent(*error) : kNotRecorded);
+    row.push_back(g.n_text());
+    if (provenance.mixed()) row.push_back(provenance.stack_cell(g));
+    table.add_row(std::move(row));
+  }
+  std::string out =
+      "## Measurement conditions\n\n"
+      "How each configuration used the machine and how long it measured (the rules: "
+      "`docs/measurement.md`).\n\n" +
+      table.render();
+  out += fmt::format(
+      "\n- ranks/node × threads/rank vs cores: the most ranks on one node times each rank's threads, against "
+      "the node's logical CPUs. {}\n"
+      "- environment values: the launch-relevant variables that were set (OMP, MKL, OpenBLAS, …), as the "
+      "program reports them.\n{}"
+      "- measured steps: steps timed per trial, warmup excluded; fewer than {} is marked {}: a mean over a "
+      "handful of steps moves with every hiccup.\n"
+      "- per-step CV: how much the step time varies within a trial (the slowest rank at each measured step), "
+      "averaged over the repeats; trial mean ± = per-step CV ÷ √steps, about how far one trial's mean can move "
+      "by chance.\n\n",
+      kOversubscribedMark + std::string(" marks more than the node has: the ranks took turns on its cores."),
+      gemm_backends ? "- dense-layer GEMMs: the library that ran each product shape of the linear layers and LM head "
+                      "(measured faster on this machine, or pinned by `--gemm-backend`; per shape with both speeds "
+                      "in the results' `environment.gemm_backends`).\n"
+                    : "",
+      kMinMeasuredSteps, kShortWindowMark);
+  return out;
+}
+
+}  // namespace mt

@@ -1,0 +1,149 @@
+#include "report/sections/study_comparison.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "report/render/cells.h"
+#include "report/model/json_fields.h"
+#include "report/model/machine_context.h"
+#include "report/render/markdown_table.h"
+#include "report/render/series_names.h"
+
+namespace mt {
+namespace {
+
+// What a configuration is, apart from the study that ran it.
+using ConfigurationKey = std::tuple<std::string, std::string, int, std::string>;
+
+ConfigurationKey configuration(const Group& g) { return {g.kind, g.strategy, g.ranks, g.config}; }
+
+// "mtengine (LibTorch 2.15.0)": a ratio against a peer names the version of each side.
+std::string study_with_version(const Group& g) {
+  if (auto torch = g.result_text("environment.torch"); !torch.empty())
+    return fmt::format("{} (PyTorch {})", g.study, torch);
+  if (auto libtorch = g.result_text("environment.libtorch"); !libtorch.empty())
+    return fmt::format("{} (LibTorch {})", g.study, libtorch);
+  return g.study;
+}
+
+// Where a trial's model started, as its result records it: `source` "" when it does not say, "its
+// seed", or where the weights came from (the file's source, else its name) with the file's SHA-256.
+struct InitialWeights {
+  std::string source, sha;
+};
+
+InitialWeights initial_weights(const ReportTrial& t) {
+  if (!t.result.is_object() || !t.result.contains("initial_weights")) return {};
+  const nlohmann::json& w = t.result["initial_weights"];
+  if (w.is_null()) return {"its seed", ""};
+  if (!w.is_object()) return {};
+  std::string from = text_field(w, "source");
+  if (from.empty()) from = std::filesystem::path(text_field(w, "path")).filename().string();
+  return {from.empty() ? "a weights file" : from, text_field(w, "sha256").substr(0, 12)};
+}
+
+// Where each compared study's models started, when any started from given weights: the sentence
+// that says two studies computed one function (the same SHA-256 per configuration) or not.
+std::string initial_weights_note(const std::vector<ContrastRow>& rows) {
+  struct Sources {
+    std::vector<std::string> order;                        // sources in order of appearance
+    std::map<std::string, std::vector<std::string>> shas;  // source -> distinct file hashes
+  };
+  std::vector<std::string> studies;
+  std::map<std::string, Sources> of;
+  bool any_file = false;
+  for (const auto& r : rows) {
+    for (const Group* g : {r.a_group, r.b_group}) {
+      if (std::find(studies.begin(), studies.end(), g->study) == studies.end()) studies.push_back(g->study);
+      Sources& s = of[g->study];
+      for (const ReportTrial* t : g->succeeded) {
+        const auto [source, sha] = initial_weights(*t);
+        if (source.empty()) continue;
+        if (!s.shas.count(source)) s.order.push_back(source);
+        auto& shas = s.shas[source];
+        if (source == "its seed") continue;
+        any_file = true;
+        if (!sha.empty() && std::find(shas.begin(), shas.end(), sha) == shas.end()) shas.push_back(sha);
+      }
+    }
+  }
+  if (!any_file) return "";
+  std::string out = "Initial weights, as each study's results record them (a file's SHA-256 per configuration):";
+  for (const auto& study : studies) {
+    const Sources& s = of[study];
+    std::string joined;
+    for (const auto& source : s.order) {
+      std::string hashes;
+      for (const auto& sha : s.shas.at(source)) hashes += (hashes.empty() ? "" : ", ") + code(sha);
+      joined +=
+          (joined.empty() ? "" : "; ") + std::string("from ") + source + (hashes.empty() ? "" : " (" + hashes + ")");
+    }
+    out += fmt::format(" {} {};", code(study), joined.empty() ? "not recorded" : joined);
+  }
+  out.back() = '.';
+  return out + "\n\n";
+}
+
+}  // namespace
+
+std::string study_pair_name(const Group& first, const Group& second, bool with_versions, const std::string* config) {
+  std::string name = fmt::format("{} ÷ {}, {}×{}", with_versions ? study_with_version(first) : first.study,
+                                 with_versions ? study_with_version(second) : second.study,
+                                 first.strategy.empty() ? "" : first.strategy + " ", first.ranks);
+  const std::string& axes = config ? *config : first.config;
+  if (!axes.empty()) name += " " + axes;
+  if (core_use(first).oversubscribed() || core_use(second).oversubscribed())
+    name += std::string(" ") + kOversubscribedMark;
+  return name;
+}
+
+std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
+  // Groups by configuration, in report order; studies in the order the experiment lists them.
+  std::vector<ConfigurationKey> order;
+  std::map<ConfigurationKey, std::vector<const Group*>> by_configuration;
+  for (const auto& g : groups) {
+    auto& list = by_configuration[configuration(g)];
+    if (list.empty()) order.push_back(configuration(g));
+    list.push_back(&g);
+  }
+  // Configurations named by the axes that tell them apart, not every axis of the study.
+  std::vector<const Group*> all;
+  for (const auto& g : groups) all.push_back(&g);
+  const auto configs = distinct_configs(all);
+  std::vector<ContrastRow> rows;
+  for (const auto& key : order) {
+    const auto& list = by_configuration[key];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      for (std::size_t j = i + 1; j < list.size(); ++j) {
+        const Group &first = *list[i], &second = *list[j];
+        if (first.study == second.study) continue;
+        for (const auto& m : key_metrics(first, second)) {
+          auto a = first.sample(m.name).values, b = second.sample(m.name).values;
+          if (a.empty() || b.empty()) continue;
+          rows.push_back({study_pair_name(first, second, true, &configs.at(&first)), &first, &second, m, contrast(a, b),
+                          std::nullopt, ""});
+        }
+      }
+    }
+  }
+  return decide(std::move(rows));
+}
+
+std::string render_study_comparison(const std::vector<ContrastRow>& rows) {
+  if (rows.empty()) return "";
+  return fmt::format(
+      "## Studies compared\n\n"
+      "Groups that differ only in their study (the same strategy, ranks and other parameters) ran one "
+      "configuration through different implementations or set-ups. The first study is the one the "
+      "experiment lists first; the verdict says how the first compares with the second. {}\n\n{}{}\n{}\n\n",
+      verdict_rules(tested_count(rows)), initial_weights_note(rows),
+      render_contrasts(rows,
+                       {"studies, configuration", "first mean ± std (n)", "second mean ± std (n)", "first ÷ second"}),
+      kCellLegend);
+}
+
+}  // namespace mt

@@ -1,0 +1,61 @@
+#include "report/sections/utilisation_section.h"
+
+#include <fmt/format.h>
+
+#include "report/render/cells.h"
+#include "report/render/markdown_table.h"
+#include "stats.h"
+
+namespace mt {
+namespace {
+
+// A ratio metric in percent, "12.3 ± 0.4" (mean ± sample std of the per-trial shares); "-" when absent.
+std::string share_cell(const Group& g, const std::string& metric) {
+  std::vector<double> percents;
+  for (double v : g.sample(metric).values) percents.push_back(100 * v);
+  if (percents.empty()) return "-";
+  return mean_std_cell(summarize(percents), 1);
+}
+
+}  // namespace
+
+std::string render_utilisation_section(const std::vector<const Group*>& training) {
+  MarkdownTable table({{"strategy"},
+                       {"ranks", Align::Right},
+                       {"configuration"},
+                       {"tokens/s", Align::Right},
+                       {"model MFLOP/token", Align::Right},
+                       {"achieved GFLOP/s", Align::Right},
+                       {"calibrated peak GFLOP/s", Align::Right},
+                       {"MFU of calibrated peak %", Align::Right},
+                       {"MFU of vector peak %", Align::Right},
+                       {"n", Align::Right}});
+  int rows = 0;
+  bool below_fp32 = false;  // a configuration computing in a narrower type than the peaks count
+  for (const Group* g : training) {
+    const auto per_token = g->sample("mfu.model_flops_per_token").values;
+    if (per_token.empty()) continue;
+    const std::string precision = g->result_text("precision");
+    below_fp32 = below_fp32 || (!precision.empty() && precision != "fp32");
+    table.add_row({g->strategy, std::to_string(g->ranks), g->label(),
+                   mean_std_cell(summarize(g->sample("tokens_per_sec").values), 0), fixed(mean(per_token) / 1e6, 1),
+                   mean_std_cell(summarize(g->sample("mfu.achieved_gflops").values), 2),
+                   mean_std_cell(summarize(g->sample("mfu.calibrated_peak_gflops").values), 1),
+                   share_cell(*g, "mfu.of_calibrated_peak"), share_cell(*g, "mfu.of_vector_peak"), g->n_text()});
+    ++rows;
+  }
+  if (rows == 0) return "";
+  return fmt::format(
+      "## Model FLOPs utilisation\n\n{}\nModel FLOPs per token = 6·N + 12·L·d·T (N the parameters that multiply: all "
+      "but the position table; L layers, d the model width, T the sequence length), as llm.c, nanoGPT and the PaLM "
+      "paper count them, without recomputation. Achieved = that × tokens/s. The calibrated peak is the engine's "
+      "SGEMM measurement at launch (GFLOP/s per thread) × threads × ranks: what the BLAS reaches on this machine now; "
+      "the vector peak is the CPU's fp32 FLOPs per cycle × its clock × the cores used. Cells are mean ± sample std "
+      "over the n repeats.{}\n\n",
+      table.render(),
+      below_fp32 ? " Both peaks are fp32's: a bf16 run whose GEMMs use the CPU's bf16 instructions (AVX512-BF16, AMX) "
+                   "can pass 100 % of them."
+                 : "");
+}
+
+}  // namespace mt

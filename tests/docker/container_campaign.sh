@@ -90,7 +90,7 @@ capture docker/run.sh --image "$TAG" --docker-arg=--network=host -- \
 expect_eq "$RC" 0 "the campaign in $TAG: $OUT"
 echo "the campaign in the image took $((SECONDS - ran)) s"
 DB=results/container.sqlite
-expect_eq "$(sql "SELECT count(*) FROM attempts WHERE status = 'succeeded'")" 2 "succeeded attempts in the image"
+expect_eq "$(sql "SELECT count(*) FROM attempts WHERE state = 'succeeded'")" 2 "succeeded attempts in the image"
 expect_eq "$(sql "SELECT count(*) FROM attempts a JOIN provenance p ON p.attempt_id = a.id")" 2 "attempts with provenance"
 expect_eq "$(sql "SELECT DISTINCT image_ref FROM provenance")" "$TAG" "image reference"
 expect_eq "$(sql "SELECT DISTINCT image_id FROM provenance")" "$IMAGE_ID" "image ID"

@@ -372,9 +372,7 @@ TEST_CASE("report: studies that ran the same configuration are compared, first s
   CHECK(contains(md,
                  "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×2 | tokens_per_sec | 2400 ± 24 (3) | 2000 ± "
                  "20 (3) | 1.200 |"));
-  CHECK(contains(md,
-                 "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | step_time_ms | 40.00 ± 0.00 (3) | 48.00 "
-                 "± 0.00 (3) | 0.833 |"));
+  CHECK_FALSE(contains(md, "| engine (LibTorch 1.13.1) ÷ peer (PyTorch 2.15.0), ddp ×1 | step_time_ms |"));
   CHECK_FALSE(contains(md, "fsdp ×2 | tokens_per_sec"));
 
   CHECK_FALSE(contains(md, "Initial weights"));  // neither side records starting from given weights

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -133,14 +134,31 @@ std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
   return decide(std::move(rows));
 }
 
-std::string render_study_comparison(const std::vector<ContrastRow>& rows) {
+std::string render_study_comparison(const std::vector<ContrastRow>& all_rows) {
+  // A metric that restates a tested one (step time for tokens/s) would double the table and say
+  // nothing new: the training table has it.
+  std::vector<ContrastRow> rows;
+  std::set<std::string> restated;
+  for (const auto& r : all_rows) {
+    if (r.metric.role == MetricRole::SameMeasurement) {
+      restated.insert(r.metric.name);
+      continue;
+    }
+    rows.push_back(r);
+  }
   if (rows.empty()) return "";
+  std::string left_out;
+  for (const auto& name : restated) left_out += (left_out.empty() ? "" : ", ") + code(name);
+  if (!left_out.empty())
+    left_out = " " + left_out +
+               " restates a tested metric (the same measurement) and is left out here; the "
+               "training table shows it.";
   return fmt::format(
       "## Studies compared\n\n"
       "Groups that differ only in their study (the same strategy, ranks and other parameters) ran one "
       "configuration through different implementations or set-ups. The first study is the one the "
-      "experiment lists first; the verdict says how the first compares with the second. {}\n\n{}{}\n{}\n\n",
-      verdict_rules(tested_count(rows)), initial_weights_note(rows),
+      "experiment lists first; the verdict says how the first compares with the second. {}{}\n\n{}{}\n{}\n\n",
+      verdict_rules(tested_count(rows)), left_out, initial_weights_note(rows),
       render_contrasts(rows,
                        {"studies, configuration", "first mean ± std (n)", "second mean ± std (n)", "first ÷ second"}),
       kCellLegend);

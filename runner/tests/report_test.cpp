@@ -346,6 +346,47 @@ TEST_CASE("report: where compared studies' models started, when one started from
                  "`engine` from its seed; `peer` from the engine's weights (`0123456789ab`).\n"));
 }
 
+TEST_CASE("report: the first study against the fastest alternative, at the other precision where that is faster") {
+  ReportFixture f("best_alternative.sqlite");
+  f.campaign("c1");
+  auto trial = [](const std::string& study, const std::string& precision, int repeat, double tokens) {
+    FixtureTrial t = peer_trial(study, 1, repeat, tokens, 1e6 / tokens);
+    if (study == "engine") t.workload = "train";
+    t.params["precision"] = precision;
+    t.axes.push_back("precision");
+    return t;
+  };
+  for (int r = 0; r < 3; ++r) {
+    f.trial(trial("engine", "fp32", r, 1200 + r));
+    f.trial(trial("engine", "bf16", r, 1500 + r));
+    f.trial(trial("eager", "fp32", r, 1000 + r));
+    f.trial(trial("compiled", "fp32", r, 1100 + r));  // the fastest alternative at fp32
+    f.trial(trial("eager", "bf16", r, 700 + r));
+    f.trial(trial("compiled", "bf16", r, 800 + r));  // slower than its fp32: a user would run fp32
+  }
+  const std::string md = render_latest(f).markdown;
+  REQUIRE(contains(md, "### Against the fastest alternative"));
+  const std::string table = md.substr(md.find("### Against the fastest alternative"));
+  CHECK(contains(
+      table, "| engine ÷ compiled, ddp ×1 precision=fp32 | tokens_per_sec | 1201 ± 1 (3) | 1101 ± 1 (3) | 1.091 |"));
+  CHECK(contains(table,
+                 "| engine ÷ compiled, ddp ×1 precision=bf16 (the alternative at precision=fp32) | tokens_per_sec | "
+                 "1501 ± 1 (3) | 1101 ± 1 (3) | 1.363 |"));
+  CHECK_FALSE(contains(table, "÷ eager"));
+}
+
+TEST_CASE("report: no fastest-alternative table where each configuration has one alternative at its precision") {
+  ReportFixture f("one_alternative.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    f.trial(train_trial("engine", "ddp", 1, r, 1200 + r, 40, 500));
+    f.trial(peer_trial("peer", 1, r, 1000 + r, 48));
+  }
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "## Studies compared"));
+  CHECK_FALSE(contains(md, "### Against the fastest alternative"));
+}
+
 TEST_CASE("report: studies that ran the same configuration are compared, first study over second") {
   ReportFixture f("studies.sqlite");
   f.campaign("c1");

@@ -72,6 +72,7 @@ ReportModel build_report_model(const ReportData& data, const ReportOptions& opti
     for (const Group* g : groups_of(m.groups, kind)) m.workloads.push_back(g);
   }
   m.studies = study_contrasts(m.groups);
+  m.best_alternatives = best_alternative_contrasts(m.groups);
   m.stragglers = straggler_rows(m.training);
   m.measurement_warnings = measurement_warnings(m);
   m.answers = render_answers(answer_inputs(m));

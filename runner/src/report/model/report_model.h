@@ -29,9 +29,10 @@ struct ReportModel {
   std::vector<Group> groups;           // every group but the profiled training runs
   std::vector<Group> profiled_groups;  // training runs under the profiler: sections of their own
   std::vector<const Group*> training, profiled, comm;
-  std::vector<const Group*> comm_rows;  // collective groups whose results carry rows
-  std::vector<const Group*> workloads;  // MoE, tensor-parallel and process-group groups, in section order
-  std::vector<ContrastRow> studies;     // the studies compared, decided
+  std::vector<const Group*> comm_rows;         // collective groups whose results carry rows
+  std::vector<const Group*> workloads;         // MoE, tensor-parallel and process-group groups, in section order
+  std::vector<ContrastRow> studies;            // the studies compared, decided
+  std::vector<ContrastRow> best_alternatives;  // the first study against the fastest other, decided
   std::vector<RankWaitRow> stragglers;
   std::vector<std::string> measurement_warnings;  // disturbed attempts, differing calibrations, stragglers
   RenderedAnswers answers;

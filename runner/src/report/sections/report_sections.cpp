@@ -102,7 +102,9 @@ void training(const ReportModel& m, RenderedReport& r) {
   r.markdown += render_training_section(m.training, m.provenance, m.data->reference_strategy);
 }
 void utilisation(const ReportModel& m, RenderedReport& r) { r.markdown += render_utilisation_section(m.training); }
-void studies_compared(const ReportModel& m, RenderedReport& r) { r.markdown += render_study_comparison(m.studies); }
+void studies_compared(const ReportModel& m, RenderedReport& r) {
+  r.markdown += render_study_comparison(m.studies, m.best_alternatives);
+}
 
 void training_plots_section(const ReportModel& m, RenderedReport& r) {
   const std::string& dir = m.options->plot_dir;

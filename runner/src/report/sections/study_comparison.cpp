@@ -134,7 +134,96 @@ std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
   return decide(std::move(rows));
 }
 
-std::string render_study_comparison(const std::vector<ContrastRow>& all_rows) {
+namespace {
+
+// "d_model=256 precision=fp32" -> {d_model: 256, precision: fp32}.
+std::map<std::string, std::string> axis_values(const std::string& config) {
+  std::map<std::string, std::string> out;
+  std::size_t start = 0;
+  while (start < config.size()) {
+    std::size_t end = config.find(' ', start);
+    if (end == std::string::npos) end = config.size();
+    const std::string item = config.substr(start, end - start);
+    const std::size_t eq = item.find('=');
+    if (eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
+    start = end + 1;
+  }
+  return out;
+}
+
+// Whether `b` is `a`'s configuration, or the same but for its precision.
+bool same_but_precision(const Group& a, const Group& b, bool* other_precision) {
+  if (a.kind != b.kind || a.strategy != b.strategy || a.ranks != b.ranks) return false;
+  auto x = axis_values(a.config), y = axis_values(b.config);
+  *other_precision = x["precision"] != y["precision"];
+  x.erase("precision");
+  y.erase("precision");
+  return x == y;
+}
+
+double mean_of(const std::vector<double>& v) { return summarize(v).mean; }
+
+}  // namespace
+
+std::vector<ContrastRow> best_alternative_contrasts(const std::vector<Group>& groups) {
+  const Group* first_study = nullptr;
+  for (const auto& g : groups) {
+    if (g.kind == "train") {
+      first_study = &g;
+      break;
+    }
+  }
+  if (!first_study) return {};
+  std::vector<const Group*> all;
+  for (const auto& g : groups) all.push_back(&g);
+  const auto configs = distinct_configs(all);
+  std::vector<ContrastRow> rows;
+  const KeyMetric metric = catalogue_metric("tokens_per_sec");
+  for (const auto& g : groups) {
+    if (g.kind != "train" || g.study != first_study->study) continue;
+    const auto mine = g.sample(metric.name).values;
+    if (mine.empty()) continue;
+    const Group* best = nullptr;
+    bool best_other_precision = false;
+    int alternatives = 0;
+    for (const auto& h : groups) {
+      bool other_precision = false;
+      if (h.study == g.study || !same_but_precision(g, h, &other_precision)) continue;
+      const auto theirs = h.sample(metric.name).values;
+      if (theirs.empty()) continue;
+      ++alternatives;
+      if (!best || mean_of(theirs) > mean_of(best->sample(metric.name).values)) {
+        best = &h;
+        best_other_precision = other_precision;
+      }
+    }
+    if (!best || (alternatives < 2 && !best_other_precision)) continue;
+    std::string name = study_pair_name(g, *best, true, &configs.at(&g));
+    if (best_other_precision)
+      name += fmt::format(" (the alternative at precision={})", axis_values(best->config)["precision"]);
+    rows.push_back({name, &g, best, metric, contrast(mine, best->sample(metric.name).values), std::nullopt, ""});
+  }
+  return decide(std::move(rows));
+}
+
+namespace {
+
+std::string render_best_alternatives(const std::vector<ContrastRow>& rows) {
+  if (rows.empty()) return "";
+  return fmt::format(
+      "### Against the fastest alternative\n\n"
+      "Each configuration of `{}` against the fastest other study that ran it, or ran it at the other "
+      "precision where that was faster: what a user of the alternative would pick. The fastest is chosen by "
+      "its mean, which favours it a little. {}\n\n{}\n{}\n\n",
+      rows.front().a_group->study, verdict_rules(tested_count(rows)),
+      render_contrasts(rows, {"studies, configuration", "first mean ± std (n)", "fastest alternative mean ± std (n)",
+                              "first ÷ fastest"}),
+      kCellLegend);
+}
+
+}  // namespace
+
+std::string render_study_comparison(const std::vector<ContrastRow>& all_rows, const std::vector<ContrastRow>& best) {
   // A metric that restates a tested one (step time for tokens/s) would double the table and say
   // nothing new: the training table has it.
   std::vector<ContrastRow> rows;
@@ -154,14 +243,15 @@ std::string render_study_comparison(const std::vector<ContrastRow>& all_rows) {
                " restates a tested metric (the same measurement) and is left out here; the "
                "training table shows it.";
   return fmt::format(
-      "## Studies compared\n\n"
-      "Groups that differ only in their study (the same strategy, ranks and other parameters) ran one "
-      "configuration through different implementations or set-ups. The first study is the one the "
-      "experiment lists first; the verdict says how the first compares with the second. {}{}\n\n{}{}\n{}\n\n",
-      verdict_rules(tested_count(rows)), left_out, initial_weights_note(rows),
-      render_contrasts(rows,
-                       {"studies, configuration", "first mean ± std (n)", "second mean ± std (n)", "first ÷ second"}),
-      kCellLegend);
+             "## Studies compared\n\n"
+             "Groups that differ only in their study (the same strategy, ranks and other parameters) ran one "
+             "configuration through different implementations or set-ups. The first study is the one the "
+             "experiment lists first; the verdict says how the first compares with the second. {}{}\n\n{}{}\n{}\n\n",
+             verdict_rules(tested_count(rows)), left_out, initial_weights_note(rows),
+             render_contrasts(
+                 rows, {"studies, configuration", "first mean ± std (n)", "second mean ± std (n)", "first ÷ second"}),
+             kCellLegend) +
+         render_best_alternatives(best);
 }
 
 }  // namespace mt

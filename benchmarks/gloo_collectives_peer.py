@@ -47,6 +47,8 @@ def parse_args():
     p.add_argument("--step-factor", type=float, default=2.0)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--timed-bytes", type=int, default=0,
+                   help="more timed iterations for small messages: at least this many bytes per size (0: --iters)")
     p.add_argument("--placement", choices=["in_place", "out_of_place", "both"], default="both")
     p.add_argument("--split", choices=["equal", "uneven", "both"], default="both")
     p.add_argument("--output", default="")
@@ -54,8 +56,10 @@ def parse_args():
     unknown = [op for op in a.ops.split(",") if a.ops != "all" and op and op not in OPS]
     if unknown:
         p.error(f"--ops: unknown collective '{unknown[0]}' (known: {', '.join(OPS)})")
-    if a.step_factor <= 1 or a.min_bytes < 4 or a.min_bytes > a.max_bytes or a.iters < 1 or a.warmup < 0:
-        p.error("need 4 <= --min-bytes <= --max-bytes, --step-factor > 1, --iters >= 1, --warmup >= 0")
+    if a.step_factor <= 1 or a.min_bytes < 4 or a.min_bytes > a.max_bytes or a.iters < 1 or a.warmup < 0 \
+            or a.timed_bytes < 0:
+        p.error("need 4 <= --min-bytes <= --max-bytes, --step-factor > 1, --iters >= 1, --warmup >= 0, "
+                "--timed-bytes >= 0")
     return a
 
 
@@ -166,10 +170,13 @@ def measure(a, s):
     for _ in range(max(0, a.warmup - 1)):
         issue(s, send, recv)
     dist.barrier()
+    # --timed-bytes: small messages run more calls, from the swept size every rank shares.
+    swept = s.count * 4
+    iters = max(a.iters, -(-a.timed_bytes // swept)) if a.timed_bytes > 0 else a.iters
     start = time.perf_counter()
-    for _ in range(a.iters):
+    for _ in range(iters):
         issue(s, send, recv)
-    latency = torch.tensor([(time.perf_counter() - start) * 1e6 / a.iters], dtype=torch.float64)
+    latency = torch.tensor([(time.perf_counter() - start) * 1e6 / iters], dtype=torch.float64)
     dist.all_reduce(latency, op=dist.ReduceOp.MAX)
     send.copy_(source)
     issue(s, send, recv)
@@ -177,7 +184,7 @@ def measure(a, s):
     dist.all_reduce(wrong)
     latency_us = latency.item()
     algbw = message_bytes / (latency_us * 1e-6) / 1e9
-    return dict(row, latency_us=latency_us, algbw_gbps=algbw, busbw_gbps=algbw * OPS[s.op][4](s.world),
+    return dict(row, iters=iters, latency_us=latency_us, algbw_gbps=algbw, busbw_gbps=algbw * OPS[s.op][4](s.world),
                 wrong_values=wrong.item())
 
 
@@ -230,7 +237,7 @@ def main():
     if rank == 0 and a.output:
         result = {"schema_version": 1, "benchmark": "comm", "implementation": "gloo",
                   "status": "error" if total_wrong else "ok", "backend": "gloo", "world_size": world,
-                  "warmup": a.warmup, "iters": a.iters, "rows": rows, "hosts": hosts,
+                  "warmup": a.warmup, "iters": a.iters, "timed_bytes": a.timed_bytes, "rows": rows, "hosts": hosts,
                   "environment": environment(threads, flush_denormal)}
         if total_wrong:
             result["error"] = {"reason": f"{total_wrong:.0f} wrong values in collective outputs", "rank": None,

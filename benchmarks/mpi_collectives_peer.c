@@ -7,7 +7,7 @@
  *       --step-factor 4 --output peer.json
  *
  * Flags as mtengine comm: --ops all|LIST, --sizes LIST or --min-bytes/--max-bytes/--step-factor,
- * --warmup, --iters, --placement in_place|out_of_place|both, --split equal|uneven|both, --output.
+ * --warmup, --iters, --timed-bytes, --placement in_place|out_of_place|both, --split equal|uneven|both, --output.
  * Rules as mtengine comm (engine/src/workloads/comm/): a message of B bytes is the buffer for
  * all_reduce and broadcast, the gathered buffer for all_gather, the input for reduce_scatter and
  * what a rank sends in all for all_to_all (B / 4 / ranks elements per block, at least one);
@@ -33,7 +33,7 @@ struct config {
   char sizes[1024];
   long long min_bytes, max_bytes;
   double step_factor;
-  long long warmup, iters;
+  long long warmup, iters, timed_bytes;
   char placement[16], split[16], output[4096];
 };
 
@@ -198,10 +198,15 @@ static double measure(const struct config* c, const struct op* o, const struct s
   }
 
   for (long long i = 0; i < c->warmup; ++i) issue(o, s, &b);
+  /* --timed-bytes: small messages run more calls, from the swept size every rank shares. */
+  const long long swept = (long long)s->count * (long long)sizeof(float);
+  long long iters = c->iters;
+  if (c->timed_bytes > 0 && swept > 0 && (c->timed_bytes + swept - 1) / swept > iters)
+    iters = (c->timed_bytes + swept - 1) / swept;
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  for (long long i = 0; i < c->iters; ++i) issue(o, s, &b);
-  const double mine_us = (MPI_Wtime() - start) * 1e6 / (double)c->iters;
+  for (long long i = 0; i < iters; ++i) issue(o, s, &b);
+  const double mine_us = (MPI_Wtime() - start) * 1e6 / (double)iters;
   double latency_us = 0;
   check(MPI_Allreduce(&mine_us, &latency_us, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce (time)");
 
@@ -220,9 +225,9 @@ static double measure(const struct config* c, const struct op* o, const struct s
     fprintf(rows,
             "%s\n    {\"operation\": \"%s\", \"bytes\": %zu, \"count\": %zu, \"dtype\": \"f32\", \"in_place\": %s, "
             "\"split\": \"%s\", \"latency_us\": %.17g, \"algbw_gbps\": %.17g, \"busbw_gbps\": %.17g, "
-            "\"wrong_values\": %.0f}",
+            "\"wrong_values\": %.0f, \"iters\": %lld}",
             first ? "" : ",", o->name, bytes, s->count, s->in_place ? "true" : "false", split, latency_us, algbw, busbw,
-            total_bad);
+            total_bad, iters);
   }
   free(b.send);
   free(b.recv);
@@ -251,7 +256,15 @@ static long long number(const char* text, const char* flag, long long minimum) {
 }
 
 static void parse(int argc, char** argv, struct config* c) {
-  *c = (struct config){"all", "", 1024, 64 << 20, 2.0, 5, 20, "both", "both", ""};
+  *c = (struct config){.ops = "all",
+                       .min_bytes = 1024,
+                       .max_bytes = 64 << 20,
+                       .step_factor = 2.0,
+                       .warmup = 5,
+                       .iters = 20,
+                       .timed_bytes = 0,
+                       .placement = "both",
+                       .split = "both"};
   for (int i = 1; i < argc; ++i) {
     const char* flag = argv[i];
     if (!strcmp(flag, "--ops")) snprintf(c->ops, sizeof c->ops, "%s", value_of(argc, argv, &i));
@@ -261,6 +274,7 @@ static void parse(int argc, char** argv, struct config* c) {
     else if (!strcmp(flag, "--step-factor")) c->step_factor = atof(value_of(argc, argv, &i));
     else if (!strcmp(flag, "--warmup")) c->warmup = number(value_of(argc, argv, &i), flag, 0);
     else if (!strcmp(flag, "--iters")) c->iters = number(value_of(argc, argv, &i), flag, 1);
+    else if (!strcmp(flag, "--timed-bytes")) c->timed_bytes = number(value_of(argc, argv, &i), flag, 0);
     else if (!strcmp(flag, "--placement")) snprintf(c->placement, sizeof c->placement, "%s", value_of(argc, argv, &i));
     else if (!strcmp(flag, "--split")) snprintf(c->split, sizeof c->split, "%s", value_of(argc, argv, &i));
     else if (!strcmp(flag, "--output")) snprintf(c->output, sizeof c->output, "%s", value_of(argc, argv, &i));
@@ -449,8 +463,9 @@ int main(int argc, char** argv) {
     if (!out) die("cannot write the result file");
     fprintf(out,
             "{\"schema_version\": 1, \"benchmark\": \"comm\", \"implementation\": \"bare_mpi\", \"status\": \"%s\", "
-            "\"backend\": \"mpi\", \"world_size\": %d, \"warmup\": %lld, \"iters\": %lld,\n  \"rows\": [",
-            total_wrong > 0 ? "error" : "ok", world_, c.warmup, c.iters);
+            "\"backend\": \"mpi\", \"world_size\": %d, \"warmup\": %lld, \"iters\": %lld, \"timed_bytes\": %lld,\n  "
+            "\"rows\": [",
+            total_wrong > 0 ? "error" : "ok", world_, c.warmup, c.iters, c.timed_bytes);
     rewind(rows);
     char chunk[8192];
     for (size_t n; (n = fread(chunk, 1, sizeof chunk, rows)) > 0;) fwrite(chunk, 1, n, out);

@@ -107,6 +107,7 @@ class CommWorkload final : public Workload {
                                       {"world_size", group.world_size()},
                                       {"warmup", config_.warmup},
                                       {"iters", config_.iters},
+                                      {"timed_bytes", config_.timed_bytes},
                                       {"rows", rows},
                                       {"hosts", hosts},
                                       {"environment", to_json(collect_environment(default_threads()), true)}});
@@ -120,6 +121,14 @@ class CommWorkload final : public Workload {
   }
 
  private:
+  // --iters, or more where --timed-bytes asks for it. From the swept size, which every rank shares (an
+  // uneven all-to-all's own bytes differ by rank): every rank runs the same number of calls.
+  int64_t timed_iterations(const BenchShape& s) const {
+    const auto swept = static_cast<int64_t>(s.count * sizeof(float));
+    if (config_.timed_bytes <= 0 || swept <= 0) return config_.iters;
+    return std::max(config_.iters, (config_.timed_bytes + swept - 1) / swept);
+  }
+
   nlohmann::json measure(Communicator& comm, ControlChannel& control, const Measurement& m) {
     const auto& bench = *m.bench;
     const auto& s = m.shape;
@@ -134,11 +143,12 @@ class CommWorkload final : public Workload {
     for (int64_t i = 0; i < config_.warmup; ++i) bench.issue(comm, s, send.data(), out)->wait();
     comm.synchronize();
     control.barrier();
+    const int64_t iters = timed_iterations(s);
     const auto start = std::chrono::steady_clock::now();
-    for (int64_t i = 0; i < config_.iters; ++i) bench.issue(comm, s, send.data(), out)->wait();
+    for (int64_t i = 0; i < iters; ++i) bench.issue(comm, s, send.data(), out)->wait();
     comm.synchronize();
     const double mine_us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / config_.iters;
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / iters;
     const double latency_us = control.max(mine_us);
 
     // The check: fresh inputs, one operation, every output element compared.
@@ -162,6 +172,7 @@ class CommWorkload final : public Workload {
             {"algbw_gbps", algbw},
             {"busbw_gbps", algbw * bench.bus_factor(s.world)},
             {"wrong_values", wrong},
+            {"iters", iters},
             {"algorithm", checked->ran_blocking() ? "library default, blocking"
                           : algorithm             ? algorithm->name
                                                   : "library default"}};

@@ -60,6 +60,11 @@ OptionTable comm_option_table(CommConfig& c) {
     Option iters{"iters", OptionType::integer, "timed iterations per size", &c.iters};
     iters.minimum = 1;
     o.push_back(iters);
+    Option timed{"timed-bytes", OptionType::integer,
+                 "more timed iterations for small messages: at least this many bytes per size (0: --iters alone)",
+                 &c.timed_bytes};
+    timed.minimum = 0;
+    o.push_back(timed);
   }
   {
     Option placement{"placement", OptionType::choice, "in-place, out-of-place buffers, or both where supported",

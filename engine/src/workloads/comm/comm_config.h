@@ -18,6 +18,9 @@ struct CommConfig {
   std::string sizes;  // explicit comma-separated sizes in bytes (overrides the sweep)
   int64_t warmup = 5;
   int64_t iters = 20;
+  // Small messages run more timed iterations: iters × the size's element count × 4 ≥ timed_bytes,
+  // so a call of a microsecond is not timed over a handful of calls; 0: iters alone.
+  int64_t timed_bytes = 0;
   std::string placement = "both";  // in_place, out_of_place, both
   std::string split = "both";      // all_to_all: equal, uneven, both
   JobOptions job;                  // --backend, --collective-timeout, --output

@@ -378,9 +378,19 @@ TEST_CASE("report: the first study against the fastest alternative, at the other
 TEST_CASE("report: no fastest-alternative table where each configuration has one alternative at its precision") {
   ReportFixture f("one_alternative.sqlite");
   f.campaign("c1");
+  auto trial = [](const std::string& study, const std::string& precision, int repeat, double tokens) {
+    FixtureTrial t = peer_trial(study, 1, repeat, tokens, 1e6 / tokens);
+    if (study == "engine") t.workload = "train";
+    t.params["precision"] = precision;
+    t.axes.push_back("precision");
+    return t;
+  };
+  // One peer at both precisions; its bf16 is faster, but bf16 cannot stand in for an fp32 run.
   for (int r = 0; r < 3; ++r) {
-    f.trial(train_trial("engine", "ddp", 1, r, 1200 + r, 40, 500));
-    f.trial(peer_trial("peer", 1, r, 1000 + r, 48));
+    f.trial(trial("engine", "fp32", r, 1200 + r));
+    f.trial(trial("engine", "bf16", r, 1500 + r));
+    f.trial(trial("peer", "fp32", r, 1000 + r));
+    f.trial(trial("peer", "bf16", r, 1100 + r));
   }
   const std::string md = render_latest(f).markdown;
   CHECK(contains(md, "## Studies compared"));

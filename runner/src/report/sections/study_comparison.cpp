@@ -151,11 +151,14 @@ std::map<std::string, std::string> axis_values(const std::string& config) {
   return out;
 }
 
-// Whether `b` is `a`'s configuration, or the same but for its precision.
-bool same_but_precision(const Group& a, const Group& b, bool* other_precision) {
+// Whether `b` can stand in for `a`'s configuration: the same one, or the same at full precision
+// (fp32) where `a` ran at a lower one; a user who accepts bf16's rounding also accepts fp32's, not
+// the other way round.
+bool can_stand_in(const Group& a, const Group& b, bool* other_precision) {
   if (a.kind != b.kind || a.strategy != b.strategy || a.ranks != b.ranks) return false;
   auto x = axis_values(a.config), y = axis_values(b.config);
   *other_precision = x["precision"] != y["precision"];
+  if (*other_precision && y["precision"] != "fp32") return false;
   x.erase("precision");
   y.erase("precision");
   return x == y;
@@ -185,13 +188,13 @@ std::vector<ContrastRow> best_alternative_contrasts(const std::vector<Group>& gr
     if (mine.empty()) continue;
     const Group* best = nullptr;
     bool best_other_precision = false;
-    int alternatives = 0;
+    int alternatives = 0;  // at this configuration's own precision: the pairs above show each
     for (const auto& h : groups) {
       bool other_precision = false;
-      if (h.study == g.study || !same_but_precision(g, h, &other_precision)) continue;
+      if (h.study == g.study || !can_stand_in(g, h, &other_precision)) continue;
       const auto theirs = h.sample(metric.name).values;
       if (theirs.empty()) continue;
-      ++alternatives;
+      if (!other_precision) ++alternatives;
       if (!best || mean_of(theirs) > mean_of(best->sample(metric.name).values)) {
         best = &h;
         best_other_precision = other_precision;
@@ -212,8 +215,8 @@ std::string render_best_alternatives(const std::vector<ContrastRow>& rows) {
   if (rows.empty()) return "";
   return fmt::format(
       "### Against the fastest alternative\n\n"
-      "Each configuration of `{}` against the fastest other study that ran it, or ran it at the other "
-      "precision where that was faster: what a user of the alternative would pick. The fastest is chosen by "
+      "Each configuration of `{}` against the fastest other study that ran it, or, for a lower precision, "
+      "ran it in fp32 where that was faster: what a user of the alternative would pick. The fastest is chosen by "
       "its mean, which favours it a little. {}\n\n{}\n{}\n\n",
       rows.front().a_group->study, verdict_rules(tested_count(rows)),
       render_contrasts(rows, {"studies, configuration", "first mean ± std (n)", "fastest alternative mean ± std (n)",

@@ -22,9 +22,10 @@ std::string study_pair_name(const Group& first, const Group& second, bool with_v
 std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups);
 
 // Per training configuration of the experiment's first study: its tokens/s against the fastest other
-// study at that configuration, or at the other precision when that study ran faster there (a user of
-// the alternative would pick its fastest set-up). Only where this differs from the pairs above: two
-// or more alternatives, or one at another precision. Verdicts decided together.
+// study at that configuration, or, for a lower-precision one, at fp32 when that study ran faster there
+// (a user of the alternative would pick its fastest set-up). Only where this differs from the pairs
+// above: two or more alternatives at the configuration, or the fastest at fp32. Verdicts decided
+// together.
 std::vector<ContrastRow> best_alternative_contrasts(const std::vector<Group>& groups);
 
 // "## Studies compared", or "" when no two studies ran the same configuration; `best` after the

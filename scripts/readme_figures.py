@@ -64,6 +64,27 @@ def cpu_line(results):
     return f"{env.get('cpu_model', 'unknown CPU')} ({env.get('cpu_cores', '?')} cores, {env.get('cpu_isa', '?')})"
 
 
+def gemm_text(results):
+    """Which library ran the engine's dense GEMMs, from environment.gemm_backends: "MKL for 9 of 15
+    shapes and oneDNN for 6 (…)"; plain "MKL" for results older than the per-shape choice."""
+    names = {"mkl": "MKL", "onednn": "oneDNN"}
+    counts = {}
+    for r in results:
+        for row in r.get("environment", {}).get("gemm_backends") or []:
+            counts.setdefault(row.get("shape"), row.get("backend"))
+    tally = {}
+    for backend in counts.values():
+        tally[backend] = tally.get(backend, 0) + 1
+    if not tally:
+        return "MKL"
+    if len(tally) == 1:
+        return f"{names.get(next(iter(tally)), next(iter(tally)))} (its measured choice for every shape)"
+    ranked = sorted(tally.items(), key=lambda kv: -kv[1])
+    first, rest = ranked[0], ranked[1:]
+    return (f"{names.get(first[0], first[0])} for {first[1]} of {len(counts)} shapes and " +
+            ", ".join(f"{names.get(b, b)} for {n}" for b, n in rest) + " (its measured choice per shape)")
+
+
 def model_text(params, parameter_count):
     size = f", {parameter_count / 1e6:.1f}M parameters" if parameter_count else ""
     return (f"d {params['d_model']}, {params['n_layers']} layers, seq {params['seq_length']}, "
@@ -76,9 +97,10 @@ def change(low, high, reference):
     return a if a == b else f"{a} to {b}"
 
 
-def other_campaigns(models, table):
+def other_campaigns(models, table, cpu):
     """Lines for the same model, precision (fp32) and rank count run by mtengine DDP in the other
-    committed databases' latest campaigns, unprofiled, against the table's figure."""
+    committed databases' latest campaigns, unprofiled, against the table's figure where they ran on
+    the table's CPU (`cpu`, as cpu_line writes it) and naming their CPU where not."""
     lines = []
     for path in sorted((ROOT / "reports").glob("*.sqlite")):
         if path.name == Path(DATABASE).name:
@@ -89,7 +111,9 @@ def other_campaigns(models, table):
             continue
         campaign, revision = found
         groups = {}
-        for study, ranks, params, result, attempt in successful_attempts(db, campaign):
+        attempts = successful_attempts(db, campaign)
+        their_cpu = cpu_line([r for _, _, _, r, _ in attempts])
+        for study, ranks, params, result, attempt in attempts:
             if result.get("benchmark") != "train" or params.get("strategy") != "ddp" or params.get("profile") in (
                     True, "true") or params.get("precision", "fp32") != "fp32":
                 continue
@@ -107,8 +131,9 @@ def other_campaigns(models, table):
             span = f"{low:.0f}" if round(low) == round(high) else f"{low:.0f}–{high:.0f}"
             lines.append(f"- `reports/{path.name}` (campaign `{campaign}`, revision `{revision[:12]}`): "
                          f"{models[model]}, {ranks} rank{'s' if ranks > 1 else ''}: {span} tokens/s over "
-                         f"{len(means)} configuration{'s' if len(means) > 1 else ''}, "
-                         f"{change(low, high, table[(model, ranks)])} against the table")
+                         f"{len(means)} configuration{'s' if len(means) > 1 else ''}, " +
+                         (f"{change(low, high, table[(model, ranks)])} against the table" if their_cpu == cpu else
+                          f"on {their_cpu}: another CPU, not set against the table"))
     return lines
 
 
@@ -180,12 +205,17 @@ def figures():
         step, fwd, opt = (statistics.mean(values(key, ENGINE, m) or [0]) for m in
                           ("step_time_ms", "forward_backward_ms", "optimizer_step_ms"))
         if step:
+            ids = set(groups[key].get(ENGINE, []))
+            engine_gemms = gemm_text([r for _, _, _, r, a in attempts if a in ids])
+            peer_blas = next((r.get("environment", {}).get("blas_vendor") for s, _, _, r, _ in attempts
+                              if s != ENGINE and r.get("environment", {}).get("blas_vendor")), "its BLAS")
             text += ["", f"On {models[key[0]]} at 1 rank the engine's forward-backward takes {fwd:.0f} ms of its "
                          f"{step:.0f} ms step ({100 * fwd / step:.0f} %) and the optimizer {opt:.0f} ms: the step is "
-                         f"mostly the GEMMs inside forward-backward, which both sides run in the same MKL. That share "
-                         f"is a ratio of phase times, not a profile."]
+                         f"mostly the GEMMs inside forward-backward, which the engine ran on {engine_gemms} and "
+                         f"PyTorch on {peer_blas}. That share is a ratio of phase "
+                         f"times, not a profile."]
     table = {(k[0], k[2]): statistics.mean(values(k, ENGINE)) for k in order if k[1] == "fp32" and values(k, ENGINE)}
-    others = other_campaigns(models, table)
+    others = other_campaigns(models, table, cpu_line([r for _, _, _, r, _ in attempts]))
     if others:
         text += ["", "The same models at the same rank counts in the other committed campaigns (mtengine DDP, fp32, "
                      "unprofiled; their other axes, such as the gradient sync mode or bucket size, differ). Each "

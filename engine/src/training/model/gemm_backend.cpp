@@ -1,5 +1,6 @@
 #include "training/model/gemm_backend.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +15,24 @@ TORCH_API void mkldnn_matmul(const Tensor& mat1, const Tensor& mat2, const Tenso
 
 namespace mt {
 namespace {
+
+// Whether ATen's direct oneDNN entry, mkldnn_matmul, runs here: this libtorch refuses it, fp32
+// included, on CPUs without AVX-512 (BW, VL, DQ) or AVX-NE-CONVERT. Tried once on a 1×1 product;
+// the reason is kept for the result.
+const std::string& onednn_matmul_refusal() {
+  static const std::string refusal = [] {
+    try {
+      auto one = torch::ones({1, 1});
+      auto out = torch::empty({1, 1});
+      at::native::mkldnn_matmul(one, one, out, 0.0f, 1.0f);
+      return std::string();
+    } catch (const c10::Error& e) {
+      const std::string what = e.what_without_backtrace();
+      return what.substr(0, what.find('\n'));
+    }
+  }();
+  return refusal;
+}
 
 std::vector<GemmChoice>& choice_table() {
   static std::vector<GemmChoice> table;
@@ -103,8 +122,24 @@ GemmBackend gemm_backend_for(const GemmShape& shape) {
   return GemmBackend::mkl;
 }
 
+torch::Tensor onednn_mm_through_linear_op(const torch::Tensor& a, const torch::Tensor& b) {
+  using Signature = at::Tensor(const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, c10::string_view,
+                               c10::List<std::optional<c10::Scalar>>, std::optional<c10::string_view>);
+  static const auto op =
+      c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn::_linear_pointwise", "").typed<Signature>();
+  torch::NoGradGuard no_grad;  // the op has no autograd formula; callers run it inside their own
+  return op.call(a, b.t(), std::nullopt, "none", c10::List<std::optional<c10::Scalar>>(), std::nullopt);
+}
+
+std::string onednn_entry() {
+  return onednn_matmul_refusal().empty()
+             ? "mkldnn_matmul"
+             : "mkldnn::_linear_pointwise (mkldnn_matmul refused: " + onednn_matmul_refusal() + ")";
+}
+
 torch::Tensor dispatched_mm_on(GemmBackend backend, const torch::Tensor& a, const torch::Tensor& b) {
   if (backend == GemmBackend::mkl) return at::mm(a, b);
+  if (!onednn_matmul_refusal().empty()) return onednn_mm_through_linear_op(a, b);
   auto out = torch::empty({a.size(0), b.size(1)}, a.options());
   at::native::mkldnn_matmul(as_operand(a), as_operand(b), out, /*beta=*/0.0f, /*alpha=*/1.0f);
   return out;

@@ -1,5 +1,6 @@
 // Which library runs the fp32 GEMMs of the model's dense layers (the linear layers and the tied LM
-// head): MKL, through ATen's addmm and mm, or oneDNN, through ATen's mkldnn_matmul. Both ship in
+// head): MKL, through ATen's addmm and mm, or oneDNN, through ATen's mkldnn_matmul (or, on CPUs
+// where this libtorch refuses that entry, the linear-layer op mkldnn::_linear_pointwise). Both ship in
 // the PyTorch wheel and neither wins everywhere: through the same wheel on an AMD EPYC (Zen 5),
 // 2 threads, the upstream model's shapes ran at 144-208 GFLOP/s on MKL and 428-454 on oneDNN. So
 // each product a layer runs (the forward one and both backward ones) gets the backend measured
@@ -59,6 +60,12 @@ std::optional<GemmBackend> parse_gemm_backend(const std::string& name);
 // contiguous matrix).
 torch::Tensor dispatched_mm(const torch::Tensor& a, const torch::Tensor& b);
 torch::Tensor dispatched_mm_on(GemmBackend backend, const torch::Tensor& a, const torch::Tensor& b);
+// Which of ATen's entries reaches oneDNN on this CPU, and why where it is not the direct one.
+std::string onednn_entry();
+// oneDNN's product through mkldnn::_linear_pointwise (input·weightᵀ on dense tensors), the entry
+// inductor uses for linear layers, which runs on every x86-64 CPU: the oneDNN backend where
+// mkldnn_matmul is refused. Not differentiable.
+torch::Tensor onednn_mm_through_linear_op(const torch::Tensor& a, const torch::Tensor& b);
 
 // y = x·Wᵀ + b (bias optional) over the last dimension of x, with autograd, every product on its
 // chosen backend. fp32 only; callers under bf16 autocast use torch::linear.

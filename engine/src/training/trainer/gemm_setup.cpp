@@ -78,4 +78,6 @@ nlohmann::json gemm_backends_json() {
   return out;
 }
 
+std::string gemm_onednn_entry() { return onednn_entry(); }
+
 }  // namespace mt

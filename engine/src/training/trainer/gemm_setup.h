@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 #include "core/comm/control_channel.h"
 #include "training/trainer/config.h"
 
@@ -18,5 +20,8 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
 // The table as the result records it: per shape, the backend that ran and the speeds measured;
 // empty where none was chosen.
 nlohmann::json gemm_backends_json();
+
+// Which of ATen's entries reaches oneDNN on this CPU (gemm_backend.h's onednn_entry).
+std::string gemm_onednn_entry();
 
 }  // namespace mt

@@ -80,6 +80,15 @@ void build_golden(ReportFixture& f) {
   f.pin_timestamps();
 }
 
+// A 1-rank trial of `study` at `precision` (an axis): the engine trains, the other studies are commands.
+FixtureTrial precision_trial(const std::string& study, const std::string& precision, int repeat, double tokens) {
+  FixtureTrial t = peer_trial(study, 1, repeat, tokens, 1e6 / tokens);
+  if (study == "engine") t.workload = "train";
+  t.params["precision"] = precision;
+  t.axes.push_back("precision");
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("report: golden output, byte for byte") {
@@ -349,20 +358,13 @@ TEST_CASE("report: where compared studies' models started, when one started from
 TEST_CASE("report: the first study against the fastest alternative, at the other precision where that is faster") {
   ReportFixture f("best_alternative.sqlite");
   f.campaign("c1");
-  auto trial = [](const std::string& study, const std::string& precision, int repeat, double tokens) {
-    FixtureTrial t = peer_trial(study, 1, repeat, tokens, 1e6 / tokens);
-    if (study == "engine") t.workload = "train";
-    t.params["precision"] = precision;
-    t.axes.push_back("precision");
-    return t;
-  };
   for (int r = 0; r < 3; ++r) {
-    f.trial(trial("engine", "fp32", r, 1200 + r));
-    f.trial(trial("engine", "bf16", r, 1500 + r));
-    f.trial(trial("eager", "fp32", r, 1000 + r));
-    f.trial(trial("compiled", "fp32", r, 1100 + r));  // the fastest alternative at fp32
-    f.trial(trial("eager", "bf16", r, 700 + r));
-    f.trial(trial("compiled", "bf16", r, 800 + r));  // slower than its fp32: a user would run fp32
+    f.trial(precision_trial("engine", "fp32", r, 1200 + r));
+    f.trial(precision_trial("engine", "bf16", r, 1500 + r));
+    f.trial(precision_trial("eager", "fp32", r, 1000 + r));
+    f.trial(precision_trial("compiled", "fp32", r, 1100 + r));  // the fastest alternative at fp32
+    f.trial(precision_trial("eager", "bf16", r, 700 + r));
+    f.trial(precision_trial("compiled", "bf16", r, 800 + r));  // slower than its fp32: a user would run fp32
   }
   const std::string md = render_latest(f).markdown;
   REQUIRE(contains(md, "### Against the fastest alternative"));
@@ -378,19 +380,12 @@ TEST_CASE("report: the first study against the fastest alternative, at the other
 TEST_CASE("report: no fastest-alternative table where each configuration has one alternative at its precision") {
   ReportFixture f("one_alternative.sqlite");
   f.campaign("c1");
-  auto trial = [](const std::string& study, const std::string& precision, int repeat, double tokens) {
-    FixtureTrial t = peer_trial(study, 1, repeat, tokens, 1e6 / tokens);
-    if (study == "engine") t.workload = "train";
-    t.params["precision"] = precision;
-    t.axes.push_back("precision");
-    return t;
-  };
   // One peer at both precisions; its bf16 is faster, but bf16 cannot stand in for an fp32 run.
   for (int r = 0; r < 3; ++r) {
-    f.trial(trial("engine", "fp32", r, 1200 + r));
-    f.trial(trial("engine", "bf16", r, 1500 + r));
-    f.trial(trial("peer", "fp32", r, 1000 + r));
-    f.trial(trial("peer", "bf16", r, 1100 + r));
+    f.trial(precision_trial("engine", "fp32", r, 1200 + r));
+    f.trial(precision_trial("engine", "bf16", r, 1500 + r));
+    f.trial(precision_trial("peer", "fp32", r, 1000 + r));
+    f.trial(precision_trial("peer", "bf16", r, 1100 + r));
   }
   const std::string md = render_latest(f).markdown;
   CHECK(contains(md, "## Studies compared"));

@@ -100,6 +100,16 @@ TEST_CASE("all_to_all with the uneven rule: a block routed to the wrong peer is 
   mt::BenchShape s{0, 3, 4, false, "uneven"};
   // Rank r sends 4 + (r + p) mod 3 elements to peer p.
   CHECK(block_sizes(s, 1) == std::vector<std::size_t>{5, 6, 4});
+  // The counts the timed calls pass, worked out once: rank 1 sends 5, 6, 4 and receives 5 from
+  // rank 0 ((0 + 1) mod 3), 6 from itself, 4 from rank 2.
+  mt::BenchShape rank1{1, 3, 4, false, "uneven"};
+  bench->prepare(rank1);
+  CHECK(rank1.send_counts == std::vector<std::size_t>{5, 6, 4});
+  CHECK(rank1.recv_counts == std::vector<std::size_t>{5, 6, 4});
+  mt::BenchShape rank2{2, 3, 4, false, "uneven"};
+  bench->prepare(rank2);
+  CHECK(rank2.send_counts == std::vector<std::size_t>{6, 4, 5});
+  CHECK(rank2.recv_counts == std::vector<std::size_t>{6, 4, 5});
   auto in = inputs(*bench, s);
   auto out = simulate("all_to_all", s, in);
   CHECK(wrong_total(*bench, s, out) == 0);

@@ -21,6 +21,13 @@ class AllToAllBench final : public CollectiveBench {
   double bus_factor(int n) const override { return static_cast<double>(n - 1) / n; }
   bool supports_in_place() const override { return false; }
   bool has_splits() const override { return true; }
+  void prepare(BenchShape& s) const override {
+    if (s.split != "uneven") return;
+    for (int p = 0; p < s.world; ++p) {
+      s.send_counts.push_back(sent(s, s.rank, p));
+      s.recv_counts.push_back(sent(s, p, s.rank));
+    }
+  }
   std::size_t send_count(const BenchShape& s) const override {
     std::size_t total = 0;
     for (int p = 0; p < s.world; ++p) total += sent(s, s.rank, p);
@@ -37,12 +44,7 @@ class AllToAllBench final : public CollectiveBench {
   }
   WorkHandle issue(Communicator& comm, const BenchShape& s, void* send, void* recv) const override {
     if (s.split != "uneven") return comm.all_to_all(send, recv, s.count, ElementType::f32);
-    std::vector<std::size_t> send_counts, recv_counts;
-    for (int p = 0; p < s.world; ++p) {
-      send_counts.push_back(sent(s, s.rank, p));
-      recv_counts.push_back(sent(s, p, s.rank));
-    }
-    return comm.all_to_all_v(send, send_counts, recv, recv_counts, ElementType::f32);
+    return comm.all_to_all_v(send, s.send_counts, recv, s.recv_counts, ElementType::f32);
   }
   std::size_t wrong(const BenchShape& s, const float* recv) const override {
     std::size_t bad = 0;

@@ -17,6 +17,9 @@ struct BenchShape {
   std::size_t count = 0;  // elements of the message (see each collective for what that means)
   bool in_place = false;
   std::string split = "equal";  // all_to_all: equal, or uneven (e + (r + p) mod n elements to p)
+  // Elements to and from each peer where the split is uneven, worked out once as a caller would (set
+  // by prepare), not in every timed call.
+  std::vector<std::size_t> send_counts{}, recv_counts{};
 };
 
 class CollectiveBench {
@@ -28,6 +31,8 @@ class CollectiveBench {
   virtual bool supports_in_place() const { return true; }
   virtual bool supports_out_of_place() const { return true; }
   virtual bool has_splits() const { return false; }
+  // Fills in what the shape's calls take beyond its sizes (see BenchShape).
+  virtual void prepare(BenchShape& /*s*/) const {}
   virtual std::size_t send_count(const BenchShape& s) const = 0;
   virtual std::size_t recv_count(const BenchShape& s) const = 0;
   // The bytes a rank moves per operation as nccl-tests reports "size": the larger buffer.

@@ -46,8 +46,11 @@ std::vector<Measurement> plan(const CommConfig& c, int rank, int world) {
       splits = c.split == "both" ? std::vector<std::string>{"equal", "uneven"} : std::vector<std::string>{c.split};
     for (int64_t bytes : message_sizes(c))
       for (bool in_place : placements)
-        for (const auto& split : splits)
-          out.push_back({bench, {rank, world, elements_for(*bench, bytes, world), in_place, split}});
+        for (const auto& split : splits) {
+          BenchShape shape{rank, world, elements_for(*bench, bytes, world), in_place, split};
+          bench->prepare(shape);
+          out.push_back({bench, std::move(shape)});
+        }
   }
   return out;
 }

@@ -71,31 +71,36 @@ int int_count(std::size_t count, const char* what) {
   return static_cast<int>(count);
 }
 
-std::vector<int> int_counts(const std::vector<std::size_t>& counts, std::vector<int>& displacements) {
-  std::vector<int> out;
-  std::size_t offset = 0;
-  displacements.clear();
-  for (std::size_t c : counts) {
-    out.push_back(int_count(c, "all_to_all_v"));
-    displacements.push_back(int_count(offset, "all_to_all_v"));
-    offset += c;
+// MPI's count and displacement arrays of an all-to-all-v, in one allocation.
+class VArrays {
+ public:
+  VArrays(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& recv_counts)
+      : n_(send_counts.size()), ints_(4 * n_) {
+    fill(send_counts, ints_.data(), ints_.data() + n_);
+    fill(recv_counts, ints_.data() + 2 * n_, ints_.data() + 3 * n_);
   }
-  return out;
-}
+  const int* send_counts() const { return ints_.data(); }
+  const int* send_displacements() const { return ints_.data() + n_; }
+  const int* recv_counts() const { return ints_.data() + 2 * n_; }
+  const int* recv_displacements() const { return ints_.data() + 3 * n_; }
+
+ private:
+  static void fill(const std::vector<std::size_t>& counts, int* out, int* displacements) {
+    std::size_t offset = 0;
+    for (std::size_t c : counts) {
+      *out++ = int_count(c, "all_to_all_v");
+      *displacements++ = int_count(offset, "all_to_all_v");
+      offset += c;
+    }
+  }
+  std::size_t n_;
+  std::vector<int> ints_;
+};
 
 // All-gather and all-to-all take the same arguments: each rank's n elements of t to or from every
 // rank. The collective as its non-blocking and blocking calls.
 using ExchangeStart = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*);
 using ExchangeRun = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm);
-MpiCollective exchange(ExchangeStart start, ExchangeRun run, const void* send, void* recv, int n, MPI_Datatype t,
-                       MPI_Comm comm) {
-  return {[=] {
-            MPI_Request request;
-            MT_MPI_CHECK(start(send, n, t, recv, n, t, comm, &request));
-            return std::vector<MPI_Request>{request};
-          },
-          [=] { MT_MPI_CHECK(run(send, n, t, recv, n, t, comm)); }};
-}
 
 }  // namespace
 
@@ -108,6 +113,28 @@ struct MpiCommunicator::State {
   std::shared_ptr<MpiWork> work(long sequence, CollectiveKind kind, std::size_t count, ElementType type,
                                 std::string label) {
     return std::make_shared<MpiWork>(progress, MpiWorkDescription{kind, sequence, count, type, std::move(label), rank});
+  }
+
+  // Runs the collective blocking on this thread where it is small (`bytes` in this rank's send
+  // buffer), else starts it and hands its requests to the progress thread. `start` returns the
+  // requests; both callables are used before this returns.
+  template <typename Start, typename RunBlocking>
+  WorkHandle submit(std::shared_ptr<MpiWork> work, std::size_t bytes, Start&& start, RunBlocking&& run_blocking) {
+    if (MpiProgress::runs_blocking(work->kind(), bytes)) progress.run_blocking(*work, run_blocking);
+    else progress.hand_over(work, start());
+    return work;
+  }
+
+  WorkHandle exchange(std::shared_ptr<MpiWork> work, std::size_t bytes, ExchangeStart start, ExchangeRun run,
+                      const void* send, void* recv, int n, MPI_Datatype t) {
+    return submit(
+        std::move(work), bytes,
+        [&] {
+          MPI_Request request;
+          MT_MPI_CHECK(start(send, n, t, recv, n, t, comm, &request));
+          return std::vector<MPI_Request>{request};
+        },
+        [&] { MT_MPI_CHECK(run(send, n, t, recv, n, t, comm)); });
   }
 };
 
@@ -151,7 +178,7 @@ WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t
   const MPI_Datatype t = datatype(type);
   const MPI_Op op = sum_op(type);
   // MPI counts are int: larger buffers go as several all-reduces of at most INT_MAX elements.
-  auto for_each_piece = [=](auto&& call) {
+  auto for_each_piece = [&](auto&& call) {
     const std::size_t bytes = element_bytes(type);
     for (std::size_t offset = 0; offset < count; offset += kMaxPiece) {
       const int piece = static_cast<int>(std::min(count - offset, kMaxPiece));
@@ -159,21 +186,21 @@ WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t
       call(from, static_cast<char*>(recv) + offset * bytes, piece);
     }
   };
-  MpiCollective collective{[=] {
-                             std::vector<MPI_Request> requests;
-                             for_each_piece([&](const void* from, void* to, int piece) {
-                               MPI_Request request;
-                               MT_MPI_CHECK(MPI_Iallreduce(from, to, piece, t, op, comm, &request));
-                               requests.push_back(request);
-                             });
-                             return requests;
-                           },
-                           [=] {
-                             for_each_piece([&](const void* from, void* to, int piece) {
-                               MT_MPI_CHECK(MPI_Allreduce(from, to, piece, t, op, comm));
-                             });
-                           }};
-  return state_->progress.issue(work, CollectiveKind::all_reduce, count * element_bytes(type), std::move(collective));
+  return state_->submit(
+      std::move(work), count * element_bytes(type),
+      [&] {
+        std::vector<MPI_Request> requests;
+        for_each_piece([&](const void* from, void* to, int piece) {
+          MPI_Request request;
+          MT_MPI_CHECK(MPI_Iallreduce(from, to, piece, t, op, comm, &request));
+          requests.push_back(request);
+        });
+        return requests;
+      },
+      [&] {
+        for_each_piece(
+            [&](const void* from, void* to, int piece) { MT_MPI_CHECK(MPI_Allreduce(from, to, piece, t, op, comm)); });
+      });
 }
 
 WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
@@ -182,8 +209,8 @@ WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t
   // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
   if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * count * element_bytes(type))
     send = MPI_IN_PLACE;
-  return state_->progress.issue(work, CollectiveKind::all_gather, count * element_bytes(type),
-                                exchange(MPI_Iallgather, MPI_Allgather, send, recv, n, datatype(type), state_->comm));
+  return state_->exchange(std::move(work), count * element_bytes(type), MPI_Iallgather, MPI_Allgather, send, recv, n,
+                          datatype(type));
 }
 
 WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
@@ -194,14 +221,15 @@ WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::si
   MPI_Comm comm = state_->comm;
   const MPI_Datatype t = datatype(type);
   const MPI_Op op = sum_op(type);
-  MpiCollective collective{[=] {
-                             MPI_Request request;
-                             MT_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, n, t, op, comm, &request));
-                             return std::vector<MPI_Request>{request};
-                           },
-                           [=] { MT_MPI_CHECK(MPI_Reduce_scatter_block(send, recv, n, t, op, comm)); }};
   const std::size_t send_bytes = count * static_cast<std::size_t>(world_size_) * element_bytes(type);
-  return state_->progress.issue(work, CollectiveKind::reduce_scatter, send_bytes, std::move(collective));
+  return state_->submit(
+      std::move(work), send_bytes,
+      [&] {
+        MPI_Request request;
+        MT_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, n, t, op, comm, &request));
+        return std::vector<MPI_Request>{request};
+      },
+      [&] { MT_MPI_CHECK(MPI_Reduce_scatter_block(send, recv, n, t, op, comm)); });
 }
 
 WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType type, int root, StreamRef) {
@@ -209,21 +237,21 @@ WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType
   const int n = int_count(count, "broadcast");
   MPI_Comm comm = state_->comm;
   const MPI_Datatype t = datatype(type);
-  MpiCollective collective{[=] {
-                             MPI_Request request;
-                             MT_MPI_CHECK(MPI_Ibcast(data, n, t, root, comm, &request));
-                             return std::vector<MPI_Request>{request};
-                           },
-                           [=] { MT_MPI_CHECK(MPI_Bcast(data, n, t, root, comm)); }};
-  return state_->progress.issue(work, CollectiveKind::broadcast, count * element_bytes(type), std::move(collective));
+  return state_->submit(
+      std::move(work), count * element_bytes(type),
+      [&] {
+        MPI_Request request;
+        MT_MPI_CHECK(MPI_Ibcast(data, n, t, root, comm, &request));
+        return std::vector<MPI_Request>{request};
+      },
+      [&] { MT_MPI_CHECK(MPI_Bcast(data, n, t, root, comm)); });
 }
 
 WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
   auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type, take_label());
   const int n = int_count(count, "all_to_all");
   const std::size_t send_bytes = count * static_cast<std::size_t>(world_size_) * element_bytes(type);
-  return state_->progress.issue(work, CollectiveKind::all_to_all, send_bytes,
-                                exchange(MPI_Ialltoall, MPI_Alltoall, send, recv, n, datatype(type), state_->comm));
+  return state_->exchange(std::move(work), send_bytes, MPI_Ialltoall, MPI_Alltoall, send, recv, n, datatype(type));
 }
 
 WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std::size_t>& send_counts, void* recv,
@@ -234,30 +262,25 @@ WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std
   std::size_t total = 0;
   for (std::size_t c : send_counts) total += c;
   auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, total, type, take_label());
-  // MPI reads the count and displacement arrays until the operation completes: they live with
-  // the request, in a holder the work keeps.
-  struct Arrays {
-    std::vector<int> send_counts, send_displacements, recv_counts, recv_displacements;
-  };
-  auto arrays = std::make_shared<Arrays>();
-  arrays->send_counts = int_counts(send_counts, arrays->send_displacements);
-  arrays->recv_counts = int_counts(recv_counts, arrays->recv_displacements);
-  work->keep_alive(arrays);
   MPI_Comm comm = state_->comm;
   const MPI_Datatype t = datatype(type);
-  const Arrays* a = arrays.get();
-  MpiCollective collective{
-      [=] {
+  VArrays arrays(send_counts, recv_counts);
+  MpiWork& handle = *work;
+  return state_->submit(
+      std::move(work), total * element_bytes(type),
+      [&] {
+        // MPI reads the arrays until the operation completes: the work keeps them.
+        auto kept = std::make_shared<VArrays>(std::move(arrays));
+        handle.keep_alive(kept);
         MPI_Request request;
-        MT_MPI_CHECK(MPI_Ialltoallv(send, a->send_counts.data(), a->send_displacements.data(), t, recv,
-                                    a->recv_counts.data(), a->recv_displacements.data(), t, comm, &request));
+        MT_MPI_CHECK(MPI_Ialltoallv(send, kept->send_counts(), kept->send_displacements(), t, recv, kept->recv_counts(),
+                                    kept->recv_displacements(), t, comm, &request));
         return std::vector<MPI_Request>{request};
       },
-      [=] {
-        MT_MPI_CHECK(MPI_Alltoallv(send, a->send_counts.data(), a->send_displacements.data(), t, recv,
-                                   a->recv_counts.data(), a->recv_displacements.data(), t, comm));
-      }};
-  return state_->progress.issue(work, CollectiveKind::all_to_all, total * element_bytes(type), std::move(collective));
+      [&] {
+        MT_MPI_CHECK(MPI_Alltoallv(send, arrays.send_counts(), arrays.send_displacements(), t, recv,
+                                   arrays.recv_counts(), arrays.recv_displacements(), t, comm));
+      });
 }
 
 }  // namespace mt

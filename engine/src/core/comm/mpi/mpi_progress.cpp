@@ -77,35 +77,44 @@ MpiProgress::~MpiProgress() {
   thread_.join();
 }
 
-void MpiProgress::run_blocking(MpiWork& work, const MpiCollective& collective) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    running_inline_ = &work;
-    inline_since_ = std::chrono::steady_clock::now();
-  }
-  collective.run_blocking();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    running_inline_ = nullptr;
-  }
-  work.ran_blocking_ = true;
-  work.mark_done();
+bool MpiProgress::runs_blocking(CollectiveKind kind, std::size_t bytes) { return bytes <= blocking_limit_bytes(kind); }
+
+std::uint64_t MpiProgress::begin_inline(const MpiWork& work) {
+  inline_work_.store(&work, std::memory_order_relaxed);
+  const std::uint64_t running = inline_calls_.load(std::memory_order_relaxed) + 1;  // only callers write it
+  inline_calls_.store(running, std::memory_order_release);
+  return running;
 }
 
-std::shared_ptr<MpiWork> MpiProgress::issue(std::shared_ptr<MpiWork> work, CollectiveKind kind, std::size_t bytes,
-                                            MpiCollective collective) {
-  if (bytes <= blocking_limit_bytes(kind)) {
-    run_blocking(*work, collective);
-    return work;
+void MpiProgress::end_inline(std::uint64_t ticket) {
+  // Both sides store, then load, sequentially consistent: either the thread sees the call ended, or
+  // this caller sees the thread reading its work and waits for it.
+  inline_calls_.store(ticket + 1, std::memory_order_seq_cst);
+  while (watchdog_reading_.load(std::memory_order_seq_cst)) sched_yield();
+}
+
+void MpiProgress::watch_inline() {
+  const std::uint64_t calls = inline_calls_.load(std::memory_order_acquire);
+  const auto now = std::chrono::steady_clock::now();
+  if (calls % 2 == 0 || calls != watched_calls_) {  // none running, or a new one: watched from now
+    watched_calls_ = calls;
+    watched_since_ = now;
+    return;
   }
-  auto requests = collective.start();
+  if (now - watched_since_ <= std::chrono::duration<double>(timeout_s_)) return;
+  watchdog_reading_.store(true, std::memory_order_seq_cst);
+  if (inline_calls_.load(std::memory_order_seq_cst) == calls)
+    abort_on_timeout(timeout_s_, inline_work_.load(std::memory_order_relaxed)->describe());
+  watchdog_reading_.store(false, std::memory_order_seq_cst);
+}
+
+void MpiProgress::hand_over(std::shared_ptr<MpiWork> work, std::vector<MPI_Request> requests) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     work->requests_ = std::move(requests);
-    outstanding_.push_back(work);
+    outstanding_.push_back(std::move(work));
   }
   wake_.notify_one();
-  return work;
 }
 
 void MpiProgress::forget(MpiWork& work) {
@@ -152,23 +161,19 @@ bool MpiProgress::poll_once() {
 }
 
 void MpiProgress::run() {
-  // With a timeout, the idle thread also wakes now and then to watch a collective run blocking.
+  // With a timeout, the idle thread also wakes every tenth of it (at most a second) to watch a
+  // collective run blocking, which it therefore ends at most two such periods late.
   const auto watch_period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(std::clamp(timeout_s_ / 10, 0.001, 1.0)));
   int idle_polls = 0;
   for (;;) {
+    if (timeout_s_ > 0) watch_inline();
     {
       std::unique_lock<std::mutex> lock(mutex_);
       auto ready = [&] { return stop_ || !outstanding_.empty(); };
       if (timeout_s_ > 0) wake_.wait_for(lock, watch_period, ready);
       else wake_.wait(lock, ready);
       if (stop_) return;
-      if (running_inline_ && timeout_s_ > 0 &&
-          std::chrono::steady_clock::now() - inline_since_ > std::chrono::duration<double>(timeout_s_)) {
-        const std::string what = running_inline_->describe();
-        lock.unlock();
-        abort_on_timeout(timeout_s_, what);
-      }
       if (outstanding_.empty()) continue;
     }
     if (poll_once()) {

@@ -115,7 +115,9 @@ class TracedCommunicator final : public Communicator {
                     {"bytes", elements * element_bytes(type)},
                     {"sequence", seq},
                     {"label", label}}};
-    return std::make_shared<TracedWork>(issue_inner(), recorder_, std::move(span));
+    auto work = std::make_shared<TracedWork>(issue_inner(), recorder_, std::move(span));
+    work->test();  // one that ran blocking is complete as it returns: drawn up to now
+    return work;
   }
 
   Communicator& inner_;

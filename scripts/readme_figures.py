@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""The README's performance figures, computed from the committed database they come from.
+"""The README's performance figures, computed from the committed databases they come from.
 
 Rewrites the block between `<!-- figures:begin -->` and `<!-- figures:end -->` in README.md from
-reports/ddp_vs_pytorch.sqlite: its latest campaign, that campaign's source revision and the CPU its
+reports/ddp_vs_pytorch.sqlite and every reports/ddp_vs_pytorch_*.sqlite (the same experiment run on
+other CPUs), one table each: its latest campaign, that campaign's source revision and the CPU its
 trials ran on, mtengine's tokens/s (mean ± sample std over the repeats) and its ratio to PyTorch
 eager, compiled and compiled with max-autotune per model, precision and rank count (and, for bf16, against
 the fastest of PyTorch's fp32 and bf16 when its bf16 is the slower); then the same models at the same rank
-counts in the other committed databases' latest campaigns, against the table. Attempts run on a
-disturbed machine are left out, as the report leaves them out.
+counts in the other committed databases' latest campaigns, against the table from their CPU. Attempts run
+on a disturbed machine are left out, as the report leaves them out.
 
   scripts/readme_figures.py            rewrite the block
-  scripts/readme_figures.py --check    exit 1 when the block differs from what the database gives
+  scripts/readme_figures.py --check    exit 1 when the block differs from what the databases give
 """
 import json
 import os
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(os.environ.get("MT_SOURCE_DIR", Path(__file__).resolve().parents[1]))
-DATABASE = "reports/ddp_vs_pytorch.sqlite"
+DATABASE = "reports/ddp_vs_pytorch.sqlite"  # the first table; ddp_vs_pytorch_*.sqlite follow
 BEGIN, END = "<!-- figures:begin -->", "<!-- figures:end -->"
 ENGINE, EAGER, COMPILED, AUTOTUNED = "mtengine", "pytorch_eager", "pytorch_compiled", "pytorch_max_autotune"
 
@@ -97,13 +98,20 @@ def change(low, high, reference):
     return a if a == b else f"{a} to {b}"
 
 
-def other_campaigns(models, table, cpu):
+def comparison_databases():
+    """reports/ddp_vs_pytorch.sqlite, then the same experiment's databases from other CPUs."""
+    first = ROOT / DATABASE
+    return [first] + sorted((ROOT / "reports").glob(first.stem + "_*.sqlite"))
+
+
+def other_campaigns(models, tables):
     """Lines for the same model, precision (fp32) and rank count run by mtengine DDP in the other
-    committed databases' latest campaigns, unprofiled, against the table's figure where they ran on
-    the table's CPU (`cpu`, as cpu_line writes it) and naming their CPU where not."""
+    committed databases' latest campaigns, unprofiled, against the table from the same CPU (`tables`:
+    CPU as cpu_line writes it -> {(model, ranks): tokens/s}) and naming their CPU where none is."""
     lines = []
+    skip = {path.name for path in comparison_databases()}
     for path in sorted((ROOT / "reports").glob("*.sqlite")):
-        if path.name == Path(DATABASE).name:
+        if path.name in skip:
             continue
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         found = latest_campaign(db)
@@ -118,7 +126,7 @@ def other_campaigns(models, table, cpu):
                     True, "true") or params.get("precision", "fp32") != "fp32":
                 continue
             model = (params.get("d_model"), params.get("n_layers"), params.get("seq_length"), params.get("batch_size"))
-            if (model, ranks) not in table:
+            if not any((model, ranks) in table for table in tables.values()):
                 continue
             value = metric(db, attempt, "tokens_per_sec")
             if value is not None:
@@ -132,13 +140,15 @@ def other_campaigns(models, table, cpu):
             lines.append(f"- `reports/{path.name}` (campaign `{campaign}`, revision `{revision[:12]}`): "
                          f"{models[model]}, {ranks} rank{'s' if ranks > 1 else ''}: {span} tokens/s over "
                          f"{len(means)} configuration{'s' if len(means) > 1 else ''}, " +
-                         (f"{change(low, high, table[(model, ranks)])} against the table" if their_cpu == cpu else
-                          f"on {their_cpu}: another CPU, not set against the table"))
+                         (f"{change(low, high, tables[their_cpu][(model, ranks)])} against the table from that CPU"
+                          if (model, ranks) in tables.get(their_cpu, {}) else
+                          f"on {their_cpu}: no table here comes from that CPU"))
     return lines
 
 
-def figures():
-    db = sqlite3.connect(f"file:{ROOT / DATABASE}?mode=ro", uri=True)
+def comparison(path):
+    """One database's table and notes: (lines, models, cpu, {(model, ranks): engine fp32 tokens/s})."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     campaign, revision = latest_campaign(db)
     attempts = successful_attempts(db, campaign)
     groups = {}  # (model key, precision, ranks) -> study -> [attempt ids]
@@ -194,10 +204,9 @@ def figures():
                      f"{ratio(key, EAGER)} | {ratio(key, COMPILED)} | {ratio(key, AUTOTUNED)} | {best_text} |")
     n = sorted({len(v) for g in groups.values() for v in g.values()})
     torch = next((r.get("environment", {}).get("libtorch") for s, _, _, r, _ in attempts if s == ENGINE), "?")
-    text = [f"Figures from campaign `{campaign}` of `{DATABASE}` (source revision `{revision[:12]}`), run on "
-            f"{cpu_line([r for _, _, _, r, _ in attempts])}; n = {'/'.join(map(str, n))} repeats per row. "
-            f"Written by `scripts/readme_figures.py`, which the `readme_figures` test runs to check that "
-            f"they still agree with the database. The engine's LibTorch is {torch}.", "", *lines]
+    cpu = cpu_line([r for _, _, _, r, _ in attempts])
+    text = [f"Campaign `{campaign}` of `reports/{path.name}` (source revision `{revision[:12]}`), run on "
+            f"{cpu}; n = {'/'.join(map(str, n))} repeats per row. The engine's LibTorch is {torch}.", "", *lines]
     # The closest call: the larger fp32 model on one rank, and how much of its step is forward-backward.
     fp32 = [k for k in order if k[1] == "fp32" and k[2] == 1]
     if fp32:
@@ -215,12 +224,6 @@ def figures():
                          f"PyTorch on {peer_blas}. That share is a ratio of phase "
                          f"times, not a profile."]
     table = {(k[0], k[2]): statistics.mean(values(k, ENGINE)) for k in order if k[1] == "fp32" and values(k, ENGINE)}
-    others = other_campaigns(models, table, cpu_line([r for _, _, _, r, _ in attempts]))
-    if others:
-        text += ["", "The same models at the same rank counts in the other committed campaigns (mtengine DDP, fp32, "
-                     "unprofiled; their other axes, such as the gradient sync mode or bucket size, differ). Each "
-                     "campaign ran at its own time on a shared virtual machine, so compare figures within one "
-                     "campaign, not across them:", "", *others]
     if slower_bf16:
         text += ["", "PyTorch's bf16 ran slower than its fp32 for " + ", ".join(slower_bf16) + ": there the last "
                  "column holds the engine's bf16 against PyTorch's fp32, the precision a user would pick."]
@@ -235,6 +238,27 @@ def figures():
         text += ["", "This CPU has bf16 instructions (" + ", ".join(sorted(isa & {"avx512_bf16", "amx"})) +
                  "): both sides' bf16 GEMMs take ATen's native path (the engine's results say `bf16_gemm`: "
                  "native), so the bf16 rows compare one arithmetic."]
+    return text, models, cpu, table
+
+
+def figures():
+    text = ["Written by `scripts/readme_figures.py` from the committed databases named below; the "
+            "`readme_figures` test runs it to check that they still agree. Each table comes from one CPU: "
+            "ratios hold for that CPU, not for every machine."]
+    models, tables = {}, {}
+    for path in comparison_databases():
+        if not path.exists():
+            continue
+        lines, found_models, cpu, table = comparison(path)
+        text += ["", *lines]
+        models.update(found_models)
+        tables.setdefault(cpu, table)
+    others = other_campaigns(models, tables)
+    if others:
+        text += ["", "The same models at the same rank counts in the other committed campaigns (mtengine DDP, fp32, "
+                     "unprofiled; their other axes, such as the gradient sync mode or bucket size, differ). Each "
+                     "campaign ran at its own time on a shared virtual machine, so compare figures within one "
+                     "campaign, not across them:", "", *others]
     return "\n".join(text) + "\n"
 
 
@@ -248,7 +272,7 @@ def main():
     updated = f"{head}{BEGIN}\n{figures()}{END}{tail}"
     if "--check" in sys.argv[1:]:
         if updated != text:
-            sys.exit("FAIL: README.md's figures differ from reports/ddp_vs_pytorch.sqlite; "
+            sys.exit("FAIL: README.md's figures differ from the ddp_vs_pytorch databases; "
                      "run scripts/readme_figures.py and commit README.md")
         print("PASS: README.md's figures agree with the database")
         return

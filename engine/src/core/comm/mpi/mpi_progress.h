@@ -119,7 +119,8 @@ class MpiProgress {
   std::condition_variable wake_;  // new work, or stop
   std::vector<std::shared_ptr<MpiWork>> outstanding_;
   // A blocking call cannot time out by itself, so the thread watches it. The caller counts each
-  // call's start and end (odd while one runs) and names its work; the thread aborts the job when
+  // call's start and end (odd while one runs; one caller at a time, as MPI orders a communicator's
+  // collectives) and names its work; the thread aborts the job when
   // it sees the same call running for longer than the timeout. Before it reads the work for the
   // message it raises `watchdog_reading_`, and a caller whose call ended meanwhile does not return
   // (and free the work) until it is lowered.

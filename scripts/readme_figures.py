@@ -218,11 +218,22 @@ def comparison(path):
             engine_gemms = gemm_text([r for _, _, _, r, a in attempts if a in ids])
             peer_blas = next((r.get("environment", {}).get("blas_vendor") for s, _, _, r, _ in attempts
                               if s != ENGINE and r.get("environment", {}).get("blas_vendor")), "its BLAS")
-            text += ["", f"On {models[key[0]]} at 1 rank the engine's forward-backward takes {fwd:.0f} ms of its "
-                         f"{step:.0f} ms step ({100 * fwd / step:.0f} %) and the optimizer {opt:.0f} ms: the step is "
-                         f"mostly the GEMMs inside forward-backward, which the engine ran on {engine_gemms} and "
-                         f"PyTorch on {peer_blas}. That share is a ratio of phase "
-                         f"times, not a profile."]
+            gemm_ms, gemm_of_peak, mfu = (values(key, ENGINE, m) for m in (
+                "mfu.dense_gemm.ms_per_step", "mfu.dense_gemm.of_calibrated_peak", "mfu.of_calibrated_peak"))
+            if gemm_ms and gemm_of_peak and mfu:
+                gemm = statistics.mean(gemm_ms)
+                text += ["", f"On {models[key[0]]} at 1 rank the engine's dense-layer GEMMs, each timed as it ran, "
+                             f"take {gemm:.0f} ms of its {step:.0f} ms step ({100 * gemm / step:.0f} %; forward-"
+                             f"backward {fwd:.0f} ms, optimizer {opt:.0f} ms) and run at "
+                             f"{100 * statistics.mean(gemm_of_peak):.0f} % of the SGEMM peak calibrated at launch; "
+                             f"its MFU of that peak is {100 * statistics.mean(mfu):.0f} %. The engine ran them on "
+                             f"{engine_gemms}, PyTorch on {peer_blas}; the other {100 - 100 * gemm / step:.0f} % of the "
+                             f"step is attention, cross-entropy, layer norms, AdamW and the engine's own code."]
+            else:
+                text += ["", f"On {models[key[0]]} at 1 rank the engine's forward-backward takes {fwd:.0f} ms of its "
+                             f"{step:.0f} ms step ({100 * fwd / step:.0f} %) and the optimizer {opt:.0f} ms: the step "
+                             f"is mostly the GEMMs inside forward-backward, which the engine ran on {engine_gemms} "
+                             f"and PyTorch on {peer_blas}. That share is a ratio of phase times, not a profile."]
     table = {(k[0], k[2]): statistics.mean(values(k, ENGINE)) for k in order if k[1] == "fp32" and values(k, ENGINE)}
     if slower_bf16:
         text += ["", "PyTorch's bf16 ran slower than its fp32 for " + ", ".join(slower_bf16) + ": there the last "

@@ -2,7 +2,7 @@
 # Numerics features end to end on 2 ranks: bf16 compute (with fp32 and bf16 gradient
 # reduction) trains to a loss close to fp32's; activation checkpointing reproduces the plain
 # run's losses; the cosine schedule and clipping are recorded; a non-finite gradient stops every
-# rank before the optimizer step with exit 1.
+# rank before the optimizer step with exit 1; the dense layers' GEMMs are timed and counted.
 set -uo pipefail
 MTENGINE=${1:?usage: train_features_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
@@ -34,6 +34,21 @@ for s in ("ddp", "fsdp"):
     diff = max(abs(a - b) for a, b in zip(ckpt["per_step"]["loss"], fp32["per_step"]["loss"]))
     assert diff < 1e-5, (s, diff)
     print(f"ok: {s}: fp32 loss {fp32['loss']:.5f}, bf16 {bf16['loss']:.5f}, bf16 reduce {bf16r['loss']:.5f}, checkpointing diff {diff:.2e}")
+    # The dense layers' GEMMs are timed and counted exactly: per rank and step 3 products
+    # (forward, input and weight gradients) of 2·M·in·out FLOPs for each of a block's 12·d² weights
+    # and the d·V LM head, M = 2 × 16 tokens; checkpointing recomputes the blocks' forwards. bf16
+    # runs their GEMMs through ATen under autocast where the CPU has bf16 instructions: none then.
+    M, d, L, V = 2 * 16, 32, 2, 64
+    want = {"fp32": 6 * M * (12 * L * d * d + d * V), "ckpt": 6 * M * (12 * L * d * d + d * V) + 2 * M * 12 * L * d * d}
+    for k, r in (("fp32", fp32), ("ckpt", ckpt), ("bf16", bf16)):
+        g = r["mfu"].get("dense_gemm")
+        if k == "bf16" and g is None: continue
+        assert g["flops_per_step"] == want.get(k, want["fp32"]), (s, k, g, want)
+        assert 0 < g["ms_per_step"] and 0 < g["share_of_step"] < 1, (s, k, g)
+        assert abs(g["share_of_step"] - g["ms_per_step"] / r["step_time_ms"]) < 1e-9, (s, k, g)
+        assert abs(g["gflops"] - 2 * g["flops_per_step"] / g["ms_per_step"] / 1e6) < 1e-6 * g["gflops"], (s, k, g)
+    print(f"ok: {s}: dense GEMMs {fp32['mfu']['dense_gemm']['ms_per_step']:.3f} ms a step, "
+          f"{100 * fp32['mfu']['dense_gemm']['share_of_step']:.0f} % of it")
 r = load("sched")
 lrs = r["per_step"]["learning_rate"]
 assert lrs[0] < lrs[1] and lrs[-1] < lrs[1] and lrs[-1] >= 1e-5, lrs

@@ -1,5 +1,6 @@
 // The model FLOPs utilisation section: shown for results that carry the engine's `mfu` fields, with
-// the shares as percentages, and absent for results without them.
+// the shares as percentages, and absent for results without them; what bounds it where the engine
+// timed its dense GEMMs.
 #include <doctest/doctest.h>
 
 #include "report/report.h"
@@ -42,4 +43,40 @@ TEST_CASE("utilisation: MFU per configuration when the results carry it, nothing
   without.campaign("c1");
   for (int r = 0; r < 3; ++r) without.trial(train_trial("s", "ddp", 2, r, 1000, 40, 500));
   CHECK_FALSE(contains(render_latest(without).markdown, "Model FLOPs utilisation"));
+}
+
+TEST_CASE("utilisation: what bounds MFU, where the engine timed its dense GEMMs") {
+  ReportFixture f("utilisation_gemm.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
+    // 30 of the 40 ms step in GEMMs (75 %) at 48 GFLOP/s against a 60 GFLOP/s calibrated peak (80 %).
+    t.result["mfu"] = {{"model_flops_per_token", 6e6},
+                       {"achieved_gflops", 6.0},
+                       {"calibrated_peak_gflops", 60.0},
+                       {"of_calibrated_peak", 0.1},
+                       {"dense_gemm",
+                        {{"ms_per_step", 30.0},
+                         {"flops_per_step", 7.2e8},
+                         {"share_of_step", 0.75},
+                         {"gflops", 48.0},
+                         {"of_calibrated_peak", 0.8}}}};
+    f.trial(t);
+  }
+  const std::string md = render_latest(f).markdown;
+  REQUIRE(contains(md, "### What bounds it\n"));
+  CHECK(contains(
+      md, "| ddp | 2 | s | 40.00 ± 0.00 | 30.00 ± 0.00 | 75.0 ± 0.0 | 48.0 ± 0.0 | 80.0 ± 0.0 | 10.0 ± 0.0 | 3 |"));
+
+  // Results without the GEMM timing (PyTorch peers, bf16 under autocast, older engines): no table.
+  ReportFixture without("utilisation_no_gemm.sqlite");
+  without.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
+    t.result["mfu"] = {{"model_flops_per_token", 6e6}, {"achieved_gflops", 6.0}, {"of_calibrated_peak", 0.1}};
+    without.trial(t);
+  }
+  const std::string plain = render_latest(without).markdown;
+  CHECK(contains(plain, "## Model FLOPs utilisation\n"));
+  CHECK_FALSE(contains(plain, "What bounds it"));
 }

@@ -1,6 +1,7 @@
 // Both GEMM backends compute the dense layers' products: against float64 within the standard
 // error bound of a k-term dot product (|error| <= k·eps·(|A|·|B|), elementwise: whatever the
-// blocking, ISA or summation order), for every operand layout a layer uses, through autograd.
+// blocking, ISA or summation order), for every operand layout a layer uses, through autograd; the
+// tally of a layer's products counts each one.
 #include "torch_doctest.h"
 
 #include <functional>
@@ -80,8 +81,13 @@ TEST_CASE("gemm backends: a dense layer's output and gradients match ATen's line
       REQUIRE(mt::gemm_dispatch_active());
       auto x = x0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true),
            b = b0.clone().requires_grad_(true);
+      const mt::GemmTally before = mt::gemm_tally();
       auto y = mt::dispatched_linear(x, w, with_bias ? b : torch::Tensor());
       y.backward(grad_out);
+      const mt::GemmTally after = mt::gemm_tally();
+      // Three products (y, dx, dW) of 2·120·48·64 FLOPs each are counted, and timed.
+      CHECK(after.flops - before.flops == 3 * 2.0 * 120 * 48 * 64);
+      CHECK(after.seconds > before.seconds);
       const auto expected = reference(with_bias);
       CHECK(y.sizes() == torch::IntArrayRef({3, 40, 48}));
       // Each element is a dot product: bounded by its term count times eps times the sum of

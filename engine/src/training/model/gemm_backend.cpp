@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 
@@ -32,6 +33,19 @@ const std::string& onednn_matmul_refusal() {
     }
   }();
   return refusal;
+}
+
+std::atomic<int64_t> tally_ns{0}, tally_flops{0};
+
+// Runs `product`, a dense layer's GEMM of `shape`, and adds its time and FLOPs to the tally.
+template <class Product>
+torch::Tensor tallied(const GemmShape& shape, Product&& product) {
+  const auto start = std::chrono::steady_clock::now();
+  torch::Tensor out = product();
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+  tally_ns.fetch_add(ns.count(), std::memory_order_relaxed);
+  tally_flops.fetch_add(2 * shape.m * shape.n * shape.k, std::memory_order_relaxed);
+  return out;
 }
 
 std::vector<GemmChoice>& choice_table() {
@@ -147,7 +161,13 @@ torch::Tensor dispatched_mm_on(GemmBackend backend, const torch::Tensor& a, cons
 
 torch::Tensor dispatched_mm(const torch::Tensor& a, const torch::Tensor& b) {
   const auto a_ = as_operand(a), b_ = as_operand(b);
-  return dispatched_mm_on(gemm_backend_for(shape_of(a_, b_)), a_, b_);
+  const GemmShape shape = shape_of(a_, b_);
+  return tallied(shape, [&] { return dispatched_mm_on(gemm_backend_for(shape), a_, b_); });
+}
+
+GemmTally gemm_tally() {
+  return {static_cast<double>(tally_ns.load(std::memory_order_relaxed)) / 1e9,
+          static_cast<double>(tally_flops.load(std::memory_order_relaxed))};
 }
 
 namespace {
@@ -160,11 +180,13 @@ struct DispatchedLinear : torch::autograd::Function<DispatchedLinear> {
     ctx->saved_data["has_bias"] = b.numel() > 0;
     // On MKL the bias goes into the GEMM (one addmm), as ATen's linear does.
     const bool has_bias = b.numel() > 0;
-    if (gemm_backend_for(shape_of(x, w.t())) == GemmBackend::mkl)
-      return has_bias ? at::addmm(b, x, w.t()) : at::mm(x, w.t());
-    auto y = dispatched_mm_on(GemmBackend::onednn, x, w.t());
-    if (has_bias) y.add_(b);
-    return y;
+    const GemmShape shape = shape_of(x, w.t());
+    return tallied(shape, [&] {
+      if (gemm_backend_for(shape) == GemmBackend::mkl) return has_bias ? at::addmm(b, x, w.t()) : at::mm(x, w.t());
+      auto y = dispatched_mm_on(GemmBackend::onednn, x, w.t());
+      if (has_bias) y.add_(b);
+      return y;
+    });
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,

@@ -71,4 +71,14 @@ torch::Tensor onednn_mm_through_linear_op(const torch::Tensor& a, const torch::T
 // chosen backend. fp32 only; callers under bf16 autocast use torch::linear.
 torch::Tensor dispatched_linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 
+// Running totals over the products dense layers ran through dispatched_linear (forward, with the
+// bias MKL fuses into it, and both gradients; the start-up measurement is not counted), in this
+// process. The trainer takes their growth over a step: how long the step's GEMMs took and at what
+// speed, which with the step's time says what bounds its MFU. Two clock reads a product.
+struct GemmTally {
+  double seconds = 0;
+  double flops = 0;  // 2·m·n·k per product
+};
+GemmTally gemm_tally();
+
 }  // namespace mt

@@ -32,6 +32,8 @@ TrainSummary summarize(const TrainConfig& config, const RankRun& run, ControlCha
   s.optimizer_step_ms = max_over_ranks(mean_from(run.optimizer_ms, first));
   s.rank_wait_ms = max_over_ranks(mean_from(run.rank_wait_ms, first));
   s.rank_wait_ms_per_rank = control.gather_to_root(run.rank_wait_ms);
+  s.gemm_ms = max_over_ranks(mean_from(run.gemm_ms, first));
+  s.gemm_flops = max_over_ranks(mean_from(run.gemm_flops, first));
   s.tokens_per_sec = tokens_per_second(config, control.world_size(), s.step_time_ms);
   s.loss = run.mean_loss.empty() ? 0.0 : run.mean_loss.back();
   s.peak_rss_bytes = max_bytes(peak_rss_bytes());

@@ -16,6 +16,8 @@ namespace mt {
 struct TrainSummary {
   double step_time_ms = 0, data_time_ms = 0, forward_backward_ms = 0, optimizer_step_ms = 0;
   double rank_wait_ms = 0;  // max over ranks of the mean wait for the slowest rank
+  // The dense layers' GEMMs per step: time, max over ranks of the mean; FLOPs, the most any rank ran.
+  double gemm_ms = 0, gemm_flops = 0;
   double tokens_per_sec = 0;
   double loss = 0;  // final step, mean over ranks
   int64_t peak_rss_bytes = 0;

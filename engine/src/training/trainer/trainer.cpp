@@ -17,6 +17,7 @@
 #include "core/env/resources.h"
 #include "training/model/activation_checkpoint.h"
 #include "training/model/bf16_emulation.h"
+#include "training/model/gemm_backend.h"
 #include "training/model/gpt.h"
 #include "training/profile/profiler.h"
 #include "training/strategy/strategy.h"
@@ -278,6 +279,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     control.barrier();  // a step's work starts on all ranks together
     runtime->stop(StepPhase::rank_wait);
     auto loss_sum = torch::zeros({}, torch::TensorOptions().device(runtime->device()));
+    const GemmTally gemm_before = gemm_tally();
     for (int micro = 0; micro < micro_count; ++micro) {
       runtime->start(StepPhase::data);
       const TokenBatch batch = synthetic_batch(config.seed, step * micro_count + micro, rank, config.batch_size,
@@ -335,6 +337,9 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     run.data_ms.push_back(times[StepPhase::data]);
     run.forward_backward_ms.push_back(times[StepPhase::compute]);
     run.rank_wait_ms.push_back(times[StepPhase::rank_wait]);
+    const GemmTally gemm_after = gemm_tally();
+    run.gemm_ms.push_back((gemm_after.seconds - gemm_before.seconds) * 1e3);
+    run.gemm_flops.push_back(gemm_after.flops - gemm_before.flops);
     if (profiler) profiler->after_step(step, times.step_ms);
 
     run.step_during_save.push_back(checkpointer.save_in_flight());

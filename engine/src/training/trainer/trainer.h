@@ -25,6 +25,9 @@ struct RankRun {
   std::vector<double> mean_loss;     // mean over ranks; identical on every rank
   std::vector<double> grad_norm;     // global norm before clipping; identical on every rank
   std::vector<double> learning_rate;
+  // The dense layers' GEMMs within each step (gemm_backend.h's tally; zero where they do not run
+  // through it: bf16 autocast, GPUs).
+  std::vector<double> gemm_ms, gemm_flops;
 
   // Per measured optimizer step (warmup excluded), from the counters.
   long sync_rounds_per_step = 0;

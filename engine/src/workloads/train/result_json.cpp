@@ -54,7 +54,9 @@ nlohmann::json config_fields(const TrainConfig& c, int world_size) {
 
 // Model FLOPs utilisation (see training/trainer/model_flops.h) against two peaks of the cores the
 // job used: the SGEMM calibration each launch measures (what the BLAS reaches on this machine
-// now) and the CPU's fp32 vector peak at its reported clock. On a GPU neither applies.
+// now) and the CPU's fp32 vector peak at its reported clock. On a GPU neither applies. Where the
+// dense layers' GEMMs ran through the engine's dispatch (fp32 on the CPU), `dense_gemm` says how
+// much of the step they took and how fast they ran (per rank FLOPs; speed for the whole job).
 nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const RankRun& run, const TrainSummary& s,
                                 const Environment& env) {
   const double per_token =
@@ -71,6 +73,17 @@ nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const Rank
   if (vector > 0) {
     out["vector_peak_gflops"] = vector / 1e9;
     out["of_vector_peak"] = utilisation(per_token, s.tokens_per_sec, vector);
+  }
+  // What bounds it: MFU of the calibrated peak ≈ (the GEMMs' share of the step) × (their speed ÷
+  // that peak) × (model FLOPs ÷ GEMM FLOPs, which adds attention's products).
+  if (s.gemm_ms > 0 && s.step_time_ms > 0) {
+    const double gemm_flops_per_sec = world_size * s.gemm_flops / (s.gemm_ms / 1e3);
+    nlohmann::json gemm = {{"ms_per_step", s.gemm_ms},
+                           {"flops_per_step", s.gemm_flops},
+                           {"share_of_step", s.gemm_ms / s.step_time_ms},
+                           {"gflops", gemm_flops_per_sec / 1e9}};
+    if (calibrated > 0) gemm["of_calibrated_peak"] = gemm_flops_per_sec / calibrated;
+    out["dense_gemm"] = gemm;
   }
   return out;
 }

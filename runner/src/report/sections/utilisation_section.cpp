@@ -17,6 +17,45 @@ std::string share_cell(const Group& g, const std::string& metric) {
   return mean_std_cell(summarize(percents), 1);
 }
 
+std::string mean_std(const Group& g, const std::string& metric, int decimals) {
+  const auto values = g.sample(metric).values;
+  return values.empty() ? "-" : mean_std_cell(summarize(values), decimals);
+}
+
+// Where the engine timed its dense layers' GEMMs (mfu.dense_gemm): their share of the step and
+// their speed against the calibrated peak, the two factors of MFU. Empty when no result has them.
+std::string render_gemm_bound(const std::vector<const Group*>& training) {
+  MarkdownTable table({{"strategy"},
+                       {"ranks", Align::Right},
+                       {"configuration"},
+                       {"step ms", Align::Right},
+                       {"dense GEMMs ms", Align::Right},
+                       {"GEMMs' share of step %", Align::Right},
+                       {"GEMM GFLOP/s", Align::Right},
+                       {"GEMMs of calibrated peak %", Align::Right},
+                       {"MFU of calibrated peak %", Align::Right},
+                       {"n", Align::Right}});
+  int rows = 0;
+  for (const Group* g : training) {
+    if (g->sample("mfu.dense_gemm.share_of_step").values.empty()) continue;
+    table.add_row({g->strategy, std::to_string(g->ranks), g->label(), mean_std(*g, "step_time_ms", 2),
+                   mean_std(*g, "mfu.dense_gemm.ms_per_step", 2), share_cell(*g, "mfu.dense_gemm.share_of_step"),
+                   mean_std(*g, "mfu.dense_gemm.gflops", 1), share_cell(*g, "mfu.dense_gemm.of_calibrated_peak"),
+                   share_cell(*g, "mfu.of_calibrated_peak"), g->n_text()});
+    ++rows;
+  }
+  if (rows == 0) return "";
+  return fmt::format(
+      "### What bounds it\n\n{}\nThe engine times every GEMM of its dense layers (forward and both gradients, "
+      "in fp32 on the CPU) and counts its FLOPs: their time per step (the slowest rank's mean), that time's share "
+      "of the step, and their speed for the whole job against the calibrated peak. MFU of the calibrated peak ≈ "
+      "share × GEMMs' fraction of the peak × model FLOPs ÷ GEMM FLOPs (that last factor, a little above 1, adds "
+      "attention's products, which the attention kernel runs). A GEMM fraction well below 100 % says the BLAS "
+      "runs the model's shapes slower than the calibration's square product; a low share says the rest of the "
+      "step (attention, cross-entropy, layer norms, AdamW, exposed communication) takes the time.\n\n",
+      table.render());
+}
+
 }  // namespace
 
 std::string render_utilisation_section(const std::vector<const Group*>& training) {
@@ -51,11 +90,12 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
       "paper count them, without recomputation. Achieved = that × tokens/s. The calibrated peak is the engine's "
       "SGEMM measurement at launch (GFLOP/s per thread) × threads × ranks: what the BLAS reaches on this machine now; "
       "the vector peak is the CPU's fp32 FLOPs per cycle × its clock × the cores used. Cells are mean ± sample std "
-      "over the n repeats.{}\n\n",
+      "over the n repeats.{}\n\n{}",
       table.render(),
       below_fp32 ? " Both peaks are fp32's: a bf16 run whose GEMMs use the CPU's bf16 instructions (AVX512-BF16, AMX) "
                    "can pass 100 % of them."
-                 : "");
+                 : "",
+      render_gemm_bound(training));
 }
 
 }  // namespace mt

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <shared_mutex>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace at::native {
 // ATen's oneDNN matrix product (result = beta·result + alpha·mat1·mat2), exported by libtorch_cpu;
@@ -74,18 +76,8 @@ std::pair<torch::Tensor, torch::Tensor> operands(const GemmShape& s) {
   return {a, b};
 }
 
-double best_gflops(GemmBackend backend, const GemmShape& s) {
-  auto [a, b] = operands(s);
-  using Clock = std::chrono::steady_clock;
-  double best = 1e30;
-  // Two calls to warm up (oneDNN builds and caches its kernel at the first), then the best of five.
-  for (int call = 0; call < 7; ++call) {
-    const auto start = Clock::now();
-    auto c = dispatched_mm_on(backend, a, b);
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    if (call >= 2) best = std::min(best, seconds);
-  }
-  return 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / best / 1e9;
+double gflops(const GemmShape& s, double seconds) {
+  return 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) / seconds / 1e9;
 }
 
 }  // namespace
@@ -109,10 +101,24 @@ std::vector<GemmShape> linear_layer_shapes(int64_t tokens, int64_t in, int64_t o
 }
 
 GemmChoice measure_gemm_choice(const GemmShape& shape) {
+  auto [a, b] = operands(shape);
+  using Clock = std::chrono::steady_clock;
+  const GemmBackend backends[] = {GemmBackend::mkl, GemmBackend::onednn};
+  double best[] = {1e30, 1e30};
+  // The two backends take turns, call by call, so a load that comes or goes while they are
+  // measured slows both alike and the choice, a ratio, stays sound. Two rounds warm up (oneDNN
+  // builds and caches its kernel at its first call), then the best of five per backend.
+  for (int round = 0; round < 7; ++round)
+    for (int i = 0; i < 2; ++i) {
+      const auto start = Clock::now();
+      auto c = dispatched_mm_on(backends[i], a, b);
+      const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      if (round >= 2) best[i] = std::min(best[i], seconds);
+    }
   GemmChoice choice;
   choice.shape = shape;
-  choice.mkl_gflops = best_gflops(GemmBackend::mkl, shape);
-  choice.onednn_gflops = best_gflops(GemmBackend::onednn, shape);
+  choice.mkl_gflops = gflops(shape, best[0]);
+  choice.onednn_gflops = gflops(shape, best[1]);
   choice.backend = prefer_onednn(choice.mkl_gflops, choice.onednn_gflops) ? GemmBackend::onednn : GemmBackend::mkl;
   return choice;
 }
@@ -165,12 +171,55 @@ torch::Tensor dispatched_mm(const torch::Tensor& a, const torch::Tensor& b) {
   return tallied(shape, [&] { return dispatched_mm_on(gemm_backend_for(shape), a_, b_); });
 }
 
+namespace {
+
+std::shared_mutex registry_mutex;
+std::unordered_multiset<const c10::TensorImpl*>& accumulating_parameters() {
+  static std::unordered_multiset<const c10::TensorImpl*> parameters;
+  return parameters;
+}
+
+}  // namespace
+
+GradAccumulationInGemm::GradAccumulationInGemm(const std::vector<torch::Tensor>& parameters) {
+  std::unique_lock lock(registry_mutex);
+  for (const auto& p : parameters) {
+    parameters_.push_back(p.unsafeGetTensorImpl());
+    accumulating_parameters().insert(parameters_.back());
+  }
+}
+
+GradAccumulationInGemm::~GradAccumulationInGemm() {
+  std::unique_lock lock(registry_mutex);
+  for (const auto* p : parameters_) accumulating_parameters().erase(accumulating_parameters().find(p));
+}
+
+bool accumulates_grad_in_gemm(const torch::Tensor& parameter) {
+  std::shared_lock lock(registry_mutex);
+  return accumulating_parameters().count(parameter.unsafeGetTensorImpl()) > 0;
+}
+
 GemmTally gemm_tally() {
   return {static_cast<double>(tally_ns.load(std::memory_order_relaxed)) / 1e9,
           static_cast<double>(tally_flops.load(std::memory_order_relaxed))};
 }
 
 namespace {
+
+// dW = dyᵀ·x; added by MKL straight into w's .grad where w is registered for it (returning an
+// undefined tensor, which autograd's accumulator skips), else returned.
+torch::Tensor weight_gradient(const torch::Tensor& dy, const torch::Tensor& x, const torch::Tensor& w) {
+  const auto dy_t = dy.t();
+  const GemmShape shape = shape_of(dy_t, x);
+  if (!torch::GradMode::is_enabled() && gemm_backend_for(shape) == GemmBackend::mkl && accumulates_grad_in_gemm(w)) {
+    auto grad = w.grad();
+    if (grad.defined() && grad.is_contiguous() && grad.scalar_type() == dy.scalar_type()) {
+      tallied(shape, [&] { return grad.addmm_(dy_t, x); });
+      return {};
+    }
+  }
+  return dispatched_mm(dy_t, x);
+}
 
 struct DispatchedLinear : torch::autograd::Function<DispatchedLinear> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& w,
@@ -197,7 +246,7 @@ struct DispatchedLinear : torch::autograd::Function<DispatchedLinear> {
     const auto dy = grads[0].contiguous();
     torch::Tensor dx, dw, db;
     if (ctx->needs_input_grad(0)) dx = dispatched_mm(dy, w);
-    if (ctx->needs_input_grad(1)) dw = dispatched_mm(dy.t(), x);
+    if (ctx->needs_input_grad(1)) dw = weight_gradient(dy, x, w);
     if (ctx->saved_data["has_bias"].toBool() && ctx->needs_input_grad(2)) db = dy.sum(0);
     return {dx, dw, db};
   }

@@ -6,7 +6,10 @@
 // ready and the shared BucketReducer starts its asynchronous all-reduce; the micro-batch's
 // backward ends by waiting for all of them. A world-size-1 run is a valid DDP run that skips
 // communication entirely.
+#include <optional>
+
 #include "core/comm/communicator.h"
+#include "training/model/gemm_backend.h"
 #include "training/strategy/bucket_reducer.h"
 #include "training/strategy/buckets.h"
 #include "training/strategy/grad_hooks.h"
@@ -45,6 +48,7 @@ class Ddp final : public Strategy {
       flat_.push_back(flat);
       reducer_.add_bucket({[this, b] { return flat_[b]; }, {}, {}});
     }
+    gemm_accumulation_.emplace(parameters_);  // every .grad is a bucket view for the whole run
   }
 
   std::vector<torch::Tensor> optimizer_parameters() override { return parameters_; }
@@ -146,6 +150,7 @@ class Ddp final : public Strategy {
   torch::Tensor checkpoint_slice_;  // this rank's 1/N of the parameters, as saved and restored
   std::vector<std::size_t> pending_;
   GradHooks hooks_;
+  std::optional<GradAccumulationInGemm> gemm_accumulation_;
 };
 
 }  // namespace

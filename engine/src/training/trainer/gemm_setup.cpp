@@ -26,9 +26,11 @@ std::vector<GemmShape> model_shapes(const TrainConfig& c) {
 }
 
 // "mkl_gflops onednn_gflops" for `shape` on this CPU, library and thread count: measured once, kept.
+// The key names the method: speeds measured one backend after the other (before the backends
+// took turns) could be skewed by a load that came or went between them, and are not reused.
 std::string measured_speeds(const GemmShape& shape, const std::string& cpu_model, int threads) {
-  const std::string key =
-      fmt::format("gemm backends|libtorch {}|{}|{} threads|{}", TORCH_VERSION, cpu_model, threads, shape.text());
+  const std::string key = fmt::format("gemm backends, interleaved|libtorch {}|{}|{} threads|{}", TORCH_VERSION,
+                                      cpu_model, threads, shape.text());
   return remembered_fact(key, [&] {
     const GemmChoice c = measure_gemm_choice(shape);
     return fmt::format("{:.6g} {:.6g}", c.mkl_gflops, c.onednn_gflops);

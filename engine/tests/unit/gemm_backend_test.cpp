@@ -5,16 +5,11 @@
 #include "torch_doctest.h"
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <utility>
 
-#include <torch/csrc/autograd/function_hook.h>
-#include <torch/csrc/autograd/variable.h>
-
 #include "float_bounds.h"
 #include "training/model/gemm_backend.h"
-#include "training/strategy/grad_hooks.h"
 
 namespace {
 
@@ -36,18 +31,6 @@ double worst_product_error(const torch::Tensor& c, const torch::Tensor& a, const
 struct Pinned {
   explicit Pinned(GemmBackend b) { mt::pin_gemm_backend(b); }
   ~Pinned() { mt::pin_gemm_backend(std::nullopt); }
-};
-
-// Counts the runs of a parameter's gradient accumulator, and those that had a gradient to add.
-struct AccumulatorRuns final : torch::autograd::FunctionPreHook {
-  AccumulatorRuns(int& runs, int& with_gradient) : runs_(runs), with_gradient_(with_gradient) {}
-  torch::autograd::variable_list operator()(const torch::autograd::variable_list& inputs) override {
-    ++runs_;
-    if (inputs.at(0).defined()) ++with_gradient_;
-    return inputs;
-  }
-  int& runs_;
-  int& with_gradient_;
 };
 
 }  // namespace
@@ -144,50 +127,4 @@ TEST_CASE("gemm backends: the table decides per shape, a pin overrides it, names
   CHECK(mt::parse_gemm_backend("onednn") == GemmBackend::onednn);
   CHECK(mt::parse_gemm_backend("mkl") == GemmBackend::mkl);
   CHECK_FALSE(mt::parse_gemm_backend("blas").has_value());
-}
-
-TEST_CASE("gemm backends: a registered weight's gradient is added by its GEMM into .grad, in place") {
-  torch::manual_seed(7);
-  const auto x0 = torch::randn({2, 24, 32}), w0 = torch::randn({40, 32}) * 0.1, grad_out = torch::randn({2, 24, 40});
-  const auto earlier = torch::randn({40, 32});  // what .grad holds already: an earlier micro-batch's sum
-  const auto g = grad_out.reshape({-1, 40}).to(torch::kDouble), x64 = x0.reshape({-1, 32}).to(torch::kDouble);
-  const auto expected = earlier.to(torch::kDouble) + g.t().mm(x64);
-  // 48 products and the earlier value summed in float32.
-  const auto bound = 49 * kFloatEps * (g.abs().t().mm(x64.abs()) + earlier.to(torch::kDouble).abs()) + 1e-30;
-  struct Case {
-    bool registered;
-    GemmBackend backend;
-    bool added_by_gemm;  // else returned to autograd, which adds it
-  };
-  for (const Case c : {Case{true, GemmBackend::mkl, true}, Case{true, GemmBackend::onednn, false},
-                       Case{false, GemmBackend::mkl, false}}) {
-    const std::string name = mt::gemm_backend_name(c.backend);
-    CAPTURE(name);
-    CAPTURE(c.registered);
-    Pinned pinned(c.backend);
-    auto x = x0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true);
-    auto buffer = earlier.clone();
-    w.mutable_grad() = buffer;  // as a strategy's bucket view
-    int runs = 0, with_gradient = 0, ready = 0;
-    // The variable holds its accumulator weakly: kept here, it is the one backward runs.
-    const auto accumulator = torch::autograd::impl::grad_accumulator(w);
-    accumulator->add_pre_hook(std::make_unique<AccumulatorRuns>(runs, with_gradient));
-    mt::GradHooks hooks;
-    hooks.after_accumulate(w, [&ready] { ++ready; });
-    std::optional<mt::GradAccumulationInGemm> registration;
-    if (c.registered) registration.emplace(std::vector<torch::Tensor>{w});
-    CHECK(mt::accumulates_grad_in_gemm(w) == c.registered);
-    const mt::GemmTally before = mt::gemm_tally();
-    mt::dispatched_linear(x, w, torch::Tensor()).backward(grad_out);
-    // Either way the three products are tallied, the gradient lands in the same buffer, summed
-    // with what it held, and the accumulator runs once: a hook after it (a bucket's readiness) fires.
-    CHECK(mt::gemm_tally().flops - before.flops == 3 * 2.0 * 48 * 40 * 32);
-    CHECK(w.grad().data_ptr() == buffer.data_ptr());
-    CHECK(worst_error_ratio(w.grad(), expected, bound) <= 1.0);
-    CHECK(runs == 1);
-    CHECK(ready == 1);
-    // Only the GEMM's own addition leaves the accumulator nothing to add.
-    CHECK(with_gradient == (c.added_by_gemm ? 0 : 1));
-  }
-  CHECK_FALSE(mt::accumulates_grad_in_gemm(torch::zeros({1})));
 }

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <shared_mutex>
 #include <stdexcept>
-#include <unordered_set>
+
+#include "training/model/grad_in_place.h"
 
 namespace at::native {
 // ATen's oneDNN matrix product (result = beta·result + alpha·mat1·mat2), exported by libtorch_cpu;
@@ -171,34 +171,6 @@ torch::Tensor dispatched_mm(const torch::Tensor& a, const torch::Tensor& b) {
   return tallied(shape, [&] { return dispatched_mm_on(gemm_backend_for(shape), a_, b_); });
 }
 
-namespace {
-
-std::shared_mutex registry_mutex;
-std::unordered_multiset<const c10::TensorImpl*>& accumulating_parameters() {
-  static std::unordered_multiset<const c10::TensorImpl*> parameters;
-  return parameters;
-}
-
-}  // namespace
-
-GradAccumulationInGemm::GradAccumulationInGemm(const std::vector<torch::Tensor>& parameters) {
-  std::unique_lock lock(registry_mutex);
-  for (const auto& p : parameters) {
-    parameters_.push_back(p.unsafeGetTensorImpl());
-    accumulating_parameters().insert(parameters_.back());
-  }
-}
-
-GradAccumulationInGemm::~GradAccumulationInGemm() {
-  std::unique_lock lock(registry_mutex);
-  for (const auto* p : parameters_) accumulating_parameters().erase(accumulating_parameters().find(p));
-}
-
-bool accumulates_grad_in_gemm(const torch::Tensor& parameter) {
-  std::shared_lock lock(registry_mutex);
-  return accumulating_parameters().count(parameter.unsafeGetTensorImpl()) > 0;
-}
-
 GemmTally gemm_tally() {
   return {static_cast<double>(tally_ns.load(std::memory_order_relaxed)) / 1e9,
           static_cast<double>(tally_flops.load(std::memory_order_relaxed))};
@@ -207,17 +179,16 @@ GemmTally gemm_tally() {
 namespace {
 
 // dW = dyᵀ·x; added by MKL straight into w's .grad where w is registered for it (returning an
-// undefined tensor, which autograd's accumulator skips), else returned.
+// undefined tensor, which autograd's accumulator skips), else returned. oneDNN's linear op has
+// no accumulating form: products chosen for it return their gradient.
 torch::Tensor weight_gradient(const torch::Tensor& dy, const torch::Tensor& x, const torch::Tensor& w) {
   const auto dy_t = dy.t();
   const GemmShape shape = shape_of(dy_t, x);
-  if (!torch::GradMode::is_enabled() && gemm_backend_for(shape) == GemmBackend::mkl && accumulates_grad_in_gemm(w)) {
-    auto grad = w.grad();
-    if (grad.defined() && grad.is_contiguous() && grad.scalar_type() == dy.scalar_type()) {
+  if (gemm_backend_for(shape) == GemmBackend::mkl)
+    if (auto grad = grad_to_accumulate_into(w, dy.scalar_type()); grad.defined()) {
       tallied(shape, [&] { return grad.addmm_(dy_t, x); });
       return {};
     }
-  }
   return dispatched_mm(dy_t, x);
 }
 

@@ -72,25 +72,6 @@ torch::Tensor onednn_mm_through_linear_op(const torch::Tensor& a, const torch::T
 // chosen backend. fp32 only; callers under bf16 autocast use torch::linear.
 torch::Tensor dispatched_linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 
-// Parameters whose weight gradient the GEMM adds straight into .grad (MKL's beta = 1) instead of
-// returning it for autograd to add: one pass over the gradient and one temporary fewer a product.
-// A strategy registers the parameters whose .grad is a buffer that stays in place through
-// backward and that nothing reads between the product and the accumulation (DDP's bucket views,
-// ZeRO-1's resident gradients). Autograd still runs each parameter's accumulator, with nothing
-// left to add, so hooks on it (a bucket's readiness) fire as before. Products chosen for oneDNN,
-// whose linear op cannot accumulate, return their gradient as usual. Lasts as long as the object.
-class GradAccumulationInGemm {
- public:
-  explicit GradAccumulationInGemm(const std::vector<torch::Tensor>& parameters);
-  ~GradAccumulationInGemm();
-  GradAccumulationInGemm(const GradAccumulationInGemm&) = delete;
-  GradAccumulationInGemm& operator=(const GradAccumulationInGemm&) = delete;
-
- private:
-  std::vector<const c10::TensorImpl*> parameters_;
-};
-bool accumulates_grad_in_gemm(const torch::Tensor& parameter);
-
 // Running totals over the products dense layers ran through dispatched_linear (forward, with the
 // bias MKL fuses into it, and both gradients; the start-up measurement is not counted), in this
 // process. The trainer takes their growth over a step: how long the step's GEMMs took and at what

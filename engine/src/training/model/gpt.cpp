@@ -3,6 +3,7 @@
 #include "training/model/bf16_emulation.h"
 #include "training/model/causal_attention.h"
 #include "training/model/cross_entropy.h"
+#include "training/model/embedding.h"
 #include "training/model/gelu.h"
 #include "training/model/gemm_backend.h"
 
@@ -96,7 +97,8 @@ std::vector<torch::Tensor> GptImpl::root_parameters() {
 torch::Tensor GptImpl::forward(const torch::Tensor& inputs) {
   const int64_t seq = inputs.size(1);
   auto positions = torch::arange(seq, torch::TensorOptions().dtype(torch::kLong));
-  auto x = token_embedding_(inputs) + position_embedding_(positions);
+  auto x =
+      embedding_lookup(token_embedding_->weight, inputs) + embedding_lookup(position_embedding_->weight, positions);
   x = torch::dropout(x, config_.dropout, is_training());
   for (std::size_t i = 0; i < blocks_->size(); ++i) {
     Block block(std::dynamic_pointer_cast<BlockImpl>(blocks_->ptr(i)));

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "core/comm/communicator.h"
-#include "training/model/gemm_backend.h"
+#include "training/model/grad_in_place.h"
 #include "training/strategy/bucket_reducer.h"
 #include "training/strategy/buckets.h"
 #include "training/strategy/grad_hooks.h"
@@ -48,7 +48,7 @@ class Ddp final : public Strategy {
       flat_.push_back(flat);
       reducer_.add_bucket({[this, b] { return flat_[b]; }, {}, {}});
     }
-    gemm_accumulation_.emplace(parameters_);  // every .grad is a bucket view for the whole run
+    grads_in_place_.emplace(parameters_);  // every .grad is a bucket view for the whole run
   }
 
   std::vector<torch::Tensor> optimizer_parameters() override { return parameters_; }
@@ -150,7 +150,7 @@ class Ddp final : public Strategy {
   torch::Tensor checkpoint_slice_;  // this rank's 1/N of the parameters, as saved and restored
   std::vector<std::size_t> pending_;
   GradHooks hooks_;
-  std::optional<GradAccumulationInGemm> gemm_accumulation_;
+  std::optional<GradsAccumulatedInPlace> grads_in_place_;
 };
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "core/comm/communicator.h"
-#include "training/model/gemm_backend.h"
+#include "training/model/grad_in_place.h"
 #include "training/strategy/bucket_reducer.h"
 #include "training/strategy/buckets.h"
 #include "training/strategy/flat_unit.h"
@@ -63,7 +63,7 @@ class Zero final : public Strategy {
     }
     // Stage 1 keeps every full gradient in place for the whole run; stage 2 allocates them as
     // backward reaches them, after the products that would add into them.
-    if (stage_ == 1) gemm_accumulation_.emplace(parameters);
+    if (stage_ == 1) grads_in_place_.emplace(parameters);
   }
 
   std::vector<torch::Tensor> optimizer_parameters() override { return shard_parameters(units_); }
@@ -134,7 +134,7 @@ class Zero final : public Strategy {
   std::vector<std::unique_ptr<FlatUnit>> units_;
   std::vector<std::size_t> pending_;
   GradHooks hooks_;
-  std::optional<GradAccumulationInGemm> gemm_accumulation_;
+  std::optional<GradsAccumulatedInPlace> grads_in_place_;
   int64_t held_gradient_bytes_ = 0;  // gradient bytes live at the end of a micro-batch
 };
 

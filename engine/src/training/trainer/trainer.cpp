@@ -28,6 +28,7 @@
 #include "training/device/device_runtime.h"
 #include "training/faults/faults.h"
 #include "training/optim/fused_adamw.h"
+#include "training/optim/grad_norm.h"
 #include "training/optim/lr_schedule.h"
 #include "core/job/input_error.h"
 #include "core/job/memory_check.h"
@@ -43,17 +44,6 @@ CollectiveCounts per_step(const CollectiveCounts& before, const CollectiveCounts
                     CollectiveKind::broadcast, CollectiveKind::all_to_all})
     d[kind] /= steps;
   return d;
-}
-
-// Sum of squared gradient norms, as a double scalar on the gradients' device: one fused pass (no
-// squared temporaries), accumulated in double so many small tensors do not lose precision, and
-// no host sync here.
-torch::Tensor squared_norm(const std::vector<torch::Tensor>& tensors, const torch::Device& device) {
-  std::vector<torch::Tensor> grads;
-  for (const auto& t : tensors)
-    if (t.grad().defined()) grads.push_back(t.grad());
-  if (grads.empty()) return torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
-  return torch::stack(at::_foreach_norm(grads)).to(torch::kDouble).pow(2).sum();
 }
 
 // bf16 compute with fp32 master weights: autocast runs matmuls in bf16 while parameters,
@@ -303,8 +293,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     // This rank's loss and squared gradient norm reach the host in one transfer, then one scalar
     // reduction serves the health check and the global gradient norm: shards are disjoint, so
     // their squared norms add; replicated gradients are identical on every rank.
-    const auto local =
-        torch::stack({loss_sum.to(torch::kDouble), squared_norm(optimized, runtime->device())}).to(torch::kCPU);
+    const auto local = torch::stack({loss_sum.to(torch::kDouble), squared_gradient_norm(optimized, runtime->device())})
+                           .to(torch::kCPU);
     const double local_loss = local[0].item<double>(), local_norm_sq = local[1].item<double>();
     std::vector<double> sums = {local_loss, strategy->sharded_optimizer() ? local_norm_sq : 0.0};
     control.sum(sums);

@@ -34,11 +34,7 @@ struct Gelu {
     return x * cdf;
   }
 
-  static MT_SIMD_INLINE F backward(F x, F dy) {
-    F cdf, pdf;
-    cdf_and_pdf(x, cdf, pdf);
-    return dy * (cdf + x * pdf);
-  }
+  static MT_SIMD_INLINE F derivative(F x, F cdf, F pdf) { return cdf + x * pdf; }
 
   static MT_SIMD_INLINE void forward_range(const float* x, float* y, int64_t n) {
     int64_t i = 0;
@@ -46,25 +42,36 @@ struct Gelu {
     if (i < n) S::store_partial(y + i, forward(S::load_partial(x + i, n - i, 0.0f)), n - i);
   }
 
-  static MT_SIMD_INLINE void backward_range(const float* x, const float* dy, float* dx, int64_t n) {
+  static MT_SIMD_INLINE void with_derivative(const float* x, float* y, float* dydx, int64_t i, int64_t count) {
+    const F v = count == Lanes ? S::load(x + i) : S::load_partial(x + i, count, 0.0f);
+    F cdf, pdf;
+    cdf_and_pdf(v, cdf, pdf);
+    if (count == Lanes) {
+      S::store(y + i, v * cdf);
+      S::store(dydx + i, derivative(v, cdf, pdf));
+    } else {
+      S::store_partial(y + i, v * cdf, count);
+      S::store_partial(dydx + i, derivative(v, cdf, pdf), count);
+    }
+  }
+
+  static MT_SIMD_INLINE void forward_with_derivative_range(const float* x, float* y, float* dydx, int64_t n) {
     int64_t i = 0;
-    for (; i + Lanes <= n; i += Lanes) S::store(dx + i, backward(S::load(x + i), S::load(dy + i)));
-    if (i < n)
-      S::store_partial(dx + i, backward(S::load_partial(x + i, n - i, 0.0f), S::load_partial(dy + i, n - i, 0.0f)),
-                       n - i);
+    for (; i + Lanes <= n; i += Lanes) with_derivative(x, y, dydx, i, Lanes);
+    if (i < n) with_derivative(x, y, dydx, i, n - i);
   }
 };
 
 MT_TARGET_X86_64_V3 void gelu_forward_v3(const float* x, float* y, int64_t n) { Gelu<8>::forward_range(x, y, n); }
 
-MT_TARGET_X86_64_V3 void gelu_backward_v3(const float* x, const float* dy, float* dx, int64_t n) {
-  Gelu<8>::backward_range(x, dy, dx, n);
+MT_TARGET_X86_64_V3 void gelu_with_derivative_v3(const float* x, float* y, float* dydx, int64_t n) {
+  Gelu<8>::forward_with_derivative_range(x, y, dydx, n);
 }
 
 MT_TARGET_X86_64_V4 void gelu_forward_v4(const float* x, float* y, int64_t n) { Gelu<16>::forward_range(x, y, n); }
 
-MT_TARGET_X86_64_V4 void gelu_backward_v4(const float* x, const float* dy, float* dx, int64_t n) {
-  Gelu<16>::backward_range(x, dy, dx, n);
+MT_TARGET_X86_64_V4 void gelu_with_derivative_v4(const float* x, float* y, float* dydx, int64_t n) {
+  Gelu<16>::forward_with_derivative_range(x, y, dydx, n);
 }
 
 }  // namespace
@@ -77,11 +84,11 @@ void gelu_forward(const float* x, float* y, int64_t n) {
   }
 }
 
-void gelu_backward(const float* x, const float* dy, float* dx, int64_t n) {
+void gelu_forward_with_derivative(const float* x, float* y, float* dydx, int64_t n) {
   switch (kernel_isa()) {
-    case KernelIsa::x86_64_v4: return gelu_backward_v4(x, dy, dx, n);
-    case KernelIsa::x86_64_v3: return gelu_backward_v3(x, dy, dx, n);
-    case KernelIsa::baseline: return Gelu<4>::backward_range(x, dy, dx, n);
+    case KernelIsa::x86_64_v4: return gelu_with_derivative_v4(x, y, dydx, n);
+    case KernelIsa::x86_64_v3: return gelu_with_derivative_v3(x, y, dydx, n);
+    case KernelIsa::baseline: return Gelu<4>::forward_with_derivative_range(x, y, dydx, n);
   }
 }
 

@@ -1,6 +1,7 @@
-// Exact (erf) GELU on raw float arrays, forward and backward, vectorised by hand. The backward
-// shares one exponential between the erf and the Gaussian density. Callers split the range
-// across threads.
+// Exact (erf) GELU on raw float arrays, vectorised by hand. The derivative comes out of the same
+// pass as the value (one exponential serves the erf and the Gaussian density), so a training
+// forward keeps the derivative instead of the input and the backward is one multiplication.
+// Callers split the range across threads.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@ namespace mt {
 // y = x · Φ(x), Φ the standard normal CDF.
 void gelu_forward(const float* x, float* y, int64_t n);
 
-// dx = dy · (Φ(x) + x · φ(x)), φ the standard normal density.
-void gelu_backward(const float* x, const float* dy, float* dx, int64_t n);
+// y = x · Φ(x) and dydx = Φ(x) + x · φ(x), φ the standard normal density.
+void gelu_forward_with_derivative(const float* x, float* y, float* dydx, int64_t n);
 
 }  // namespace mt

@@ -56,10 +56,34 @@ TEST_CASE("fused cross-entropy matches log_softmax + nll_loss in value and gradi
       CAPTURE(std::string(mt::kernel_isa_name(isa)));
       CAPTURE(vocab);
       mt::KernelIsaOverride pin(isa);
-      const auto fused = loss_and_grad(logits, targets, mt::softmax_cross_entropy);
+      const auto fused =
+          loss_and_grad(logits, targets, [](auto& x, auto& t) { return mt::softmax_cross_entropy(x, t); });
       CHECK(worst_error_ratio(fused.loss, expected.loss, loss_tolerance) <= 1.0);
       CHECK(worst_error_ratio(fused.grad, expected.grad, grad_tolerance) <= 1.0);
     }
+  }
+}
+
+TEST_CASE("fused cross-entropy's gradient may take the logits' place: the same values, no new buffer") {
+  torch::manual_seed(9);
+  const auto logits = torch::randn({40, 300}) * 3;
+  const auto targets = torch::randint(0, 300, {40}, torch::kLong);
+  for (auto isa : mt::runnable_kernel_isas()) {
+    CAPTURE(std::string(mt::kernel_isa_name(isa)));
+    mt::KernelIsaOverride pin(isa);
+    auto kept_input = logits.clone().requires_grad_(true);
+    auto kept = kept_input * 1.0f;  // a non-leaf, as the model's logits are
+    kept.retain_grad();
+    (mt::softmax_cross_entropy(kept, targets) * 3.0).backward();
+    CHECK(torch::equal(kept.detach(), logits));  // kept: untouched
+
+    auto reused_input = logits.clone().requires_grad_(true);
+    auto reused = reused_input * 1.0f;
+    reused.retain_grad();
+    (mt::softmax_cross_entropy(reused, targets, mt::LogitsAfterBackward::overwritten) * 3.0).backward();
+    CHECK(torch::equal(reused.grad(), kept.grad()));    // the same kernel, the same values
+    CHECK(torch::equal(reused.detach(), kept.grad()));  // written over the logits
+    CHECK(torch::equal(reused_input.grad(), kept_input.grad()));
   }
 }
 

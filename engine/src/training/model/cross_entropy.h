@@ -8,9 +8,16 @@
 
 namespace mt {
 
+// What becomes of the logits once backward has run: kept as they were, or overwritten by their
+// gradient (the same shape), which spares allocating and first touching a buffer as large as
+// the logits (16 MiB for the 23.2M model, 4 of its 5.8 ms of cross-entropy backward). Only for
+// a caller that reads neither the logits nor a view of them after backward.
+enum class LogitsAfterBackward { kept, overwritten };
+
 // logits [N, V] (fp32 on CPU takes the fused path; anything else the composite), targets [N]
 // class indices -> 0-dim mean loss. Same value and gradient as
 // torch::nn::functional::cross_entropy up to float rounding.
-torch::Tensor softmax_cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets);
+torch::Tensor softmax_cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets,
+                                    LogitsAfterBackward after = LogitsAfterBackward::kept);
 
 }  // namespace mt

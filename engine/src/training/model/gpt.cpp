@@ -110,8 +110,9 @@ torch::Tensor GptImpl::forward(const torch::Tensor& inputs) {
 }
 
 torch::Tensor GptImpl::loss(const torch::Tensor& inputs, const torch::Tensor& targets) {
-  auto logits = forward(inputs);
-  return softmax_cross_entropy(logits.view({-1, config_.vocab_size}), targets.reshape({-1}));
+  // The logits never leave this function, so their gradient may take their place.
+  return softmax_cross_entropy(forward(inputs).view({-1, config_.vocab_size}), targets.reshape({-1}),
+                               LogitsAfterBackward::overwritten);
 }
 
 Gpt make_gpt(const ModelConfig& config, uint64_t seed) {

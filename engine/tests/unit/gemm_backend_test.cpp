@@ -9,12 +9,14 @@
 #include <utility>
 
 #include "float_bounds.h"
+#include "pinned_gemm_backend.h"
 #include "training/model/gemm_backend.h"
 
 namespace {
 
 using mt::GemmBackend;
 using mt::testing::kFloatEps;
+using mt::testing::PinnedGemmBackend;
 using mt::testing::worst_error_ratio;
 
 // The bound for C = A·B computed in float32, from float64 copies of the operands.
@@ -26,12 +28,6 @@ torch::Tensor product_bound(const torch::Tensor& a, const torch::Tensor& b) {
 double worst_product_error(const torch::Tensor& c, const torch::Tensor& a, const torch::Tensor& b) {
   return worst_error_ratio(c, a.to(torch::kDouble).mm(b.to(torch::kDouble)), product_bound(a, b));
 }
-
-// Pins a backend while alive.
-struct Pinned {
-  explicit Pinned(GemmBackend b) { mt::pin_gemm_backend(b); }
-  ~Pinned() { mt::pin_gemm_backend(std::nullopt); }
-};
 
 }  // namespace
 
@@ -77,7 +73,7 @@ TEST_CASE("gemm backends: a dense layer's output and gradients match ATen's line
       const std::string name = mt::gemm_backend_name(backend);
       CAPTURE(name);
       CAPTURE(with_bias);
-      Pinned pinned(backend);
+      PinnedGemmBackend pinned(backend);
       REQUIRE(mt::gemm_dispatch_active());
       auto x = x0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true),
            b = b0.clone().requires_grad_(true);
@@ -117,7 +113,7 @@ TEST_CASE("gemm backends: the table decides per shape, a pin overrides it, names
   CHECK(mt::gemm_backend_for(shapes[0]) == GemmBackend::onednn);
   CHECK(mt::gemm_backend_for(shapes[1]) == GemmBackend::mkl);  // not in the table
   {
-    Pinned pinned(GemmBackend::mkl);
+    PinnedGemmBackend pinned(GemmBackend::mkl);
     CHECK(mt::gemm_backend_for(shapes[0]) == GemmBackend::mkl);
   }
   mt::set_gemm_choices({});

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "float_bounds.h"
+#include "pinned_gemm_backend.h"
 #include "training/model/embedding.h"
 #include "training/model/gemm_backend.h"
 #include "training/model/grad_in_place.h"
@@ -22,6 +23,7 @@ namespace {
 
 using mt::GemmBackend;
 using mt::testing::kFloatEps;
+using mt::testing::PinnedGemmBackend;
 using mt::testing::worst_error_ratio;
 
 // Counts the runs of a parameter's gradient accumulator, those that had a gradient to add, and a
@@ -54,11 +56,6 @@ torch::Tensor in_backward(F f, const torch::Tensor& parameter) {
   return f(parameter, torch::kFloat);
 }
 
-struct Pinned {
-  explicit Pinned(GemmBackend b) { mt::pin_gemm_backend(b); }
-  ~Pinned() { mt::pin_gemm_backend(std::nullopt); }
-};
-
 }  // namespace
 
 TEST_CASE("in place: a registered weight's gradient is added by its GEMM into .grad") {
@@ -79,7 +76,7 @@ TEST_CASE("in place: a registered weight's gradient is added by its GEMM into .g
     const std::string name = mt::gemm_backend_name(c.backend);
     CAPTURE(name);
     CAPTURE(c.registered);
-    Pinned pinned(c.backend);
+    PinnedGemmBackend pinned(c.backend);
     auto x = x0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true);
     auto buffer = earlier.clone();
     w.mutable_grad() = buffer;  // as a strategy's bucket view

@@ -34,24 +34,24 @@ struct Gelu {
     return x * cdf;
   }
 
-  static MT_SIMD_INLINE F derivative(F x, F cdf, F pdf) { return cdf + x * pdf; }
-
   static MT_SIMD_INLINE void forward_range(const float* x, float* y, int64_t n) {
     int64_t i = 0;
     for (; i + Lanes <= n; i += Lanes) S::store(y + i, forward(S::load(x + i)));
     if (i < n) S::store_partial(y + i, forward(S::load_partial(x + i, n - i, 0.0f)), n - i);
   }
 
+  // `count` elements from i: a whole vector, or the tail.
   static MT_SIMD_INLINE void with_derivative(const float* x, float* y, float* dydx, int64_t i, int64_t count) {
     const F v = count == Lanes ? S::load(x + i) : S::load_partial(x + i, count, 0.0f);
     F cdf, pdf;
     cdf_and_pdf(v, cdf, pdf);
+    const F value = v * cdf, slope = cdf + v * pdf;
     if (count == Lanes) {
-      S::store(y + i, v * cdf);
-      S::store(dydx + i, derivative(v, cdf, pdf));
+      S::store(y + i, value);
+      S::store(dydx + i, slope);
     } else {
-      S::store_partial(y + i, v * cdf, count);
-      S::store_partial(dydx + i, derivative(v, cdf, pdf), count);
+      S::store_partial(y + i, value, count);
+      S::store_partial(dydx + i, slope, count);
     }
   }
 

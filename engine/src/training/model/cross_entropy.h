@@ -9,9 +9,10 @@
 namespace mt {
 
 // What becomes of the logits once backward has run: kept as they were, or overwritten by their
-// gradient (the same shape), which spares allocating and first touching a buffer as large as
-// the logits (16 MiB for the 23.2M model, 4 of its 5.8 ms of cross-entropy backward). Only for
-// a caller that reads neither the logits nor a view of them after backward.
+// gradient (the same shape), which spares a buffer as large as the logits (16 MiB for the 23.2M
+// model, whose cross-entropy backward went from 5.8 ms to under 1.4 ms a step in the profiler's
+// operator table). Only for a caller that reads neither the logits nor a view of them after
+// backward.
 enum class LogitsAfterBackward { kept, overwritten };
 
 // logits [N, V] (fp32 on CPU takes the fused path; anything else the composite), targets [N]

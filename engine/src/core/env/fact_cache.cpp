@@ -26,31 +26,44 @@ std::uint64_t fnv1a64(const std::string& text) {
   return h;
 }
 
+std::filesystem::path fact_file(const std::string& key) {
+  const std::filesystem::path dir = cache_dir();
+  return dir.empty() ? dir : dir / fmt::format("fact-{:016x}", fnv1a64(key));
+}
+
 }  // namespace
 
-std::string remembered_fact(const std::string& key, const std::function<std::string()>& learn) {
-  const std::filesystem::path dir = cache_dir();
-  const std::filesystem::path file = dir.empty() ? dir : dir / fmt::format("fact-{:016x}", fnv1a64(key));
-  if (!file.empty()) {
-    std::ifstream in(file);
-    std::string stored_key, value;
-    // The file repeats its key: a hash collision or a damaged file is learned again.
-    if (std::getline(in, stored_key) && stored_key == key && std::getline(in, value) && !value.empty()) return value;
-  }
-  const std::string value = learn();
+std::optional<std::string> recalled_fact(const std::string& key) {
+  const std::filesystem::path file = fact_file(key);
+  if (file.empty()) return std::nullopt;
+  std::ifstream in(file);
+  std::string stored_key, value;
+  // The file repeats its key: a hash collision or a damaged file is learned again.
+  if (std::getline(in, stored_key) && stored_key == key && std::getline(in, value) && !value.empty()) return value;
+  return std::nullopt;
+}
+
+void keep_fact(const std::string& key, const std::string& value) {
+  const std::filesystem::path file = fact_file(key);
   if (file.empty() || value.empty() || key.find('\n') != std::string::npos || value.find('\n') != std::string::npos)
-    return value;
+    return;
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  std::filesystem::create_directories(file.parent_path(), ec);
   // Ranks of one job learn at once: each writes its own file and renames it into place.
   const std::filesystem::path temporary = file.string() + fmt::format(".{}.tmp", ::getpid());
   {
     std::ofstream out(temporary);
     out << key << '\n' << value << '\n';
-    if (!out) return value;
+    if (!out) return;
   }
   std::filesystem::rename(temporary, file, ec);
   if (ec) std::filesystem::remove(temporary, ec);
+}
+
+std::string remembered_fact(const std::string& key, const std::function<std::string()>& learn) {
+  if (auto known = recalled_fact(key)) return *known;
+  const std::string value = learn();
+  keep_fact(key, value);
   return value;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace mt {
@@ -14,5 +15,10 @@ namespace mt {
 // `learn` and kept (an empty answer is not kept). The cache is $MT_CACHE_DIR, else
 // $XDG_CACHE_HOME/mtengine, else $HOME/.cache/mtengine; an unwritable cache only costs the time.
 std::string remembered_fact(const std::string& key, const std::function<std::string()>& learn);
+
+// The two halves of remembered_fact, for a caller that decides after learning whether the answer
+// deserves keeping (a speed measured while the machine was busy does not).
+std::optional<std::string> recalled_fact(const std::string& key);
+void keep_fact(const std::string& key, const std::string& value);
 
 }  // namespace mt

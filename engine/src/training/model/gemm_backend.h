@@ -33,6 +33,7 @@ struct GemmChoice {
   GemmBackend backend = GemmBackend::mkl;
   double mkl_gflops = 0, onednn_gflops = 0;  // as measured when the choice was made
   bool pinned = false;                       // set by --gemm-backend, not by the measurement
+  std::string measured_on_busy_machine;      // why the speeds were not kept, where they were not
 };
 
 // The three products of y = x·Wᵀ (+ b) on `tokens` rows of `in` features into `out`: forward

@@ -4,9 +4,13 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
+#include <thread>
+#include <utility>
 
 #include "core/env/cpu_info.h"
+#include "core/env/cpu_window.h"
 #include "core/env/fact_cache.h"
 #include "training/model/gemm_backend.h"
 
@@ -25,16 +29,43 @@ std::vector<GemmShape> model_shapes(const TrainConfig& c) {
   return shapes;
 }
 
-// "mkl_gflops onednn_gflops" for `shape` on this CPU, library and thread count: measured once, kept.
-// The key names the method: speeds measured one backend after the other (before the backends
-// took turns) could be skewed by a load that came or went between them, and are not reused.
-std::string measured_speeds(const GemmShape& shape, const std::string& cpu_model, int threads) {
-  const std::string key = fmt::format("gemm backends, interleaved|libtorch {}|{}|{} threads|{}", TORCH_VERSION,
-                                      cpu_model, threads, shape.text());
-  return remembered_fact(key, [&] {
-    const GemmChoice c = measure_gemm_choice(shape);
-    return fmt::format("{:.6g} {:.6g}", c.mkl_gflops, c.onednn_gflops);
-  });
+// Names the method, so that answers measured another way are not reused: one backend after the
+// other (a load that came or went between them skewed the ratio), or without checking that the
+// machine was quiet (the answers kept the load's slowness for good).
+std::string speeds_key(const GemmShape& shape, const std::string& cpu_model, int threads) {
+  return fmt::format("gemm backends, interleaved, quiet|libtorch {}|{}|{} threads|{}", TORCH_VERSION, cpu_model,
+                     threads, shape.text());
+}
+
+// "mkl_gflops onednn_gflops" per shape, from what this CPU measured before at this thread count or
+// measured now. A measurement is kept only where the machine was quiet while it ran; on a busy
+// machine it is taken again (three tries), and the last is used for this run alone. The second
+// answer says why nothing was kept ("" when it was, or nothing was measured).
+std::pair<std::vector<std::string>, std::string> shape_speeds(const std::vector<GemmShape>& shapes, int threads) {
+  const std::string cpu_model = read_cpu_info().model;
+  std::vector<std::string> speeds(shapes.size());
+  std::vector<size_t> unknown;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (auto known = recalled_fact(speeds_key(shapes[i], cpu_model, threads))) speeds[i] = *known;
+    else unknown.push_back(i);
+  }
+  std::string busy;
+  for (int attempt = 0; attempt < 3 && !unknown.empty(); ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
+    const CpuWindow window;
+    for (const size_t i : unknown) {
+      const GemmChoice c = measure_gemm_choice(shapes[i]);
+      speeds[i] = fmt::format("{:.6g} {:.6g}", c.mkl_gflops, c.onednn_gflops);
+    }
+    // Where /proc/stat cannot be read nothing is known either way: the answer is kept, as before.
+    const auto use = window.close();
+    busy = use ? busy_machine_reason(*use, threads).value_or("") : "";
+    if (busy.empty()) {
+      for (const size_t i : unknown) keep_fact(speeds_key(shapes[i], cpu_model, threads), speeds[i]);
+      break;
+    }
+  }
+  return {speeds, busy};
 }
 
 }  // namespace
@@ -43,12 +74,13 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
   set_gemm_choices({});
   if (!fp32_cpu_gemms) return;
   const auto shapes = model_shapes(config);
-  std::string speeds;
+  std::string text;
   if (control.rank() == 0) {
-    const std::string cpu_model = read_cpu_info().model;
-    for (const auto& s : shapes) speeds += measured_speeds(s, cpu_model, threads) + "\n";
+    const auto [speeds, busy] = shape_speeds(shapes, threads);
+    for (const auto& s : speeds) text += s + "\n";
+    text += busy + "\n";
   }
-  std::vector<char> bytes(speeds.begin(), speeds.end());
+  std::vector<char> bytes(text.begin(), text.end());
   control.broadcast_bytes(bytes, /*root=*/0);
   std::istringstream in(std::string(bytes.begin(), bytes.end()));
   std::vector<GemmChoice> choices;
@@ -63,12 +95,16 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
                                                                : GemmBackend::mkl;
     choices.push_back(c);
   }
+  in >> std::ws;
+  std::string busy;
+  std::getline(in, busy);
+  for (auto& c : choices) c.measured_on_busy_machine = busy;
   set_gemm_choices(std::move(choices));
 }
 
 nlohmann::json gemm_backends_json() {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : gemm_choices())
+  for (const auto& c : gemm_choices()) {
     out.push_back({{"shape", c.shape.text()},
                    {"m", c.shape.m},
                    {"n", c.shape.n},
@@ -77,6 +113,8 @@ nlohmann::json gemm_backends_json() {
                    {"chosen_by", c.pinned ? "--gemm-backend" : "measured"},
                    {"mkl_gflops", c.mkl_gflops},
                    {"onednn_gflops", c.onednn_gflops}});
+    if (!c.measured_on_busy_machine.empty()) out.back()["measured_on_busy_machine"] = c.measured_on_busy_machine;
+  }
   return out;
 }
 

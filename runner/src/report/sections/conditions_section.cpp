@@ -30,7 +30,9 @@ std::string steps_cell(const MeasurementWindow& w) {
 }
 
 // Which library ran the dense layers' fp32 GEMMs (the result's environment.gemm_backends, one entry
-// per product shape): "mkl 9, onednn 6 of 15 shapes", "onednn (pinned)"; "" when not recorded. The
+// per product shape): "mkl 9, onednn 6 of 15 shapes", "onednn (pinned)", with ", measured on a busy
+// machine" where the choice came from speeds the engine did not trust enough to keep; "" when not
+// recorded. The
 // group's trials agree unless their measurements did; each distinct answer is listed once.
 std::string gemm_backends_cell(const Group& g) {
   std::set<std::string> seen;
@@ -40,11 +42,12 @@ std::string gemm_backends_cell(const Group& g) {
     const auto it = env.find("gemm_backends");
     if (it == env.end() || !it->is_array() || it->empty()) continue;
     std::map<std::string, int> count;
-    bool pinned = true;
+    bool pinned = true, busy = false;
     for (const auto& shape : *it) {
       if (!shape.is_object()) continue;
       ++count[shape.value("backend", "?")];
       pinned = pinned && shape.value("chosen_by", "") == "--gemm-backend";
+      busy = busy || shape.contains("measured_on_busy_machine");
     }
     std::string text;
     if (pinned && count.size() == 1) {
@@ -52,6 +55,7 @@ std::string gemm_backends_cell(const Group& g) {
     } else {
       for (const auto& [backend, n] : count) text += (text.empty() ? "" : ", ") + fmt::format("{} {}", backend, n);
       text += fmt::format(" of {} shapes", it->size());
+      if (busy) text += ", measured on a busy machine";
     }
     if (seen.insert(text).second) out += (out.empty() ? "" : " / ") + text;
   }

@@ -146,6 +146,24 @@ def other_campaigns(models, tables):
     return lines
 
 
+def ceiling_text(key, gemm, step, best, values):
+    """What bounds the engine's lead where both sides run one BLAS: PyTorch's GEMMs take about the
+    engine's time, so the rest of PyTorch's step is its step less that, and no engine can beat
+    PyTorch by more than PyTorch's step over the GEMMs alone."""
+    if not best or best[2] != key[1]:
+        return []
+    peer_steps = values((key[0], best[2], key[2]), best[1], "step_time_ms")
+    if not peer_steps:
+        return []
+    peer = statistics.mean(peer_steps)
+    lead = statistics.mean(values(key, ENGINE)) / best[0]
+    return ["", f"What bounds the rest of the gain there: PyTorch's fastest ({PEER_NAMES[best[1]]}) takes "
+                f"{peer:.0f} ms a step. If its GEMMs take the engine's {gemm:.0f} ms (the same library on the same "
+                f"shapes), the rest of its step is {peer - gemm:.0f} ms against the engine's {step - gemm:.0f} ms, and "
+                f"the engine's lead, {ratio_text(lead)} here, could not pass {peer / gemm:.2f}× with nothing but its "
+                f"GEMMs left; 1.15× would need the rest of the engine's step within {peer / 1.15 - gemm:.0f} ms."]
+
+
 def comparison(path):
     """One database's table and notes: (lines, models, cpu, {(model, ranks): engine fp32 tokens/s})."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -229,6 +247,7 @@ def comparison(path):
                              f"its MFU of that peak is {100 * statistics.mean(mfu):.0f} %. The engine ran them on "
                              f"{engine_gemms}, PyTorch on {peer_blas}; the other {100 - 100 * gemm / step:.0f} % of the "
                              f"step is attention, cross-entropy, layer norms, AdamW and the engine's own code."]
+                text += ceiling_text(key, gemm, step, best_peer(key), values)
             else:
                 text += ["", f"On {models[key[0]]} at 1 rank the engine's forward-backward takes {fwd:.0f} ms of its "
                              f"{step:.0f} ms step ({100 * fwd / step:.0f} %) and the optimizer {opt:.0f} ms: the step "

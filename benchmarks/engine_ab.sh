@@ -4,6 +4,7 @@
 # step, warmup excluded), which a noisy shared machine disturbs less than the mean.
 #   cp build/bin/mtengine /tmp/mtengine.before   # then change, rebuild, and:
 #   benchmarks/engine_ab.sh RANKS ROUNDS /tmp/mtengine.before build/bin/mtengine
+#   MODEL=upstream benchmarks/engine_ab.sh 1 5 /tmp/mtengine.before build/bin/mtengine
 set -euo pipefail
 if [ $# -lt 4 ]; then
   echo "usage: $0 RANKS ROUNDS MTENGINE_A MTENGINE_B [MTENGINE...]" >&2
@@ -11,8 +12,14 @@ if [ $# -lt 4 ]; then
 fi
 RANKS=$1 ROUNDS=$2
 shift 2
-SHAPE=(--vocab-size 4096 --d-model 256 --n-heads 4 --n-layers 4 --seq-length 128 --batch-size 4
-       --steps 30 --warmup-steps 3)
+# MODEL=upstream times the 23.2M model of ddp_vs_pytorch instead of the small default.
+if [ "${MODEL:-small}" = upstream ]; then
+  SHAPE=(--vocab-size 8192 --d-model 512 --n-heads 8 --n-layers 6 --seq-length 256 --batch-size 2
+         --steps 20 --warmup-steps 3)
+else
+  SHAPE=(--vocab-size 4096 --d-model 256 --n-heads 4 --n-layers 4 --seq-length 128 --batch-size 4
+         --steps 30 --warmup-steps 3)
+fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 export OMP_WAIT_POLICY=PASSIVE

@@ -1,10 +1,12 @@
 #include "torch_doctest.h"
 
 #include <ATen/Parallel.h>
+#include <dlfcn.h>
 
 #include <set>
 
 #include "float_bounds.h"
+#include "core/kernels/blas.h"
 #include "core/kernels/isa.h"
 #include "training/model/causal_attention.h"
 #include "training/model/cross_entropy.h"
@@ -229,4 +231,27 @@ TEST_CASE("the engine's own parallel_for loops use every intra-op thread") {
   });
   at::set_num_threads(before);
   CHECK(std::set<int>(seen.begin(), seen.end()) == std::set<int>{0, 1});
+}
+
+TEST_CASE("SingleThreadedBlas holds MKL to the calling thread for its scope, and restores it after") {
+  using GetThreads = int (*)();
+  const auto get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "MKL_Get_Max_Threads"));
+  if (!get) {
+    MESSAGE("this LibTorch's BLAS is not MKL: the scope changes nothing to check");
+    return;
+  }
+  const int threads = at::get_num_threads();
+  at::set_num_threads(2);  // ATen hands its count to MKL
+  REQUIRE(get() == 2);
+  {
+    const mt::SingleThreadedBlas scope;
+    CHECK(get() == 1);
+    {
+      const mt::SingleThreadedBlas nested;
+      CHECK(get() == 1);
+    }
+    CHECK(get() == 1);  // the inner scope gives back the outer one's setting, not the process's
+  }
+  CHECK(get() == 2);
+  at::set_num_threads(threads);
 }

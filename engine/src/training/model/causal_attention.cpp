@@ -56,8 +56,10 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     const int64_t ld = shape.qkv_stride();
 
     // Heads are independent: each thread takes whole heads, so a head's scores stay in its cache
-    // from the product through the softmax to P v, and the BLAS runs single-threaded inside.
+    // from the product through the softmax to P v, and the BLAS runs single-threaded inside (held
+    // there: MKL would otherwise spread each small product over threads of its own).
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
+      const SingleThreadedBlas one_thread_per_head;
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* v = q + 2 * shape.d;
@@ -96,6 +98,7 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     const int64_t ld = shape.qkv_stride();
 
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
+      const SingleThreadedBlas one_thread_per_head;
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* v = q + 2 * shape.d;

@@ -76,3 +76,33 @@ TEST_CASE("fused AdamW refuses non-contiguous parameters") {
   auto t = torch::zeros({4, 4}).t().requires_grad_(true);
   CHECK_THROWS_AS(mt::FusedAdamW({t}, mt::FusedAdamWOptions{}), std::invalid_argument);
 }
+
+TEST_CASE("fused AdamW clearing the gradients steps exactly as without, and leaves every gradient zero") {
+  for (auto isa : mt::runnable_kernel_isas()) {
+    CAPTURE(std::string(mt::kernel_isa_name(isa)));
+    mt::KernelIsaOverride pin(isa);
+    auto keeping = make_parameters();
+    auto clearing = clone_all(keeping);
+    mt::FusedAdamW keeps(keeping, mt::FusedAdamWOptions{});
+    mt::FusedAdamW clears(clearing, mt::FusedAdamWOptions{});
+    for (int step = 0; step < 3; ++step) {
+      for (std::size_t i = 0; i < keeping.size(); ++i) {
+        auto grad = torch::randn(keeping[i].sizes());
+        keeping[i].mutable_grad() = grad;
+        clearing[i].mutable_grad() = grad.clone();
+      }
+      const double scale = step == 1 ? 0.5 : 1.0;
+      CHECK_FALSE(keeps.step(scale));
+      CHECK(clears.step(scale, /*clear_gradients=*/true));
+      for (std::size_t i = 0; i < keeping.size(); ++i) {
+        // One arithmetic, one order: bit for bit, moments included.
+        CHECK(torch::equal(clearing[i].detach(), keeping[i].detach()));
+        CHECK(clearing[i].grad().count_nonzero().item<int64_t>() == 0);
+        CHECK(keeping[i].grad().count_nonzero().item<int64_t>() == keeping[i].numel());
+      }
+      const auto a = keeps.state(), b = clears.state();
+      REQUIRE(a.size() == b.size());
+      for (std::size_t k = 0; k < a.size(); ++k) CHECK(torch::equal(a[k].tensor, b[k].tensor));
+    }
+  }
+}

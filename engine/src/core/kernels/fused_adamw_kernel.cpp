@@ -9,7 +9,8 @@ namespace {
 
 // The loop is written once and compiled for each instruction set by the callers below; the
 // compiler vectorises it (the arrays do not alias, and -fno-math-errno frees the square root).
-inline __attribute__((always_inline)) void update_range(float* __restrict param, const float* __restrict grad,
+template <bool ClearGrad>
+inline __attribute__((always_inline)) void update_range(float* __restrict param, float* __restrict grad,
                                                         float* __restrict exp_avg, float* __restrict exp_avg_sq,
                                                         int64_t n, const AdamWScalars& s) {
   const AdamWScalars c = s;  // local copy: no aliasing with the arrays
@@ -22,26 +23,39 @@ inline __attribute__((always_inline)) void update_range(float* __restrict param,
     exp_avg[i] = m;
     exp_avg_sq[i] = v;
     param[i] = p + c.neg_step_size * (m / denom);
+    if constexpr (ClearGrad) grad[i] = 0.0f;
   }
 }
 
-MT_TARGET_X86_64_V3 void update_v3(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
+template <bool ClearGrad>
+MT_TARGET_X86_64_V3 void update_v3(float* param, float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
                                    const AdamWScalars& s) {
-  update_range(param, grad, exp_avg, exp_avg_sq, n, s);
+  update_range<ClearGrad>(param, grad, exp_avg, exp_avg_sq, n, s);
+}
+
+template <bool ClearGrad>
+void update(float* param, float* grad, float* exp_avg, float* exp_avg_sq, int64_t n, const AdamWScalars& s) {
+  switch (kernel_isa()) {
+    // The pass is memory-bound, and its 512-bit square roots and divisions do not pay: an AVX-512
+    // copy measured 15 % slower than this one on a Sapphire Rapids-class Xeon
+    // (build/bin/kernel_isa_bench), so x86-64-v4 CPUs run the x86-64-v3 copy.
+    case KernelIsa::x86_64_v4:
+    case KernelIsa::x86_64_v3: return update_v3<ClearGrad>(param, grad, exp_avg, exp_avg_sq, n, s);
+    case KernelIsa::baseline: return update_range<ClearGrad>(param, grad, exp_avg, exp_avg_sq, n, s);
+  }
 }
 
 }  // namespace
 
 void adamw_update(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
                   const AdamWScalars& s) {
-  switch (kernel_isa()) {
-    // The pass is memory-bound, and its 512-bit square roots and divisions do not pay: an AVX-512
-    // copy measured 15 % slower than this one on a Sapphire Rapids-class Xeon
-    // (build/bin/kernel_isa_bench), so x86-64-v4 CPUs run the x86-64-v3 copy.
-    case KernelIsa::x86_64_v4:
-    case KernelIsa::x86_64_v3: return update_v3(param, grad, exp_avg, exp_avg_sq, n, s);
-    case KernelIsa::baseline: return update_range(param, grad, exp_avg, exp_avg_sq, n, s);
-  }
+  // Without ClearGrad the loop never writes the gradient.
+  update<false>(param, const_cast<float*>(grad), exp_avg, exp_avg_sq, n, s);
+}
+
+void adamw_update_clearing_grad(float* param, float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
+                                const AdamWScalars& s) {
+  update<true>(param, grad, exp_avg, exp_avg_sq, n, s);
 }
 
 }  // namespace mt

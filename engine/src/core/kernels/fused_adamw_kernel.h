@@ -21,4 +21,10 @@ struct AdamWScalars {
 // exp_avg_sq. Same operation order as torch::optim::AdamW (1.13).
 void adamw_update(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n, const AdamWScalars& s);
 
+// The same pass, writing zeros over each gradient once it is read: where the gradients are cleared
+// after the step anyway, the line is then written back while the pass already holds it, instead of
+// a second pass over memory (a 93 MB memset a step on the 23.2M model).
+void adamw_update_clearing_grad(float* param, float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
+                                const AdamWScalars& s);
+
 }  // namespace mt

@@ -37,12 +37,15 @@ FusedAdamW::FusedAdamW(std::vector<torch::Tensor> parameters, FusedAdamWOptions 
     for (std::size_t i = 0; i < parameters_.size(); ++i) device_steps_.push_back(torch::zeros({}, placement));
 }
 
-void FusedAdamW::step(double grad_scale) {
+bool FusedAdamW::step(double grad_scale, bool clear_gradients) {
   RECORD_FUNCTION("mt::fused_adamw", std::vector<c10::IValue>());  // named in LibTorch's profiler
-  if (!device_steps_.empty()) return step_on_device(grad_scale);
+  if (!device_steps_.empty()) {
+    step_on_device(grad_scale);
+    return false;
+  }
   std::vector<AdamWScalars> scalars(parameters_.size());
   std::vector<float*> param_data(parameters_.size(), nullptr);
-  std::vector<const float*> grad_data(parameters_.size(), nullptr);
+  std::vector<float*> grad_data(parameters_.size(), nullptr);
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     const auto& grad = parameters_[i].grad();
     if (!grad.defined()) continue;
@@ -71,10 +74,14 @@ void FusedAdamW::step(double grad_scale) {
       const Chunk& chunk = chunks_[static_cast<std::size_t>(c)];
       if (!grad_data[chunk.tensor]) continue;
       const int64_t at = offsets_[chunk.tensor] + chunk.begin;
-      adamw_update(param_data[chunk.tensor] + chunk.begin, grad_data[chunk.tensor] + chunk.begin, m + at, v + at,
-                   chunk.end - chunk.begin, scalars[chunk.tensor]);
+      float* param = param_data[chunk.tensor] + chunk.begin;
+      float* grad = grad_data[chunk.tensor] + chunk.begin;
+      const int64_t n = chunk.end - chunk.begin;
+      if (clear_gradients) adamw_update_clearing_grad(param, grad, m + at, v + at, n, scalars[chunk.tensor]);
+      else adamw_update(param, grad, m + at, v + at, n, scalars[chunk.tensor]);
     }
   });
+  return clear_gradients;
 }
 
 // ATen's fused AdamW kernel for the device: the same math in one launch over all tensors. Its

@@ -34,8 +34,10 @@ class FusedAdamW {
   double lr() const { return options_.lr; }
 
   // Steps every parameter that has a gradient (as torch does, others keep their step count).
-  // grad_scale multiplies gradients on the fly: clipping without a separate pass.
-  void step(double grad_scale = 1.0);
+  // grad_scale multiplies gradients on the fly: clipping without a separate pass. With
+  // clear_gradients the pass also writes zeros over every gradient it read (the CPU pass only);
+  // returns whether it did, so that the caller skips its own clearing pass.
+  bool step(double grad_scale = 1.0, bool clear_gradients = false);
 
   // exp_avg + exp_avg_sq bytes of parameters stepped at least once (what torch would hold).
   int64_t state_bytes() const;

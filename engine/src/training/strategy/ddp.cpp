@@ -65,6 +65,9 @@ class Ddp final : public Strategy {
   void zero_grad() override {
     for (auto& flat : flat_) flat.zero_();
   }
+  // The optimizer steps every parameter, and every .grad is a view of the flat buckets, which hold
+  // nothing else.
+  bool optimizer_may_clear_gradients() const override { return true; }
 
   std::vector<torch::Tensor> full_parameters() override {
     std::vector<torch::Tensor> out;

@@ -5,7 +5,8 @@
 // The trainer drives one optimizer step as:
 //   for each micro-batch: before_micro_batch; forward + backward; after_backward
 //   before_optimizer_step; (grad norm, clipping over optimizer_parameters()); optimizer.step();
-//   after_optimizer_step; zero_grad
+//   after_optimizer_step; zero_grad (unless the optimizer's pass cleared the gradients, where
+//   optimizer_may_clear_gradients allows it)
 #pragma once
 
 #include <torch/torch.h>
@@ -50,6 +51,10 @@ class Strategy {
   virtual void before_optimizer_step() {}
   virtual void after_optimizer_step() {}
   virtual void zero_grad() = 0;
+  // Whether the .grad of optimizer_parameters() are every gradient zero_grad clears, and nothing
+  // reads them between the optimizer step and zero_grad: the optimizer may then write zeros over
+  // each gradient as it reads it, and zero_grad is skipped.
+  virtual bool optimizer_may_clear_gradients() const { return false; }
 
   // The full parameters in model order (collective; for tests and checks, not the hot path).
   virtual std::vector<torch::Tensor> full_parameters() = 0;

@@ -316,10 +316,11 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     // Clipping scales the gradients inside the optimizer's single pass.
     const bool clip = config.max_grad_norm > 0 && grad_norm > config.max_grad_norm;
     const auto optimizer_start = std::chrono::steady_clock::now();
-    optimizer.step(clip ? config.max_grad_norm / (grad_norm + 1e-6) : 1.0);
+    const bool cleared = optimizer.step(clip ? config.max_grad_norm / (grad_norm + 1e-6) : 1.0,
+                                        strategy->optimizer_may_clear_gradients());
     if (profiler) profiler->optimizer_step(optimizer_start, std::chrono::steady_clock::now());
     strategy->after_optimizer_step();
-    strategy->zero_grad();
+    if (!cleared) strategy->zero_grad();
     runtime->stop(StepPhase::optimizer);
     const StepTimes times = runtime->end_step();
     run.optimizer_ms.push_back(times[StepPhase::optimizer]);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Before/after comparison of two mtengine builds on the ddp_vs_pytorch shape: the builds take turns
 # round by round, and each run is summarised by its 25th-percentile step time (slowest rank per
-# step, warmup excluded), which a noisy shared machine disturbs less than the mean.
+# step, warmup excluded), which a noisy shared machine disturbs less than the mean, and by its
+# optimizer phase (mean over the measured steps, slowest rank).
 #   cp build/bin/mtengine /tmp/mtengine.before   # then change, rebuild, and:
 #   benchmarks/engine_ab.sh RANKS ROUNDS /tmp/mtengine.before build/bin/mtengine
 #   MODEL=upstream benchmarks/engine_ab.sh 1 5 /tmp/mtengine.before build/bin/mtengine
@@ -34,12 +35,13 @@ python3 - "$OUT" "$ROUNDS" "$@" <<'PY'
 import json, statistics, sys
 out, rounds, engines = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 for i, engine in enumerate(engines, 1):
-    p25 = []
+    p25, optimizer = [], []
     for r in range(1, rounds + 1):
         result = json.load(open(f"{out}/{i}-{r}.json"))
         per_rank = result["per_step"]["step_time_ms"]
         steps = sorted([max(s) for s in zip(*per_rank)][result["warmup_steps"]:])
         p25.append(steps[len(steps) // 4])
+        optimizer.append(result["optimizer_step_ms"])
     print(f"{engine}: median p25 step {statistics.median(p25):.2f} ms over {rounds} rounds "
-          f"({', '.join(f'{x:.1f}' for x in p25)})")
+          f"({', '.join(f'{x:.1f}' for x in p25)}); optimizer phase median {statistics.median(optimizer):.2f} ms")
 PY

@@ -2,6 +2,7 @@
 # Interleaved comparison of mtengine's DDP with the PyTorch DDP peer, same model, batch, ranks and
 # threads, the same starting weights and tokens; ROUNDS rounds of (peer, ours) at each rank count; result JSONs under OUT.
 #   benchmarks/ddp_vs_peer.sh [MTENGINE] [OUT] [ROUNDS]
+#   MODEL=upstream benchmarks/ddp_vs_peer.sh build/bin/mtengine /tmp/upstream 4
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 MTENGINE=${1:-$HERE/../build/bin/mtengine}
@@ -9,8 +10,17 @@ OUT=${2:-results/ddp_vs_peer}
 ROUNDS=${3:-3}
 mkdir -p "$OUT"
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader)
-SHAPE=(--vocab-size 4096 --d-model 256 --n-heads 4 --n-layers 4 --seq-length 128 --batch-size 4
-       --steps 10 --warmup-steps 3)
+# MODEL=upstream compares on ddp_vs_pytorch's 23.2M model (its steps and warmup) instead.
+if [ "${MODEL:-small}" = upstream ]; then
+  SHAPE=(--vocab-size 8192 --d-model 512 --n-heads 8 --n-layers 6 --seq-length 256 --batch-size 2
+         --steps 20 --warmup-steps 5)
+else
+  SHAPE=(--vocab-size 4096 --d-model 256 --n-heads 4 --n-layers 4 --seq-length 128 --batch-size 4
+         --steps 10 --warmup-steps 3)
+fi
+# As in experiments/ddp_vs_pytorch.yaml: spinning OpenMP workers would steal a small machine's cores
+# (mtengine sets this itself when unset; the peer would not).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 for round in $(seq 1 "$ROUNDS"); do
   for n in 1 2; do
     "${MPIRUN[@]}" -np "$n" "$HERE/../.venv/bin/python" "$HERE/pytorch_ddp_peer.py" "${SHAPE[@]}" \

@@ -161,7 +161,8 @@ def ceiling_text(key, gemm, step, best, values):
                 f"{peer:.0f} ms a step. If its GEMMs take the engine's {gemm:.0f} ms (the same library on the same "
                 f"shapes), the rest of its step is {peer - gemm:.0f} ms against the engine's {step - gemm:.0f} ms, and "
                 f"the engine's lead, {ratio_text(lead)} here, could not pass {peer / gemm:.2f}× with nothing but its "
-                f"GEMMs left; 1.15× would need the rest of the engine's step within {peer / 1.15 - gemm:.0f} ms."]
+                f"GEMMs left" + (f"; 1.15× would need the rest of the engine's step within {peer / 1.15 - gemm:.0f} ms."
+                                 if lead < 1.15 else ".")]
 
 
 def comparison(path):

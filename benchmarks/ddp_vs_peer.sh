@@ -11,13 +11,9 @@ ROUNDS=${3:-3}
 mkdir -p "$OUT"
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader)
 # MODEL=upstream compares on ddp_vs_pytorch's 23.2M model (its steps and warmup) instead.
-if [ "${MODEL:-small}" = upstream ]; then
-  SHAPE=(--vocab-size 8192 --d-model 512 --n-heads 8 --n-layers 6 --seq-length 256 --batch-size 2
-         --steps 20 --warmup-steps 5)
-else
-  SHAPE=(--vocab-size 4096 --d-model 256 --n-heads 4 --n-layers 4 --seq-length 128 --batch-size 4
-         --steps 10 --warmup-steps 3)
-fi
+source "$HERE/model_shape.sh"
+if [ "${MODEL:-small}" = upstream ]; then STEPS=(--steps 20 --warmup-steps 5); else STEPS=(--steps 10 --warmup-steps 3); fi
+SHAPE=("${MODEL_FLAGS[@]}" "${STEPS[@]}")
 # As in experiments/ddp_vs_pytorch.yaml: spinning OpenMP workers would steal a small machine's cores
 # (mtengine sets this itself when unset; the peer would not).
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}

@@ -14,13 +14,9 @@ fi
 RANKS=$1 ROUNDS=$2
 shift 2
 # MODEL=upstream times the 23.2M model of ddp_vs_pytorch instead of the small default.
-if [ "${MODEL:-small}" = upstream ]; then
-  SHAPE=(--vocab-size 8192 --d-model 512 --n-heads 8 --n-layers 6 --seq-length 256 --batch-size 2
-         --steps 20 --warmup-steps 3)
-else
-  SHAPE=(--vocab-size 4096 --d-model 256 --n-heads 4 --n-layers 4 --seq-length 128 --batch-size 4
-         --steps 30 --warmup-steps 3)
-fi
+source "$(dirname "$0")/model_shape.sh"
+if [ "${MODEL:-small}" = upstream ]; then STEPS=(--steps 20 --warmup-steps 3); else STEPS=(--steps 30 --warmup-steps 3); fi
+SHAPE=("${MODEL_FLAGS[@]}" "${STEPS[@]}")
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 export OMP_WAIT_POLICY=PASSIVE

@@ -13,11 +13,6 @@
 
 namespace mt {
 
-struct CpuWindow::Reading {
-  double wall_s = 0, own_cpu_s = 0;
-  ProcStatTicks ticks;
-};
-
 std::optional<ProcStatTicks> parse_proc_stat_ticks(const std::string& text) {
   std::istringstream in(text);
   std::string line;
@@ -59,29 +54,21 @@ std::optional<CpuWindow::Reading> CpuWindow::read() {
   return r;
 }
 
-CpuWindow::CpuWindow() {
-  if (const auto r = read()) {
-    readable_ = true;
-    start_wall_s_ = r->wall_s;
-    start_own_cpu_s_ = r->own_cpu_s;
-    start_busy_ = r->ticks.busy;
-    start_steal_ = r->ticks.steal;
-    start_total_ = r->ticks.total;
-  }
-}
+CpuWindow::CpuWindow() : start_(read()) {}
 
 std::optional<CpuWindowUse> CpuWindow::close() const {
-  const auto r = readable_ ? read() : std::nullopt;
+  const auto end = start_ ? read() : std::nullopt;
   const long ticks_per_s = ::sysconf(_SC_CLK_TCK);
-  if (!r || ticks_per_s <= 0 || r->wall_s <= start_wall_s_) return std::nullopt;
+  if (!end || ticks_per_s <= 0 || end->wall_s <= start_->wall_s) return std::nullopt;
+  const ProcStatTicks &a = start_->ticks, &b = end->ticks;
   CpuWindowUse use;
-  use.wall_s = r->wall_s - start_wall_s_;
-  use.cpus = r->ticks.cpus;
-  const double busy_s = double(r->ticks.busy - std::min(start_busy_, r->ticks.busy)) / double(ticks_per_s);
+  use.wall_s = end->wall_s - start_->wall_s;
+  use.cpus = b.cpus;
+  const double busy_s = double(b.busy - std::min(a.busy, b.busy)) / double(ticks_per_s);
   // Ticks are whole 1/100 s per CPU, rusage microseconds: a small negative remainder is rounding.
-  use.foreign_cores = std::max(0.0, busy_s - (r->own_cpu_s - start_own_cpu_s_)) / use.wall_s;
-  const auto total = r->ticks.total - std::min(start_total_, r->ticks.total);
-  if (total > 0) use.steal_pct = double(r->ticks.steal - std::min(start_steal_, r->ticks.steal)) / double(total) * 100;
+  use.foreign_cores = std::max(0.0, busy_s - (end->own_cpu_s - start_->own_cpu_s)) / use.wall_s;
+  const auto total = b.total - std::min(a.total, b.total);
+  if (total > 0) use.steal_pct = double(b.steal - std::min(a.steal, b.steal)) / double(total) * 100;
   return use;
 }
 

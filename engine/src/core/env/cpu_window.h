@@ -8,6 +8,14 @@
 
 namespace mt {
 
+// The aggregate "cpu" line of /proc/stat as busy, steal and total ticks, and the count of "cpuN"
+// lines (exposed for tests; nullopt on text it cannot read).
+struct ProcStatTicks {
+  unsigned long long busy = 0, steal = 0, total = 0;
+  int cpus = 0;
+};
+std::optional<ProcStatTicks> parse_proc_stat_ticks(const std::string& text);
+
 // What the machine did over a window, from /proc/stat and this process's own CPU time.
 struct CpuWindowUse {
   double wall_s = 0;
@@ -24,24 +32,17 @@ class CpuWindow {
   std::optional<CpuWindowUse> close() const;
 
  private:
-  struct Reading;
+  struct Reading {
+    double wall_s = 0, own_cpu_s = 0;
+    ProcStatTicks ticks;
+  };
   static std::optional<Reading> read();
-  double start_wall_s_ = 0, start_own_cpu_s_ = 0;
-  unsigned long long start_busy_ = 0, start_steal_ = 0, start_total_ = 0;
-  bool readable_ = false;
+  std::optional<Reading> start_;
 };
 
 // Why `use` leaves a measurement on `threads` threads untrustworthy, or nothing when it does not:
 // other processes may use the cores this one left free (another rank of the job waiting for it,
 // say) plus a fifth of a core, and the hypervisor may take up to 5 % of the time.
 std::optional<std::string> busy_machine_reason(const CpuWindowUse& use, int threads);
-
-// The aggregate "cpu" line of /proc/stat as busy, steal and total ticks, and the count of "cpuN"
-// lines (exposed for tests; nullopt on text it cannot read).
-struct ProcStatTicks {
-  unsigned long long busy = 0, steal = 0, total = 0;
-  int cpus = 0;
-};
-std::optional<ProcStatTicks> parse_proc_stat_ticks(const std::string& text);
 
 }  // namespace mt

@@ -17,6 +17,7 @@
 #include "core/kernels/fused_adamw_kernel.h"
 #include "core/kernels/gelu_kernel.h"
 #include "core/kernels/isa.h"
+#include "core/kernels/small_gemm_kernel.h"
 #include "core/kernels/sum_of_squares_kernel.h"
 
 namespace {
@@ -87,6 +88,12 @@ int main() {
          for (int64_t h = 0; h < heads; ++h)
            mt::causal_softmax_backward_rows(scores_in.data() + h * seq * seq, probs.data() + h * seq * seq, seq, 0,
                                             seq);
+       }},
+      {"attention P v, 16 heads 256x64x256",
+       [&] {
+         for (int64_t h = 0; h < heads; ++h)
+           mt::small_gemm(mt::Triangle::zero_a_upper, seq, 64, seq, 1.0f,
+                          {probs.data() + h * seq * seq, seq, 1, dprobs.data(), 1536, out.data(), 512});
        }},
       {"adamw 2.9M", [&] { mt::adamw_update(p.data(), g.data(), m.data(), v.data(), params, adamw); }},
       {"sum of squares 2.9M", [&] { squares += mt::sum_of_squares(g.data(), params); }},

@@ -1,12 +1,12 @@
 #include "torch_doctest.h"
 
 #include <ATen/Parallel.h>
-#include <dlfcn.h>
 
+#include <limits>
 #include <set>
 
 #include "float_bounds.h"
-#include "core/kernels/blas.h"
+#include "core/kernels/small_gemm_kernel.h"
 #include "core/kernels/isa.h"
 #include "training/model/causal_attention.h"
 #include "training/model/cross_entropy.h"
@@ -163,6 +163,67 @@ TEST_CASE("a pinned kernel instruction set lasts as long as its guard") {
   CHECK_FALSE(mt::parse_kernel_isa("avx512").has_value());
 }
 
+TEST_CASE("the small GEMM matches a float64 product on every kernel copy, skipping only what its triangle allows") {
+  using mt::Triangle;
+  torch::manual_seed(12);
+  struct Case {
+    Triangle triangle;
+    int64_t m, n, k;
+    bool a_transposed;  // A read as the transpose of a row-major [k × m] matrix (strides 1, m)
+  };
+  // Square where a triangle is named (its diagonal is i = j or i = p); sizes that leave partial
+  // row tiles and partial column panels at every vector width, and ones that fill them. At 33 the
+  // last tile's diagonal (row 32) opens a new panel at every width.
+  const Case cases[] = {{Triangle::none, 7, 45, 5, false},
+                        {Triangle::none, 64, 64, 64, true},
+                        {Triangle::none, 1, 1, 1, false},
+                        {Triangle::unused_c_upper, 37, 37, 12, false},
+                        {Triangle::unused_c_upper, 33, 33, 12, false},
+                        {Triangle::zero_a_upper, 37, 19, 37, false},
+                        {Triangle::zero_a_lower, 37, 19, 37, true},
+                        {Triangle::unused_c_upper, 96, 96, 64, false},
+                        {Triangle::zero_a_lower, 96, 64, 96, true}};
+  const float alpha = 0.37f;
+  for (const auto& c : cases) {
+    CAPTURE(static_cast<int>(c.triangle));
+    CAPTURE(c.m);
+    CAPTURE(c.n);
+    CAPTURE(c.k);
+    auto a = torch::randn({c.m, c.k});
+    // The kernel may assume a named zero triangle of A: the reference has it too.
+    if (c.triangle == Triangle::zero_a_upper) a = a.tril();
+    if (c.triangle == Triangle::zero_a_lower) a = a.triu();
+    const auto a_stored = c.a_transposed ? a.t().contiguous() : a;  // what the kernel reads
+    const int64_t ldb = c.n + 3, ldc = c.n + 5;                     // rows padded: strides are honoured
+    const auto b_stored = torch::randn({c.k, ldb});
+    const auto b = b_stored.narrow(1, 0, c.n);
+    const auto a64 = a.to(torch::kDouble), b64 = b.to(torch::kDouble);
+    const auto expected = alpha * torch::matmul(a64, b64);
+    // A dot product of k terms rounds at most k times, each by eps/2 of the partial sums, which
+    // |A| |B| bounds; alpha's own product adds one more rounding.
+    const auto tolerance = kFloatEps * (c.k + 1) * std::abs(alpha) * torch::matmul(a64.abs(), b64.abs()) + 1e-30;
+    const auto checked = c.triangle == Triangle::unused_c_upper ? torch::ones({c.m, c.n}).tril().to(torch::kBool)
+                                                                : torch::ones({c.m, c.n}).to(torch::kBool);
+    for (auto isa : mt::runnable_kernel_isas()) {
+      CAPTURE(std::string(mt::kernel_isa_name(isa)));
+      mt::KernelIsaOverride pin(isa);
+      auto c_stored = torch::full({c.m, ldc}, std::numeric_limits<float>::quiet_NaN());
+      const mt::SmallGemmOperands operands{a_stored.data_ptr<float>(),
+                                           c.a_transposed ? 1 : c.k,
+                                           c.a_transposed ? c.m : 1,
+                                           b_stored.data_ptr<float>(),
+                                           ldb,
+                                           c_stored.data_ptr<float>(),
+                                           ldc};
+      mt::small_gemm(c.triangle, c.m, c.n, c.k, alpha, operands);
+      const auto result = c_stored.narrow(1, 0, c.n);
+      const auto ratio = (result.to(torch::kDouble) - expected).abs() / tolerance;
+      CHECK(ratio.masked_select(checked).max().item<double>() <= 1.0);       // NaN (never written) fails too
+      CHECK(c_stored.narrow(1, c.n, ldc - c.n).isnan().all().item<bool>());  // nothing past column n
+    }
+  }
+}
+
 TEST_CASE("fused causal attention matches the composite formulation in value and gradient") {
   torch::manual_seed(8);
   struct Shape {
@@ -231,27 +292,4 @@ TEST_CASE("the engine's own parallel_for loops use every intra-op thread") {
   });
   at::set_num_threads(before);
   CHECK(std::set<int>(seen.begin(), seen.end()) == std::set<int>{0, 1});
-}
-
-TEST_CASE("SingleThreadedBlas holds MKL to the calling thread for its scope, and restores it after") {
-  using GetThreads = int (*)();
-  const auto get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "MKL_Get_Max_Threads"));
-  if (!get) {
-    MESSAGE("this LibTorch's BLAS is not MKL: the scope changes nothing to check");
-    return;
-  }
-  const int threads = at::get_num_threads();
-  at::set_num_threads(2);  // ATen hands its count to MKL
-  REQUIRE(get() == 2);
-  {
-    const mt::SingleThreadedBlas scope;
-    CHECK(get() == 1);
-    {
-      const mt::SingleThreadedBlas nested;
-      CHECK(get() == 1);
-    }
-    CHECK(get() == 1);  // the inner scope gives back the outer one's setting, not the process's
-  }
-  CHECK(get() == 2);
-  at::set_num_threads(threads);
 }

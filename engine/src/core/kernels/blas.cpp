@@ -1,7 +1,5 @@
 #include "core/kernels/blas.h"
 
-#include <dlfcn.h>
-
 #include <climits>
 #include <stdexcept>
 
@@ -11,15 +9,6 @@ extern "C" void sgemm_(const char* transa, const char* transb, const int* m, con
 
 namespace mt {
 namespace {
-
-// MKL's C entry MKL_Set_Num_Threads_Local (the lower-case names are its Fortran ones, which take
-// pointers), looked up once at run time: the BLAS is whichever library
-// LibTorch brought (MKL in the PyTorch wheel), and others have no such call.
-using SetLocalThreads = int (*)(int);
-SetLocalThreads set_local_threads() {
-  static const auto set = reinterpret_cast<SetLocalThreads>(dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads_Local"));
-  return set;
-}
 
 int as_blas_int(int64_t value) {
   if (value < 0 || value > INT_MAX) throw std::out_of_range("gemm: dimension exceeds BLAS int");
@@ -36,14 +25,6 @@ void gemm_row_major(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
   const int rows = as_blas_int(n), cols = as_blas_int(m), inner = as_blas_int(k);
   const int ld_first = as_blas_int(ldb), ld_second = as_blas_int(lda), ld_c = as_blas_int(ldc);
   sgemm_(&ta, &tb, &rows, &cols, &inner, &alpha, b, &ld_first, a, &ld_second, &beta, c, &ld_c);
-}
-
-SingleThreadedBlas::SingleThreadedBlas() {
-  if (auto set = set_local_threads()) previous_ = set(1);
-}
-
-SingleThreadedBlas::~SingleThreadedBlas() {
-  if (auto set = set_local_threads()) set(previous_);
 }
 
 }  // namespace mt

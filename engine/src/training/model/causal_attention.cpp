@@ -6,9 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "core/kernels/attention_kernel.h"
-#include "core/kernels/blas.h"
+#include "core/kernels/small_gemm_kernel.h"
 
 namespace mt {
 namespace {
@@ -16,14 +17,15 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// Query (and key) positions per GEMM block. Causality makes P lower-triangular, so the products
-// run block by block over only the keys a block can see: 10/16 of the full work at S = 128.
-constexpr int64_t kBlock = 32;
-
-// Calls f(start, rows) for consecutive blocks of positions covering [0, seq).
-template <typename F>
-void for_each_block(int64_t seq, F f) {
-  for (int64_t start = 0; start < seq; start += kBlock) f(start, std::min(kBlock, seq - start));
+// dst [cols × rows] = srcᵀ, src [rows × cols] with row stride ld: one head's keys (or values) laid
+// out as the right-hand operand of q kᵀ (or dy vᵀ).
+void transpose_into(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
+  constexpr int64_t kRowsAtOnce = 8;  // 8 source rows stay in L1 while each column writes 8 floats in a row
+  for (int64_t i0 = 0; i0 < rows; i0 += kRowsAtOnce) {
+    const int64_t i1 = std::min(rows, i0 + kRowsAtOnce);
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = i0; i < i1; ++i) dst[j * rows + i] = src[i * ld + j];
+  }
 }
 
 // Where one head's matrices live: q, k and v are [S, hd] slices of the [B, S, 3d] projection
@@ -56,24 +58,20 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     const int64_t ld = shape.qkv_stride();
 
     // Heads are independent: each thread takes whole heads, so a head's scores stay in its cache
-    // from the product through the softmax to P v, and the BLAS runs single-threaded inside (held
-    // there: MKL would otherwise spread each small product over threads of its own).
+    // from the product through the softmax to P v. Causality makes P lower-triangular: the
+    // products skip the hidden half (see small_gemm's Triangle).
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
-      const SingleThreadedBlas one_thread_per_head;
+      const int64_t S = shape.seq, hd = shape.head_dim;
+      std::vector<float> keys_t(static_cast<std::size_t>(S * hd));
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* v = q + 2 * shape.d;
         float* scores = p + shape.scores_offset(bh);
-        float* y_head = out + shape.out_offset(bh);
-        for_each_block(shape.seq, [&](int64_t start, int64_t rows) {  // scale · q kᵀ, visible keys
-          gemm_row_major(false, true, rows, start + rows, shape.head_dim, shape.scale(), q + start * ld, ld,
-                         q + shape.d, ld, 0.0f, scores + start * shape.seq, shape.seq);
-        });
-        causal_softmax_rows(scores, shape.seq, 0, shape.seq);
-        for_each_block(shape.seq, [&](int64_t start, int64_t rows) {  // y = P v
-          gemm_row_major(false, false, rows, shape.head_dim, start + rows, 1.0f, scores + start * shape.seq, shape.seq,
-                         v, ld, 0.0f, y_head + start * shape.d, shape.d);
-        });
+        transpose_into(q + shape.d, ld, S, hd, keys_t.data());
+        // scores = scale · q kᵀ, then softmax over the visible keys, then y = P v
+        small_gemm(Triangle::unused_c_upper, S, S, hd, shape.scale(), {q, ld, 1, keys_t.data(), S, scores, S});
+        causal_softmax_rows(scores, S, 0, S);
+        small_gemm(Triangle::zero_a_upper, S, hd, S, 1.0f, {scores, S, 1, v, ld, out + shape.out_offset(bh), shape.d});
       }
     });
     ctx->save_for_backward({qkv, probs});
@@ -98,32 +96,26 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     const int64_t ld = shape.qkv_stride();
 
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
-      const SingleThreadedBlas one_thread_per_head;
+      const int64_t S = shape.seq, hd = shape.head_dim;
+      std::vector<float> values_t(static_cast<std::size_t>(S * hd));
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
+        const float* k = q + shape.d;
         const float* v = q + 2 * shape.d;
         const float* dy_head = dy + shape.out_offset(bh);
         const float* weights = p + shape.scores_offset(bh);
         float* dscores = ds + shape.scores_offset(bh);
         float* dq = dqkv + shape.qkv_offset(bh);
+        float* dk = dq + shape.d;
         float* dv = dq + 2 * shape.d;
-        for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
-          // dP = dy vᵀ over visible keys; dv for these keys = Pᵀ dy over the queries that see them
-          gemm_row_major(false, true, rows, start + rows, shape.head_dim, 1.0f, dy_head + start * shape.d, shape.d, v,
-                         ld, 0.0f, dscores + start * shape.seq, shape.seq);
-          gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, 1.0f,
-                         weights + start * shape.seq + start, shape.seq, dy_head + start * shape.d, shape.d, 0.0f,
-                         dv + start * ld, ld);
-        });
-        causal_softmax_backward_rows(weights, dscores, shape.seq, 0, shape.seq);
-        for_each_block(shape.seq, [&](int64_t start, int64_t rows) {
-          // dq = scale · dS k over visible keys; dk = scale · dSᵀ q over the queries that see them
-          gemm_row_major(false, false, rows, shape.head_dim, start + rows, shape.scale(), dscores + start * shape.seq,
-                         shape.seq, q + shape.d, ld, 0.0f, dq + start * ld, ld);
-          gemm_row_major(true, false, rows, shape.head_dim, shape.seq - start, shape.scale(),
-                         dscores + start * shape.seq + start, shape.seq, q + start * ld, ld, 0.0f,
-                         dq + shape.d + start * ld, ld);
-        });
+        transpose_into(v, ld, S, hd, values_t.data());
+        // dP = dy vᵀ over the visible keys; dv = Pᵀ dy, key j summing over the queries i >= j
+        small_gemm(Triangle::unused_c_upper, S, S, hd, 1.0f, {dy_head, shape.d, 1, values_t.data(), S, dscores, S});
+        small_gemm(Triangle::zero_a_lower, S, hd, S, 1.0f, {weights, 1, S, dy_head, shape.d, dv, ld});
+        causal_softmax_backward_rows(weights, dscores, S, 0, S);
+        // dq = scale · dS k; dk = scale · dSᵀ q
+        small_gemm(Triangle::zero_a_upper, S, hd, S, shape.scale(), {dscores, S, 1, k, ld, dq, ld});
+        small_gemm(Triangle::zero_a_lower, S, hd, S, shape.scale(), {dscores, 1, S, q, ld, dk, ld});
       }
     });
     return {grad_qkv, torch::Tensor()};

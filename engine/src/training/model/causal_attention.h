@@ -1,9 +1,10 @@
 // Causal multi-head attention core: from the fused q|k|v projection to the heads' concatenated
 // outputs, before the output projection.
 //
-// The fused path is one autograd function: per head, the products run as GEMMs straight on the
-// strided q/k/v inside the projection (no head-major copies) and write the output in [B, S, d]
-// layout; the causal softmax is a hand-vectorised kernel that never touches the hidden half. The
+// The fused path is one autograd function: per head, the products run in the engine's own small
+// GEMM kernel straight on the strided q/k/v inside the projection (only kᵀ and vᵀ are copied) and
+// write the output in [B, S, d] layout; they and the hand-vectorised causal softmax skip the
+// hidden half. The
 // composite path (baddbmm with an additive mask, softmax, dropout, bmm) serves dropout, autocast
 // and other devices, and is the reference the fused path is tested against.
 #pragma once

@@ -1,0 +1,115 @@
+#include "core/kernels/small_gemm_kernel.h"
+
+#include <algorithm>
+
+#include "core/kernels/isa.h"
+#include "core/kernels/simd.h"
+
+namespace mt {
+namespace {
+
+template <int Lanes>
+struct SmallGemm {
+  using S = simd::Simd<Lanes>;
+  using F = typename S::F;
+  static constexpr int64_t kRows = 6;  // 12 accumulators, 2 of B, 1 of A: 15 registers
+  static constexpr int64_t kCols = 2 * Lanes;
+
+  // C[Rows × cols] (cols <= kCols) = alpha · Σ_{p in [k_begin, k_end)} A[:, p] · B[p, :].
+  template <int Rows>
+  static MT_SIMD_INLINE void tile(int64_t cols, int64_t k_begin, int64_t k_end, float alpha, const float* a,
+                                  int64_t a_row_stride, int64_t a_col_stride, const float* b, int64_t ldb, float* c,
+                                  int64_t ldc) {
+    F acc[Rows][2] = {};
+    if (cols == kCols) {
+      for (int64_t p = k_begin; p < k_end; ++p) {
+        const F b0 = S::load(b + p * ldb), b1 = S::load(b + p * ldb + Lanes);
+        const float* a_p = a + p * a_col_stride;
+        for (int r = 0; r < Rows; ++r) {
+          const F a_rp = S::broadcast(a_p + r * a_row_stride);
+          acc[r][0] += a_rp * b0;
+          acc[r][1] += a_rp * b1;
+        }
+      }
+      for (int r = 0; r < Rows; ++r) {
+        S::store(c + r * ldc, acc[r][0] * alpha);
+        S::store(c + r * ldc + Lanes, acc[r][1] * alpha);
+      }
+      return;
+    }
+    // A narrow last panel (n not a multiple of kCols): the same sums, B read lane by lane.
+    const int64_t first = std::min<int64_t>(cols, Lanes), second = cols - first;
+    for (int64_t p = k_begin; p < k_end; ++p) {
+      const F b0 = S::load_partial(b + p * ldb, first, 0.0f);
+      const F b1 = second > 0 ? S::load_partial(b + p * ldb + Lanes, second, 0.0f) : F{};
+      const float* a_p = a + p * a_col_stride;
+      for (int r = 0; r < Rows; ++r) {
+        const F a_rp = S::broadcast(a_p + r * a_row_stride);
+        acc[r][0] += a_rp * b0;
+        acc[r][1] += a_rp * b1;
+      }
+    }
+    for (int r = 0; r < Rows; ++r) {
+      S::store_partial(c + r * ldc, acc[r][0] * alpha, first);
+      if (second > 0) S::store_partial(c + r * ldc + Lanes, acc[r][1] * alpha, second);
+    }
+  }
+
+  // Rows i .. i + Rows - 1 of the panel of columns j .. j + cols - 1. A zero triangle of A bounds
+  // the depth by what the tile's first or last row needs.
+  template <int Rows>
+  static MT_SIMD_INLINE void tile_at(Triangle triangle, int64_t i, int64_t j, int64_t cols, int64_t k, float alpha,
+                                     const SmallGemmOperands& o) {
+    const int64_t k_begin = triangle == Triangle::zero_a_lower ? std::min(i, k) : 0;
+    const int64_t k_end = triangle == Triangle::zero_a_upper ? std::min(i + Rows, k) : k;
+    tile<Rows>(cols, k_begin, k_end, alpha, o.a + i * o.a_row_stride, o.a_row_stride, o.a_col_stride, o.b + j, o.ldb,
+               o.c + i * o.ldc + j, o.ldc);
+  }
+
+  // Rows i .. i + Rows - 1, every panel they need: with the upper triangle of C unused, the
+  // panels up to the one holding column i + Rows - 1 (the last row's diagonal).
+  template <int Rows>
+  static MT_SIMD_INLINE void tiles_of_rows(Triangle triangle, int64_t i, int64_t n, int64_t k, float alpha,
+                                           const SmallGemmOperands& o) {
+    const int64_t n_end = triangle == Triangle::unused_c_upper ? std::min(n, i + Rows) : n;
+    for (int64_t j = 0; j < n_end; j += kCols) tile_at<Rows>(triangle, i, j, std::min(kCols, n - j), k, alpha, o);
+  }
+
+  static MT_SIMD_INLINE void run(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
+                                 const SmallGemmOperands& o) {
+    // Row tile by row tile: the tile's rows of A stay in L1 while the panels of B pass (measured
+    // faster than the other order, panel by panel, at the attention's shapes).
+    int64_t i = 0;
+    for (; i + kRows <= m; i += kRows) tiles_of_rows<kRows>(triangle, i, n, k, alpha, o);
+    switch (m - i) {
+      case 5: return tiles_of_rows<5>(triangle, i, n, k, alpha, o);
+      case 4: return tiles_of_rows<4>(triangle, i, n, k, alpha, o);
+      case 3: return tiles_of_rows<3>(triangle, i, n, k, alpha, o);
+      case 2: return tiles_of_rows<2>(triangle, i, n, k, alpha, o);
+      case 1: return tiles_of_rows<1>(triangle, i, n, k, alpha, o);
+      default: return;
+    }
+  }
+};
+
+MT_TARGET_X86_64_V3 void small_gemm_v3(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
+                                       const SmallGemmOperands& o) {
+  SmallGemm<8>::run(triangle, m, n, k, alpha, o);
+}
+
+MT_TARGET_X86_64_V4 void small_gemm_v4(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
+                                       const SmallGemmOperands& o) {
+  SmallGemm<16>::run(triangle, m, n, k, alpha, o);
+}
+
+}  // namespace
+
+void small_gemm(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands) {
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4: return small_gemm_v4(triangle, m, n, k, alpha, operands);
+    case KernelIsa::x86_64_v3: return small_gemm_v3(triangle, m, n, k, alpha, operands);
+    case KernelIsa::baseline: return SmallGemm<4>::run(triangle, m, n, k, alpha, operands);
+  }
+}
+
+}  // namespace mt

@@ -1,0 +1,34 @@
+// Single-threaded GEMM for the attention's per-head products: one call a head and product, the
+// operands a few hundred rows of head_dim floats, so small that a BLAS call spends as long
+// packing them as multiplying (MKL reached 35-40 GFLOP/s a thread on them, about half its speed
+// on large products). Register tiles of 6 rows x 2 vectors, no packing; where a triangle of an
+// operand is zero or of the result unused (causality), that part is skipped, not computed.
+#pragma once
+
+#include <cstdint>
+
+namespace mt {
+
+// Which triangle the caller does not need computed; the diagonal is row i = column i.
+enum class Triangle {
+  none,
+  unused_c_upper,  // C[i, j] for j > i is never read (left as anything, may be left unwritten)
+  zero_a_upper,    // A[i, p] = 0 for p > i: row i sums over p <= i only
+  zero_a_lower,    // A[i, p] = 0 for p < i: row i sums over p >= i only
+};
+
+// A's element (i, p) at a[i · a_row_stride + p · a_col_stride] (so Aᵀ of a row-major matrix is
+// strides 1 and its row length); B row-major [k × n] with row stride ldb; C row-major, ldc.
+struct SmallGemmOperands {
+  const float* a;
+  int64_t a_row_stride, a_col_stride;
+  const float* b;
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+};
+
+// C[m × n] = alpha · A[m × k] · B[k × n], C's old contents never read.
+void small_gemm(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands);
+
+}  // namespace mt

@@ -37,10 +37,11 @@ struct SmallGemm {
       }
       return;
     }
-    // A narrow last panel (n not a multiple of kCols): the same sums, B read lane by lane.
+    // A narrow last panel (n not a multiple of kCols): the same sums, a partial vector read lane
+    // by lane (the first vector is whole when the panel holds Lanes columns or more).
     const int64_t first = std::min<int64_t>(cols, Lanes), second = cols - first;
     for (int64_t p = k_begin; p < k_end; ++p) {
-      const F b0 = S::load_partial(b + p * ldb, first, 0.0f);
+      const F b0 = first == Lanes ? S::load(b + p * ldb) : S::load_partial(b + p * ldb, first, 0.0f);
       const F b1 = second > 0 ? S::load_partial(b + p * ldb + Lanes, second, 0.0f) : F{};
       const float* a_p = a + p * a_col_stride;
       for (int r = 0; r < Rows; ++r) {
@@ -50,7 +51,8 @@ struct SmallGemm {
       }
     }
     for (int r = 0; r < Rows; ++r) {
-      S::store_partial(c + r * ldc, acc[r][0] * alpha, first);
+      if (first == Lanes) S::store(c + r * ldc, acc[r][0] * alpha);
+      else S::store_partial(c + r * ldc, acc[r][0] * alpha, first);
       if (second > 0) S::store_partial(c + r * ldc + Lanes, acc[r][1] * alpha, second);
     }
   }

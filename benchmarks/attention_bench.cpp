@@ -5,13 +5,15 @@
 // Each figure is the best of 3 medians of 15 runs, the two taking turns; GFLOP/s count only the
 // products' visible (causal) half, as the model's FLOP count does.
 //
-//   build/bin/attention_bench
+//   build/bin/attention_bench                      the two models' shapes
+//   build/bin/attention_bench BATCH SEQ D HEADS    one shape of your own
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -52,9 +54,20 @@ void time_into(Times& best, const std::function<void(bool)>& f) {
 
 }  // namespace
 
-int main() {
-  const Shape shapes[] = {{"quick-start B4 S128 d256 h4", 4, 128, 256, 4},
-                          {"upstream B2 S256 d512 h8", 2, 256, 512, 8}};
+int main(int argc, char** argv) {
+  std::vector<Shape> shapes = {{"quick-start B4 S128 d256 h4", 4, 128, 256, 4},
+                               {"upstream B2 S256 d512 h8", 2, 256, 512, 8}};
+  if (argc == 5) {
+    const Shape own{"given", std::atoll(argv[1]), std::atoll(argv[2]), std::atoll(argv[3]), std::atoll(argv[4])};
+    if (own.batch < 1 || own.seq < 1 || own.heads < 1 || own.d < own.heads || own.d % own.heads != 0) {
+      std::fprintf(stderr, "attention_bench: expected BATCH SEQ D HEADS, all positive, D divisible by HEADS\n");
+      return 2;
+    }
+    shapes = {own};
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: %s [BATCH SEQ D HEADS]\n", argv[0]);
+    return 2;
+  }
   std::printf("LibTorch %s\n", TORCH_VERSION);
   std::printf("%-28s %3s | %21s | %21s | %15s\n", "shape", "thr", "engine fwd, fwd+bwd ms", "sdpa fwd, fwd+bwd ms",
               "engine GFLOP/s");

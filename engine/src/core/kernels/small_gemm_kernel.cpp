@@ -1,6 +1,7 @@
 #include "core/kernels/small_gemm_kernel.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "core/kernels/isa.h"
 #include "core/kernels/simd.h"
@@ -61,56 +62,83 @@ struct SmallGemm {
   // the depth by what the tile's first or last row needs.
   template <int Rows>
   static MT_SIMD_INLINE void tile_at(Triangle triangle, int64_t i, int64_t j, int64_t cols, int64_t k, float alpha,
-                                     const SmallGemmOperands& o) {
+                                     const SmallGemmOperands& o, const float* packed_b) {
     const int64_t k_begin = triangle == Triangle::zero_a_lower ? std::min(i, k) : 0;
     const int64_t k_end = triangle == Triangle::zero_a_upper ? std::min(i + Rows, k) : k;
-    tile<Rows>(cols, k_begin, k_end, alpha, o.a + i * o.a_row_stride, o.a_row_stride, o.a_col_stride, o.b + j, o.ldb,
-               o.c + i * o.ldc + j, o.ldc);
+    tile<Rows>(cols, k_begin, k_end, alpha, o.a + i * o.a_row_stride, o.a_row_stride, o.a_col_stride,
+               packed_b + j / kCols * k * kCols, kCols, o.c + i * o.ldc + j, o.ldc);
+  }
+
+  // B's panels of kCols columns, each one contiguous block of k rows (the last zero-padded), so
+  // the tiles read B in order, not one row of its home layout (a head's slice of a wider matrix,
+  // kilobytes apart) at a time.
+  static MT_SIMD_INLINE void pack_b(int64_t n, int64_t k, const float* b, int64_t ldb, float* packed) {
+    for (int64_t j = 0; j < n; j += kCols) {
+      const int64_t cols = std::min(kCols, n - j);
+      float* panel = packed + j / kCols * k * kCols;
+      for (int64_t p = 0; p < k; ++p) {
+        const float* row = b + p * ldb + j;
+        float* out = panel + p * kCols;
+        if (cols == kCols) {
+          S::store(out, S::load(row));
+          S::store(out + Lanes, S::load(row + Lanes));
+        } else {
+          for (int64_t c = 0; c < kCols; ++c) out[c] = c < cols ? row[c] : 0.0f;
+        }
+      }
+    }
   }
 
   // Rows i .. i + Rows - 1, every panel they need: with the upper triangle of C unused, the
   // panels up to the one holding column i + Rows - 1 (the last row's diagonal).
   template <int Rows>
   static MT_SIMD_INLINE void tiles_of_rows(Triangle triangle, int64_t i, int64_t n, int64_t k, float alpha,
-                                           const SmallGemmOperands& o) {
+                                           const SmallGemmOperands& o, const float* packed_b) {
     const int64_t n_end = triangle == Triangle::unused_c_upper ? std::min(n, i + Rows) : n;
-    for (int64_t j = 0; j < n_end; j += kCols) tile_at<Rows>(triangle, i, j, std::min(kCols, n - j), k, alpha, o);
+    for (int64_t j = 0; j < n_end; j += kCols)
+      tile_at<Rows>(triangle, i, j, std::min(kCols, n - j), k, alpha, o, packed_b);
   }
 
+  // packed_b holds at least k · n rounded up to kCols floats.
   static MT_SIMD_INLINE void run(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
-                                 const SmallGemmOperands& o) {
+                                 const SmallGemmOperands& o, float* packed_b) {
+    pack_b(n, k, o.b, o.ldb, packed_b);
     // Row tile by row tile: the tile's rows of A stay in L1 while the panels of B pass (measured
     // faster than the other order, panel by panel, at the attention's shapes).
     int64_t i = 0;
-    for (; i + kRows <= m; i += kRows) tiles_of_rows<kRows>(triangle, i, n, k, alpha, o);
+    for (; i + kRows <= m; i += kRows) tiles_of_rows<kRows>(triangle, i, n, k, alpha, o, packed_b);
     switch (m - i) {
-      case 5: return tiles_of_rows<5>(triangle, i, n, k, alpha, o);
-      case 4: return tiles_of_rows<4>(triangle, i, n, k, alpha, o);
-      case 3: return tiles_of_rows<3>(triangle, i, n, k, alpha, o);
-      case 2: return tiles_of_rows<2>(triangle, i, n, k, alpha, o);
-      case 1: return tiles_of_rows<1>(triangle, i, n, k, alpha, o);
+      case 5: return tiles_of_rows<5>(triangle, i, n, k, alpha, o, packed_b);
+      case 4: return tiles_of_rows<4>(triangle, i, n, k, alpha, o, packed_b);
+      case 3: return tiles_of_rows<3>(triangle, i, n, k, alpha, o, packed_b);
+      case 2: return tiles_of_rows<2>(triangle, i, n, k, alpha, o, packed_b);
+      case 1: return tiles_of_rows<1>(triangle, i, n, k, alpha, o, packed_b);
       default: return;
     }
   }
 };
 
 MT_TARGET_X86_64_V3 void small_gemm_v3(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
-                                       const SmallGemmOperands& o) {
-  SmallGemm<8>::run(triangle, m, n, k, alpha, o);
+                                       const SmallGemmOperands& o, float* packed_b) {
+  SmallGemm<8>::run(triangle, m, n, k, alpha, o, packed_b);
 }
 
 MT_TARGET_X86_64_V4 void small_gemm_v4(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
-                                       const SmallGemmOperands& o) {
-  SmallGemm<16>::run(triangle, m, n, k, alpha, o);
+                                       const SmallGemmOperands& o, float* packed_b) {
+  SmallGemm<16>::run(triangle, m, n, k, alpha, o, packed_b);
 }
 
 }  // namespace
 
 void small_gemm(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands) {
+  constexpr int64_t kWidestPanel = 32;       // kCols of the sixteen-lane copy
+  thread_local std::vector<float> packed_b;  // per thread: callers run heads in parallel
+  packed_b.resize(
+      static_cast<std::size_t>(std::max<int64_t>(1, k * ((n + kWidestPanel - 1) / kWidestPanel) * kWidestPanel)));
   switch (kernel_isa()) {
-    case KernelIsa::x86_64_v4: return small_gemm_v4(triangle, m, n, k, alpha, operands);
-    case KernelIsa::x86_64_v3: return small_gemm_v3(triangle, m, n, k, alpha, operands);
-    case KernelIsa::baseline: return SmallGemm<4>::run(triangle, m, n, k, alpha, operands);
+    case KernelIsa::x86_64_v4: return small_gemm_v4(triangle, m, n, k, alpha, operands, packed_b.data());
+    case KernelIsa::x86_64_v3: return small_gemm_v3(triangle, m, n, k, alpha, operands, packed_b.data());
+    case KernelIsa::baseline: return SmallGemm<4>::run(triangle, m, n, k, alpha, operands, packed_b.data());
   }
 }
 

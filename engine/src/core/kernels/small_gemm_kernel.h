@@ -1,7 +1,8 @@
 // Single-threaded GEMM for the attention's per-head products: one call a head and product, the
-// operands a few hundred rows of head_dim floats. Register tiles of 6 rows x 2 vectors, no
-// packing; where a triangle of an operand is zero or of the result unused (causality), that part
-// is skipped tile by tile, not computed. A BLAS multiplies whole products of these shapes as fast
+// operands a few hundred rows of head_dim floats. Register tiles of 6 rows x 2 vectors; B is
+// copied once per call into contiguous panels (a per-thread buffer), A read where it lies; where
+// a triangle of an operand is zero or of the result unused (causality), that part is skipped
+// tile by tile, not computed. A BLAS multiplies whole products of these shapes as fast
 // (MKL and this kernel both 70-75 GFLOP/s a thread on a 2-vCPU EPYC, Zen 3), but skipping the
 // hidden half through it takes a call per block of positions, run on one thread inside each
 // head's worker: this kernel does it with neither.

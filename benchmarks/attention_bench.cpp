@@ -11,28 +11,15 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <vector>
 
 #include "training/model/causal_attention.h"
+#include "median_ms.h"
 
 namespace {
-
-double median_ms(const std::function<void()>& work) {
-  using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < 3; ++i) work();
-  std::vector<double> ms;
-  for (int i = 0; i < 15; ++i) {
-    const auto start = Clock::now();
-    work();
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  }
-  std::nth_element(ms.begin(), ms.begin() + 7, ms.end());
-  return ms[7];
-}
 
 struct Shape {
   const char* name;

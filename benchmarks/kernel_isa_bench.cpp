@@ -5,7 +5,6 @@
 //
 //   build/bin/kernel_isa_bench
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -19,21 +18,9 @@
 #include "core/kernels/isa.h"
 #include "core/kernels/small_gemm_kernel.h"
 #include "core/kernels/sum_of_squares_kernel.h"
+#include "median_ms.h"
 
 namespace {
-
-double median_ms(const std::function<void()>& work) {
-  using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < 3; ++i) work();
-  std::vector<double> ms;
-  for (int i = 0; i < 15; ++i) {
-    const auto start = Clock::now();
-    work();
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  }
-  std::nth_element(ms.begin(), ms.begin() + 7, ms.end());
-  return ms[7];
-}
 
 std::vector<float> random_floats(std::size_t n, float scale) {
   std::mt19937 gen(7);
@@ -93,7 +80,7 @@ int main() {
        [&] {
          for (int64_t h = 0; h < heads; ++h)
            mt::small_gemm(mt::Triangle::zero_a_upper, seq, 64, seq, 1.0f,
-                          {probs.data() + h * seq * seq, seq, 1, dprobs.data(), 1536, out.data(), 512});
+                          {probs.data() + h * seq * seq, seq, 1, dprobs.data(), 1536, 1, out.data(), 512});
        }},
       {"adamw 2.9M", [&] { mt::adamw_update(p.data(), g.data(), m.data(), v.data(), params, adamw); }},
       {"sum of squares 2.9M", [&] { squares += mt::sum_of_squares(g.data(), params); }},

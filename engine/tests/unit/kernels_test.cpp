@@ -170,33 +170,39 @@ TEST_CASE("the small GEMM matches a float64 product on every kernel copy, skippi
     Triangle triangle;
     int64_t m, n, k;
     bool a_transposed;  // A read as the transpose of a row-major [k × m] matrix (strides 1, m)
+    bool b_transposed;  // B read as the transpose of a row-major [n × k] matrix, as kᵀ is
   };
   // Square where a triangle is named (its diagonal is i = j or i = p); sizes that leave partial
   // row tiles and partial column panels at every vector width, and ones that fill them. At 33 the
   // last tile's diagonal (row 32) opens a new panel at every width.
-  const Case cases[] = {{Triangle::none, 7, 45, 5, false},
-                        {Triangle::none, 64, 64, 64, true},
-                        {Triangle::none, 1, 1, 1, false},
-                        {Triangle::unused_c_upper, 37, 37, 12, false},
-                        {Triangle::unused_c_upper, 33, 33, 12, false},
-                        {Triangle::zero_a_upper, 37, 19, 37, false},
-                        {Triangle::zero_a_lower, 37, 19, 37, true},
-                        {Triangle::unused_c_upper, 96, 96, 64, false},
-                        {Triangle::zero_a_lower, 96, 64, 96, true}};
+  const Case cases[] = {{Triangle::none, 7, 45, 5, false, false},
+                        {Triangle::none, 7, 45, 5, false, true},
+                        {Triangle::none, 64, 64, 64, true, false},
+                        {Triangle::none, 1, 1, 1, false, false},
+                        {Triangle::unused_c_upper, 37, 37, 12, false, false},
+                        {Triangle::unused_c_upper, 37, 37, 12, false, true},
+                        {Triangle::unused_c_upper, 33, 33, 12, false, false},
+                        {Triangle::zero_a_upper, 37, 19, 37, false, false},
+                        {Triangle::zero_a_lower, 37, 19, 37, true, false},
+                        {Triangle::unused_c_upper, 96, 96, 64, false, false},
+                        {Triangle::unused_c_upper, 96, 96, 64, false, true},
+                        {Triangle::zero_a_lower, 96, 64, 96, true, false}};
   const float alpha = 0.37f;
   for (const auto& c : cases) {
     CAPTURE(static_cast<int>(c.triangle));
     CAPTURE(c.m);
     CAPTURE(c.n);
     CAPTURE(c.k);
+    CAPTURE(c.b_transposed);
     auto a = torch::randn({c.m, c.k});
     // The kernel may assume a named zero triangle of A: the reference has it too.
     if (c.triangle == Triangle::zero_a_upper) a = a.tril();
     if (c.triangle == Triangle::zero_a_lower) a = a.triu();
     const auto a_stored = c.a_transposed ? a.t().contiguous() : a;  // what the kernel reads
-    const int64_t ldb = c.n + 3, ldc = c.n + 5;                     // rows padded: strides are honoured
-    const auto b_stored = torch::randn({c.k, ldb});
-    const auto b = b_stored.narrow(1, 0, c.n);
+    // Rows padded: strides are honoured.
+    const int64_t ldb = (c.b_transposed ? c.k : c.n) + 3, ldc = c.n + 5;
+    const auto b_stored = torch::randn({c.b_transposed ? c.n : c.k, ldb});
+    const auto b = c.b_transposed ? b_stored.narrow(1, 0, c.k).t() : b_stored.narrow(1, 0, c.n);
     const auto a64 = a.to(torch::kDouble), b64 = b.to(torch::kDouble);
     const auto expected = alpha * torch::matmul(a64, b64);
     // A dot product of k terms rounds at most k times, each by eps/2 of the partial sums, which
@@ -208,13 +214,9 @@ TEST_CASE("the small GEMM matches a float64 product on every kernel copy, skippi
       CAPTURE(std::string(mt::kernel_isa_name(isa)));
       mt::KernelIsaOverride pin(isa);
       auto c_stored = torch::full({c.m, ldc}, std::numeric_limits<float>::quiet_NaN());
-      const mt::SmallGemmOperands operands{a_stored.data_ptr<float>(),
-                                           c.a_transposed ? 1 : c.k,
-                                           c.a_transposed ? c.m : 1,
-                                           b_stored.data_ptr<float>(),
-                                           ldb,
-                                           c_stored.data_ptr<float>(),
-                                           ldc};
+      const mt::SmallGemmOperands operands{
+          a_stored.data_ptr<float>(), c.a_transposed ? 1 : c.k, c.a_transposed ? c.m : 1,   b_stored.data_ptr<float>(),
+          c.b_transposed ? 1 : ldb,   c.b_transposed ? ldb : 1, c_stored.data_ptr<float>(), ldc};
       mt::small_gemm(c.triangle, c.m, c.n, c.k, alpha, operands);
       const auto result = c_stored.narrow(1, 0, c.n);
       const auto ratio = (result.to(torch::kDouble) - expected).abs() / tolerance;

@@ -16,34 +16,13 @@ struct SmallGemm {
   static constexpr int64_t kRows = 6;  // 12 accumulators, 2 of B, 1 of A: 15 registers
   static constexpr int64_t kCols = 2 * Lanes;
 
-  // C[Rows × cols] (cols <= kCols) = alpha · Σ_{p in [k_begin, k_end)} A[:, p] · B[p, :].
+  // acc[r] += Σ_{p in [k_begin, k_end)} A[r, p] · B[p, :], B one packed panel (kCols floats a
+  // row, zero past the panel's columns).
   template <int Rows>
-  static MT_SIMD_INLINE void tile(int64_t cols, int64_t k_begin, int64_t k_end, float alpha, const float* a,
-                                  int64_t a_row_stride, int64_t a_col_stride, const float* b, int64_t ldb, float* c,
-                                  int64_t ldc) {
-    F acc[Rows][2] = {};
-    if (cols == kCols) {
-      for (int64_t p = k_begin; p < k_end; ++p) {
-        const F b0 = S::load(b + p * ldb), b1 = S::load(b + p * ldb + Lanes);
-        const float* a_p = a + p * a_col_stride;
-        for (int r = 0; r < Rows; ++r) {
-          const F a_rp = S::broadcast(a_p + r * a_row_stride);
-          acc[r][0] += a_rp * b0;
-          acc[r][1] += a_rp * b1;
-        }
-      }
-      for (int r = 0; r < Rows; ++r) {
-        S::store(c + r * ldc, acc[r][0] * alpha);
-        S::store(c + r * ldc + Lanes, acc[r][1] * alpha);
-      }
-      return;
-    }
-    // A narrow last panel (n not a multiple of kCols): the same sums, a partial vector read lane
-    // by lane (the first vector is whole when the panel holds Lanes columns or more).
-    const int64_t first = std::min<int64_t>(cols, Lanes), second = cols - first;
+  static MT_SIMD_INLINE void accumulate(F (&acc)[Rows][2], int64_t k_begin, int64_t k_end, const float* a,
+                                        int64_t a_row_stride, int64_t a_col_stride, const float* panel) {
     for (int64_t p = k_begin; p < k_end; ++p) {
-      const F b0 = first == Lanes ? S::load(b + p * ldb) : S::load_partial(b + p * ldb, first, 0.0f);
-      const F b1 = second > 0 ? S::load_partial(b + p * ldb + Lanes, second, 0.0f) : F{};
+      const F b0 = S::load(panel + p * kCols), b1 = S::load(panel + p * kCols + Lanes);
       const float* a_p = a + p * a_col_stride;
       for (int r = 0; r < Rows; ++r) {
         const F a_rp = S::broadcast(a_p + r * a_row_stride);
@@ -51,9 +30,30 @@ struct SmallGemm {
         acc[r][1] += a_rp * b1;
       }
     }
+  }
+
+  // C[Rows × cols] (cols <= kCols) = alpha · A[Rows, k_begin:k_end] · panel[k_begin:k_end, :].
+  template <int Rows>
+  static MT_SIMD_INLINE void tile(int64_t cols, int64_t k_begin, int64_t k_end, float alpha, const float* a,
+                                  int64_t a_row_stride, int64_t a_col_stride, const float* panel, float* c,
+                                  int64_t ldc) {
+    // Each branch keeps accumulators of its own: shared by both, they were kept in memory (the
+    // narrow branch's lane-by-lane stores), which halved the speed of the whole kernel.
+    if (cols == kCols) {
+      F acc[Rows][2] = {};
+      accumulate<Rows>(acc, k_begin, k_end, a, a_row_stride, a_col_stride, panel);
+      for (int r = 0; r < Rows; ++r) {
+        S::store(c + r * ldc, acc[r][0] * alpha);
+        S::store(c + r * ldc + Lanes, acc[r][1] * alpha);
+      }
+      return;
+    }
+    // A narrow last panel (n not a multiple of kCols) stores only its columns.
+    F acc[Rows][2] = {};
+    accumulate<Rows>(acc, k_begin, k_end, a, a_row_stride, a_col_stride, panel);
+    const int64_t first = std::min<int64_t>(cols, Lanes), second = cols - first;
     for (int r = 0; r < Rows; ++r) {
-      if (first == Lanes) S::store(c + r * ldc, acc[r][0] * alpha);
-      else S::store_partial(c + r * ldc, acc[r][0] * alpha, first);
+      S::store_partial(c + r * ldc, acc[r][0] * alpha, first);
       if (second > 0) S::store_partial(c + r * ldc + Lanes, acc[r][1] * alpha, second);
     }
   }
@@ -66,25 +66,28 @@ struct SmallGemm {
     const int64_t k_begin = triangle == Triangle::zero_a_lower ? std::min(i, k) : 0;
     const int64_t k_end = triangle == Triangle::zero_a_upper ? std::min(i + Rows, k) : k;
     tile<Rows>(cols, k_begin, k_end, alpha, o.a + i * o.a_row_stride, o.a_row_stride, o.a_col_stride,
-               packed_b + j / kCols * k * kCols, kCols, o.c + i * o.ldc + j, o.ldc);
+               packed_b + j / kCols * k * kCols, o.c + i * o.ldc + j, o.ldc);
   }
 
   // B's panels of kCols columns, each one contiguous block of k rows (the last zero-padded), so
   // the tiles read B in order, not one row of its home layout (a head's slice of a wider matrix,
   // kilobytes apart) at a time.
-  static MT_SIMD_INLINE void pack_b(int64_t n, int64_t k, const float* b, int64_t ldb, float* packed) {
+  static MT_SIMD_INLINE void pack_b(int64_t n, int64_t k, const SmallGemmOperands& o, float* packed) {
     for (int64_t j = 0; j < n; j += kCols) {
       const int64_t cols = std::min(kCols, n - j);
       float* panel = packed + j / kCols * k * kCols;
-      for (int64_t p = 0; p < k; ++p) {
-        const float* row = b + p * ldb + j;
-        float* out = panel + p * kCols;
-        if (cols == kCols) {
-          S::store(out, S::load(row));
-          S::store(out + Lanes, S::load(row + Lanes));
-        } else {
-          for (int64_t c = 0; c < kCols; ++c) out[c] = c < cols ? row[c] : 0.0f;
+      if (o.b_col_stride == 1 && cols == kCols) {  // rows of B: whole vectors
+        for (int64_t p = 0; p < k; ++p) {
+          const float* row = o.b + p * o.b_row_stride + j;
+          S::store(panel + p * kCols, S::load(row));
+          S::store(panel + p * kCols + Lanes, S::load(row + Lanes));
         }
+        continue;
+      }
+      // Column by column: a transposed B (row stride 1) is read along its own rows.
+      for (int64_t c = 0; c < kCols; ++c) {
+        const float* column = o.b + (j + c) * o.b_col_stride;
+        for (int64_t p = 0; p < k; ++p) panel[p * kCols + c] = c < cols ? column[p * o.b_row_stride] : 0.0f;
       }
     }
   }
@@ -102,7 +105,7 @@ struct SmallGemm {
   // packed_b holds at least k · n rounded up to kCols floats.
   static MT_SIMD_INLINE void run(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
                                  const SmallGemmOperands& o, float* packed_b) {
-    pack_b(n, k, o.b, o.ldb, packed_b);
+    pack_b(n, k, o, packed_b);
     // Row tile by row tile: the tile's rows of A stay in L1 while the panels of B pass (measured
     // faster than the other order, panel by panel, at the attention's shapes).
     int64_t i = 0;

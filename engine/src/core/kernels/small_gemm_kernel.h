@@ -1,6 +1,7 @@
 // Single-threaded GEMM for the attention's per-head products: one call a head and product, the
 // operands a few hundred rows of head_dim floats. Register tiles of 6 rows x 2 vectors; B is
-// copied once per call into contiguous panels (a per-thread buffer), A read where it lies; where
+// copied once per call into contiguous panels (a per-thread buffer; a transposed B, such as kᵀ,
+// is transposed by that copy), A read where it lies; where
 // a triangle of an operand is zero or of the result unused (causality), that part is skipped
 // tile by tile, not computed. A BLAS multiplies whole products of these shapes as fast
 // (MKL and this kernel both 70-75 GFLOP/s a thread on a 2-vCPU EPYC, Zen 3), but skipping the
@@ -21,12 +22,13 @@ enum class Triangle {
 };
 
 // A's element (i, p) at a[i · a_row_stride + p · a_col_stride] (so Aᵀ of a row-major matrix is
-// strides 1 and its row length); B row-major [k × n] with row stride ldb; C row-major, ldc.
+// strides 1 and its row length), B's element (p, j) likewise at b[p · b_row_stride + j ·
+// b_col_stride]; C row-major with row stride ldc.
 struct SmallGemmOperands {
   const float* a;
   int64_t a_row_stride, a_col_stride;
   const float* b;
-  int64_t ldb;
+  int64_t b_row_stride, b_col_stride;
   float* c;
   int64_t ldc;
 };

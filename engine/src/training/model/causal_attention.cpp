@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
 #include "core/kernels/attention_kernel.h"
 #include "core/kernels/small_gemm_kernel.h"
@@ -16,17 +15,6 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-// dst [cols × rows] = srcᵀ, src [rows × cols] with row stride ld: one head's keys (or values) laid
-// out as the right-hand operand of q kᵀ (or dy vᵀ).
-void transpose_into(const float* src, int64_t ld, int64_t rows, int64_t cols, float* dst) {
-  constexpr int64_t kRowsAtOnce = 8;  // 8 source rows stay in L1 while each column writes 8 floats in a row
-  for (int64_t i0 = 0; i0 < rows; i0 += kRowsAtOnce) {
-    const int64_t i1 = std::min(rows, i0 + kRowsAtOnce);
-    for (int64_t j = 0; j < cols; ++j)
-      for (int64_t i = i0; i < i1; ++i) dst[j * rows + i] = src[i * ld + j];
-  }
-}
 
 // Where one head's matrices live: q, k and v are [S, hd] slices of the [B, S, 3d] projection
 // (row stride 3d); the head's output and output gradient are [S, hd] slices of [B, S, d].
@@ -62,16 +50,15 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     // products skip the hidden half (see small_gemm's Triangle).
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
       const int64_t S = shape.seq, hd = shape.head_dim;
-      std::vector<float> keys_t(static_cast<std::size_t>(S * hd));
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* v = q + 2 * shape.d;
         float* scores = p + shape.scores_offset(bh);
-        transpose_into(q + shape.d, ld, S, hd, keys_t.data());
         // scores = scale · q kᵀ, then softmax over the visible keys, then y = P v
-        small_gemm(Triangle::unused_c_upper, S, S, hd, shape.scale(), {q, ld, 1, keys_t.data(), S, scores, S});
+        small_gemm(Triangle::unused_c_upper, S, S, hd, shape.scale(), {q, ld, 1, q + shape.d, 1, ld, scores, S});
         causal_softmax_rows(scores, S, 0, S);
-        small_gemm(Triangle::zero_a_upper, S, hd, S, 1.0f, {scores, S, 1, v, ld, out + shape.out_offset(bh), shape.d});
+        small_gemm(Triangle::zero_a_upper, S, hd, S, 1.0f,
+                   {scores, S, 1, v, ld, 1, out + shape.out_offset(bh), shape.d});
       }
     });
     ctx->save_for_backward({qkv, probs});
@@ -97,7 +84,6 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
 
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
       const int64_t S = shape.seq, hd = shape.head_dim;
-      std::vector<float> values_t(static_cast<std::size_t>(S * hd));
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* k = q + shape.d;
@@ -108,14 +94,13 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
         float* dq = dqkv + shape.qkv_offset(bh);
         float* dk = dq + shape.d;
         float* dv = dq + 2 * shape.d;
-        transpose_into(v, ld, S, hd, values_t.data());
         // dP = dy vᵀ over the visible keys; dv = Pᵀ dy, key j summing over the queries i >= j
-        small_gemm(Triangle::unused_c_upper, S, S, hd, 1.0f, {dy_head, shape.d, 1, values_t.data(), S, dscores, S});
-        small_gemm(Triangle::zero_a_lower, S, hd, S, 1.0f, {weights, 1, S, dy_head, shape.d, dv, ld});
+        small_gemm(Triangle::unused_c_upper, S, S, hd, 1.0f, {dy_head, shape.d, 1, v, 1, ld, dscores, S});
+        small_gemm(Triangle::zero_a_lower, S, hd, S, 1.0f, {weights, 1, S, dy_head, shape.d, 1, dv, ld});
         causal_softmax_backward_rows(weights, dscores, S, 0, S);
         // dq = scale · dS k; dk = scale · dSᵀ q
-        small_gemm(Triangle::zero_a_upper, S, hd, S, shape.scale(), {dscores, S, 1, k, ld, dq, ld});
-        small_gemm(Triangle::zero_a_lower, S, hd, S, shape.scale(), {dscores, 1, S, q, ld, dk, ld});
+        small_gemm(Triangle::zero_a_upper, S, hd, S, shape.scale(), {dscores, S, 1, k, ld, 1, dq, ld});
+        small_gemm(Triangle::zero_a_lower, S, hd, S, shape.scale(), {dscores, 1, S, q, ld, 1, dk, ld});
       }
     });
     return {grad_qkv, torch::Tensor()};

@@ -2,11 +2,11 @@
 // outputs, before the output projection.
 //
 // The fused path is one autograd function: per head, the products run in the engine's own small
-// GEMM kernel straight on the strided q/k/v inside the projection (only kᵀ and vᵀ are copied) and
-// write the output in [B, S, d] layout; they and the hand-vectorised causal softmax skip the
-// hidden half. The
-// composite path (baddbmm with an additive mask, softmax, dropout, bmm) serves dropout, autocast
-// and other devices, and is the reference the fused path is tested against.
+// GEMM kernel straight on the strided q/k/v inside the projection (the kernel packs its right-hand
+// operand itself, kᵀ and vᵀ included) and write the output in [B, S, d] layout; they and the
+// hand-vectorised causal softmax skip the hidden half. The composite path (baddbmm with an
+// additive mask, softmax, dropout, bmm) serves dropout, autocast and other devices, and is the
+// reference the fused path is tested against.
 #pragma once
 
 #include <torch/torch.h>

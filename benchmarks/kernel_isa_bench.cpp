@@ -79,8 +79,9 @@ int main() {
       {"attention P v, 16 heads 256x64x256",
        [&] {
          for (int64_t h = 0; h < heads; ++h)
-           mt::small_gemm(mt::Triangle::zero_a_upper, seq, 64, seq, 1.0f,
-                          {probs.data() + h * seq * seq, seq, 1, dprobs.data(), 1536, 1, out.data(), 512});
+           mt::small_gemm(seq, 64, seq, 1.0f,
+                          {probs.data() + h * seq * seq, seq, 1, dprobs.data(), 1536, 1, out.data(), 512},
+                          {mt::Triangle::zero_a_upper});
        }},
       {"adamw 2.9M", [&] { mt::adamw_update(p.data(), g.data(), m.data(), v.data(), params, adamw); }},
       {"sum of squares 2.9M", [&] { squares += mt::sum_of_squares(g.data(), params); }},

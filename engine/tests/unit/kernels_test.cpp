@@ -171,6 +171,8 @@ TEST_CASE("the small GEMM matches a float64 product on every kernel copy, skippi
     int64_t m, n, k;
     bool a_transposed;  // A read as the transpose of a row-major [k × m] matrix (strides 1, m)
     bool b_transposed;  // B read as the transpose of a row-major [n × k] matrix, as kᵀ is
+    int64_t diagonal = 0;
+    bool add_to_c = false;
   };
   // Square where a triangle is named (its diagonal is i = j or i = p); sizes that leave partial
   // row tiles and partial column panels at every vector width, and ones that fill them. At 33 the
@@ -186,7 +188,16 @@ TEST_CASE("the small GEMM matches a float64 product on every kernel copy, skippi
                         {Triangle::zero_a_lower, 37, 19, 37, true, false},
                         {Triangle::unused_c_upper, 96, 96, 64, false, false},
                         {Triangle::unused_c_upper, 96, 96, 64, false, true},
-                        {Triangle::zero_a_lower, 96, 64, 96, true, false}};
+                        {Triangle::zero_a_lower, 96, 64, 96, true, false},
+                        // One block of 13 queries from position 32 of a causal product: its
+                        // scores (rows of C), its P v (rows of A), and Pᵀ dy of its rows (depth),
+                        // added into C as a sum over blocks is; at 50 keys the last five rows
+                        // have no depth at all.
+                        {Triangle::unused_c_upper, 13, 45, 12, false, true, 32},
+                        {Triangle::zero_a_upper, 13, 19, 45, false, false, 32},
+                        {Triangle::zero_a_lower, 45, 19, 13, true, false, -32, true},
+                        {Triangle::zero_a_lower, 50, 19, 13, true, false, -32, false},
+                        {Triangle::none, 7, 45, 5, false, false, 0, true}};
   const float alpha = 0.37f;
   for (const auto& c : cases) {
     CAPTURE(static_cast<int>(c.triangle));
@@ -194,34 +205,43 @@ TEST_CASE("the small GEMM matches a float64 product on every kernel copy, skippi
     CAPTURE(c.n);
     CAPTURE(c.k);
     CAPTURE(c.b_transposed);
+    CAPTURE(c.diagonal);
+    CAPTURE(c.add_to_c);
     auto a = torch::randn({c.m, c.k});
     // The kernel may assume a named zero triangle of A: the reference has it too.
-    if (c.triangle == Triangle::zero_a_upper) a = a.tril();
-    if (c.triangle == Triangle::zero_a_lower) a = a.triu();
+    if (c.triangle == Triangle::zero_a_upper) a = a.tril(c.diagonal);
+    if (c.triangle == Triangle::zero_a_lower) a = a.triu(c.diagonal);
     const auto a_stored = c.a_transposed ? a.t().contiguous() : a;  // what the kernel reads
     // Rows padded: strides are honoured.
     const int64_t ldb = (c.b_transposed ? c.k : c.n) + 3, ldc = c.n + 5;
     const auto b_stored = torch::randn({c.b_transposed ? c.n : c.k, ldb});
     const auto b = c.b_transposed ? b_stored.narrow(1, 0, c.k).t() : b_stored.narrow(1, 0, c.n);
     const auto a64 = a.to(torch::kDouble), b64 = b.to(torch::kDouble);
-    const auto expected = alpha * torch::matmul(a64, b64);
+    const auto c_before =
+        c.add_to_c ? torch::randn({c.m, ldc}) : torch::full({c.m, ldc}, std::numeric_limits<float>::quiet_NaN());
+    const auto c_old =
+        c.add_to_c ? c_before.narrow(1, 0, c.n).to(torch::kDouble) : torch::zeros({c.m, c.n}, torch::kDouble);
+    const auto expected = c_old + alpha * torch::matmul(a64, b64);
     // A dot product of k terms rounds at most k times, each by eps/2 of the partial sums, which
-    // |A| |B| bounds; alpha's own product adds one more rounding.
-    const auto tolerance = kFloatEps * (c.k + 1) * std::abs(alpha) * torch::matmul(a64.abs(), b64.abs()) + 1e-30;
-    const auto checked = c.triangle == Triangle::unused_c_upper ? torch::ones({c.m, c.n}).tril().to(torch::kBool)
-                                                                : torch::ones({c.m, c.n}).to(torch::kBool);
+    // |A| |B| bounds; alpha's own product adds one more rounding, and adding into C one more.
+    const auto tolerance = kFloatEps * (c.k + 1) * std::abs(alpha) * torch::matmul(a64.abs(), b64.abs()) +
+                           kFloatEps * expected.abs() + 1e-30;
+    const auto checked = c.triangle == Triangle::unused_c_upper
+                             ? torch::ones({c.m, c.n}).tril(c.diagonal).to(torch::kBool)
+                             : torch::ones({c.m, c.n}).to(torch::kBool);
     for (auto isa : mt::runnable_kernel_isas()) {
       CAPTURE(std::string(mt::kernel_isa_name(isa)));
       mt::KernelIsaOverride pin(isa);
-      auto c_stored = torch::full({c.m, ldc}, std::numeric_limits<float>::quiet_NaN());
+      auto c_stored = c_before.clone();
       const mt::SmallGemmOperands operands{
           a_stored.data_ptr<float>(), c.a_transposed ? 1 : c.k, c.a_transposed ? c.m : 1,   b_stored.data_ptr<float>(),
           c.b_transposed ? 1 : ldb,   c.b_transposed ? ldb : 1, c_stored.data_ptr<float>(), ldc};
-      mt::small_gemm(c.triangle, c.m, c.n, c.k, alpha, operands);
+      mt::small_gemm(c.m, c.n, c.k, alpha, operands, {c.triangle, c.diagonal, c.add_to_c});
       const auto result = c_stored.narrow(1, 0, c.n);
       const auto ratio = (result.to(torch::kDouble) - expected).abs() / tolerance;
-      CHECK(ratio.masked_select(checked).max().item<double>() <= 1.0);       // NaN (never written) fails too
-      CHECK(c_stored.narrow(1, c.n, ldc - c.n).isnan().all().item<bool>());  // nothing past column n
+      CHECK(ratio.masked_select(checked).max().item<double>() <= 1.0);  // NaN (never written) fails too
+      const auto past_n = c_stored.narrow(1, c.n, ldc - c.n);           // nothing written past column n
+      CHECK((c.add_to_c ? past_n.equal(c_before.narrow(1, c.n, ldc - c.n)) : past_n.isnan().all().item<bool>()));
     }
   }
 }
@@ -231,8 +251,9 @@ TEST_CASE("fused causal attention matches the composite formulation in value and
   struct Shape {
     int64_t batch, seq, d, heads;
   };
-  // Head sizes 12 and 64; sequence lengths that do and do not fill whole vectors.
-  for (const Shape& s : {Shape{2, 37, 48, 4}, Shape{3, 128, 256, 4}, Shape{1, 1, 16, 2}}) {
+  // Head sizes 12 and 64; sequence lengths that do and do not fill whole vectors; at 600 the
+  // queries are taken in blocks (162 rows, the last one 114).
+  for (const Shape& s : {Shape{2, 37, 48, 4}, Shape{3, 128, 256, 4}, Shape{1, 1, 16, 2}, Shape{1, 600, 48, 4}}) {
     CAPTURE(s.seq);
     CAPTURE(s.d);
     auto qkv = torch::randn({s.batch, s.seq, 3 * s.d});

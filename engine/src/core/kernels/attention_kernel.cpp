@@ -48,11 +48,12 @@ struct CausalSoftmax {
   }
 
   static MT_SIMD_INLINE void forward_rows(float* scores, int64_t seq, int64_t first, int64_t last) {
-    for (int64_t r = first; r < last; ++r) forward_row(scores + r * seq, r % seq + 1, seq);
+    for (int64_t r = first; r < last; ++r) forward_row(scores + (r - first) * seq, r % seq + 1, seq);
   }
 
   static MT_SIMD_INLINE void backward_rows(const float* probs, float* grad, int64_t seq, int64_t first, int64_t last) {
-    for (int64_t r = first; r < last; ++r) backward_row(probs + r * seq, grad + r * seq, r % seq + 1, seq);
+    for (int64_t r = first; r < last; ++r)
+      backward_row(probs + (r - first) * seq, grad + (r - first) * seq, r % seq + 1, seq);
   }
 };
 

@@ -35,16 +35,17 @@ struct SmallGemm {
   // C[Rows × cols] (cols <= kCols) = alpha · A[Rows, k_begin:k_end] · panel[k_begin:k_end, :].
   template <int Rows>
   static MT_SIMD_INLINE void tile(int64_t cols, int64_t k_begin, int64_t k_end, float alpha, const float* a,
-                                  int64_t a_row_stride, int64_t a_col_stride, const float* panel, float* c,
-                                  int64_t ldc) {
+                                  int64_t a_row_stride, int64_t a_col_stride, const float* panel, float* c, int64_t ldc,
+                                  bool add_to_c) {
     // Each branch keeps accumulators of its own: shared by both, they were kept in memory (the
     // narrow branch's lane-by-lane stores), which halved the speed of the whole kernel.
     if (cols == kCols) {
       F acc[Rows][2] = {};
       accumulate<Rows>(acc, k_begin, k_end, a, a_row_stride, a_col_stride, panel);
       for (int r = 0; r < Rows; ++r) {
-        S::store(c + r * ldc, acc[r][0] * alpha);
-        S::store(c + r * ldc + Lanes, acc[r][1] * alpha);
+        float* row = c + r * ldc;
+        S::store(row, add_to_c ? S::load(row) + acc[r][0] * alpha : acc[r][0] * alpha);
+        S::store(row + Lanes, add_to_c ? S::load(row + Lanes) + acc[r][1] * alpha : acc[r][1] * alpha);
       }
       return;
     }
@@ -53,20 +54,27 @@ struct SmallGemm {
     accumulate<Rows>(acc, k_begin, k_end, a, a_row_stride, a_col_stride, panel);
     const int64_t first = std::min<int64_t>(cols, Lanes), second = cols - first;
     for (int r = 0; r < Rows; ++r) {
-      S::store_partial(c + r * ldc, acc[r][0] * alpha, first);
-      if (second > 0) S::store_partial(c + r * ldc + Lanes, acc[r][1] * alpha, second);
+      float* row = c + r * ldc;
+      const F sum0 = add_to_c ? S::load_partial(row, first, 0.0f) + acc[r][0] * alpha : acc[r][0] * alpha;
+      S::store_partial(row, sum0, first);
+      if (second > 0) {
+        const F old1 = add_to_c ? S::load_partial(row + Lanes, second, 0.0f) : F{};
+        S::store_partial(row + Lanes, old1 + acc[r][1] * alpha, second);
+      }
     }
   }
 
   // Rows i .. i + Rows - 1 of the panel of columns j .. j + cols - 1. A zero triangle of A bounds
-  // the depth by what the tile's first or last row needs.
+  // the depth by what the tile's first or last row needs (row i's diagonal element at p = i + diagonal).
   template <int Rows>
-  static MT_SIMD_INLINE void tile_at(Triangle triangle, int64_t i, int64_t j, int64_t cols, int64_t k, float alpha,
-                                     const SmallGemmOperands& o, const float* packed_b) {
-    const int64_t k_begin = triangle == Triangle::zero_a_lower ? std::min(i, k) : 0;
-    const int64_t k_end = triangle == Triangle::zero_a_upper ? std::min(i + Rows, k) : k;
+  static MT_SIMD_INLINE void tile_at(const SmallGemmOptions& options, int64_t i, int64_t j, int64_t cols, int64_t k,
+                                     float alpha, const SmallGemmOperands& o, const float* packed_b) {
+    const int64_t diagonal = i + options.diagonal;
+    const int64_t k_begin = options.triangle == Triangle::zero_a_lower ? std::clamp<int64_t>(diagonal, 0, k) : 0;
+    const int64_t k_end =
+        options.triangle == Triangle::zero_a_upper ? std::clamp<int64_t>(diagonal + Rows, k_begin, k) : k;
     tile<Rows>(cols, k_begin, k_end, alpha, o.a + i * o.a_row_stride, o.a_row_stride, o.a_col_stride,
-               packed_b + j / kCols * k * kCols, o.c + i * o.ldc + j, o.ldc);
+               packed_b + j / kCols * k * kCols, o.c + i * o.ldc + j, o.ldc, options.add_to_c);
   }
 
   // B's panels of kCols columns, each one contiguous block of k rows (the last zero-padded), so
@@ -93,55 +101,57 @@ struct SmallGemm {
   }
 
   // Rows i .. i + Rows - 1, every panel they need: with the upper triangle of C unused, the
-  // panels up to the one holding column i + Rows - 1 (the last row's diagonal).
+  // panels up to the one holding the last row's diagonal, column i + Rows - 1 + diagonal.
   template <int Rows>
-  static MT_SIMD_INLINE void tiles_of_rows(Triangle triangle, int64_t i, int64_t n, int64_t k, float alpha,
-                                           const SmallGemmOperands& o, const float* packed_b) {
-    const int64_t n_end = triangle == Triangle::unused_c_upper ? std::min(n, i + Rows) : n;
+  static MT_SIMD_INLINE void tiles_of_rows(const SmallGemmOptions& options, int64_t i, int64_t n, int64_t k,
+                                           float alpha, const SmallGemmOperands& o, const float* packed_b) {
+    const int64_t n_end =
+        options.triangle == Triangle::unused_c_upper ? std::clamp<int64_t>(i + Rows + options.diagonal, 0, n) : n;
     for (int64_t j = 0; j < n_end; j += kCols)
-      tile_at<Rows>(triangle, i, j, std::min(kCols, n - j), k, alpha, o, packed_b);
+      tile_at<Rows>(options, i, j, std::min(kCols, n - j), k, alpha, o, packed_b);
   }
 
   // packed_b holds at least k · n rounded up to kCols floats.
-  static MT_SIMD_INLINE void run(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
+  static MT_SIMD_INLINE void run(const SmallGemmOptions& options, int64_t m, int64_t n, int64_t k, float alpha,
                                  const SmallGemmOperands& o, float* packed_b) {
     pack_b(n, k, o, packed_b);
     // Row tile by row tile: the tile's rows of A stay in L1 while the panels of B pass (measured
     // faster than the other order, panel by panel, at the attention's shapes).
     int64_t i = 0;
-    for (; i + kRows <= m; i += kRows) tiles_of_rows<kRows>(triangle, i, n, k, alpha, o, packed_b);
+    for (; i + kRows <= m; i += kRows) tiles_of_rows<kRows>(options, i, n, k, alpha, o, packed_b);
     switch (m - i) {
-      case 5: return tiles_of_rows<5>(triangle, i, n, k, alpha, o, packed_b);
-      case 4: return tiles_of_rows<4>(triangle, i, n, k, alpha, o, packed_b);
-      case 3: return tiles_of_rows<3>(triangle, i, n, k, alpha, o, packed_b);
-      case 2: return tiles_of_rows<2>(triangle, i, n, k, alpha, o, packed_b);
-      case 1: return tiles_of_rows<1>(triangle, i, n, k, alpha, o, packed_b);
+      case 5: return tiles_of_rows<5>(options, i, n, k, alpha, o, packed_b);
+      case 4: return tiles_of_rows<4>(options, i, n, k, alpha, o, packed_b);
+      case 3: return tiles_of_rows<3>(options, i, n, k, alpha, o, packed_b);
+      case 2: return tiles_of_rows<2>(options, i, n, k, alpha, o, packed_b);
+      case 1: return tiles_of_rows<1>(options, i, n, k, alpha, o, packed_b);
       default: return;
     }
   }
 };
 
-MT_TARGET_X86_64_V3 void small_gemm_v3(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
+MT_TARGET_X86_64_V3 void small_gemm_v3(const SmallGemmOptions& options, int64_t m, int64_t n, int64_t k, float alpha,
                                        const SmallGemmOperands& o, float* packed_b) {
-  SmallGemm<8>::run(triangle, m, n, k, alpha, o, packed_b);
+  SmallGemm<8>::run(options, m, n, k, alpha, o, packed_b);
 }
 
-MT_TARGET_X86_64_V4 void small_gemm_v4(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha,
+MT_TARGET_X86_64_V4 void small_gemm_v4(const SmallGemmOptions& options, int64_t m, int64_t n, int64_t k, float alpha,
                                        const SmallGemmOperands& o, float* packed_b) {
-  SmallGemm<16>::run(triangle, m, n, k, alpha, o, packed_b);
+  SmallGemm<16>::run(options, m, n, k, alpha, o, packed_b);
 }
 
 }  // namespace
 
-void small_gemm(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands) {
+void small_gemm(int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands,
+                const SmallGemmOptions& options) {
   constexpr int64_t kWidestPanel = 32;       // kCols of the sixteen-lane copy
   thread_local std::vector<float> packed_b;  // per thread: callers run heads in parallel
   packed_b.resize(
       static_cast<std::size_t>(std::max<int64_t>(1, k * ((n + kWidestPanel - 1) / kWidestPanel) * kWidestPanel)));
   switch (kernel_isa()) {
-    case KernelIsa::x86_64_v4: return small_gemm_v4(triangle, m, n, k, alpha, operands, packed_b.data());
-    case KernelIsa::x86_64_v3: return small_gemm_v3(triangle, m, n, k, alpha, operands, packed_b.data());
-    case KernelIsa::baseline: return SmallGemm<4>::run(triangle, m, n, k, alpha, operands, packed_b.data());
+    case KernelIsa::x86_64_v4: return small_gemm_v4(options, m, n, k, alpha, operands, packed_b.data());
+    case KernelIsa::x86_64_v3: return small_gemm_v3(options, m, n, k, alpha, operands, packed_b.data());
+    case KernelIsa::baseline: return SmallGemm<4>::run(options, m, n, k, alpha, operands, packed_b.data());
   }
 }
 

@@ -1,5 +1,5 @@
-// Single-threaded GEMM for the attention's per-head products: one call a head and product, the
-// operands a few hundred rows of head_dim floats. Register tiles of 6 rows x 2 vectors; B is
+// Single-threaded GEMM for the attention's per-head products: one call a block of queries and
+// product, the operands a few hundred rows of head_dim floats. Register tiles of 6 rows x 2 vectors; B is
 // copied once per call into contiguous panels (a per-thread buffer; a transposed B, such as kᵀ,
 // is transposed by that copy), A read where it lies; where
 // a triangle of an operand is zero or of the result unused (causality), that part is skipped
@@ -13,12 +13,21 @@
 
 namespace mt {
 
-// Which triangle the caller does not need computed; the diagonal is row i = column i.
+// Which triangle the caller does not need computed, on either side of a diagonal (SmallGemmOptions).
 enum class Triangle {
   none,
-  unused_c_upper,  // C[i, j] for j > i is never read (left as anything, may be left unwritten)
-  zero_a_upper,    // A[i, p] = 0 for p > i: row i sums over p <= i only
-  zero_a_lower,    // A[i, p] = 0 for p < i: row i sums over p >= i only
+  unused_c_upper,  // C[i, j] for j > i + diagonal is never read (left as anything, may be left unwritten)
+  zero_a_upper,    // A[i, p] = 0 for p > i + diagonal: row i sums over p <= i + diagonal only
+  zero_a_lower,    // A[i, p] = 0 for p < i + diagonal: row i sums over p >= i + diagonal only
+};
+
+// A triangle's diagonal is the line column = row + diagonal: 0 for a whole causal product; for
+// the block of queries q0 .. q0 + R - 1 of one (its rows of C or A), q0 where the queries are the
+// rows, -q0 where they are the depth (Pᵀ of a block of rows of P).
+struct SmallGemmOptions {
+  Triangle triangle = Triangle::none;
+  int64_t diagonal = 0;
+  bool add_to_c = false;  // C += alpha · A · B, where false leaves C's old contents unread
 };
 
 // A's element (i, p) at a[i · a_row_stride + p · a_col_stride] (so Aᵀ of a row-major matrix is
@@ -33,7 +42,8 @@ struct SmallGemmOperands {
   int64_t ldc;
 };
 
-// C[m × n] = alpha · A[m × k] · B[k × n], C's old contents never read.
-void small_gemm(Triangle triangle, int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands);
+// C[m × n] = alpha · A[m × k] · B[k × n] (or C += that, with add_to_c).
+void small_gemm(int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands,
+                const SmallGemmOptions& options = {});
 
 }  // namespace mt

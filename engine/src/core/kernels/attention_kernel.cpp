@@ -1,5 +1,7 @@
 #include "core/kernels/attention_kernel.h"
 
+#include <cmath>
+
 #include "core/kernels/isa.h"
 #include "core/kernels/simd.h"
 
@@ -16,7 +18,9 @@ struct CausalSoftmax {
     for (int64_t j = from; j < seq; ++j) row[j] = 0.0f;
   }
 
-  static MT_SIMD_INLINE void forward_row(float* row, int64_t visible, int64_t seq) {
+  // Returns the row's log-sum-exp, max + log Σ exp(x - max), from which the probabilities can be
+  // recomputed (recompute_row).
+  static MT_SIMD_INLINE float forward_row(float* row, int64_t visible, int64_t seq) {
     const float max = S::max_over(row, visible);
     F sum{};
     int64_t j = 0;
@@ -30,9 +34,18 @@ struct CausalSoftmax {
       S::store_partial(row + j, e, visible - j);
       sum += e;
     }
-    const float inverse = 1.0f / S::sum_of(sum);
+    const float total = S::sum_of(sum), inverse = 1.0f / total;
     for (j = 0; j + Lanes <= visible; j += Lanes) S::store(row + j, S::load(row + j) * inverse);
     for (; j < visible; ++j) row[j] *= inverse;
+    zero_tail(row, visible, seq);
+    return max + std::log(total);
+  }
+
+  static MT_SIMD_INLINE void recompute_row(float* row, float lse, int64_t visible, int64_t seq) {
+    int64_t j = 0;
+    for (; j + Lanes <= visible; j += Lanes) S::store(row + j, S::exp(S::load(row + j) - lse));
+    if (j < visible)
+      S::store_partial(row + j, S::exp(S::load_partial(row + j, visible - j, kNegInf) - lse), visible - j);
     zero_tail(row, visible, seq);
   }
 
@@ -47,8 +60,15 @@ struct CausalSoftmax {
     zero_tail(g, visible, seq);
   }
 
-  static MT_SIMD_INLINE void forward_rows(float* scores, int64_t seq, int64_t first, int64_t last) {
-    for (int64_t r = first; r < last; ++r) forward_row(scores + (r - first) * seq, r % seq + 1, seq);
+  static MT_SIMD_INLINE void forward_rows(float* scores, int64_t seq, int64_t first, int64_t last, float* lse) {
+    for (int64_t r = first; r < last; ++r) {
+      const float row_lse = forward_row(scores + (r - first) * seq, r % seq + 1, seq);
+      if (lse != nullptr) lse[r - first] = row_lse;
+    }
+  }
+
+  static MT_SIMD_INLINE void recompute_rows(float* scores, const float* lse, int64_t seq, int64_t first, int64_t last) {
+    for (int64_t r = first; r < last; ++r) recompute_row(scores + (r - first) * seq, lse[r - first], r % seq + 1, seq);
   }
 
   static MT_SIMD_INLINE void backward_rows(const float* probs, float* grad, int64_t seq, int64_t first, int64_t last) {
@@ -57,8 +77,13 @@ struct CausalSoftmax {
   }
 };
 
-MT_TARGET_X86_64_V3 void causal_softmax_rows_v3(float* scores, int64_t seq, int64_t first, int64_t last) {
-  CausalSoftmax<8>::forward_rows(scores, seq, first, last);
+MT_TARGET_X86_64_V3 void causal_softmax_rows_v3(float* scores, int64_t seq, int64_t first, int64_t last, float* lse) {
+  CausalSoftmax<8>::forward_rows(scores, seq, first, last, lse);
+}
+
+MT_TARGET_X86_64_V3 void causal_softmax_recompute_rows_v3(float* scores, const float* lse, int64_t seq, int64_t first,
+                                                          int64_t last) {
+  CausalSoftmax<8>::recompute_rows(scores, lse, seq, first, last);
 }
 
 MT_TARGET_X86_64_V3 void causal_softmax_backward_rows_v3(const float* probs, float* grad, int64_t seq, int64_t first,
@@ -66,8 +91,13 @@ MT_TARGET_X86_64_V3 void causal_softmax_backward_rows_v3(const float* probs, flo
   CausalSoftmax<8>::backward_rows(probs, grad, seq, first, last);
 }
 
-MT_TARGET_X86_64_V4 void causal_softmax_rows_v4(float* scores, int64_t seq, int64_t first, int64_t last) {
-  CausalSoftmax<16>::forward_rows(scores, seq, first, last);
+MT_TARGET_X86_64_V4 void causal_softmax_rows_v4(float* scores, int64_t seq, int64_t first, int64_t last, float* lse) {
+  CausalSoftmax<16>::forward_rows(scores, seq, first, last, lse);
+}
+
+MT_TARGET_X86_64_V4 void causal_softmax_recompute_rows_v4(float* scores, const float* lse, int64_t seq, int64_t first,
+                                                          int64_t last) {
+  CausalSoftmax<16>::recompute_rows(scores, lse, seq, first, last);
 }
 
 MT_TARGET_X86_64_V4 void causal_softmax_backward_rows_v4(const float* probs, float* grad, int64_t seq, int64_t first,
@@ -77,11 +107,19 @@ MT_TARGET_X86_64_V4 void causal_softmax_backward_rows_v4(const float* probs, flo
 
 }  // namespace
 
-void causal_softmax_rows(float* scores, int64_t seq, int64_t first, int64_t last) {
+void causal_softmax_rows(float* scores, int64_t seq, int64_t first, int64_t last, float* lse) {
   switch (kernel_isa()) {
-    case KernelIsa::x86_64_v4: return causal_softmax_rows_v4(scores, seq, first, last);
-    case KernelIsa::x86_64_v3: return causal_softmax_rows_v3(scores, seq, first, last);
-    case KernelIsa::baseline: return CausalSoftmax<4>::forward_rows(scores, seq, first, last);
+    case KernelIsa::x86_64_v4: return causal_softmax_rows_v4(scores, seq, first, last, lse);
+    case KernelIsa::x86_64_v3: return causal_softmax_rows_v3(scores, seq, first, last, lse);
+    case KernelIsa::baseline: return CausalSoftmax<4>::forward_rows(scores, seq, first, last, lse);
+  }
+}
+
+void causal_softmax_recompute_rows(float* scores, const float* lse, int64_t seq, int64_t first, int64_t last) {
+  switch (kernel_isa()) {
+    case KernelIsa::x86_64_v4: return causal_softmax_recompute_rows_v4(scores, lse, seq, first, last);
+    case KernelIsa::x86_64_v3: return causal_softmax_recompute_rows_v3(scores, lse, seq, first, last);
+    case KernelIsa::baseline: return CausalSoftmax<4>::recompute_rows(scores, lse, seq, first, last);
   }
 }
 

@@ -8,8 +8,12 @@
 
 namespace mt {
 
-// In place: scores -> probabilities, for rows [first, last).
-void causal_softmax_rows(float* scores, int64_t seq, int64_t first, int64_t last);
+// In place: scores -> probabilities, for rows [first, last); with lse, each row's log-sum-exp
+// (lse[r - first]) too.
+void causal_softmax_rows(float* scores, int64_t seq, int64_t first, int64_t last, float* lse = nullptr);
+
+// In place: scores -> probabilities again, exp(score - lse) from the rows' saved log-sum-exp.
+void causal_softmax_recompute_rows(float* scores, const float* lse, int64_t seq, int64_t first, int64_t last);
 
 // In place: grad holds dL/dprobs on entry and dL/dscores on exit:
 // dS[i, j] = P[i, j] · (dP[i, j] - Σ_k P[i, k] · dP[i, k]), for rows [first, last).

@@ -43,15 +43,30 @@ int64_t query_block_rows(int64_t seq) {
   return std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(seq, 1) / 6 * 6, 48, std::max<int64_t>(seq, 1));
 }
 
+// From this length on, the forward keeps each query's log-sum-exp instead of the S × S
+// probabilities, and the backward recomputes a block's probabilities from q kᵀ: one more product
+// of the six, against writing and reading back every head's P (and, above glibc's largest
+// mmap threshold, 32 MiB, faulting the pages of a fresh P in at every call).
+bool recomputes_probabilities(int64_t seq) { return seq >= 1024; }
+
+// Per-thread scratch of `floats` floats (heads run in parallel, a block of queries at a time).
+float* thread_scratch(std::vector<float>& scratch, int64_t floats) {
+  scratch.resize(static_cast<std::size_t>(floats));
+  return scratch.data();
+}
+
 class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttention> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qkv, int64_t n_heads) {
     RECORD_FUNCTION("mt::fused_causal_attention", std::vector<c10::IValue>());  // named in LibTorch's profiler
     const HeadLayout shape(qkv, n_heads);
-    auto probs = torch::empty({shape.count() * shape.seq, shape.seq}, qkv.options());
+    const bool recompute = recomputes_probabilities(shape.seq);
+    // What the backward needs of the softmax: every head's P, or each query's log-sum-exp.
+    auto softmax_state = recompute ? torch::empty({shape.count(), shape.seq}, qkv.options())
+                                   : torch::empty({shape.count() * shape.seq, shape.seq}, qkv.options());
     auto y = torch::empty({shape.batch, shape.seq, shape.d}, qkv.options());
     const float* in = qkv.data_ptr<float>();
-    float* p = probs.data_ptr<float>();
+    float* state = softmax_state.data_ptr<float>();
     float* out = y.data_ptr<float>();
     const int64_t ld = shape.qkv_stride();
 
@@ -59,6 +74,8 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     // the products skip the hidden half (see small_gemm's Triangle).
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
       const int64_t S = shape.seq, hd = shape.head_dim, block = query_block_rows(S);
+      thread_local std::vector<float> block_scores;
+      float* scratch = recompute ? thread_scratch(block_scores, block * S) : nullptr;
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* k = q + shape.d;
@@ -66,18 +83,19 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
         float* y_head = out + shape.out_offset(bh);
         for (int64_t q0 = 0; q0 < S; q0 += block) {
           const int64_t rows = std::min(block, S - q0), keys = q0 + rows;  // the keys the block sees
-          float* scores = p + shape.scores_offset(bh) + q0 * S;
+          float* scores = recompute ? scratch : state + shape.scores_offset(bh) + q0 * S;
           // scores = scale · q kᵀ, then softmax over the visible keys, then y = P v
           small_gemm(rows, keys, hd, shape.scale(), {q + q0 * ld, ld, 1, k, 1, ld, scores, S},
                      {Triangle::unused_c_upper, q0});
-          causal_softmax_rows(scores, S, q0, q0 + rows);
+          causal_softmax_rows(scores, S, q0, q0 + rows, recompute ? state + bh * S + q0 : nullptr);
           small_gemm(rows, hd, keys, 1.0f, {scores, S, 1, v, ld, 1, y_head + q0 * shape.d, shape.d},
                      {Triangle::zero_a_upper, q0});
         }
       }
     });
-    ctx->save_for_backward({qkv, probs});
+    ctx->save_for_backward({qkv, softmax_state});
     ctx->saved_data["heads"] = n_heads;
+    ctx->saved_data["recomputed"] = recompute;
     return y;
   }
 
@@ -85,21 +103,22 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     RECORD_FUNCTION("mt::fused_causal_attention_backward", std::vector<c10::IValue>());  // named in LibTorch's profiler
     const auto saved = ctx->get_saved_variables();
     const auto& qkv = saved[0];
-    const auto& probs = saved[1];
+    const auto& softmax_state = saved[1];
+    const bool recompute = ctx->saved_data["recomputed"].toBool();
     const HeadLayout shape(qkv, ctx->saved_data["heads"].toInt());
     const auto grad_y = grad_outputs[0].contiguous();
     auto grad_qkv = torch::empty_like(qkv);  // every element is written below
     const float* in = qkv.data_ptr<float>();
-    const float* p = probs.data_ptr<float>();
+    const float* state = softmax_state.data_ptr<float>();
     const float* dy = grad_y.data_ptr<float>();
     float* dqkv = grad_qkv.data_ptr<float>();
     const int64_t ld = shape.qkv_stride();
 
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
       const int64_t S = shape.seq, hd = shape.head_dim, block = query_block_rows(S);
-      thread_local std::vector<float> block_grad;  // dP, then dS, of one block of queries
-      block_grad.resize(static_cast<std::size_t>(block * S));
-      float* ds = block_grad.data();
+      thread_local std::vector<float> block_grad, block_probs;
+      float* ds = thread_scratch(block_grad, block * S);  // dP, then dS, of one block of queries
+      float* recomputed = recompute ? thread_scratch(block_probs, block * S) : nullptr;
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* k = q + shape.d;
@@ -114,7 +133,12 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
         for (int64_t q0 = last_block; q0 >= 0; q0 -= block) {
           const int64_t rows = std::min(block, S - q0), keys = q0 + rows;
           const bool add = q0 != last_block;
-          const float* weights = p + shape.scores_offset(bh) + q0 * S;
+          if (recompute) {  // P = exp(scale · q kᵀ - lse), as the forward had it
+            small_gemm(rows, keys, hd, shape.scale(), {q + q0 * ld, ld, 1, k, 1, ld, recomputed, S},
+                       {Triangle::unused_c_upper, q0});
+            causal_softmax_recompute_rows(recomputed, state + bh * S + q0, S, q0, q0 + rows);
+          }
+          const float* weights = recompute ? recomputed : state + shape.scores_offset(bh) + q0 * S;
           const float* dy_block = dy_head + q0 * shape.d;
           // dP = dy vᵀ over the visible keys; dv = Pᵀ dy, key j summing over the queries i >= j
           small_gemm(rows, keys, hd, 1.0f, {dy_block, shape.d, 1, v, 1, ld, ds, S}, {Triangle::unused_c_upper, q0});

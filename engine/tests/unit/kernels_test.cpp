@@ -242,7 +242,41 @@ TEST_CASE("the small GEMM matches a float64 product on every kernel copy, skippi
       CHECK(ratio.masked_select(checked).max().item<double>() <= 1.0);  // NaN (never written) fails too
       const auto past_n = c_stored.narrow(1, c.n, ldc - c.n);           // nothing written past column n
       CHECK((c.add_to_c ? past_n.equal(c_before.narrow(1, c.n, ldc - c.n)) : past_n.isnan().all().item<bool>()));
+
+      // The same product from a B packed beforehand, larger than the product uses (its leading
+      // k rows and n columns), as a head's kᵀ and v are packed once for all its query blocks.
+      auto b_larger = torch::randn({c.k + 5, c.n + 9});
+      b_larger.narrow(0, 0, c.k).narrow(1, 0, c.n).copy_(b);
+      mt::SmallGemmPackedB packed;
+      packed.pack(c.k + 5, c.n + 9, b_larger.data_ptr<float>(), c.n + 9, 1);
+      auto c_from_packed = c_before.clone();
+      const mt::SmallGemmOperands without_b{
+          operands.a, operands.a_row_stride, operands.a_col_stride, nullptr, 0, 0, c_from_packed.data_ptr<float>(),
+          ldc};
+      mt::small_gemm(c.m, c.n, c.k, alpha, without_b, {c.triangle, c.diagonal, c.add_to_c, &packed});
+      const auto from_packed_ratio = (c_from_packed.narrow(1, 0, c.n).to(torch::kDouble) - expected).abs() / tolerance;
+      CHECK(from_packed_ratio.masked_select(checked).max().item<double>() <= 1.0);
     }
+  }
+}
+
+TEST_CASE("the small GEMM refuses a packed B smaller than the product or packed for another kernel copy") {
+  auto b = torch::randn({8, 20});
+  auto a = torch::randn({6, 9});
+  auto c = torch::empty({6, 21});
+  mt::SmallGemmPackedB packed;
+  packed.pack(8, 20, b.data_ptr<float>(), 20, 1);
+  const mt::SmallGemmOperands operands{a.data_ptr<float>(), 9, 1, nullptr, 0, 0, c.data_ptr<float>(), 21};
+  CHECK_THROWS_AS(mt::small_gemm(6, 20, 9, 1.0f, operands, {mt::Triangle::none, 0, false, &packed}),
+                  std::invalid_argument);  // depth 9 of 8
+  CHECK_THROWS_AS(mt::small_gemm(6, 21, 8, 1.0f, operands, {mt::Triangle::none, 0, false, &packed}),
+                  std::invalid_argument);  // 21 columns of 20
+  CHECK_NOTHROW(mt::small_gemm(6, 20, 8, 1.0f, operands, {mt::Triangle::none, 0, false, &packed}));
+  const auto runnable = mt::runnable_kernel_isas();
+  if (runnable.size() > 1) {
+    mt::KernelIsaOverride other(runnable.front() == packed.isa() ? runnable.back() : runnable.front());
+    CHECK_THROWS_AS(mt::small_gemm(6, 20, 8, 1.0f, operands, {mt::Triangle::none, 0, false, &packed}),
+                    std::invalid_argument);
   }
 }
 

@@ -1,6 +1,9 @@
 #include "core/kernels/small_gemm_kernel.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "core/kernels/isa.h"
@@ -68,13 +71,13 @@ struct SmallGemm {
   // the depth by what the tile's first or last row needs (row i's diagonal element at p = i + diagonal).
   template <int Rows>
   static MT_SIMD_INLINE void tile_at(const SmallGemmOptions& options, int64_t i, int64_t j, int64_t cols, int64_t k,
-                                     float alpha, const SmallGemmOperands& o, const float* packed_b) {
+                                     float alpha, const SmallGemmOperands& o, const float* panels, int64_t depth) {
     const int64_t diagonal = i + options.diagonal;
     const int64_t k_begin = options.triangle == Triangle::zero_a_lower ? std::clamp<int64_t>(diagonal, 0, k) : 0;
     const int64_t k_end =
         options.triangle == Triangle::zero_a_upper ? std::clamp<int64_t>(diagonal + Rows, k_begin, k) : k;
     tile<Rows>(cols, k_begin, k_end, alpha, o.a + i * o.a_row_stride, o.a_row_stride, o.a_col_stride,
-               packed_b + j / kCols * k * kCols, o.c + i * o.ldc + j, o.ldc, options.add_to_c);
+               panels + j / kCols * depth * kCols, o.c + i * o.ldc + j, o.ldc, options.add_to_c);
   }
 
   // B's panels of kCols columns, each one contiguous block of k rows (the last zero-padded), so
@@ -83,8 +86,8 @@ struct SmallGemm {
   static MT_SIMD_INLINE void pack_b(int64_t n, int64_t k, const SmallGemmOperands& o, float* packed) {
     for (int64_t j = 0; j < n; j += kCols) {
       const int64_t cols = std::min(kCols, n - j);
-      float* panel = packed + j / kCols * k * kCols;
-      if (o.b_col_stride == 1 && cols == kCols) {  // rows of B: whole vectors
+      float* panel = packed + j / kCols * k * kCols;  // panels k rows apart
+      if (o.b_col_stride == 1 && cols == kCols) {     // rows of B: whole vectors
         for (int64_t p = 0; p < k; ++p) {
           const float* row = o.b + p * o.b_row_stride + j;
           S::store(panel + p * kCols, S::load(row));
@@ -104,27 +107,35 @@ struct SmallGemm {
   // panels up to the one holding the last row's diagonal, column i + Rows - 1 + diagonal.
   template <int Rows>
   static MT_SIMD_INLINE void tiles_of_rows(const SmallGemmOptions& options, int64_t i, int64_t n, int64_t k,
-                                           float alpha, const SmallGemmOperands& o, const float* packed_b) {
+                                           float alpha, const SmallGemmOperands& o, const float* panels,
+                                           int64_t depth) {
     const int64_t n_end =
         options.triangle == Triangle::unused_c_upper ? std::clamp<int64_t>(i + Rows + options.diagonal, 0, n) : n;
     for (int64_t j = 0; j < n_end; j += kCols)
-      tile_at<Rows>(options, i, j, std::min(kCols, n - j), k, alpha, o, packed_b);
+      tile_at<Rows>(options, i, j, std::min(kCols, n - j), k, alpha, o, panels, depth);
   }
 
-  // packed_b holds at least k · n rounded up to kCols floats.
+  // scratch holds at least k · n rounded up to kCols floats, unless B comes packed.
   static MT_SIMD_INLINE void run(const SmallGemmOptions& options, int64_t m, int64_t n, int64_t k, float alpha,
-                                 const SmallGemmOperands& o, float* packed_b) {
-    pack_b(n, k, o, packed_b);
+                                 const SmallGemmOperands& o, float* scratch) {
+    const float* panels = scratch;
+    int64_t depth = k;  // rows between one panel and the next
+    if (options.packed_b != nullptr) {
+      panels = options.packed_b->panels();
+      depth = options.packed_b->depth();
+    } else {
+      pack_b(n, k, o, scratch);
+    }
     // Row tile by row tile: the tile's rows of A stay in L1 while the panels of B pass (measured
     // faster than the other order, panel by panel, at the attention's shapes).
     int64_t i = 0;
-    for (; i + kRows <= m; i += kRows) tiles_of_rows<kRows>(options, i, n, k, alpha, o, packed_b);
+    for (; i + kRows <= m; i += kRows) tiles_of_rows<kRows>(options, i, n, k, alpha, o, panels, depth);
     switch (m - i) {
-      case 5: return tiles_of_rows<5>(options, i, n, k, alpha, o, packed_b);
-      case 4: return tiles_of_rows<4>(options, i, n, k, alpha, o, packed_b);
-      case 3: return tiles_of_rows<3>(options, i, n, k, alpha, o, packed_b);
-      case 2: return tiles_of_rows<2>(options, i, n, k, alpha, o, packed_b);
-      case 1: return tiles_of_rows<1>(options, i, n, k, alpha, o, packed_b);
+      case 5: return tiles_of_rows<5>(options, i, n, k, alpha, o, panels, depth);
+      case 4: return tiles_of_rows<4>(options, i, n, k, alpha, o, panels, depth);
+      case 3: return tiles_of_rows<3>(options, i, n, k, alpha, o, panels, depth);
+      case 2: return tiles_of_rows<2>(options, i, n, k, alpha, o, panels, depth);
+      case 1: return tiles_of_rows<1>(options, i, n, k, alpha, o, panels, depth);
       default: return;
     }
   }
@@ -140,14 +151,45 @@ MT_TARGET_X86_64_V4 void small_gemm_v4(const SmallGemmOptions& options, int64_t 
   SmallGemm<16>::run(options, m, n, k, alpha, o, packed_b);
 }
 
+MT_TARGET_X86_64_V3 void pack_b_v3(int64_t n, int64_t k, const SmallGemmOperands& o, float* packed) {
+  SmallGemm<8>::pack_b(n, k, o, packed);
+}
+
+MT_TARGET_X86_64_V4 void pack_b_v4(int64_t n, int64_t k, const SmallGemmOperands& o, float* packed) {
+  SmallGemm<16>::pack_b(n, k, o, packed);
+}
+
+constexpr int64_t kWidestPanel = 32;  // kCols of the sixteen-lane copy
+
+// Floats the panels of a [k × n] B take in any kernel copy.
+std::size_t panel_floats(int64_t k, int64_t n) {
+  return static_cast<std::size_t>(std::max<int64_t>(1, k * ((n + kWidestPanel - 1) / kWidestPanel) * kWidestPanel));
+}
+
 }  // namespace
+
+void SmallGemmPackedB::pack(int64_t k, int64_t n, const float* b, int64_t b_row_stride, int64_t b_col_stride) {
+  isa_ = kernel_isa();
+  depth_ = k;
+  columns_ = n;
+  panels_.resize(panel_floats(k, n));
+  const SmallGemmOperands operands{nullptr, 0, 0, b, b_row_stride, b_col_stride, nullptr, 0};
+  switch (isa_) {
+    case KernelIsa::x86_64_v4: return pack_b_v4(n, k, operands, panels_.data());
+    case KernelIsa::x86_64_v3: return pack_b_v3(n, k, operands, panels_.data());
+    case KernelIsa::baseline: return SmallGemm<4>::pack_b(n, k, operands, panels_.data());
+  }
+}
 
 void small_gemm(int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands,
                 const SmallGemmOptions& options) {
-  constexpr int64_t kWidestPanel = 32;       // kCols of the sixteen-lane copy
+  if (const auto* packed = options.packed_b;
+      packed != nullptr && (k > packed->depth() || n > packed->columns() || packed->isa() != kernel_isa()))
+    throw std::invalid_argument(fmt::format("small_gemm: B packed as {} x {} for {}, used as {} x {} on {}",
+                                            packed->depth(), packed->columns(), kernel_isa_name(packed->isa()), k, n,
+                                            kernel_isa_name(kernel_isa())));
   thread_local std::vector<float> packed_b;  // per thread: callers run heads in parallel
-  packed_b.resize(
-      static_cast<std::size_t>(std::max<int64_t>(1, k * ((n + kWidestPanel - 1) / kWidestPanel) * kWidestPanel)));
+  if (options.packed_b == nullptr) packed_b.resize(panel_floats(k, n));
   switch (kernel_isa()) {
     case KernelIsa::x86_64_v4: return small_gemm_v4(options, m, n, k, alpha, operands, packed_b.data());
     case KernelIsa::x86_64_v3: return small_gemm_v3(options, m, n, k, alpha, operands, packed_b.data());

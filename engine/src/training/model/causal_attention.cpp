@@ -75,21 +75,24 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
     at::parallel_for(0, shape.count(), 1, [&](int64_t first, int64_t last) {
       const int64_t S = shape.seq, hd = shape.head_dim, block = query_block_rows(S);
       thread_local std::vector<float> block_scores;
+      thread_local SmallGemmPackedB k_t, v_panels;  // kᵀ and v, packed once for all the head's blocks
       float* scratch = recompute ? thread_scratch(block_scores, block * S) : nullptr;
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* k = q + shape.d;
         const float* v = q + 2 * shape.d;
         float* y_head = out + shape.out_offset(bh);
+        k_t.pack(hd, S, k, 1, ld);
+        v_panels.pack(S, hd, v, ld, 1);
         for (int64_t q0 = 0; q0 < S; q0 += block) {
           const int64_t rows = std::min(block, S - q0), keys = q0 + rows;  // the keys the block sees
           float* scores = recompute ? scratch : state + shape.scores_offset(bh) + q0 * S;
           // scores = scale · q kᵀ, then softmax over the visible keys, then y = P v
-          small_gemm(rows, keys, hd, shape.scale(), {q + q0 * ld, ld, 1, k, 1, ld, scores, S},
-                     {Triangle::unused_c_upper, q0});
+          small_gemm(rows, keys, hd, shape.scale(), {q + q0 * ld, ld, 1, nullptr, 0, 0, scores, S},
+                     {Triangle::unused_c_upper, q0, false, &k_t});
           causal_softmax_rows(scores, S, q0, q0 + rows, recompute ? state + bh * S + q0 : nullptr);
-          small_gemm(rows, hd, keys, 1.0f, {scores, S, 1, v, ld, 1, y_head + q0 * shape.d, shape.d},
-                     {Triangle::zero_a_upper, q0});
+          small_gemm(rows, hd, keys, 1.0f, {scores, S, 1, nullptr, 0, 0, y_head + q0 * shape.d, shape.d},
+                     {Triangle::zero_a_upper, q0, false, &v_panels});
         }
       }
     });
@@ -119,6 +122,7 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
       thread_local std::vector<float> block_grad, block_probs;
       float* ds = thread_scratch(block_grad, block * S);  // dP, then dS, of one block of queries
       float* recomputed = recompute ? thread_scratch(block_probs, block * S) : nullptr;
+      thread_local SmallGemmPackedB k_t, v_t, k_panels;  // packed once for all the head's blocks
       for (int64_t bh = first; bh < last; ++bh) {
         const float* q = in + shape.qkv_offset(bh);
         const float* k = q + shape.d;
@@ -127,6 +131,9 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
         float* dq = dqkv + shape.qkv_offset(bh);
         float* dk = dq + shape.d;
         float* dv = dq + 2 * shape.d;
+        if (recompute) k_t.pack(hd, S, k, 1, ld);
+        v_t.pack(hd, S, v, 1, ld);
+        k_panels.pack(S, hd, k, ld, 1);
         // dk and dv sum over the query blocks. The last block sees every key, so taken first it
         // writes all of their rows and the others add to theirs.
         const int64_t last_block = (S - 1) / block * block;
@@ -134,20 +141,21 @@ class FusedCausalAttention : public torch::autograd::Function<FusedCausalAttenti
           const int64_t rows = std::min(block, S - q0), keys = q0 + rows;
           const bool add = q0 != last_block;
           if (recompute) {  // P = exp(scale · q kᵀ - lse), as the forward had it
-            small_gemm(rows, keys, hd, shape.scale(), {q + q0 * ld, ld, 1, k, 1, ld, recomputed, S},
-                       {Triangle::unused_c_upper, q0});
+            small_gemm(rows, keys, hd, shape.scale(), {q + q0 * ld, ld, 1, nullptr, 0, 0, recomputed, S},
+                       {Triangle::unused_c_upper, q0, false, &k_t});
             causal_softmax_recompute_rows(recomputed, state + bh * S + q0, S, q0, q0 + rows);
           }
           const float* weights = recompute ? recomputed : state + shape.scores_offset(bh) + q0 * S;
           const float* dy_block = dy_head + q0 * shape.d;
           // dP = dy vᵀ over the visible keys; dv = Pᵀ dy, key j summing over the queries i >= j
-          small_gemm(rows, keys, hd, 1.0f, {dy_block, shape.d, 1, v, 1, ld, ds, S}, {Triangle::unused_c_upper, q0});
+          small_gemm(rows, keys, hd, 1.0f, {dy_block, shape.d, 1, nullptr, 0, 0, ds, S},
+                     {Triangle::unused_c_upper, q0, false, &v_t});
           small_gemm(keys, hd, rows, 1.0f, {weights, 1, S, dy_block, shape.d, 1, dv, ld},
                      {Triangle::zero_a_lower, -q0, add});
           causal_softmax_backward_rows(weights, ds, S, q0, q0 + rows);
           // dq = scale · dS k; dk = scale · dSᵀ q
-          small_gemm(rows, hd, keys, shape.scale(), {ds, S, 1, k, ld, 1, dq + q0 * ld, ld},
-                     {Triangle::zero_a_upper, q0});
+          small_gemm(rows, hd, keys, shape.scale(), {ds, S, 1, nullptr, 0, 0, dq + q0 * ld, ld},
+                     {Triangle::zero_a_upper, q0, false, &k_panels});
           small_gemm(keys, hd, rows, shape.scale(), {ds, 1, S, q + q0 * ld, ld, 1, dk, ld},
                      {Triangle::zero_a_lower, -q0, add});
         }

@@ -48,7 +48,8 @@ int main() {
        out = std::vector<float>(tokens * hidden);
   auto scores = random_floats(heads * seq * seq, 2), scores_in = scores;
   auto probs = std::vector<float>(heads * seq * seq), dprobs = random_floats(heads * seq * seq, 1);
-  const int64_t params = 23240704 / 8;  // an eighth of the upstream model: one bucket's worth
+  const std::vector<float> row_lse(heads * seq, 1.0f);  // the probabilities' log-sum-exp, one per query
+  const int64_t params = 23240704 / 8;                  // an eighth of the upstream model: one bucket's worth
   auto p = random_floats(params, 0.02f), g = random_floats(params, 0.01f), m = std::vector<float>(params),
        v = std::vector<float>(params);
   double squares = 0;  // kept, so the sums are used
@@ -68,6 +69,12 @@ int main() {
        [&] {
          std::copy(scores_in.begin(), scores_in.end(), scores.begin());
          for (int64_t h = 0; h < heads; ++h) mt::causal_softmax_rows(scores.data() + h * seq * seq, seq, 0, seq);
+       }},
+      {"causal softmax recompute 16x256x256",
+       [&] {
+         std::copy(scores_in.begin(), scores_in.end(), scores.begin());
+         for (int64_t h = 0; h < heads; ++h)
+           mt::causal_softmax_recompute_rows(scores.data() + h * seq * seq, row_lse.data() + h * seq, seq, 0, seq);
        }},
       {"causal softmax backward 16x256x256",
        [&] {

@@ -115,17 +115,9 @@ struct SmallGemm {
       tile_at<Rows>(options, i, j, std::min(kCols, n - j), k, alpha, o, panels, depth);
   }
 
-  // scratch holds at least k · n rounded up to kCols floats, unless B comes packed.
+  // B comes packed: panels of kCols columns, `depth` rows apart.
   static MT_SIMD_INLINE void run(const SmallGemmOptions& options, int64_t m, int64_t n, int64_t k, float alpha,
-                                 const SmallGemmOperands& o, float* scratch) {
-    const float* panels = scratch;
-    int64_t depth = k;  // rows between one panel and the next
-    if (options.packed_b != nullptr) {
-      panels = options.packed_b->panels();
-      depth = options.packed_b->depth();
-    } else {
-      pack_b(n, k, o, scratch);
-    }
+                                 const SmallGemmOperands& o, const float* panels, int64_t depth) {
     // Row tile by row tile: the tile's rows of A stay in L1 while the panels of B pass (measured
     // faster than the other order, panel by panel, at the attention's shapes).
     int64_t i = 0;
@@ -142,13 +134,13 @@ struct SmallGemm {
 };
 
 MT_TARGET_X86_64_V3 void small_gemm_v3(const SmallGemmOptions& options, int64_t m, int64_t n, int64_t k, float alpha,
-                                       const SmallGemmOperands& o, float* packed_b) {
-  SmallGemm<8>::run(options, m, n, k, alpha, o, packed_b);
+                                       const SmallGemmOperands& o, const float* panels, int64_t depth) {
+  SmallGemm<8>::run(options, m, n, k, alpha, o, panels, depth);
 }
 
 MT_TARGET_X86_64_V4 void small_gemm_v4(const SmallGemmOptions& options, int64_t m, int64_t n, int64_t k, float alpha,
-                                       const SmallGemmOperands& o, float* packed_b) {
-  SmallGemm<16>::run(options, m, n, k, alpha, o, packed_b);
+                                       const SmallGemmOperands& o, const float* panels, int64_t depth) {
+  SmallGemm<16>::run(options, m, n, k, alpha, o, panels, depth);
 }
 
 MT_TARGET_X86_64_V3 void pack_b_v3(int64_t n, int64_t k, const SmallGemmOperands& o, float* packed) {
@@ -159,10 +151,9 @@ MT_TARGET_X86_64_V4 void pack_b_v4(int64_t n, int64_t k, const SmallGemmOperands
   SmallGemm<16>::pack_b(n, k, o, packed);
 }
 
-constexpr int64_t kWidestPanel = 32;  // kCols of the sixteen-lane copy
-
 // Floats the panels of a [k × n] B take in any kernel copy.
 std::size_t panel_floats(int64_t k, int64_t n) {
+  constexpr int64_t kWidestPanel = SmallGemm<16>::kCols;
   return static_cast<std::size_t>(std::max<int64_t>(1, k * ((n + kWidestPanel - 1) / kWidestPanel) * kWidestPanel));
 }
 
@@ -183,17 +174,23 @@ void SmallGemmPackedB::pack(int64_t k, int64_t n, const float* b, int64_t b_row_
 
 void small_gemm(int64_t m, int64_t n, int64_t k, float alpha, const SmallGemmOperands& operands,
                 const SmallGemmOptions& options) {
-  if (const auto* packed = options.packed_b;
-      packed != nullptr && (k > packed->depth() || n > packed->columns() || packed->isa() != kernel_isa()))
+  const SmallGemmPackedB* packed = options.packed_b;
+  if (packed == nullptr) {  // packed for this call alone, in a buffer per thread (callers run heads in parallel)
+    thread_local SmallGemmPackedB own;
+    own.pack(k, n, operands.b, operands.b_row_stride, operands.b_col_stride);
+    packed = &own;
+  } else if (k > packed->depth() || n > packed->columns() || packed->isa() != kernel_isa()) {
     throw std::invalid_argument(fmt::format("small_gemm: B packed as {} x {} for {}, used as {} x {} on {}",
                                             packed->depth(), packed->columns(), kernel_isa_name(packed->isa()), k, n,
                                             kernel_isa_name(kernel_isa())));
-  thread_local std::vector<float> packed_b;  // per thread: callers run heads in parallel
-  if (options.packed_b == nullptr) packed_b.resize(panel_floats(k, n));
-  switch (kernel_isa()) {
-    case KernelIsa::x86_64_v4: return small_gemm_v4(options, m, n, k, alpha, operands, packed_b.data());
-    case KernelIsa::x86_64_v3: return small_gemm_v3(options, m, n, k, alpha, operands, packed_b.data());
-    case KernelIsa::baseline: return SmallGemm<4>::run(options, m, n, k, alpha, operands, packed_b.data());
+  }
+  switch (packed->isa()) {
+    case KernelIsa::x86_64_v4:
+      return small_gemm_v4(options, m, n, k, alpha, operands, packed->panels(), packed->depth());
+    case KernelIsa::x86_64_v3:
+      return small_gemm_v3(options, m, n, k, alpha, operands, packed->panels(), packed->depth());
+    case KernelIsa::baseline:
+      return SmallGemm<4>::run(options, m, n, k, alpha, operands, packed->panels(), packed->depth());
   }
 }
 

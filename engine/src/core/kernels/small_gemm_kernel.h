@@ -24,9 +24,6 @@ enum class Triangle {
   zero_a_lower,    // A[i, p] = 0 for p < i + diagonal: row i sums over p >= i + diagonal only
 };
 
-// A triangle's diagonal is the line column = row + diagonal: 0 for a whole causal product; for
-// the block of queries q0 .. q0 + R - 1 of one (its rows of C or A), q0 where the queries are the
-// rows, -q0 where they are the depth (Pᵀ of a block of rows of P).
 // B copied once into the kernel's panels, for several products that each use its first k rows
 // and first n columns (a head's kᵀ or v, for every block of queries), where each call would
 // otherwise copy it again. Packed for the kernel copy current when pack() runs, which the
@@ -46,6 +43,9 @@ class SmallGemmPackedB {
   KernelIsa isa_ = KernelIsa::baseline;
 };
 
+// A triangle's diagonal is the line column = row + diagonal: 0 for a whole causal product; for
+// the block of queries q0 .. q0 + R - 1 of one (its rows of C or A), q0 where the queries are the
+// rows, -q0 where they are the depth (Pᵀ of a block of rows of P).
 struct SmallGemmOptions {
   Triangle triangle = Triangle::none;
   int64_t diagonal = 0;

@@ -48,6 +48,22 @@ TEST_CASE("an AVX2 machine without AVX-512 peaks at 32 fp32 FLOP per cycle") {
   CHECK(cpu.isa == "avx2 fma avx sse4.2");
 }
 
+TEST_CASE("AMD's Zen 4 splits each AVX-512 instruction across its 256-bit pipes: AVX2's peak, not double") {
+  const std::string zen4 =
+      "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nflags\t\t: sse4_2 avx fma avx2 avx512f\n";
+  const mt::CpuInfo split = mt::parse_cpu_info(zen4, "", 2);
+  CHECK(split.fp32_flops_per_cycle == 32);
+  CHECK(split.isa == "avx512f avx2 fma avx sse4.2");
+  const std::string zen5 =
+      "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nflags\t\t: sse4_2 avx fma avx2 avx512f\n";
+  CHECK(mt::parse_cpu_info(zen5, "", 2).fp32_flops_per_cycle == 64);
+  mt::BlasInfo blas;  // OpenBLAS's AVX-512 core still suits it
+  blas.vendor = "OpenBLAS";
+  blas.core = "Prescott";
+  mt::judge_blas(blas, split);
+  CHECK(blas.warning.find("OPENBLAS_CORETYPE=SkylakeX") != std::string::npos);
+}
+
 TEST_CASE("OpenBLAS on a pre-AVX2 core is called out on a CPU that supports better") {
   const mt::CpuInfo cpu = mt::parse_cpu_info(kCpuinfo, kMeminfo, 2);
   mt::BlasInfo blas;

@@ -142,7 +142,7 @@ void judge_blas(BlasInfo& blas, const CpuInfo& cpu) {
     blas.warning = fmt::format(
         "OpenBLAS runs its {} core on a CPU with {}: GEMMs run several times slower than they "
         "could; set OPENBLAS_CORETYPE={} for this run",
-        blas.core, cpu.isa, cpu.fp32_flops_per_cycle >= 64 ? "SkylakeX" : "Haswell");
+        blas.core, cpu.isa, cpu.isa.find("avx512f") != std::string::npos ? "SkylakeX" : "Haswell");
     return;
   }
   if (blas.vendor == "reference" || blas.vendor == "none") {

@@ -79,8 +79,8 @@ CpuInfo parse_cpu_info(const std::string& cpuinfo, const std::string& meminfo, i
   // is AVX2's; Zen 5 (family 26) has full-width pipes on its server and desktop parts (its mobile
   // parts split them as Zen 4 does and are not told apart here).
   const bool amd_split_avx512 = info.vendor == "AuthenticAMD" && info.family >= 0 && info.family < 26;
-  if (flags.count("avx512f") && !amd_split_avx512) info.fp32_flops_per_cycle = 64;
-  else if ((flags.count("avx2") && flags.count("fma")) || flags.count("avx512f")) info.fp32_flops_per_cycle = 32;
+  if (flags.count("avx512f")) info.fp32_flops_per_cycle = amd_split_avx512 ? 32 : 64;
+  else if (flags.count("avx2") && flags.count("fma")) info.fp32_flops_per_cycle = 32;
   else if (flags.count("avx")) info.fp32_flops_per_cycle = 16;
 
   std::istringstream mem(meminfo);

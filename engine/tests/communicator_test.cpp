@@ -1,7 +1,8 @@
 // Every collective of the MPI communicator against its analytic result, on however many ranks
 // mpirun starts: inputs are chosen so each output element is predictable from (rank, index).
 // Also: handles complete without the caller polling, in-place all-gather, bf16 sums, variable
-// all-to-all with the uneven rule "rank r sends e + (r + p) mod n elements to peer p", and small
+// all-to-all with the uneven rule "rank r sends e + (r + p) mod n elements to peer p" and with ranks
+// that send very different amounts, and small
 // collectives, which run blocking as they are issued: beside a large one in flight, with the
 // ranks waiting in different orders.
 //   mpirun -np N communicator_test            # the checks; exit 1 on any wrong element
@@ -117,6 +118,29 @@ void check_all_to_all_uneven(mt::Communicator& comm, int n, int rank) {
   expect(wrong == 0, "all_to_all_v (uneven): " + std::to_string(wrong) + " wrong elements", rank);
 }
 
+// Rank 0 sends a few elements to each peer, every other rank half a million (2 MiB of i32 in all):
+// the ranks' own send totals lie on both sides of any size rule, yet they must all choose the same
+// form of the call (MPI never matches a blocking collective with a non-blocking one).
+void check_all_to_all_v_lopsided(mt::Communicator& comm, int n, int rank) {
+  auto sent = [](int from) { return from == 0 ? std::size_t{3} : std::size_t{1} << 19; };
+  std::vector<std::size_t> send_counts(n, sent(rank)), recv_counts;
+  std::vector<int32_t> send;
+  for (int p = 0; p < n; ++p)
+    for (std::size_t i = 0; i < sent(rank); ++i) send.push_back(rank * 1000000 + p * 1000 + int(i % 1000));
+  std::size_t total = 0;
+  for (int p = 0; p < n; ++p) {
+    recv_counts.push_back(sent(p));
+    total += sent(p);
+  }
+  std::vector<int32_t> recv(total, -1);
+  comm.all_to_all_v(send.data(), send_counts, recv.data(), recv_counts, mt::ElementType::i32)->wait();
+  int wrong = 0;
+  std::size_t at = 0;
+  for (int p = 0; p < n; ++p)
+    for (std::size_t i = 0; i < recv_counts[p]; ++i) wrong += recv[at++] != p * 1000000 + rank * 1000 + int(i % 1000);
+  expect(wrong == 0, "all_to_all_v (lopsided): " + std::to_string(wrong) + " wrong elements", rank);
+}
+
 void check_bf16_sum(mt::Communicator& comm, int n, int rank) {
   // Small integers are exact in bf16: 1 + 2 + ... stays exact for a few ranks.
   std::vector<uint16_t> data(257);
@@ -205,10 +229,11 @@ int main(int argc, char** argv) {
   check_broadcast(comm, n, rank);
   check_all_to_all(comm, n, rank);
   check_all_to_all_uneven(comm, n, rank);
+  check_all_to_all_v_lopsided(comm, n, rank);
   check_bf16_sum(comm, n, rank);
   check_small_collectives(comm, control, n, rank);
   const auto& c = comm.counts();
-  expect(c.all_reduce == 8 && c.all_gather == 2 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 2,
+  expect(c.all_reduce == 8 && c.all_gather == 2 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 3,
          "collective counts", rank);
   const double total_failures = control.sum(static_cast<double>(failures));
   if (rank == 0) std::printf("communicator checks on %d ranks: %s\n", n, total_failures == 0 ? "ok" : "FAILED");

@@ -10,7 +10,7 @@
 // small messages is several times faster than the non-blocking one (see blocking_limit_bytes in
 // the .cpp); overlapping a collective that short buys little. The choice depends on the operation
 // and its size only, so every rank makes the same one: MPI never matches a blocking collective
-// with a non-blocking one.
+// with a non-blocking one. All-to-all, whose sizes may differ by rank, always runs blocking.
 #pragma once
 
 #include <mpi.h>

@@ -33,6 +33,7 @@ std::vector<float> random_floats(std::size_t n, float scale) {
 struct Case {
   std::string name;
   std::function<void()> work;
+  std::function<void()> prepare = {};  // untimed, before each run: restores what `work` overwrites
 };
 
 }  // namespace
@@ -48,8 +49,11 @@ int main() {
        out = std::vector<float>(tokens * hidden);
   auto scores = random_floats(heads * seq * seq, 2), scores_in = scores;
   auto probs = std::vector<float>(heads * seq * seq), dprobs = random_floats(heads * seq * seq, 1);
-  const std::vector<float> row_lse(heads * seq, 1.0f);  // the probabilities' log-sum-exp, one per query
-  const int64_t params = 23240704 / 8;                  // an eighth of the upstream model: one bucket's worth
+  const std::vector<float> row_lse(heads * seq, 1.0f);
+  const auto restore_scores = [&] {
+    std::copy(scores_in.begin(), scores_in.end(), scores.begin());
+  };                                    // the probabilities' log-sum-exp, one per query
+  const int64_t params = 23240704 / 8;  // an eighth of the upstream model: one bucket's worth
   auto p = random_floats(params, 0.02f), g = random_floats(params, 0.01f), m = std::vector<float>(params),
        v = std::vector<float>(params);
   double squares = 0;  // kept, so the sums are used
@@ -67,22 +71,22 @@ int main() {
        [&] { mt::gelu_forward_with_derivative(act.data(), out.data(), dy.data(), tokens * hidden); }},
       {"causal softmax 16x256x256",
        [&] {
-         std::copy(scores_in.begin(), scores_in.end(), scores.begin());
          for (int64_t h = 0; h < heads; ++h) mt::causal_softmax_rows(scores.data() + h * seq * seq, seq, 0, seq);
-       }},
+       },
+       restore_scores},
       {"causal softmax recompute 16x256x256",
        [&] {
-         std::copy(scores_in.begin(), scores_in.end(), scores.begin());
          for (int64_t h = 0; h < heads; ++h)
            mt::causal_softmax_recompute_rows(scores.data() + h * seq * seq, row_lse.data() + h * seq, seq, 0, seq);
-       }},
+       },
+       restore_scores},
       {"causal softmax backward 16x256x256",
        [&] {
-         std::copy(dprobs.begin(), dprobs.end(), probs.begin());
          for (int64_t h = 0; h < heads; ++h)
            mt::causal_softmax_backward_rows(scores_in.data() + h * seq * seq, probs.data() + h * seq * seq, seq, 0,
                                             seq);
-       }},
+       },
+       [&] { std::copy(dprobs.begin(), dprobs.end(), probs.begin()); }},
       {"attention P v, 16 heads 256x64x256",
        [&] {
          for (int64_t h = 0; h < heads; ++h)
@@ -102,7 +106,7 @@ int main() {
     double baseline = 0;
     for (auto isa : mt::runnable_kernel_isas()) {
       mt::KernelIsaOverride pin(isa);
-      const double ms = median_ms(c.work);
+      const double ms = median_ms(c.work, c.prepare);
       if (isa == mt::KernelIsa::baseline) baseline = ms;
       std::printf(" %10.3f (%5.2fx)", ms, baseline / ms);
     }

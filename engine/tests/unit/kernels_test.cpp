@@ -6,6 +6,7 @@
 #include <set>
 
 #include "float_bounds.h"
+#include "core/kernels/attention_kernel.h"
 #include "core/kernels/small_gemm_kernel.h"
 #include "core/kernels/isa.h"
 #include "training/model/causal_attention.h"
@@ -314,6 +315,48 @@ TEST_CASE("fused causal attention matches the composite formulation in value and
       y.backward(upstream);
       CHECK(worst_error_ratio(y, expected, value_tolerance) <= 1.0);
       CHECK(worst_error_ratio(input.grad(), reference_input.grad(), grad_tolerance) <= 1.0);
+    }
+  }
+}
+
+TEST_CASE("the causal softmax kernels take nothing from the entries above the diagonal") {
+  // The products leave them unset (Triangle::unused_c_upper), and the kernels read a row's last
+  // vector whole where it fits: NaN there must change no visible value, and each kernel writes 0.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t seq : {1, 5, 16, 37, 64}) {
+    CAPTURE(seq);
+    const auto n = static_cast<std::size_t>(seq * seq);
+    auto hidden = [seq](std::size_t i) { return static_cast<int64_t>(i) % seq > static_cast<int64_t>(i) / seq; };
+    auto scores = torch::randn({seq, seq}) * 3, upstream = torch::randn({seq, seq});
+    std::vector<float> clean(scores.data_ptr<float>(), scores.data_ptr<float>() + n),
+        dirty = clean, grad(upstream.data_ptr<float>(), upstream.data_ptr<float>() + n), dirty_grad = grad;
+    for (std::size_t i = 0; i < n; ++i)
+      if (hidden(i)) clean[i] = grad[i] = 0.0f, dirty[i] = dirty_grad[i] = nan;
+    for (auto isa : mt::runnable_kernel_isas()) {
+      CAPTURE(std::string(mt::kernel_isa_name(isa)));
+      mt::KernelIsaOverride pin(isa);
+      auto probs = clean, dirty_probs = dirty, again = dirty;
+      std::vector<float> lse(seq), dirty_lse(seq);
+      mt::causal_softmax_rows(probs.data(), seq, 0, seq, lse.data());
+      mt::causal_softmax_rows(dirty_probs.data(), seq, 0, seq, dirty_lse.data());
+      CHECK(dirty_probs == probs);  // NaN would compare unequal
+      CHECK(dirty_lse == lse);
+      mt::causal_softmax_recompute_rows(again.data(), lse.data(), seq, 0, seq);
+      auto dirty_ds = dirty_grad, ds = grad;
+      mt::causal_softmax_backward_rows(probs.data(), ds.data(), seq, 0, seq);
+      mt::causal_softmax_backward_rows(probs.data(), dirty_ds.data(), seq, 0, seq);
+      CHECK(dirty_ds == ds);
+      int unset = 0, far = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (hidden(i)) unset += probs[i] != 0.0f || again[i] != 0.0f || ds[i] != 0.0f;
+        // exp(x - lse) against exp(x - max) / total: the argument's rounding, eps·(|x| + 2|lse|)
+        // in absolute terms, becomes relative error of the result; exp and the division add ulps.
+        else
+          far += std::abs(again[i] - probs[i]) >
+                 kFloatEps * (4 + std::abs(clean[i]) + 2 * std::abs(lse[i / seq])) * probs[i] + 1e-37f;
+      }
+      CHECK(unset == 0);
+      CHECK(far == 0);  // the recomputed probabilities are the forward's, to rounding
     }
   }
 }

@@ -1,7 +1,8 @@
 // Causal softmax over rows of attention scores, forward and backward, vectorised by hand. Scores
 // are [heads · S, S] row-major; row r is query position r % S, which may see keys 0..r % S only.
-// Entries above the diagonal are never read and are written as 0. The pointers given are those
-// of row `first` (the rows of one block of queries may live in a buffer of their own).
+// Entries above the diagonal may be unset: whatever they hold (a row's last vector is read whole
+// where it fits in the row) never reaches a result, and they are written as 0. The pointers given
+// are those of row `first` (the rows of one block of queries may live in a buffer of their own).
 #pragma once
 
 #include <cstdint>

@@ -75,6 +75,14 @@ struct Simd {
     for (int64_t i = 0; i < count; ++i) p[i] = v[i];
   }
 
+  // v's first `count` lanes, `fill` in the others: a compare and a blend. With a whole vector
+  // loaded where the memory past the wanted floats may be read, what load_partial does lane by lane.
+  static MT_SIMD_INLINE F keep_first(F v, int64_t count, float fill) {
+    I index;
+    for (int i = 0; i < Lanes; ++i) index[i] = i;  // a constant once inlined
+    return index < static_cast<int32_t>(count) ? v : splat(fill);
+  }
+
   static MT_SIMD_INLINE F abs(F x) { return x < 0.0f ? -x : x; }
 
   static MT_SIMD_INLINE float max_of(F v) {

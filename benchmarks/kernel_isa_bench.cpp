@@ -49,10 +49,8 @@ int main() {
        out = std::vector<float>(tokens * hidden);
   auto scores = random_floats(heads * seq * seq, 2), scores_in = scores;
   auto probs = std::vector<float>(heads * seq * seq), dprobs = random_floats(heads * seq * seq, 1);
-  const std::vector<float> row_lse(heads * seq, 1.0f);
-  const auto restore_scores = [&] {
-    std::copy(scores_in.begin(), scores_in.end(), scores.begin());
-  };                                    // the probabilities' log-sum-exp, one per query
+  const std::vector<float> row_lse(heads * seq, 1.0f);  // the probabilities' log-sum-exp, one per query
+  const auto restore_scores = [&] { std::copy(scores_in.begin(), scores_in.end(), scores.begin()); };
   const int64_t params = 23240704 / 8;  // an eighth of the upstream model: one bucket's worth
   auto p = random_floats(params, 0.02f), g = random_floats(params, 0.01f), m = std::vector<float>(params),
        v = std::vector<float>(params);

@@ -2,9 +2,8 @@
 // mpirun starts: inputs are chosen so each output element is predictable from (rank, index).
 // Also: handles complete without the caller polling, in-place all-gather, bf16 sums, variable
 // all-to-all with the uneven rule "rank r sends e + (r + p) mod n elements to peer p" and with ranks
-// that send very different amounts, and small
-// collectives, which run blocking as they are issued: beside a large one in flight, with the
-// ranks waiting in different orders.
+// that send very different amounts, and small collectives, which run blocking as they are issued:
+// beside a large one in flight, with the ranks waiting in different orders.
 //   mpirun -np N communicator_test            # the checks; exit 1 on any wrong element
 //   mpirun -np 2 communicator_test --hang     # rank 1 never joins: rank 0 must abort on timeout
 #include <chrono>

@@ -18,38 +18,14 @@ struct CausalSoftmax {
     for (int64_t j = from; j < seq; ++j) row[j] = 0.0f;
   }
 
-  // A row's last, partial vector: its `count` visible floats, `fill` in the other lanes. The row
-  // holds seq floats, so where a whole vector fits (`room` floats from p) it is one load and a
-  // blend; the floats past the visible ones are never used, whatever they hold.
-  static MT_SIMD_INLINE F load_last(const float* p, int64_t count, int64_t room, float fill) {
-    return room >= Lanes ? S::keep_first(S::load(p), count, fill) : S::load_partial(p, count, fill);
-  }
-
-  // Stores the last vector, whose lanes past `count` the caller made 0: whole where it fits (those
-  // lanes lie in the row's zeroed tail). Returns where the row's tail still needs zeroing.
-  static MT_SIMD_INLINE int64_t store_last(float* p, F v, int64_t count, int64_t room) {
-    if (room < Lanes) {
-      S::store_partial(p, v, count);
-      return count;
-    }
-    S::store(p, v);
-    return Lanes;
-  }
+  // A row holds seq floats: its last, partial vector of visible keys is read and written whole where
+  // it fits (S::load_last, S::store_last), whatever the hidden floats held; they are then 0.
 
   // Returns the row's log-sum-exp, max + log Σ exp(x - max), from which the probabilities can be
   // recomputed (recompute_row). Hidden lanes read as -inf, whose exp is the 0 they must hold.
   static MT_SIMD_INLINE float forward_row(float* row, int64_t visible, int64_t seq) {
     const int64_t whole = visible / Lanes * Lanes, rest = visible - whole;
-    F m = S::splat(kNegInf);
-    for (int64_t j = 0; j < whole; j += Lanes) {
-      const F v = S::load(row + j);
-      m = v > m ? v : m;
-    }
-    if (rest > 0) {
-      const F v = load_last(row + whole, rest, seq - whole, kNegInf);
-      m = v > m ? v : m;
-    }
-    const float max = S::max_of(m);
+    const float max = S::max_over(row, visible, seq);
     F sum{};
     for (int64_t j = 0; j < whole; j += Lanes) {
       const F e = S::exp(S::load(row + j) - max);
@@ -58,8 +34,8 @@ struct CausalSoftmax {
     }
     int64_t written = whole;
     if (rest > 0) {
-      const F e = S::exp(load_last(row + whole, rest, seq - whole, kNegInf) - max);
-      written += store_last(row + whole, e, rest, seq - whole);
+      const F e = S::exp(S::load_last(row + whole, rest, seq - whole, kNegInf) - max);
+      written += S::store_last(row + whole, e, rest, seq - whole);
       sum += e;
     }
     const float total = S::sum_of(sum), inverse = 1.0f / total;
@@ -75,8 +51,8 @@ struct CausalSoftmax {
     for (int64_t j = 0; j < whole; j += Lanes) S::store(row + j, S::exp(S::load(row + j) - lse));
     int64_t written = whole;
     if (rest > 0)
-      written +=
-          store_last(row + whole, S::exp(load_last(row + whole, rest, seq - whole, kNegInf) - lse), rest, seq - whole);
+      written += S::store_last(row + whole, S::exp(S::load_last(row + whole, rest, seq - whole, kNegInf) - lse), rest,
+                               seq - whole);
     zero_tail(row, written, seq);
   }
 
@@ -87,14 +63,14 @@ struct CausalSoftmax {
     F dot{}, p_last{}, g_last{};
     for (int64_t j = 0; j < whole; j += Lanes) dot += S::load(p + j) * S::load(g + j);
     if (rest > 0) {
-      p_last = load_last(p + whole, rest, room, 0.0f);
-      g_last = load_last(g + whole, rest, room, 0.0f);
+      p_last = S::load_last(p + whole, rest, room, 0.0f);
+      g_last = S::load_last(g + whole, rest, room, 0.0f);
       dot += p_last * g_last;
     }
     const float total = S::sum_of(dot);
     for (int64_t j = 0; j < whole; j += Lanes) S::store(g + j, S::load(p + j) * (S::load(g + j) - total));
     int64_t written = whole;
-    if (rest > 0) written += store_last(g + whole, S::keep_first(p_last * (g_last - total), rest, 0.0f), rest, room);
+    if (rest > 0) written += S::store_last(g + whole, S::keep_first(p_last * (g_last - total), rest, 0.0f), rest, room);
     zero_tail(g, written, seq);
   }
 

@@ -83,6 +83,23 @@ struct Simd {
     return index < static_cast<int32_t>(count) ? v : splat(fill);
   }
 
+  // load_partial where `room` floats from p may be read (whatever those past `count` hold): one
+  // load and a blend when a whole vector fits.
+  static MT_SIMD_INLINE F load_last(const float* p, int64_t count, int64_t room, float fill) {
+    return room >= Lanes ? keep_first(load(p), count, fill) : load_partial(p, count, fill);
+  }
+
+  // store_partial where `room` floats from p may be written and v's lanes past `count` hold what
+  // belongs there: the whole vector when it fits. Returns how many floats it wrote.
+  static MT_SIMD_INLINE int64_t store_last(float* p, F v, int64_t count, int64_t room) {
+    if (room < Lanes) {
+      store_partial(p, v, count);
+      return count;
+    }
+    store(p, v);
+    return Lanes;
+  }
+
   static MT_SIMD_INLINE F abs(F x) { return x < 0.0f ? -x : x; }
 
   static MT_SIMD_INLINE float max_of(F v) {
@@ -92,7 +109,8 @@ struct Simd {
   }
 
   // Largest of p[0, n), -inf for n = 0. A NaN is passed over here; callers' sums still see it.
-  static MT_SIMD_INLINE float max_over(const float* p, int64_t n) {
+  // `room`: how many floats from p may be read (see load_last).
+  static MT_SIMD_INLINE float max_over(const float* p, int64_t n, int64_t room = 0) {
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     F m = splat(kNegInf);
     int64_t j = 0;
@@ -101,7 +119,7 @@ struct Simd {
       m = v > m ? v : m;
     }
     if (j < n) {
-      const F v = load_partial(p + j, n - j, kNegInf);
+      const F v = load_last(p + j, n - j, room - j, kNegInf);
       m = v > m ? v : m;
     }
     return max_of(m);

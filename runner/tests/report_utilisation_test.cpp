@@ -26,7 +26,20 @@ TEST_CASE("utilisation: MFU per configuration when the results carry it, nothing
   REQUIRE(contains(md, "## Model FLOPs utilisation\n"));
   CHECK(contains(md, "| ddp | 2 | s | 1000 ± 0 | 6.0 | 6.20 ± 0.35 | 60.0 ± 0.0 | 10.3 ± 0.6 | 5.2 ± 0.3 | 3 |"));
   CHECK(contains(md, "6·N + 12·L·d·T"));
-  CHECK_FALSE(contains(md, "can pass 100 %"));  // fp32 (the fixture's precision) against fp32 peaks
+  CHECK_FALSE(contains(md, "can pass 100 %"));         // fp32 (the fixture's precision) against fp32 peaks
+  CHECK_FALSE(contains(md, "as measured at launch"));  // these results do not say which clock
+
+  // Results whose vector peak counts the clock measured at launch: the section says so.
+  ReportFixture clocked("utilisation_clock.sqlite");
+  clocked.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
+    t.result["mfu"] = {{"model_flops_per_token", 6e6},    {"achieved_gflops", 6.0},
+                       {"vector_peak_gflops", 120.0},     {"of_vector_peak", 0.05},
+                       {"vector_peak_clock", "measured"}, {"vector_peak_clock_mhz", 3700.0}};
+    clocked.trial(t);
+  }
+  CHECK(contains(render_latest(clocked).markdown, "× its clock (as measured at launch, `mfu.vector_peak_clock_mhz`"));
 
   // A bf16 run is held against the same fp32 peaks: the section says what a share above 100 % means.
   ReportFixture bf16("utilisation_bf16.sqlite");

@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cfloat>
 
 #include "core/env/blas_info.h"
+#include "core/env/core_clock.h"
 #include "core/env/cpu_info.h"
 #include "core/env/float_mode.h"
 
@@ -41,6 +43,29 @@ TEST_CASE("cpuinfo gives the model, its numbers, threads per core, memory and IS
   CHECK(cpu.fp32_flops_per_cycle == 64);
   CHECK(cpu.mhz == doctest::Approx(2699.998));
 }
+
+TEST_CASE("the vector peak counts the measured clock where there is one, else the reported one") {
+  mt::CpuInfo cpu = mt::parse_cpu_info(kCpuinfo, kMeminfo, 2);
+  CHECK_FALSE(cpu.peak_clock_measured());
+  CHECK(cpu.fp32_peak_gflops_per_core() == doctest::Approx(64 * 2.699998));
+  cpu.measured_mhz = 3500;
+  CHECK(cpu.peak_clock_measured());
+  CHECK(cpu.peak_clock_mhz() == 3500);
+  CHECK(cpu.fp32_peak_gflops_per_core() == doctest::Approx(64 * 3.5));
+}
+
+#if defined(__x86_64__)
+TEST_CASE("the core clock is measured on x86-64, and agrees with itself") {
+  // Not a speed assertion: a clock outside 0.2-10 GHz, or two measurements a factor of two apart
+  // (each the best of five runs), says the chain did not take one cycle per addition.
+  const double first = mt::measure_core_clock_mhz(), second = mt::measure_core_clock_mhz();
+  CAPTURE(first);
+  CAPTURE(second);
+  CHECK(first > 200);
+  CHECK(first < 10000);
+  CHECK(std::max(first, second) / std::min(first, second) < 2.0);
+}
+#endif
 
 TEST_CASE("an AVX2 machine without AVX-512 peaks at 32 fp32 FLOP per cycle") {
   const mt::CpuInfo cpu = mt::parse_cpu_info("vendor_id\t: AuthenticAMD\nflags\t\t: sse4_2 avx fma avx2\n", "", 2);

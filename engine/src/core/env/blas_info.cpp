@@ -149,13 +149,14 @@ void judge_blas(BlasInfo& blas, const CpuInfo& cpu) {
     blas.warning = "no optimised BLAS found: GEMMs run on the reference implementation";
     return;
   }
-  // Below 30% of the vector peak at the reported clock, something is wrong with the kernels
+  // Below 30% of the core's vector peak, something is wrong with the kernels
   // (a fallback path, or a machine whose cores are shared with other work).
   if (blas.efficiency > 0 && blas.efficiency < 0.30) {
     blas.warning = fmt::format(
         "{} runs SGEMM at {:.0f} GFLOP/s per thread, {:.0f}% of this CPU's fp32 peak ({} at "
-        "{:.0f} MHz): a fallback code path, or cores shared with other work",
-        blas.vendor, blas.gflops_per_thread, 100 * blas.efficiency, cpu.isa, cpu.mhz);
+        "{:.0f} MHz {}): a fallback code path, or cores shared with other work",
+        blas.vendor, blas.gflops_per_thread, 100 * blas.efficiency, cpu.isa, cpu.peak_clock_mhz(),
+        cpu.peak_clock_measured() ? "measured" : "reported");
   }
 }
 
@@ -185,7 +186,7 @@ BlasInfo detect_blas(const CpuInfo& cpu) {
   }
   if (blas.vendor != "none") {
     blas.gflops_per_thread = probe_gflops_per_thread(blas.threads);
-    const double peak = cpu.fp32_flops_per_cycle * cpu.mhz / 1000.0;
+    const double peak = cpu.fp32_peak_gflops_per_core();
     if (peak > 0) blas.efficiency = blas.gflops_per_thread / peak;
   }
   judge_blas(blas, cpu);

@@ -16,7 +16,7 @@ struct BlasInfo {
   std::string core;              // OpenBLAS's core, or the code path MKL states
   int threads = 0;               // the BLAS's own thread setting
   double gflops_per_thread = 0;  // SGEMM probe, best of several
-  double efficiency = 0;         // gflops_per_thread / the core's fp32 peak at the reported clock
+  double efficiency = 0;         // gflops_per_thread / the core's fp32 peak (CpuInfo::peak_clock_mhz)
   std::string warning;           // why the numbers are suspect; empty when they are not
 
   // "MKL 2024.2 (AVX2)": which library and kernels; the same for every launch on one machine.

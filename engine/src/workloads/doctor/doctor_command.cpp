@@ -32,10 +32,14 @@ void print_machine(const Environment& env, int threads) {
              cpu.model_number, cpu.stepping);
   fmt::print("  cores            {} logical CPUs, {} thread(s) per core, {} MiB memory\n", cpu.logical_cpus,
              cpu.threads_per_core, cpu.memory_mib);
-  fmt::print("  vector isa       {} ({:.0f} MHz reported)\n", cpu.isa, cpu.mhz);
+  fmt::print("  vector isa       {}, {} fp32 FLOP per cycle per core\n", cpu.isa, cpu.fp32_flops_per_cycle);
+  fmt::print("  clock            {:.0f} MHz reported{}\n", cpu.mhz,
+             cpu.peak_clock_measured() ? fmt::format(", {:.0f} MHz measured", cpu.measured_mhz) : "");
   fmt::print("  blas             {}\n", env.blas.summary());
   if (env.blas.efficiency > 0)
-    fmt::print("  blas efficiency  {:.0f}% of the fp32 vector peak at the reported clock\n", 100 * env.blas.efficiency);
+    fmt::print("  blas efficiency  {:.0f}% of one core's fp32 vector peak, {:.0f} GFLOP/s at the {} clock\n",
+               100 * env.blas.efficiency, cpu.fp32_peak_gflops_per_core(),
+               cpu.peak_clock_measured() ? "measured" : "reported");
   fmt::print("  simd kernels     {}\n", env.simd_kernels);
   fmt::print("  denormals        {} (training flushes them unless --keep-denormals)\n",
              env.float_mode.flush_to_zero ? "flushed to zero (FTZ+DAZ)" : "kept");

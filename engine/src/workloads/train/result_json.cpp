@@ -54,7 +54,8 @@ nlohmann::json config_fields(const TrainConfig& c, int world_size) {
 
 // Model FLOPs utilisation (see training/trainer/model_flops.h) against two peaks of the cores the
 // job used: the SGEMM calibration each launch measures (what the BLAS reaches on this machine
-// now) and the CPU's fp32 vector peak at its reported clock. On a GPU neither applies. Where the
+// now) and the CPU's fp32 vector peak at the clock its cores were measured at (else the reported
+// one, `vector_peak_clock` says which). On a GPU neither applies. Where the
 // dense layers' GEMMs ran through the engine's dispatch (fp32 on the CPU), `dense_gemm` says how
 // much of the step they took and how fast they ran (per rank FLOPs; speed for the whole job).
 nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const RankRun& run, const TrainSummary& s,
@@ -65,13 +66,15 @@ nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const Rank
   if (run.gpu) return out;
   const double cores = static_cast<double>(run.threads) * world_size;
   const double calibrated = env.blas.gflops_per_thread * 1e9 * cores;
-  const double vector = env.cpu.fp32_flops_per_cycle * env.cpu.mhz * 1e6 * cores;
+  const double vector = env.cpu.fp32_peak_gflops_per_core() * 1e9 * cores;
   if (calibrated > 0) {
     out["calibrated_peak_gflops"] = calibrated / 1e9;
     out["of_calibrated_peak"] = utilisation(per_token, s.tokens_per_sec, calibrated);
   }
   if (vector > 0) {
     out["vector_peak_gflops"] = vector / 1e9;
+    out["vector_peak_clock_mhz"] = env.cpu.peak_clock_mhz();
+    out["vector_peak_clock"] = env.cpu.peak_clock_measured() ? "measured" : "reported";
     out["of_vector_peak"] = utilisation(per_token, s.tokens_per_sec, vector);
   }
   // What bounds it: MFU of the calibrated peak ≈ (the GEMMs' share of the step) × (their speed ÷

@@ -75,7 +75,8 @@ bool is_per_launch_field(const std::string& key) {
                                                "env_vars",         "blas_gflops_per_thread",
                                                "blas_efficiency",  "memory_copy_gbps_per_thread",
                                                "probe_ms",         "sgemm_probe_ms",
-                                               "cpu_mhz",          "gemm_backends"};
+                                               "cpu_mhz",          "cpu_mhz_measured",
+                                               "gemm_backends"};
   return fields.count(key) > 0;
 }
 

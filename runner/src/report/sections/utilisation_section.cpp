@@ -70,12 +70,14 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
                        {"MFU of vector peak %", Align::Right},
                        {"n", Align::Right}});
   int rows = 0;
-  bool below_fp32 = false;  // a configuration computing in a narrower type than the peaks count
+  bool below_fp32 = false;      // a configuration computing in a narrower type than the peaks count
+  bool measured_clock = false;  // a launch that measured its cores' clock (older results did not)
   for (const Group* g : training) {
     const auto per_token = g->sample("mfu.model_flops_per_token").values;
     if (per_token.empty()) continue;
     const std::string precision = g->result_text("precision");
     below_fp32 = below_fp32 || (!precision.empty() && precision != "fp32");
+    measured_clock = measured_clock || g->result_text("mfu.vector_peak_clock").find("measured") != std::string::npos;
     table.add_row({g->strategy, std::to_string(g->ranks), g->label(),
                    mean_std_cell(summarize(g->sample("tokens_per_sec").values), 0), fixed(mean(per_token) / 1e6, 1),
                    mean_std_cell(summarize(g->sample("mfu.achieved_gflops").values), 2),
@@ -89,9 +91,12 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
       "but the position table; L layers, d the model width, T the sequence length), as llm.c, nanoGPT and the PaLM "
       "paper count them, without recomputation. Achieved = that × tokens/s. The calibrated peak is the engine's "
       "SGEMM measurement at launch (GFLOP/s per thread) × threads × ranks: what the BLAS reaches on this machine now; "
-      "the vector peak is the CPU's fp32 FLOPs per cycle × its clock × the cores used. Cells are mean ± sample std "
+      "the vector peak is the CPU's fp32 FLOPs per cycle × its clock{} × the cores used. Cells are mean ± sample std "
       "over the n repeats.{}\n\n{}",
       table.render(),
+      measured_clock ? " (as measured at launch, `mfu.vector_peak_clock_mhz`: VMs report their base clock, which "
+                       "boosting cores pass)"
+                     : "",
       below_fp32 ? " Both peaks are fp32's: a bf16 run whose GEMMs use the CPU's bf16 instructions (AVX512-BF16, AMX) "
                    "can pass 100 % of them."
                  : "",

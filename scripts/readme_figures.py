@@ -174,7 +174,34 @@ def lead_goal(cpu):
     return (1.5, "1.5× (the goal on AVX-512 AMD CPUs)") if "AMD" in cpu and "avx512f" in cpu else (1.15, "1.15×")
 
 
-def ceiling_text(key, gemm, step, best, values, slowdown=1.0, goal=(1.15, "1.15×")):
+def vector_peak_text(results, gemm, step, peer, lead, goal):
+    """The machine's own bound, where every launch measured its cores' clock: the same GEMM FLOPs at
+    the cores' fp32 vector peak, and how near that peak the GEMMs would have to run for the goal with
+    the rest of the engine's step as it is."""
+    mfu = [r.get("mfu", {}) for r in results]
+    if not mfu or any(m.get("vector_peak_clock") != "measured" or "gflops" not in m.get("dense_gemm", {})
+                      for m in mfu):
+        return ""
+    mhz, peak, flops, speed = (statistics.mean(f(m) for m in mfu) for f in (
+        lambda m: m["vector_peak_clock_mhz"], lambda m: m["vector_peak_gflops"],
+        lambda m: m["dense_gemm"]["flops_per_step"], lambda m: m["dense_gemm"]["gflops"]))
+    ideal = flops / peak / 1e6  # ms per step at the vector peak (flops per rank, peak of the rank's cores)
+    rest = step - gemm
+    text = (f" Nor is the library the last word: at the cores' fp32 vector peak ({peak:.0f} GFLOP/s at the "
+            f"{mhz:.0f} MHz measured at launch; they run at {100 * speed / peak:.0f} % of it) the GEMMs would take "
+            f"{ideal:.0f} ms, and with the rest of the step as it is the lead could not pass "
+            f"{peer / (ideal + rest):.2f}×")
+    if lead < goal[0]:
+        target = goal[1].split(" ")[0]
+        if peer / (ideal + rest) >= goal[0]:
+            needed = peer / goal[0] - rest  # ms the GEMMs may take
+            text += f"; {target} needs them at {100 * flops / needed / 1e6 / peak:.0f} % of that peak"
+        else:
+            text += f"; {target} needs a shorter rest of the step as well"
+    return text + "."
+
+
+def ceiling_text(key, gemm, step, best, values, results, goal=(1.15, "1.15×")):
     """What bounds the engine's lead: PyTorch's GEMMs take about the engine's time (scaled to MKL's
     speed where the engine chose another library), so the rest of PyTorch's step is its step less
     that, and no engine can beat PyTorch by more than PyTorch's step over the engine's GEMMs alone."""
@@ -185,6 +212,7 @@ def ceiling_text(key, gemm, step, best, values, slowdown=1.0, goal=(1.15, "1.15�
         return []
     peer = statistics.mean(peer_steps)
     lead = statistics.mean(values(key, ENGINE)) / best[0]
+    slowdown = mkl_slowdown(results)
     peer_gemm = gemm * slowdown
     if slowdown > 1:  # exactly 1 where every shape ran on MKL
         premise = (f"If its GEMMs take the engine's {gemm:.0f} ms at MKL's speed on the same shapes ({peer_gemm:.0f} "
@@ -196,8 +224,10 @@ def ceiling_text(key, gemm, step, best, values, slowdown=1.0, goal=(1.15, "1.15�
                 f"{peer:.0f} ms a step. {premise}, the rest of its step is {peer - peer_gemm:.0f} ms against the "
                 f"engine's {step - gemm:.0f} ms, and the engine's lead, {ratio_text(lead)} here, could not pass "
                 f"{peer / gemm:.2f}× with nothing but its GEMMs left, at their present speed" +
-                (f"; {goal[1]} would need the rest of the engine's step within {peer / goal[0] - gemm:.0f} ms."
-                 if lead < goal[0] else ".")]
+                ("." if lead >= goal[0] else
+                 f"; {goal[1]} would need the rest of the engine's step within {peer / goal[0] - gemm:.0f} ms."
+                 if peer / goal[0] > gemm else
+                 f"; {goal[1]} is out of reach at that speed, whatever the rest of the engine's step.") + vector_peak_text(results, gemm, step, peer, lead, goal)]
 
 
 def comparison(path):
@@ -284,8 +314,7 @@ def comparison(path):
                              f"its MFU of that peak is {100 * statistics.mean(mfu):.0f} %. The engine ran them on "
                              f"{engine_gemms}, PyTorch on {peer_blas}; the other {100 - 100 * gemm / step:.0f} % of the "
                              f"step is attention, cross-entropy, layer norms, AdamW and the engine's own code."]
-                text += ceiling_text(key, gemm, step, best_peer(key), values, mkl_slowdown(engine_results),
-                                     lead_goal(cpu))
+                text += ceiling_text(key, gemm, step, best_peer(key), values, engine_results, lead_goal(cpu))
             else:
                 text += ["", f"On {models[key[0]]} at 1 rank the engine's forward-backward takes {fwd:.0f} ms of its "
                              f"{step:.0f} ms step ({100 * fwd / step:.0f} %) and the optimizer {opt:.0f} ms: the step "

@@ -156,7 +156,7 @@ void judge_blas(BlasInfo& blas, const CpuInfo& cpu) {
         "{} runs SGEMM at {:.0f} GFLOP/s per thread, {:.0f}% of this CPU's fp32 peak ({} at "
         "{:.0f} MHz {}): a fallback code path, or cores shared with other work",
         blas.vendor, blas.gflops_per_thread, 100 * blas.efficiency, cpu.isa, cpu.peak_clock_mhz(),
-        cpu.peak_clock_measured() ? "measured" : "reported");
+        cpu.peak_clock_source());
   }
 }
 

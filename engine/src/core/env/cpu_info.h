@@ -21,6 +21,7 @@ struct CpuInfo {
   // The clock a peak is derived at: the measured one where there is one, else the reported one.
   double peak_clock_mhz() const { return measured_mhz > 0 ? measured_mhz : mhz; }
   bool peak_clock_measured() const { return measured_mhz > 0; }
+  const char* peak_clock_source() const { return peak_clock_measured() ? "measured" : "reported"; }
   // fp32 FLOP/s of one core at peak_clock_mhz: FLOPs per cycle × clock.
   double fp32_peak_gflops_per_core() const { return fp32_flops_per_cycle * peak_clock_mhz() / 1000.0; }
 };

@@ -38,8 +38,7 @@ void print_machine(const Environment& env, int threads) {
   fmt::print("  blas             {}\n", env.blas.summary());
   if (env.blas.efficiency > 0)
     fmt::print("  blas efficiency  {:.0f}% of one core's fp32 vector peak, {:.0f} GFLOP/s at the {} clock\n",
-               100 * env.blas.efficiency, cpu.fp32_peak_gflops_per_core(),
-               cpu.peak_clock_measured() ? "measured" : "reported");
+               100 * env.blas.efficiency, cpu.fp32_peak_gflops_per_core(), cpu.peak_clock_source());
   fmt::print("  simd kernels     {}\n", env.simd_kernels);
   fmt::print("  denormals        {} (training flushes them unless --keep-denormals)\n",
              env.float_mode.flush_to_zero ? "flushed to zero (FTZ+DAZ)" : "kept");

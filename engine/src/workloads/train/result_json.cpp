@@ -74,7 +74,7 @@ nlohmann::json utilisation_json(const TrainConfig& c, int world_size, const Rank
   if (vector > 0) {
     out["vector_peak_gflops"] = vector / 1e9;
     out["vector_peak_clock_mhz"] = env.cpu.peak_clock_mhz();
-    out["vector_peak_clock"] = env.cpu.peak_clock_measured() ? "measured" : "reported";
+    out["vector_peak_clock"] = env.cpu.peak_clock_source();
     out["of_vector_peak"] = utilisation(per_token, s.tokens_per_sec, vector);
   }
   // What bounds it: MFU of the calibrated peak ≈ (the GEMMs' share of the step) × (their speed ÷

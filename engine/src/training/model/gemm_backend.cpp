@@ -151,6 +151,8 @@ torch::Tensor onednn_mm_through_linear_op(const torch::Tensor& a, const torch::T
   return op.call(a, b.t(), std::nullopt, "none", c10::List<std::optional<c10::Scalar>>(), std::nullopt);
 }
 
+bool onednn_accumulates() { return onednn_matmul_refusal().empty(); }
+
 std::string onednn_entry() {
   return onednn_matmul_refusal().empty()
              ? "mkldnn_matmul"
@@ -178,15 +180,21 @@ GemmTally gemm_tally() {
 
 namespace {
 
-// dW = dyᵀ·x; added by MKL straight into w's .grad where w is registered for it (returning an
-// undefined tensor, which autograd's accumulator skips), else returned. oneDNN's linear op has
-// no accumulating form: products chosen for it return their gradient.
+// dW = dyᵀ·x; added by the GEMM straight into w's .grad where w is registered for it (returning
+// an undefined tensor, which autograd's accumulator skips), else returned: MKL with beta = 1,
+// oneDNN through mkldnn_matmul's sum post-op. Where this libtorch refuses mkldnn_matmul, oneDNN's
+// linear op has no accumulating form: products chosen for it return their gradient.
 torch::Tensor weight_gradient(const torch::Tensor& dy, const torch::Tensor& x, const torch::Tensor& w) {
   const auto dy_t = dy.t();
   const GemmShape shape = shape_of(dy_t, x);
-  if (gemm_backend_for(shape) == GemmBackend::mkl)
+  const GemmBackend backend = gemm_backend_for(shape);
+  if (backend == GemmBackend::mkl || onednn_accumulates())
     if (auto grad = grad_to_accumulate_into(w, dy.scalar_type()); grad.defined()) {
-      tallied(shape, [&] { return grad.addmm_(dy_t, x); });
+      tallied(shape, [&] {
+        if (backend == GemmBackend::mkl) return grad.addmm_(dy_t, x);
+        at::native::mkldnn_matmul(as_operand(dy_t), as_operand(x), grad, /*beta=*/1.0f, /*alpha=*/1.0f);
+        return grad;
+      });
       return {};
     }
   return dispatched_mm(dy_t, x);

@@ -64,6 +64,9 @@ torch::Tensor dispatched_mm(const torch::Tensor& a, const torch::Tensor& b);
 torch::Tensor dispatched_mm_on(GemmBackend backend, const torch::Tensor& a, const torch::Tensor& b);
 // Which of ATen's entries reaches oneDNN on this CPU, and why where it is not the direct one.
 std::string onednn_entry();
+// Whether oneDNN's products can add into an existing result here (the direct entry's sum
+// post-op): a weight gradient chosen for oneDNN then lands in .grad as MKL's does (grad_in_place.h).
+bool onednn_accumulates();
 // oneDNN's product through mkldnn::_linear_pointwise (input·weightᵀ on dense tensors), the entry
 // inductor uses for linear layers, which runs on every x86-64 CPU: the oneDNN backend where
 // mkldnn_matmul is refused. Not differentiable.

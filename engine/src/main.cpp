@@ -9,25 +9,26 @@
 #include <utility>
 #include <vector>
 
+#include "core/env/omp_wait_policy.h"
 #include "workloads/workload_table.h"
 
 namespace {
 
-// LibTorch's OpenMP pool and OpenBLAS's own thread pool take turns on the same cores. With
-// libgomp's default active waiting, idle OpenMP workers spin through every BLAS call and halve
-// training speed on a 2-core machine (measured: ~250 -> ~130 ms per step). libgomp reads the
-// policy once, when it is loaded, so the process re-executes itself with it set; an explicit
-// OMP_WAIT_POLICY from the user is respected.
-void ensure_passive_omp_waiting(char** argv) {
+// libgomp reads its wait policy once, when it is loaded, so where the layout calls for PASSIVE
+// (omp_wait_policy.h: only where ranks × threads oversubscribe the cores) the process re-executes
+// itself with it set; an OMP_WAIT_POLICY from the user is respected.
+void choose_omp_waiting(int argc, char** argv) {
   if (std::getenv("OMP_WAIT_POLICY")) return;
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+  const auto policy = mt::omp_wait_policy_for(mt::current_thread_layout(argc, argv));
+  if (!policy) return;
+  setenv("OMP_WAIT_POLICY", policy->c_str(), 1);
   execv("/proc/self/exe", argv);  // returns only on failure: carry on with the default policy
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  ensure_passive_omp_waiting(argv);
+  choose_omp_waiting(argc, argv);
   CLI::App cli{"mtengine: distributed training benchmark engine"};
   cli.require_subcommand(1);
 

@@ -2,14 +2,16 @@
 # Numerics features end to end on 2 ranks: bf16 compute (with fp32 and bf16 gradient
 # reduction) trains to a loss close to fp32's; activation checkpointing reproduces the plain
 # run's losses; the cosine schedule and clipping are recorded; a non-finite gradient stops every
-# rank before the optimizer step with exit 1; the dense layers' GEMMs are timed and counted.
+# rank before the optimizer step with exit 1; the dense layers' GEMMs are timed and counted; the
+# OpenMP wait policy follows the thread layout.
 set -uo pipefail
 MTENGINE=${1:?usage: train_features_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 2)
-TINY=(--vocab-size 64 --d-model 32 --n-heads 4 --n-layers 2 --seq-length 16 --batch-size 2
-      --steps 4 --warmup-steps 1 --threads 1)
+TINY_MODEL=(--vocab-size 64 --d-model 32 --n-heads 4 --n-layers 2 --seq-length 16 --batch-size 2
+            --steps 4 --warmup-steps 1)
+TINY=("${TINY_MODEL[@]}" --threads 1)
 set -e
 for strategy in ddp fsdp; do
   "${MPIRUN[@]}" "$MTENGINE" train "${TINY[@]}" --strategy $strategy --output "$WORK/$strategy-fp32.json" >/dev/null
@@ -17,6 +19,11 @@ for strategy in ddp fsdp; do
   "${MPIRUN[@]}" "$MTENGINE" train "${TINY[@]}" --strategy $strategy --precision bf16 --grad-reduce-dtype bf16 --output "$WORK/$strategy-bf16r.json" >/dev/null
   "${MPIRUN[@]}" "$MTENGINE" train "${TINY[@]}" --strategy $strategy --activation-checkpointing --output "$WORK/$strategy-ckpt.json" >/dev/null
 done
+# OpenMP waiting: libgomp's own where the threads fit the cores, PASSIVE where they oversubscribe them.
+ONE_RANK=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 1)
+env -u OMP_WAIT_POLICY "${ONE_RANK[@]}" "$MTENGINE" train "${TINY[@]}" --output "$WORK/fits.json" >/dev/null
+env -u OMP_WAIT_POLICY "${ONE_RANK[@]}" "$MTENGINE" train "${TINY_MODEL[@]}" --threads $((4 * $(nproc --all))) \
+  --output "$WORK/oversubscribed.json" >/dev/null
 "${MPIRUN[@]}" "$MTENGINE" train "${TINY[@]}" --lr-scheduler cosine --lr-warmup-steps 2 --min-learning-rate 1e-5 \
   --max-grad-norm 0.05 --output "$WORK/sched.json" >/dev/null
 set +e
@@ -49,6 +56,10 @@ for s in ("ddp", "fsdp"):
         assert abs(g["gflops"] - 2 * g["flops_per_step"] / g["ms_per_step"] / 1e6) < 1e-6 * g["gflops"], (s, k, g)
     print(f"ok: {s}: dense GEMMs {fp32['mfu']['dense_gemm']['ms_per_step']:.3f} ms a step, "
           f"{100 * fp32['mfu']['dense_gemm']['share_of_step']:.0f} % of it")
+fits, over = load("fits"), load("oversubscribed")
+assert fits["omp_wait_policy"] == "" and over["omp_wait_policy"] == "PASSIVE", (fits["omp_wait_policy"], over["omp_wait_policy"])
+assert over["threads_per_rank"] > fits["threads_per_rank"] == 1, (over["threads_per_rank"], fits["threads_per_rank"])
+print(f"ok: OpenMP waiting: 1 thread: libgomp's default; {over['threads_per_rank']} threads: PASSIVE")
 r = load("sched")
 lrs = r["per_step"]["learning_rate"]
 assert lrs[0] < lrs[1] and lrs[-1] < lrs[1] and lrs[-1] >= 1e-5, lrs

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "core/env/blas_info.h"
 #include "core/env/core_clock.h"
 #include "core/env/cpu_info.h"
 #include "core/env/float_mode.h"
+#include "core/env/omp_wait_policy.h"
 
 namespace {
 
@@ -130,4 +134,45 @@ TEST_CASE("flush-to-zero turns subnormal results into zero, and can be switched 
   mt::set_flush_denormal(false);
   CHECK_FALSE(mt::current_float_mode().flush_to_zero);
   CHECK(tiny / 4.0f > 0.0f);
+}
+
+TEST_CASE("OpenMP workers wait passively only where ranks x threads oversubscribe the cores") {
+  using mt::ThreadLayout;
+  // Filling the cores exactly, or fewer: libgomp's own waiting (spin, then sleep).
+  CHECK_FALSE(mt::omp_wait_policy_for(ThreadLayout{2, 1, 2, 2}).has_value());
+  CHECK_FALSE(mt::omp_wait_policy_for(ThreadLayout{1, 2, 2, 2}).has_value());
+  CHECK_FALSE(mt::omp_wait_policy_for(ThreadLayout{1, 4, 1, 4}).has_value());  // each rank bound to its core
+  CHECK_FALSE(mt::omp_wait_policy_for(ThreadLayout{4, 2, 16, 16}).has_value());
+  // More threads than the node has cores, or than this process may use: PASSIVE.
+  CHECK(mt::omp_wait_policy_for(ThreadLayout{2, 2, 2, 2}) == std::optional<std::string>("PASSIVE"));
+  CHECK(mt::omp_wait_policy_for(ThreadLayout{1, 8, 2, 2}) == std::optional<std::string>("PASSIVE"));
+  CHECK(mt::omp_wait_policy_for(ThreadLayout{4, 1, 2, 16}) == std::optional<std::string>("PASSIVE"));
+}
+
+TEST_CASE("the thread layout comes from --threads, OMP_NUM_THREADS and the launcher's local size") {
+  const char* saved_threads = std::getenv("OMP_NUM_THREADS");
+  const char* saved_local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const std::string threads_before = saved_threads ? saved_threads : "", local_before = saved_local ? saved_local : "";
+  setenv("OMP_NUM_THREADS", "3,1", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "5", 1);
+  const char* plain[] = {"mtengine", "train"};
+  const auto from_env = mt::current_thread_layout(2, plain);
+  CHECK(from_env.threads_per_rank == 3);  // the outer level of a nested list
+  CHECK(from_env.ranks_on_node == 5);
+  CHECK(from_env.cpus_for_process >= 1);
+  CHECK(from_env.cpus_on_node >= from_env.cpus_for_process);
+  const char* flagged[] = {"mtengine", "train", "--threads", "7", "--steps", "2"};
+  CHECK(mt::current_thread_layout(6, flagged).threads_per_rank == 7);  // the flag wins over the environment
+  const char* joined[] = {"mtengine", "train", "--threads=6"};
+  CHECK(mt::current_thread_layout(3, joined).threads_per_rank == 6);
+  const char* zero[] = {"mtengine", "train", "--threads", "0"};  // 0: from the environment
+  CHECK(mt::current_thread_layout(4, zero).threads_per_rank == 3);
+  unsetenv("OMP_NUM_THREADS");
+  CHECK(mt::current_thread_layout(2, plain).threads_per_rank == from_env.cpus_for_process);
+  if (saved_threads) setenv("OMP_NUM_THREADS", threads_before.c_str(), 1);
+  if (saved_local) {
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", local_before.c_str(), 1);
+  } else {
+    unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  }
 }

@@ -14,9 +14,9 @@ MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none --mca pml ob1 
 source "$HERE/model_shape.sh"
 if [ "${MODEL:-small}" = upstream ]; then STEPS=(--steps 20 --warmup-steps 5); else STEPS=(--steps 10 --warmup-steps 3); fi
 SHAPE=("${MODEL_FLAGS[@]}" "${STEPS[@]}")
-# As in experiments/ddp_vs_pytorch.yaml: spinning OpenMP workers would steal a small machine's cores
-# (mtengine sets this itself when unset; the peer would not).
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+# As in experiments/ddp_vs_pytorch.yaml, neither side is given an OpenMP wait policy (libgomp's own
+# is the faster where ranks x threads fit the cores); an OMP_WAIT_POLICY in the caller's
+# environment reaches both.
 for round in $(seq 1 "$ROUNDS"); do
   for n in 1 2; do
     "${MPIRUN[@]}" -np "$n" "$HERE/../.venv/bin/python" "$HERE/pytorch_ddp_peer.py" "${SHAPE[@]}" \

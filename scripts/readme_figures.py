@@ -230,6 +230,47 @@ def ceiling_text(key, gemm, step, best, values, results, goal=(1.15, "1.15×")):
                  f"; {goal[1]} is out of reach at that speed, whatever the rest of the engine's step.") + vector_peak_text(results, gemm, step, peer, lead, goal)]
 
 
+GEMM_OPERATORS = ("mt::dense_gemm", "aten::mm", "aten::addmm")  # the dense layers' products (the attention runs its own)
+
+
+def step_profile_text(path, model):
+    """The operator profile of the engine's step for `model` at 1 rank, from the step_profile_cpu
+    campaign run on the same CPU as `path` (reports/step_profile_cpu<suffix>.sqlite beside
+    reports/ddp_vs_pytorch<suffix>.sqlite): LibTorch's profiler on one step of each profiled repeat,
+    the dense GEMMs together and the largest other operators by self time."""
+    profile_db = path.with_name("step_profile_cpu" + path.stem[len(Path(DATABASE).stem):] + ".sqlite")
+    if not profile_db.exists():
+        return []
+    db = sqlite3.connect(f"file:{profile_db}?mode=ro", uri=True)
+    campaign, revision = latest_campaign(db)
+    self_ms, recorded, steps, repeats = {}, [], [], 0
+    for study, ranks, params, result, _ in successful_attempts(db, campaign):
+        if study != "profiled" or ranks != 1 or params.get("precision") != "fp32" or (
+                params["d_model"], params["n_layers"], params["seq_length"], params["batch_size"]) != model:
+            continue
+        repeats += 1
+        for rank in result.get("profile", {}).get("ranks", []):
+            ops = rank.get("operators", {})
+            if "top" not in ops:
+                continue
+            recorded.append(ops["recorded_ms"])
+            steps.append(ops["step_ms"])
+            for op in ops["top"]:
+                self_ms.setdefault(op["name"], []).append(op["self_ms"])
+    if not recorded:
+        return []
+    n = len(recorded)
+    mean = {name: sum(v) / n for name, v in self_ms.items()}  # absent from a rank's top: counted as 0
+    gemm = sum(mean.pop(name, 0.0) for name in GEMM_OPERATORS)
+    others = sorted(mean.items(), key=lambda kv: -kv[1])[:8]
+    return ["", f"Operator by operator ({profile_db.stem}: campaign `{campaign}`, source revision "
+                f"`{revision[:12]}`, LibTorch's profiler on one step of each of {repeats} profiled runs of that model "
+                f"at 1 rank, [report](reports/{profile_db.stem}.md)): of {statistics.mean(recorded):.0f} ms in operators "
+                f"(that step took {statistics.mean(steps):.0f} ms under the profiler), the dense GEMMs take "
+                f"{gemm:.0f} ms and the largest of the rest, by self time: " +
+                ", ".join(f"`{name}` {ms:.1f} ms" for name, ms in others) + "."]
+
+
 def comparison(path):
     """One database's table and notes: (lines, models, cpu, {(model, ranks): engine fp32 tokens/s})."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -315,6 +356,7 @@ def comparison(path):
                              f"{engine_gemms}, PyTorch on {peer_blas}; the other {100 - 100 * gemm / step:.0f} % of the "
                              f"step is attention, cross-entropy, layer norms, AdamW and the engine's own code."]
                 text += ceiling_text(key, gemm, step, best_peer(key), values, engine_results, lead_goal(cpu))
+                text += step_profile_text(path, key[0])
             else:
                 text += ["", f"On {models[key[0]]} at 1 rank the engine's forward-backward takes {fwd:.0f} ms of its "
                              f"{step:.0f} ms step ({100 * fwd / step:.0f} %) and the optimizer {opt:.0f} ms: the step "

@@ -19,9 +19,8 @@ namespace {
 // itself with it set; an OMP_WAIT_POLICY from the user is respected.
 void choose_omp_waiting(int argc, char** argv) {
   if (std::getenv("OMP_WAIT_POLICY")) return;
-  const auto policy = mt::omp_wait_policy_for(mt::current_thread_layout(argc, argv));
-  if (!policy) return;
-  setenv("OMP_WAIT_POLICY", policy->c_str(), 1);
+  if (!mt::wait_passively(mt::current_thread_layout(argc, argv))) return;
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
   execv("/proc/self/exe", argv);  // returns only on failure: carry on with the default policy
 }
 

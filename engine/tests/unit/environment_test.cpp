@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstdlib>
-#include <optional>
 #include <string>
 
 #include "core/env/blas_info.h"
@@ -11,6 +10,7 @@
 #include "core/env/cpu_info.h"
 #include "core/env/float_mode.h"
 #include "core/env/omp_wait_policy.h"
+#include "core/env/resources.h"
 
 namespace {
 
@@ -139,17 +139,17 @@ TEST_CASE("flush-to-zero turns subnormal results into zero, and can be switched 
 TEST_CASE("OpenMP workers wait passively only where ranks x threads oversubscribe the cores") {
   using mt::ThreadLayout;
   // Filling the cores exactly, or fewer: libgomp's own waiting (spin, then sleep).
-  CHECK_FALSE(mt::omp_wait_policy_for(ThreadLayout{2, 1, 2, 2}).has_value());
-  CHECK_FALSE(mt::omp_wait_policy_for(ThreadLayout{1, 2, 2, 2}).has_value());
-  CHECK_FALSE(mt::omp_wait_policy_for(ThreadLayout{1, 4, 1, 4}).has_value());  // each rank bound to its core
-  CHECK_FALSE(mt::omp_wait_policy_for(ThreadLayout{4, 2, 16, 16}).has_value());
+  CHECK_FALSE(mt::wait_passively(ThreadLayout{2, 1, 2, 2}));
+  CHECK_FALSE(mt::wait_passively(ThreadLayout{1, 2, 2, 2}));
+  CHECK_FALSE(mt::wait_passively(ThreadLayout{1, 4, 1, 4}));  // each rank bound to its core
+  CHECK_FALSE(mt::wait_passively(ThreadLayout{4, 2, 16, 16}));
   // More threads than the node has cores, or than this process may use: PASSIVE.
-  CHECK(mt::omp_wait_policy_for(ThreadLayout{2, 2, 2, 2}) == std::optional<std::string>("PASSIVE"));
-  CHECK(mt::omp_wait_policy_for(ThreadLayout{1, 8, 2, 2}) == std::optional<std::string>("PASSIVE"));
-  CHECK(mt::omp_wait_policy_for(ThreadLayout{4, 1, 2, 16}) == std::optional<std::string>("PASSIVE"));
+  CHECK(mt::wait_passively(ThreadLayout{2, 2, 2, 2}));
+  CHECK(mt::wait_passively(ThreadLayout{1, 8, 2, 2}));
+  CHECK(mt::wait_passively(ThreadLayout{4, 1, 2, 16}));
 }
 
-TEST_CASE("the thread layout comes from --threads, OMP_NUM_THREADS and the launcher's local size") {
+TEST_CASE("the thread layout comes from --threads, else the engine's default threads, and the launcher's local size") {
   const char* saved_threads = std::getenv("OMP_NUM_THREADS");
   const char* saved_local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   const std::string threads_before = saved_threads ? saved_threads : "", local_before = saved_local ? saved_local : "";
@@ -168,7 +168,7 @@ TEST_CASE("the thread layout comes from --threads, OMP_NUM_THREADS and the launc
   const char* zero[] = {"mtengine", "train", "--threads", "0"};  // 0: from the environment
   CHECK(mt::current_thread_layout(4, zero).threads_per_rank == 3);
   unsetenv("OMP_NUM_THREADS");
-  CHECK(mt::current_thread_layout(2, plain).threads_per_rank == from_env.cpus_for_process);
+  CHECK(mt::current_thread_layout(2, plain).threads_per_rank == mt::default_threads());  // what the engine runs
   if (saved_threads) setenv("OMP_NUM_THREADS", threads_before.c_str(), 1);
   if (saved_local) {
     setenv("OMPI_COMM_WORLD_LOCAL_SIZE", local_before.c_str(), 1);

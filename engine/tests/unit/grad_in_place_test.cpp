@@ -1,7 +1,8 @@
 // Gradients accumulated in place (grad_in_place.h): a registered parameter's gradient lands in
 // its .grad buffer, summed with what that held, and its accumulator still runs (with nothing to
 // add), so a strategy's readiness hook fires; unregistered parameters, and products oneDNN runs
-// where it cannot add into a result, return their gradient to autograd as before. Values within float32 summation bounds of float64.
+// where it cannot add into a result, return their gradient to autograd as before. Values within
+// float32 summation bounds of float64.
 #include "torch_doctest.h"
 
 #include <torch/csrc/autograd/function_hook.h>

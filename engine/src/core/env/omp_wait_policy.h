@@ -9,21 +9,18 @@
 // there, and only there, unless the user chose a policy.
 #pragma once
 
-#include <optional>
-#include <string>
-
 namespace mt {
 
 struct ThreadLayout {
-  int threads_per_rank = 1;  // --threads, else OMP_NUM_THREADS, else the CPUs this process may run on
-  int ranks_on_node = 1;     // the launcher's local size (Open MPI, PMIx, Slurm), else 1
+  int threads_per_rank = 1;  // --threads, else default_threads() (resources.h)
+  int ranks_on_node = 1;     // ranks_on_this_node()
   int cpus_for_process = 1;  // sched_getaffinity
   int cpus_on_node = 1;      // online CPUs
 };
 
-// PASSIVE where the layout oversubscribes the node's cores or this process's own; nullopt (leave
-// libgomp's default) otherwise.
-std::optional<std::string> omp_wait_policy_for(const ThreadLayout& layout);
+// Whether OpenMP workers should wait passively: where the layout oversubscribes the node's cores
+// or this process's own (else libgomp's default).
+bool wait_passively(const ThreadLayout& layout);
 
 // This process's layout, from its command line (a positive --threads N), environment and affinity.
 ThreadLayout current_thread_layout(int argc, const char* const* argv);

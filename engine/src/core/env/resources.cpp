@@ -15,21 +15,29 @@
 namespace mt {
 namespace {
 
+// A positive count from the environment, or 0: "4", the first level of OMP_NUM_THREADS="4,2",
+// Slurm's "2(x3)".
 int positive_env(const char* name) {
   const char* value = std::getenv(name);
   if (!value) return 0;
   char* end = nullptr;
   const long parsed = std::strtol(value, &end, 10);
-  return (end != value && *end == '\0' && parsed > 0) ? static_cast<int>(parsed) : 0;
+  const bool whole = end != value && (*end == '\0' || *end == ',' || *end == '(');
+  return whole && parsed > 0 && parsed < (1 << 20) ? static_cast<int>(parsed) : 0;
 }
 
 }  // namespace
 
+int ranks_on_this_node() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "PMIX_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+    if (const int ranks = positive_env(name)) return ranks;
+  return 1;
+}
+
 int default_threads() {
   if (int omp = positive_env("OMP_NUM_THREADS")) return omp;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int local_ranks = std::max(1, positive_env("OMPI_COMM_WORLD_LOCAL_SIZE"));
-  return std::max(1, cores / local_ranks);
+  return std::max(1, cores / ranks_on_this_node());
 }
 
 void keep_freed_memory_for_reuse() {

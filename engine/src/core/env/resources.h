@@ -7,9 +7,13 @@
 
 namespace mt {
 
-// OMP_NUM_THREADS when set, else max(1, hardware threads / ranks on this node), the node's rank
-// count coming from OMPI_COMM_WORLD_LOCAL_SIZE.
+// OMP_NUM_THREADS when set (its first level where it lists several), else max(1, hardware threads
+// / ranks_on_this_node()).
 int default_threads();
+
+// The ranks the launcher started on this node (Open MPI's, PMIx's, MPICH's or Slurm's local
+// size), else 1.
+int ranks_on_this_node();
 
 // Applies `threads` to the BLAS's own thread pool when it has one (OpenBLAS's pthread build
 // ignores at::set_num_threads and otherwise starts one thread per core in every rank).

@@ -54,6 +54,16 @@ for s in ("ddp", "fsdp"):
         assert 0 < g["ms_per_step"] and 0 < g["share_of_step"] < 1, (s, k, g)
         assert abs(g["share_of_step"] - g["ms_per_step"] / r["step_time_ms"]) < 1e-9, (s, k, g)
         assert abs(g["gflops"] - 2 * g["flops_per_step"] / g["ms_per_step"] / 1e6) < 1e-6 * g["gflops"], (s, k, g)
+    # Per shape, rank 0's products in a measured step: their FLOPs add up to the step's, each
+    # shape's to 2·m·n·k times its calls (a whole number), and each has its own time and speed.
+    for k, r in (("fp32", fp32), ("ckpt", ckpt)):
+        shapes = r["environment"]["gemm_backends"]
+        assert all(x["step_ms"] > 0 and x["step_gflops"] > 0 for x in shapes), (s, k, shapes)
+        flops = [x["step_gflops"] * 1e9 * x["step_ms"] / 1e3 for x in shapes]
+        assert abs(sum(flops) - want[k]) < 1e-6 * want[k], (s, k, sum(flops), want[k])
+        calls = [f / (2 * x["m"] * x["n"] * x["k"]) for f, x in zip(flops, shapes)]
+        assert all(abs(c - round(c)) < 1e-6 and round(c) >= 1 for c in calls), (s, k, calls)
+        assert abs(sum(x["step_ms"] for x in shapes) - r["mfu"]["dense_gemm"]["ms_per_step"]) < 0.5 * r["mfu"]["dense_gemm"]["ms_per_step"], (s, k)
     print(f"ok: {s}: dense GEMMs {fp32['mfu']['dense_gemm']['ms_per_step']:.3f} ms a step, "
           f"{100 * fp32['mfu']['dense_gemm']['share_of_step']:.0f} % of it")
 fits, over = load("fits"), load("oversubscribed")

@@ -58,28 +58,64 @@ TEST_CASE("utilisation: MFU per configuration when the results carry it, nothing
   CHECK_FALSE(contains(render_latest(without).markdown, "Model FLOPs utilisation"));
 }
 
+namespace {
+
+// 30 of the 40 ms step in GEMMs (75 %) at 48 GFLOP/s against a 60 GFLOP/s calibrated peak (80 %).
+nlohmann::json gemm_timed_mfu() {
+  return {{"model_flops_per_token", 6e6},
+          {"achieved_gflops", 6.0},
+          {"calibrated_peak_gflops", 60.0},
+          {"of_calibrated_peak", 0.1},
+          {"dense_gemm",
+           {{"ms_per_step", 30.0},
+            {"flops_per_step", 7.2e8},
+            {"share_of_step", 0.75},
+            {"gflops", 48.0},
+            {"of_calibrated_peak", 0.8}}}};
+}
+
+}  // namespace
+
 TEST_CASE("utilisation: what bounds MFU, where the engine timed its dense GEMMs") {
   ReportFixture f("utilisation_gemm.sqlite");
   f.campaign("c1");
   for (int r = 0; r < 3; ++r) {
     FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
-    // 30 of the 40 ms step in GEMMs (75 %) at 48 GFLOP/s against a 60 GFLOP/s calibrated peak (80 %).
-    t.result["mfu"] = {{"model_flops_per_token", 6e6},
-                       {"achieved_gflops", 6.0},
-                       {"calibrated_peak_gflops", 60.0},
-                       {"of_calibrated_peak", 0.1},
-                       {"dense_gemm",
-                        {{"ms_per_step", 30.0},
-                         {"flops_per_step", 7.2e8},
-                         {"share_of_step", 0.75},
-                         {"gflops", 48.0},
-                         {"of_calibrated_peak", 0.8}}}};
+    t.result["mfu"] = gemm_timed_mfu();
     f.trial(t);
   }
   const std::string md = render_latest(f).markdown;
   REQUIRE(contains(md, "### What bounds it\n"));
   CHECK(contains(
       md, "| ddp | 2 | s | 40.00 ± 0.00 | 30.00 ± 0.00 | 75.0 ± 0.0 | 48.0 ± 0.0 | 80.0 ± 0.0 | 10.0 ± 0.0 | 3 |"));
+
+  // Older engines timed no shape on its own: no column for it.
+  CHECK_FALSE(contains(md, "slowest shape"));
+
+  // Per shape: the one slowest inside the step (mean over the trials), against its library's
+  // start-up speed. The first shape is faster on one trial and slower on the other two.
+  ReportFixture shaped("utilisation_gemm_shapes.sqlite");
+  shaped.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
+    t.result["mfu"] = gemm_timed_mfu();
+    t.result["environment"]["gemm_backends"] = {{{"shape", "512×512×512 (A·Bᵀ)"},
+                                                 {"backend", "onednn"},
+                                                 {"mkl_gflops", 150.0},
+                                                 {"onednn_gflops", 200.0},
+                                                 {"step_ms", 1.0},
+                                                 {"step_gflops", r == 0 ? 184.0 : 160.0}},
+                                                {{"shape", "512×2048×512 (A·B)"},
+                                                 {"backend", "mkl"},
+                                                 {"mkl_gflops", 180.0},
+                                                 {"onednn_gflops", 170.0},
+                                                 {"step_ms", 1.0},
+                                                 {"step_gflops", 170.0}}};
+    shaped.trial(t);
+  }
+  const std::string with_shapes = render_latest(shaped).markdown;
+  CHECK(contains(with_shapes, "| slowest shape in the step: GFLOP/s |"));
+  CHECK(contains(with_shapes, "| 10.0 ± 0.0 | 512×512×512 (A·Bᵀ), onednn: 168 (84 % of start-up) | 3 |"));
 
   // Results without the GEMM timing (PyTorch peers, bf16 under autocast, older engines): no table.
   ReportFixture without("utilisation_no_gemm.sqlite");

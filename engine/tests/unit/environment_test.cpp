@@ -48,6 +48,25 @@ TEST_CASE("cpuinfo gives the model, its numbers, threads per core, memory and IS
   CHECK(cpu.mhz == doctest::Approx(2699.998));
 }
 
+TEST_CASE("a CPU's identity tells apart the processors a VM names alike") {
+  CHECK(mt::parse_cpu_info(kCpuinfo, kMeminfo, 2).identity() ==
+        "Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz (GenuineIntel family 6 model 143 stepping 8; "
+        "amx avx512_bf16 avx512f avx2 fma avx sse4.2)");
+  // What 2-vCPU VMs on AMD's Zen 3 and Zen 4 show: the same model name, different numbers and ISA.
+  const mt::CpuInfo zen3 = mt::parse_cpu_info(
+      "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC\nstepping\t: 1\n"
+      "flags\t\t: sse4_2 avx fma avx2\n",
+      "", 2);
+  const mt::CpuInfo zen4 = mt::parse_cpu_info(
+      "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\nstepping\t: 1\n"
+      "flags\t\t: sse4_2 avx fma avx2 avx512f avx512_bf16\n",
+      "", 2);
+  CHECK(zen3.model == zen4.model);
+  CHECK(zen3.identity() != zen4.identity());
+  CHECK(zen4.identity() ==
+        "AMD EPYC (AuthenticAMD family 25 model 17 stepping 1; avx512_bf16 avx512f avx2 fma avx sse4.2)");
+}
+
 TEST_CASE("the vector peak counts the measured clock where there is one, else the reported one") {
   mt::CpuInfo cpu = mt::parse_cpu_info(kCpuinfo, kMeminfo, 2);
   CHECK_FALSE(cpu.peak_clock_measured());

@@ -124,3 +124,32 @@ TEST_CASE("gemm backends: the table decides per shape, a pin overrides it, names
   CHECK(mt::parse_gemm_backend("mkl") == GemmBackend::mkl);
   CHECK_FALSE(mt::parse_gemm_backend("blas").has_value());
 }
+
+TEST_CASE("gemm backends: each shape's speeds are the best of two passes, the second in reverse order") {
+  const auto shapes = mt::linear_layer_shapes(512, 256, 768);
+  // A load that comes for a moment: the first pass reads the first two shapes slow (as if on
+  // another CPU), the second pass the last one. The passes' order is recorded.
+  std::vector<std::string> order;
+  int call = 0;
+  const auto measure = [&](const mt::GemmShape& shape) {
+    order.push_back(shape.text());
+    const bool slowed = call < 2 || call == 3;
+    ++call;
+    mt::GemmChoice c;
+    c.shape = shape;
+    c.mkl_gflops = slowed ? 50 : 150;
+    c.onednn_gflops = slowed ? 40 : 200;
+    return c;
+  };
+  const auto choices = mt::measure_gemm_choices(shapes, measure);
+  REQUIRE(choices.size() == 3);
+  CHECK(order == std::vector<std::string>{shapes[0].text(), shapes[1].text(), shapes[2].text(), shapes[2].text(),
+                                          shapes[1].text(), shapes[0].text()});
+  for (size_t i = 0; i < 3; ++i) {
+    CAPTURE(shapes[i].text());
+    CHECK(choices[i].shape == shapes[i]);
+    CHECK(choices[i].mkl_gflops == 150);
+    CHECK(choices[i].onednn_gflops == 200);
+    CHECK(choices[i].backend == GemmBackend::onednn);  // from the best readings, not the slowed ones
+  }
+}

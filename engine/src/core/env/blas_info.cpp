@@ -170,8 +170,8 @@ BlasInfo detect_blas(const CpuInfo& cpu) {
     // The code path follows from the library, the CPU and the variables that steer MKL's dispatch.
     const char* enable = std::getenv("MKL_ENABLE_INSTRUCTIONS");
     const char* cbwr = std::getenv("MKL_CBWR");
-    const std::string key = fmt::format("mkl code path|{}|{}|{}|MKL_ENABLE_INSTRUCTIONS={}|MKL_CBWR={}", text,
-                                        cpu.model, cpu.isa, enable ? enable : "", cbwr ? cbwr : "");
+    const std::string key = fmt::format("mkl code path|{}|{}|MKL_ENABLE_INSTRUCTIONS={}|MKL_CBWR={}", text,
+                                        cpu.identity(), enable ? enable : "", cbwr ? cbwr : "");
     blas.core = remembered_fact(key, mkl_stated_code_path);
     if (auto threads = lookup<int (*)()>("MKL_Get_Max_Threads")) blas.threads = threads();
   } else if (auto config = lookup<char* (*)()>("openblas_get_config")) {

@@ -35,6 +35,11 @@ int to_int(const std::string& s, int fallback) {
 
 }  // namespace
 
+std::string CpuInfo::identity() const {
+  return model + " (" + vendor + " family " + std::to_string(family) + " model " + std::to_string(model_number) +
+         " stepping " + std::to_string(stepping) + "; " + isa + ")";
+}
+
 CpuInfo parse_cpu_info(const std::string& cpuinfo, const std::string& meminfo, int online_cpus) {
   CpuInfo info;
   info.logical_cpus = online_cpus;

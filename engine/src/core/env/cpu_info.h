@@ -24,6 +24,10 @@ struct CpuInfo {
   const char* peak_clock_source() const { return peak_clock_measured() ? "measured" : "reported"; }
   // fp32 FLOP/s of one core at peak_clock_mhz: FLOPs per cycle × clock.
   double fp32_peak_gflops_per_core() const { return fp32_flops_per_cycle * peak_clock_mhz() / 1000.0; }
+  // Which CPU this is, as precisely as /proc/cpuinfo tells: model name, vendor, family, model,
+  // stepping and vector ISA. Virtual machines name AMD's Zen 3, 4 and 5 alike ("AMD EPYC"), so
+  // what is learned about one CPU (cached facts) is keyed by this, never by the name alone.
+  std::string identity() const;
 };
 
 CpuInfo read_cpu_info();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 
 #include "training/model/grad_in_place.h"
@@ -39,6 +40,30 @@ const std::string& onednn_matmul_refusal() {
 
 std::atomic<int64_t> tally_ns{0}, tally_flops{0};
 
+std::vector<GemmChoice>& choice_table() {
+  static std::vector<GemmChoice> table;
+  return table;
+}
+
+// The same running totals per shape of the choice table, in its order: time and calls.
+struct ShapeTallies {
+  std::unique_ptr<std::atomic<int64_t>[]> ns, calls;
+};
+ShapeTallies& shape_tallies() {
+  static ShapeTallies tallies;
+  return tallies;
+}
+
+void tally_shape(const GemmShape& shape, int64_t ns) {
+  const auto& table = choice_table();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].shape == shape) {
+      shape_tallies().ns[i].fetch_add(ns, std::memory_order_relaxed);
+      shape_tallies().calls[i].fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+}
+
 // Runs `product`, a dense layer's GEMM of `shape`, and adds its time and FLOPs to the tally.
 template <class Product>
 torch::Tensor tallied(const GemmShape& shape, Product&& product) {
@@ -50,12 +75,8 @@ torch::Tensor tallied(const GemmShape& shape, Product&& product) {
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
   tally_ns.fetch_add(ns.count(), std::memory_order_relaxed);
   tally_flops.fetch_add(2 * shape.m * shape.n * shape.k, std::memory_order_relaxed);
+  tally_shape(shape, ns.count());
   return out;
-}
-
-std::vector<GemmChoice>& choice_table() {
-  static std::vector<GemmChoice> table;
-  return table;
 }
 
 std::optional<GemmBackend>& pinned_backend() {
@@ -126,7 +147,25 @@ GemmChoice measure_gemm_choice(const GemmShape& shape) {
   return choice;
 }
 
-void set_gemm_choices(std::vector<GemmChoice> choices) { choice_table() = std::move(choices); }
+std::vector<GemmChoice> measure_gemm_choices(const std::vector<GemmShape>& shapes,
+                                             const std::function<GemmChoice(const GemmShape&)>& measure) {
+  std::vector<GemmChoice> best;
+  for (const auto& shape : shapes) best.push_back(measure(shape));
+  for (size_t i = shapes.size(); i-- > 0;) {
+    const GemmChoice again = measure(shapes[i]);
+    best[i].mkl_gflops = std::max(best[i].mkl_gflops, again.mkl_gflops);
+    best[i].onednn_gflops = std::max(best[i].onednn_gflops, again.onednn_gflops);
+    best[i].backend = prefer_onednn(best[i].mkl_gflops, best[i].onednn_gflops) ? GemmBackend::onednn : GemmBackend::mkl;
+  }
+  return best;
+}
+
+void set_gemm_choices(std::vector<GemmChoice> choices) {
+  choice_table() = std::move(choices);
+  const size_t n = choice_table().size();
+  shape_tallies() = {std::make_unique<std::atomic<int64_t>[]>(n), std::make_unique<std::atomic<int64_t>[]>(n)};
+  for (size_t i = 0; i < n; ++i) shape_tallies().ns[i] = shape_tallies().calls[i] = 0;
+}
 const std::vector<GemmChoice>& gemm_choices() { return choice_table(); }
 
 void pin_gemm_backend(std::optional<GemmBackend> backend) { pinned_backend() = backend; }
@@ -179,6 +218,18 @@ torch::Tensor dispatched_mm(const torch::Tensor& a, const torch::Tensor& b) {
 GemmTally gemm_tally() {
   return {static_cast<double>(tally_ns.load(std::memory_order_relaxed)) / 1e9,
           static_cast<double>(tally_flops.load(std::memory_order_relaxed))};
+}
+
+std::vector<GemmTally> gemm_tally_by_shape() {
+  std::vector<GemmTally> out;
+  const auto& table = choice_table();
+  for (size_t i = 0; i < table.size(); ++i) {
+    const auto& s = table[i].shape;
+    const auto calls = static_cast<double>(shape_tallies().calls[i].load(std::memory_order_relaxed));
+    out.push_back({static_cast<double>(shape_tallies().ns[i].load(std::memory_order_relaxed)) / 1e9,
+                   calls * 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k)});
+  }
+  return out;
 }
 
 namespace {

@@ -9,9 +9,12 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "training/model/gemm_tally.h"
 
 namespace mt {
 
@@ -47,6 +50,15 @@ bool prefer_onednn(double mkl_gflops, double onednn_gflops);
 // picks the faster.
 GemmChoice measure_gemm_choice(const GemmShape& shape);
 
+// Every shape's choice from two passes of `measure` over `shapes`, the second in reverse order,
+// each backend's speed the better of its two readings: a load that comes for a moment slows a few
+// neighbouring shapes in one pass, not the same shapes in both. (Measured in one pass, three 512³
+// products of the 23.2M model were once kept at 99 GFLOP/s on a 2-vCPU EPYC (Zen 4) where they run
+// at 175-195, and one of them went to the slower library.)
+std::vector<GemmChoice> measure_gemm_choices(
+    const std::vector<GemmShape>& shapes,
+    const std::function<GemmChoice(const GemmShape&)>& measure = measure_gemm_choice);
+
 // The table dense layers consult, set before training; a shape not in it runs on MKL. Process-wide:
 // a block recomputed for activation checkpointing runs its products as its forward did.
 void set_gemm_choices(std::vector<GemmChoice> choices);
@@ -76,14 +88,6 @@ torch::Tensor onednn_mm_through_linear_op(const torch::Tensor& a, const torch::T
 // chosen backend. fp32 only; callers under bf16 autocast use torch::linear.
 torch::Tensor dispatched_linear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias);
 
-// Running totals over the products dense layers ran through dispatched_linear (forward, with the
-// bias MKL fuses into it, and both gradients; the start-up measurement is not counted), in this
-// process. The trainer takes their growth over a step: how long the step's GEMMs took and at what
-// speed, which with the step's time says what bounds its MFU. Two clock reads a product.
-struct GemmTally {
-  double seconds = 0;
-  double flops = 0;  // 2·m·n·k per product
-};
-GemmTally gemm_tally();
+// The running totals of these products' time and FLOPs: gemm_tally.h.
 
 }  // namespace mt

@@ -30,10 +30,12 @@ std::vector<GemmShape> model_shapes(const TrainConfig& c) {
 }
 
 // Names the method, so that answers measured another way are not reused: one backend after the
-// other (a load that came or went between them skewed the ratio), or without checking that the
-// machine was quiet (the answers kept the load's slowness for good).
-std::string speeds_key(const GemmShape& shape, const std::string& cpu_model, int threads) {
-  return fmt::format("gemm backends, interleaved, quiet|libtorch {}|{}|{} threads|{}", TORCH_VERSION, cpu_model,
+// other (a load that came or went between them skewed the ratio), without checking that the
+// machine was quiet (the answers kept the load's slowness for good), or in one pass (a moment's
+// load kept a few shapes' slowness for good). And names the CPU by its identity: VMs call AMD's
+// Zen 3, 4 and 5 all "AMD EPYC".
+std::string speeds_key(const GemmShape& shape, const std::string& cpu, int threads) {
+  return fmt::format("gemm backends, interleaved, two passes, quiet|libtorch {}|{}|{} threads|{}", TORCH_VERSION, cpu,
                      threads, shape.text());
 }
 
@@ -42,26 +44,27 @@ std::string speeds_key(const GemmShape& shape, const std::string& cpu_model, int
 // machine it is taken again (three tries), and the last is used for this run alone. The second
 // answer says why nothing was kept ("" when it was, or nothing was measured).
 std::pair<std::vector<std::string>, std::string> shape_speeds(const std::vector<GemmShape>& shapes, int threads) {
-  const std::string cpu_model = read_cpu_info().model;
+  const std::string cpu = read_cpu_info().identity();
   std::vector<std::string> speeds(shapes.size());
   std::vector<size_t> unknown;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    if (auto known = recalled_fact(speeds_key(shapes[i], cpu_model, threads))) speeds[i] = *known;
+    if (auto known = recalled_fact(speeds_key(shapes[i], cpu, threads))) speeds[i] = *known;
     else unknown.push_back(i);
   }
   std::string busy;
   for (int attempt = 0; attempt < 3 && !unknown.empty(); ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::vector<GemmShape> to_measure;
+    for (const size_t i : unknown) to_measure.push_back(shapes[i]);
     const CpuWindow window;
-    for (const size_t i : unknown) {
-      const GemmChoice c = measure_gemm_choice(shapes[i]);
-      speeds[i] = fmt::format("{:.6g} {:.6g}", c.mkl_gflops, c.onednn_gflops);
-    }
+    const auto measured = measure_gemm_choices(to_measure);
+    for (size_t j = 0; j < unknown.size(); ++j)
+      speeds[unknown[j]] = fmt::format("{:.6g} {:.6g}", measured[j].mkl_gflops, measured[j].onednn_gflops);
     // Where /proc/stat cannot be read nothing is known either way: the answer is kept, as before.
     const auto use = window.close();
     busy = use ? busy_machine_reason(*use, threads).value_or("") : "";
     if (busy.empty()) {
-      for (const size_t i : unknown) keep_fact(speeds_key(shapes[i], cpu_model, threads), speeds[i]);
+      for (const size_t i : unknown) keep_fact(speeds_key(shapes[i], cpu, threads), speeds[i]);
       break;
     }
   }
@@ -102,9 +105,11 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
   set_gemm_choices(std::move(choices));
 }
 
-nlohmann::json gemm_backends_json() {
+nlohmann::json gemm_backends_json(const std::vector<GemmTally>& per_step) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : gemm_choices()) {
+  const auto& choices = gemm_choices();
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const auto& c = choices[i];
     out.push_back({{"shape", c.shape.text()},
                    {"m", c.shape.m},
                    {"n", c.shape.n},
@@ -114,6 +119,10 @@ nlohmann::json gemm_backends_json() {
                    {"mkl_gflops", c.mkl_gflops},
                    {"onednn_gflops", c.onednn_gflops}});
     if (!c.measured_on_busy_machine.empty()) out.back()["measured_on_busy_machine"] = c.measured_on_busy_machine;
+    if (i < per_step.size() && per_step[i].seconds > 0) {
+      out.back()["step_ms"] = per_step[i].seconds * 1e3;
+      out.back()["step_gflops"] = per_step[i].flops / per_step[i].seconds / 1e9;
+    }
   }
   return out;
 }

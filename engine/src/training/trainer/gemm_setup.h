@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/comm/control_channel.h"
+#include "training/model/gemm_tally.h"
 #include "training/trainer/config.h"
 
 namespace mt {
@@ -17,9 +19,11 @@ namespace mt {
 // are not fp32 on the CPU (a GPU run, bf16 autocast).
 void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, int threads, bool fp32_cpu_gemms);
 
-// The table as the result records it: per shape, the backend that ran and the speeds measured;
-// empty where none was chosen.
-nlohmann::json gemm_backends_json();
+// The table as the result records it: per shape, the backend that ran and the speeds measured
+// at start-up, and with `per_step` (gemm_tally_by_shape's figures per measured step, in the
+// table's order) the time that shape took in a step and its speed there; empty where none was
+// chosen.
+nlohmann::json gemm_backends_json(const std::vector<GemmTally>& per_step = {});
 
 // Which of ATen's entries reaches oneDNN on this CPU (gemm_backend.h's onednn_entry).
 std::string gemm_onednn_entry();

@@ -249,6 +249,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   }
   CollectiveCounts counts_at_measure_start = comm.counts();
   long rounds_at_measure_start = strategy->sync_rounds();
+  std::vector<GemmTally> gemm_by_shape_at_measure_start = gemm_tally_by_shape();
 
   for (int64_t step = position.global_step; step < total_steps; ++step) {
     run.current_step = step;
@@ -256,6 +257,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     if (step == measure_from) {
       counts_at_measure_start = comm.counts();
       rounds_at_measure_start = strategy->sync_rounds();
+      gemm_by_shape_at_measure_start = gemm_tally_by_shape();
     }
     const double lr = learning_rate_at(schedule, step);
     optimizer.set_lr(lr);
@@ -357,6 +359,13 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   const long measured = static_cast<long>(std::max<int64_t>(0, total_steps - measure_from));
   run.sync_rounds_per_step = measured > 0 ? (strategy->sync_rounds() - rounds_at_measure_start) / measured : 0;
   run.collectives_per_step = per_step(counts_at_measure_start, comm.counts(), std::max(1L, measured));
+  run.gemm_by_shape = gemm_tally_by_shape();
+  for (size_t i = 0; i < run.gemm_by_shape.size() && measured > 0; ++i) {
+    run.gemm_by_shape[i].seconds =
+        (run.gemm_by_shape[i].seconds - gemm_by_shape_at_measure_start[i].seconds) / measured;
+    run.gemm_by_shape[i].flops = (run.gemm_by_shape[i].flops - gemm_by_shape_at_measure_start[i].flops) / measured;
+  }
+  if (measured == 0) run.gemm_by_shape.clear();
   const StrategyReport report = strategy->report();
   run.bucket_bytes = report.bucket_bytes;
   run.parameter_bytes = report.parameter_bytes;

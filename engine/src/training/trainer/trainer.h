@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/comm/process_group.h"
+#include "training/model/gemm_tally.h"
 #include "training/strategy/strategy_table.h"
 #include "training/trainer/config.h"
 
@@ -28,6 +29,9 @@ struct RankRun {
   // The dense layers' GEMMs within each step (gemm_backend.h's tally; zero where they do not run
   // through it: bf16 autocast, GPUs).
   std::vector<double> gemm_ms, gemm_flops;
+  // The same per shape of the GEMM choice table (gemm_choices()' order), per measured step, this
+  // rank's.
+  std::vector<GemmTally> gemm_by_shape;
 
   // Per measured optimizer step (warmup excluded), from the counters.
   long sync_rounds_per_step = 0;

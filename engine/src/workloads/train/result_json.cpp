@@ -175,7 +175,7 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
   out["checkpoint_saves"] = saves;
   if (!run.profile_json.empty()) out["profile"] = nlohmann::json::parse(run.profile_json);
   out["environment"] = to_json(env, /*include_machine=*/true);
-  if (auto gemm = gemm_backends_json(); !gemm.empty()) {
+  if (auto gemm = gemm_backends_json(run.gemm_by_shape); !gemm.empty()) {
     out["environment"]["gemm_backends"] = std::move(gemm);
     out["environment"]["gemm_onednn_entry"] = gemm_onednn_entry();
   }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
+#include "report/model/machine_context.h"
 #include "report/render/cells.h"
 #include "report/render/markdown_table.h"
 #include "stats.h"
@@ -22,26 +25,78 @@ std::string mean_std(const Group& g, const std::string& metric, int decimals) {
   return values.empty() ? "-" : mean_std_cell(summarize(values), decimals);
 }
 
+// The dense-layer product shape that ran slowest inside the step (environment.gemm_backends'
+// step_gflops, mean over the group's trials), its library, and its speed there against what the
+// same library read for it at start-up: "512×512×512 (A·Bᵀ), onednn: 178 (81 % of start-up)".
+// "" where the results do not time GEMMs per shape (older engines).
+std::string slowest_shape_cell(const Group& g) {
+  struct Speeds {
+    std::string backend;
+    double in_step = 0, at_start = 0;
+    int n = 0;
+  };
+  std::map<std::string, Speeds> by_shape;
+  for (const ReportTrial* t : g.succeeded) {
+    const auto env = trial_environment(*t);
+    const auto it = env.find("gemm_backends");
+    if (it == env.end() || !it->is_array()) continue;
+    for (const auto& shape : *it) {
+      if (!shape.is_object() || !shape.contains("step_gflops") || !shape["step_gflops"].is_number()) continue;
+      Speeds& s = by_shape[shape.value("shape", "?")];
+      s.backend = shape.value("backend", "?");
+      s.in_step += shape["step_gflops"].get<double>();
+      s.at_start += shape.value(s.backend + "_gflops", 0.0);
+      ++s.n;
+    }
+  }
+  const std::pair<const std::string, Speeds>* slowest = nullptr;
+  for (const auto& entry : by_shape)
+    if (!slowest || entry.second.in_step / entry.second.n < slowest->second.in_step / slowest->second.n)
+      slowest = &entry;
+  if (!slowest) return "";
+  const Speeds& s = slowest->second;
+  std::string text = fmt::format("{}, {}: {:.0f}", slowest->first, s.backend, s.in_step / s.n);
+  if (s.at_start > 0) text += fmt::format(" ({:.0f} % of start-up)", 100 * s.in_step / s.at_start);
+  return text;
+}
+
 // Where the engine timed its dense layers' GEMMs (mfu.dense_gemm): their share of the step and
 // their speed against the calibrated peak, the two factors of MFU. Empty when no result has them.
 std::string render_gemm_bound(const std::vector<const Group*>& training) {
-  MarkdownTable table({{"strategy"},
-                       {"ranks", Align::Right},
-                       {"configuration"},
-                       {"step ms", Align::Right},
-                       {"dense GEMMs ms", Align::Right},
-                       {"GEMMs' share of step %", Align::Right},
-                       {"GEMM GFLOP/s", Align::Right},
-                       {"GEMMs of calibrated peak %", Align::Right},
-                       {"MFU of calibrated peak %", Align::Right},
-                       {"n", Align::Right}});
+  bool per_shape = false;
+  for (const Group* g : training)
+    per_shape =
+        per_shape || (!g->sample("mfu.dense_gemm.share_of_step").values.empty() && !slowest_shape_cell(*g).empty());
+  std::vector<Column> columns = {{"strategy"},
+                                 {"ranks", Align::Right},
+                                 {"configuration"},
+                                 {"step ms", Align::Right},
+                                 {"dense GEMMs ms", Align::Right},
+                                 {"GEMMs' share of step %", Align::Right},
+                                 {"GEMM GFLOP/s", Align::Right},
+                                 {"GEMMs of calibrated peak %", Align::Right},
+                                 {"MFU of calibrated peak %", Align::Right}};
+  if (per_shape) columns.push_back({"slowest shape in the step: GFLOP/s"});
+  columns.push_back({"n", Align::Right});
+  MarkdownTable table(columns);
   int rows = 0;
   for (const Group* g : training) {
     if (g->sample("mfu.dense_gemm.share_of_step").values.empty()) continue;
-    table.add_row({g->strategy, std::to_string(g->ranks), g->label(), mean_std(*g, "step_time_ms", 2),
-                   mean_std(*g, "mfu.dense_gemm.ms_per_step", 2), share_cell(*g, "mfu.dense_gemm.share_of_step"),
-                   mean_std(*g, "mfu.dense_gemm.gflops", 1), share_cell(*g, "mfu.dense_gemm.of_calibrated_peak"),
-                   share_cell(*g, "mfu.of_calibrated_peak"), g->n_text()});
+    std::vector<std::string> row = {g->strategy,
+                                    std::to_string(g->ranks),
+                                    g->label(),
+                                    mean_std(*g, "step_time_ms", 2),
+                                    mean_std(*g, "mfu.dense_gemm.ms_per_step", 2),
+                                    share_cell(*g, "mfu.dense_gemm.share_of_step"),
+                                    mean_std(*g, "mfu.dense_gemm.gflops", 1),
+                                    share_cell(*g, "mfu.dense_gemm.of_calibrated_peak"),
+                                    share_cell(*g, "mfu.of_calibrated_peak")};
+    if (per_shape) {
+      const std::string slowest = slowest_shape_cell(*g);
+      row.push_back(slowest.empty() ? "-" : slowest);
+    }
+    row.push_back(g->n_text());
+    table.add_row(row);
     ++rows;
   }
   if (rows == 0) return "";
@@ -52,8 +107,12 @@ std::string render_gemm_bound(const std::vector<const Group*>& training) {
       "share × GEMMs' fraction of the peak × model FLOPs ÷ GEMM FLOPs (that last factor, a little above 1, adds "
       "attention's products, which the attention kernel runs). A GEMM fraction well below 100 % says the BLAS "
       "runs the model's shapes slower than the calibration's square product; a low share says the rest of the "
-      "step (attention, cross-entropy, layer norms, AdamW, exposed communication) takes the time.\n\n",
-      table.render());
+      "step (attention, cross-entropy, layer norms, AdamW, exposed communication) takes the time.{}\n\n",
+      table.render(),
+      per_shape ? " The slowest shape is the product (of the forward and both gradients of every dense layer) "
+                  "that ran slowest inside the step, on rank 0, with its library and its speed there against what "
+                  "that library read for it at start-up, alone and in a warm cache (`environment.gemm_backends`)."
+                : "");
 }
 
 }  // namespace

@@ -88,7 +88,7 @@ Trajectory strategy_run(mt::ProcessGroup& group, const Options& o, OptimizerKind
       strategy->before_micro_batch(micro, o.accum);
       const auto batch = batch_of(step * o.accum + micro, comm.rank());
       auto loss = model->loss(batch.inputs, batch.targets);
-      (loss / o.accum).backward();
+      mt::backward_loss(*strategy, loss, o.accum).backward();
       strategy->after_backward(micro, o.accum);
       local += loss.item<double>() / o.accum;
     }

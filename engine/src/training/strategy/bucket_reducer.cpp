@@ -13,8 +13,9 @@ std::size_t BucketReducer::add_bucket(ReducedBucket bucket) {
   return buckets_.size() - 1;
 }
 
-void BucketReducer::start_micro_batch(bool syncing) {
+void BucketReducer::start_micro_batch(bool syncing, bool every_of_several) {
   syncing_ = syncing;
+  divide_at_launch_ = every_of_several && reduction_ == BucketReduction::all_reduce;
   std::fill(ready_.begin(), ready_.end(), false);
   next_to_launch_ = 0;
 }
@@ -46,7 +47,7 @@ void BucketReducer::launch(std::size_t index) {
   torch::NoGradGuard no_grad;
   ReducedBucket& bucket = buckets_[index];
   torch::Tensor flat = bucket.gradients();
-  flat.mul_(1.0 / comm_.world_size());  // average before any rounding to bf16
+  if (divide_at_launch_) flat.mul_(1.0 / comm_.world_size());  // else divided by the loss scale
   InFlight flight{index, nullptr, {}, {}};
   comm_.set_next_label("bucket " + std::to_string(index));
   const bool bf16 = wire_type_ == ElementType::bf16;

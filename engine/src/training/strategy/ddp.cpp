@@ -55,8 +55,9 @@ class Ddp final : public Strategy {
   bool sharded_optimizer() const override { return false; }
 
   void before_micro_batch(int micro_index, int micro_count) override {
-    reducer_.start_micro_batch(comm_.world_size() > 1 &&
-                               (options_.sync_mode == SyncMode::every || micro_index + 1 == micro_count));
+    const bool every = options_.sync_mode == SyncMode::every;
+    reducer_.start_micro_batch(comm_.world_size() > 1 && (every || micro_index + 1 == micro_count),
+                               every && micro_count > 1);
     for (std::size_t b = 0; b < buckets_.size(); ++b) pending_[b] = buckets_[b].parameters.size();
   }
 
@@ -82,6 +83,7 @@ class Ddp final : public Strategy {
   }
 
   long sync_rounds() const override { return reducer_.rounds(); }
+  double loss_scale() const override { return reducer_.averaging_loss_scale(); }
 
   // Replicas are equal, so each rank saves 1/N: its slice of every parameter laid end to end in
   // model order (the last slice padded with zeros). A restore writes into that slice; the ranks then

@@ -111,6 +111,7 @@ class Fsdp final : public Strategy {
   }
 
   long sync_rounds() const override { return reducer_.rounds(); }
+  double loss_scale() const override { return reducer_.averaging_loss_scale(); }
 
   // Parameters are gathered from the shards whenever they are used: nothing more to do.
   std::vector<NamedTensor> model_state() override { return unit_shards(units_); }

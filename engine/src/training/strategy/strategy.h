@@ -55,6 +55,12 @@ class Strategy {
   // reads them between the optimizer step and zero_grad: the optimizer may then write zeros over
   // each gradient as it reads it, and zero_grad is skipped.
   virtual bool optimizer_may_clear_gradients() const { return false; }
+  // What the loss is multiplied by before backward: 1 / ranks for strategies that average
+  // gradients over data-parallel ranks, so that the gradients come out of backward already
+  // divided (exactly so for a power-of-two world; every operation of backward is linear in the
+  // loss's gradient) and the reduction is a plain sum, sparing a pass over every gradient bucket
+  // (on 2 ranks x 1 thread, 9 ms of the 23.2M model's step); 1 for a strategy that reduces nothing.
+  virtual double loss_scale() const { return 1.0; }
 
   // The full parameters in model order (collective; for tests and checks, not the hot path).
   virtual std::vector<torch::Tensor> full_parameters() = 0;
@@ -76,5 +82,12 @@ class Strategy {
   // model_state() saves: recorded in the checkpoint so readers need not know the strategy.
   virtual std::vector<ParameterPlacement> parameter_placements(const std::vector<torch::Tensor>& model_parameters) = 0;
 };
+
+// What backward runs on for one of `micro_count` micro-batches: the loss divided by their count
+// and scaled by the strategy's loss_scale(), as the trainer and the strategy oracle both drive it.
+inline torch::Tensor backward_loss(const Strategy& strategy, const torch::Tensor& loss, int micro_count) {
+  const double scale = strategy.loss_scale();
+  return (scale == 1.0 ? loss : loss * scale) / micro_count;
+}
 
 }  // namespace mt

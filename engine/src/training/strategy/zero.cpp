@@ -70,7 +70,8 @@ class Zero final : public Strategy {
   bool sharded_optimizer() const override { return true; }
 
   void before_micro_batch(int micro_index, int micro_count) override {
-    reducer_.start_micro_batch(options_.sync_mode == SyncMode::every || micro_index + 1 == micro_count);
+    const bool every = options_.sync_mode == SyncMode::every;
+    reducer_.start_micro_batch(every || micro_index + 1 == micro_count, every && micro_count > 1);
     for (std::size_t u = 0; u < units_.size(); ++u) pending_[u] = units_[u]->parameters().size();
   }
 
@@ -108,6 +109,7 @@ class Zero final : public Strategy {
   }
 
   long sync_rounds() const override { return reducer_.rounds(); }
+  double loss_scale() const override { return reducer_.averaging_loss_scale(); }
 
   StrategyReport report() const override {
     return flat_units_report(units_, ParameterResidency::full, held_gradient_bytes_, ledger_);

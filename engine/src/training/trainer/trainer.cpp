@@ -284,7 +284,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
       strategy->before_micro_batch(micro, micro_count);
       auto loss = forward_loss(model, inputs, targets, autocast_bf16);
       if (faults.nan_loss(rank, step)) loss = loss * std::numeric_limits<float>::quiet_NaN();
-      (loss / micro_count).backward();
+      backward_loss(*strategy, loss, micro_count).backward();
       strategy->after_backward(micro, micro_count);
       loss_sum += loss.detach() / micro_count;  // stays on the device: no sync per micro-batch
       runtime->stop(StepPhase::compute);

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Re-runs on this machine the CPU campaigns behind the README's performance section and writes
+# their reports under this CPU's name: reports/NAME<suffix>.sqlite, .args and .md (with plots),
+# then the README's figures. Commits nothing: `git status` shows what changed.
+#
+#   benchmarks/cpu_reports.sh [--suffix S] [--dry-run] [EXPERIMENT...]
+#
+# EXPERIMENT names a file in experiments/ (default: step_profile_cpu ddp_vs_pytorch comm_cpu).
+# The suffix keeps one CPU's reports from overwriting another's; by default it follows from
+# /proc/cpuinfo: "" on Intel, _epyc on AMD Zen 3, _epyc_zen4 on Zen 4, _epyc_zen5 on Zen 5 (VMs
+# name all three "AMD EPYC": family and model number tell them apart). A CPU none of these fits
+# needs --suffix. --dry-run prints what would run. Each campaign runs into a fresh database and
+# replaces the committed one only once it has finished; trials wait up to 30 s for a quiet machine.
+# About 8 + 40 + 10 minutes on an idle 2-vCPU VM: run nothing else meanwhile.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MTRUN=${MTRUN:-build/bin/mtrun}
+CPUINFO=${CPUINFO:-/proc/cpuinfo}  # another file for tests
+
+suffix_of_this_cpu() {
+  local vendor family model
+  vendor=$(awk -F'\t*: *' '/^vendor_id/ {print $2; exit}' "$CPUINFO")
+  family=$(awk -F'\t*: *' '/^cpu family/ {print $2; exit}' "$CPUINFO")
+  model=$(awk -F'\t*: *' '/^model[ \t]*:/ {print $2; exit}' "$CPUINFO")
+  case "$vendor/$family" in
+    GenuineIntel/*) echo "" ;;
+    AuthenticAMD/25)  # Zen 3 (models 0x00-0x0f, 0x20-0x5f), Zen 4 (0x10-0x1f, 0x60-0xaf)
+      if (( (model >= 0x10 && model <= 0x1f) || (model >= 0x60 && model <= 0xaf) )); then echo _epyc_zen4
+      else echo _epyc; fi ;;
+    AuthenticAMD/26) echo _epyc_zen5 ;;
+    *) echo "cpu_reports: no report name for $vendor family $family model $model: give --suffix" >&2
+       return 1 ;;
+  esac
+}
+
+# The flags its report is rendered with (the .args file): its own questions, and the published
+# references where the report compares against them.
+report_args() {
+  if grep -q '^questions:' "experiments/$1.yaml"; then printf '%s\n' --questions "experiments/$1.yaml"; fi
+  case "$1" in ddp_vs_pytorch | comm_cpu) printf '%s\n' --references references/published.yaml ;; esac
+}
+
+suffix="" suffix_given=false dry_run=false experiments=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --suffix) suffix=${2?--suffix needs a value}; suffix_given=true; shift 2 ;;
+    --dry-run) dry_run=true; shift ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "cpu_reports: unknown flag $1 (see --help)" >&2; exit 2 ;;
+    *) experiments+=("$1"); shift ;;
+  esac
+done
+[ ${#experiments[@]} -gt 0 ] || experiments=(step_profile_cpu ddp_vs_pytorch comm_cpu)
+$suffix_given || suffix=$(suffix_of_this_cpu)
+for e in "${experiments[@]}"; do
+  [ -f "experiments/$e.yaml" ] || { echo "cpu_reports: no experiment experiments/$e.yaml" >&2; exit 2; }
+done
+$dry_run || [ -x "$MTRUN" ] || { echo "cpu_reports: $MTRUN not built (scripts/setup.sh builds it)" >&2; exit 2; }
+
+for e in "${experiments[@]}"; do
+  name=$e$suffix
+  echo "cpu_reports: $e -> reports/$name (.sqlite .args .md)"
+  if $dry_run; then report_args "$e" | sed 's/^/  report flag: /'; continue; fi
+  work=$(mktemp -d)
+  "$MTRUN" --db "$work/$name.sqlite" run "experiments/$e.yaml" --wait-quiet 30
+  # One self-contained file: the write-ahead log folded in before it is copied.
+  python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("pragma wal_checkpoint(TRUNCATE)")' \
+    "$work/$name.sqlite"
+  cp "$work/$name.sqlite" "reports/$name.sqlite"
+  rm -f "reports/$name.sqlite-wal" "reports/$name.sqlite-shm"
+  report_args "$e" > "reports/$name.args"
+  mapfile -t args < "reports/$name.args"
+  rm -rf "reports/$name"
+  "$MTRUN" --db "$work/$name.sqlite" report "${args[@]}" -o "reports/$name.md" >/dev/null
+  rm -rf "$work"
+done
+$dry_run || python3 scripts/readme_figures.py
+$dry_run || git status --short reports README.md

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# benchmarks/cpu_reports.sh names each CPU's reports as the committed ones are named, and renders
+# them with the flags committed beside them: a campaign re-run on a CPU replaces that CPU's
+# reports, never another's, and regenerates as committed_reports expects.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SCRIPT=$ROOT/benchmarks/cpu_reports.sh
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cpu() {  # vendor family model -> a /proc/cpuinfo-like file
+  printf 'processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\nmodel name\t: X\n' "$1" "$2" "$3" > "$WORK/cpuinfo"
+}
+name_on() {  # the report name the script picks for ddp_vs_pytorch on that CPU
+  cpu "$@"
+  CPUINFO=$WORK/cpuinfo "$SCRIPT" --dry-run ddp_vs_pytorch | sed -n 's/.*-> reports\/\([^ ]*\) .*/\1/p'
+}
+[ "$(name_on GenuineIntel 6 143)" = ddp_vs_pytorch ] || fail "Intel: $(name_on GenuineIntel 6 143)"
+[ "$(name_on AuthenticAMD 25 1)" = ddp_vs_pytorch_epyc ] || fail "Zen 3: $(name_on AuthenticAMD 25 1)"
+[ "$(name_on AuthenticAMD 25 17)" = ddp_vs_pytorch_epyc_zen4 ] || fail "Zen 4: $(name_on AuthenticAMD 25 17)"
+[ "$(name_on AuthenticAMD 26 2)" = ddp_vs_pytorch_epyc_zen5 ] || fail "Zen 5: $(name_on AuthenticAMD 26 2)"
+cpu HygonGenuine 24 0
+if CPUINFO=$WORK/cpuinfo "$SCRIPT" --dry-run > "$WORK/out" 2>&1; then fail "an unknown CPU got a name"; fi
+grep -q "give --suffix" "$WORK/out" || fail "unknown CPU: $(cat "$WORK/out")"
+[ "$("$SCRIPT" --suffix _mine --dry-run comm_cpu | head -1)" = "cpu_reports: comm_cpu -> reports/comm_cpu_mine (.sqlite .args .md)" ] ||
+  fail "--suffix"
+if "$SCRIPT" --dry-run no_such_experiment 2> "$WORK/err"; then fail "an unknown experiment ran"; fi
+grep -q "no experiment experiments/no_such_experiment.yaml" "$WORK/err" || fail "unknown experiment: $(cat "$WORK/err")"
+
+# Every committed report of these experiments is rendered with the flags the script would write.
+checked=0
+for e in step_profile_cpu ddp_vs_pytorch comm_cpu; do
+  for args in "$ROOT"/reports/"$e".args "$ROOT"/reports/"$e"_epyc*.args; do
+    [ -f "$args" ] || continue
+    suffix=$(basename "$args" .args); suffix=${suffix#"$e"}
+    "$SCRIPT" --suffix "$suffix" --dry-run "$e" | sed -n 's/^  report flag: //p' > "$WORK/flags"
+    diff -u "$args" "$WORK/flags" || fail "$args differs from what cpu_reports.sh writes"
+    checked=$((checked + 1))
+  done
+done
+[ $checked -ge 3 ] || fail "only $checked committed .args files checked"
+echo "ok: report names per CPU, and $checked committed .args files as the script writes them"

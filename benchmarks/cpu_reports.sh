@@ -74,5 +74,10 @@ for e in "${experiments[@]}"; do
   "$MTRUN" --db "$work/$name.sqlite" report "${args[@]}" -o "reports/$name.md" >/dev/null
   rm -rf "$work"
 done
-$dry_run || python3 scripts/readme_figures.py
-$dry_run || git status --short reports README.md
+$dry_run && exit 0
+python3 scripts/readme_figures.py
+git status --short reports README.md
+for e in "${experiments[@]}"; do
+  git ls-files --error-unmatch "reports/$e$suffix.md" >/dev/null 2>&1 ||
+    echo "cpu_reports: reports/$e$suffix.md is new: give it a row in the README's table of reports"
+done

@@ -38,8 +38,9 @@ def latest_campaign(db):
         "SELECT id, source_revision FROM campaigns ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
 
 
-def successful_attempts(db, campaign):
-    """(study, ranks, parameters, result, attempt id) of each trial's latest successful attempt."""
+def successful_attempts(db, campaign, keep_disturbed=False):
+    """(study, ranks, parameters, result, attempt id) of each trial's latest successful attempt,
+    leaving out those that ran on a disturbed machine unless `keep_disturbed`."""
     disturbed = set()
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
     if "attempt_conditions" in tables:
@@ -52,7 +53,7 @@ def successful_attempts(db, campaign):
                  WHERE b.trial_id = t.id AND b.state = 'succeeded')
            ORDER BY t.ordinal""", (campaign,)).fetchall()
     return [(study, ranks, json.loads(params), json.loads(result or "{}"), attempt)
-            for study, ranks, params, result, attempt in rows if attempt not in disturbed]
+            for study, ranks, params, result, attempt in rows if keep_disturbed or attempt not in disturbed]
 
 
 def metric(db, attempt, name):
@@ -243,11 +244,20 @@ def step_profile_text(path, model):
         return []
     db = sqlite3.connect(f"file:{profile_db}?mode=ro", uri=True)
     campaign, revision = latest_campaign(db)
+
+    def profiled(attempts):
+        return [result for study, ranks, params, result, _ in attempts
+                if study == "profiled" and ranks == 1 and params.get("precision") == "fp32" and
+                (params["d_model"], params["n_layers"], params["seq_length"], params["batch_size"]) == model]
+
+    quiet = profiled(successful_attempts(db, campaign))
+    if not quiet:
+        ran = len(profiled(successful_attempts(db, campaign, keep_disturbed=True)))
+        return ["", f"Its operator profile ({profile_db.stem}: campaign `{campaign}`) holds no profiled run of that "
+                    f"model at 1 rank on a quiet machine: {ran} ran on a disturbed one "
+                    f"([report](reports/{profile_db.stem}.md) says why)."] if ran else []
     self_ms, recorded, steps, repeats = {}, [], [], 0
-    for study, ranks, params, result, _ in successful_attempts(db, campaign):
-        if study != "profiled" or ranks != 1 or params.get("precision") != "fp32" or (
-                params["d_model"], params["n_layers"], params["seq_length"], params["batch_size"]) != model:
-            continue
+    for result in quiet:
         repeats += 1
         for rank in result.get("profile", {}).get("ranks", []):
             ops = rank.get("operators", {})

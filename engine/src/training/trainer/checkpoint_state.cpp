@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "training/checkpoint/checkpoint_error.h"
+#include "training/model/model_config_json.h"
 
 namespace mt {
 namespace {
@@ -34,13 +35,7 @@ CheckpointSettings checkpoint_settings(const TrainConfig& config) {
 
 nlohmann::json checkpoint_settings_json(const TrainConfig& c, const LrSchedule& schedule,
                                         const std::string& initial_weights_sha256) {
-  nlohmann::json math = {{"model",
-                          {{"vocab_size", c.model.vocab_size},
-                           {"d_model", c.model.d_model},
-                           {"n_heads", c.model.n_heads},
-                           {"n_layers", c.model.n_layers},
-                           {"seq_length", c.model.seq_length},
-                           {"dropout", c.model.dropout}}},
+  nlohmann::json math = {{"model", model_config_json(c.model)},
                          {"batch_size", c.batch_size},
                          {"grad_accum_steps", c.grad_accum_steps},
                          {"gradient_sync_mode", c.gradient_sync_mode},

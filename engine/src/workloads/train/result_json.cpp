@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "training/model/model_config_json.h"
 #include "training/trainer/gemm_setup.h"
 #include "training/trainer/memory_estimate.h"
 #include "training/trainer/model_flops.h"
@@ -18,13 +19,7 @@ nlohmann::json config_fields(const TrainConfig& c, int world_size) {
                                         {"backend", c.job.backend},
                                         {"world_size", world_size},
                                         {"precision", c.precision},
-                                        {"model_config",
-                                         {{"vocab_size", c.model.vocab_size},
-                                          {"d_model", c.model.d_model},
-                                          {"n_heads", c.model.n_heads},
-                                          {"n_layers", c.model.n_layers},
-                                          {"seq_length", c.model.seq_length},
-                                          {"dropout", c.model.dropout}}},
+                                        {"model_config", model_config_json(c.model)},
                                         {"batch_size_per_rank", c.batch_size},
                                         {"gradient_accumulation_steps", c.grad_accum_steps},
                                         {"gradient_sync_mode", c.gradient_sync_mode},

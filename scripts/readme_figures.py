@@ -256,9 +256,8 @@ def step_profile_text(path, model):
         return ["", f"Its operator profile ({profile_db.stem}: campaign `{campaign}`) holds no profiled run of that "
                     f"model at 1 rank on a quiet machine: {ran} ran on a disturbed one "
                     f"([report](reports/{profile_db.stem}.md) says why)."] if ran else []
-    self_ms, recorded, steps, repeats = {}, [], [], 0
+    self_ms, recorded, steps = {}, [], []
     for result in quiet:
-        repeats += 1
         for rank in result.get("profile", {}).get("ranks", []):
             ops = rank.get("operators", {})
             if "top" not in ops:
@@ -274,7 +273,7 @@ def step_profile_text(path, model):
     gemm = sum(mean.pop(name, 0.0) for name in GEMM_OPERATORS)
     others = sorted(mean.items(), key=lambda kv: -kv[1])[:8]
     return ["", f"Operator by operator ({profile_db.stem}: campaign `{campaign}`, source revision "
-                f"`{revision[:12]}`, LibTorch's profiler on one step of each of {repeats} profiled runs of that model "
+                f"`{revision[:12]}`, LibTorch's profiler on one step of each of {len(quiet)} profiled runs of that model "
                 f"at 1 rank, [report](reports/{profile_db.stem}.md)): of {statistics.mean(recorded):.0f} ms in operators "
                 f"(that step took {statistics.mean(steps):.0f} ms under the profiler), the dense GEMMs take "
                 f"{gemm:.0f} ms and the largest of the rest, by self time: " +

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <memory>
 #include <stdexcept>
 
 #include "training/model/grad_in_place.h"
@@ -45,9 +44,17 @@ std::vector<GemmChoice>& choice_table() {
   return table;
 }
 
+// Where `shape` stands in the choice table, if it does.
+std::optional<size_t> choice_index(const GemmShape& shape) {
+  const auto& table = choice_table();
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].shape == shape) return i;
+  return std::nullopt;
+}
+
 // The same running totals per shape of the choice table, in its order: time and calls.
 struct ShapeTallies {
-  std::unique_ptr<std::atomic<int64_t>[]> ns, calls;
+  std::vector<std::atomic<int64_t>> ns, calls;
 };
 ShapeTallies& shape_tallies() {
   static ShapeTallies tallies;
@@ -55,13 +62,10 @@ ShapeTallies& shape_tallies() {
 }
 
 void tally_shape(const GemmShape& shape, int64_t ns) {
-  const auto& table = choice_table();
-  for (size_t i = 0; i < table.size(); ++i)
-    if (table[i].shape == shape) {
-      shape_tallies().ns[i].fetch_add(ns, std::memory_order_relaxed);
-      shape_tallies().calls[i].fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
+  if (const auto i = choice_index(shape)) {
+    shape_tallies().ns[*i].fetch_add(ns, std::memory_order_relaxed);
+    shape_tallies().calls[*i].fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 // Runs `product`, a dense layer's GEMM of `shape`, and adds its time and FLOPs to the tally.
@@ -163,8 +167,8 @@ std::vector<GemmChoice> measure_gemm_choices(const std::vector<GemmShape>& shape
 void set_gemm_choices(std::vector<GemmChoice> choices) {
   choice_table() = std::move(choices);
   const size_t n = choice_table().size();
-  shape_tallies() = {std::make_unique<std::atomic<int64_t>[]>(n), std::make_unique<std::atomic<int64_t>[]>(n)};
-  for (size_t i = 0; i < n; ++i) shape_tallies().ns[i] = shape_tallies().calls[i] = 0;
+  shape_tallies().ns = std::vector<std::atomic<int64_t>>(n);  // value-initialised: zero
+  shape_tallies().calls = std::vector<std::atomic<int64_t>>(n);
 }
 const std::vector<GemmChoice>& gemm_choices() { return choice_table(); }
 
@@ -179,9 +183,8 @@ std::optional<GemmBackend> parse_gemm_backend(const std::string& name) {
 
 GemmBackend gemm_backend_for(const GemmShape& shape) {
   if (pinned_backend()) return *pinned_backend();
-  for (const auto& c : choice_table())
-    if (c.shape == shape) return c.backend;
-  return GemmBackend::mkl;
+  const auto i = choice_index(shape);
+  return i ? choice_table()[*i].backend : GemmBackend::mkl;
 }
 
 torch::Tensor onednn_mm_through_linear_op(const torch::Tensor& a, const torch::Tensor& b) {

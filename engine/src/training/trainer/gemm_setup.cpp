@@ -51,11 +51,11 @@ std::pair<std::vector<std::string>, std::string> shape_speeds(const std::vector<
     if (auto known = recalled_fact(speeds_key(shapes[i], cpu, threads))) speeds[i] = *known;
     else unknown.push_back(i);
   }
+  std::vector<GemmShape> to_measure;
+  for (const size_t i : unknown) to_measure.push_back(shapes[i]);
   std::string busy;
   for (int attempt = 0; attempt < 3 && !unknown.empty(); ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
-    std::vector<GemmShape> to_measure;
-    for (const size_t i : unknown) to_measure.push_back(shapes[i]);
     const CpuWindow window;
     const auto measured = measure_gemm_choices(to_measure);
     for (size_t j = 0; j < unknown.size(); ++j)

@@ -359,13 +359,12 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   const long measured = static_cast<long>(std::max<int64_t>(0, total_steps - measure_from));
   run.sync_rounds_per_step = measured > 0 ? (strategy->sync_rounds() - rounds_at_measure_start) / measured : 0;
   run.collectives_per_step = per_step(counts_at_measure_start, comm.counts(), std::max(1L, measured));
-  run.gemm_by_shape = gemm_tally_by_shape();
-  for (size_t i = 0; i < run.gemm_by_shape.size() && measured > 0; ++i) {
-    run.gemm_by_shape[i].seconds =
-        (run.gemm_by_shape[i].seconds - gemm_by_shape_at_measure_start[i].seconds) / measured;
-    run.gemm_by_shape[i].flops = (run.gemm_by_shape[i].flops - gemm_by_shape_at_measure_start[i].flops) / measured;
+  if (measured > 0) {
+    const auto at_end = gemm_tally_by_shape();
+    for (size_t i = 0; i < at_end.size(); ++i)
+      run.gemm_by_shape.push_back({(at_end[i].seconds - gemm_by_shape_at_measure_start[i].seconds) / measured,
+                                   (at_end[i].flops - gemm_by_shape_at_measure_start[i].flops) / measured});
   }
-  if (measured == 0) run.gemm_by_shape.clear();
   const StrategyReport report = strategy->report();
   run.bucket_bytes = report.bucket_bytes;
   run.parameter_bytes = report.parameter_bytes;

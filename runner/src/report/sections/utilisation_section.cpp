@@ -63,10 +63,16 @@ std::string slowest_shape_cell(const Group& g) {
 // Where the engine timed its dense layers' GEMMs (mfu.dense_gemm): their share of the step and
 // their speed against the calibrated peak, the two factors of MFU. Empty when no result has them.
 std::string render_gemm_bound(const std::vector<const Group*>& training) {
+  std::vector<const Group*> timed;   // the groups whose GEMMs the engine timed
+  std::vector<std::string> slowest;  // their slowest shapes ("" where not timed per shape)
   bool per_shape = false;
-  for (const Group* g : training)
-    per_shape =
-        per_shape || (!g->sample("mfu.dense_gemm.share_of_step").values.empty() && !slowest_shape_cell(*g).empty());
+  for (const Group* g : training) {
+    if (g->sample("mfu.dense_gemm.share_of_step").values.empty()) continue;
+    timed.push_back(g);
+    slowest.push_back(slowest_shape_cell(*g));
+    per_shape = per_shape || !slowest.back().empty();
+  }
+  if (timed.empty()) return "";
   std::vector<Column> columns = {{"strategy"},
                                  {"ranks", Align::Right},
                                  {"configuration"},
@@ -79,9 +85,8 @@ std::string render_gemm_bound(const std::vector<const Group*>& training) {
   if (per_shape) columns.push_back({"slowest shape in the step: GFLOP/s"});
   columns.push_back({"n", Align::Right});
   MarkdownTable table(columns);
-  int rows = 0;
-  for (const Group* g : training) {
-    if (g->sample("mfu.dense_gemm.share_of_step").values.empty()) continue;
+  for (size_t i = 0; i < timed.size(); ++i) {
+    const Group* g = timed[i];
     std::vector<std::string> row = {g->strategy,
                                     std::to_string(g->ranks),
                                     g->label(),
@@ -91,15 +96,10 @@ std::string render_gemm_bound(const std::vector<const Group*>& training) {
                                     mean_std(*g, "mfu.dense_gemm.gflops", 1),
                                     share_cell(*g, "mfu.dense_gemm.of_calibrated_peak"),
                                     share_cell(*g, "mfu.of_calibrated_peak")};
-    if (per_shape) {
-      const std::string slowest = slowest_shape_cell(*g);
-      row.push_back(slowest.empty() ? "-" : slowest);
-    }
+    if (per_shape) row.push_back(slowest[i].empty() ? "-" : slowest[i]);
     row.push_back(g->n_text());
     table.add_row(row);
-    ++rows;
   }
-  if (rows == 0) return "";
   return fmt::format(
       "### What bounds it\n\n{}\nThe engine times every GEMM of its dense layers (forward and both gradients, "
       "in fp32 on the CPU) and counts its FLOPs: their time per step (the slowest rank's mean), that time's share "

@@ -357,10 +357,15 @@ def comparison(path):
                 "mfu.dense_gemm.ms_per_step", "mfu.dense_gemm.of_calibrated_peak", "mfu.of_calibrated_peak"))
             if gemm_ms and gemm_of_peak and mfu:
                 gemm = statistics.mean(gemm_ms)
+                # Newer engines measure the peak on the model's own shapes and chosen library.
+                of_shapes = any(r.get("mfu", {}).get("calibrated_peak_source") == "model_gemm_shapes"
+                                for r in engine_results)
+                peak = ("GEMM peak calibrated at launch (the fastest of the model's shapes on its chosen library)"
+                        if of_shapes else "SGEMM peak calibrated at launch")
                 text += ["", f"On {models[key[0]]} at 1 rank the engine's dense-layer GEMMs, each timed as it ran, "
                              f"take {gemm:.0f} ms of its {step:.0f} ms step ({100 * gemm / step:.0f} %; forward-"
                              f"backward {fwd:.0f} ms, optimizer {opt:.0f} ms) and run at "
-                             f"{100 * statistics.mean(gemm_of_peak):.0f} % of the SGEMM peak calibrated at launch; "
+                             f"{100 * statistics.mean(gemm_of_peak):.0f} % of the {peak}; "
                              f"its MFU of that peak is {100 * statistics.mean(mfu):.0f} %. The engine ran them on "
                              f"{engine_gemms}, PyTorch on {peer_blas}; the other {100 - 100 * gemm / step:.0f} % of the "
                              f"step is attention, cross-entropy, layer norms, AdamW and the engine's own code."]

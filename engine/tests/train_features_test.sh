@@ -64,6 +64,20 @@ for s in ("ddp", "fsdp"):
         calls = [f / (2 * x["m"] * x["n"] * x["k"]) for f, x in zip(flops, shapes)]
         assert all(abs(c - round(c)) < 1e-6 and round(c) >= 1 for c in calls), (s, k, calls)
         assert abs(sum(x["step_ms"] for x in shapes) - r["mfu"]["dense_gemm"]["ms_per_step"]) < 0.5 * r["mfu"]["dense_gemm"]["ms_per_step"], (s, k)
+    # MFU's calibrated peak: in fp32 the fastest of the model's shapes at start-up on its chosen
+    # library, times the ranks (the table is rank 0's, measured on its threads); in bf16, with no
+    # table, the SGEMM probe per thread times threads and ranks.
+    shapes = fp32["environment"]["gemm_backends"]
+    fastest = max(x[x["backend"] + "_gflops"] for x in shapes)
+    backend = max(shapes, key=lambda x: x[x["backend"] + "_gflops"])["backend"]
+    m = fp32["mfu"]
+    assert m["calibrated_peak_source"] == "model_gemm_shapes" and m["calibrated_peak_backend"] == backend, (s, m)
+    assert abs(m["calibrated_peak_gflops"] - 2 * fastest) < 1e-9 * fastest, (s, m, fastest)
+    m, env = bf16["mfu"], bf16["environment"]
+    if not env.get("gemm_backends"):
+        probe = env["blas_gflops_per_thread"] * bf16["threads_per_rank"] * 2
+        assert m["calibrated_peak_source"] == "sgemm_probe", (s, m)
+        assert abs(m["calibrated_peak_gflops"] - probe) < 1e-9 * probe, (s, m, probe)
     print(f"ok: {s}: dense GEMMs {fp32['mfu']['dense_gemm']['ms_per_step']:.3f} ms a step, "
           f"{100 * fp32['mfu']['dense_gemm']['share_of_step']:.0f} % of it")
 fits, over = load("fits"), load("oversubscribed")

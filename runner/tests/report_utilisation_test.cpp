@@ -89,8 +89,26 @@ TEST_CASE("utilisation: what bounds MFU, where the engine timed its dense GEMMs"
   CHECK(contains(
       md, "| ddp | 2 | s | 40.00 ± 0.00 | 30.00 ± 0.00 | 75.0 ± 0.0 | 48.0 ± 0.0 | 80.0 ± 0.0 | 10.0 ± 0.0 | 3 |"));
 
-  // Older engines timed no shape on its own: no column for it.
+  // Older engines timed no shape on its own: no column for it; their peak was the SGEMM probe.
   CHECK_FALSE(contains(md, "slowest shape"));
+  CHECK(contains(md, "The calibrated peak is the engine's SGEMM measurement at launch"));
+  CHECK(contains(md, "says the BLAS runs the model's shapes slower than the calibration's square product"));
+
+  // A peak taken from the model's own shapes on their chosen library is described as such, in
+  // both the utilisation section and the GEMM bound.
+  ReportFixture own_shapes("utilisation_gemm_peak.sqlite");
+  own_shapes.campaign("c1");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
+    t.result["mfu"] = gemm_timed_mfu();
+    t.result["mfu"]["calibrated_peak_source"] = "model_gemm_shapes";
+    t.result["mfu"]["calibrated_peak_backend"] = "onednn";
+    own_shapes.trial(t);
+  }
+  const std::string peak_md = render_latest(own_shapes).markdown;
+  CHECK(contains(peak_md, "the fastest any of the model's shapes ran on the library chosen for it"));
+  CHECK(contains(peak_md, "run slower inside the step than the fastest of them ran at launch"));
+  CHECK_FALSE(contains(peak_md, "The calibrated peak is the engine's SGEMM measurement at launch"));
 
   // Per shape: the one slowest inside the step (mean over the trials), against its library's
   // start-up speed. The first shape is faster on one trial and slower on the other two.

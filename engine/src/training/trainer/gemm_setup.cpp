@@ -127,6 +127,15 @@ nlohmann::json gemm_backends_json(const std::vector<GemmTally>& per_step) {
   return out;
 }
 
+std::optional<GemmPeak> chosen_gemm_peak() {
+  std::optional<GemmPeak> peak;
+  for (const auto& c : gemm_choices()) {
+    const double gflops = c.backend == GemmBackend::onednn ? c.onednn_gflops : c.mkl_gflops;
+    if (!peak || gflops > peak->gflops) peak = GemmPeak{gflops, gemm_backend_name(c.backend)};
+  }
+  return peak;
+}
+
 std::string gemm_onednn_entry() { return onednn_entry(); }
 
 }  // namespace mt

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,15 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
 // table's order) the time that shape took in a step and its speed there; empty where none was
 // chosen.
 nlohmann::json gemm_backends_json(const std::vector<GemmTally>& per_step = {});
+
+// The GEMM peak a run's MFU is measured against where the table is set: the fastest any of the
+// model's shapes ran at start-up on its chosen backend (GFLOP/s on one rank's threads), and that
+// backend's name. nullopt where no table was set (GPU, bf16 autocast): the SGEMM probe serves.
+struct GemmPeak {
+  double gflops = 0;
+  std::string backend;
+};
+std::optional<GemmPeak> chosen_gemm_peak();
 
 // Which of ATen's entries reaches oneDNN on this CPU (gemm_backend.h's onednn_entry).
 std::string gemm_onednn_entry();

@@ -62,7 +62,7 @@ std::string slowest_shape_cell(const Group& g) {
 
 // Where the engine timed its dense layers' GEMMs (mfu.dense_gemm): their share of the step and
 // their speed against the calibrated peak, the two factors of MFU. Empty when no result has them.
-std::string render_gemm_bound(const std::vector<const Group*>& training) {
+std::string render_gemm_bound(const std::vector<const Group*>& training, bool peak_of_shapes) {
   std::vector<const Group*> timed;   // the groups whose GEMMs the engine timed
   std::vector<std::string> slowest;  // their slowest shapes ("" where not timed per shape)
   bool per_shape = false;
@@ -105,10 +105,12 @@ std::string render_gemm_bound(const std::vector<const Group*>& training) {
       "in fp32 on the CPU) and counts its FLOPs: their time per step (the slowest rank's mean), that time's share "
       "of the step, and their speed for the whole job against the calibrated peak. MFU of the calibrated peak ≈ "
       "share × GEMMs' fraction of the peak × model FLOPs ÷ GEMM FLOPs (that last factor, a little above 1, adds "
-      "attention's products, which the attention kernel runs). A GEMM fraction well below 100 % says the BLAS "
-      "runs the model's shapes slower than the calibration's square product; a low share says the rest of the "
-      "step (attention, cross-entropy, layer norms, AdamW, exposed communication) takes the time.{}\n\n",
+      "attention's products, which the attention kernel runs). A GEMM fraction well below 100 % says {}; a low "
+      "share says the rest of the step (attention, cross-entropy, layer norms, AdamW, exposed communication) takes "
+      "the time.{}\n\n",
       table.render(),
+      peak_of_shapes ? "the model's shapes run slower inside the step than the fastest of them ran at launch"
+                     : "the BLAS runs the model's shapes slower than the calibration's square product",
       per_shape ? " The slowest shape is the product (of the forward and both gradients of every dense layer) "
                   "that ran slowest inside the step, on rank 0, with its library and its speed there against what "
                   "that library read for it at start-up, alone and in a warm cache (`environment.gemm_backends`)."
@@ -131,12 +133,14 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
   int rows = 0;
   bool below_fp32 = false;      // a configuration computing in a narrower type than the peaks count
   bool measured_clock = false;  // a launch that measured its cores' clock (older results did not)
+  bool peak_of_shapes = false;  // a calibrated peak from the model's own GEMM shapes (older: the SGEMM probe)
   for (const Group* g : training) {
     const auto per_token = g->sample("mfu.model_flops_per_token").values;
     if (per_token.empty()) continue;
     const std::string precision = g->result_text("precision");
     below_fp32 = below_fp32 || (!precision.empty() && precision != "fp32");
     measured_clock = measured_clock || g->result_text("mfu.vector_peak_clock").find("measured") != std::string::npos;
+    peak_of_shapes = peak_of_shapes || g->result_text("mfu.calibrated_peak_source") == "model_gemm_shapes";
     table.add_row({g->strategy, std::to_string(g->ranks), g->label(),
                    mean_std_cell(summarize(g->sample("tokens_per_sec").values), 0), fixed(mean(per_token) / 1e6, 1),
                    mean_std_cell(summarize(g->sample("mfu.achieved_gflops").values), 2),
@@ -148,18 +152,24 @@ std::string render_utilisation_section(const std::vector<const Group*>& training
   return fmt::format(
       "## Model FLOPs utilisation\n\n{}\nModel FLOPs per token = 6·N + 12·L·d·T (N the parameters that multiply: all "
       "but the position table; L layers, d the model width, T the sequence length), as llm.c, nanoGPT and the PaLM "
-      "paper count them, without recomputation. Achieved = that × tokens/s. The calibrated peak is the engine's "
-      "SGEMM measurement at launch (GFLOP/s per thread) × threads × ranks: what the BLAS reaches on this machine now; "
-      "the vector peak is the CPU's fp32 FLOPs per cycle × its clock{} × the cores used. Cells are mean ± sample std "
-      "over the n repeats.{}\n\n{}",
+      "paper count them, without recomputation. Achieved = that × tokens/s. The calibrated peak is {}; the vector "
+      "peak is the CPU's fp32 FLOPs per cycle × its clock{} × the cores used. Cells are mean ± sample std over the n "
+      "repeats.{}\n\n{}",
       table.render(),
+      peak_of_shapes
+          ? "measured at launch: where the engine chose a library for each of the dense layers' GEMM shapes (fp32 on "
+            "the CPU; `mfu.calibrated_peak_source` is `model_gemm_shapes`), the fastest any of the model's shapes ran "
+            "on the library chosen for it, on one rank's threads, × ranks; elsewhere the engine's SGEMM measurement "
+            "(GFLOP/s per thread) × threads × ranks. Either way, what the GEMM library reaches on this machine now"
+          : "the engine's SGEMM measurement at launch (GFLOP/s per thread) × threads × ranks: what the BLAS reaches "
+            "on this machine now",
       measured_clock ? " (as measured at launch, `mfu.vector_peak_clock_mhz`: VMs report their base clock, which "
                        "boosting cores pass)"
                      : "",
       below_fp32 ? " Both peaks are fp32's: a bf16 run whose GEMMs use the CPU's bf16 instructions (AVX512-BF16, AMX) "
                    "can pass 100 % of them."
                  : "",
-      render_gemm_bound(training));
+      render_gemm_bound(training, peak_of_shapes));
 }
 
 }  // namespace mt

@@ -62,8 +62,12 @@ def metric(db, attempt, name):
 
 
 def cpu_line(results):
+    """The CPU the results ran on, as the tables are keyed: VMs name AMD's Zen 3, 4 and 5 alike "AMD
+    EPYC", so the family and model number join the name where the engine recorded them."""
     env = next((r.get("environment", {}) for r in results if r.get("environment", {}).get("cpu_model")), {})
-    return f"{env.get('cpu_model', 'unknown CPU')} ({env.get('cpu_cores', '?')} cores, {env.get('cpu_isa', '?')})"
+    family = (f"family {env['cpu_family']} model {env['cpu_model_number']}, "
+              if "cpu_family" in env and "cpu_model_number" in env else "")
+    return f"{env.get('cpu_model', 'unknown CPU')} ({family}{env.get('cpu_cores', '?')} cores, {env.get('cpu_isa', '?')})"
 
 
 def gemm_rows(results):
@@ -138,7 +142,8 @@ def other_campaigns(models, tables):
             value = metric(db, attempt, "tokens_per_sec")
             if value is not None:
                 other_axes = tuple(sorted((k, str(v)) for k, v in params.items() if k in ("gradient_sync_mode",
-                                                                                          "bucket_cap_mb")))
+                                                                                          "bucket_cap_mb",
+                                                                                          "gemm_backend")))
                 groups.setdefault((model, ranks), {}).setdefault(other_axes, []).append(value)
         for (model, ranks), by_config in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
             means = [statistics.mean(v) for v in by_config.values()]

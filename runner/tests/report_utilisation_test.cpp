@@ -3,6 +3,8 @@
 // timed its dense GEMMs.
 #include <doctest/doctest.h>
 
+#include <functional>
+
 #include "report/report.h"
 #include "report_fixture.h"
 
@@ -74,17 +76,24 @@ nlohmann::json gemm_timed_mfu() {
             {"of_calibrated_peak", 0.8}}}};
 }
 
-}  // namespace
-
-TEST_CASE("utilisation: what bounds MFU, where the engine timed its dense GEMMs") {
-  ReportFixture f("utilisation_gemm.sqlite");
+// The report of one configuration's three repeats whose results carry gemm_timed_mfu(), each
+// changed by `adjust` (given the result and the repeat index).
+std::string render_gemm_timed(const std::string& db, const std::function<void(nlohmann::json&, int)>& adjust) {
+  ReportFixture f(db);
   f.campaign("c1");
   for (int r = 0; r < 3; ++r) {
     FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
     t.result["mfu"] = gemm_timed_mfu();
+    adjust(t.result, r);
     f.trial(t);
   }
-  const std::string md = render_latest(f).markdown;
+  return render_latest(f).markdown;
+}
+
+}  // namespace
+
+TEST_CASE("utilisation: what bounds MFU, where the engine timed its dense GEMMs") {
+  const std::string md = render_gemm_timed("utilisation_gemm.sqlite", [](nlohmann::json&, int) {});
   REQUIRE(contains(md, "### What bounds it\n"));
   CHECK(contains(
       md, "| ddp | 2 | s | 40.00 ± 0.00 | 30.00 ± 0.00 | 75.0 ± 0.0 | 48.0 ± 0.0 | 80.0 ± 0.0 | 10.0 ± 0.0 | 3 |"));
@@ -96,42 +105,31 @@ TEST_CASE("utilisation: what bounds MFU, where the engine timed its dense GEMMs"
 
   // A peak taken from the model's own shapes on their chosen library is described as such, in
   // both the utilisation section and the GEMM bound.
-  ReportFixture own_shapes("utilisation_gemm_peak.sqlite");
-  own_shapes.campaign("c1");
-  for (int r = 0; r < 3; ++r) {
-    FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
-    t.result["mfu"] = gemm_timed_mfu();
-    t.result["mfu"]["calibrated_peak_source"] = "model_gemm_shapes";
-    t.result["mfu"]["calibrated_peak_backend"] = "onednn";
-    own_shapes.trial(t);
-  }
-  const std::string peak_md = render_latest(own_shapes).markdown;
+  const std::string peak_md = render_gemm_timed("utilisation_gemm_peak.sqlite", [](nlohmann::json& result, int) {
+    result["mfu"]["calibrated_peak_source"] = "model_gemm_shapes";
+    result["mfu"]["calibrated_peak_backend"] = "onednn";
+  });
   CHECK(contains(peak_md, "the fastest any of the model's shapes ran on the library chosen for it"));
   CHECK(contains(peak_md, "run slower inside the step than the fastest of them ran at launch"));
   CHECK_FALSE(contains(peak_md, "The calibrated peak is the engine's SGEMM measurement at launch"));
 
   // Per shape: the one slowest inside the step (mean over the trials), against its library's
   // start-up speed. The first shape is faster on one trial and slower on the other two.
-  ReportFixture shaped("utilisation_gemm_shapes.sqlite");
-  shaped.campaign("c1");
-  for (int r = 0; r < 3; ++r) {
-    FixtureTrial t = train_trial("s", "ddp", 2, r, 1000, 40, 500);
-    t.result["mfu"] = gemm_timed_mfu();
-    t.result["environment"]["gemm_backends"] = {{{"shape", "512×512×512 (A·Bᵀ)"},
-                                                 {"backend", "onednn"},
-                                                 {"mkl_gflops", 150.0},
-                                                 {"onednn_gflops", 200.0},
-                                                 {"step_ms", 1.0},
-                                                 {"step_gflops", r == 0 ? 184.0 : 160.0}},
-                                                {{"shape", "512×2048×512 (A·B)"},
-                                                 {"backend", "mkl"},
-                                                 {"mkl_gflops", 180.0},
-                                                 {"onednn_gflops", 170.0},
-                                                 {"step_ms", 1.0},
-                                                 {"step_gflops", 170.0}}};
-    shaped.trial(t);
-  }
-  const std::string with_shapes = render_latest(shaped).markdown;
+  const std::string with_shapes =
+      render_gemm_timed("utilisation_gemm_shapes.sqlite", [](nlohmann::json& result, int r) {
+        result["environment"]["gemm_backends"] = {{{"shape", "512×512×512 (A·Bᵀ)"},
+                                                   {"backend", "onednn"},
+                                                   {"mkl_gflops", 150.0},
+                                                   {"onednn_gflops", 200.0},
+                                                   {"step_ms", 1.0},
+                                                   {"step_gflops", r == 0 ? 184.0 : 160.0}},
+                                                  {{"shape", "512×2048×512 (A·B)"},
+                                                   {"backend", "mkl"},
+                                                   {"mkl_gflops", 180.0},
+                                                   {"onednn_gflops", 170.0},
+                                                   {"step_ms", 1.0},
+                                                   {"step_gflops", 170.0}}};
+      });
   CHECK(contains(with_shapes, "| slowest shape in the step: GFLOP/s |"));
   CHECK(contains(with_shapes, "| 10.0 ± 0.0 | 512×512×512 (A·Bᵀ), onednn: 168 (84 % of start-up) | 3 |"));
 

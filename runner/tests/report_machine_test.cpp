@@ -110,7 +110,7 @@ TEST_CASE("machine: the environment section carries CPU, cores, memory, BLAS and
   CHECK(contains(md, "| CPU | Intel(R) Xeon(R) Platinum 8480+ | AMD EPYC |"));
   // Before any number, the machines it came from, each once, with what the results recorded.
   const auto machines = md.find(
-      "Ran on 2 machines: Intel(R) Xeon(R) Platinum 8480+, 16 logical CPUs (avx2 fma "
+      "Ran on 2 machines: Intel(R) Xeon(R) Platinum 8480+ (family 6 model 143), 16 logical CPUs (avx2 fma "
       "avx512f amx), OpenBLAS 0.3.21; AMD EPYC.");
   CHECK(machines != std::string::npos);
   CHECK(machines < md.find("## "));

@@ -32,9 +32,10 @@ namespace {
 bool always(const ReportModel&) { return true; }
 bool has_training(const ReportModel& m) { return !m.training.empty(); }
 
-// "Ran on Intel(R) Xeon(R) Processor, 2 logical CPUs (amx avx512_bf16 …), MKL 2024.2." from what the
-// results recorded, each distinct machine once; "" when none recorded one. CPU figures are only
-// comparable on the same machine, so the reader learns it before any number.
+// "Ran on Intel(R) Xeon(R) Processor (family 6 model 143), 2 logical CPUs (amx avx512_bf16 …), MKL
+// 2024.2." from what the results recorded, each distinct machine once; "" when none recorded one.
+// CPU figures are only comparable on the same machine, so the reader learns it before any number;
+// the family and model number tell apart CPUs that VMs name alike ("AMD EPYC": Zen 3, 4 and 5).
 std::string machine_line(const ReportData& data) {
   std::vector<std::string> machines;
   for (const auto& trial : data.trials) {
@@ -42,6 +43,9 @@ std::string machine_line(const ReportData& data) {
     const std::string model = environment_text(environment, "cpu_model");
     if (model.empty()) continue;
     std::string text = model;
+    const std::string family = environment_text(environment, "cpu_family");
+    const std::string number = environment_text(environment, "cpu_model_number");
+    if (!family.empty() && !number.empty()) text += fmt::format(" (family {} model {})", family, number);
     if (const auto cores = environment_text(environment, "cpu_cores"); !cores.empty())
       text += fmt::format(", {} logical CPU{}", cores, cores == "1" ? "" : "s");
     if (const auto isa = environment_text(environment, "cpu_isa"); !isa.empty()) text += " (" + isa + ")";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `mtengine comm` on 3 ranks: every collective, placement and all-to-all split at three sizes, each
 # with a row holding latency, bandwidths, zero wrong values and the algorithm asked of the library
-# (small collectives run as the library's blocking call);
+# (small collectives run as the library's blocking call) and the freed-memory policy;
 # the row count follows the plan; bad input is refused with exit 2.
 set -uo pipefail
 MTENGINE=${1:?usage: comm_test.sh PATH/TO/mtengine}
@@ -47,6 +47,9 @@ asked = r["requested_algorithms"]
 assert set(asked) == {"all_reduce"}, asked
 assert asked["all_reduce"]["setting"] == "OMPI_MCA_coll_libnbc_iallreduce_algorithm=1", asked
 assert asked["all_reduce"]["how"] and asked["all_reduce"]["instead"], asked
+# Freed scratch buffers stay in the heap (Open MPI allocates one per in-place all-reduce and
+# reduce-scatter call): the result says up to which size.
+assert r["environment"]["freed_memory_kept_bytes"] == 1 << 30, r["environment"]
 print(f"ok: {len(rows)} rows, every output checked, no wrong values, the all-reduce's ring recorded")
 PY
 
@@ -64,6 +67,16 @@ assert (sys.argv[2] == "library default") == ("all_reduce" not in r["requested_a
 PY
   echo "ok: OMPI_MCA_coll_libnbc_iallreduce_algorithm=$value recorded as $name"
 done
+
+# A user's own malloc thresholds are left alone, and recorded.
+"${MPIRUN[@]}" -x MALLOC_MMAP_THRESHOLD_=65536 "$MTENGINE" comm --ops all_reduce --sizes 65536 --warmup 1 --iters 2 \
+  --output "$WORK/malloc.json" >"$WORK/out" 2>&1 || fail "comm with MALLOC_MMAP_THRESHOLD_: $(cat "$WORK/out")"
+python3 - "$WORK/malloc.json" <<'PY' || fail "the user's malloc threshold recorded"
+import json, sys
+env = json.load(open(sys.argv[1]))["environment"]
+assert env["freed_memory_kept_bytes"] == 0 and env["env_vars"]["MALLOC_MMAP_THRESHOLD_"] == "65536", env
+PY
+echo "ok: MALLOC_MMAP_THRESHOLD_ left to the user and recorded"
 
 expect_refusal() {  # MESSAGE ARGS...
   local message=$1

@@ -154,6 +154,31 @@ TEST_CASE("report: a ratio well above 1 is explained by the algorithm the engine
   CHECK_FALSE(contains(md, "does not mean the engine outruns"));
 }
 
+TEST_CASE("report: a ratio well above 1 is explained by the freed memory the engine's results say it kept") {
+  // Every engine trial kept freed blocks up to 1 GiB: the goals say what that does to the ratio.
+  auto campaign = [](ReportFixture& f, std::vector<double> kept) {
+    f.campaign("c1", "comm");
+    for (int r = 0; r < 3; ++r) {
+      FixtureTrial engine = comm_trial("mtengine", 2, r);
+      engine.result["environment"]["freed_memory_kept_bytes"] = kept[size_t(r)];
+      f.trial(engine);
+      f.trial(comm_trial("bare_mpi", 2, r));
+    }
+  };
+  ReportFixture kept("comm_freed_memory.sqlite");
+  campaign(kept, {1 << 30, 1 << 30, 1 << 30});
+  const std::string md = render_latest(kept).markdown;
+  CHECK(contains(md,
+                 "The engine keeps freed memory blocks up to 1 GiB in its heap for reuse (its results' "
+                 "`environment.freed_memory_kept_bytes`); the peers run with glibc's defaults."));
+  CHECK(contains(md, "there a ratio above 1 measures that policy as much as the collective.\n"));
+
+  // One trial left glibc's thresholds to the user (0): the study as a whole does not claim the policy.
+  ReportFixture mixed("comm_freed_memory_mixed.sqlite");
+  campaign(mixed, {1 << 30, 0, 1 << 30});
+  CHECK_FALSE(contains(render_latest(mixed).markdown, "keeps freed memory blocks"));
+}
+
 TEST_CASE("report: each curve's busbw at its largest size as a share of the memory-copy ceiling") {
   ReportFixture f("comm_ceiling.sqlite");
   comm_campaign(f);

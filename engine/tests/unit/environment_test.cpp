@@ -1,9 +1,13 @@
 #include <doctest/doctest.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cfloat>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/env/blas_info.h"
 #include "core/env/core_clock.h"
@@ -194,4 +198,55 @@ TEST_CASE("the thread layout comes from --threads, else the engine's default thr
   } else {
     unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   }
+}
+
+namespace {
+
+// Clears glibc's malloc variables for one test and puts them back after it.
+class MallocVariablesCleared {
+ public:
+  MallocVariablesCleared() {
+    for (const char* name : kNames) {
+      const char* value = std::getenv(name);
+      saved_.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+      unsetenv(name);
+    }
+  }
+  ~MallocVariablesCleared() {
+    for (const auto& [name, value] : saved_) {
+      if (value) setenv(name, value->c_str(), 1);
+      else unsetenv(name);
+    }
+  }
+
+ private:
+  static constexpr const char* kNames[] = {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES"};
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
+};
+
+}  // namespace
+
+TEST_CASE("freed blocks up to 1 GiB stay in the heap for reuse: a 64 MiB block is not mapped afresh") {
+  MallocVariablesCleared cleared;
+  const int64_t kept = mt::keep_freed_memory_for_reuse();
+  CHECK(kept == mt::kFreedMemoryKeptBytes);  // Debian 12's glibc (2.36) accepts it
+  CHECK(mt::freed_memory_kept_bytes() == kept);
+  // Open MPI's in-place all-reduce of 64 MiB allocates such a scratch block every call.
+  const size_t mapped_before = mallinfo2().hblkhd;
+  void* block = std::malloc(64 << 20);
+  REQUIRE(block);
+  CHECK(mallinfo2().hblkhd == mapped_before);  // from the heap, not a fresh mmap
+  std::free(block);
+}
+
+TEST_CASE("a user's own malloc thresholds are left alone; other malloc tunables are not theirs") {
+  MallocVariablesCleared cleared;
+  setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2", 1);
+  CHECK(mt::keep_freed_memory_for_reuse() == mt::kFreedMemoryKeptBytes);
+  setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=131072", 1);
+  CHECK(mt::keep_freed_memory_for_reuse() == 0);
+  CHECK(mt::freed_memory_kept_bytes() == 0);
+  unsetenv("GLIBC_TUNABLES");
+  setenv("MALLOC_MMAP_THRESHOLD_", "65536", 1);
+  CHECK(mt::keep_freed_memory_for_reuse() == 0);
 }

@@ -11,6 +11,7 @@
 #include "core/comm/mpi/mpi_session.h"
 #include "core/env/core_clock.h"
 #include "core/env/memory_bandwidth.h"
+#include "core/env/resources.h"
 #include "core/kernels/isa.h"
 
 #ifndef MT_BUILD_TYPE
@@ -52,9 +53,12 @@ Environment build_environment() {
 }
 
 const std::vector<std::string> kSteeringVariables = {
-    "OMP_NUM_THREADS",         "OMP_WAIT_POLICY",  "OMP_PROC_BIND",        "OMP_PLACES",        "MKL_NUM_THREADS",
-    "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR",         "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "KMP_AFFINITY",
-    "GOMP_CPU_AFFINITY",       "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA"};
+    "OMP_NUM_THREADS",    "OMP_WAIT_POLICY",        "OMP_PROC_BIND",
+    "OMP_PLACES",         "MKL_NUM_THREADS",        "MKL_ENABLE_INSTRUCTIONS",
+    "MKL_CBWR",           "OPENBLAS_NUM_THREADS",   "OPENBLAS_CORETYPE",
+    "KMP_AFFINITY",       "GOMP_CPU_AFFINITY",      "DNNL_MAX_CPU_ISA",
+    "ONEDNN_MAX_CPU_ISA", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+    "GLIBC_TUNABLES"};
 
 Environment collect_environment(int threads_per_rank, bool gpu_used) {
   Environment env = build_environment();
@@ -73,6 +77,7 @@ Environment collect_environment(int threads_per_rank, bool gpu_used) {
   env.probe_ms = std::chrono::duration<double, std::milli>(Clock::now() - probes_start).count();
   env.float_mode = current_float_mode();
   env.threads_per_rank = threads_per_rank;
+  env.freed_memory_kept_bytes = freed_memory_kept_bytes();
   env.simd_kernels = kernel_isa_name(kernel_isa());
   env.gpu_used = gpu_used;
   if (gpu_used) env.gpu = gpu_info();
@@ -114,6 +119,7 @@ nlohmann::json to_json(const Environment& env, bool include_machine) {
   out["probe_ms"] = env.probe_ms;
   out["sgemm_probe_ms"] = env.sgemm_probe_ms;
   out["threads_per_rank"] = env.threads_per_rank;
+  if (env.freed_memory_kept_bytes >= 0) out["freed_memory_kept_bytes"] = env.freed_memory_kept_bytes;
   out["flush_denormal"] = env.float_mode.flush_to_zero && env.float_mode.denormals_are_zero;
   out["simd_kernels"] = env.simd_kernels;
   nlohmann::json vars = nlohmann::json::object();

@@ -31,7 +31,8 @@ struct Environment {
   double sgemm_probe_ms = 0;               // of the SGEMM calibration alone: the BLAS library's first calls included
   FloatMode float_mode;
   int threads_per_rank = 0;
-  std::string simd_kernels;                                   // instruction set the hand-vectorised kernels run with
+  int64_t freed_memory_kept_bytes = -1;  // keep_freed_memory_for_reuse() (resources.h); -1: not called
+  std::string simd_kernels;              // instruction set the hand-vectorised kernels run with
   std::vector<std::pair<std::string, std::string>> env_vars;  // those of kSteeringVariables set
   bool gpu_used = false;
   GpuInfo gpu;  // NCCL's version always (when built with it); the GPU fields when one was used

@@ -6,10 +6,13 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
+#include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace mt {
@@ -40,10 +43,32 @@ int default_threads() {
   return std::max(1, cores / ranks_on_this_node());
 }
 
-void keep_freed_memory_for_reuse() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest glibc accepts on 64-bit
-  mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+namespace {
+std::atomic<int64_t> freed_memory_kept{-1};
+
+bool user_steers_malloc() {
+  if (std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_TRIM_THRESHOLD_")) return true;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (!tunables) return false;
+  const std::string_view set(tunables);
+  return set.find("glibc.malloc.mmap_threshold") != std::string_view::npos ||
+         set.find("glibc.malloc.trim_threshold") != std::string_view::npos;
 }
+}  // namespace
+
+int64_t keep_freed_memory_for_reuse() {
+  int64_t kept = 0;
+  if (!user_steers_malloc()) {
+    // Some glibc versions cap the threshold at 32 MiB on 64-bit (HEAP_MAX_SIZE / 2); 2.36 takes 1 GiB.
+    kept = mallopt(M_MMAP_THRESHOLD, static_cast<int>(kFreedMemoryKeptBytes)) ? kFreedMemoryKeptBytes : 0;
+    if (!kept && mallopt(M_MMAP_THRESHOLD, 32 << 20)) kept = 32 << 20;
+    mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+  }
+  freed_memory_kept = kept;
+  return kept;
+}
+
+int64_t freed_memory_kept_bytes() { return freed_memory_kept.load(); }
 
 bool set_blas_threads(int threads) {
   // Looked up at run time: the BLAS is whichever library Debian's alternatives point at.

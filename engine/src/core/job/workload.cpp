@@ -11,6 +11,7 @@
 #include "core/comm/backends.h"
 #include "core/comm/mpi/mpi_control_channel.h"
 #include "core/comm/mpi/mpi_session.h"
+#include "core/env/resources.h"
 #include "core/process/job_abort.h"
 #include "core/job/input_error.h"
 
@@ -74,6 +75,7 @@ int run_workload(Workload& workload) {
     return 2;
   }
 
+  keep_freed_memory_for_reuse();  // before MPI and LibTorch allocate: every workload, not training alone
   MpiSession session;
   MpiControlChannel control;
   control.set_timeout(workload.job().collective_timeout_s);

@@ -146,7 +146,6 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   set_blas_threads(run.threads);
   const bool flush = !config.keep_denormals;
   run.flush_denormal_all_threads = apply_denormal_mode_to_pool(flush, run.threads) && flush;
-  keep_freed_memory_for_reuse();
   const int rank = comm.rank();
 
   // The model is built in host memory on every rank, also for a GPU run (then moved).

@@ -179,6 +179,41 @@ TEST_CASE("report: a ratio well above 1 is explained by the freed memory the eng
   CHECK_FALSE(contains(render_latest(mixed).markdown, "keeps freed memory blocks"));
 }
 
+TEST_CASE("report: the MPI thread levels the results record explain small-message ratios") {
+  auto campaign = [](ReportFixture& f, bool with_same_mode_peer) {
+    f.campaign("c1", "comm");
+    for (int r = 0; r < 3; ++r) {
+      FixtureTrial engine = comm_trial("mtengine", 2, r), bare = comm_trial("bare_mpi", 2, r);
+      engine.result["mpi_thread_level"] = "multiple";
+      bare.result["mpi_thread_level"] = "single";
+      f.trial(engine);
+      f.trial(bare);
+      if (!with_same_mode_peer) continue;
+      FixtureTrial same_mode = comm_trial("bare_mpi", 2, r);
+      same_mode.study = "bare_mpi_multiple";
+      same_mode.result["mpi_thread_level"] = "multiple";
+      f.trial(same_mode);
+    }
+  };
+  const std::string note =
+      "The engine initialises MPI with MPI_THREAD_MULTIPLE (its progress thread and the caller both call MPI), "
+      "under which Open MPI locks inside every call; a peer that records `mpi_thread_level` single does not pay "
+      "that, which shows at small sizes, where a call takes a microsecond or less.";
+  ReportFixture single("comm_thread_single.sqlite");
+  campaign(single, false);
+  const std::string md = render_latest(single).markdown;
+  CHECK(contains(md, note + "\n"));
+  ReportFixture both("comm_thread_both.sqlite");
+  campaign(both, true);
+  CHECK(contains(render_latest(both).markdown,
+                 note + " Against `bare_mpi_multiple`, the same loop in the engine's thread level, the ratio is what "
+                        "the engine itself adds.\n"));
+  // Results without thread levels (the golden campaign's) carry no such note.
+  ReportFixture plain("comm_thread_none.sqlite");
+  comm_campaign(plain);
+  CHECK_FALSE(contains(render_latest(plain).markdown, "MPI_THREAD_MULTIPLE"));
+}
+
 TEST_CASE("report: each curve's busbw at its largest size as a share of the memory-copy ceiling") {
   ReportFixture f("comm_ceiling.sqlite");
   comm_campaign(f);
@@ -280,7 +315,7 @@ TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
   CHECK_FALSE(busbw_ratio(engine, CommPoint{}));
 
   CommData data;
-  data.studies = {{"s", true, "mtengine", "", {}}};
+  data.studies = {{"s", true, "mtengine", "", {}, 0, ""}};
   CommSeriesKey key{0, "all_reduce", 2, "in_place"};
   const double busbw[] = {1.0, 0.71, 0.49, 0.6};  // -29 %: no cliff; -31 %: a cliff; then up again
   for (int i = 0; i < 4; ++i) data.series[key][1024.0 * (1 << (2 * i))][0].busbw_gbps = {busbw[i]};

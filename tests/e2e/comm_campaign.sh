@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A tiny collective campaign through the real programs: mtrun runs mtengine comm, the bare MPI loop
-# (benchmarks/mpi_collectives_peer.c) and the Gloo peer (benchmarks/gloo_collectives_peer.py, on the
-# setup's PyTorch) on 2 ranks at two sizes; every row lands in the database, the peers measure
-# exactly the engine's rows, their results fit the engine's result schema, and the report sets them side
-# by side.
+# (benchmarks/mpi_collectives_peer.c, also in the engine's MPI thread level) and the Gloo peer
+# (benchmarks/gloo_collectives_peer.py, on the setup's PyTorch) on 2 ranks at two sizes; every row
+# lands in the database, the peers measure exactly the engine's rows, their results fit the engine's
+# result schema and record their MPI thread level, and the report sets them side by side.
 source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 PEER="$MT_BUILD_DIR/bin/mpi_collectives_peer"
@@ -21,6 +21,12 @@ studies:
   - name: bare_mpi
     workload: command
     command: ["$PEER", --sizes, "{sizes}", --warmup, "{warmup}", --iters, "{iters}", --output, "{result_file}"]
+    defaults: *sweep
+    matrix: *ranks
+  - name: bare_mpi_multiple
+    workload: command
+    command: ["$PEER", --sizes, "{sizes}", --warmup, "{warmup}", --iters, "{iters}", --thread-multiple,
+              --output, "{result_file}"]
     defaults: *sweep
     matrix: *ranks
   - name: gloo
@@ -46,28 +52,34 @@ expect_eq "$RC" 0 "run exit code"
 expect_contains "$OUT" "succeeded in" "progress"
 expect_contains "$OUT" "$ENGINE_ROWS rows" "rows per trial in the progress lines"
 expect_eq "$(sql "select study || ' ' || count(*) from comm_rows group by study order by study")" "bare_mpi $ENGINE_ROWS
+bare_mpi_multiple $ENGINE_ROWS
 gloo $GLOO_ROWS
 mtengine $ENGINE_ROWS" "rows per study"
-expect_eq "$(sql "select count(*) from result_rows")" $((2 * ENGINE_ROWS + GLOO_ROWS)) "every row stored"
-expect_eq "$(sql "select count(*) from (select count(distinct study) n from comm_rows group by operation, bytes, in_place, split) where n = 3")" 16 "the peers measure the engine's rows"
+expect_eq "$(sql "select count(*) from result_rows")" $((3 * ENGINE_ROWS + GLOO_ROWS)) "every row stored"
+expect_eq "$(sql "select count(*) from (select count(distinct study) n from comm_rows group by operation, bytes, in_place, split) where n = 4")" 16 "the peers measure the engine's rows"
 expect_eq "$(sql "select group_concat(operation || ' ' || in_place || ' ' || bytes, ', ') from comm_rows where unsupported = 1")" \
   "all_reduce 0 4096, all_reduce 0 1048576" "what Gloo cannot measure is a row, marked"
 expect_eq "$(sql "select count(*) from comm_rows where unsupported = 0 and busbw_gbps > 0 and latency_us > 0 and wrong_values = 0")" \
-  $((2 * ENGINE_ROWS + GLOO_ROWS - 2)) "measured rows"
-expect_eq "$(sql "select count(*) from comm_rows where operation = 'all_to_all' and split = 'uneven' and bytes = 4100")" 3 "uneven all_to_all: rank 0 sends e + (0 + p) mod 2 to p"
+  $((3 * ENGINE_ROWS + GLOO_ROWS - 2)) "measured rows"
+expect_eq "$(sql "select count(*) from comm_rows where operation = 'all_to_all' and split = 'uneven' and bytes = 4100")" 4 "uneven all_to_all: rank 0 sends e + (0 + p) mod 2 to p"
 # The peers write the engine's result format, so the same schema holds them to it.
 python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$DB" <<'PY' || fail "peer results against the result schema"
 import json, sqlite3, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 seen = set()
+levels = {}
 for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from attempts where result_json is not null"):
     result = json.loads(text)
+    if "rows" in result and result.get("implementation") != "gloo":
+        levels.setdefault(result.get("implementation", "mtengine"), set()).add(result["mpi_thread_level"])
     try:
         jsonschema.validate(result, schema)
     except jsonschema.ValidationError as e:
         sys.exit(f"{result.get('implementation', 'mtengine')}: {e.message} at {list(e.path)}")
     seen.add(result.get("implementation", "mtengine"))
 assert seen == {"mtengine", "bare_mpi", "gloo"}, seen
+# The engine runs MPI_THREAD_MULTIPLE; the bare loop MPI_Init, or the engine's level when asked.
+assert levels == {"mtengine": {"multiple"}, "bare_mpi": {"single", "multiple"}}, levels
 print("ok: every study's result fits schemas/result.schema.json:", sorted(seen))
 PY
 echo "PASS (rows)"
@@ -81,6 +93,7 @@ expect_contains "$OUT" "## Communication" "comm section"
 expect_contains "$OUT" "### Goals at ≥ 1 MiB" "goals table"
 expect_contains "$OUT" "÷ \`bare_mpi\` (Open MPI" "ratio against bare MPI with its version"
 expect_contains "$OUT" "÷ \`gloo\` (PyTorch 2." "ratio against Gloo with its version"
+expect_contains "$OUT" "Against \`bare_mpi_multiple\`, the same loop in the engine's thread level" "thread levels explained"
 expect_contains "$OUT" "### all_to_all" "a table per operation"
 expect_contains "$OUT" "| 2 | out_of_place uneven | 4100 B |" "uneven rows side by side"
 expect_contains "$OUT" "\`gloo\` cannot measure all_reduce out_of_place (2 ranks)" "unsupported forms named"

@@ -115,6 +115,7 @@ class CommWorkload final : public Workload {
                                       {"hosts", hosts},
                                       {"environment", to_json(collect_environment(default_threads()), true)}});
     outcome.result["requested_algorithms"] = requested_algorithms(comm, measurements);
+    outcome.result["mpi_thread_level"] = "multiple";  // what MpiSession requires
     if (total_wrong > 0)
       outcome.result["error"] = error_json(
           {std::nullopt, std::nullopt, fmt::format("{} wrong values in collective outputs", total_wrong), ""});

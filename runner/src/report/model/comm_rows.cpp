@@ -118,6 +118,8 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
     data.oversubscribed[g->ranks] = data.oversubscribed[g->ranks] || core_use(*g).oversubscribed();
     for (const ReportTrial* t : g->succeeded) {
       add_distinct(data.studies[s].version, versions_seen[s], version_of(*t, data.studies[s].implementation));
+      if (data.studies[s].mpi_thread_level.empty())
+        data.studies[s].mpi_thread_level = text_field(t->result, "mpi_thread_level");
       if (data.studies[s].engine) {
         add_requested(data.studies[s].requested, t->result);
         const auto kept = number(trial_environment(*t), "freed_memory_kept_bytes").value_or(0);

@@ -39,6 +39,8 @@ struct CommStudy {
   // The largest freed block the engine kept in its heap for reuse, the least over its trials
   // (environment.freed_memory_kept_bytes); 0 where one did not, or did not say.
   int64_t freed_memory_kept_bytes = 0;
+  // The MPI thread level its results record ("single", "multiple"; the first seen), else "".
+  std::string mpi_thread_level;
 };
 
 // A curve: one operation in one variant at one rank count.

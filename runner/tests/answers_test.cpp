@@ -258,6 +258,13 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
     q.where = "bytes >= 1048576";
     CHECK(answer_question(q, pointers(groups)).answers.empty());
   }
+  SUBCASE("a baseline that ran nowhere in the campaign is one reason, not one per configuration") {
+    QuestionAnswers qa =
+        answer_question({"tokens_per_sec", "strategy", "zero1", {"ranks"}, "higher", "", {}, ""}, pointers(groups));
+    CHECK(qa.answers.empty());
+    REQUIRE(qa.skipped.size() == 1);
+    CHECK(qa.skipped[0] == "every comparison: no configuration here has strategy = zero1");
+  }
   SUBCASE("a baseline side that holds several configurations is not pooled") {
     QuestionAnswers qa =
         answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""}, pointers(groups));

@@ -247,6 +247,11 @@ QuestionAnswers answer_question(const Question& q, const std::vector<const Group
   }
   std::vector<const Cell*> compared, base;
   for (const auto& c : cells) (value_of(c, q.compare) == q.baseline ? base : compared).push_back(&c);
+  if (base.empty() && !compared.empty()) {
+    // One reason, not one line per configuration: the baseline never ran in this campaign.
+    out.skipped.push_back(fmt::format("every comparison: no configuration here has {} = {}", q.compare, q.baseline));
+    return out;
+  }
   const std::vector<std::string> extra = distinguishing_axes(q, compared);
   for (const Cell* c : compared) {
     const std::string label = label_of(*c, q, extra);

@@ -1,7 +1,10 @@
 """The environment a PyTorch peer ran in, with the same keys mtengine records in its result JSON
 (`environment`): the CPU and its numbers, the BLAS with a measured SGEMM probe, threads, the
 denormal mode, the variables that steer threading, plus the interpreter and the torch build; and
-what every peer launched by mpirun needs besides: its threads and its ranks' host names."""
+what every peer launched by mpirun needs besides: its threads and its ranks' host names, and the
+freed-memory policy mtengine runs with."""
+import ctypes
+import ctypes.util
 import os
 import platform
 import socket
@@ -15,7 +18,12 @@ import torch.distributed as dist
 STEERING_VARIABLES = (
     "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS",
     "MKL_ENABLE_INSTRUCTIONS", "MKL_CBWR", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
-    "KMP_AFFINITY", "GOMP_CPU_AFFINITY", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA")
+    "KMP_AFFINITY", "GOMP_CPU_AFFINITY", "DNNL_MAX_CPU_ISA", "ONEDNN_MAX_CPU_ISA",
+    "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")
+# mallopt's parameters (malloc.h) and the largest freed block kept, as mtengine keeps it.
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+FREED_MEMORY_KEPT_BYTES = 1 << 30
+_freed_memory_kept = -1
 ISA_FLAGS = (("amx_tile", "amx"), ("avx512_bf16", "avx512_bf16"), ("avx512f", "avx512f"),
              ("avx2", "avx2"), ("fma", "fma"), ("avx", "avx"), ("sse4_2", "sse4.2"))
 
@@ -134,8 +142,36 @@ def environment(threads, flush_denormal):
         "flush_denormal": flush_denormal,
         "env_vars": {name: os.environ[name] for name in STEERING_VARIABLES if name in os.environ},
     }
+    if _freed_memory_kept >= 0:
+        env["freed_memory_kept_bytes"] = _freed_memory_kept
     env.update(blas_fields(threads))
     return env
+
+
+def keep_freed_memory_for_reuse():
+    """What mtengine does at start (engine/src/core/env/resources.h): glibc keeps freed blocks up to
+    1 GiB in the heap and the heap untrimmed, instead of handing large blocks back to the kernel and
+    faulting them in afresh at the next step; thresholds the user set are left alone. A
+    performance-minded PyTorch user tunes the allocator too (PyTorch's CPU tuning guide suggests
+    jemalloc or tcmalloc): on a 2-vCPU EPYC (Zen 5) this made PyTorch eager 7 % faster on the
+    quick-start model. Returns the largest block kept (0: the user's thresholds, or not glibc)."""
+    global _freed_memory_kept
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    steered = ("MALLOC_MMAP_THRESHOLD_" in os.environ or "MALLOC_TRIM_THRESHOLD_" in os.environ
+               or "glibc.malloc.mmap_threshold" in tunables or "glibc.malloc.trim_threshold" in tunables)
+    kept = 0
+    if not steered:
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            if libc.mallopt(M_MMAP_THRESHOLD, FREED_MEMORY_KEPT_BYTES):
+                kept = FREED_MEMORY_KEPT_BYTES
+            elif libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):
+                kept = 32 << 20
+            libc.mallopt(M_TRIM_THRESHOLD, 2**31 - 1)
+        except (OSError, AttributeError):
+            kept = 0
+    _freed_memory_kept = kept
+    return kept
 
 
 def default_threads():

@@ -4,8 +4,9 @@ counts, timed by the same rules (warmup excluded; a step takes as long as its sl
 step time is the MAX over ranks of each rank's mean; tokens/s = batch * seq * grad_accum * world
 / step time). Written as a performance-minded PyTorch 2.x user would: DistributedDataParallel with
 gradient_as_bucket_view, scaled_dot_product_attention(is_causal=True), AdamW(fused=True),
-flush-to-zero, optionally torch.compile (inductor's default mode, or max-autotune, which times
-candidate GEMM kernels for every shape while compiling) and bf16 autocast. Runs on the PyTorch wheel the setup
+flush-to-zero, freed memory kept for reuse as mtengine keeps it (peer_environment.py),
+optionally torch.compile (inductor's default mode, or max-autotune, which times candidate GEMM
+kernels for every shape while compiling) and bf16 autocast. Runs on the PyTorch wheel the setup
 installs (.venv/bin/python), Gloo backend, launched by mpirun (rendezvous from Open MPI's
 environment):
 
@@ -34,7 +35,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
-from peer_environment import default_threads, environment, gather_hostnames
+from peer_environment import default_threads, environment, gather_hostnames, keep_freed_memory_for_reuse
 
 
 class Attention(nn.Module):
@@ -166,6 +167,7 @@ def parse_args():
 
 def main():
     a = parse_args()
+    keep_freed_memory_for_reuse()  # as mtengine does; recorded in the result's environment
     # Before anything starts a thread: the intra-op pool inherits the floating-point mode.
     flush_denormal = torch.set_flush_denormal(True)
     threads = a.threads or default_threads()

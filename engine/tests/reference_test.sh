@@ -89,7 +89,8 @@ echo "== training"
   --learning-rate 0.003 --bound 1e-4 || fail "the loss curves of the engine and the reference differ"
 
 # The PyTorch DDP peer of the ddp_vs_pytorch comparison, started from the engine's weights
-# (--init-from-engine) on the engine's tokens: the same losses step by step, 1 and 2 ranks.
+# (--init-from-engine) on the engine's tokens: the same losses step by step, 1 and 2 ranks, with the
+# engine's freed-memory policy.
 PEER="$HERE/../../benchmarks/pytorch_ddp_peer.py"
 for ranks in 1 2; do
   dir="$WORK/peer_$ranks"
@@ -104,6 +105,9 @@ import json, sys
 engine = json.load(open(sys.argv[1]))["per_step"]["loss"]
 peer = json.load(open(sys.argv[2]))
 assert peer["initial_weights"]["source"].startswith("mtengine"), peer["initial_weights"]
+# It trains with the engine's freed-memory policy, as the engine's result records it.
+engine_kept = json.load(open(sys.argv[1]))["environment"]["freed_memory_kept_bytes"]
+assert peer["environment"]["freed_memory_kept_bytes"] == engine_kept == 1 << 30, (peer["environment"], engine_kept)
 for step, (e, p) in enumerate(zip(engine, peer["per_step"]["loss"], strict=True)):
     print(f"peer step {step}: engine {e:.9g}, PyTorch DDP {p:.9g}")
     assert abs(e - p) <= 1e-5 * abs(e), (step, e, p)

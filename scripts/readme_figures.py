@@ -285,6 +285,16 @@ def step_profile_text(path, model):
                 ", ".join(f"`{name}` {ms:.1f} ms" for name, ms in others) + "."]
 
 
+def allocator_text(peer_results):
+    """Whether PyTorch ran with the engine's freed-memory policy (its results record it since the peer
+    took it up) or on glibc's defaults, which hand large freed blocks back to the kernel."""
+    kept = [r.get("environment", {}).get("freed_memory_kept_bytes", 0) for r in peer_results]
+    if kept and all(k > 0 for k in kept):
+        return "PyTorch kept freed memory for reuse as the engine does (`freed_memory_kept_bytes`)."
+    return ("PyTorch ran on glibc's default allocator settings, which hand large freed blocks back to the "
+            "kernel, while the engine keeps them for reuse: a setting PyTorch's peer has taken up since.")
+
+
 def comparison(path):
     """One database's table and notes: (lines, models, cpu, {(model, ranks): engine fp32 tokens/s})."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -345,7 +355,8 @@ def comparison(path):
     torch = next((r.get("environment", {}).get("libtorch") for s, _, _, r, _ in attempts if s == ENGINE), "?")
     cpu = cpu_line([r for _, _, _, r, _ in attempts])
     text = [f"Campaign `{campaign}` of `reports/{path.name}` (source revision `{revision[:12]}`), run on "
-            f"{cpu}; n = {'/'.join(map(str, n))} repeats per row. The engine's LibTorch is {torch}.", "", *lines]
+            f"{cpu}; n = {'/'.join(map(str, n))} repeats per row. The engine's LibTorch is {torch}. "
+            + allocator_text([r for s, _, _, r, _ in attempts if s != ENGINE]), "", *lines]
     # The closest call: the larger fp32 model on one rank, and how much of its step is forward-backward.
     fp32 = [k for k in order if k[1] == "fp32" and k[2] == 1]
     if fp32:

@@ -46,6 +46,7 @@ int default_threads() {
 namespace {
 std::atomic<int64_t> freed_memory_kept{-1};
 
+// Whether the user set glibc's mmap or trim threshold, which the engine then leaves as they are.
 bool user_steers_malloc() {
   if (std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_TRIM_THRESHOLD_")) return true;
   const char* tunables = std::getenv("GLIBC_TUNABLES");

@@ -26,8 +26,9 @@ bool set_blas_threads(int threads);
 // 128 KiB), so each step or call faults them back in as fresh zeroed pages: ~1,800 faults a step on
 // the quick-start model, and a 64 MiB in-place all-reduce on 2 ranks at 2.6 instead of 6 GB/s busbw.
 // This keeps blocks up to kFreedMemoryKeptBytes in the heap and the heap untrimmed, unless the user
-// sets either threshold (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or GLIBC_TUNABLES' glibc.malloc.*). Returns
-// the largest block kept for reuse: 0 where the user steers it, 32 MiB where glibc refuses more.
+// sets either threshold (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, or GLIBC_TUNABLES'
+// glibc.malloc.mmap_threshold / trim_threshold). Returns the largest block kept for reuse: 0 where
+// the user sets them, 32 MiB where glibc refuses more.
 int64_t keep_freed_memory_for_reuse();
 constexpr int64_t kFreedMemoryKeptBytes = int64_t{1} << 30;
 

@@ -177,6 +177,18 @@ TEST_CASE("report: a ratio well above 1 is explained by the freed memory the eng
   ReportFixture mixed("comm_freed_memory_mixed.sqlite");
   campaign(mixed, {1 << 30, 0, 1 << 30});
   CHECK_FALSE(contains(render_latest(mixed).markdown, "keeps freed memory blocks"));
+
+  // A peer that kept freed memory as the engine does: the ratio needs no such note.
+  ReportFixture both("comm_freed_memory_both.sqlite");
+  both.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial engine = comm_trial("mtengine", 2, r), bare = comm_trial("bare_mpi", 2, r);
+    engine.result["environment"]["freed_memory_kept_bytes"] = 1 << 30;
+    bare.result["environment"]["freed_memory_kept_bytes"] = 1 << 30;
+    both.trial(engine);
+    both.trial(bare);
+  }
+  CHECK_FALSE(contains(render_latest(both).markdown, "keeps freed memory blocks"));
 }
 
 TEST_CASE("report: the MPI thread levels the results record explain small-message ratios") {
@@ -315,7 +327,7 @@ TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
   CHECK_FALSE(busbw_ratio(engine, CommPoint{}));
 
   CommData data;
-  data.studies = {{"s", true, "mtengine", "", {}, 0, ""}};
+  data.studies = {{"s", true, "mtengine", "", {}, std::nullopt, ""}};
   CommSeriesKey key{0, "all_reduce", 2, "in_place"};
   const double busbw[] = {1.0, 0.71, 0.49, 0.6};  // -29 %: no cliff; -31 %: a cliff; then up again
   for (int i = 0; i < 4; ++i) data.series[key][1024.0 * (1 << (2 * i))][0].busbw_gbps = {busbw[i]};

@@ -101,8 +101,7 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
   std::map<std::string, size_t> study_of;
   std::map<std::string, size_t> operation_order;
   std::map<size_t, std::set<std::string>> versions_seen;
-  std::map<size_t, std::set<std::string>> repeats;    // study -> its groups' "succeeded" or "succeeded/total"
-  std::map<size_t, std::optional<double>> kept_seen;  // study -> least freed_memory_kept_bytes so far
+  std::map<size_t, std::set<std::string>> repeats;  // study -> its groups' "succeeded" or "succeeded/total"
   for (const Group* g : ordered) {
     auto [it, fresh] = study_of.try_emplace(g->label(), data.studies.size());
     if (fresh) {
@@ -120,11 +119,11 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
       add_distinct(data.studies[s].version, versions_seen[s], version_of(*t, data.studies[s].implementation));
       if (data.studies[s].mpi_thread_level.empty())
         data.studies[s].mpi_thread_level = text_field(t->result, "mpi_thread_level");
+      auto& kept = data.studies[s].freed_memory_kept_bytes;
+      const auto said = static_cast<int64_t>(number(trial_environment(*t), "freed_memory_kept_bytes").value_or(0));
+      kept = std::min(kept.value_or(said), said);
       if (data.studies[s].engine) {
         add_requested(data.studies[s].requested, t->result);
-        const auto kept = number(trial_environment(*t), "freed_memory_kept_bytes").value_or(0);
-        auto& least = kept_seen[s];
-        least = std::min(least.value_or(kept), kept);
         if (auto copy = number(trial_environment(*t), "memory_copy_gbps_per_thread"); copy && *copy > 0)
           data.copy_gbps_per_thread[g->ranks].push_back(*copy);
       }
@@ -143,8 +142,6 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
   for (const auto& [s, counts] : repeats) {
     for (const auto& n : counts) data.n_text[s] += (data.n_text[s].empty() ? "" : ", ") + n;
   }
-  for (const auto& [s, kept] : kept_seen)
-    data.studies[s].freed_memory_kept_bytes = static_cast<int64_t>(kept.value_or(0));
   return data;
 }
 

@@ -36,9 +36,10 @@ struct CommStudy {
   std::string implementation;  // the result's `implementation` ("bare_mpi", "gloo"); "mtengine" for the engine
   std::string version;         // what its numbers depend on: "Open MPI v4.1.4", "PyTorch 2.15.0"
   std::map<std::string, CommAlgorithm> requested;  // per operation; empty where the library chose
-  // The largest freed block the engine kept in its heap for reuse, the least over its trials
-  // (environment.freed_memory_kept_bytes); 0 where one did not, or did not say.
-  int64_t freed_memory_kept_bytes = 0;
+  // The largest freed block the program kept in its heap for reuse, the least over the study's
+  // trials (environment.freed_memory_kept_bytes; a trial that did not say counts 0).
+  std::optional<int64_t> freed_memory_kept_bytes;
+  int64_t freed_memory_kept() const { return freed_memory_kept_bytes.value_or(0); }
   // The MPI thread level its results record ("single", "multiple"; the first seen), else "".
   std::string mpi_thread_level;
 };

@@ -80,10 +80,10 @@ std::string algorithm_note(const std::string& operation, const CommStudy& engine
 }
 
 // Why a busbw ratio above 1 can also be the engine's memory policy: freed scratch buffers stay in
-// its heap (its results say up to which size), while a peer runs with glibc's defaults. Empty where
-// the engine's results record no such policy.
-std::string freed_memory_note(const CommStudy& engine) {
-  if (engine.freed_memory_kept_bytes <= 0) return "";
+// its heap (its results say up to which size), while the peer runs with glibc's defaults. Empty
+// unless the engine's results record the policy and the peer's do not.
+std::string freed_memory_note(const CommStudy& engine, const CommStudy& peer) {
+  if (engine.freed_memory_kept() <= 0 || peer.freed_memory_kept() > 0) return "";
   return fmt::format(
       "The engine keeps freed memory blocks up to {} in its heap for reuse (its results' "
       "`environment.freed_memory_kept_bytes`); the peers run with glibc's defaults. Where the MPI library "
@@ -91,7 +91,7 @@ std::string freed_memory_note(const CommStudy& engine) {
       "reduce-scatter), those defaults hand the buffer back to the kernel when it is freed (a mapped block from "
       "32 MiB, or the top of the heap) and the next call faults its pages in afresh: there a ratio above 1 "
       "measures that policy as much as the collective.",
-      size_text(static_cast<double>(engine.freed_memory_kept_bytes)));
+      size_text(static_cast<double>(engine.freed_memory_kept())));
 }
 
 // What the MPI thread level costs a ratio: the engine runs MPI_THREAD_MULTIPLE, and a bare loop on
@@ -138,7 +138,7 @@ std::string render_goals(const CommData& data) {
     judged += c.judged();
     if (c.judged() && *c.goal < 1 && c.highest() > 1.2) {
       add_unique(explained, algorithm_note(c.series.operation, data.studies[c.engine]));
-      add_unique(explained, freed_memory_note(data.studies[c.engine]));
+      add_unique(explained, freed_memory_note(data.studies[c.engine], data.studies[c.peer]));
     }
     table.add_row({c.series.operation, c.series.variant, ranks_cell(data, c.series.ranks),
                    versioned(data.studies[c.engine]) + " ÷ " + versioned(data.studies[c.peer]),

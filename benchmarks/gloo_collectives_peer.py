@@ -15,6 +15,8 @@ factor; every output element of one more call on fresh inputs is checked, and an
 the program exit 1. A form torch.distributed does not offer (all_reduce and broadcast work in place
 only) or Gloo refuses is reported as a row with "unsupported": true and the reason, never dropped.
 Prints one line per row; rank 0 writes the rows as a result JSON (`rows`, as mtengine comm does).
+Freed memory is kept for reuse as mtengine keeps it (peer_environment.py), so a collective that
+allocates a scratch buffer per call is measured on the same terms on both sides.
 """
 import argparse
 import json
@@ -25,7 +27,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from peer_environment import default_threads, environment, gather_hostnames
+from peer_environment import default_threads, environment, gather_hostnames, keep_freed_memory_for_reuse
 
 # mtengine's table, in its order: in place, out of place, splits, per-rank blocks, busbw factor.
 OPS = {
@@ -217,6 +219,7 @@ def row_line(row):
 
 def main():
     a = parse_args()
+    keep_freed_memory_for_reuse()  # as mtengine does; recorded in the result's environment
     flush_denormal = torch.set_flush_denormal(True)
     threads = default_threads()
     torch.set_num_threads(threads)

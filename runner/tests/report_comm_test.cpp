@@ -170,7 +170,8 @@ TEST_CASE("report: a ratio well above 1 is explained by the freed memory the eng
   const std::string md = render_latest(kept).markdown;
   CHECK(contains(md,
                  "The engine keeps freed memory blocks up to 1 GiB in its heap for reuse (its results' "
-                 "`environment.freed_memory_kept_bytes`); the peers run with glibc's defaults."));
+                 "`environment.freed_memory_kept_bytes`); a peer whose results do not record that runs with "
+                 "glibc's defaults."));
   CHECK(contains(md, "there a ratio above 1 measures that policy as much as the collective.\n"));
 
   // One trial left glibc's thresholds to the user (0): the study as a whole does not claim the policy.

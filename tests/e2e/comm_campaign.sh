@@ -63,15 +63,19 @@ expect_eq "$(sql "select count(*) from comm_rows where unsupported = 0 and busbw
   $((3 * ENGINE_ROWS + GLOO_ROWS - 2)) "measured rows"
 expect_eq "$(sql "select count(*) from comm_rows where operation = 'all_to_all' and split = 'uneven' and bytes = 4100")" 4 "uneven all_to_all: rank 0 sends e + (0 + p) mod 2 to p"
 # The peers write the engine's result format, so the same schema holds them to it.
-python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$DB" <<'PY' || fail "peer results against the result schema"
+python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$DB" <<'PY' || fail "peer results: schema, MPI thread levels, freed-memory policy"
 import json, sqlite3, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 seen = set()
 levels = {}
+kept = {}
 for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from attempts where result_json is not null"):
     result = json.loads(text)
     if "rows" in result and result.get("implementation") != "gloo":
         levels.setdefault(result.get("implementation", "mtengine"), set()).add(result["mpi_thread_level"])
+    if "rows" in result and result.get("implementation") != "bare_mpi":
+        kept.setdefault(result.get("implementation", "mtengine"), set()).add(
+            result["environment"].get("freed_memory_kept_bytes"))
     try:
         jsonschema.validate(result, schema)
     except jsonschema.ValidationError as e:
@@ -80,6 +84,8 @@ for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from att
 assert seen == {"mtengine", "bare_mpi", "gloo"}, seen
 # The engine runs MPI_THREAD_MULTIPLE; the bare loop MPI_Init, or the engine's level when asked.
 assert levels == {"mtengine": {"multiple"}, "bare_mpi": {"single", "multiple"}}, levels
+# The Gloo peer keeps freed memory for reuse as the engine does, so both record the same policy.
+assert kept["gloo"] == kept["mtengine"] and len(kept["gloo"]) == 1 and kept["gloo"] != {None}, kept
 print("ok: every study's result fits schemas/result.schema.json:", sorted(seen))
 PY
 echo "PASS (rows)"

@@ -81,12 +81,14 @@ std::string algorithm_note(const std::string& operation, const CommStudy& engine
 
 // Why a busbw ratio above 1 can also be the engine's memory policy: freed scratch buffers stay in
 // its heap (its results say up to which size), while the peer runs with glibc's defaults. Empty
-// unless the engine's results record the policy and the peer's do not.
+// unless the engine's results record the policy and the peer's do not (a peer that records it too,
+// as the Gloo peer does, is measured on the same terms).
 std::string freed_memory_note(const CommStudy& engine, const CommStudy& peer) {
   if (engine.freed_memory_kept() <= 0 || peer.freed_memory_kept() > 0) return "";
   return fmt::format(
       "The engine keeps freed memory blocks up to {} in its heap for reuse (its results' "
-      "`environment.freed_memory_kept_bytes`); the peers run with glibc's defaults. Where the MPI library "
+      "`environment.freed_memory_kept_bytes`); a peer whose results do not record that runs with glibc's "
+      "defaults. Where the MPI library "
       "allocates a scratch buffer as large as the message in every call (Open MPI's in-place all-reduce and its "
       "reduce-scatter), those defaults hand the buffer back to the kernel when it is freed (a mapped block from "
       "32 MiB, or the top of the heap) and the next call faults its pages in afresh: there a ratio above 1 "

@@ -263,17 +263,45 @@ TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs
   // Against bare MPI every curve misses 0.95 at 1 MiB; against Gloo both measurable curves meet 5×.
   CHECK(contains(
       summary,
-      "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on "
-      "0 of 3 curves (2 ranks: 0 of 3; 4 ranks ⚠oversubscribed: not judged); below 1 MiB, the engine's latency is "
+      "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on 0 of 3 curves, "
+      "missed on 3, undecided on 0 (2 ranks: met 0, missed 3, undecided 0; 4 ranks ⚠oversubscribed: not judged); "
+      "below 1 MiB, the engine's latency is "
       "1.00× the peer's.\n"));
-  CHECK(
-      contains(summary,
-               "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 2 of "
-               "2 curves (2 ranks: 2 of 2; 4 ranks ⚠oversubscribed: not judged); below 1 MiB, the engine's latency is "
-               "0.20× the peer's.\n"));
+  CHECK(contains(summary,
+                 "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 2 of 2 curves, "
+                 "missed on 0, undecided on 0 (2 ranks: met 2, missed 0, undecided 0; 4 ranks ⚠oversubscribed: not "
+                 "judged); below 1 MiB, the engine's latency is "
+                 "0.20× the peer's.\n"));
   CHECK(
       contains(summary, "- ⚠oversubscribed: collectives at 4 ranks ran more ranks × threads than the node has cores"));
   CHECK(contains(summary, "- Collective measurements with fewer than 5 successful repeats (n = 3)"));
+}
+
+TEST_CASE("report: a curve whose ratio's spread straddles the goal is counted undecided, not missed") {
+  // The engine's busbw swings ±40 % between repeats: at 1 MiB its ratio to the bare loop, 0.90, has a
+  // spread reaching past 0.95, so no curve is clearly below the goal, and none clearly clears it.
+  ReportFixture f("comm_undecided.sqlite");
+  f.campaign("c1", "comm");
+  const double swing[] = {0.6, 1.0, 1.4};
+  for (int r = 0; r < 3; ++r) {
+    FixtureTrial engine = comm_trial("mtengine", 2, r);
+    for (auto& row : engine.result["rows"]) {
+      if (!row.contains("busbw_gbps")) continue;
+      row["busbw_gbps"] = row["busbw_gbps"].get<double>() * swing[r];
+      row["algbw_gbps"] = row["algbw_gbps"].get<double>() * swing[r];
+      row["latency_us"] = row["latency_us"].get<double>() / swing[r];
+    }
+    f.trial(engine);
+    f.trial(comm_trial("bare_mpi", 2, r));
+  }
+  const std::string md = render_latest(f).markdown;
+  const std::string summary = md.substr(0, md.find("## Communication"));
+  CHECK(contains(summary,
+                 "goal ≥ 0.95× met on 0 of 3 curves, missed on 0, undecided on 3 (2 ranks: met 0, "
+                 "missed 0, undecided 3)"));
+  CHECK(contains(md,
+                 "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI v4.1.4) | 2 | "
+                 "0.90 | 8.02 | ≥ 0.95× | undecided ≈ at 1 of 2 sizes |"));
 }
 
 TEST_CASE("report: cliffs, oversubscribed rank counts and unsupported forms are shown") {

@@ -22,26 +22,41 @@ std::string ranks_list(const std::set<int>& ranks) {
   return out;
 }
 
+// Curves of one rank count by verdict: a curve misses its goal when some size lies clearly below it,
+// and is undecided when none does but some size's spread straddles it.
+struct CurveVerdicts {
+  int met = 0, missed = 0, undecided = 0;
+  int judged() const { return met + missed + undecided; }
+  void add(const CurveVerdicts& o) {
+    met += o.met;
+    missed += o.missed;
+    undecided += o.undecided;
+  }
+};
+
 struct PairTally {
   double lowest = 0, highest = 0;
-  std::map<int, std::pair<int, int>> per_ranks;  // ranks -> curves that met the goal, curves judged
-  std::vector<double> latency_ratios;            // below kRatioMinBytes, every curve
+  std::map<int, CurveVerdicts> per_ranks;  // curves with a goal, by rank count
+  std::vector<double> latency_ratios;      // below kRatioMinBytes, every curve
 };
+
+std::string verdicts_text(const CurveVerdicts& v) {
+  return fmt::format("met {}, missed {}, undecided {}", v.met, v.missed, v.undecided);
+}
 
 std::string pair_text(const CommData& data, size_t engine, size_t peer, const PairTally& t) {
   const CommStudy& p = data.studies[peer];
   const auto goal = peer_goal(p.implementation);
-  int met = 0, judged = 0;
+  CurveVerdicts all;
   std::string per_ranks;
   std::set<int> shared_ranks;
-  for (const auto& [ranks, counts] : t.per_ranks) {
+  for (const auto& [ranks, verdicts] : t.per_ranks) {
     if (data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks)) {
       shared_ranks.insert(ranks);
       continue;
     }
-    met += counts.first;
-    judged += counts.second;
-    per_ranks += fmt::format("{}{} ranks: {} of {}", per_ranks.empty() ? "" : "; ", ranks, counts.first, counts.second);
+    all.add(verdicts);
+    per_ranks += fmt::format("{}{} ranks: {}", per_ranks.empty() ? "" : "; ", ranks, verdicts_text(verdicts));
   }
   if (!shared_ranks.empty()) {
     per_ranks += fmt::format("{}{} ranks {}: not judged", per_ranks.empty() ? "" : "; ", ranks_list(shared_ranks),
@@ -55,8 +70,9 @@ std::string pair_text(const CommData& data, size_t engine, size_t peer, const Pa
                           ratio_range_text(t.latency_ratios));
   if (!goal)
     return fmt::format("{}: busbw ratio {}–{} (no goal){}", who, fixed(t.lowest, 2), fixed(t.highest, 2), latency);
-  return fmt::format("{}: busbw ratio {}–{}, goal ≥ {}× met on {} of {} curves ({}){}", who, fixed(t.lowest, 2),
-                     fixed(t.highest, 2), fixed(*goal, 2), met, judged, per_ranks, latency);
+  return fmt::format("{}: busbw ratio {}–{}, goal ≥ {}× met on {} of {} curves, missed on {}, undecided on {} ({}){}",
+                     who, fixed(t.lowest, 2), fixed(t.highest, 2), fixed(*goal, 2), all.met, all.judged(), all.missed,
+                     all.undecided, per_ranks, latency);
 }
 
 }  // namespace
@@ -70,9 +86,12 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
     PairTally& t = it->second;
     t.lowest = std::min(t.lowest, c.lowest());
     t.highest = std::max(t.highest, c.highest());
-    auto& counts = t.per_ranks[c.series.ranks];
-    counts.first += c.goal && c.sizes_below_goal() == 0 && c.sizes_undecided() == 0 ? 1 : 0;
-    counts.second += c.goal ? 1 : 0;
+    if (c.goal) {
+      auto& verdicts = t.per_ranks[c.series.ranks];  // oversubscribed rank counts are set aside in the text
+      if (c.sizes_below_goal() > 0) ++verdicts.missed;
+      else if (c.sizes_undecided() > 0) ++verdicts.undecided;
+      else ++verdicts.met;
+    }
     t.latency_ratios.insert(t.latency_ratios.end(), c.latency_ratios.begin(), c.latency_ratios.end());
   }
   if (!tallies.empty()) {
@@ -84,8 +103,10 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
     out.headline = fmt::format(
         "**Collectives** (see [Communication](#communication)): the engine against its peers at every message "
         "size from {}, a curve being one operation, variant and rank count; a goal is met on a curve when the "
-        "ratio's whole spread clears it at every such size, and only rank counts that did not oversubscribe the "
-        "cores are judged. {} in all curves (busbw more than {} below the next smaller size).\n\n{}\n",
+        "ratio's whole spread clears it at every such size, missed when the whole spread lies below it at some "
+        "size, and undecided otherwise (the spread straddles it: more repeats or a quieter machine would tell), "
+        "and only rank counts that did not oversubscribe the cores are judged. {} in all curves (busbw more than {} "
+        "below the next smaller size).\n\n{}\n",
         size_text(kRatioMinBytes), cliffs == 1 ? std::string("1 cliff") : fmt::format("{} cliffs", cliffs),
         percent(kCliffDrop, 0), pairs);
   }

@@ -123,11 +123,11 @@ TEST_CASE("report: peers side by side, ratios at 1 MiB and up, verdicts against 
   CHECK(contains(md,
                  "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `gloo` (PyTorch 2.15.0) | 2 | "
                  "6.00 | 10.00 | ≥ 5.00× | met ✓ |"));
-  // Below 1 MiB there is no ratio; at 1 MiB the ratio carries the spread of both sides.
+  // Below 1 MiB there is no ratio; at 1 MiB the ratio carries its 95 % interval from both sides' repeats.
   CHECK(contains(md, "| 2 | in_place | 256 KiB | 1.000 ± 0.010 | 1.000 ± 0.010 | 0.200 ± 0.002 | - | - |"));
   CHECK(contains(md,
-                 "| 2 | in_place | 1 MiB | 1.800 ± 0.018 | 2.000 ± 0.020 | 0.300 ± 0.003 | 0.90 ± 0.01 ✗ | "
-                 "6.00 ± 0.08 ✓ |"));
+                 "| 2 | in_place | 1 MiB | 1.800 ± 0.018 | 2.000 ± 0.020 | 0.300 ± 0.003 | 0.90 (0.88–0.92) ✗ | "
+                 "6.00 (5.87–6.14) ✓ |"));
   CHECK(contains(md, "Met in "));
 }
 
@@ -277,9 +277,10 @@ TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs
   CHECK(contains(summary, "- Collective measurements with fewer than 5 successful repeats (n = 3)"));
 }
 
-TEST_CASE("report: a curve whose ratio's spread straddles the goal is counted undecided, not missed") {
-  // The engine's busbw swings ±40 % between repeats: at 1 MiB its ratio to the bare loop, 0.90, has a
-  // spread reaching past 0.95, so no curve is clearly below the goal, and none clearly clears it.
+TEST_CASE("report: a curve whose ratio's interval straddles the goal is counted undecided, not missed") {
+  // The engine's busbw swings ±40 % between 3 repeats: at 1 MiB its ratio to the bare loop, 0.90, has a
+  // 95 % interval reaching past 0.95 (at 4 MiB, 8.02, one reaching below it), so no curve is clearly
+  // below the goal, and none clearly clears it.
   ReportFixture f("comm_undecided.sqlite");
   f.campaign("c1", "comm");
   const double swing[] = {0.6, 1.0, 1.4};
@@ -301,7 +302,7 @@ TEST_CASE("report: a curve whose ratio's spread straddles the goal is counted un
                  "missed 0, undecided 3)"));
   CHECK(contains(md,
                  "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI v4.1.4) | 2 | "
-                 "0.90 | 8.02 | ≥ 0.95× | undecided ≈ at 1 of 2 sizes |"));
+                 "0.90 | 8.02 | ≥ 0.95× | undecided ≈ at 2 of 2 sizes |"));
 }
 
 TEST_CASE("report: cliffs, oversubscribed rank counts and unsupported forms are shown") {
@@ -350,9 +351,22 @@ TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
   auto r = busbw_ratio(engine, peer);
   REQUIRE(r);
   CHECK(r->ratio == doctest::Approx(2.0));
-  CHECK(*r->uncertainty == doctest::Approx(0.0));
+  REQUIRE(r->ci95);  // no spread on either side: the interval is the ratio itself
+  CHECK(r->ci95->low == doctest::Approx(2.0));
+  CHECK(r->ci95->high == doctest::Approx(2.0));
+  // More repeats of the same spread narrow the interval (a spread of the repeats would not).
+  engine.busbw_gbps = {1.8, 2.2, 1.8, 2.2};
+  peer.busbw_gbps = {0.9, 1.1, 0.9, 1.1};
+  const Interval four = *busbw_ratio(engine, peer)->ci95;
+  engine.busbw_gbps.insert(engine.busbw_gbps.end(), {1.8, 2.2, 1.8, 2.2, 1.8, 2.2, 1.8, 2.2});
+  peer.busbw_gbps.insert(peer.busbw_gbps.end(), {0.9, 1.1, 0.9, 1.1, 0.9, 1.1, 0.9, 1.1});
+  const Interval twelve = *busbw_ratio(engine, peer)->ci95;
+  CHECK(four.low < 2.0);
+  CHECK(four.high > 2.0);
+  CHECK(twelve.high - twelve.low < (four.high - four.low) / 2);
   peer.busbw_gbps = {1.0};
-  CHECK_FALSE(busbw_ratio(engine, peer)->uncertainty);  // one repeat: no spread to speak of
+  CHECK_FALSE(busbw_ratio(engine, peer)->ci95);  // one repeat: no interval to speak of
+  CHECK_FALSE(busbw_ratio(engine, peer)->repeated);
   CHECK_FALSE(busbw_ratio(engine, CommPoint{}));
 
   CommData data;
@@ -374,12 +388,24 @@ TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
   CHECK_FALSE(peer_goal("nccl-tests"));
 }
 
-TEST_CASE("report: a size meets a goal only when the ratio's whole spread clears it") {
-  CHECK(goal_mark({1.50, 0.10}, 0.95) == GoalMark::Met);
-  CHECK(goal_mark({0.95, std::nullopt}, 0.95) == GoalMark::Met);
-  CHECK(goal_mark({0.95, 0.43}, 0.95) == GoalMark::Undecided);  // 0.52–1.38 straddles the goal
-  CHECK(goal_mark({1.10, 0.20}, 0.95) == GoalMark::Undecided);
-  CHECK(goal_mark({0.50, 0.10}, 0.95) == GoalMark::Missed);
+TEST_CASE("report: a size meets a goal only when the ratio's whole interval clears it") {
+  auto ratio = [](double value, std::optional<Interval> ci, bool repeated = true) {
+    CommRatio r;
+    r.ratio = value;
+    r.repeated = repeated;
+    r.ci95 = ci;
+    return r;
+  };
+  CHECK(goal_mark(ratio(1.50, Interval{1.40, 1.60}), 0.95) == GoalMark::Met);
+  CHECK(goal_mark(ratio(0.95, Interval{0.95, 0.95}), 0.95) == GoalMark::Met);
+  CHECK(goal_mark(ratio(0.95, Interval{0.52, 1.38}), 0.95) == GoalMark::Undecided);
+  CHECK(goal_mark(ratio(1.10, Interval{0.90, 1.30}), 0.95) == GoalMark::Undecided);
+  CHECK(goal_mark(ratio(0.50, Interval{0.40, 0.60}), 0.95) == GoalMark::Missed);
+  // Repeated, but the peer's mean is not clearly away from zero: nothing is settled.
+  CHECK(goal_mark(ratio(2.00, std::nullopt), 0.95) == GoalMark::Undecided);
+  // One repeat on a side: no interval, and the ratio itself decides.
+  CHECK(goal_mark(ratio(0.95, std::nullopt, false), 0.95) == GoalMark::Met);
+  CHECK(goal_mark(ratio(0.90, std::nullopt, false), 0.95) == GoalMark::Missed);
   CHECK(std::string(goal_mark_text(GoalMark::Undecided)) == "≈");
 }
 
@@ -394,7 +420,7 @@ TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a 
   // At 4 ranks the ratio cells carry no verdict mark.
   const size_t row = md.find("| 4 ⚠oversubscribed | in_place | 1 MiB |");
   REQUIRE(row != std::string::npos);
-  CHECK(contains(md.substr(row, md.find('\n', row) - row + 1), "| 0.90 ± 0.01 | 6.00 ± 0.08 |\n"));
+  CHECK(contains(md.substr(row, md.find('\n', row) - row + 1), "| 0.90 (0.88–0.92) | 6.00 (5.87–6.14) |\n"));
   const auto plot = std::find_if(report.plots.begin(), report.plots.end(),
                                  [](const Plot& p) { return p.file == "comm_all_reduce_in_place_busbw.svg"; });
   REQUIRE(plot != report.plots.end());

@@ -155,17 +155,21 @@ std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& p
   if (engine.busbw_gbps.empty() || peer.busbw_gbps.empty()) return std::nullopt;
   const double e = mean(engine.busbw_gbps), p = mean(peer.busbw_gbps);
   if (!(p > 0)) return std::nullopt;
-  CommRatio r{e / p, std::nullopt};
-  auto cv_e = coefficient_of_variation(engine.busbw_gbps), cv_p = coefficient_of_variation(peer.busbw_gbps);
-  if (cv_e && cv_p) r.uncertainty = r.ratio * std::sqrt(*cv_e * *cv_e + *cv_p * *cv_p);
+  CommRatio r;
+  r.ratio = e / p;
+  r.repeated = engine.busbw_gbps.size() >= 2 && peer.busbw_gbps.size() >= 2;
+  r.ci95 = ratio_confidence_interval(engine.busbw_gbps, peer.busbw_gbps);
   return r;
 }
 
 GoalMark goal_mark(const CommRatio& r, double goal) {
-  const double spread = r.uncertainty.value_or(0);
-  if (r.ratio - spread >= goal) return GoalMark::Met;
-  if (r.ratio + spread < goal) return GoalMark::Missed;
-  return GoalMark::Undecided;
+  if (r.ci95) {
+    if (r.ci95->low >= goal) return GoalMark::Met;
+    if (r.ci95->high < goal) return GoalMark::Missed;
+    return GoalMark::Undecided;
+  }
+  if (r.repeated) return GoalMark::Undecided;
+  return r.ratio >= goal ? GoalMark::Met : GoalMark::Missed;
 }
 
 const char* goal_mark_text(GoalMark mark) {

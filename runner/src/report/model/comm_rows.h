@@ -82,14 +82,17 @@ inline constexpr double kRatioMinBytes = 1 << 20;
 inline constexpr double kCliffDrop = 0.30;
 
 struct CommRatio {
-  double ratio = 0;                   // mean busbw of the engine ÷ the peer's
-  std::optional<double> uncertainty;  // ratio × √(cv_engine² + cv_peer²), when both have n ≥ 2
+  double ratio = 0;              // mean busbw of the engine ÷ the peer's
+  bool repeated = false;         // both sides measured it in two or more repeats
+  std::optional<Interval> ci95;  // of the ratio of means, Fieller, when repeated and bounded
 };
 // Engine ÷ peer busbw at one size; nullopt unless both measured it.
 std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& peer);
 
-// Where a ratio with its spread lies against a goal: all of ratio ± spread at or above it (met),
-// all of it below (missed), or the spread straddling it (undecided).
+// Where a ratio lies against a goal: its whole 95 % interval at or above it (met), all of it below
+// (missed), or the interval straddling it (undecided; more repeats narrow it, where a spread of the
+// repeats themselves would not). Repeated without a bounded interval (the peer's mean not clearly
+// away from zero) is undecided; a side with one repeat has no interval, and the ratio itself decides.
 enum class GoalMark { Met, Missed, Undecided };
 GoalMark goal_mark(const CommRatio& ratio, double goal);
 // "✓", "✗", "≈".
@@ -107,8 +110,8 @@ struct CommGoalCheck {
   std::optional<double> goal;
   bool oversubscribed = false;
   bool judged() const { return goal && !oversubscribed; }
-  size_t sizes_below_goal() const;  // clearly below (the whole spread); 0 when not judged
-  size_t sizes_undecided() const;   // the spread straddles the goal; 0 when not judged
+  size_t sizes_below_goal() const;  // clearly below (the whole interval); 0 when not judged
+  size_t sizes_undecided() const;   // the interval straddles the goal; 0 when not judged
   bool met() const { return judged() && sizes_below_goal() == 0 && sizes_undecided() == 0; }
   double lowest() const;
   double highest() const;

@@ -150,9 +150,12 @@ std::string render_goals(const CommData& data) {
   std::string out = fmt::format(
       "### Goals at ≥ {}\n\nThe engine against each peer: busbw ratio (mean ÷ mean over the repeats) at every "
       "message size from {} that both measured. Goals: ≥ 0.95× bare MPI (at most 5 % overhead over the MPI "
-      "library itself) and ≥ 5× Gloo, at every such size; a size meets it (✓) only when the whole ratio ± spread "
-      "lies at or above the goal, misses it (✗) when all of it lies below, and is undecided (≈) when the spread "
-      "straddles it. Rank counts that oversubscribed the cores are not judged: there the bare loop spins while "
+      "library itself) and ≥ 5× Gloo, at every such size; a size meets it (✓) only when the ratio's whole 95 % "
+      "confidence interval (Fieller, over the repeats; in parentheses beside each ratio in the tables below) lies at "
+      "or above the "
+      "goal, misses it (✗) when all of it lies below, and is undecided (≈) when the interval straddles it: more "
+      "repeats would narrow it. Rank counts that oversubscribed the cores are not judged: there the bare loop spins "
+      "while "
       "the engine yields the core, so the ratio measures the scheduler. Met in {} of {} judged comparisons. Below "
       "{} the table gives the engine's latency ÷ the peer's (lower is better): there a call costs its fixed "
       "overhead, not bandwidth.\n\n",
@@ -177,7 +180,8 @@ std::string ratio_cell(double bytes, const CommPoint* ours, const CommPoint* the
   if (bytes < kRatioMinBytes || !ours || !theirs) return "-";
   auto r = busbw_ratio(*ours, *theirs);
   if (!r) return "-";
-  std::string out = fixed(r->ratio, 2) + (r->uncertainty ? " ± " + fixed(*r->uncertainty, 2) : "");
+  std::string out = fixed(r->ratio, 2);
+  if (r->ci95) out += " (" + fixed(r->ci95->low, 2) + "–" + fixed(r->ci95->high, 2) + ")";
   if (goal && !oversubscribed) out += std::string(" ") + goal_mark_text(goal_mark(*r, *goal));
   return out;
 }
@@ -331,8 +335,9 @@ std::string render_comm_rows(const std::vector<const Group*>& groups, const Prov
   out += render_cliffs(data, cliffs);
   out += render_unsupported(data);
   out += fmt::format(
-      "{}\n\n- Ratios are the engine's mean busbw ÷ the peer's, ± the spread of both (ratio × √(CV₁² + CV₂²)), "
-      "from {} on; ✓ meets the goal against that peer, ✗ misses it.\n- ⚠cliff: busbw more than {} below the next "
+      "{}\n\n- Ratios are the engine's mean busbw ÷ the peer's, with their 95 % confidence interval (Fieller, over "
+      "the repeats) in parentheses, from {} on; ✓ meets the goal against that peer (the whole interval at or above "
+      "it), ✗ misses it (all of it below), ≈ undecided.\n- ⚠cliff: busbw more than {} below the next "
       "smaller size of the same curve.\n- Wrong values (✗) are output elements that failed the check; a run with "
       "any fails, so its timing is not used.\n\n",
       kCellLegend, size_text(kRatioMinBytes), percent(kCliffDrop, 0));

@@ -23,7 +23,7 @@ std::string ranks_list(const std::set<int>& ranks) {
 }
 
 // Curves of one rank count by verdict: a curve misses its goal when some size lies clearly below it,
-// and is undecided when none does but some size's spread straddles it.
+// and is undecided when none does but some size's interval straddles it.
 struct CurveVerdicts {
   int met = 0, missed = 0, undecided = 0;
   int judged() const { return met + missed + undecided; }
@@ -103,8 +103,8 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
     out.headline = fmt::format(
         "**Collectives** (see [Communication](#communication)): the engine against its peers at every message "
         "size from {}, a curve being one operation, variant and rank count; a goal is met on a curve when the "
-        "ratio's whole spread clears it at every such size, missed when the whole spread lies below it at some "
-        "size, and undecided otherwise (the spread straddles it: more repeats or a quieter machine would tell), "
+        "ratio's whole 95 % confidence interval clears it at every such size, missed when the whole interval lies "
+        "below it at some size, and undecided otherwise (the interval straddles it: more repeats would narrow it), "
         "and only rank counts that did not oversubscribe the cores are judged. {} in all curves (busbw more than {} "
         "below the next smaller size).\n\n{}\n",
         size_text(kRatioMinBytes), cliffs == 1 ? std::string("1 cliff") : fmt::format("{} cliffs", cliffs),

@@ -359,6 +359,35 @@ static void file_field(const char* path, const char* key, char* out, size_t size
   fclose(f);
 }
 
+/* The CPU's instruction sets that matter here, named and ordered as mtengine records them
+ * (`cpu_isa`), so that a report tells the same machine apart from another alike. */
+static void cpu_isa(char* out, size_t size) {
+  static const char* const kFlags[][2] = {{"amx_tile", "amx"},    {"avx512_bf16", "avx512_bf16"},
+                                          {"avx512f", "avx512f"}, {"avx2", "avx2"},
+                                          {"fma", "fma"},         {"avx", "avx"},
+                                          {"sse4_2", "sse4.2"}};
+  char line[16384], padded[16386];
+  out[0] = 0;
+  FILE* f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  while (fgets(line, sizeof line, f)) { /* a flags line runs to a couple of thousand characters */
+    if (strncmp(line, "flags", 5)) continue;
+    char* value = strchr(line, ':');
+    if (!value) break;
+    value[strcspn(value, "\n")] = 0;
+    snprintf(padded, sizeof padded, " %s ", value + 1);
+    for (size_t i = 0; i < sizeof kFlags / sizeof kFlags[0]; ++i) {
+      char word[32];
+      snprintf(word, sizeof word, " %s ", kFlags[i][0]);
+      if (!strstr(padded, word)) continue;
+      size_t used = strlen(out);
+      snprintf(out + used, size - used, "%s%s", used ? " " : "", kFlags[i][1]);
+    }
+    break;
+  }
+  fclose(f);
+}
+
 static void json_string(FILE* f, const char* text) {
   fputc('"', f);
   for (const unsigned char* p = (const unsigned char*)text; *p; ++p) {
@@ -388,12 +417,16 @@ static void write_hosts(FILE* f) {
 }
 
 static void write_environment(FILE* f) {
-  char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = {0}, cpu[256], vendor[64], os[256], mem[64];
+  char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = {0}, cpu[256], vendor[64], family[16], number[16], isa[128], os[256],
+       mem[64];
   int length = 0;
   MPI_Get_library_version(mpi, &length);
   mpi[strcspn(mpi, "\n,")] = 0; /* "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4" */
   file_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
   file_field("/proc/cpuinfo", "vendor_id", vendor, sizeof vendor);
+  file_field("/proc/cpuinfo", "cpu family", family, sizeof family);
+  file_field("/proc/cpuinfo", "model\t", number, sizeof number); /* not "model name" */
+  cpu_isa(isa, sizeof isa);
   file_field("/etc/os-release", "PRETTY_NAME", os, sizeof os);
   file_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
   struct utsname u;
@@ -418,6 +451,9 @@ static void write_environment(FILE* f) {
   json_string(f, cpu);
   fputs(", \"cpu_vendor\": ", f);
   json_string(f, vendor);
+  if (family[0] && number[0]) fprintf(f, ", \"cpu_family\": %d, \"cpu_model_number\": %d", atoi(family), atoi(number));
+  fputs(", \"cpu_isa\": ", f);
+  json_string(f, isa);
   fprintf(f, ", \"cpu_cores\": %ld, \"memory_mib\": %lld, \"threads_per_rank\": 1}", sysconf(_SC_NPROCESSORS_ONLN),
           atoll(mem) / 1024);
 }

@@ -158,3 +158,36 @@ TEST_CASE("machine: the conditions say which library ran the dense layers' GEMMs
   // The measured speeds vary per launch: they do not split one build on one machine into stacks.
   CHECK_FALSE(contains(md, "mixed results"));
 }
+
+TEST_CASE("machine: a program that records less of the same machine does not make it a second machine") {
+  auto epyc = [](int family, int model) {
+    return nlohmann::json{
+        {"cpu_model", "AMD EPYC"},          {"cpu_family", family}, {"cpu_model_number", model}, {"cpu_cores", 2},
+        {"cpu_isa", "avx2 fma avx sse4.2"}, {"blas_vendor", "MKL"}, {"blas_version", "2024.2"}};
+  };
+  // A bare peer records the CPU's name and cores, no family, ISA or BLAS.
+  const nlohmann::json bare = {{"cpu_model", "AMD EPYC"}, {"cpu_cores", 2}};
+  ReportFixture one("one_machine.sqlite");
+  one.campaign("c1");
+  FixtureTrial engine = train_trial("engine", "ddp", 1, 0, 1000, 40, 500);
+  engine.result["environment"] = epyc(25, 1);
+  one.trial(engine);
+  FixtureTrial peer = train_trial("peer", "ddp", 1, 0, 1000, 40, 500);
+  peer.result["environment"] = bare;
+  one.trial(peer);
+  CHECK(contains(render_latest(one).markdown,
+                 "Ran on AMD EPYC (family 25 model 1), 2 logical CPUs (avx2 fma avx sse4.2), MKL 2024.2.\n"));
+
+  // Beside two EPYCs of different families, the bare record could be either: it stays on its own.
+  ReportFixture two("two_machines.sqlite");
+  two.campaign("c1");
+  two.trial(engine);
+  FixtureTrial zen5 = train_trial("engine", "ddp", 1, 1, 1000, 40, 500);
+  zen5.result["environment"] = epyc(26, 2);
+  two.trial(zen5);
+  two.trial(peer);
+  CHECK(contains(render_latest(two).markdown,
+                 "Ran on 3 machines: AMD EPYC (family 25 model 1), 2 logical CPUs (avx2 fma avx sse4.2), MKL 2024.2; "
+                 "AMD EPYC (family 26 model 2), 2 logical CPUs (avx2 fma avx sse4.2), MKL 2024.2; AMD EPYC, 2 logical "
+                 "CPUs.\n"));
+}

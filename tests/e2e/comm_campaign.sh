@@ -63,16 +63,21 @@ expect_eq "$(sql "select count(*) from comm_rows where unsupported = 0 and busbw
   $((3 * ENGINE_ROWS + GLOO_ROWS - 2)) "measured rows"
 expect_eq "$(sql "select count(*) from comm_rows where operation = 'all_to_all' and split = 'uneven' and bytes = 4100")" 4 "uneven all_to_all: rank 0 sends e + (0 + p) mod 2 to p"
 # The peers write the engine's result format, so the same schema holds them to it.
-python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$DB" <<'PY' || fail "peer results: schema, MPI thread levels, freed-memory policy"
+python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$DB" <<'PY' || fail "peer results: schema, machine, MPI thread levels, freed-memory policy"
 import json, sqlite3, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 seen = set()
 levels = {}
 kept = {}
+hardware = {}
 for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from attempts where result_json is not null"):
     result = json.loads(text)
     if "rows" in result and result.get("implementation") != "gloo":
         levels.setdefault(result.get("implementation", "mtengine"), set()).add(result["mpi_thread_level"])
+    if "rows" in result:
+        env = result["environment"]
+        hardware.setdefault(result.get("implementation", "mtengine"), set()).add(
+            (env["cpu_model"], env.get("cpu_family"), env.get("cpu_model_number"), env.get("cpu_isa")))
     if "rows" in result and result.get("implementation") != "bare_mpi":
         kept.setdefault(result.get("implementation", "mtengine"), set()).add(
             result["environment"].get("freed_memory_kept_bytes"))
@@ -84,6 +89,8 @@ for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from att
 assert seen == {"mtengine", "bare_mpi", "gloo"}, seen
 # The engine runs MPI_THREAD_MULTIPLE; the bare loop MPI_Init, or the engine's level when asked.
 assert levels == {"mtengine": {"multiple"}, "bare_mpi": {"single", "multiple"}}, levels
+# Every program describes the one machine alike, so the report names one machine.
+assert len(set().union(*hardware.values())) == 1, hardware
 # The Gloo peer keeps freed memory for reuse as the engine does, so both record the same policy.
 assert kept["gloo"] == kept["mtengine"] and len(kept["gloo"]) == 1 and kept["gloo"] != {None}, kept
 print("ok: every study's result fits schemas/result.schema.json:", sorted(seen))
@@ -96,6 +103,7 @@ echo "PASS (rows)"
 capture "$MTRUN" --db "$DB" report --allow-mixed --keep-disturbed
 expect_eq "$RC" 0 "report exit code"
 expect_contains "$OUT" "## Communication" "comm section"
+expect_eq "$(grep -c '^Ran on [0-9]* machines' <<<"$OUT")" 0 "one machine, however much each program recorded of it"
 expect_contains "$OUT" "### Goals at ≥ 1 MiB" "goals table"
 expect_contains "$OUT" "÷ \`bare_mpi\` (Open MPI" "ratio against bare MPI with its version"
 expect_contains "$OUT" "÷ \`gloo\` (PyTorch 2." "ratio against Gloo with its version"

@@ -12,6 +12,7 @@
 #include "report/sections/environment_section.h"
 #include "report/sections/failures_section.h"
 #include "report/sections/fault_tolerance_section.h"
+#include "report/sections/machine_line.h"
 #include "report/model/machine_context.h"
 #include "report/render/markdown_table.h"
 #include "report/sections/memory_section.h"
@@ -31,35 +32,6 @@ namespace {
 
 bool always(const ReportModel&) { return true; }
 bool has_training(const ReportModel& m) { return !m.training.empty(); }
-
-// "Ran on Intel(R) Xeon(R) Processor (family 6 model 143), 2 logical CPUs (amx avx512_bf16 …), MKL
-// 2024.2." from what the results recorded, each distinct machine once; "" when none recorded one.
-// CPU figures are only comparable on the same machine, so the reader learns it before any number;
-// the family and model number tell apart CPUs that VMs name alike ("AMD EPYC": Zen 3, 4 and 5).
-std::string machine_line(const ReportData& data) {
-  std::vector<std::string> machines;
-  for (const auto& trial : data.trials) {
-    const auto environment = trial_environment(trial);
-    const std::string model = environment_text(environment, "cpu_model");
-    if (model.empty()) continue;
-    std::string text = model;
-    const std::string family = environment_text(environment, "cpu_family");
-    const std::string number = environment_text(environment, "cpu_model_number");
-    if (!family.empty() && !number.empty()) text += fmt::format(" (family {} model {})", family, number);
-    if (const auto cores = environment_text(environment, "cpu_cores"); !cores.empty())
-      text += fmt::format(", {} logical CPU{}", cores, cores == "1" ? "" : "s");
-    if (const auto isa = environment_text(environment, "cpu_isa"); !isa.empty()) text += " (" + isa + ")";
-    const std::string blas = environment_text(environment, "blas_vendor");
-    if (!blas.empty() && blas != kNotRecorded)
-      text += ", " + blas + " " + environment_text(environment, "blas_version");
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    if (std::find(machines.begin(), machines.end(), text) == machines.end()) machines.push_back(text);
-  }
-  if (machines.empty()) return "";
-  std::string out = machines.size() == 1 ? "Ran on " : fmt::format("Ran on {} machines: ", machines.size());
-  for (size_t i = 0; i < machines.size(); ++i) out += (i ? "; " : "") + machines[i];
-  return out + ".\n\n";
-}
 
 void header(const ReportModel& m, RenderedReport& r) {
   const ReportData& data = *m.data;

@@ -5,16 +5,20 @@
 #
 #   benchmarks/cpu_reports.sh [--suffix S] [--dry-run] [EXPERIMENT...]
 #
-# EXPERIMENT names a file in experiments/ (default: step_profile_cpu ddp_vs_pytorch comm_cpu).
+# EXPERIMENT names a file in experiments/ (default: step_profile_cpu ddp_vs_pytorch comm_cpu
+# comm_goal_cpu).
 # The suffix keeps one CPU's reports from overwriting another's; by default it follows from
 # /proc/cpuinfo: "" on Intel, _epyc on AMD Zen 3, _epyc_zen4 on Zen 4, _epyc_zen5 on Zen 5 (VMs
 # name all three "AMD EPYC": family and model number tell them apart). A CPU none of these fits
 # needs --suffix. --dry-run prints what would run. Each campaign runs into a fresh database and
 # replaces the committed one only once it has finished; trials wait up to 30 s for a quiet machine.
-# About 8 + 40 + 10 minutes on an idle 2-vCPU VM: run nothing else meanwhile.
+# It starts only from a committed tree whose programs were built from HEAD: the reports carry that
+# revision as their provenance.
+# About 8 + 40 + 17 + 8 minutes on an idle 2-vCPU VM: run nothing else meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MTRUN=${MTRUN:-build/bin/mtrun}
+MTENGINE=${MTENGINE:-$(dirname "$MTRUN")/mtengine}  # the engine mtrun launches: $MTENGINE, else beside it
 CPUINFO=${CPUINFO:-/proc/cpuinfo}  # another file for tests
 
 suffix_of_this_cpu() {
@@ -40,22 +44,42 @@ report_args() {
   case "$1" in ddp_vs_pytorch | comm_cpu) printf '%s\n' --references references/published.yaml ;; esac
 }
 
+# Reports are committed with their provenance: every trial must name the code that ran. Refuse
+# before an hour of campaigns, not after, when the tracked tree has changes or a program was built
+# from another commit than this one (rebuild after committing).
+check_provenance() {
+  local head engine_line runner_revision
+  head=$(git rev-parse HEAD)
+  engine_line=$("$MTENGINE" version 2>/dev/null | head -1)
+  runner_revision=$("$MTRUN" --version 2>/dev/null | awk '$1 == "revision" {print $2}')
+  if [ "$engine_line" != "mtengine $head" ] || [ "$runner_revision" != "$head" ]; then
+    echo "cpu_reports: the programs were built from another revision than HEAD $head" \
+      "(${engine_line:-mtengine: no revision}; mtrun: ${runner_revision:-no revision}): run cmake --build build first" >&2
+    return 1
+  fi
+  if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+    echo "cpu_reports: the tracked tree has uncommitted changes: commit them, rebuild, then run" >&2
+    return 1
+  fi
+}
+
 suffix="" suffix_given=false dry_run=false experiments=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --suffix) suffix=${2?--suffix needs a value}; suffix_given=true; shift 2 ;;
     --dry-run) dry_run=true; shift ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "cpu_reports: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) experiments+=("$1"); shift ;;
   esac
 done
-[ ${#experiments[@]} -gt 0 ] || experiments=(step_profile_cpu ddp_vs_pytorch comm_cpu)
+[ ${#experiments[@]} -gt 0 ] || experiments=(step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu)
 $suffix_given || suffix=$(suffix_of_this_cpu)
 for e in "${experiments[@]}"; do
   [ -f "experiments/$e.yaml" ] || { echo "cpu_reports: no experiment experiments/$e.yaml" >&2; exit 2; }
 done
 $dry_run || [ -x "$MTRUN" ] || { echo "cpu_reports: $MTRUN not built (scripts/setup.sh builds it)" >&2; exit 2; }
+$dry_run || check_provenance || exit 2
 
 for e in "${experiments[@]}"; do
   name=$e$suffix

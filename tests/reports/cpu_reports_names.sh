@@ -28,9 +28,20 @@ grep -q "give --suffix" "$WORK/out" || fail "unknown CPU: $(cat "$WORK/out")"
 if "$SCRIPT" --dry-run no_such_experiment 2> "$WORK/err"; then fail "an unknown experiment ran"; fi
 grep -q "no experiment experiments/no_such_experiment.yaml" "$WORK/err" || fail "unknown experiment: $(cat "$WORK/err")"
 
+# Committed reports carry their provenance: programs built from another revision than HEAD are
+# refused before any campaign runs, and nothing is written.
+printf '#!/bin/sh\necho "mtrun 0.1.0"\necho "  revision   0000000000000000000000000000000000000000"\n' > "$WORK/mtrun"
+printf '#!/bin/sh\necho "mtengine 0000000000000000000000000000000000000000"\n' > "$WORK/mtengine"
+chmod +x "$WORK/mtrun" "$WORK/mtengine"
+before=$(cd "$ROOT" && git status --porcelain reports)
+if MTRUN=$WORK/mtrun "$SCRIPT" --suffix _mine comm_cpu > "$WORK/out" 2>&1; then fail "a stale build ran"; fi
+grep -q "built from another revision than HEAD" "$WORK/out" || fail "stale build: $(cat "$WORK/out")"
+grep -q "mtengine 0000000000000000000000000000000000000000" "$WORK/out" || fail "stale build names the engine's revision"
+[ "$(cd "$ROOT" && git status --porcelain reports)" = "$before" ] || fail "a refused run wrote reports"
+
 # Every committed report of these experiments is rendered with the flags the script would write.
 checked=0
-for e in step_profile_cpu ddp_vs_pytorch comm_cpu; do
+for e in step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu; do
   for args in "$ROOT"/reports/"$e".args "$ROOT"/reports/"$e"_epyc*.args; do
     [ -f "$args" ] || continue
     suffix=$(basename "$args" .args); suffix=${suffix#"$e"}

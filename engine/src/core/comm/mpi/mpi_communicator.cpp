@@ -207,18 +207,8 @@ WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t
   auto work = state_->work(issue(CollectiveKind::all_gather), CollectiveKind::all_gather, count, type, take_label());
   const int n = int_count(count, "all_gather");
   const std::size_t block_bytes = count * element_bytes(type);
-  char* own_block = static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * block_bytes;
   // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
-  if (send == own_block) {
-    send = MPI_IN_PLACE;
-  } else if (!MpiProgress::runs_blocking(CollectiveKind::all_gather, block_bytes)) {
-    // Out of place and non-blocking: this rank's block is copied here, and the collective runs in
-    // place. Left to Open MPI's non-blocking all-gather (the copy inside its schedule), an 8 MiB
-    // all-gather on 2 ranks of a 2-vCPU EPYC (Zen 5) ran at half the bare loop's busbw in most
-    // launches of a campaign, while the in-place call kept pace (comm_goal_cpu).
-    std::memcpy(own_block, send, block_bytes);
-    send = MPI_IN_PLACE;
-  }
+  if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * block_bytes) send = MPI_IN_PLACE;
   return state_->exchange(std::move(work), block_bytes, MPI_Iallgather, MPI_Allgather, send, recv, n, datatype(type));
 }
 

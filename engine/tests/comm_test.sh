@@ -50,6 +50,11 @@ assert asked["all_reduce"]["how"] and asked["all_reduce"]["instead"], asked
 # Freed scratch buffers stay in the heap (Open MPI allocates one per in-place all-reduce and
 # reduce-scatter call): the result says up to which size.
 assert r["environment"]["freed_memory_kept_bytes"] == 1 << 30, r["environment"]
+# Where the kernel gives huge pages on request, the heap's top is advised for them.
+mode = open("/sys/kernel/mm/transparent_hugepage/enabled").read().split("[")[1].split("]")[0]
+assert r["environment"]["transparent_huge_pages"] == mode, r["environment"]
+advised = r["environment"]["heap_huge_pages_bytes"]
+assert (advised >= (1 << 30) - (4 << 20)) if mode == "madvise" else advised == 0, r["environment"]
 print(f"ok: {len(rows)} rows, every output checked, no wrong values, the all-reduce's ring recorded")
 PY
 
@@ -75,6 +80,7 @@ python3 - "$WORK/malloc.json" <<'PY' || fail "the user's malloc threshold record
 import json, sys
 env = json.load(open(sys.argv[1]))["environment"]
 assert env["freed_memory_kept_bytes"] == 0 and env["env_vars"]["MALLOC_MMAP_THRESHOLD_"] == "65536", env
+assert env["heap_huge_pages_bytes"] == 0, env  # the heap is trimmed as the user has it: nothing to reserve
 PY
 echo "ok: MALLOC_MMAP_THRESHOLD_ left to the user and recorded"
 

@@ -277,6 +277,30 @@ TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs
   CHECK(contains(summary, "- Collective measurements with fewer than 5 successful repeats (n = 3)"));
 }
 
+TEST_CASE("report: a ratio well above 1 is explained by the huge pages the engine's results say its heap is on") {
+  auto campaign = [](ReportFixture& f, double peer_advised) {
+    f.campaign("c1", "comm");
+    for (int r = 0; r < 3; ++r) {
+      FixtureTrial engine = comm_trial("mtengine", 2, r);
+      engine.result["environment"]["heap_huge_pages_bytes"] = 1069678592;
+      f.trial(engine);
+      FixtureTrial peer = comm_trial("bare_mpi", 2, r);
+      if (peer_advised > 0) peer.result["environment"]["heap_huge_pages_bytes"] = peer_advised;
+      f.trial(peer);
+    }
+  };
+  ReportFixture plain_peer("comm_huge_pages.sqlite");
+  campaign(plain_peer, 0);
+  const std::string md = render_latest(plain_peer).markdown;
+  CHECK(contains(md,
+                 "The engine's heap comes on transparent huge pages (2 MiB): 1020 MiB at its top is advised for them"));
+  CHECK(contains(md, "a ratio above 1 measures the engine's pages as much as its collective.\n"));
+  // A peer on huge pages too is measured on the same terms: no note.
+  ReportFixture same_terms("comm_huge_pages_both.sqlite");
+  campaign(same_terms, 1069678592);
+  CHECK_FALSE(contains(render_latest(same_terms).markdown, "transparent huge pages"));
+}
+
 TEST_CASE("report: a curve whose ratio's interval straddles the goal is counted undecided, not missed") {
   // The engine's busbw swings ±40 % between 3 repeats: at 1 MiB its ratio to the bare loop, 0.90, has a
   // 95 % interval reaching past 0.95 (at 4 MiB, 8.02, one reaching below it), so no curve is clearly

@@ -1,9 +1,16 @@
 #include <doctest/doctest.h>
 #include <malloc.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +20,7 @@
 #include "core/env/core_clock.h"
 #include "core/env/cpu_info.h"
 #include "core/env/float_mode.h"
+#include "core/env/huge_pages.h"
 #include "core/env/omp_wait_policy.h"
 #include "core/env/resources.h"
 
@@ -249,4 +257,63 @@ TEST_CASE("a user's own malloc thresholds are left alone; other malloc tunables 
   unsetenv("GLIBC_TUNABLES");
   setenv("MALLOC_MMAP_THRESHOLD_", "65536", 1);
   CHECK(mt::keep_freed_memory_for_reuse() == 0);
+}
+
+TEST_CASE("the kernel's transparent huge page mode is the bracketed word, or unknown") {
+  const auto dir = std::filesystem::temp_directory_path() / ("mt_thp_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto mode_of = [&](const std::string& text) {
+    std::ofstream(dir / "enabled") << text;
+    return mt::transparent_huge_pages_mode((dir / "enabled").string());
+  };
+  CHECK(mode_of("always [madvise] never\n") == "madvise");
+  CHECK(mode_of("[always] madvise never\n") == "always");
+  CHECK(mode_of("always madvise [never]\n") == "never");
+  CHECK(mode_of("garbled\n").empty());
+  CHECK(mt::transparent_huge_pages_mode((dir / "missing").string()).empty());
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Whether the pages under [at, at + bytes) include transparent huge pages, from /proc/self/smaps.
+bool backed_by_huge_pages(const void* at, std::size_t bytes) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto begin = reinterpret_cast<std::uintptr_t>(at), end = begin + bytes;
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t low = 0, high = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &low, &high) == 2 && line.find(':') > line.find(' ')) {
+      inside = low < end && begin < high;  // a mapping's first line: "low-high perms ..."
+    } else if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      if (std::strtol(line.c_str() + 14, nullptr, 10) > 0) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("the heap's top is advised for huge pages where the kernel asks for advice, unless the user chose") {
+  MallocVariablesCleared cleared;
+  REQUIRE(mt::keep_freed_memory_for_reuse() == mt::kFreedMemoryKeptBytes);
+  const std::string mode = mt::transparent_huge_pages_mode();
+  const int64_t advised = mt::advise_heap_huge_pages();
+  CHECK(mt::heap_huge_pages_bytes() == advised);
+  if (mode != "madvise") {
+    // "always" needs no advice and "never" takes none: nothing is advised (this machine: `mode`).
+    CHECK(advised == 0);
+    return;
+  }
+  CHECK(advised >= mt::kHugePageHeapBytes);
+  // A block carved from the advised top and touched comes on 2 MiB pages.
+  const std::size_t bytes = std::size_t{16} << 20;
+  auto* block = static_cast<char*>(std::malloc(bytes));
+  REQUIRE(block);
+  std::memset(block, 1, bytes);
+  CHECK(backed_by_huge_pages(block, bytes));
+  std::free(block);
+
+  setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=0", 1);  // the user's choice, glibc's to apply
+  CHECK(mt::advise_heap_huge_pages() == 0);
 }

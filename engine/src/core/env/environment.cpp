@@ -10,6 +10,7 @@
 
 #include "core/comm/mpi/mpi_session.h"
 #include "core/env/core_clock.h"
+#include "core/env/huge_pages.h"
 #include "core/env/memory_bandwidth.h"
 #include "core/env/resources.h"
 #include "core/kernels/isa.h"
@@ -78,6 +79,8 @@ Environment collect_environment(int threads_per_rank, bool gpu_used) {
   env.float_mode = current_float_mode();
   env.threads_per_rank = threads_per_rank;
   env.freed_memory_kept_bytes = freed_memory_kept_bytes();
+  env.heap_huge_pages_bytes = heap_huge_pages_bytes();
+  env.transparent_huge_pages = transparent_huge_pages_mode();
   env.simd_kernels = kernel_isa_name(kernel_isa());
   env.gpu_used = gpu_used;
   if (gpu_used) env.gpu = gpu_info();
@@ -120,6 +123,8 @@ nlohmann::json to_json(const Environment& env, bool include_machine) {
   out["sgemm_probe_ms"] = env.sgemm_probe_ms;
   out["threads_per_rank"] = env.threads_per_rank;
   if (env.freed_memory_kept_bytes >= 0) out["freed_memory_kept_bytes"] = env.freed_memory_kept_bytes;
+  if (env.heap_huge_pages_bytes >= 0) out["heap_huge_pages_bytes"] = env.heap_huge_pages_bytes;
+  if (!env.transparent_huge_pages.empty()) out["transparent_huge_pages"] = env.transparent_huge_pages;
   out["flush_denormal"] = env.float_mode.flush_to_zero && env.float_mode.denormals_are_zero;
   out["simd_kernels"] = env.simd_kernels;
   nlohmann::json vars = nlohmann::json::object();

@@ -32,6 +32,8 @@ struct Environment {
   FloatMode float_mode;
   int threads_per_rank = 0;
   int64_t freed_memory_kept_bytes = -1;  // keep_freed_memory_for_reuse() (resources.h); -1: not called
+  int64_t heap_huge_pages_bytes = -1;    // advise_heap_huge_pages() (huge_pages.h); -1: not called
+  std::string transparent_huge_pages;    // the kernel's THP mode: always, madvise, never; "": unknown
   std::string simd_kernels;              // instruction set the hand-vectorised kernels run with
   std::vector<std::pair<std::string, std::string>> env_vars;  // those of kSteeringVariables set
   bool gpu_used = false;

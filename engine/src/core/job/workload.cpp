@@ -11,6 +11,7 @@
 #include "core/comm/backends.h"
 #include "core/comm/mpi/mpi_control_channel.h"
 #include "core/comm/mpi/mpi_session.h"
+#include "core/env/huge_pages.h"
 #include "core/env/resources.h"
 #include "core/process/job_abort.h"
 #include "core/job/input_error.h"
@@ -76,6 +77,7 @@ int run_workload(Workload& workload) {
   }
 
   keep_freed_memory_for_reuse();  // before MPI and LibTorch allocate: every workload, not training alone
+  advise_heap_huge_pages();       // then the heap they allocate from comes on 2 MiB pages (huge_pages.h)
   MpiSession session;
   MpiControlChannel control;
   control.set_timeout(workload.job().collective_timeout_s);

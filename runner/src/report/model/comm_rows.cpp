@@ -122,6 +122,9 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
       auto& kept = data.studies[s].freed_memory_kept_bytes;
       const auto said = static_cast<int64_t>(number(trial_environment(*t), "freed_memory_kept_bytes").value_or(0));
       kept = std::min(kept.value_or(said), said);
+      auto& huge = data.studies[s].heap_huge_pages_bytes;
+      const auto advised = static_cast<int64_t>(number(trial_environment(*t), "heap_huge_pages_bytes").value_or(0));
+      huge = std::min(huge.value_or(advised), advised);
       if (data.studies[s].engine) {
         add_requested(data.studies[s].requested, t->result);
         if (auto copy = number(trial_environment(*t), "memory_copy_gbps_per_thread"); copy && *copy > 0)

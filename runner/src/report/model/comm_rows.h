@@ -42,6 +42,10 @@ struct CommStudy {
   int64_t freed_memory_kept() const { return freed_memory_kept_bytes.value_or(0); }
   // The MPI thread level its results record ("single", "multiple"; the first seen), else "".
   std::string mpi_thread_level;
+  // Heap address space advised for transparent huge pages, the least over the study's trials
+  // (environment.heap_huge_pages_bytes; a trial that did not say counts 0).
+  std::optional<int64_t> heap_huge_pages_bytes;
+  int64_t heap_huge_pages() const { return heap_huge_pages_bytes.value_or(0); }
 };
 
 // A curve: one operation in one variant at one rank count.

@@ -96,6 +96,21 @@ std::string freed_memory_note(const CommStudy& engine, const CommStudy& peer) {
       size_text(static_cast<double>(engine.freed_memory_kept())));
 }
 
+// Why a busbw ratio well above 1 can be the engine's pages: its heap, where its buffers and Open MPI's
+// scratch live, comes on transparent huge pages, and the shared-memory transport's copy of a large
+// message pins and copies memory page by page. Empty unless the engine's results record it and the
+// peer's do not.
+std::string huge_pages_note(const CommStudy& engine, const CommStudy& peer) {
+  if (engine.heap_huge_pages() <= 0 || peer.heap_huge_pages() > 0) return "";
+  return fmt::format(
+      "The engine's heap comes on transparent huge pages (2 MiB): {} at its top is advised for them before MPI and "
+      "LibTorch allocate (its results' `environment.heap_huge_pages_bytes`); a peer whose results do not record "
+      "that runs on 4 KiB pages. Open MPI's shared-memory transport moves a large message with one "
+      "process_vm_readv, which pins and copies the peer's memory page by page, so from about 1 MiB a ratio above "
+      "1 measures the engine's pages as much as its collective.",
+      fmt::format("{:.0f} MiB", static_cast<double>(engine.heap_huge_pages()) / (1 << 20)));
+}
+
 // What the MPI thread level costs a ratio: the engine runs MPI_THREAD_MULTIPLE, and a bare loop on
 // MPI_Init does not pay Open MPI's locking inside every call. Empty unless the results record both.
 std::string thread_level_note(const CommData& data) {
@@ -141,6 +156,7 @@ std::string render_goals(const CommData& data) {
     if (c.judged() && *c.goal < 1 && c.highest() > 1.2) {
       add_unique(explained, algorithm_note(c.series.operation, data.studies[c.engine]));
       add_unique(explained, freed_memory_note(data.studies[c.engine], data.studies[c.peer]));
+      add_unique(explained, huge_pages_note(data.studies[c.engine], data.studies[c.peer]));
     }
     table.add_row({c.series.operation, c.series.variant, ranks_cell(data, c.series.ranks),
                    versioned(data.studies[c.engine]) + " ÷ " + versioned(data.studies[c.peer]),

@@ -359,6 +359,20 @@ static void file_field(const char* path, const char* key, char* out, size_t size
   fclose(f);
 }
 
+/* The kernel's transparent huge page mode, the bracketed word of "always [madvise] never", or "". */
+static void thp_mode(char* out, size_t size) {
+  char line[256] = {0};
+  out[0] = 0;
+  FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (!f) return;
+  if (fgets(line, sizeof line, f)) {
+    char* open = strchr(line, '[');
+    char* close = open ? strchr(open, ']') : NULL;
+    if (close) snprintf(out, size, "%.*s", (int)(close - open - 1), open + 1);
+  }
+  fclose(f);
+}
+
 /* The CPU's instruction sets that matter here, named and ordered as mtengine records them
  * (`cpu_isa`), so that a report tells the same machine apart from another alike. */
 static void cpu_isa(char* out, size_t size) {
@@ -427,6 +441,12 @@ static void write_environment(FILE* f) {
   file_field("/proc/cpuinfo", "cpu family", family, sizeof family);
   file_field("/proc/cpuinfo", "model\t", number, sizeof number); /* not "model name" */
   cpu_isa(isa, sizeof isa);
+  char thp[32];
+  thp_mode(thp, sizeof thp);
+  /* Told by GLIBC_TUNABLES, glibc advises its heap and mapped blocks for huge pages itself. */
+  const char* tunables = getenv("GLIBC_TUNABLES");
+  const int huge = strcmp(thp, "never") && thp[0] && tunables &&
+                   (strstr(tunables, "glibc.malloc.hugetlb=1") || strstr(tunables, "glibc.malloc.hugetlb=2"));
   file_field("/etc/os-release", "PRETTY_NAME", os, sizeof os);
   file_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
   struct utsname u;
@@ -454,6 +474,11 @@ static void write_environment(FILE* f) {
   if (family[0] && number[0]) fprintf(f, ", \"cpu_family\": %d, \"cpu_model_number\": %d", atoi(family), atoi(number));
   fputs(", \"cpu_isa\": ", f);
   json_string(f, isa);
+  if (thp[0]) {
+    fputs(", \"transparent_huge_pages\": ", f);
+    json_string(f, thp);
+  }
+  fprintf(f, ", \"malloc_huge_pages\": %s", huge ? "true" : "false");
   fprintf(f, ", \"cpu_cores\": %ld, \"memory_mib\": %lld, \"threads_per_rank\": 1}", sysconf(_SC_NPROCESSORS_ONLN),
           atoll(mem) / 1024);
 }

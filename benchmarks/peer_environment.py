@@ -24,6 +24,10 @@ STEERING_VARIABLES = (
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 FREED_MEMORY_KEPT_BYTES = 1 << 30
 _freed_memory_kept = -1
+# madvise's advice for transparent huge pages (sys/mman.h), and the heap mtengine advises for them.
+MADV_HUGEPAGE = 14
+HUGE_PAGE_HEAP_BYTES = (1 << 30) - (4 << 20)
+_heap_huge_pages = -1
 ISA_FLAGS = (("amx_tile", "amx"), ("avx512_bf16", "avx512_bf16"), ("avx512f", "avx512f"),
              ("avx2", "avx2"), ("fma", "fma"), ("avx", "avx"), ("sse4_2", "sse4.2"))
 
@@ -144,6 +148,10 @@ def environment(threads, flush_denormal):
     }
     if _freed_memory_kept >= 0:
         env["freed_memory_kept_bytes"] = _freed_memory_kept
+    if _heap_huge_pages >= 0:
+        env["heap_huge_pages_bytes"] = _heap_huge_pages
+    if transparent_huge_pages_mode():
+        env["transparent_huge_pages"] = transparent_huge_pages_mode()
     env.update(blas_fields(threads))
     return env
 
@@ -171,7 +179,49 @@ def keep_freed_memory_for_reuse():
         except (OSError, AttributeError):
             kept = 0
     _freed_memory_kept = kept
+    advise_heap_huge_pages(kept)
     return kept
+
+
+def transparent_huge_pages_mode(path="/sys/kernel/mm/transparent_hugepage/enabled"):
+    """The kernel's THP mode, the bracketed word of "always [madvise] never", or ""."""
+    try:
+        with open(path) as f:
+            line = f.readline()
+    except OSError:
+        return ""
+    return line.split("[", 1)[1].split("]", 1)[0] if "[" in line and "]" in line else ""
+
+
+def advise_heap_huge_pages(kept):
+    """What mtengine does next (engine/src/core/env/huge_pages.h): where the kernel gives huge pages
+    on request (THP mode madvise), reserve address space at the heap's top, advise it and hand it
+    back to malloc, so later tensors and Gloo's buffers fault in 2 MiB at a time; a GLIBC_TUNABLES
+    glibc.malloc.hugetlb of the user's is left to glibc. Returns the bytes advised."""
+    global _heap_huge_pages
+    advised = 0
+    if (transparent_huge_pages_mode() == "madvise" and kept > HUGE_PAGE_HEAP_BYTES
+            and "glibc.malloc.hugetlb" not in os.environ.get("GLIBC_TUNABLES", "")):
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc.malloc.restype = ctypes.c_void_p
+            libc.malloc.argtypes = [ctypes.c_size_t]
+            libc.free.argtypes = [ctypes.c_void_p]
+            libc.sbrk.restype = ctypes.c_void_p
+            libc.sbrk.argtypes = [ctypes.c_ssize_t]
+            libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+            block = libc.malloc(HUGE_PAGE_HEAP_BYTES)
+            top = libc.sbrk(0)
+            page = os.sysconf("SC_PAGE_SIZE")
+            if block and top and block + HUGE_PAGE_HEAP_BYTES <= top:
+                start = (block + page - 1) // page * page
+                if libc.madvise(start, top - start, MADV_HUGEPAGE) == 0:
+                    advised = top - start
+            libc.free(block)
+        except (OSError, AttributeError):
+            advised = 0
+    _heap_huge_pages = advised
+    return advised
 
 
 def default_threads():

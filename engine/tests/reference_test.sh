@@ -108,6 +108,9 @@ assert peer["initial_weights"]["source"].startswith("mtengine"), peer["initial_w
 # It trains with the engine's freed-memory policy, as the engine's result records it.
 engine_kept = json.load(open(sys.argv[1]))["environment"]["freed_memory_kept_bytes"]
 assert peer["environment"]["freed_memory_kept_bytes"] == engine_kept == 1 << 30, (peer["environment"], engine_kept)
+# And with its heap on huge pages wherever the engine's is.
+engine_huge = json.load(open(sys.argv[1]))["environment"]["heap_huge_pages_bytes"]
+assert (peer["environment"]["heap_huge_pages_bytes"] > 0) == (engine_huge > 0), (peer["environment"], engine_huge)
 for step, (e, p) in enumerate(zip(engine, peer["per_step"]["loss"], strict=True)):
     print(f"peer step {step}: engine {e:.9g}, PyTorch DDP {p:.9g}")
     assert abs(e - p) <= 1e-5 * abs(e), (step, e, p)

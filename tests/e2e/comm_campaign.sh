@@ -63,7 +63,7 @@ expect_eq "$(sql "select count(*) from comm_rows where unsupported = 0 and busbw
   $((3 * ENGINE_ROWS + GLOO_ROWS - 2)) "measured rows"
 expect_eq "$(sql "select count(*) from comm_rows where operation = 'all_to_all' and split = 'uneven' and bytes = 4100")" 4 "uneven all_to_all: rank 0 sends e + (0 + p) mod 2 to p"
 # The peers write the engine's result format, so the same schema holds them to it.
-python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$DB" <<'PY' || fail "peer results: schema, machine, MPI thread levels, freed-memory policy"
+python3 - "$MT_SOURCE_DIR/schemas/result.schema.json" "$DB" <<'PY' || fail "peer results: schema, machine, MPI thread levels, freed memory, huge pages"
 import json, sqlite3, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 seen = set()
@@ -91,6 +91,19 @@ assert seen == {"mtengine", "bare_mpi", "gloo"}, seen
 assert levels == {"mtengine": {"multiple"}, "bare_mpi": {"single", "multiple"}}, levels
 # Every program describes the one machine alike, so the report names one machine.
 assert len(set().union(*hardware.values())) == 1, hardware
+# The engine and the Gloo peer put their heap on huge pages where the kernel gives them on request;
+# the bare loop, on glibc's defaults, says it was not told to.
+mode = open("/sys/kernel/mm/transparent_hugepage/enabled").read().split("[")[1].split("]")[0]
+for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from attempts where result_json is not null"):
+    result = json.loads(text)
+    if "rows" not in result:
+        continue
+    env, who = result["environment"], result.get("implementation", "mtengine")
+    assert env["transparent_huge_pages"] == mode, (who, env)
+    if who == "bare_mpi":
+        assert env["malloc_huge_pages"] is False, env
+    else:
+        assert (env["heap_huge_pages_bytes"] > 0) == (mode == "madvise"), (who, env)
 # The Gloo peer keeps freed memory for reuse as the engine does, so both record the same policy.
 assert kept["gloo"] == kept["mtengine"] and len(kept["gloo"]) == 1 and kept["gloo"] != {None}, kept
 print("ok: every study's result fits schemas/result.schema.json:", sorted(seen))

@@ -125,6 +125,10 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
       auto& huge = data.studies[s].heap_huge_pages_bytes;
       const auto advised = static_cast<int64_t>(number(trial_environment(*t), "heap_huge_pages_bytes").value_or(0));
       huge = std::min(huge.value_or(advised), advised);
+      const nlohmann::json environment = trial_environment(*t);
+      const bool on_huge = advised > 0 || environment.value("malloc_huge_pages", false);
+      auto& all_huge = data.studies[s].all_on_huge_pages;
+      all_huge = all_huge.value_or(true) && on_huge;
       if (data.studies[s].engine) {
         add_requested(data.studies[s].requested, t->result);
         if (auto copy = number(trial_environment(*t), "memory_copy_gbps_per_thread"); copy && *copy > 0)

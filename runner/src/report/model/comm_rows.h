@@ -46,6 +46,10 @@ struct CommStudy {
   // (environment.heap_huge_pages_bytes; a trial that did not say counts 0).
   std::optional<int64_t> heap_huge_pages_bytes;
   int64_t heap_huge_pages() const { return heap_huge_pages_bytes.value_or(0); }
+  // Every trial ran on huge pages: its heap advised for them, or glibc told to advise its blocks
+  // (environment.malloc_huge_pages).
+  std::optional<bool> all_on_huge_pages;
+  bool on_huge_pages() const { return all_on_huge_pages.value_or(false); }
 };
 
 // A curve: one operation in one variant at one rank count.

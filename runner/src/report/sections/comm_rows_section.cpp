@@ -101,11 +101,12 @@ std::string freed_memory_note(const CommStudy& engine, const CommStudy& peer) {
 // message pins and copies memory page by page. Empty unless the engine's results record it and the
 // peer's do not.
 std::string huge_pages_note(const CommStudy& engine, const CommStudy& peer) {
-  if (engine.heap_huge_pages() <= 0 || peer.heap_huge_pages() > 0) return "";
+  if (engine.heap_huge_pages() <= 0 || peer.on_huge_pages()) return "";
   return fmt::format(
       "The engine's heap comes on transparent huge pages (2 MiB): {} at its top is advised for them before MPI and "
-      "LibTorch allocate (its results' `environment.heap_huge_pages_bytes`); a peer whose results do not record "
-      "that runs on 4 KiB pages. Open MPI's shared-memory transport moves a large message with one "
+      "LibTorch allocate (its results' `environment.heap_huge_pages_bytes`); a peer whose results record neither "
+      "that nor `malloc_huge_pages` runs on 4 KiB pages. Open MPI's shared-memory transport moves a large message with "
+      "one "
       "process_vm_readv, which pins and copies the peer's memory page by page, so from about 1 MiB a ratio above "
       "1 measures the engine's pages as much as its collective.",
       fmt::format("{:.0f} MiB", static_cast<double>(engine.heap_huge_pages()) / (1 << 20)));

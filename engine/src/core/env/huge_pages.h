@@ -1,8 +1,8 @@
 // Transparent huge pages for the heap. Open MPI's shared-memory transport moves a large message
 // with one process_vm_readv, which pins and copies the peer's memory page by page: over 4 KiB pages
 // that per-page work, not memory bandwidth, bounds the copy. On 2 ranks of a 2-vCPU AMD EPYC (Zen 5),
-// taking turns in one campaign (20 repeats each), the engine with its heap on 2 MiB pages against
-// the same engine on 4 KiB ones: broadcast of 1-8 MiB 46-52 against 13-15 GB/s busbw, all-to-all
+// taking turns in one campaign (20 repeats each), the engine with its heap on 2 MiB pages (glibc's
+// own glibc.malloc.hugetlb=1, before this reservation existed) against the same engine on 4 KiB ones: broadcast of 1-8 MiB 46-52 against 13-15 GB/s busbw, all-to-all
 // 23-27 against 11-12, out-of-place all-reduce 15-17 against 8-9, and from 16 MiB 1.5-2.5x; a
 // training step of the 23.2M model at 2 ranks moved within noise (392 against 397 ms).
 //

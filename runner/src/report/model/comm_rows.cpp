@@ -116,22 +116,23 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
                                                               : fmt::format("{}/{}", g->succeeded.size(), g->total));
     data.oversubscribed[g->ranks] = data.oversubscribed[g->ranks] || core_use(*g).oversubscribed();
     for (const ReportTrial* t : g->succeeded) {
-      add_distinct(data.studies[s].version, versions_seen[s], version_of(*t, data.studies[s].implementation));
-      if (data.studies[s].mpi_thread_level.empty())
-        data.studies[s].mpi_thread_level = text_field(t->result, "mpi_thread_level");
-      auto& kept = data.studies[s].freed_memory_kept_bytes;
-      const auto said = static_cast<int64_t>(number(trial_environment(*t), "freed_memory_kept_bytes").value_or(0));
-      kept = std::min(kept.value_or(said), said);
-      auto& huge = data.studies[s].heap_huge_pages_bytes;
-      const auto advised = static_cast<int64_t>(number(trial_environment(*t), "heap_huge_pages_bytes").value_or(0));
-      huge = std::min(huge.value_or(advised), advised);
+      CommStudy& study = data.studies[s];
       const nlohmann::json environment = trial_environment(*t);
+      add_distinct(study.version, versions_seen[s], version_of(*t, study.implementation));
+      if (study.mpi_thread_level.empty()) study.mpi_thread_level = text_field(t->result, "mpi_thread_level");
+      // Memory policies hold for a study only where every trial says so: the least over them.
+      auto least = [&](std::optional<int64_t>& so_far, const char* key) {
+        const auto said = static_cast<int64_t>(number(environment, key).value_or(0));
+        so_far = std::min(so_far.value_or(said), said);
+        return said;
+      };
+      least(study.freed_memory_kept_bytes, "freed_memory_kept_bytes");
+      const int64_t advised = least(study.heap_huge_pages_bytes, "heap_huge_pages_bytes");
       const bool on_huge = advised > 0 || environment.value("malloc_huge_pages", false);
-      auto& all_huge = data.studies[s].all_on_huge_pages;
-      all_huge = all_huge.value_or(true) && on_huge;
-      if (data.studies[s].engine) {
-        add_requested(data.studies[s].requested, t->result);
-        if (auto copy = number(trial_environment(*t), "memory_copy_gbps_per_thread"); copy && *copy > 0)
+      study.all_on_huge_pages = study.all_on_huge_pages.value_or(true) && on_huge;
+      if (study.engine) {
+        add_requested(study.requested, t->result);
+        if (auto copy = number(environment, "memory_copy_gbps_per_thread"); copy && *copy > 0)
           data.copy_gbps_per_thread[g->ranks].push_back(*copy);
       }
       for (const auto& row : t->rows) {

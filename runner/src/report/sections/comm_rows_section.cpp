@@ -87,12 +87,11 @@ std::string freed_memory_note(const CommStudy& engine, const CommStudy& peer) {
   if (engine.freed_memory_kept() <= 0 || peer.freed_memory_kept() > 0) return "";
   return fmt::format(
       "The engine keeps freed memory blocks up to {} in its heap for reuse (its results' "
-      "`environment.freed_memory_kept_bytes`); a peer whose results do not record that runs with glibc's "
-      "defaults. Where the MPI library "
-      "allocates a scratch buffer as large as the message in every call (Open MPI's in-place all-reduce and its "
-      "reduce-scatter), those defaults hand the buffer back to the kernel when it is freed (a mapped block from "
-      "32 MiB, or the top of the heap) and the next call faults its pages in afresh: there a ratio above 1 "
-      "measures that policy as much as the collective.",
+      "`environment.freed_memory_kept_bytes`); a peer whose results do not record that runs with glibc's defaults. "
+      "Where the MPI library allocates a scratch buffer as large as the message in every call (Open MPI's in-place "
+      "all-reduce and its reduce-scatter), those defaults hand the buffer back to the kernel when it is freed (a "
+      "mapped block from 32 MiB, or the top of the heap) and the next call faults its pages in afresh: there a "
+      "ratio above 1 measures that policy as much as the collective.",
       size_text(static_cast<double>(engine.freed_memory_kept())));
 }
 
@@ -103,13 +102,12 @@ std::string freed_memory_note(const CommStudy& engine, const CommStudy& peer) {
 std::string huge_pages_note(const CommStudy& engine, const CommStudy& peer) {
   if (engine.heap_huge_pages() <= 0 || peer.on_huge_pages()) return "";
   return fmt::format(
-      "The engine's heap comes on transparent huge pages (2 MiB): {} at its top is advised for them before MPI and "
-      "LibTorch allocate (its results' `environment.heap_huge_pages_bytes`); a peer whose results record neither "
-      "that nor `malloc_huge_pages` runs on 4 KiB pages. Open MPI's shared-memory transport moves a large message with "
-      "one "
-      "process_vm_readv, which pins and copies the peer's memory page by page, so from about 1 MiB a ratio above "
-      "1 measures the engine's pages as much as its collective.",
-      fmt::format("{:.0f} MiB", static_cast<double>(engine.heap_huge_pages()) / (1 << 20)));
+      "The engine's heap comes on transparent huge pages (2 MiB): {:.0f} MiB at its top is advised for them before "
+      "MPI and LibTorch allocate (its results' `environment.heap_huge_pages_bytes`); a peer whose results record "
+      "neither that nor `malloc_huge_pages` runs on 4 KiB pages. Open MPI's shared-memory transport moves a large "
+      "message with one process_vm_readv, which pins and copies the peer's memory page by page, so from about "
+      "1 MiB a ratio above 1 measures the engine's pages as much as its collective.",
+      static_cast<double>(engine.heap_huge_pages()) / (1 << 20));
 }
 
 // What the MPI thread level costs a ratio: the engine runs MPI_THREAD_MULTIPLE, and a bare loop on
@@ -168,11 +166,10 @@ std::string render_goals(const CommData& data) {
       "### Goals at ≥ {}\n\nThe engine against each peer: busbw ratio (mean ÷ mean over the repeats) at every "
       "message size from {} that both measured. Goals: ≥ 0.95× bare MPI (at most 5 % overhead over the MPI "
       "library itself) and ≥ 5× Gloo, at every such size; a size meets it (✓) only when the ratio's whole 95 % "
-      "confidence interval (Fieller, over the repeats; in parentheses beside each ratio in the tables below) lies at "
-      "or above the "
-      "goal, misses it (✗) when all of it lies below, and is undecided (≈) when the interval straddles it: more "
-      "repeats would narrow it. Rank counts that oversubscribed the cores are not judged: there the bare loop spins "
-      "while "
+      "confidence interval (Fieller, over the repeats; in parentheses beside each ratio in the tables below) lies "
+      "at or above the goal, misses it (✗) when all of it lies below, and is undecided (≈) when the interval "
+      "straddles it: more repeats would narrow it. Rank counts that oversubscribed the cores are not judged: there "
+      "the bare loop spins while "
       "the engine yields the core, so the ratio measures the scheduler. Met in {} of {} judged comparisons. Below "
       "{} the table gives the engine's latency ÷ the peer's (lower is better): there a call costs its fixed "
       "overhead, not bandwidth.\n\n",

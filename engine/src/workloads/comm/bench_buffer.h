@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 namespace mt {
@@ -21,7 +23,10 @@ class BenchBuffer {
   std::size_t floats_;
   bool device_;
   void* data_ = nullptr;
-  std::vector<float> host_;  // the storage itself, for host buffers
+  struct FreeHost {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, FreeHost> host_;  // the storage itself, for host buffers
 };
 
 }  // namespace mt

@@ -10,8 +10,10 @@
 # The suffix keeps one CPU's reports from overwriting another's; by default it follows from
 # /proc/cpuinfo: "" on Intel, _epyc on AMD Zen 3, _epyc_zen4 on Zen 4, _epyc_zen5 on Zen 5 (VMs
 # name all three "AMD EPYC": family and model number tell them apart). A CPU none of these fits
-# needs --suffix. --dry-run prints what would run. Each campaign runs into a fresh database and
-# replaces the committed one only once it has finished; trials wait up to 30 s for a quiet machine.
+# needs --suffix. --dry-run prints what would run. Each campaign runs into a fresh database; the
+# committed ones and their reports are replaced only once every campaign has finished (a report
+# written before would leave the tree uncommitted under the next campaign); trials wait up to 30 s
+# for a quiet machine.
 # It starts only from a committed tree whose programs were built from HEAD: the reports carry that
 # revision as their provenance.
 # About 8 + 40 + 17 + 8 minutes on an idle 2-vCPU VM: run nothing else meanwhile.
@@ -68,7 +70,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --suffix) suffix=${2?--suffix needs a value}; suffix_given=true; shift 2 ;;
     --dry-run) dry_run=true; shift ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "cpu_reports: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) experiments+=("$1"); shift ;;
   esac
@@ -81,24 +83,37 @@ done
 $dry_run || [ -x "$MTRUN" ] || { echo "cpu_reports: $MTRUN not built (scripts/setup.sh builds it)" >&2; exit 2; }
 $dry_run || check_provenance || exit 2
 
+if $dry_run; then
+  for e in "${experiments[@]}"; do
+    echo "cpu_reports: $e -> reports/$e$suffix (.sqlite .args .md)"
+    report_args "$e" | sed 's/^/  report flag: /'
+  done
+  exit 0
+fi
+
+# Every campaign first, every report after: a report written into the tracked tree between two
+# campaigns would leave the next one running from an uncommitted tree, its provenance incomplete.
+work=$(mktemp -d)
+trap 'echo "cpu_reports: stopped; the campaigns that finished are in $work" >&2' ERR
+for e in "${experiments[@]}"; do
+  echo "cpu_reports: $e (campaign into $work/$e$suffix.sqlite)"
+  "$MTRUN" --db "$work/$e$suffix.sqlite" run "experiments/$e.yaml" --wait-quiet 30
+  # One self-contained file: the write-ahead log folded in before it is copied.
+  python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("pragma wal_checkpoint(TRUNCATE)")' \
+    "$work/$e$suffix.sqlite"
+done
 for e in "${experiments[@]}"; do
   name=$e$suffix
   echo "cpu_reports: $e -> reports/$name (.sqlite .args .md)"
-  if $dry_run; then report_args "$e" | sed 's/^/  report flag: /'; continue; fi
-  work=$(mktemp -d)
-  "$MTRUN" --db "$work/$name.sqlite" run "experiments/$e.yaml" --wait-quiet 30
-  # One self-contained file: the write-ahead log folded in before it is copied.
-  python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("pragma wal_checkpoint(TRUNCATE)")' \
-    "$work/$name.sqlite"
   cp "$work/$name.sqlite" "reports/$name.sqlite"
   rm -f "reports/$name.sqlite-wal" "reports/$name.sqlite-shm"
   report_args "$e" > "reports/$name.args"
   mapfile -t args < "reports/$name.args"
   rm -rf "reports/$name"
   "$MTRUN" --db "$work/$name.sqlite" report "${args[@]}" -o "reports/$name.md" >/dev/null
-  rm -rf "$work"
 done
-$dry_run && exit 0
+trap - ERR
+rm -rf "$work"
 python3 scripts/readme_figures.py
 git status --short reports README.md
 for e in "${experiments[@]}"; do

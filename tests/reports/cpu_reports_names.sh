@@ -51,4 +51,36 @@ for e in step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu; do
   done
 done
 [ $checked -ge 3 ] || fail "only $checked committed .args files checked"
-echo "ok: report names per CPU, and $checked committed .args files as the script writes them"
+# Every campaign runs from the committed tree: the reports (tracked files) are written after the
+# last campaign, not between two. In a scratch repository holding the script, with stand-in
+# programs "built from its HEAD" that note the tree's state as each campaign starts.
+repo=$WORK/repo
+mkdir -p "$repo/benchmarks" "$repo/experiments" "$repo/scripts" "$repo/reports" "$repo/bin"
+cp "$SCRIPT" "$repo/benchmarks/"
+echo "name: first" > "$repo/experiments/first.yaml"
+echo "name: second" > "$repo/experiments/second.yaml"
+echo 'print("figures")' > "$repo/scripts/readme_figures.py"
+echo old > "$repo/reports/first_t.md"
+(cd "$repo" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init) ||
+  fail "scratch repository"
+head=$(cd "$repo" && git rev-parse HEAD)
+{
+  echo '#!/bin/sh'
+  echo "[ \"\$1\" = --version ] && { echo 'mtrun 0.1.0'; echo '  revision   $head'; exit 0; }"
+  echo 'db=$2; shift 2'
+  echo 'case "$1" in'
+  echo "  run) echo \"run \$2: [\$(git status --porcelain --untracked-files=no | tr '\\n' ' ')]\" >> '$WORK/campaigns'; : > \"\$db\" ;;"
+  echo '  report) while [ $# -gt 0 ]; do [ "$1" = -o ] && echo "report of $db" > "$2"; shift; done ;;'
+  echo 'esac'
+} > "$repo/bin/mtrun"
+printf '#!/bin/sh\necho "mtengine %s"\n' "$head" > "$repo/bin/mtengine"
+chmod +x "$repo/bin/mtrun" "$repo/bin/mtengine"
+MTRUN=$repo/bin/mtrun "$repo/benchmarks/cpu_reports.sh" --suffix _t first second > "$WORK/out" 2>&1 ||
+  fail "scratch campaigns: $(cat "$WORK/out")"
+[ "$(cat "$WORK/campaigns")" = "run experiments/first.yaml: []
+run experiments/second.yaml: []" ] || fail "a campaign ran from an uncommitted tree: $(cat "$WORK/campaigns")"
+grep -q "report of .*first_t.sqlite" "$repo/reports/first_t.md" || fail "first report not rendered"
+grep -q "report of .*second_t.sqlite" "$repo/reports/second_t.md" || fail "second report not rendered"
+[ -f "$repo/reports/second_t.sqlite" ] && [ -f "$repo/reports/second_t.args" ] || fail "database or flags not installed"
+
+echo "ok: report names per CPU, campaigns from the committed tree, and $checked committed .args files as the script writes them"

@@ -60,19 +60,31 @@ void check_all_gather(mt::Communicator& comm, int n, int rank) {
   expect(wrong == 0, "all_gather: " + std::to_string(wrong) + " wrong elements", rank);
 }
 
-// Above the blocking limit (2 MiB a rank) an out-of-place all-gather is issued non-blocking, this
-// rank's block copied into place first: the gathered blocks, its own included, must all arrive.
+// Above the blocking limit (2 MiB a rank) an out-of-place all-gather runs as the engine's own
+// point-to-point exchange, this rank's block copied into place while the peers read: the gathered
+// blocks, its own included, must all arrive. Two such gathers in flight at once, waited for in
+// reverse order, must each get their own blocks (their messages share a communicator and a tag).
 void check_all_gather_non_blocking(mt::Communicator& comm, int n, int rank) {
   const std::size_t count = (std::size_t{3} << 20) / sizeof(float);
-  std::vector<float> send(count), recv(count * n, -1.0f);
-  for (std::size_t i = 0; i < count; ++i) send[i] = value(rank, i);
-  const std::vector<float> sent = send;
-  comm.all_gather(send.data(), recv.data(), count, mt::ElementType::f32)->wait();
-  std::size_t wrong = 0;
-  for (int r = 0; r < n; ++r)
-    for (std::size_t i = 0; i < count; ++i) wrong += recv[r * count + i] != value(r, i);
-  expect(wrong == 0, "non-blocking all_gather: " + std::to_string(wrong) + " wrong elements", rank);
+  auto value_of = [](int gather, int r, std::size_t i) { return value(r, i) + 1000.0f * static_cast<float>(gather); };
+  std::vector<std::vector<float>> send(2, std::vector<float>(count)), recv(2, std::vector<float>(count * n, -1.0f));
+  for (int g = 0; g < 2; ++g)
+    for (std::size_t i = 0; i < count; ++i) send[g][i] = value_of(g, rank, i);
+  const auto sent = send;
+  auto first = comm.all_gather(send[0].data(), recv[0].data(), count, mt::ElementType::f32);
+  auto second = comm.all_gather(send[1].data(), recv[1].data(), count, mt::ElementType::f32);
+  second->wait();
+  first->wait();
+  for (int g = 0; g < 2; ++g) {
+    std::size_t wrong = 0;
+    for (int r = 0; r < n; ++r)
+      for (std::size_t i = 0; i < count; ++i) wrong += recv[g][r * count + i] != value_of(g, r, i);
+    expect(wrong == 0,
+           "non-blocking all_gather " + std::to_string(g) + ": " + std::to_string(wrong) + " wrong elements", rank);
+  }
   expect(send == sent, "non-blocking all_gather changed its send buffer", rank);
+  expect(!first->ran_blocking() && first->own_algorithm() != nullptr,
+         "a 3 MiB out-of-place all_gather ran as the engine's own exchange", rank);
 }
 
 void check_reduce_scatter(mt::Communicator& comm, int n, int rank) {
@@ -248,7 +260,7 @@ int main(int argc, char** argv) {
   check_bf16_sum(comm, n, rank);
   check_small_collectives(comm, control, n, rank);
   const auto& c = comm.counts();
-  expect(c.all_reduce == 8 && c.all_gather == 3 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 3,
+  expect(c.all_reduce == 8 && c.all_gather == 4 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 3,
          "collective counts", rank);
   const double total_failures = control.sum(static_cast<double>(failures));
   if (rank == 0) std::printf("communicator checks on %d ranks: %s\n", n, total_failures == 0 ? "ok" : "FAILED");

@@ -30,6 +30,9 @@ class Work {
   // non-blocking operation (and algorithm) the backend asks for: a small collective waited for at
   // once does, on MPI.
   virtual bool ran_blocking() const { return false; }
+  // The backend's own algorithm where it ran one of its own instead of the library's collective
+  // (null otherwise); the comm benchmark's rows name it.
+  virtual const char* own_algorithm() const { return nullptr; }
 };
 
 using WorkHandle = std::shared_ptr<Work>;

@@ -177,9 +177,10 @@ class CommWorkload final : public Workload {
             {"busbw_gbps", algbw * bench.bus_factor(s.world)},
             {"wrong_values", wrong},
             {"iters", iters},
-            {"algorithm", checked->ran_blocking() ? "library default, blocking"
-                          : algorithm             ? algorithm->name
-                                                  : "library default"}};
+            {"algorithm", checked->ran_blocking()    ? "library default, blocking"
+                          : checked->own_algorithm() ? checked->own_algorithm()
+                          : algorithm                ? algorithm->name
+                                                     : "library default"}};
   }
 
   CommConfig config_;

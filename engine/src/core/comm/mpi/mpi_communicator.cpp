@@ -102,11 +102,23 @@ class VArrays {
 using ExchangeStart = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*);
 using ExchangeRun = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm);
 
+// The tag of the engine's own all-gather messages, on a communicator that carries nothing else.
+constexpr int kGatherTag = 1;
+constexpr const char* kGatherAlgorithm = "point-to-point exchange, own block copied while the peers read";
+
+MPI_Comm duplicate(MPI_Comm comm) {
+  MPI_Comm copy;
+  MT_MPI_CHECK(MPI_Comm_dup(comm, &copy));
+  MT_MPI_CHECK(MPI_Comm_set_errhandler(copy, MPI_ERRORS_RETURN));
+  return copy;
+}
+
 }  // namespace
 
 struct MpiCommunicator::State {
   explicit State(double timeout_s) : progress(timeout_s) {}
   MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm gather_comm = MPI_COMM_NULL;  // the point-to-point messages of gather_by_exchange
   MpiProgress progress;
   int rank = 0;
 
@@ -136,11 +148,34 @@ struct MpiCommunicator::State {
         },
         [&] { MT_MPI_CHECK(run(send, n, t, recv, n, t, comm)); });
   }
+
+  // An out-of-place all-gather too large to run blocking, as point-to-point messages: every peer's
+  // block received where it belongs and this rank's sent from its send buffer, its own block copied
+  // into place while the peers read. Open MPI's non-blocking all-gather copies the own block first
+  // and sends that copy, so a peer reads lines this core has just written. 2 ranks of a 2-vCPU EPYC
+  // Zen 5, buffers 64-byte aligned on huge pages, busbw GB/s of C loops, 5 interleaved rounds: at
+  // 4-8 MiB MPI_Iallgather 17-19, these messages 26-30 (the blocking MPI_Allgather 26-31; sending
+  // the fresh copy instead 6.5); at 16-64 MiB within a few percent of MPI_Iallgather.
+  WorkHandle gather_by_exchange(std::shared_ptr<MpiWork> work, const void* send, void* recv, int n, MPI_Datatype t,
+                                std::size_t block_bytes, int me, int world) {
+    auto* blocks = static_cast<char*>(recv);
+    std::vector<MPI_Request> requests(2 * static_cast<std::size_t>(world - 1));
+    for (int k = 1; k < world; ++k) {  // k-th neighbour on either side: every pair's traffic at once
+      const int from = (me - k + world) % world, to = (me + k) % world;
+      MT_MPI_CHECK(MPI_Irecv(blocks + static_cast<std::size_t>(from) * block_bytes, n, t, from, kGatherTag, gather_comm,
+                             &requests[2 * (k - 1)]));
+      MT_MPI_CHECK(MPI_Isend(send, n, t, to, kGatherTag, gather_comm, &requests[2 * (k - 1) + 1]));
+    }
+    std::memcpy(blocks + static_cast<std::size_t>(me) * block_bytes, send, block_bytes);
+    work->set_own_algorithm(kGatherAlgorithm);
+    progress.hand_over(work, std::move(requests));
+    return work;
+  }
 };
 
 MpiCommunicator::MpiCommunicator(double timeout_s) : state_(std::make_unique<State>(timeout_s)) {
-  MT_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &state_->comm));
-  MT_MPI_CHECK(MPI_Comm_set_errhandler(state_->comm, MPI_ERRORS_RETURN));
+  state_->comm = duplicate(MPI_COMM_WORLD);
+  state_->gather_comm = duplicate(state_->comm);
   MT_MPI_CHECK(MPI_Comm_rank(state_->comm, &rank_));
   MT_MPI_CHECK(MPI_Comm_size(state_->comm, &world_size_));
   state_->rank = rank_;
@@ -155,16 +190,19 @@ MpiCommunicator::MpiCommunicator(std::unique_ptr<State> state) : state_(std::mov
 std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) {
   auto state = std::make_unique<State>(state_->progress.timeout_s());
   MT_MPI_CHECK(MPI_Comm_split(state_->comm, color, key, &state->comm));
+  state->gather_comm = duplicate(state->comm);
   state->rank = state_->rank;  // named by its world rank in messages
   return std::unique_ptr<Communicator>(new MpiCommunicator(std::move(state)));
 }
 
 MpiCommunicator::~MpiCommunicator() {
-  MPI_Comm comm = state_->comm;
+  MPI_Comm comm = state_->comm, gather_comm = state_->gather_comm;
   state_.reset();  // stops the progress thread first
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  if (finalized) return;
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  if (gather_comm != MPI_COMM_NULL) MPI_Comm_free(&gather_comm);
 }
 
 std::optional<RequestedAlgorithm> MpiCommunicator::requested_algorithm(std::string_view collective) const {
@@ -209,6 +247,8 @@ WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t
   const std::size_t block_bytes = count * element_bytes(type);
   // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
   if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * block_bytes) send = MPI_IN_PLACE;
+  if (send != MPI_IN_PLACE && !MpiProgress::runs_blocking(CollectiveKind::all_gather, block_bytes))
+    return state_->gather_by_exchange(std::move(work), send, recv, n, datatype(type), block_bytes, rank_, world_size_);
   return state_->exchange(std::move(work), block_bytes, MPI_Iallgather, MPI_Allgather, send, recv, n, datatype(type));
 }
 

@@ -51,6 +51,8 @@ class MpiWork final : public Work {
   void wait() override;
   std::string describe() const override;
   bool ran_blocking() const override { return ran_blocking_; }
+  const char* own_algorithm() const override { return own_algorithm_; }
+  void set_own_algorithm(const char* name) { own_algorithm_ = name; }  // before it is handed over
   // Known for work the thread or a waiter completed; one that ran blocking completed as the call
   // that issued it returned, which the caller knows without a clock read here.
   std::optional<std::chrono::steady_clock::time_point> completed_at() const override {
@@ -76,7 +78,8 @@ class MpiWork final : public Work {
   std::vector<MPI_Request> requests_;
   std::atomic<bool> testing_{false};
   std::atomic<bool> done_{false};
-  bool ran_blocking_ = false;                           // written before done_ is set
+  bool ran_blocking_ = false;  // written before done_ is set
+  const char* own_algorithm_ = nullptr;
   std::chrono::steady_clock::time_point completed_at_;  // written before done_ is set
   std::vector<std::shared_ptr<void>> kept_;
 };

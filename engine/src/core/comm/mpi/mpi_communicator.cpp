@@ -155,7 +155,8 @@ struct MpiCommunicator::State {
   // and sends that copy, so a peer reads lines this core has just written. 2 ranks of a 2-vCPU EPYC
   // Zen 5, buffers 64-byte aligned on huge pages, busbw GB/s of C loops, 5 interleaved rounds: at
   // 4-8 MiB MPI_Iallgather 17-19, these messages 26-30 (the blocking MPI_Allgather 26-31; sending
-  // the fresh copy instead 6.5); at 16-64 MiB within a few percent of MPI_Iallgather.
+  // the fresh copy instead 6.5); at 16-64 MiB 0.88-1.06x MPI_Iallgather's (medians of two such runs),
+  // and in mtengine comm's 30-repeat campaigns alike at 32 and 64 MiB.
   WorkHandle gather_by_exchange(std::shared_ptr<MpiWork> work, const void* send, void* recv, int n, MPI_Datatype t,
                                 std::size_t block_bytes, int me, int world) {
     auto* blocks = static_cast<char*>(recv);

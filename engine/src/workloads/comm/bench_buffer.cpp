@@ -15,8 +15,8 @@ namespace {
 // Host buffers start on a cache line, as LibTorch's CPU tensors do (c10 aligns them to 64 bytes), so
 // a collective is measured on the memory training hands it. Alignment matters: Open MPI's shared-
 // memory transport copies a large message with one process_vm_readv, and a destination 16 bytes off
-// a cache line (what malloc gives) cost a 32 MiB broadcast on 2 ranks of a 2-vCPU EPYC Zen 5 a fifth
-// of its busbw (22 GB/s against 27-28 at any multiple of 64).
+// the source's cache line (malloc's alignment allows it) cost a 32 MiB broadcast on 2 ranks of a 2-vCPU
+// EPYC Zen 5 a fifth of its busbw (21-23 GB/s against 25-29 with both buffers on cache lines).
 constexpr std::size_t kHostAlignment = 64;
 
 }  // namespace

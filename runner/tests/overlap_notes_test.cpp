@@ -30,8 +30,9 @@ Trial trial_of(const std::string& strategy) {
   return t;
 }
 
-// A campaign of three succeeded trials that ran from..to the given seconds past 10:00:00.
-std::string notes_for(const std::vector<std::pair<int, int>>& spans) {
+// A campaign of three succeeded trials that ran from..to the given stamps ("10:00:05Z", or
+// "10:00:00.250Z" as the runner records them now).
+std::string notes_for(const std::vector<std::pair<std::string, std::string>>& spans) {
   fs::path dir = fs::temp_directory_path() / ("mtrun_overlap_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path path = dir / "o.sqlite";
@@ -46,10 +47,10 @@ std::string notes_for(const std::vector<std::pair<int, int>>& spans) {
     ok.state = AttemptState::Succeeded;
     ok.exit_code = 0;
     store.finish_attempt(attempt, ok, std::nullopt);
-    store.db().exec(fmt::format(
-        "UPDATE attempts SET started_at = '2026-01-01T10:00:{:02}Z', finished_at = '2026-01-01T10:00:{:02}Z' "
-        "WHERE id = {}",
-        spans[i].first, spans[i].second, attempt));
+    store.db().exec(
+        fmt::format("UPDATE attempts SET started_at = '2026-01-01T{}', finished_at = '2026-01-01T{}' "
+                    "WHERE id = {}",
+                    spans[i].first, spans[i].second, attempt));
   }
   return overlap_notes(store.db(), load_report_data(store.db(), {latest_campaign(store.db())}));
 }
@@ -57,9 +58,17 @@ std::string notes_for(const std::vector<std::pair<int, int>>& spans) {
 }  // namespace
 
 TEST_CASE("overlap notes name the trials that ran at the same time, and only those") {
-  const std::string notes = notes_for({{0, 5}, {2, 7}, {7, 9}});
+  const std::string notes =
+      notes_for({{"10:00:00Z", "10:00:05Z"}, {"10:00:02Z", "10:00:07Z"}, {"10:00:07Z", "10:00:09Z"}});
   CHECK(notes.find("**Trials that ran at the same time**") == 0);
   CHECK(notes.find("`s strategy=ddp rep 0` with `s strategy=fsdp rep 0`") != std::string::npos);
-  CHECK(notes.find("zero1") == std::string::npos);   // it started when fsdp finished
-  CHECK(notes_for({{0, 5}, {5, 7}, {7, 9}}) == "");  // one by one
+  CHECK(notes.find("zero1") == std::string::npos);  // it started when fsdp finished
+  CHECK(notes_for({{"10:00:00Z", "10:00:05Z"}, {"10:00:05Z", "10:00:07Z"}, {"10:00:07Z", "10:00:09Z"}}) == "");
+}
+
+TEST_CASE("overlap notes tell trials shorter than a second apart by their milliseconds") {
+  // Both within one second: in flight together, or one after the other.
+  const std::string together = notes_for({{"10:00:00.100Z", "10:00:00.900Z"}, {"10:00:00.150Z", "10:00:00.950Z"}});
+  CHECK(together.find("`s strategy=ddp rep 0` with `s strategy=fsdp rep 0`") != std::string::npos);
+  CHECK(notes_for({{"10:00:00.100Z", "10:00:00.400Z"}, {"10:00:00.400Z", "10:00:00.900Z"}}) == "");
 }

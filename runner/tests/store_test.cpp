@@ -86,6 +86,32 @@ TEST_CASE("attempts are numbered per trial and their outcome and metrics are sto
   CHECK(count.integer(0) == 2);  // the failed attempt is kept
 }
 
+TEST_CASE("attempts and stages are stamped to the millisecond, so sub-second trials still order in time") {
+  auto path = fresh_db("stamps.sqlite");
+  Store store(path);
+  store.add_campaign_if_new({"c1", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+  auto row = store.add_trial_if_new("c1", sample_trial(0), 0);
+  auto attempt = store.begin_attempt(row, 1, "mpirun ...", "/run", "/run/log.txt", std::nullopt);
+  auto stage = store.begin_stage(attempt, {1, "a", "train", "succeeds", "{}", "cmd", "/run/a", "/run/a/log.txt"});
+  AttemptOutcome ok;
+  ok.state = AttemptState::Succeeded;
+  store.finish_stage(stage, ok, {true, "succeeded", ""});
+  store.finish_attempt(attempt, ok, std::nullopt);
+  // "2026-01-01T10:00:00.250Z": 24 characters, SQLite reads it as a time with its fraction.
+  const char* shape =
+      "SELECT count(*) FROM {} WHERE length({}) = 24 AND substr({}, 20, 1) = '.' AND substr({}, 24) = 'Z' "
+      "AND julianday({}) IS NOT NULL";
+  for (const char* table : {"attempts", "stages"}) {
+    for (const char* column : {"started_at", "finished_at"}) {
+      CAPTURE(table);
+      CAPTURE(column);
+      auto s = store.db().prepare(fmt::format(fmt::runtime(shape), table, column, column, column, column));
+      REQUIRE(s.step());
+      CHECK(s.integer(0) == 1);
+    }
+  }
+}
+
 TEST_CASE("the training view: engine defaults from the result, the attempt's id, model state counted once") {
   auto path = fresh_db("training_view.sqlite");
   Store store(path);

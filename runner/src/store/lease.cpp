@@ -92,7 +92,7 @@ CampaignLease::CampaignLease(Database& db, std::string campaign_id, RunnerId me,
          "UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
          "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' "
          "WHERE state = 'running' AND trial_id IN (SELECT id FROM trials WHERE campaign_id = ?)")
-      .bind(1, utc_now())
+      .bind(1, utc_now_ms())
       .bind(2, campaign_id_)
       .run();
   interrupted_ = db_.changes();

@@ -76,6 +76,17 @@ std::string utc_now() {
   return buf;
 }
 
+std::string utc_now_ms() {
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
+  const std::time_t seconds = std::time_t(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03}Z", buf, ms % 1000);
+}
+
 // The path itself, after creating its directory: a first run may name a database in a new folder.
 const std::filesystem::path& with_parent_created(const std::filesystem::path& file) {
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
@@ -186,13 +197,13 @@ int Store::interrupt_stale_attempts() {
     db_.prepare(
            "UPDATE attempts SET state = 'interrupted', finished_at = ?, error_reason = 'mtrun (pid ' || "
            "runner_pid || ' on ' || runner_host || ') stopped while this trial was running' WHERE id = ?")
-        .bind(1, utc_now())
+        .bind(1, utc_now_ms())
         .bind(2, attempt)
         .run();
     db_.prepare(
            "UPDATE stages SET state = 'interrupted', finished_at = ?, met = 0, mismatch = 'mtrun stopped while "
            "this stage was running' WHERE attempt_id = ? AND state = 'running'")
-        .bind(1, utc_now())
+        .bind(1, utc_now_ms())
         .bind(2, attempt)
         .run();
   }
@@ -226,7 +237,7 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
       .bind(3, command)
       .bind(4, run_dir)
       .bind(5, log_path)
-      .bind(6, utc_now())
+      .bind(6, utc_now_ms())
       .bind(7, this_host())
       .bind(8, std::int64_t(::getpid()))
       .run();
@@ -248,7 +259,7 @@ void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o,
       .bind(4, o.error_rank)
       .bind(5, o.error_step)
       .bind(6, o.error_reason)
-      .bind(7, utc_now())
+      .bind(7, utc_now_ms())
       .bind(8, o.duration_s)
       .bind(9, o.result_json)
       .bind(10, attempt_id)
@@ -294,7 +305,7 @@ std::int64_t Store::begin_stage(std::int64_t attempt_id, const StageStart& st) {
       .bind(7, st.command)
       .bind(8, st.run_dir)
       .bind(9, st.log_path)
-      .bind(10, utc_now())
+      .bind(10, utc_now_ms())
       .run();
   return db_.last_insert_id();
 }
@@ -314,7 +325,7 @@ void Store::finish_stage(std::int64_t stage_id, const AttemptOutcome& o, const S
       .bind(7, v.observed)
       .bind(8, int(v.met))
       .bind(9, v.met ? std::optional<std::string>() : std::optional<std::string>(v.mismatch))
-      .bind(10, utc_now())
+      .bind(10, utc_now_ms())
       .bind(11, o.duration_s)
       .bind(12, o.result_json)
       .bind(13, stage_id)

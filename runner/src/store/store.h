@@ -162,7 +162,11 @@ class Store {
   Database db_;
 };
 
-// Current time, UTC, ISO 8601 to the second.
+// Current time, UTC, ISO 8601 to the second: when a campaign or baseline was recorded.
 std::string utc_now();
+// Current time, UTC, ISO 8601 to the millisecond ("2026-01-01T10:00:00.250Z"): when an attempt or
+// stage started and finished, so that trials shorter than a second still tell whether they ran at
+// the same time. Text order is time order among stamps of one resolution.
+std::string utc_now_ms();
 
 }  // namespace mt

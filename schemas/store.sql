@@ -50,7 +50,7 @@ CREATE TABLE attempts (
   command      TEXT NOT NULL,                  -- exact command line, shell-quoted
   run_dir      TEXT NOT NULL,
   log_path     TEXT NOT NULL,
-  started_at   TEXT NOT NULL,
+  started_at   TEXT NOT NULL,                  -- UTC, ISO 8601 to the millisecond (older rows: the second)
   finished_at  TEXT,
   duration_s   REAL,
   result_json  TEXT,                           -- the result file as written; non-finite numbers as null
@@ -172,7 +172,7 @@ CREATE TABLE stages (
   command      TEXT NOT NULL,                  -- exact command line, shell-quoted
   run_dir      TEXT NOT NULL,
   log_path     TEXT NOT NULL,
-  started_at   TEXT NOT NULL,
+  started_at   TEXT NOT NULL,                  -- UTC, ISO 8601 to the millisecond (older rows: the second)
   finished_at  TEXT,
   duration_s   REAL,
   result_json  TEXT,                           -- the stage's result file as written

@@ -274,6 +274,14 @@ TEST_CASE("report: failures list outcome, rank, step and log; campaigns are chos
   CHECK(contains(md, "1 trial: 0 succeeded, 1 did not"));
 }
 
+TEST_CASE("report: of campaigns created in the same second with nothing run, the latest is the one added last") {
+  ReportFixture f("same_second.sqlite");
+  f.campaign("aaaa0001", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb0002", "exp", "2024-05-01T09:00:00Z");
+  auto db = open_results(f.path());
+  CHECK(latest_campaign(*db).id == "bbbb0002");
+}
+
 TEST_CASE("report: the failures table's rank comes from the engine's message when none was recorded") {
   ReportFixture f("failures_rank.sqlite");
   f.campaign("aaaa0001", "exp", "2024-05-01T09:00:00Z");

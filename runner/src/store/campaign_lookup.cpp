@@ -24,7 +24,7 @@ Campaign campaign_by_id(Database& db, const std::string& id) {
 Campaign latest_campaign(Database& db) {
   auto s = db.prepare(
       fmt::format("SELECT {} FROM campaigns c ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
-                  "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, c.created_at DESC, c.id LIMIT 1",
+                  "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, c.created_at DESC, c.rowid DESC LIMIT 1",
                   kCampaignColumns));
   if (!s.step()) throw RunnerError(kExitUsage, "the database holds no campaign yet");
   return campaign_from_row(s);

@@ -13,7 +13,9 @@ namespace mt {
 // The campaign named by id or unique prefix; throws RunnerError (usage) when there is none or
 // the prefix is ambiguous.
 Campaign campaign_by_id(Database& db, const std::string& id);
-// The campaign whose latest attempt started last; throws RunnerError (usage) when there is none.
+// The campaign whose latest attempt started last (of those with none, the one created last; of
+// those created in the same second, the one added last); throws RunnerError (usage) when there is
+// none.
 Campaign latest_campaign(Database& db);
 // Every campaign of an experiment, oldest first (those created in the same second in the order they
 // were added); throws RunnerError (usage) when there is none.

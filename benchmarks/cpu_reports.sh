@@ -16,7 +16,8 @@
 # for a quiet machine.
 # It starts only from a committed tree whose programs were built from HEAD: the reports carry that
 # revision as their provenance.
-# About 8 + 40 + 17 + 8 minutes on an idle 2-vCPU VM: run nothing else meanwhile.
+# About 8 + 60 + 17 + 8 minutes on an idle 2-vCPU VM (ddp_vs_pytorch settles 10 s before each of its
+# 120 trials): run nothing else meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MTRUN=${MTRUN:-build/bin/mtrun}
@@ -65,12 +66,19 @@ check_provenance() {
   fi
 }
 
+# How a campaign runs: each trial waits up to 30 s for a quiet machine; ddp_vs_pytorch's first
+# settle 10 s, since its PyTorch trials free gigabytes that a VM hands back to the hypervisor over
+# the next seconds, slowing whatever runs then (docs/measurement.md, "Settling between trials").
+run_flags() {
+  if [ "$1" = ddp_vs_pytorch ]; then echo --settle 10 --wait-quiet 30; else echo --wait-quiet 30; fi
+}
+
 suffix="" suffix_given=false dry_run=false experiments=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --suffix) suffix=${2?--suffix needs a value}; suffix_given=true; shift 2 ;;
     --dry-run) dry_run=true; shift ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "cpu_reports: unknown flag $1 (see --help)" >&2; exit 2 ;;
     *) experiments+=("$1"); shift ;;
   esac
@@ -86,6 +94,7 @@ $dry_run || check_provenance || exit 2
 if $dry_run; then
   for e in "${experiments[@]}"; do
     echo "cpu_reports: $e -> reports/$e$suffix (.sqlite .args .md)"
+    echo "  run flags: $(run_flags "$e")"
     report_args "$e" | sed 's/^/  report flag: /'
   done
   exit 0
@@ -97,7 +106,8 @@ work=$(mktemp -d)
 trap 'echo "cpu_reports: stopped; the campaigns that finished are in $work" >&2' ERR
 for e in "${experiments[@]}"; do
   echo "cpu_reports: $e (campaign into $work/$e$suffix.sqlite)"
-  "$MTRUN" --db "$work/$e$suffix.sqlite" run "experiments/$e.yaml" --wait-quiet 30
+  # shellcheck disable=SC2046 # the flags are words without spaces
+  "$MTRUN" --db "$work/$e$suffix.sqlite" run "experiments/$e.yaml" $(run_flags "$e")
   # One self-contained file: the write-ahead log folded in before it is copied.
   python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("pragma wal_checkpoint(TRUNCATE)")' \
     "$work/$e$suffix.sqlite"

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -8,6 +9,7 @@
 #include "launch/proc_readings.h"
 #include "run/attempt_verdict.h"
 #include "run/conditions_watch.h"
+#include "run/quiet_machine.h"
 #include "store/conditions_rows.h"
 #include "store_fixture.h"
 
@@ -318,4 +320,10 @@ TEST_CASE("a job is oversubscribed when one host ran more threads than it has CP
   CHECK(job_oversubscribed(R"({"hosts": ["a", "a", "a"]})", 2));  // no cores said: this machine's
   CHECK_FALSE(job_oversubscribed(R"({"status": "ok"})", 2));      // nothing said: judged as before
   CHECK_FALSE(job_oversubscribed("not json", 2));
+}
+
+TEST_CASE("settling waits the time asked for, and stops early when told to") {
+  CHECK(settle(0.2) >= 0.2);
+  std::atomic<bool> stop{true};
+  CHECK(settle(3600, &stop) < 3600);
 }

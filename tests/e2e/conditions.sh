@@ -54,6 +54,21 @@ expect_eq "$RAN" "$FIRST" "trials ran in the planned order"
 expect_contains "$("$MTRUN" --db "$DB" report)" "Trials ran in shuffled order (seed 11)." "the report says which order ran"
 echo "PASS (order)"
 
+# --settle: a pause with nothing running before each trial, said in the progress line and seen in
+# the stamps: every trial started at least that long after the one before it finished.
+sed 's/cfg: \[1, 2, 3, 4, 5, 6\]/cfg: [1, 2]/; s/^repeat: 2$/repeat: 1/' "$WORK/order.yaml" > "$WORK/settle.yaml"
+DB="$WORK/settle.sqlite"
+capture "$MTRUN" --db "$DB" run --settle 1.5 "$WORK/settle.yaml"
+expect_eq "$RC" 0 "run --settle 1.5"
+expect_eq "$(grep -c '(settled 1.5 s)' <<<"$OUT")" 2 "each trial's progress line says it settled"
+expect_eq "$(sql "select count(*) from attempts")" 2 "both trials ran"
+expect_eq "$(sql "select count(*) from attempts a join attempts b on b.id = a.id + 1
+  where (julianday(b.started_at) - julianday(a.finished_at)) * 86400 >= 1.5")" 1 "the second started 1.5 s after the first finished"
+capture "$MTRUN" --db "$DB" run --settle -1 "$WORK/settle.yaml"
+expect_eq "$RC" 2 "a negative --settle is refused"
+expect_contains "$OUT" "--settle" "the refusal names the flag"
+echo "PASS (settle)"
+
 # A campaign of short trials whose own CPU use is real (a busy loop inside the job).
 cat > "$WORK/timed.yaml" <<'YAML'
 name: timed

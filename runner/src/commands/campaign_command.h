@@ -22,6 +22,7 @@ namespace mt {
 // How the campaign's measurements are taken and judged (docs/measurement.md).
 struct MeasurementSettings {
   ConditionsThresholds conditions;
+  double settle_s = 0;         // --settle: before each trial, first wait this long with nothing running
   double wait_quiet_s = 0;     // --wait-quiet: before each trial, wait up to this long for a quiet machine
   bool require_quiet = false;  // --require-quiet: refuse to start timing on a busy machine
   std::map<std::string, RepeatPolicy> adaptive;  // studies with adaptive repeats
@@ -35,7 +36,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                         const ProvenanceContext& provenance, const PendingTrials& trials,
                         const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out);
 
-// --wait-quiet SECONDS and --require-quiet on run and rerun.
+// --settle SECONDS, --wait-quiet SECONDS, --require-quiet and --parallel N on run and rerun.
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings);
 
 }  // namespace mt

@@ -124,10 +124,13 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                       fmt::format("parallel is {}; at most {} trials run at once", parallel, kMostParallel));
   }
   const bool adaptive_due = !settings.adaptive.empty();
-  if (parallel > 1 && settings.wait_quiet_s > 0) {
+  if (parallel > 1 && (settings.wait_quiet_s > 0 || settings.settle_s > 0)) {
     fmt::print(out,
-               "note: --wait-quiet is not applied before each trial when {} run at once: the trials in flight keep "
-               "the machine busy\n",
+               "note: {} not applied before each trial when {} run at once: the trials in flight keep the machine "
+               "busy\n",
+               settings.settle_s > 0 && settings.wait_quiet_s > 0 ? "--settle and --wait-quiet are"
+               : settings.settle_s > 0                            ? "--settle is"
+                                                                  : "--wait-quiet is",
                parallel);
   }
   if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, out);
@@ -147,6 +150,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.guard = mtrun_executable();
   run.provenance = provenance;
   run.conditions = settings.conditions;
+  run.settle_s = settings.settle_s;
   run.wait_quiet_s = settings.wait_quiet_s;
   CampaignResult result = run_trials(store, run, trials, out);
   // Adaptive rounds, one at a time, while the campaign runs cleanly and a configuration needs one.
@@ -165,6 +169,11 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
 }
 
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
+  command
+      .add_option("--settle", settings.settle_s,
+                  "before each trial, first wait SECONDS with nothing running, so that what the last job left "
+                  "behind settles (docs/measurement.md)")
+      ->check(CLI::Range(0.0, 3600.0));
   command
       .add_option("--wait-quiet", settings.wait_quiet_s,
                   "before each trial, wait up to SECONDS for a quiet machine (docs/measurement.md)")

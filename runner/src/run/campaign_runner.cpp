@@ -5,6 +5,7 @@
 #include <future>
 #include <ostream>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -321,16 +322,25 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
       break;
     }
     const Trial t = trials.trial(i);
-    std::string waited;
+    std::vector<std::string> waits;
+    if (run.settle_s > 0) {
+      settle(run.settle_s, run.stop);
+      if (run.stop && run.stop->load()) {
+        result.stopped = true;
+        break;
+      }
+      waits.push_back(fmt::format("settled {:g} s", run.settle_s));
+    }
     if (run.wait_quiet_s > 0) {
       const QuietCheck quiet = check_quiet(run.conditions, run.wait_quiet_s, run.stop);
       if (quiet.busy()) {
-        waited =
-            fmt::format(" (still busy after {:.0f} s: {})", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet));
+        waits.push_back(
+            fmt::format("still busy after {:.0f} s: {}", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet)));
       } else if (quiet.waited_s > 0) {
-        waited = fmt::format(" (waited {:.0f} s for a quiet machine)", quiet.waited_s + kQuietProbeSeconds);
+        waits.push_back(fmt::format("waited {:.0f} s for a quiet machine", quiet.waited_s + kQuietProbeSeconds));
       }
     }
+    const std::string waited = waits.empty() ? "" : fmt::format(" ({})", fmt::join(waits, "; "));
     progress.trial_started(trial_label(t, waited));
     Finished done = run_one(store, run, trials.rows[i], t);
     const std::string detail = tally(result, done);

@@ -29,6 +29,7 @@ struct CampaignRun {
   std::filesystem::path guard;  // this mtrun's executable, to start jobs under a job guard
   ProvenanceContext provenance;
   ConditionsThresholds conditions;  // when an attempt's machine counts as disturbed
+  double settle_s = 0;              // before each trial, first wait this long with nothing running
   double wait_quiet_s = 0;          // before each trial, wait up to this long for a quiet machine
   // Trials in flight at once (experiment/parallel_rules.h decides where that is allowed); trial k
   // in flight holds its launcher's PID in running_launchers[k].

@@ -1,5 +1,9 @@
 #include "run/quiet_machine.h"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -20,6 +24,16 @@ QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s, co
     if (!check.verdict.disturbed || check.waited_s + kQuietProbeSeconds > wait_s) return check;
     if (stop && stop->load()) return check;
   }
+}
+
+double settle(double seconds, const std::atomic<bool>* stop) {
+  const double start = steady_seconds();
+  for (;;) {
+    const double left = seconds - (steady_seconds() - start);
+    if (left <= 0 || (stop && stop->load())) break;
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.1)));
+  }
+  return steady_seconds() - start;
 }
 
 std::string busy_reasons(const QuietCheck& check) { return fmt::format("{}", fmt::join(check.verdict.reasons, "; ")); }

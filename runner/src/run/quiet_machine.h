@@ -27,6 +27,12 @@ struct QuietCheck {
 QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s = 0,
                        const std::atomic<bool>* stop = nullptr);
 
+// Waits `seconds` with nothing of ours running (returning early when `stop` is set), so that what
+// the last job left behind settles before the next is timed: on a VM the kernel hands the memory a
+// job freed back to the hypervisor over the next seconds, and a job started meanwhile loses CPU
+// time to it (docs/measurement.md, "Settling between trials"). Returns the seconds waited.
+double settle(double seconds, const std::atomic<bool>* stop = nullptr);
+
 // "other processes used 95 % of a core over 1.0 s": what made the last look busy.
 std::string busy_reasons(const QuietCheck& check);
 

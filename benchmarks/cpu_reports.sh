@@ -16,8 +16,8 @@
 # for a quiet machine.
 # It starts only from a committed tree whose programs were built from HEAD: the reports carry that
 # revision as their provenance.
-# About 8 + 60 + 17 + 8 minutes on an idle 2-vCPU VM (ddp_vs_pytorch settles 10 s before each of its
-# 120 trials): run nothing else meanwhile.
+# About 8 + 60 + 17 + 16 minutes on an idle 2-vCPU VM (ddp_vs_pytorch's 120 trials each settle 10 s
+# first, comm_goal_cpu's 90 trials 5 s): run nothing else meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MTRUN=${MTRUN:-build/bin/mtrun}
@@ -68,9 +68,14 @@ check_provenance() {
 
 # How a campaign runs: each trial waits up to 30 s for a quiet machine; ddp_vs_pytorch's first
 # settle 10 s, since its PyTorch trials free gigabytes that a VM hands back to the hypervisor over
-# the next seconds, slowing whatever runs then (docs/measurement.md, "Settling between trials").
+# the next seconds, slowing whatever runs then (docs/measurement.md, "Settling between trials");
+# comm_goal_cpu's 5 s, its goal being decided within a few per cent.
 run_flags() {
-  if [ "$1" = ddp_vs_pytorch ]; then echo --settle 10 --wait-quiet 30; else echo --wait-quiet 30; fi
+  case "$1" in
+    ddp_vs_pytorch) echo --settle 10 --wait-quiet 30 ;;
+    comm_goal_cpu) echo --settle 5 --wait-quiet 30 ;;
+    *) echo --wait-quiet 30 ;;
+  esac
 }
 
 suffix="" suffix_given=false dry_run=false experiments=()

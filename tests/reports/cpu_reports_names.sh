@@ -26,8 +26,9 @@ grep -q "give --suffix" "$WORK/out" || fail "unknown CPU: $(cat "$WORK/out")"
 [ "$("$SCRIPT" --suffix _mine --dry-run comm_cpu | head -1)" = "cpu_reports: comm_cpu -> reports/comm_cpu_mine (.sqlite .args .md)" ] ||
   fail "--suffix"
 if "$SCRIPT" --dry-run no_such_experiment 2> "$WORK/err"; then fail "an unknown experiment ran"; fi
-[ "$("$SCRIPT" --suffix _mine --dry-run ddp_vs_pytorch comm_cpu | grep 'run flags')" = "  run flags: --settle 10 --wait-quiet 30
-  run flags: --wait-quiet 30" ] || fail "ddp_vs_pytorch's trials do not settle, or the others' do"
+[ "$("$SCRIPT" --suffix _mine --dry-run ddp_vs_pytorch comm_goal_cpu comm_cpu | grep 'run flags')" = "  run flags: --settle 10 --wait-quiet 30
+  run flags: --settle 5 --wait-quiet 30
+  run flags: --wait-quiet 30" ] || fail "ddp_vs_pytorch's or comm_goal_cpu's trials do not settle, or comm_cpu's do"
 grep -q "no experiment experiments/no_such_experiment.yaml" "$WORK/err" || fail "unknown experiment: $(cat "$WORK/err")"
 
 # Committed reports carry their provenance: programs built from another revision than HEAD are

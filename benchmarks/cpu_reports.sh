@@ -111,8 +111,8 @@ work=$(mktemp -d)
 trap 'echo "cpu_reports: stopped; the campaigns that finished are in $work" >&2' ERR
 for e in "${experiments[@]}"; do
   echo "cpu_reports: $e (campaign into $work/$e$suffix.sqlite)"
-  # shellcheck disable=SC2046 # the flags are words without spaces
-  "$MTRUN" --db "$work/$e$suffix.sqlite" run "experiments/$e.yaml" $(run_flags "$e")
+  read -ra flags <<< "$(run_flags "$e")"
+  "$MTRUN" --db "$work/$e$suffix.sqlite" run "experiments/$e.yaml" "${flags[@]}"
   # One self-contained file: the write-ahead log folded in before it is copied.
   python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("pragma wal_checkpoint(TRUNCATE)")' \
     "$work/$e$suffix.sqlite"

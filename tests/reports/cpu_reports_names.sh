@@ -72,7 +72,7 @@ head=$(cd "$repo" && git rev-parse HEAD)
   echo "[ \"\$1\" = --version ] && { echo 'mtrun 0.1.0'; echo '  revision   $head'; exit 0; }"
   echo 'db=$2; shift 2'
   echo 'case "$1" in'
-  echo "  run) echo \"run \$2 \$3 \$4 \$5 \$6: [\$(git status --porcelain --untracked-files=no | tr '\\n' ' ')]\" >> '$WORK/campaigns'; : > \"\$db\" ;;"
+  echo "  run) shift; echo \"run \$*: [\$(git status --porcelain --untracked-files=no | tr '\\n' ' ')]\" >> '$WORK/campaigns'; : > \"\$db\" ;;"
   echo '  report) while [ $# -gt 0 ]; do [ "$1" = -o ] && echo "report of $db" > "$2"; shift; done ;;'
   echo 'esac'
 } > "$repo/bin/mtrun"
@@ -80,8 +80,8 @@ printf '#!/bin/sh\necho "mtengine %s"\n' "$head" > "$repo/bin/mtengine"
 chmod +x "$repo/bin/mtrun" "$repo/bin/mtengine"
 MTRUN=$repo/bin/mtrun "$repo/benchmarks/cpu_reports.sh" --suffix _t first second > "$WORK/out" 2>&1 ||
   fail "scratch campaigns: $(cat "$WORK/out")"
-[ "$(cat "$WORK/campaigns")" = "run experiments/first.yaml --wait-quiet 30  : []
-run experiments/second.yaml --wait-quiet 30  : []" ] || fail "a campaign ran from an uncommitted tree: $(cat "$WORK/campaigns")"
+[ "$(cat "$WORK/campaigns")" = "run experiments/first.yaml --wait-quiet 30: []
+run experiments/second.yaml --wait-quiet 30: []" ] || fail "a campaign ran from an uncommitted tree: $(cat "$WORK/campaigns")"
 grep -q "report of .*first_t.sqlite" "$repo/reports/first_t.md" || fail "first report not rendered"
 grep -q "report of .*second_t.sqlite" "$repo/reports/second_t.md" || fail "second report not rendered"
 [ -f "$repo/reports/second_t.sqlite" ] && [ -f "$repo/reports/second_t.args" ] || fail "database or flags not installed"

@@ -4,10 +4,12 @@
 
 #include <ctime>
 #include <iostream>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "run/campaign_runner.h"
 #include "run/lease_keeper.h"
@@ -124,14 +126,14 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                       fmt::format("parallel is {}; at most {} trials run at once", parallel, kMostParallel));
   }
   const bool adaptive_due = !settings.adaptive.empty();
-  if (parallel > 1 && (settings.wait_quiet_s > 0 || settings.settle_s > 0)) {
+  std::vector<std::string> per_trial_waits;
+  if (settings.settle_s > 0) per_trial_waits.push_back("--settle");
+  if (settings.wait_quiet_s > 0) per_trial_waits.push_back("--wait-quiet");
+  if (parallel > 1 && !per_trial_waits.empty()) {
     fmt::print(out,
-               "note: {} not applied before each trial when {} run at once: the trials in flight keep the machine "
-               "busy\n",
-               settings.settle_s > 0 && settings.wait_quiet_s > 0 ? "--settle and --wait-quiet are"
-               : settings.settle_s > 0                            ? "--settle is"
-                                                                  : "--wait-quiet is",
-               parallel);
+               "note: {} {} not applied before each trial when {} run at once: the trials in flight keep the "
+               "machine busy\n",
+               fmt::join(per_trial_waits, " and "), per_trial_waits.size() > 1 ? "are" : "is", parallel);
   }
   if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());

@@ -67,24 +67,21 @@ std::string to_string(AttemptState state) {
   return "unknown";
 }
 
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
+// "2026-01-01T10:00:00", UTC, without the zone letter.
+static std::string utc_to_the_second(std::time_t t) {
   std::tm tm{};
-  gmtime_r(&now, &tm);
+  gmtime_r(&t, &tm);
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
   return buf;
 }
+
+std::string utc_now() { return utc_to_the_second(std::time(nullptr)) + "Z"; }
 
 std::string utc_now_ms() {
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
-  const std::time_t seconds = std::time_t(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("{}.{:03}Z", buf, ms % 1000);
+  return fmt::format("{}.{:03}Z", utc_to_the_second(std::time_t(ms / 1000)), ms % 1000);
 }
 
 // The path itself, after creating its directory: a first run may name a database in a new folder.

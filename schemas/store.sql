@@ -388,3 +388,26 @@ JOIN latest_attempts a ON a.trial_id = t.id
 LEFT JOIN metrics m ON m.attempt_id = a.id
 WHERE t.workload = 'train'
 GROUP BY a.id;
+
+-- @version 11
+-- What mtrun did just before launching an attempt (docs/measurement.md, "Before timing" and
+-- "Settling between trials"): settle_s, the seconds it waited with nothing of ours running
+-- (`run --settle`); quiet_wait_s, the seconds it spent looking for a quiet machine (`run
+-- --wait-quiet`), its first 1-s look included; quiet_found, what the last look found: 'quiet', or
+-- 'busy' when the machine was still busy as the wait ran out. NULL where mtrun did not do it (no
+-- such flag, trials run in parallel, attempts recorded before version 11); quiet_found also where
+-- /proc/stat could not be read. The conditions view shows them beside the attempt's verdict.
+ALTER TABLE attempts ADD COLUMN settle_s REAL;
+ALTER TABLE attempts ADD COLUMN quiet_wait_s REAL;
+ALTER TABLE attempts ADD COLUMN quiet_found TEXT CHECK (quiet_found IN ('quiet', 'busy'));
+
+DROP VIEW conditions;
+CREATE VIEW conditions AS
+SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index, a.attempt, a.state,
+       ac.verdict, ac.reasons, a.settle_s, a.quiet_wait_s, a.quiet_found, ac.wall_s, ac.cpus, ac.busy_cpu_s,
+       ac.job_cpu_s, ac.runner_cpu_s, ac.foreign_cpu_pct, ac.steal_pct, ac.context_switches, ac.load1_before,
+       ac.load1_after, ac.load1_max, ac.cpu_mhz_min, ac.cpu_mhz_max, ac.cpu_pressure_pct, ac.memory_pressure_pct,
+       ac.mem_available_mib_min, ac.calibration_gflops, ac.attempt_id
+FROM attempt_conditions ac
+JOIN attempts a ON a.id = ac.attempt_id
+JOIN trials t ON t.id = a.trial_id;

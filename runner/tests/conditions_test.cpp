@@ -327,3 +327,33 @@ TEST_CASE("settling waits the time asked for, and stops early when told to") {
   std::atomic<bool> stop{true};
   CHECK(settle(3600, &stop) < 3600);
 }
+
+TEST_CASE("the wait before a trial times what it did, for the attempt's row and the progress line") {
+  const TrialWait nothing = wait_before_trial(0, 0, ConditionsThresholds{});
+  CHECK_FALSE(nothing.before.anything());
+  CHECK(nothing.words.empty());
+
+  const TrialWait settled = wait_before_trial(0.2, 0, ConditionsThresholds{});
+  REQUIRE(settled.before.settle_s);
+  CHECK(*settled.before.settle_s >= 0.2);
+  CHECK_FALSE(settled.before.quiet_wait_s);
+  CHECK(settled.words == std::vector<std::string>{"settled 0.2 s"});
+
+  // A look lasts kQuietProbeSeconds; what it finds depends on the machine, so only its form is checked.
+  const TrialWait looked = wait_before_trial(0, 1, ConditionsThresholds{});
+  REQUIRE(looked.before.quiet_wait_s);
+  CHECK(*looked.before.quiet_wait_s >= kQuietProbeSeconds);
+  CHECK_FALSE(looked.before.settle_s);
+  const bool readable = std::filesystem::exists("/proc/stat");
+  if (readable) {
+    CHECK((looked.before.quiet_found == "quiet" || looked.before.quiet_found == "busy"));
+  } else {
+    CHECK(looked.before.quiet_found.empty());  // nothing known, nothing claimed
+  }
+
+  std::atomic<bool> stop{true};
+  const TrialWait stopped = wait_before_trial(3600, 3600, ConditionsThresholds{}, &stop);
+  REQUIRE(stopped.before.settle_s);
+  CHECK(*stopped.before.settle_s < 3600);
+  CHECK_FALSE(stopped.before.quiet_wait_s);  // stopped while settling: no look follows
+}

@@ -63,6 +63,50 @@ TEST_CASE("a database without recorded conditions reports no disturbance and no 
   const std::string md = render_latest(f).markdown;
   CHECK_FALSE(contains(md, "disturbed"));
   CHECK_FALSE(contains(md, "order"));
+  CHECK_FALSE(contains(md, "--settle"));
+  CHECK_FALSE(contains(md, "--wait-quiet"));
+}
+
+namespace {
+
+FixtureTrial waited_trial(int repeat, std::optional<double> settle_s, std::optional<double> quiet_wait_s,
+                          const std::string& found = "quiet") {
+  FixtureTrial t = train_trial("s", "ddp", 1, repeat, 1000 + repeat, 40, 500);
+  t.before.settle_s = settle_s;
+  t.before.quiet_wait_s = quiet_wait_s;
+  if (quiet_wait_s) t.before.quiet_found = found;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a report says how the measured attempts were settled and how quiet the machine was found before them") {
+  ReportFixture f("settled.sqlite");
+  f.campaign("c1");
+  f.trial(waited_trial(0, 10.01, 1.02));
+  f.trial(waited_trial(1, 10.04, 1.03));
+  f.trial(waited_trial(2, 10.02, 4.1));
+  FixtureTrial failed = waited_trial(3, 10.0, 1.0);
+  failed.state = AttemptState::Failed;  // gives no number: not counted
+  f.trial(failed);
+  CHECK(contains(render_latest(f).markdown,
+                 "Before each of the 3 measured attempts mtrun waited 10 s with nothing running (`run --settle`). "
+                 "Then it looked for a quiet machine (`run --wait-quiet`): quiet at the first look (2), quiet after "
+                 "4.1 s (1).\n"));
+}
+
+TEST_CASE("a report of a campaign settled only in part says which share was, and a look that found it busy") {
+  ReportFixture f("settled_in_part.sqlite");
+  f.campaign("c1");
+  f.trial(waited_trial(0, 5.0, std::nullopt));
+  f.trial(waited_trial(1, std::nullopt, 30.4, "busy"));
+  f.trial(waited_trial(2, 2.5, 12.0));
+  f.trial(waited_trial(3, std::nullopt, std::nullopt));
+  f.trial(waited_trial(4, std::nullopt, 1.1, ""));  // /proc/stat unreadable: nothing known
+  CHECK(contains(render_latest(f).markdown,
+                 "Before 2 of the 5 measured attempts mtrun waited 2.5–5 s with nothing running (`run --settle`); the "
+                 "others without settling. Before 3 of the 5 it looked for a quiet machine (`run --wait-quiet`): quiet "
+                 "after 12 s (1), still busy when the wait ran out after 30.4 s (1), not measurable here (1).\n"));
 }
 
 TEST_CASE("compare says when the campaigns' calibrations differ beyond their noise") {

@@ -208,7 +208,7 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   std::string dir = fmt::format("results/runs/{}/{}", f.campaign, t.identity);
   std::string command =
       f.command.empty() ? "mpirun -np " + std::to_string(t.ranks) + " mtengine " + t.workload : f.command;
-  auto attempt = store_.begin_attempt(row, number, command, dir, dir + "/log.txt", std::nullopt);
+  auto attempt = store_.begin_attempt(row, number, command, dir, dir + "/log.txt", std::nullopt, f.before);
   AttemptOutcome outcome;
   outcome.state = f.state;
   outcome.exit_code = f.state == AttemptState::Succeeded ? 0 : 1;

@@ -28,6 +28,7 @@ struct FixtureTrial {
   std::string error_reason;
   std::string command;             // as recorded; empty: "mpirun -np RANKS mtengine WORKLOAD"
   std::vector<AttemptFile> files;  // kept with the attempt (a profiled attempt's traces)
+  BeforeLaunch before;             // what mtrun did before the launch (--settle, --wait-quiet)
 };
 
 struct FixtureProvenance {

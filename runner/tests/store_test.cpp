@@ -360,3 +360,66 @@ TEST_CASE("a training trial that does not set its strategy is stored with the en
   REQUIRE(s.step());
   CHECK(s.text(0).empty());
 }
+
+TEST_CASE("what mtrun did before a launch is stored with the attempt, shown by the conditions view, and read back") {
+  auto path = fresh_db("before_launch.sqlite");
+  Store store(path);
+  store.add_campaign_if_new({"c1", "exp", "/x.yaml", "rev", "plan", "{}", 1, utc_now()});
+  auto row = store.add_trial_if_new("c1", sample_trial(0), 0);
+  BeforeLaunch settled;
+  settled.settle_s = 10.02;
+  settled.quiet_wait_s = 3.1;
+  settled.quiet_found = "quiet";
+  const auto first = store.begin_attempt(row, 1, "mpirun ...", "/run", "/run/log.txt", std::nullopt, settled);
+  const auto second = store.begin_attempt(row, 2, "mpirun ...", "/run2", "/run2/log.txt", std::nullopt);
+
+  const BeforeLaunch read = read_before_launch(store.db(), first);
+  REQUIRE(read.settle_s);
+  CHECK(*read.settle_s == 10.02);
+  REQUIRE(read.quiet_wait_s);
+  CHECK(*read.quiet_wait_s == 3.1);
+  CHECK(read.quiet_found == "quiet");
+  CHECK(describe_before_launch(read) == "settled 10.0 s; looked for a quiet machine for 3.1 s: quiet");
+
+  const BeforeLaunch back_to_back = read_before_launch(store.db(), second);  // nothing done: nothing stored
+  CHECK_FALSE(back_to_back.anything());
+  CHECK(back_to_back.quiet_found.empty());
+  CHECK(describe_before_launch(back_to_back).empty());
+
+  store.db().exec(
+      "INSERT INTO attempt_conditions (attempt_id, wall_s, cpus, busy_cpu_s, job_cpu_s, runner_cpu_s, "
+      "foreign_cpu_pct, samples, verdict, reasons) VALUES (" +
+      std::to_string(first) + ", 1, 2, 1, 1, 0, 0, '[]', 'quiet', '[]')");
+  auto s = store.db().prepare("SELECT settle_s, quiet_wait_s, quiet_found FROM conditions");
+  REQUIRE(s.step());
+  CHECK(s.real(0) == 10.02);
+  CHECK(s.real(1) == 3.1);
+  CHECK(s.text(2) == "quiet");
+  CHECK_THROWS_AS(store.db().exec("UPDATE attempts SET quiet_found = 'maybe' WHERE id = " + std::to_string(second)),
+                  SqliteError);
+}
+
+TEST_CASE("a database of schema version 10 gains the before-launch columns and keeps its attempts") {
+  auto path = fresh_db("v10.sqlite");
+  {
+    Database db(path, Database::Mode::ReadWrite);
+    for (int k = 0; k < 10; ++k) db.exec(schema_sections()[size_t(k)]);
+    db.exec("PRAGMA user_version = 10");
+    db.exec(
+        "INSERT INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, launcher, trial_count, "
+        "created_at) VALUES ('c', 'e', '/x.yaml', 'r', 'p', '{}', 1, '2026-01-01T00:00:00Z')");
+    db.exec(
+        "INSERT INTO trials (id, campaign_id, identity, group_key, ordinal, study, workload, ranks, repeat_index, "
+        "parameters, axes, spec) VALUES (1, 'c', 'i', 'g', 0, 's', 'train', 1, 0, '{}', '[]', '{}')");
+    db.exec(
+        "INSERT INTO attempts (id, trial_id, attempt, state, command, run_dir, log_path, started_at, runner_host, "
+        "runner_pid) VALUES (7, 1, 1, 'succeeded', 'x', '/r', '/r/log', '2026-01-01T00:00:01Z', 'h', 1)");
+  }
+  CHECK_FALSE(read_before_launch(*open_store_read_only(path), 7).anything());  // read as it is: no such columns
+  Store store(path);
+  CHECK(store.db().user_version() == 11);
+  CHECK_FALSE(read_before_launch(store.db(), 7).anything());  // recorded before: nothing claimed
+  auto s = store.db().prepare("SELECT count(*) FROM pragma_table_info('conditions') WHERE name = 'settle_s'");
+  REQUIRE(s.step());
+  CHECK(s.integer(0) == 1);
+}

@@ -64,6 +64,23 @@ expect_eq "$(grep -c '(settled 1.5 s)' <<<"$OUT")" 2 "each trial's progress line
 expect_eq "$(sql "select count(*) from attempts")" 2 "both trials ran"
 expect_eq "$(sql "select count(*) from attempts a join attempts b on b.id = a.id + 1
   where (julianday(b.started_at) - julianday(a.finished_at)) * 86400 >= 1.5")" 1 "the second started 1.5 s after the first finished"
+expect_eq "$(sql "select count(*) from attempts where settle_s >= 1.5 and quiet_wait_s is null and quiet_found is null")" 2 \
+  "each attempt records its settle, and no look it did not take"
+expect_contains "$("$MTRUN" --db "$DB" report)" \
+  "Before each of the 2 measured attempts mtrun waited 1.5 s with nothing running (\`run --settle\`)." \
+  "the report says the measured attempts were settled"
+capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials order by ordinal limit 1")"
+expect_contains "$OUT" "before attempt 1: settled 1.5 s" "show says what was done before the attempt"
+# --wait-quiet: the look is timed and what it found kept (either, depending on the machine now).
+DB="$WORK/settle_look.sqlite"
+capture "$MTRUN" --db "$DB" run --wait-quiet 3 "$WORK/settle.yaml"
+expect_eq "$RC" 0 "run --wait-quiet 3"
+expect_eq "$(sql "select count(*) from attempts where settle_s is null and quiet_wait_s >= 1
+  and quiet_found in ('quiet', 'busy')")" 2 "each attempt records its look and what it found"
+expect_eq "$(sql "select count(*) from conditions where quiet_wait_s >= 1")" 2 "the conditions view shows the look"
+expect_contains "$("$MTRUN" --db "$DB" report)" "looked for a quiet machine (\`run --wait-quiet\`)" \
+  "the report says the machine was looked at before the measured attempts"
+DB="$WORK/settle.sqlite"
 capture "$MTRUN" --db "$DB" run --settle -1 "$WORK/settle.yaml"
 expect_eq "$RC" 2 "a negative --settle is refused"
 expect_contains "$OUT" "--settle" "the refusal names the flag"

@@ -58,19 +58,21 @@ expect_eq "$RC" 130 "the first Ctrl-C stops a query"
 expect_eq "$(cat "$WORK/q.log")" "mtrun: query interrupted" "interrupt message"
 echo "PASS (query)"
 
-# A database of the previous schema (version 9: the training view without attempt_id): a query
-# that needs what came since says why it is missing; run migrates the file and the query works.
+# A database of the previous schema (version 10: attempts without what was done before the launch,
+# the conditions view without it): a query that needs what came since says why it is missing; run
+# migrates the file and the query works.
 cp "$DB" "$WORK/older.sqlite"
-sqlite3 "$WORK/older.sqlite" "DROP VIEW training; CREATE VIEW training AS SELECT t.study FROM trials t;
-  PRAGMA user_version=9" > /dev/null
-capture "$MTRUN" --db "$WORK/older.sqlite" query "select attempt_id from training"
+sqlite3 "$WORK/older.sqlite" "DROP VIEW conditions; ALTER TABLE attempts DROP COLUMN settle_s;
+  ALTER TABLE attempts DROP COLUMN quiet_wait_s; ALTER TABLE attempts DROP COLUMN quiet_found;
+  CREATE VIEW conditions AS SELECT t.study FROM trials t; PRAGMA user_version=10" > /dev/null
+capture "$MTRUN" --db "$WORK/older.sqlite" query "select settle_s from conditions"
 expect_eq "$RC" 2 "a column newer than the database"
-expect_contains "$OUT" "no such column: attempt_id (this database has schema version 9, this mtrun's is $CURRENT" \
+expect_contains "$OUT" "no such column: settle_s (this database has schema version 10, this mtrun's is $CURRENT" \
   "the older schema is named"
 capture "$MTRUN" --db "$WORK/older.sqlite" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run on the older database: $OUT"
 expect_eq "$(sqlite3 "$WORK/older.sqlite" 'PRAGMA user_version')" "$CURRENT" "migrated by run"
-capture "$MTRUN" --db "$WORK/older.sqlite" query "select count(attempt_id) from training"
+capture "$MTRUN" --db "$WORK/older.sqlite" query "select count(settle_s) from conditions"
 expect_eq "$RC" 0 "the query after the migration: $OUT"
 
 # A database from a newer mtrun, in rollback-journal mode: refused, not touched (not even by `run`).

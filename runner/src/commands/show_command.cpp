@@ -18,6 +18,7 @@
 #include "runner_error.h"
 #include "sparkline.h"
 #include "stats.h"
+#include "store/before_launch.h"
 #include "store/campaign_lookup.h"
 #include "store/campaign_measurement.h"
 #include "store/log_scan.h"
@@ -259,6 +260,8 @@ int show(const ShowOptions& options, std::ostream& out) {
     return 0;
   }
   const auto [attempt_id, number] = *attempt;
+  const std::string before = describe_before_launch(read_before_launch(*db, attempt_id));
+  if (!before.empty()) fmt::print(out, "\nbefore attempt {}: {}\n", number, before);
   print_conditions(*db, attempt_id, number, out);
   print_metrics(*db, attempt_id, number, out);
   print_steps(*db, attempt_id, number, out);

@@ -99,7 +99,8 @@ struct Executed {
   std::optional<MachineConditions> conditions;
 };
 
-Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial) {
+Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial,
+                 const BeforeLaunch& before = {}) {
   Prepared p;
   const int number = store.next_attempt_number(row);
   p.run_dir = run.runs_dir / trial.identity / fmt::format("attempt-{}", number);
@@ -121,9 +122,9 @@ Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const T
   // The program is identified before the job writes anything; provenance as far as mtrun knows
   // it before the launch is recorded with the attempt, so a killed attempt keeps it.
   p.program = trial_program(run.provenance, p.command.program, p.run_dir);
-  Provenance before = assemble_provenance(run.provenance, std::nullopt, p.command, p.program);
-  before.command = p.command_text;
-  p.attempt = store.begin_attempt(row, number, p.command_text, p.run_dir.string(), p.log_file.string(), before);
+  Provenance known = assemble_provenance(run.provenance, std::nullopt, p.command, p.program);
+  known.command = p.command_text;
+  p.attempt = store.begin_attempt(row, number, p.command_text, p.run_dir.string(), p.log_file.string(), known, before);
   return p;
 }
 
@@ -173,8 +174,9 @@ Finished complete(Store& store, const CampaignRun& run, const Prepared& p, Execu
   return {std::move(e.outcome), p.log_file, std::move(verdict)};
 }
 
-Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial) {
-  Prepared p = prepare(store, run, row, trial);
+Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial,
+                 const BeforeLaunch& before) {
+  Prepared p = prepare(store, run, row, trial, before);
   return complete(store, run, p, execute(store, run, p, trial));
 }
 
@@ -276,7 +278,7 @@ CampaignResult run_in_parallel(Store& store, const CampaignRun& run, const Pendi
       if (t.is_chain()) {
         if (in_flight() > 0) break;  // it waits until it can run alone
         progress.parallel_started(trial_label(t));
-        Finished done = run_one(store, slot_runs[k], trials.rows[next], t);
+        Finished done = run_one(store, slot_runs[k], trials.rows[next], t, {});
         const std::string detail = tally(result, done);
         progress.parallel_finished(trial_label(t), to_string(done.outcome.state), done.outcome.duration_s, detail,
                                    done.log_file.string());
@@ -322,27 +324,14 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
       break;
     }
     const Trial t = trials.trial(i);
-    std::vector<std::string> waits;
-    if (run.settle_s > 0) {
-      settle(run.settle_s, run.stop);
-      if (run.stop && run.stop->load()) {
-        result.stopped = true;
-        break;
-      }
-      waits.push_back(fmt::format("settled {:g} s", run.settle_s));
+    const TrialWait wait = wait_before_trial(run.settle_s, run.wait_quiet_s, run.conditions, run.stop);
+    if (run.stop && run.stop->load()) {
+      result.stopped = true;
+      break;
     }
-    if (run.wait_quiet_s > 0) {
-      const QuietCheck quiet = check_quiet(run.conditions, run.wait_quiet_s, run.stop);
-      if (quiet.busy()) {
-        waits.push_back(
-            fmt::format("still busy after {:.0f} s: {}", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet)));
-      } else if (quiet.waited_s > 0) {
-        waits.push_back(fmt::format("waited {:.0f} s for a quiet machine", quiet.waited_s + kQuietProbeSeconds));
-      }
-    }
-    const std::string waited = waits.empty() ? "" : fmt::format(" ({})", fmt::join(waits, "; "));
+    const std::string waited = wait.words.empty() ? "" : fmt::format(" ({})", fmt::join(wait.words, "; "));
     progress.trial_started(trial_label(t, waited));
-    Finished done = run_one(store, run, trials.rows[i], t);
+    Finished done = run_one(store, run, trials.rows[i], t, wait.before);
     const std::string detail = tally(result, done);
     progress.trial_finished(to_string(done.outcome.state), done.outcome.duration_s, detail, done.log_file.string());
   }

@@ -39,4 +39,27 @@ double settle(double seconds, const std::atomic<bool>* stop) {
 
 std::string busy_reasons(const QuietCheck& check) { return fmt::format("{}", fmt::join(check.verdict.reasons, "; ")); }
 
+TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const ConditionsThresholds& thresholds,
+                            const std::atomic<bool>* stop) {
+  TrialWait wait;
+  if (settle_s > 0) {
+    wait.before.settle_s = settle(settle_s, stop);
+    if (stop && stop->load()) return wait;
+    wait.words.push_back(fmt::format("settled {:g} s", settle_s));
+  }
+  if (wait_quiet_s > 0) {
+    const double start = steady_seconds();
+    const QuietCheck quiet = check_quiet(thresholds, wait_quiet_s, stop);
+    wait.before.quiet_wait_s = steady_seconds() - start;
+    if (quiet.measured) wait.before.quiet_found = quiet.busy() ? "busy" : "quiet";
+    if (quiet.busy()) {
+      wait.words.push_back(
+          fmt::format("still busy after {:.0f} s: {}", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet)));
+    } else if (quiet.waited_s > 0) {
+      wait.words.push_back(fmt::format("waited {:.0f} s for a quiet machine", quiet.waited_s + kQuietProbeSeconds));
+    }
+  }
+  return wait;
+}
+
 }  // namespace mt

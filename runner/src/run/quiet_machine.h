@@ -5,10 +5,12 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "experiment/measurement_rules.h"
 #include "launch/machine_conditions.h"
 #include "run/attempt_verdict.h"
+#include "store/before_launch.h"
 
 namespace mt {
 
@@ -32,6 +34,17 @@ QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s = 0
 // job freed back to the hypervisor over the next seconds, and a job started meanwhile loses CPU
 // time to it (docs/measurement.md, "Settling between trials"). Returns the seconds waited.
 double settle(double seconds, const std::atomic<bool>* stop = nullptr);
+
+// Before a trial, as `run --settle` and `--wait-quiet` ask (0: skipped): settles, then looks for a
+// quiet machine. `before` is what was done, timed, for the attempt's row; `words` says it for the
+// progress line ("settled 10 s", "waited 3 s for a quiet machine"), nothing for a first look that
+// found the machine quiet.
+struct TrialWait {
+  BeforeLaunch before;
+  std::vector<std::string> words;
+};
+TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const ConditionsThresholds& thresholds,
+                            const std::atomic<bool>* stop = nullptr);
 
 // "other processes used 95 % of a core over 1.0 s": what made the last look busy.
 std::string busy_reasons(const QuietCheck& check);

@@ -224,11 +224,12 @@ int Store::next_attempt_number(std::int64_t trial_row) {
 
 std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std::string& command,
                                   const std::string& run_dir, const std::string& log_path,
-                                  const std::optional<Provenance>& provenance) {
+                                  const std::optional<Provenance>& provenance, const BeforeLaunch& before) {
   Transaction tx(db_);
   db_.prepare(
          "INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
-         "runner_host, runner_pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)")
+         "runner_host, runner_pid, settle_s, quiet_wait_s, quiet_found) "
+         "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, trial_row)
       .bind(2, number)
       .bind(3, command)
@@ -237,6 +238,9 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
       .bind(6, utc_now_ms())
       .bind(7, this_host())
       .bind(8, std::int64_t(::getpid()))
+      .bind(9, before.settle_s)
+      .bind(10, before.quiet_wait_s)
+      .bind(11, before.quiet_found.empty() ? std::nullopt : std::optional<std::string>(before.quiet_found))
       .run();
   const std::int64_t attempt = db_.last_insert_id();
   if (provenance) record_provenance(attempt, *provenance);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "launch/provenance.h"
+#include "store/before_launch.h"
 #include "store/campaign_measurement.h"
 #include "store/sqlite_db.h"
 #include "experiment/trial.h"
@@ -107,7 +108,7 @@ Campaign campaign_from_row(const Statement& row);
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 10;  // sections of schemas/store.sql (a test checks)
+  static constexpr int kSchemaVersion = 11;  // sections of schemas/store.sql (a test checks)
 
   // Opens for writing (creating the file and its directory if needed) and migrates to
   // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a
@@ -144,9 +145,10 @@ class Store {
   // 1 for a trial never attempted, else one more than its latest attempt.
   int next_attempt_number(std::int64_t trial_row);
   // Records attempt `number` as running, with the provenance known before the launch (so an attempt
-  // that never finishes has one), in one transaction; returns its id.
+  // that never finishes has one) and what was done before it, in one transaction; returns its id.
   std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command, const std::string& run_dir,
-                             const std::string& log_path, const std::optional<Provenance>& provenance);
+                             const std::string& log_path, const std::optional<Provenance>& provenance,
+                             const BeforeLaunch& before = {});
   // Outcome, metrics, result rows, kept files and (when given, replacing the one recorded at the start)
   // provenance in one transaction. Non-finite metric values are not stored.
   void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,

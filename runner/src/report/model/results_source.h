@@ -14,6 +14,7 @@
 
 #include "experiment/question.h"
 #include "store/sqlite_db.h"
+#include "store/before_launch.h"
 #include "store/campaign_lookup.h"
 #include "store/launch_rows.h"
 #include "store/stage_rows.h"
@@ -78,6 +79,8 @@ struct ReportTrial {
   std::string verdict;
   std::vector<std::string> disturbances;
   std::optional<double> calibration_gflops;
+  // What mtrun did just before launching that attempt (settled, looked for a quiet machine).
+  BeforeLaunch before;
 
   bool disturbed() const { return verdict == "disturbed"; }
   bool succeeded() const { return succeeded_attempt.has_value(); }
@@ -97,8 +100,10 @@ struct ReportFile {
 struct ReportData {
   std::vector<Campaign> campaigns;  // oldest first
   std::vector<ReportTrial> trials;  // by campaign, then plan order
-  std::string run_notes;            // run order and adaptive repeats (disturbance_summary.h); "" when not recorded
-  bool keep_disturbed = false;      // a campaign was run with conditions: {keep_disturbed: true}
+  // Run order and adaptive repeats (disturbance_summary.h), settling and quiet looks before the launches
+  // (before_launch_notes.h), trials in flight together (overlap_notes.h); "" when none was recorded.
+  std::string run_notes;
+  bool keep_disturbed = false;  // a campaign was run with conditions: {keep_disturbed: true}
   // The questions the latest campaign that kept any was asked (its `measurement`); nullopt when
   // none did (run before questions were kept). Empty: its experiment declared none.
   std::optional<std::vector<Question>> questions;

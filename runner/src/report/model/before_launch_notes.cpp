@@ -1,0 +1,100 @@
+#include "report/model/before_launch_notes.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "run/quiet_machine.h"
+
+namespace mt {
+namespace {
+
+// "10 s", "1.5 s", "2–4 s": measured waits to a tenth, without a trailing ".0".
+std::string seconds_text(double s) {
+  std::string text = fmt::format("{:.1f}", s);
+  if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
+  return text;
+}
+
+std::string seconds_range(const std::vector<double>& values) {
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  const std::string a = seconds_text(*lo), b = seconds_text(*hi);
+  return (a == b ? a : a + "–" + b) + " s";
+}
+
+// "each of the 120" or "60 of the 120".
+std::string how_many(std::size_t k, std::size_t n) {
+  return k == n ? fmt::format("each of the {}", n) : fmt::format("{} of the {}", k, n);
+}
+
+// Who looked, following the sentence on settling: "Then it" when the same attempts did both.
+std::string quiet_lead(std::size_t looked, std::size_t settled, std::size_t both, std::size_t measured) {
+  if (settled == 0) return fmt::format("Before {} measured attempts mtrun", how_many(looked, measured));
+  if (both == looked && both == settled) return "Then it";
+  return fmt::format("Before {} it", how_many(looked, measured));
+}
+
+std::string campaign_note(const std::vector<const ReportTrial*>& measured) {
+  std::vector<double> settled;
+  std::vector<double> quiet_at_once, quiet_after, busy, unknown;
+  std::size_t settled_and_looked = 0;
+  for (const ReportTrial* t : measured) {
+    const BeforeLaunch& b = t->before;
+    if (b.settle_s) settled.push_back(*b.settle_s);
+    if (!b.quiet_wait_s) continue;
+    if (b.settle_s) ++settled_and_looked;
+    // One look takes a little over kQuietProbeSeconds: only a second look can take twice that.
+    if (b.quiet_found == "busy") {
+      busy.push_back(*b.quiet_wait_s);
+    } else if (b.quiet_found != "quiet") {
+      unknown.push_back(*b.quiet_wait_s);
+    } else if (*b.quiet_wait_s < 2 * kQuietProbeSeconds) {
+      quiet_at_once.push_back(*b.quiet_wait_s);
+    } else {
+      quiet_after.push_back(*b.quiet_wait_s);
+    }
+  }
+  const std::size_t looked = quiet_at_once.size() + quiet_after.size() + busy.size() + unknown.size();
+  if (settled.empty() && looked == 0) return "";
+  std::vector<std::string> sentences;
+  if (!settled.empty()) {
+    sentences.push_back(
+        fmt::format("Before {} measured attempts mtrun waited {} with nothing running (`run --settle`){}.",
+                    how_many(settled.size(), measured.size()), seconds_range(settled),
+                    settled.size() == measured.size() ? "" : "; the others without settling"));
+  }
+  if (looked > 0) {
+    std::vector<std::string> found;
+    if (!quiet_at_once.empty()) found.push_back(fmt::format("quiet at the first look ({})", quiet_at_once.size()));
+    if (!quiet_after.empty())
+      found.push_back(fmt::format("quiet after {} ({})", seconds_range(quiet_after), quiet_after.size()));
+    if (!busy.empty())
+      found.push_back(fmt::format("still busy when the wait ran out after {} ({})", seconds_range(busy), busy.size()));
+    if (!unknown.empty()) found.push_back(fmt::format("not measurable here ({})", unknown.size()));
+    sentences.push_back(fmt::format("{} looked for a quiet machine (`run --wait-quiet`): {}.",
+                                    quiet_lead(looked, settled.size(), settled_and_looked, measured.size()),
+                                    fmt::join(found, ", ")));
+  }
+  return fmt::format("{}", fmt::join(sentences, " "));
+}
+
+}  // namespace
+
+std::string before_launch_notes(const ReportData& data) {
+  std::string out;
+  for (const auto& campaign : data.campaigns) {
+    std::vector<const ReportTrial*> measured;
+    for (const auto& t : data.trials) {
+      if (t.campaign_id == campaign.id && t.succeeded()) measured.push_back(&t);
+    }
+    const std::string note = campaign_note(measured);
+    if (note.empty()) continue;
+    out += data.campaigns.size() == 1 ? note : fmt::format("Campaign `{}`: {}", campaign.id, note);
+    out += "\n\n";
+  }
+  return out;
+}
+
+}  // namespace mt

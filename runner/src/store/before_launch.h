@@ -1,0 +1,27 @@
+#pragma once
+// What mtrun did just before launching an attempt, recorded with it (schema version 11,
+// docs/measurement.md): nothing set where it did neither (no --settle or --wait-quiet; trials run in
+// parallel), so an attempt's row tells settled trials from back-to-back ones.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "store/sqlite_db.h"
+
+namespace mt {
+
+struct BeforeLaunch {
+  std::optional<double> settle_s;      // waited with nothing of ours running, in seconds
+  std::optional<double> quiet_wait_s;  // spent looking for a quiet machine, the first look included
+  std::string quiet_found;             // what the last look found: "quiet", "busy", "" when not known
+
+  bool anything() const { return settle_s || quiet_wait_s; }
+};
+
+// The attempt's record; nothing set in databases before schema version 11.
+BeforeLaunch read_before_launch(Database& db, std::int64_t attempt_id);
+
+// "settled 10.0 s; looked for a quiet machine for 1.0 s: quiet", "" when nothing was done.
+std::string describe_before_launch(const BeforeLaunch& before);
+
+}  // namespace mt

@@ -125,3 +125,25 @@ TEST_CASE("compare says when the campaigns' calibrations differ beyond their noi
   for (int r = 0; r < 3; ++r) judge(f, f.trial(train_trial("s", "ddp", 1, r, 1000, 40, 500), "c"), false, c[r]);
   CHECK_FALSE(contains(render_comparison_of(f, "a", "c"), "Calibrations differ"));
 }
+
+TEST_CASE("compare says when one campaign's measured attempts were settled and the other's were not") {
+  ReportFixture f("settling_compare.sqlite");
+  f.campaign("a", "exp", "2024-05-01T10:00:00Z");
+  f.campaign("b", "exp", "2024-05-02T10:00:00Z");
+  f.campaign("c", "exp", "2024-05-03T10:00:00Z");
+  for (int r = 0; r < 3; ++r) {
+    f.trial(waited_trial(r, std::nullopt, std::nullopt), "a");
+    f.trial(waited_trial(r, 10.02, std::nullopt), "b");
+    f.trial(waited_trial(r, 10.01, 1.0), "c");  // a look as well: not what this compares
+  }
+  FixtureTrial failed = waited_trial(3, std::nullopt, std::nullopt);
+  failed.state = AttemptState::Failed;  // measured nothing: not counted
+  f.trial(failed, "b");
+  CHECK(contains(render_comparison_of(f, "a", "b"),
+                 "**Settling before launch differs: A none of its 3 measured attempts recorded as settled, B each of "
+                 "its 3 measured attempts settled 10 s (`run --settle`). On a VM a trial started right after another "
+                 "can lose CPU time to what that one left behind (docs/measurement.md, \"Settling between trials\"); "
+                 "ratios between them may include that.**"));
+  CHECK_FALSE(contains(render_comparison_of(f, "b", "c"), "Settling before launch differs"));
+  CHECK_FALSE(contains(render_comparison_of(f, "a", "a"), "Settling before launch differs"));
+}

@@ -8,6 +8,7 @@
 #include "report/model/contrast.h"
 #include "report/sections/detail_table.h"
 #include "report/model/disturbance_summary.h"
+#include "report/model/before_launch_notes.h"
 #include "report/model/groups.h"
 #include "report/model/machine_context.h"
 #include "report/render/markdown_table.h"
@@ -110,6 +111,7 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   if (auto w = calibration_difference("A", calibrations_of(a.trials, id_a), "B", calibrations_of(b.trials, id_b))) {
     out += "**" + *w + "**\n\n";
   }
+  if (auto w = settling_difference("A", a.trials, "B", b.trials)) out += "**" + *w + "**\n\n";
   std::string disturbed;
   for (const auto& w : disturbance_warnings(a.trials, keep_a)) disturbed += "- A: " + w + "\n";
   for (const auto& w : disturbance_warnings(b.trials, keep_b)) disturbed += "- B: " + w + "\n";

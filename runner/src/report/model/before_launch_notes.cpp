@@ -80,7 +80,46 @@ std::string campaign_note(const std::vector<const ReportTrial*>& measured) {
   return fmt::format("{}", fmt::join(sentences, " "));
 }
 
+// How one side's measured attempts were settled: how many of them, and for how long.
+struct Settling {
+  std::size_t settled = 0, measured = 0;
+  std::string seconds;  // "10 s", "2.5–5 s"; "" when none was settled
+
+  explicit Settling(const std::vector<ReportTrial>& trials) {
+    std::vector<double> values;
+    for (const auto& t : trials) {
+      if (!t.succeeded()) continue;
+      ++measured;
+      if (t.before.settle_s) values.push_back(*t.before.settle_s);
+    }
+    settled = values.size();
+    if (!values.empty()) seconds = seconds_range(values);
+  }
+  // What a comparison looks at: none, all or some, and the seconds; not how many attempts there were.
+  bool same_as(const Settling& other) const {
+    auto share = [](const Settling& s) { return s.settled == 0 ? 0 : s.settled == s.measured ? 2 : 1; };
+    return share(*this) == share(other) && seconds == other.seconds;
+  }
+  // "each of its 120 measured attempts settled 10 s", "60 of its 120 …", "none of its 120 … recorded as settled".
+  std::string text() const {
+    if (settled == 0) return fmt::format("none of its {} measured attempts recorded as settled", measured);
+    if (settled == measured) return fmt::format("each of its {} measured attempts settled {}", measured, seconds);
+    return fmt::format("{} of its {} measured attempts settled {}", settled, measured, seconds);
+  }
+};
+
 }  // namespace
+
+std::optional<std::string> settling_difference(const std::string& a_name, const std::vector<ReportTrial>& a,
+                                               const std::string& b_name, const std::vector<ReportTrial>& b) {
+  const Settling settling_a(a), settling_b(b);
+  if (settling_a.same_as(settling_b)) return std::nullopt;
+  return fmt::format(
+      "Settling before launch differs: {} {}, {} {} (`run --settle`). On a VM a trial started right after "
+      "another can lose CPU time to what that one left behind (docs/measurement.md, \"Settling between "
+      "trials\"); ratios between them may include that.",
+      a_name, settling_a.text(), b_name, settling_b.text());
+}
 
 std::string before_launch_notes(const ReportData& data) {
   std::string out;

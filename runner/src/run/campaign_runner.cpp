@@ -100,7 +100,7 @@ struct Executed {
 };
 
 Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial,
-                 const BeforeLaunch& before = {}) {
+                 const BeforeLaunch& before) {
   Prepared p;
   const int number = store.next_attempt_number(row);
   p.run_dir = run.runs_dir / trial.identity / fmt::format("attempt-{}", number);
@@ -285,7 +285,7 @@ CampaignResult run_in_parallel(Store& store, const CampaignRun& run, const Pendi
         ++next;
         continue;
       }
-      Prepared p = prepare(store, slot_runs[k], trials.rows[next], t);
+      Prepared p = prepare(store, slot_runs[k], trials.rows[next], t, {});  // nothing waited for in parallel
       const std::string label = trial_label(t);
       progress.parallel_started(label);
       const CampaignRun& slot_run = slot_runs[k];

@@ -9,7 +9,7 @@ namespace mt {
 
 BeforeLaunch read_before_launch(Database& db, std::int64_t attempt_id) {
   BeforeLaunch before;
-  if (db.user_version() < 11) return before;
+  if (db.user_version() < kBeforeLaunchSchemaVersion) return before;
   auto s = db.prepare("SELECT settle_s, quiet_wait_s, quiet_found FROM attempts WHERE id = ?");
   s.bind(1, attempt_id);
   if (!s.step()) return before;
@@ -19,14 +19,21 @@ BeforeLaunch read_before_launch(Database& db, std::int64_t attempt_id) {
   return before;
 }
 
+namespace {
+
+std::string look_outcome(const std::string& quiet_found) {
+  if (quiet_found.empty()) return "not measurable here";
+  return quiet_found == "busy" ? "still busy" : quiet_found;
+}
+
+}  // namespace
+
 std::string describe_before_launch(const BeforeLaunch& before) {
   std::vector<std::string> parts;
   if (before.settle_s) parts.push_back(fmt::format("settled {:.1f} s", *before.settle_s));
   if (before.quiet_wait_s) {
     parts.push_back(fmt::format("looked for a quiet machine for {:.1f} s: {}", *before.quiet_wait_s,
-                                before.quiet_found.empty()     ? "not measurable here"
-                                : before.quiet_found == "busy" ? "still busy"
-                                                               : before.quiet_found));
+                                look_outcome(before.quiet_found)));
   }
   return fmt::format("{}", fmt::join(parts, "; "));
 }

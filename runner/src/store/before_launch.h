@@ -10,6 +10,9 @@
 
 namespace mt {
 
+// The schema version that added the columns.
+inline constexpr int kBeforeLaunchSchemaVersion = 11;
+
 struct BeforeLaunch {
   std::optional<double> settle_s;      // waited with nothing of ours running, in seconds
   std::optional<double> quiet_wait_s;  // spent looking for a quiet machine, the first look included

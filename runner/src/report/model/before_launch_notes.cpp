@@ -29,6 +29,42 @@ std::string how_many(std::size_t k, std::size_t n) {
   return k == n ? fmt::format("each of the {}", n) : fmt::format("{} of the {}", k, n);
 }
 
+// How a campaign's measured attempts were settled: how many of them, and for how long.
+struct Settling {
+  std::size_t settled = 0, measured = 0;
+  std::string seconds;  // "10 s", "2.5–5 s"; "" when none was settled
+
+  explicit Settling(const std::vector<const ReportTrial*>& measured_trials) : measured(measured_trials.size()) {
+    std::vector<double> values;
+    for (const ReportTrial* t : measured_trials) {
+      if (t->before.settle_s) values.push_back(*t->before.settle_s);
+    }
+    settled = values.size();
+    if (!values.empty()) seconds = seconds_range(values);
+  }
+  // What a comparison looks at: none, all or some, and the seconds; not how many attempts there were.
+  bool all() const { return settled == measured; }
+  bool same_as(const Settling& other) const {
+    return (settled == 0) == (other.settled == 0) && all() == other.all() && seconds == other.seconds;
+  }
+  // "each of its 120 measured attempts settled 10 s", "60 of its 120 …", "none of its 120 … recorded as settled".
+  std::string text() const {
+    if (settled == 0) return fmt::format("none of its {} measured attempts recorded as settled", measured);
+    if (all()) return fmt::format("each of its {} measured attempts settled {}", measured, seconds);
+    return fmt::format("{} of its {} measured attempts settled {}", settled, measured, seconds);
+  }
+};
+
+// The trials of `trials` that gave numbers (a succeeded attempt), of `campaign_id` or, when empty, any.
+std::vector<const ReportTrial*> measured_trials(const std::vector<ReportTrial>& trials,
+                                                const std::string& campaign_id = "") {
+  std::vector<const ReportTrial*> measured;
+  for (const auto& t : trials) {
+    if (t.succeeded() && (campaign_id.empty() || t.campaign_id == campaign_id)) measured.push_back(&t);
+  }
+  return measured;
+}
+
 // Who looked, following the sentence on settling: "Then it" when the same attempts did both.
 std::string quiet_lead(std::size_t looked, std::size_t settled, std::size_t both, std::size_t measured) {
   if (settled == 0) return fmt::format("Before {} measured attempts mtrun", how_many(looked, measured));
@@ -37,12 +73,11 @@ std::string quiet_lead(std::size_t looked, std::size_t settled, std::size_t both
 }
 
 std::string campaign_note(const std::vector<const ReportTrial*>& measured) {
-  std::vector<double> settled;
+  const Settling settling(measured);
   std::vector<double> quiet_at_once, quiet_after, busy, unknown;
   std::size_t settled_and_looked = 0;
   for (const ReportTrial* t : measured) {
     const BeforeLaunch& b = t->before;
-    if (b.settle_s) settled.push_back(*b.settle_s);
     if (!b.quiet_wait_s) continue;
     if (b.settle_s) ++settled_and_looked;
     // One look takes a little over kQuietProbeSeconds: only a second look can take twice that.
@@ -57,13 +92,13 @@ std::string campaign_note(const std::vector<const ReportTrial*>& measured) {
     }
   }
   const std::size_t looked = quiet_at_once.size() + quiet_after.size() + busy.size() + unknown.size();
-  if (settled.empty() && looked == 0) return "";
+  if (settling.settled == 0 && looked == 0) return "";
   std::vector<std::string> sentences;
-  if (!settled.empty()) {
+  if (settling.settled > 0) {
     sentences.push_back(
         fmt::format("Before {} measured attempts mtrun waited {} with nothing running (`run --settle`){}.",
-                    how_many(settled.size(), measured.size()), seconds_range(settled),
-                    settled.size() == measured.size() ? "" : "; the others without settling"));
+                    how_many(settling.settled, settling.measured), settling.seconds,
+                    settling.all() ? "" : "; the others without settling"));
   }
   if (looked > 0) {
     std::vector<std::string> found;
@@ -74,45 +109,17 @@ std::string campaign_note(const std::vector<const ReportTrial*>& measured) {
       found.push_back(fmt::format("still busy when the wait ran out after {} ({})", seconds_range(busy), busy.size()));
     if (!unknown.empty()) found.push_back(fmt::format("not measurable here ({})", unknown.size()));
     sentences.push_back(fmt::format("{} looked for a quiet machine (`run --wait-quiet`): {}.",
-                                    quiet_lead(looked, settled.size(), settled_and_looked, measured.size()),
+                                    quiet_lead(looked, settling.settled, settled_and_looked, measured.size()),
                                     fmt::join(found, ", ")));
   }
   return fmt::format("{}", fmt::join(sentences, " "));
 }
 
-// How one side's measured attempts were settled: how many of them, and for how long.
-struct Settling {
-  std::size_t settled = 0, measured = 0;
-  std::string seconds;  // "10 s", "2.5–5 s"; "" when none was settled
-
-  explicit Settling(const std::vector<ReportTrial>& trials) {
-    std::vector<double> values;
-    for (const auto& t : trials) {
-      if (!t.succeeded()) continue;
-      ++measured;
-      if (t.before.settle_s) values.push_back(*t.before.settle_s);
-    }
-    settled = values.size();
-    if (!values.empty()) seconds = seconds_range(values);
-  }
-  // What a comparison looks at: none, all or some, and the seconds; not how many attempts there were.
-  bool same_as(const Settling& other) const {
-    auto share = [](const Settling& s) { return s.settled == 0 ? 0 : s.settled == s.measured ? 2 : 1; };
-    return share(*this) == share(other) && seconds == other.seconds;
-  }
-  // "each of its 120 measured attempts settled 10 s", "60 of its 120 …", "none of its 120 … recorded as settled".
-  std::string text() const {
-    if (settled == 0) return fmt::format("none of its {} measured attempts recorded as settled", measured);
-    if (settled == measured) return fmt::format("each of its {} measured attempts settled {}", measured, seconds);
-    return fmt::format("{} of its {} measured attempts settled {}", settled, measured, seconds);
-  }
-};
-
 }  // namespace
 
 std::optional<std::string> settling_difference(const std::string& a_name, const std::vector<ReportTrial>& a,
                                                const std::string& b_name, const std::vector<ReportTrial>& b) {
-  const Settling settling_a(a), settling_b(b);
+  const Settling settling_a(measured_trials(a)), settling_b(measured_trials(b));
   if (settling_a.same_as(settling_b)) return std::nullopt;
   return fmt::format(
       "Settling before launch differs: {} {}, {} {} (`run --settle`). On a VM a trial started right after "
@@ -124,11 +131,7 @@ std::optional<std::string> settling_difference(const std::string& a_name, const 
 std::string before_launch_notes(const ReportData& data) {
   std::string out;
   for (const auto& campaign : data.campaigns) {
-    std::vector<const ReportTrial*> measured;
-    for (const auto& t : data.trials) {
-      if (t.campaign_id == campaign.id && t.succeeded()) measured.push_back(&t);
-    }
-    const std::string note = campaign_note(measured);
+    const std::string note = campaign_note(measured_trials(data.trials, campaign.id));
     if (note.empty()) continue;
     out += data.campaigns.size() == 1 ? note : fmt::format("Campaign `{}`: {}", campaign.id, note);
     out += "\n\n";

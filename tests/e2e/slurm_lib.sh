@@ -96,8 +96,9 @@ slurm_node_conf() {
   echo "$S/$1/slurm.conf"
 }
 
-# slurm_start_daemon NAME COMMAND...: starts a daemon (COMMAND runs it in the foreground, maybe
-# through nsenter) as a background job, its output in $S/NAME.out.
+# slurm_start_daemon NAME COMMAND...: starts a daemon as a background job, its output in
+# $S/NAME.out. COMMAND must become the daemon (a program run in the foreground, or a function that
+# execs one, like on_host_exec) so that the PID slurm_stop kills is the daemon's.
 slurm_start_daemon() {
   local name=$1
   shift

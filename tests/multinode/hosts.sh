@@ -70,6 +70,15 @@ on_host() {
   nsenter -t "${HOST_PID[$name]}" --net --uts -- "$@"
 }
 
+# on_host_exec NAME CMD...: the same in place of the calling shell, for a background job
+# (`on_host_exec A daemon &`): the job's PID ($!) is then CMD's own, so killing it stops CMD. With
+# on_host the job is a subshell whose death leaves CMD running.
+on_host_exec() {
+  local name=$1
+  shift
+  exec nsenter -t "${HOST_PID[$name]}" --net --uts -- "$@"
+}
+
 # Ends the holders; their namespaces, and the veth pair with them, go away.
 hosts_down() {
   local pid

@@ -14,9 +14,10 @@ cluster_up() {
   slurm_write_conf "$A" "${HOST_ADDRS[0]}" 6817 6818 \
     "NodeName=$A NodeAddr=${HOST_ADDRS[0]} CPUs=1 State=UNKNOWN
 NodeName=$B NodeAddr=${HOST_ADDRS[1]} CPUs=1 State=UNKNOWN" "$A,$B"
-  slurm_start_daemon slurmctld on_host "$A" slurmctld -f "$SLURM_CONF" -i -D
-  slurm_start_daemon "slurmd-$A" on_host "$A" slurmd -f "$(slurm_node_conf "$A")" -N "$A" -D
-  slurm_start_daemon "slurmd-$B" on_host "$B" slurmd -f "$(slurm_node_conf "$B")" -N "$B" -D
+  # on_host_exec: slurm_stop kills the daemons themselves, not subshells that started them.
+  slurm_start_daemon slurmctld on_host_exec "$A" slurmctld -f "$SLURM_CONF" -i -D
+  slurm_start_daemon "slurmd-$A" on_host_exec "$A" slurmd -f "$(slurm_node_conf "$A")" -N "$A" -D
+  slurm_start_daemon "slurmd-$B" on_host_exec "$B" slurmd -f "$(slurm_node_conf "$B")" -N "$B" -D
   # The client commands talk to slurmctld: from host A.
   local tool
   for tool in sinfo squeue scancel; do

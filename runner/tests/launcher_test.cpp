@@ -72,7 +72,7 @@ TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environm
                          "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
-  CHECK(cmd.cleanup_argv.empty());
+  CHECK(cmd.cleanup.empty());
   CHECK(cmd.program == Argv{"/opt/mtengine", "train", "--steps", "3"});
   // The recorded command carries the values already: no prefix repeats them.
   CHECK(command_line(cmd) ==
@@ -143,20 +143,22 @@ TEST_CASE("local runs the program itself with every core") {
   CHECK(cmd.argv == Argv{"/opt/mtengine", "train", "--steps", "3"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "4");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
-  CHECK(cmd.cleanup_argv.empty());
+  CHECK(cmd.cleanup.empty());
   CHECK(launcher_rank_problem(context("local").launcher, 2) ==
         "the local launcher runs a single process, but ranks is 2; use launcher mpirun or slurm");
   CHECK(launcher_rank_problem(context("slurm").launcher, 2) == "");
 }
 
-TEST_CASE("slurm srun: pmix, ranks, job name, extra args before the program; scancel by job name") {
+TEST_CASE(
+    "slurm srun: pmix, ranks, job name, extra args before the program; scancel by job name, squeue to see it gone") {
   auto c = context("slurm");
   c.running_as_root = true;  // srun needs no root flag
   c.launcher.extra_args = {"--partition", "debug"};
   auto cmd = wrap_for_launcher(request(2), c);
   CHECK(cmd.argv == Argv{"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "-n", "2", "--job-name", "mtrun-abc-1",
                          "--partition", "debug", "/opt/mtengine", "train", "--steps", "3"});
-  CHECK(cmd.cleanup_argv == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
+  CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
+  CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %T"});
   // srun exports the runner's environment itself: values are set, not named on the command line,
   // so the recorded command puts them in front.
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
@@ -195,7 +197,8 @@ TEST_CASE("slurm sbatch: waits for the job; the batch script runs srun with ever
   CHECK(cmd.argv == Argv{"sbatch", "--wait", "-n", "4", "-O", "--job-name", "mtrun-abc-1", "--time=5", "--wrap",
                          "exec srun --mpi=pmix --kill-on-bad-exit=1 '/opt/mt engine' train --name "
                          "'x'\\''; rm -rf / #' '$(reboot)'"});
-  CHECK(cmd.cleanup_argv == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
+  CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
+  CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %T"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
 }

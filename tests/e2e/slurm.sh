@@ -69,4 +69,22 @@ batch_attempt() { sql "select a.state || ' ' || substr(a.command, instr(a.comman
 expect_eq "$(batch_attempt ok)" "succeeded sbatch --wait" "the 2-rank trial through sbatch"
 expect_eq "$(batch_attempt slow)" "timed_out sbatch --wait" "the slow trial through sbatch"
 no_job_or_rank_left "after the sbatch timeout"
+# mtrun itself waited until squeue no longer listed the job, and says so in the trial's log.
+slow_log=$(sql "select a.log_path from attempts a join trials t on t.id=a.trial_id where t.study='slow'")
+expect_contains "$(cat "$slow_log")" "nothing of the job is left" "the slow batch trial's log"
+
+# SIGKILL of mtrun while a batch job runs: mtrun cannot react, and its job guard's killing sbatch
+# leaves the batch job running, so the guard must cancel the job itself.
+DB="$WORK/killed/mtrun.sqlite"
+sed -e '/- name: ok/,/matrix/d' -e 's/timeout_s: 4/timeout_s: 120/' batch.yaml > killed.yaml
+"$MTRUN" --db "$DB" run "${ENGINE[@]}" killed.yaml > killed.log 2>&1 &
+RUNNER=$!
+for _ in $(seq 1 300); do [ -n "$(squeue -h -t R -o %j)" ] && break; sleep 0.1; done
+expect_contains "$(squeue -h -t R -o %j)" "mtrun-" "the batch job running before mtrun is killed"
+sleep 1
+kill -9 $RUNNER
+wait $RUNNER || true
+no_job_or_rank_left "after SIGKILL of mtrun during a batch job"
+expect_contains "$(find "$WORK/killed" -name log.txt -exec cat {} +)" "scancel --me --name mtrun-" \
+  "the guard's cleanup in the trial's log"
 echo "PASS"

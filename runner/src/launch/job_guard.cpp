@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 
 #include "launch/process.h"
 
@@ -29,13 +30,43 @@ void take_down_session(pid_t child, double grace_s) {
   signal_session(session, SIGKILL, ::getpid());
 }
 
+constexpr const char* kCancelFlag = "--cancel";
+constexpr const char* kListLeftFlag = "--list-left";
+
 }  // namespace
 
+std::vector<std::string> guard_arguments(const JobCleanup& cleanup, const std::string& program) {
+  std::vector<std::string> args = {kGuardSubcommand};
+  for (const auto& word : cleanup.cancel) args.insert(args.end(), {kCancelFlag, word});
+  for (const auto& word : cleanup.list_left) args.insert(args.end(), {kListLeftFlag, word});
+  args.insert(args.end(), {"--", program});
+  return args;
+}
+
+std::optional<GuardCommand> parse_guard_arguments(const std::vector<std::string>& args) {
+  GuardCommand parsed;
+  std::size_t i = 0;
+  for (; i < args.size() && args[i] != "--"; i += 2) {
+    if (i + 1 >= args.size()) return std::nullopt;
+    if (args[i] == kCancelFlag) parsed.cleanup.cancel.push_back(args[i + 1]);
+    else if (args[i] == kListLeftFlag) parsed.cleanup.list_left.push_back(args[i + 1]);
+    else return std::nullopt;
+  }
+  if (i + 1 >= args.size()) return std::nullopt;  // no "--", or nothing after it
+  parsed.command.assign(args.begin() + std::ptrdiff_t(i) + 1, args.end());
+  return parsed;
+}
+
 int run_job_guard(int argc, char** argv) {
-  if (argc < 1) {
-    std::fprintf(stderr, "mtrun %s: no command given\n", kGuardSubcommand);
+  const auto guarded = parse_guard_arguments(std::vector<std::string>(argv, argv + argc));
+  if (!guarded) {
+    std::fprintf(stderr, "mtrun %s: expected [--cancel WORD]... [--list-left WORD]... -- COMMAND...\n",
+                 kGuardSubcommand);
     return 2;
   }
+  std::vector<char*> command;
+  for (const auto& word : guarded->command) command.push_back(const_cast<char*>(word.c_str()));
+  command.push_back(nullptr);
   const pid_t runner = ::getppid();
   struct sigaction action {};
   action.sa_handler = on_terminate;
@@ -53,8 +84,8 @@ int run_job_guard(int argc, char** argv) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
-    ::execvp(argv[0], argv);
-    std::fprintf(stderr, "mtrun: cannot execute %s: %s\n", argv[0], std::strerror(errno));
+    ::execvp(command[0], command.data());
+    std::fprintf(stderr, "mtrun: cannot execute %s: %s\n", command[0], std::strerror(errno));
     ::_exit(127);
   }
   if (child < 0) {
@@ -75,6 +106,8 @@ int run_job_guard(int argc, char** argv) {
   }
   signal_session(::getsid(0), SIGKILL, ::getpid());  // ranks left behind by the launcher
   kill_descendants();  // and processes that left the session (setsid, daemons): we adopted them
+  // A runner that is alive cleans up itself and records how it went; a dead one cannot.
+  if (g_terminate && ::getppid() != runner) clean_up_job(guarded->cleanup, std::cout);
   if (WIFSIGNALED(status)) {
     signal(WTERMSIG(status), SIG_DFL);
     ::raise(WTERMSIG(status));

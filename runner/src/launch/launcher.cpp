@@ -131,7 +131,8 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
     cmd.argv.insert(cmd.argv.end(), extra.begin(), extra.end());
     cmd.argv.insert(cmd.argv.end(), request.program.begin(), request.program.end());
   }
-  cmd.cleanup_argv = {"scancel", "--me", "--name", request.job_name};
+  cmd.cleanup.cancel = {"scancel", "--me", "--name", request.job_name};
+  cmd.cleanup.list_left = {"squeue", "--me", "--name", request.job_name, "--noheader", "--format", "%i %T"};
   return cmd;
 }
 

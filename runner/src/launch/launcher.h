@@ -7,6 +7,7 @@
 
 #include "experiment/experiment.h"
 #include "experiment/trial.h"
+#include "launch/job_cleanup.h"
 
 namespace mt {
 
@@ -34,9 +35,9 @@ struct LaunchCommand {
   // mpirun names every variable with its value (-x NAME=VALUE), so argv alone reproduces the job.
   bool argv_sets_environment = false;
   std::vector<std::string> program;  // what each rank runs, before the launcher wraps it
-  // Run after a job had to be stopped (timeout, Ctrl-C) to make sure nothing of it survives,
-  // e.g. `scancel --name JOB`; empty when killing the launcher's session is enough.
-  std::vector<std::string> cleanup_argv;
+  // Run after a job had to be stopped (timeout, Ctrl-C, a killed runner) to make sure nothing of it
+  // survives, e.g. `scancel --name JOB`; empty when killing the launcher's session is enough.
+  JobCleanup cleanup;
 };
 
 LaunchCommand wrap_for_launcher(const LaunchRequest& request, const LaunchContext& context);

@@ -121,21 +121,6 @@ void terminate_job(bp::child& child, double grace_s) {
   child.wait(ec);
 }
 
-// The launcher's own backstop after a forced stop (e.g. `scancel --name JOB` for srun, whose
-// job can outlive a killed srun). Bounded: a hanging cleanup must not hang the runner.
-void run_cleanup(const ProcessSpec& spec) {
-  boost::filesystem::path exe = bp::search_path(spec.cleanup_argv[0]);
-  if (exe.empty()) return;
-  std::error_code ec;
-  std::vector<std::string> args(spec.cleanup_argv.begin() + 1, spec.cleanup_argv.end());
-  bp::child cleanup(exe, bp::args(args), bp::std_out > bp::null, bp::std_err > bp::null, bp::std_in < bp::null, ec);
-  if (ec) return;
-  auto start = Clock::now();
-  while (cleanup.running(ec) && seconds_since(start) < 30) std::this_thread::sleep_for(kPollInterval);
-  if (cleanup.running(ec)) cleanup.terminate(ec);
-  cleanup.wait(ec);
-}
-
 }  // namespace
 
 void become_child_subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
@@ -174,7 +159,8 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   }
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   if (!spec.guard.empty()) {
-    args.insert(args.begin(), {kGuardSubcommand, exe.string()});
+    const auto guarded = guard_arguments(spec.cleanup, exe.string());
+    args.insert(args.begin(), guarded.begin(), guarded.end());
     exe = spec.guard.string();
   }
   bp::environment env = boost::this_process::environment();
@@ -218,7 +204,10 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   // Beside other jobs every descendant is not this job's: the guard has cleared its own.
   if (!spec.guard.empty() && !spec.beside_others) kill_descendants();
 
-  if ((timed_out || interrupted) && !spec.cleanup_argv.empty()) run_cleanup(spec);
+  if ((timed_out || interrupted) && !spec.cleanup.empty()) {
+    std::ofstream log(spec.log_file, std::ios::app);
+    outcome.cleanup_problem = clean_up_job(spec.cleanup, log, spec.cleanup_limits);
+  }
   if (timed_out) {
     outcome.end = ProcessEnd::TimedOut;
   } else if (interrupted) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiment/trial.h"
+#include "launch/job_cleanup.h"
 
 namespace mt {
 
@@ -20,8 +21,10 @@ struct ProcessSpec {
   std::atomic<int>* running_pid = nullptr;  // if set, holds the launcher's PID while it runs
   // mtrun itself, to start the command under a job guard (job_guard.h); empty: no guard.
   std::filesystem::path guard;
-  // Run (bounded, output to the log) after the job had to be stopped: e.g. scancel for srun.
-  std::vector<std::string> cleanup_argv;
+  // Run (bounded, noted in the log) after the job had to be stopped: e.g. scancel for srun. The
+  // guard runs it too when the runner dies.
+  JobCleanup cleanup;
+  CleanupLimits cleanup_limits;
   // Other jobs of this runner run at the same time: clean up only this job's session, never every
   // child of the runner, and reap only its processes.
   bool beside_others = false;
@@ -35,6 +38,8 @@ struct ProcessOutcome {
   int signal = 0;      // when Signaled
   std::string launch_error;
   double duration_s = 0;
+  // After a stop: what the cleanup says may be left of the job (job_cleanup.h), or "".
+  std::string cleanup_problem;
 };
 
 // Blocks until the process ends, times out, or `interrupt` becomes true (then the job is

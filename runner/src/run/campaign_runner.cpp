@@ -206,7 +206,7 @@ ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, con
   spec.timeout_s = timeout_s;
   spec.running_pid = run.running_launcher;
   spec.guard = run.guard;
-  spec.cleanup_argv = command.cleanup_argv;
+  spec.cleanup = command.cleanup;
   spec.beside_others = run.parallel > 1;
   return run_process(spec, run.stop);
 }

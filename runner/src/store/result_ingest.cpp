@@ -147,6 +147,12 @@ std::vector<MetricValue> flatten_metrics(const std::string& result_json) {
 
 namespace {
 
+// What a stop left: `done` unless the launcher's cleanup could not make sure the job is gone.
+std::string after_stop(const ProcessOutcome& process, const char* done) {
+  if (process.cleanup_problem.empty()) return done;
+  return "the launcher's processes were killed, but " + process.cleanup_problem;
+}
+
 AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::path& result_file,
                         const std::filesystem::path& log_file, const Trial& trial) {
   AttemptOutcome o;
@@ -175,12 +181,12 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
       return o;
     case ProcessEnd::TimedOut:
       o.state = AttemptState::TimedOut;
-      o.error_reason =
-          fmt::format("trial exceeded its {} s timeout (timeout_s); every rank was killed", trial.timeout_s);
+      o.error_reason = fmt::format("trial exceeded its {} s timeout (timeout_s); {}", trial.timeout_s,
+                                   after_stop(process, "every rank was killed"));
       return o;
     case ProcessEnd::Interrupted:
       o.state = AttemptState::Interrupted;
-      o.error_reason = "runner was interrupted; the job was terminated";
+      o.error_reason = "runner was interrupted; " + after_stop(process, "the job was terminated");
       return o;
     case ProcessEnd::Signaled:
       o.state = AttemptState::Crashed;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The slurm launcher against real daemons: a single-node cluster of its own (munged, slurmctld,
 # slurmd), a 2-rank study through `srun --mpi=pmix` and one through `sbatch --wait`,
-# and a trial that times out leaving no job and no rank behind. Stops only the daemons it started.
+# and a trial that times out leaving no job and no rank behind, also when mtrun is killed and when
+# it runs inside an allocation (salloc). Stops only the daemons it started.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_lib.sh"
 DB="$WORK/results/mtrun.sqlite"
@@ -87,4 +88,31 @@ wait $RUNNER || true
 no_job_or_rank_left "after SIGKILL of mtrun during a batch job"
 expect_contains "$(find "$WORK/killed" -name log.txt -exec cat {} +)" "scancel --me --name mtrun-" \
   "the guard's cleanup in the trial's log"
+
+# Inside an allocation (mtrun under salloc): each trial runs as a step of it, not as a job of its
+# own; the timed-out one leaves no step behind, and the cleanup leaves the caller's allocation alone.
+export WORK
+inside_allocation() {  # salloc's command: mtrun, then what the allocation holds once it is done
+  echo "$SLURM_JOB_ID" > "$WORK/alloc.id"
+  "$@" > "$WORK/alloc.out" 2>&1
+  local rc=$?
+  squeue -h -o "%i %j %T" > "$WORK/alloc.jobs"
+  squeue -h --steps -o "%i %j" > "$WORK/alloc.steps"
+  return $rc
+}
+export -f inside_allocation
+DB="$WORK/alloc/mtrun.sqlite"
+capture salloc -n 2 --job-name mt-e2e-alloc bash -c 'inside_allocation "$@"' _ \
+  "$MTRUN" --db "$DB" run "${ENGINE[@]}" slurm.yaml
+cat "$WORK/alloc.out"
+expect_eq "$RC" 1 "exit code of mtrun under salloc with one trial timed out"
+expect_eq "$(state_of ok)" succeeded "the 2-rank trial as a step of the allocation"
+expect_eq "$(state_of slow)" timed_out "the slow trial as a step of the allocation"
+alloc=$(cat "$WORK/alloc.id")
+expect_eq "$(cat "$WORK/alloc.jobs")" "$alloc mt-e2e-alloc RUNNING" "jobs once mtrun was done: the allocation alone"
+expect_eq "$(grep -c mtrun- "$WORK/alloc.steps" || true)" 0 "trial steps left in the allocation"
+# No job was queued for the trials: the next job's ID follows the allocation's.
+next=$(sbatch --parsable --wrap true)
+expect_eq "$next" "$((alloc + 1))" "the job queued after the allocation"
+no_job_or_rank_left "after the allocation"
 echo "PASS"

@@ -20,12 +20,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string command_text(const std::vector<std::string>& argv) {
-  std::string text;
-  for (const auto& word : argv) text += (text.empty() ? "" : " ") + word;
-  return "`" + text + "`";
-}
-
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, int out_fd) {
   ::setpgid(0, 0);
   const int null = ::open("/dev/null", O_RDWR);
@@ -46,6 +40,12 @@ int ms_left(Clock::time_point deadline) {
 }
 
 }  // namespace
+
+std::string command_text(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const auto& word : argv) text += (text.empty() ? "" : " ") + word;
+  return "`" + text + "`";
+}
 
 std::string capture_output(const std::vector<std::string>& argv, const CaptureLimits& limits) {
   int pipe_fds[2];

@@ -19,6 +19,9 @@ struct CaptureLimits {
   std::size_t max_bytes = 64u << 20;
 };
 
+// `argv` as messages quote it: its words joined by spaces, in backquotes.
+std::string command_text(const std::vector<std::string>& argv);
+
 // Standard output of `argv` (argv[0] looked up on PATH unless it has a '/'), with standard input
 // and error at /dev/null. Throws CaptureOverrun naming the program when it runs past the timeout or
 // prints more than max_bytes (it is killed); std::runtime_error when it cannot start or does not

@@ -13,12 +13,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string quoted(const std::vector<std::string>& argv) {
-  std::string text;
-  for (const auto& word : argv) text += (text.empty() ? "" : " ") + word;
-  return "`" + text + "`";
-}
-
 // What the look printed, lines trimmed, joined with "; " (at most a few of them).
 std::string left_in_words(const std::string& printed) {
   constexpr int kMostLines = 4;
@@ -44,7 +38,7 @@ std::string left_in_words(const std::string& printed) {
 
 // Runs the cancel command; returns why it failed, or "".
 std::string cancel(const JobCleanup& cleanup, std::ostream& log, const CleanupLimits& limits) {
-  log << fmt::format("mtrun: cancelling what may be left of the job: {}\n", quoted(cleanup.cancel)) << std::flush;
+  log << fmt::format("mtrun: cancelling what may be left of the job: {}\n", command_text(cleanup.cancel)) << std::flush;
   try {
     capture_output(cleanup.cancel, {limits.command_timeout_s, 1u << 20});
     return "";
@@ -75,7 +69,7 @@ std::string clean_up_job(const JobCleanup& cleanup, std::ostream& log, const Cle
     }
     if (look_problem.empty() && left.empty()) {
       log << fmt::format("mtrun: nothing of the job is left after {:.1f} s ({} lists nothing)\n", since(start),
-                         quoted(cleanup.list_left))
+                         command_text(cleanup.list_left))
           << std::flush;
       return "";
     }
@@ -88,10 +82,11 @@ std::string clean_up_job(const JobCleanup& cleanup, std::ostream& log, const Cle
   }
   std::string problem;
   if (!look_problem.empty()) {
-    problem = fmt::format("could not check that the job is gone after {}: {}", quoted(cleanup.cancel), look_problem);
+    problem =
+        fmt::format("could not check that the job is gone after {}: {}", command_text(cleanup.cancel), look_problem);
   } else {
     problem = fmt::format("the job is still listed {:g} s after {} ({}: {}); cancel it by hand", limits.wait_s,
-                          quoted(cleanup.cancel), quoted(cleanup.list_left), left);
+                          command_text(cleanup.cancel), command_text(cleanup.list_left), left);
   }
   if (!cancel_problem.empty()) problem += fmt::format(" (the last cancel: {})", cancel_problem);
   log << "mtrun: " << problem << "\n" << std::flush;

@@ -73,6 +73,7 @@ TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environm
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
   CHECK(cmd.cleanup.empty());
+  CHECK(cmd.job_state.empty());
   CHECK(cmd.program == Argv{"/opt/mtengine", "train", "--steps", "3"});
   // The recorded command carries the values already: no prefix repeats them.
   CHECK(command_line(cmd) ==
@@ -144,6 +145,7 @@ TEST_CASE("local runs the program itself with every core") {
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "4");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
   CHECK(cmd.cleanup.empty());
+  CHECK(cmd.job_state.empty());
   CHECK(launcher_rank_problem(context("local").launcher, 2) ==
         "the local launcher runs a single process, but ranks is 2; use launcher mpirun or slurm");
   CHECK(launcher_rank_problem(context("slurm").launcher, 2) == "");
@@ -159,6 +161,7 @@ TEST_CASE(
                          "--partition", "debug", "/opt/mtengine", "train", "--steps", "3"});
   CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
   CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %T"});
+  CHECK(cmd.job_state == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%T %r"});
   // srun exports the runner's environment itself: values are set, not named on the command line,
   // so the recorded command puts them in front.
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
@@ -199,6 +202,7 @@ TEST_CASE("slurm sbatch: waits for the job; the batch script runs srun with ever
                          "'x'\\''; rm -rf / #' '$(reboot)'"});
   CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
   CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %T"});
+  CHECK(cmd.job_state == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%T %r"});
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
 }
@@ -223,6 +227,24 @@ TEST_CASE("launcher mode: srun by default, sbatch on request, anything else refu
         "unknown launcher mode 'xyzzyq' (srun or sbatch)");
   CHECK(first_error(load_with_launcher("{type: mpirun, mode: sbatch}")) ==
         "launcher mode applies only to launcher slurm, not 'mpirun'");
+}
+
+TEST_CASE("queue_timeout_s: slurm only, at least a second, kept for rerun and only then part of the campaign") {
+  LoadResult r = load_with_launcher("{type: slurm, queue_timeout_s: 90}");
+  REQUIRE(r.experiment);
+  CHECK(r.experiment->launcher.queue_timeout_s == 90);
+  CHECK(launcher_from_json(launcher_to_json(r.experiment->launcher)).queue_timeout_s == 90);
+  CHECK(load_with_launcher("{type: slurm}").experiment->launcher.queue_timeout_s == 0);  // no limit
+  // Campaigns stored before the key keep their identity.
+  CHECK(launcher_to_json(load_with_launcher("{type: slurm}").experiment->launcher).find("queue") == std::string::npos);
+
+  CHECK(first_error(load_with_launcher("{type: mpirun, queue_timeout_s: 90}")) ==
+        "queue_timeout_s applies only to launcher slurm, whose jobs can wait in a queue; 'mpirun' starts a trial at "
+        "once");
+  CHECK(first_error(load_with_launcher("{type: slurm, queue_timeout_s: 0}")) ==
+        "queue_timeout_s must be at least 1, got 0");
+  CHECK(first_error(load_with_launcher("{type: slurm, queue_timeout_s: soon}")).find("queue_timeout_s must be") !=
+        std::string::npos);
   CHECK(first_error(load_with_launcher("{type: slurm, mdoe: sbatch}")) ==
         "unknown key 'mdoe' in launcher (did you mean 'mode'?)");
 }

@@ -57,6 +57,40 @@ expect_eq "$(state_of slow)" timed_out "the slow trial"
 
 no_job_or_rank_left "after the timeout"
 
+# A trial queued behind another job: its timeout counts from its start, not from its launch; and
+# one still queued after the launcher's queue_timeout_s is stopped as a trial that never started.
+block_the_node() {
+  BLOCKER=$(sbatch --parsable -n "$(nproc)" --job-name blocker --wrap "sleep 300")
+  for _ in $(seq 1 100); do [ "$(squeue -h -j "$BLOCKER" -o %T)" == RUNNING ] && break; sleep 0.1; done
+  expect_eq "$(squeue -h -j "$BLOCKER" -o %T)" RUNNING "the job that takes every CPU of the node"
+}
+sed -e '/- name: slow/,$d' -e 's/timeout_s: 120/timeout_s: 15/' slurm.yaml > queued.yaml
+block_the_node
+"$MTRUN" --db "$WORK/queued/mtrun.sqlite" run "${ENGINE[@]}" queued.yaml > queued.log 2>&1 &
+RUNNER=$!
+sleep 18  # longer than the trial's timeout_s, all of it in the queue
+scancel "$BLOCKER"
+set +e; wait $RUNNER; RC=$?; set -e
+cat queued.log
+expect_eq "$RC" 0 "mtrun with a trial queued longer than its timeout"
+DB="$WORK/queued/mtrun.sqlite"
+expect_eq "$(state_of ok)" succeeded "the trial queued for 18 s with a 15 s timeout"
+expect_contains "$(cat "$(sql "select log_path from attempts")")" "mtrun: the job waited 1" "the queued trial's log"
+
+sed -e 's/{type: slurm}/{type: slurm, queue_timeout_s: 3}/' queued.yaml > queue_limit.yaml
+block_the_node
+DB="$WORK/queue_limit/mtrun.sqlite"
+capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" queue_limit.yaml
+echo "$OUT"
+expect_eq "$RC" 1 "mtrun with a trial still queued after queue_timeout_s"
+expect_eq "$(state_of ok)" timed_out "the trial that never left the queue"
+expect_contains "$(sql "select error_reason from attempts")" "trial was still queued after" "its reason"
+expect_contains "$(sql "select error_reason from attempts")" "it never started" "its reason"
+expect_eq "$(squeue -h -o %j)" blocker "jobs left while the blocker runs: itself alone"
+scancel "$BLOCKER"
+no_job_or_rank_left "after the queued trials"
+DB="$WORK/results/mtrun.sqlite"
+
 # The same studies as batch jobs: sbatch --wait returns with the job's exit status; a batch job
 # outlives a killed sbatch, so here the scancel backstop is what ends the slow one. A database of
 # their own: the campaign's identity does not depend on the launcher.

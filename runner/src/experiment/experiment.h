@@ -96,6 +96,9 @@ struct LauncherConfig {
   std::string mode = "srun";       // slurm only: each trial through `srun` or `sbatch --wait`
   // OMP_NUM_THREADS of every rank; 0: this machine's cores / ranks (jobs on this machine only).
   int threads_per_rank = 0;
+  // slurm only: a trial still queued after this long is stopped (timed_out, "never started");
+  // 0: it waits as long as the scheduler holds it. Its timeout_s counts from its start either way.
+  double queue_timeout_s = 0;
   // For trials run at the same time (`parallel`): the CPUs of each trial in flight on this machine
   // (mpirun without a hostfile, Open MPI's list syntax "0-3,8"), or the hosts of each from the
   // hostfile ("n1,n2"); disjoint. Trial k in flight uses set k.

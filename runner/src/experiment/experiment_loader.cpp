@@ -20,8 +20,8 @@ namespace {
 const std::vector<std::string> kTopKeys = {"name",  "description", "repeat",     "timeout_s", "launcher", "studies",
                                            "order", "seed",        "conditions", "questions", "parallel"};
 const std::vector<std::string> kOrders = {kOrderInterleaved, kOrderShuffled};
-const std::vector<std::string> kLauncherKeys = {"type",     "mode",     "args", "hostfile", "threads_per_rank",
-                                                "cpu_sets", "host_sets"};
+const std::vector<std::string> kLauncherKeys = {
+    "type", "mode", "args", "hostfile", "threads_per_rank", "cpu_sets", "host_sets", "queue_timeout_s"};
 const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
 const std::vector<std::string> kSlurmModes = {"srun", "sbatch"};
 
@@ -51,6 +51,15 @@ void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem:
   if (node["args"]) exp.launcher.extra_args = r.string_list(node["args"], "launcher args");
   if (node["threads_per_rank"]) {
     if (auto n = r.integer(node["threads_per_rank"], "threads_per_rank", 1)) exp.launcher.threads_per_rank = *n;
+  }
+  if (node["queue_timeout_s"]) {
+    if (auto seconds = r.number(node["queue_timeout_s"], "queue_timeout_s", 1)) exp.launcher.queue_timeout_s = *seconds;
+    if (exp.launcher.type != "slurm") {
+      r.error(pos_of(node["queue_timeout_s"]),
+              fmt::format("queue_timeout_s applies only to launcher slurm, whose jobs can wait in a queue; '{}' "
+                          "starts a trial at once",
+                          exp.launcher.type));
+    }
   }
   if (node["hostfile"]) {
     if (auto h = r.scalar(node["hostfile"], "hostfile")) {

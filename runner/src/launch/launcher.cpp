@@ -133,6 +133,8 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
   }
   cmd.cleanup.cancel = {"scancel", "--me", "--name", request.job_name};
   cmd.cleanup.list_left = {"squeue", "--me", "--name", request.job_name, "--noheader", "--format", "%i %T"};
+  // Inside an allocation the trial is a step, not a job: squeue lists no job of that name.
+  cmd.job_state = {"squeue", "--me", "--name", request.job_name, "--noheader", "--format", "%T %r"};
   return cmd;
 }
 

@@ -38,6 +38,9 @@ struct LaunchCommand {
   // Run after a job had to be stopped (timeout, Ctrl-C, a killed runner) to make sure nothing of it
   // survives, e.g. `scancel --name JOB`; empty when killing the launcher's session is enough.
   JobCleanup cleanup;
+  // Prints the job's state while a scheduler may hold it queued (queue_watch.h); empty where the
+  // job starts when its launcher does.
+  std::vector<std::string> job_state;
 };
 
 LaunchCommand wrap_for_launcher(const LaunchRequest& request, const LaunchContext& context);

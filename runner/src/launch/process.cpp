@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "launch/job_guard.h"
+#include "launch/queue_watch.h"
 
 namespace bp = boost::process;
 
@@ -121,6 +122,30 @@ void terminate_job(bp::child& child, double grace_s) {
   child.wait(ec);
 }
 
+// Says in the trial's log, once the job is over (the launcher writes to the same file until then),
+// how long the scheduler held it and from when its timeout counted.
+void note_queue_wait(const ProcessSpec& spec, const ProcessOutcome& outcome, const std::string& problem) {
+  std::string note;
+  if (outcome.stopped_in_queue) {
+    note = fmt::format(
+        "the job was still queued after {:.1f} s ({}), past the launcher's queue_timeout_s of {:g} s; "
+        "it never started",
+        outcome.queued_s, outcome.queue_state, spec.queue_timeout_s);
+  } else if (outcome.queued_s > 0) {
+    note = fmt::format(
+        "the job waited {:.1f} s in the scheduler's queue (last seen: {}); its timeout counted from "
+        "then",
+        outcome.queued_s, outcome.queue_state);
+  }
+  if (!problem.empty()) {
+    note += fmt::format("{}could not ask the scheduler whether the job had started: {}{}", note.empty() ? "" : "; ",
+                        problem, outcome.queued_s > 0 ? "" : "; its timeout counted from the launch");
+  }
+  if (note.empty()) return;
+  std::ofstream log(spec.log_file, std::ios::app);
+  log << "mtrun: " << note << "\n";
+}
+
 }  // namespace
 
 void become_child_subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
@@ -183,13 +208,20 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   // Poll rather than wait_for: Boost 1.74's wait_for can sleep the whole timeout if the child
   // has already exited.
   bool timed_out = false, interrupted = false;
+  QueueWatch queue(spec.job_state, start, spec.queue_look_every_s);
   while (child.running(ec)) {
     if (interrupt && interrupt->load()) {
       interrupted = true;
       terminate_job(child, spec.terminate_grace_s);
       break;
     }
-    if (seconds_since(start) > spec.timeout_s) {
+    queue.look();
+    if (queue.waiting() && spec.queue_timeout_s > 0 && queue.queued_s() > spec.queue_timeout_s) {
+      timed_out = outcome.stopped_in_queue = true;
+      terminate_job(child, spec.terminate_grace_s);
+      break;
+    }
+    if (seconds_since(queue.run_clock_start()) > spec.timeout_s) {
       timed_out = true;
       terminate_job(child, spec.terminate_grace_s);
       break;
@@ -204,6 +236,9 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   // Beside other jobs every descendant is not this job's: the guard has cleared its own.
   if (!spec.guard.empty() && !spec.beside_others) kill_descendants();
 
+  outcome.queued_s = queue.queued_s();
+  outcome.queue_state = queue.last_state();
+  note_queue_wait(spec, outcome, queue.problem());
   if ((timed_out || interrupted) && !spec.cleanup.empty()) {
     std::ofstream log(spec.log_file, std::ios::app);
     outcome.cleanup_problem = clean_up_job(spec.cleanup, log, spec.cleanup_limits);

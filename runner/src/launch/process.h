@@ -25,6 +25,11 @@ struct ProcessSpec {
   // guard runs it too when the runner dies.
   JobCleanup cleanup;
   CleanupLimits cleanup_limits;
+  // Prints the job's scheduler state (queue_watch.h), so the timeout counts from its start, not
+  // from its launch; empty where the job starts when its launcher does.
+  std::vector<std::string> job_state;
+  double queue_timeout_s = 0;  // stop a job still queued after this long; 0: no limit
+  double queue_look_every_s = 2;
   // Other jobs of this runner run at the same time: clean up only this job's session, never every
   // child of the runner, and reap only its processes.
   bool beside_others = false;
@@ -40,6 +45,9 @@ struct ProcessOutcome {
   double duration_s = 0;
   // After a stop: what the cleanup says may be left of the job (job_cleanup.h), or "".
   std::string cleanup_problem;
+  double queued_s = 0;            // seconds the scheduler held the job before it started
+  bool stopped_in_queue = false;  // TimedOut because it was still queued after queue_timeout_s
+  std::string queue_state;        // the scheduler's latest word on it, e.g. "PENDING Resources"
 };
 
 // Blocks until the process ends, times out, or `interrupt` becomes true (then the job is

@@ -207,6 +207,8 @@ ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, con
   spec.running_pid = run.running_launcher;
   spec.guard = run.guard;
   spec.cleanup = command.cleanup;
+  spec.job_state = command.job_state;
+  spec.queue_timeout_s = run.context.launcher.queue_timeout_s;
   spec.beside_others = run.parallel > 1;
   return run_process(spec, run.stop);
 }

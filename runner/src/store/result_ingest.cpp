@@ -153,6 +153,20 @@ std::string after_stop(const ProcessOutcome& process, const char* done) {
   return "the launcher's processes were killed, but " + process.cleanup_problem;
 }
 
+// What ran out: the trial's own time, counted from its start, or its time in the scheduler's queue.
+std::string timeout_reason(const ProcessOutcome& process, const Trial& trial) {
+  if (process.stopped_in_queue) {
+    return fmt::format(
+        "trial was still queued after {:.0f} s ({}), past the launcher's queue_timeout_s; it never "
+        "started",
+        process.queued_s, process.queue_state);
+  }
+  std::string reason = fmt::format("trial exceeded its {} s timeout (timeout_s)", trial.timeout_s);
+  if (process.queued_s > 0)
+    reason += fmt::format(", counted from its start after {:.0f} s in the queue", process.queued_s);
+  return reason;
+}
+
 AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::path& result_file,
                         const std::filesystem::path& log_file, const Trial& trial) {
   AttemptOutcome o;
@@ -181,8 +195,9 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
       return o;
     case ProcessEnd::TimedOut:
       o.state = AttemptState::TimedOut;
-      o.error_reason = fmt::format("trial exceeded its {} s timeout (timeout_s); {}", trial.timeout_s,
-                                   after_stop(process, "every rank was killed"));
+      o.error_reason =
+          timeout_reason(process, trial) + "; " +
+          after_stop(process, process.stopped_in_queue ? "its job was cancelled" : "every rank was killed");
       return o;
     case ProcessEnd::Interrupted:
       o.state = AttemptState::Interrupted;

@@ -98,6 +98,7 @@ std::string launcher_to_json(const LauncherConfig& l) {
   if (l.threads_per_rank > 0) j["threads_per_rank"] = l.threads_per_rank;
   if (!l.cpu_sets.empty()) j["cpu_sets"] = l.cpu_sets;
   if (!l.host_sets.empty()) j["host_sets"] = l.host_sets;
+  if (l.queue_timeout_s > 0) j["queue_timeout_s"] = l.queue_timeout_s;
   return j.dump();
 }
 
@@ -111,6 +112,7 @@ LauncherConfig launcher_from_json(const std::string& text) {
   l.threads_per_rank = j.value("threads_per_rank", 0);
   l.cpu_sets = j.value("cpu_sets", std::vector<std::string>{});
   l.host_sets = j.value("host_sets", std::vector<std::string>{});
+  l.queue_timeout_s = j.value("queue_timeout_s", 0.0);
   return l;
 }
 

@@ -115,6 +115,32 @@ TEST_CASE("foreign CPU is the machine's busy time less the job's and mtrun's own
   CHECK(beside->foreign_cpu_pct == 0);
 }
 
+TEST_CASE("ranks a scheduler started on this machine count as the job's, from their own CPU times") {
+  // srun's ranks are slurmstepd's children: mtrun's descendants used 0.05 s, the ranks 1.2 s, of
+  // 1.5 s busy over 2 s. Counted from mtrun's descendants alone, 1.35 s would read as foreign.
+  auto c = conditions_between(snapshot(10, kStatBefore, 1.0, 5.0, 0), snapshot(12, kStatAfter, 1.1, 5.05, 0), {}, 100);
+  REQUIRE(c);
+  CHECK(c->foreign_cpu_pct == doctest::Approx(67.5));
+  const std::string result = R"({"hosts": ["here", "there", "here"], "rank_cpu_s": [0.5, 9.0, 0.7]})";
+  const auto here = ranks_cpu_on_host(result, "here");
+  REQUIRE(here);
+  CHECK(*here == doctest::Approx(1.2));
+  count_ranks_started_elsewhere(*c, *here);
+  CHECK(c->job_cpu_s == doctest::Approx(1.2));
+  CHECK(c->foreign_cpu_pct == doctest::Approx(10));
+  // Where mtrun's count is the larger (mpirun's ranks are its descendants, mpirun's own time too),
+  // it stays.
+  count_ranks_started_elsewhere(*c, 0.4);
+  CHECK(c->job_cpu_s == doctest::Approx(1.2));
+
+  CHECK(*ranks_cpu_on_host(result, "elsewhere") == 0);
+  CHECK_FALSE(ranks_cpu_on_host(R"({"hosts": ["here"]})", "here"));  // an engine before rank_cpu_s
+  CHECK_FALSE(ranks_cpu_on_host(R"({"hosts": ["here", "here"], "rank_cpu_s": [1]})", "here"));
+  CHECK_FALSE(ranks_cpu_on_host(R"({"hosts": ["here"], "rank_cpu_s": [-1]})", "here"));
+  CHECK_FALSE(ranks_cpu_on_host(R"({"hosts": ["here"], "rank_cpu_s": ["1"]})", "here"));
+  CHECK_FALSE(ranks_cpu_on_host("not json", "here"));
+}
+
 TEST_CASE("the verdict names every threshold crossed, in words") {
   ConditionsThresholds t;
   MachineConditions c;

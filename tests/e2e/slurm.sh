@@ -54,6 +54,13 @@ command=$(sql "select a.command from attempts a join trials t on t.id=a.trial_id
 expect_contains "$command" "OMP_NUM_THREADS=" "attempt command"
 expect_contains "$command" " srun --mpi=pmix " "attempt command"
 expect_eq "$(state_of slow)" timed_out "the slow trial"
+# The ranks are slurmstepd's children, not mtrun's: the CPU times they report (rank_cpu_s) count as
+# the job's, not as another process's load on the machine.
+expect_eq "$(sql "select json_array_length(a.result_json, '$.rank_cpu_s') from attempts a join trials t on t.id=a.trial_id where t.study='ok'")" \
+  2 "CPU times of both ranks in the result"
+expect_eq "$(sql "select c.job_cpu_s > 0 and c.job_cpu_s >= (select sum(value) from json_each(a.result_json, '$.rank_cpu_s'))
+  from attempt_conditions c join attempts a on a.id = c.attempt_id join trials t on t.id = a.trial_id where t.study='ok'")" \
+  1 "the job's CPU takes in its ranks' own"
 
 no_job_or_rank_left "after the timeout"
 

@@ -17,7 +17,20 @@ std::optional<double> stall_pct(const std::optional<double>& a, const std::optio
   return (*b - *a) / 1e6 / wall_s * 100.0;
 }
 
+// /proc/stat counts whole ticks, getrusage nanoseconds: a few ticks' difference either way is
+// rounding, so a negative remainder means "none".
+double foreign_pct(const MachineConditions& c) {
+  const double foreign_s = std::max(0.0, c.busy_cpu_s - c.job_cpu_s - c.runner_cpu_s);
+  return c.wall_s > 0 ? foreign_s / c.wall_s * 100.0 : 0;
+}
+
 }  // namespace
+
+void count_ranks_started_elsewhere(MachineConditions& c, double ranks_cpu_s) {
+  if (ranks_cpu_s <= c.job_cpu_s) return;
+  c.job_cpu_s = ranks_cpu_s;
+  c.foreign_cpu_pct = foreign_pct(c);
+}
 
 std::optional<MachineConditions> conditions_between(const MachineSnapshot& before, const MachineSnapshot& after,
                                                     const std::vector<MachineSample>& samples, double ticks_per_s) {
@@ -33,10 +46,7 @@ std::optional<MachineConditions> conditions_between(const MachineSnapshot& befor
   c.job_cpu_s =
       std::max(0.0, after.children_cpu_s + after.descendants_cpu_s - before.children_cpu_s - before.descendants_cpu_s);
   c.runner_cpu_s = std::max(0.0, after.self_cpu_s - before.self_cpu_s);
-  // /proc/stat counts whole ticks, getrusage nanoseconds: a few ticks' difference either way is
-  // rounding, so a negative remainder means "none".
-  const double foreign_s = std::max(0.0, c.busy_cpu_s - c.job_cpu_s - c.runner_cpu_s);
-  c.foreign_cpu_pct = c.wall_s > 0 ? foreign_s / c.wall_s * 100.0 : 0;
+  c.foreign_cpu_pct = foreign_pct(c);
   const std::uint64_t total = b.total() - std::min(a.total(), b.total());
   if (total > 0) c.steal_pct = double(b.steal - std::min(a.steal, b.steal)) / double(total) * 100.0;
   if (before.stat->context_switches && after.stat->context_switches) {

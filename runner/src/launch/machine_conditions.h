@@ -56,4 +56,10 @@ struct MachineConditions {
 std::optional<MachineConditions> conditions_between(const MachineSnapshot& before, const MachineSnapshot& after,
                                                     const std::vector<MachineSample>& samples, double ticks_per_s);
 
+// The job's own CPU as its ranks report it (`rank_cpu_s` of those on this machine), where that is
+// more than mtrun counted from the processes it started: ranks a scheduler started here
+// (slurmstepd's children under srun) are not mtrun's descendants, and would read as another
+// process's load. The foreign share follows.
+void count_ranks_started_elsewhere(MachineConditions& conditions, double ranks_cpu_s);
+
 }  // namespace mt

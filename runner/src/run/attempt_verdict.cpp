@@ -60,6 +60,20 @@ bool job_oversubscribed(const std::string& result_json, int local_cpus) {
   return use.oversubscribed();
 }
 
+std::optional<double> ranks_cpu_on_host(const std::string& result_json, const std::string& host) {
+  const auto result = nlohmann::json::parse(result_json, nullptr, /*allow_exceptions=*/false);
+  if (!result.is_object() || !result.contains("hosts") || !result.contains("rank_cpu_s")) return std::nullopt;
+  const auto& hosts = result["hosts"];
+  const auto& seconds = result["rank_cpu_s"];
+  if (!hosts.is_array() || !seconds.is_array() || hosts.size() != seconds.size()) return std::nullopt;
+  double sum = 0;
+  for (std::size_t r = 0; r < hosts.size(); ++r) {
+    if (!hosts[r].is_string() || !seconds[r].is_number() || seconds[r].get<double>() < 0) return std::nullopt;
+    if (hosts[r].get<std::string>() == host) sum += seconds[r].get<double>();
+  }
+  return sum;
+}
+
 std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio, double min_gap_ms) {
   const std::size_t n = steps.ms.size();
   const std::size_t least = std::max<std::size_t>(2, (n + 9) / 10);

@@ -45,6 +45,10 @@ Verdict judge_attempt(const VerdictInputs& inputs, const ConditionsThresholds& t
 // against `environment.cpu_cores`, else `local_cpus`. False when the result does not say.
 bool job_oversubscribed(const std::string& result_json, int local_cpus);
 
+// The CPU time the job's ranks on `host` report for themselves (`rank_cpu_s`, in the order of
+// `hosts`), or nullopt where the result does not say it for every rank.
+std::optional<double> ranks_cpu_on_host(const std::string& result_json, const std::string& host);
+
 // "per-step times bimodal: 155 → 516 ms at step 9" when the sorted times split, at their widest
 // ratio gap, into two levels at least `ratio` and `min_gap_ms` apart, each holding at least two
 // steps and a tenth of them; nullopt otherwise. The gap keeps millisecond steps, which a scheduler

@@ -5,6 +5,7 @@
 
 #include "stats.h"
 #include "store/conditions_rows.h"
+#include "store/lease.h"
 
 namespace mt {
 
@@ -41,6 +42,11 @@ StepTimes measured_steps(const AttemptOutcome& outcome) {
 Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_t attempt_id,
                        MachineConditions conditions, const AttemptOutcome& outcome,
                        const ConditionsThresholds& thresholds) {
+  if (outcome.result_json) {
+    if (auto ranks_cpu_s = ranks_cpu_on_host(*outcome.result_json, this_host())) {
+      count_ranks_started_elsewhere(conditions, *ranks_cpu_s);
+    }
+  }
   VerdictInputs in;
   in.conditions = &conditions;
   // Each probe against its median over the attempts laid out like this one (this one included).

@@ -104,6 +104,13 @@ std::optional<std::string> host_memory_problem(int64_t per_rank_bytes, int local
       static_cast<double>(available) / kGiB);
 }
 
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 int64_t peak_rss_bytes() {
   std::ifstream in("/proc/self/status");
   for (std::string line; std::getline(in, line);) {

@@ -38,6 +38,9 @@ int64_t freed_memory_kept_bytes();
 // Peak resident set size of this process (VmHWM, else getrusage), bytes.
 int64_t peak_rss_bytes();
 
+// CPU time of this process so far, user and system, every thread, seconds.
+double process_cpu_seconds();
+
 // Memory the kernel can give new allocations without swapping (MemAvailable), bytes; 0 unknown.
 int64_t memory_available_bytes();
 

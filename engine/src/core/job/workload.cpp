@@ -136,8 +136,16 @@ int run_workload(Workload& workload) {
     return 1;
   }
 
+  // Each rank's CPU time beside its host (`hosts`): mtrun counts the job's CPU from the processes it
+  // started, and ranks a scheduler started (slurmstepd's children under srun) are not among them.
+  const auto rank_cpu = control.gather_to_root({process_cpu_seconds()});
   if (rank != 0) return outcome.exit_code;
-  const int write_code = write_result(workload, with_hosts(std::move(outcome.result)));
+  nlohmann::json document = with_hosts(std::move(outcome.result));
+  if (document.is_object()) {
+    nlohmann::json& seconds = document["rank_cpu_s"] = nlohmann::json::array();
+    for (const auto& of_rank : rank_cpu) seconds.push_back(of_rank.front());
+  }
+  const int write_code = write_result(workload, std::move(document));
   return outcome.exit_code != 0 ? outcome.exit_code : write_code;
 }
 

@@ -411,3 +411,23 @@ SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index,
 FROM attempt_conditions ac
 JOIN attempts a ON a.id = ac.attempt_id
 JOIN trials t ON t.id = a.trial_id;
+
+-- @version 12
+-- job_ranks_here: how many of the attempt's ranks ran on mtrun's own host, by the hostnames its
+-- result names (`hosts`); NULL where the result does not say (a command workload, a failed
+-- launch, attempts recorded before version 12). Where it is 0 the job ran on other hosts (a
+-- cluster's compute nodes, mtrun on a login node): the row's CPU figures describe mtrun's host,
+-- not the job's, and were not judged; the verdict rests on what the ranks measured themselves
+-- (calibration, memory bandwidth, all-reduce latency, per-step times).
+ALTER TABLE attempt_conditions ADD COLUMN job_ranks_here INTEGER;
+
+DROP VIEW conditions;
+CREATE VIEW conditions AS
+SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index, a.attempt, a.state,
+       ac.verdict, ac.reasons, a.settle_s, a.quiet_wait_s, a.quiet_found, ac.job_ranks_here, ac.wall_s, ac.cpus,
+       ac.busy_cpu_s, ac.job_cpu_s, ac.runner_cpu_s, ac.foreign_cpu_pct, ac.steal_pct, ac.context_switches,
+       ac.load1_before, ac.load1_after, ac.load1_max, ac.cpu_mhz_min, ac.cpu_mhz_max, ac.cpu_pressure_pct,
+       ac.memory_pressure_pct, ac.mem_available_mib_min, ac.calibration_gflops, ac.attempt_id
+FROM attempt_conditions ac
+JOIN attempts a ON a.id = ac.attempt_id
+JOIN trials t ON t.id = a.trial_id;

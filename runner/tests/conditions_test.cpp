@@ -11,6 +11,7 @@
 #include "run/conditions_watch.h"
 #include "run/quiet_machine.h"
 #include "store/conditions_rows.h"
+#include "store/lease.h"
 #include "store_fixture.h"
 
 using namespace mt;
@@ -122,10 +123,12 @@ TEST_CASE("ranks a scheduler started on this machine count as the job's, from th
   REQUIRE(c);
   CHECK(c->foreign_cpu_pct == doctest::Approx(67.5));
   const std::string result = R"({"hosts": ["here", "there", "here"], "rank_cpu_s": [0.5, 9.0, 0.7]})";
-  const auto here = ranks_cpu_on_host(result, "here");
+  const auto here = ranks_on_host(result, "here");
   REQUIRE(here);
-  CHECK(*here == doctest::Approx(1.2));
-  count_ranks_started_elsewhere(*c, *here);
+  CHECK(here->ranks == 2);
+  REQUIRE(here->cpu_s);
+  CHECK(*here->cpu_s == doctest::Approx(1.2));
+  count_ranks_started_elsewhere(*c, *here->cpu_s);
   CHECK(c->job_cpu_s == doctest::Approx(1.2));
   CHECK(c->foreign_cpu_pct == doctest::Approx(10));
   // Where mtrun's count is the larger (mpirun's ranks are its descendants, mpirun's own time too),
@@ -133,12 +136,22 @@ TEST_CASE("ranks a scheduler started on this machine count as the job's, from th
   count_ranks_started_elsewhere(*c, 0.4);
   CHECK(c->job_cpu_s == doctest::Approx(1.2));
 
-  CHECK(*ranks_cpu_on_host(result, "elsewhere") == 0);
-  CHECK_FALSE(ranks_cpu_on_host(R"({"hosts": ["here"]})", "here"));  // an engine before rank_cpu_s
-  CHECK_FALSE(ranks_cpu_on_host(R"({"hosts": ["here", "here"], "rank_cpu_s": [1]})", "here"));
-  CHECK_FALSE(ranks_cpu_on_host(R"({"hosts": ["here"], "rank_cpu_s": [-1]})", "here"));
-  CHECK_FALSE(ranks_cpu_on_host(R"({"hosts": ["here"], "rank_cpu_s": ["1"]})", "here"));
-  CHECK_FALSE(ranks_cpu_on_host("not json", "here"));
+  const auto elsewhere = ranks_on_host(result, "elsewhere");
+  CHECK(elsewhere->ranks == 0);
+  CHECK(*elsewhere->cpu_s == 0);
+  // Ranks counted, but no CPU time, where the result does not give one for every rank.
+  for (const char* partial :
+       {R"({"hosts": ["here"]})", R"({"hosts": ["here", "here"], "rank_cpu_s": [1]})",
+        R"({"hosts": ["here"], "rank_cpu_s": [-1]})", R"({"hosts": ["here"], "rank_cpu_s": ["1"]})"}) {
+    CAPTURE(partial);
+    const auto counted = ranks_on_host(partial, "here");
+    REQUIRE(counted);
+    CHECK(counted->ranks >= 1);
+    CHECK_FALSE(counted->cpu_s);
+  }
+  CHECK_FALSE(ranks_on_host("not json", "here"));
+  CHECK_FALSE(ranks_on_host(R"({"rank_cpu_s": [1]})", "here"));
+  CHECK_FALSE(ranks_on_host(R"({"hosts": [1]})", "here"));
 }
 
 TEST_CASE("the verdict names every threshold crossed, in words") {
@@ -324,6 +337,39 @@ TEST_CASE("conditions and verdicts are stored per attempt and read back through 
   CHECK(t.query("SELECT study || ' ' || verdict || ' ' || foreign_cpu_pct FROM conditions") == "s disturbed 55.0");
   CHECK(t.query("SELECT samples FROM attempt_conditions") ==
         "[{\"cpu_mhz\":null,\"load1\":1.25,\"mem_available_mib\":900.0,\"t\":0.5}]");
+  CHECK_FALSE(stored->job_ranks_here);  // a command's result names no hosts
+  CHECK(t.query("SELECT count(*) FROM conditions WHERE job_ranks_here IS NULL") == "1");
+}
+
+TEST_CASE("a job whose ranks all ran on other hosts is not judged by mtrun's host's load") {
+  TempStore t("mt_conditions_elsewhere", 3);
+  // mtrun's host busy with other work (a cluster's login node): 150 % of a core foreign.
+  MachineConditions busy_host;
+  busy_host.wall_s = 10;
+  busy_host.cpus = 4;
+  busy_host.foreign_cpu_pct = 150;
+  auto assess = [&](int ordinal, const std::string& hosts) {
+    Trial trial;
+    trial.study = "s";
+    trial.workload = "train";
+    trial.ranks = 2;
+    trial.identity = trial.group_key = "id" + std::to_string(ordinal);
+    const std::int64_t row = t.store.add_trial_if_new("c", trial, ordinal);
+    const std::int64_t attempt = t.store.begin_attempt(row, 1, "cmd", "/run", "/run/log.txt", std::nullopt);
+    AttemptOutcome o;
+    o.state = AttemptState::Succeeded;
+    o.result_json = R"({"status": "ok", "hosts": )" + hosts + "}";
+    return std::pair{assess_attempt(t.store.db(), "c", attempt, busy_host, o, ConditionsThresholds{}),
+                     *read_verdict(t.store.db(), attempt)};
+  };
+  const auto [elsewhere, elsewhere_row] = assess(0, R"(["node-1", "node-2"])");
+  CHECK_FALSE(elsewhere.disturbed);
+  CHECK(elsewhere_row.job_ranks_here == 0);
+  const auto [here, here_row] = assess(1, "[\"" + this_host() + R"(", "node-2"])");
+  CHECK(here.disturbed);  // one rank shared mtrun's busy host
+  CHECK(here.reasons == std::vector<std::string>{"other processes used 150 % of a core"});
+  CHECK(here_row.job_ranks_here == 1);
+  CHECK(t.query("SELECT group_concat(job_ranks_here) FROM conditions") == "0,1");
 }
 
 TEST_CASE("conditions thresholds are validated with the other keys") {

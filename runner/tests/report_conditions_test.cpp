@@ -11,8 +11,10 @@ using namespace mt::testing;
 
 namespace {
 
-void judge(ReportFixture& f, std::int64_t attempt, bool disturbed, double calibration = 0) {
+void judge(ReportFixture& f, std::int64_t attempt, bool disturbed, double calibration = 0,
+           std::optional<int> ranks_here = std::nullopt) {
   MachineConditions c;
+  c.job_ranks_here = ranks_here;
   c.wall_s = 1;
   c.cpus = 2;
   c.foreign_cpu_pct = disturbed ? 80 : 2;
@@ -65,6 +67,23 @@ TEST_CASE("a database without recorded conditions reports no disturbance and no 
   CHECK_FALSE(contains(md, "order"));
   CHECK_FALSE(contains(md, "--settle"));
   CHECK_FALSE(contains(md, "--wait-quiet"));
+  CHECK_FALSE(contains(md, "ran no rank"));
+}
+
+TEST_CASE("a report says which measured attempts ran on other hosts than mtrun's, whose load was not judged") {
+  ReportFixture f("elsewhere.sqlite");
+  f.campaign("c1");
+  judge(f, f.trial(train_trial("s", "ddp", 2, 0, 1000, 40, 500)), false, 0, 0);
+  judge(f, f.trial(train_trial("s", "ddp", 2, 1, 1001, 40, 500)), false, 0, 0);
+  judge(f, f.trial(train_trial("s", "ddp", 2, 2, 1002, 40, 500)), false, 0, 1);
+  FixtureTrial failed = train_trial("s", "ddp", 2, 3, 1003, 40, 500);
+  failed.state = AttemptState::Failed;  // gives no number: not counted
+  judge(f, f.trial(failed), false, 0, 0);
+  CHECK(contains(render_latest(f).markdown,
+                 "2 of the 3 measured attempts ran no rank on the host mtrun ran on. The load mtrun records with an "
+                 "attempt is its own host's (other processes' CPU, steal, CPU pressure), so for these it was not "
+                 "judged: their verdicts rest on what the ranks measured themselves (SGEMM calibration, memory "
+                 "bandwidth, all-reduce latency, per-step times).\n"));
 }
 
 namespace {

@@ -12,6 +12,8 @@
 #include "experiment/workload_params.h"
 #include "runner_error.h"
 #include "store/baselines.h"
+#include "store/before_launch.h"
+#include "store/conditions_rows.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "store/store_reader.h"
@@ -417,9 +419,42 @@ TEST_CASE("a database of schema version 10 gains the before-launch columns and k
   }
   CHECK_FALSE(read_before_launch(*open_store_read_only(path), 7).anything());  // read as it is: no such columns
   Store store(path);
-  CHECK(store.db().user_version() == 11);
+  CHECK(store.db().user_version() == Store::kSchemaVersion);
   CHECK_FALSE(read_before_launch(store.db(), 7).anything());  // recorded before: nothing claimed
   auto s = store.db().prepare("SELECT count(*) FROM pragma_table_info('conditions') WHERE name = 'settle_s'");
+  REQUIRE(s.step());
+  CHECK(s.integer(0) == 1);
+}
+
+TEST_CASE("a database of schema version 11 gains where the job's ranks ran, unknown for its attempts") {
+  auto path = fresh_db("v11.sqlite");
+  {
+    Database db(path, Database::Mode::ReadWrite);
+    for (int k = 0; k < 11; ++k) db.exec(schema_sections()[size_t(k)]);
+    db.exec("PRAGMA user_version = 11");
+    db.exec(
+        "INSERT INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, launcher, trial_count, "
+        "created_at) VALUES ('c', 'e', '/x.yaml', 'r', 'p', '{}', 1, '2026-01-01T00:00:00Z')");
+    db.exec(
+        "INSERT INTO trials (id, campaign_id, identity, group_key, ordinal, study, workload, ranks, repeat_index, "
+        "parameters, axes, spec) VALUES (1, 'c', 'i', 'g', 0, 's', 'train', 1, 0, '{}', '[]', '{}')");
+    db.exec(
+        "INSERT INTO attempts (id, trial_id, attempt, state, command, run_dir, log_path, started_at, runner_host, "
+        "runner_pid) VALUES (7, 1, 1, 'succeeded', 'x', '/r', '/r/log', '2026-01-01T00:00:01Z', 'h', 1)");
+    db.exec(
+        "INSERT INTO attempt_conditions (attempt_id, wall_s, cpus, busy_cpu_s, job_cpu_s, runner_cpu_s, "
+        "foreign_cpu_pct, samples, verdict, reasons) VALUES (7, 1, 2, 1, 1, 0, 0, '[]', 'quiet', '[]')");
+  }
+  {
+    auto before = open_store_read_only(path);  // read as it is: no such column yet
+    REQUIRE(read_verdict(*before, 7));
+    CHECK_FALSE(read_verdict(*before, 7)->job_ranks_here);
+  }
+  Store store(path);
+  CHECK(store.db().user_version() == 12);
+  CHECK(read_verdict(store.db(), 7)->verdict == "quiet");
+  CHECK_FALSE(read_verdict(store.db(), 7)->job_ranks_here);  // recorded before: not known
+  auto s = store.db().prepare("SELECT count(*) FROM conditions WHERE job_ranks_here IS NULL AND attempt_id = 7");
   REQUIRE(s.step());
   CHECK(s.integer(0) == 1);
 }

@@ -62,6 +62,7 @@ expect_eq "$(sql "select group_concat(distinct json_extract(a.result_json, '$.ho
 expect_eq "$(sql "select count(*) from provenance p join latest_attempts a on a.id = p.attempt_id
   where p.hosts like '%$A%' and p.hosts like '%$B%'")" 5 "provenance of every trial records both hosts"
 expect_contains "$(sql "select command from latest_attempts limit 1")" "--hostfile" "recorded command"
+expect_eq "$(sql "select count(*) from conditions where job_ranks_here = 1")" 5 "one rank of each trial on mtrun's host"
 # Data-parallel strategies on the same global batch follow the same losses.
 expect_eq "$(sql "select max(loss) - min(loss) <= 1e-4 * max(loss) from training where study='train'")" 1 \
   "the same final loss for every strategy"
@@ -90,6 +91,13 @@ expect_eq "$(sql "select count(*) from attempts a join attempts b on a.id < b.id
 expect_eq "$(sql "select group_concat(json_extract(result_json, '$.hosts[0]'), ' ') from
   (select result_json from latest_attempts order by json_extract(result_json, '$.hosts[0]'))")" "$A $B" \
   "one trial on each host"
+# The trial on $B ran no rank on mtrun's host ($A): its verdict does not rest on $A's load.
+expect_eq "$(sql "select group_concat(job_ranks_here, ' ') from (select c.job_ranks_here from conditions c
+  join attempts a on a.id = c.attempt_id order by json_extract(a.result_json, '$.hosts[0]'))")" "1 0" \
+  "ranks on mtrun's host: the trial on $A, then the one on $B"
+capture "$MTRUN" --db "$DB" show "$(sql "select trial from conditions where job_ranks_here = 0")"
+expect_contains "$OUT" "no rank ran on the host mtrun ran on: the figures below are that host's, not the job's" \
+  "mtrun show of the trial on $B"
 
 # A rank killed on the second host: Open MPI's daemon there reports it; mtrun names rank and host.
 cat > "$WORK/kill.yaml" <<YAML

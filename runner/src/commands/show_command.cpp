@@ -21,6 +21,7 @@
 #include "store/before_launch.h"
 #include "store/campaign_lookup.h"
 #include "store/campaign_measurement.h"
+#include "store/conditions_rows.h"
 #include "store/log_scan.h"
 #include "store/store_reader.h"
 #include "store/trial_lookup.h"
@@ -121,15 +122,21 @@ void print_conditions(Database& db, std::int64_t attempt_id, int number, std::os
     return;
   }
   auto s = db.prepare(
-      "SELECT verdict, reasons, wall_s, cpus, foreign_cpu_pct, steal_pct, load1_before, load1_after, load1_max, "
-      "cpu_mhz_min, cpu_mhz_max, cpu_pressure_pct, memory_pressure_pct, mem_available_mib_min, calibration_gflops "
-      "FROM attempt_conditions WHERE attempt_id = ?");
+      fmt::format("SELECT verdict, reasons, wall_s, cpus, foreign_cpu_pct, steal_pct, load1_before, load1_after, "
+                  "load1_max, cpu_mhz_min, cpu_mhz_max, cpu_pressure_pct, memory_pressure_pct, mem_available_mib_min, "
+                  "calibration_gflops, {} FROM attempt_conditions WHERE attempt_id = ?",
+                  db.user_version() >= kJobRanksHereSchemaVersion ? "job_ranks_here" : "NULL"));
   s.bind(1, attempt_id);
   if (!s.step()) {
     fmt::print(out, "\nconditions of attempt {}: not recorded\n", number);
     return;
   }
   fmt::print(out, "\nconditions of attempt {}: {}\n", number, s.text(0));
+  if (!s.is_null(15) && s.integer(15) == 0) {
+    fmt::print(out,
+               "  no rank ran on the host mtrun ran on: the figures below are that host's, not the job's, and "
+               "were not judged\n");
+  }
   const auto reasons = nlohmann::json::parse(s.text(1), nullptr, /*allow_exceptions=*/false);
   if (reasons.is_array()) {
     for (const auto& r : reasons) {

@@ -60,18 +60,24 @@ bool job_oversubscribed(const std::string& result_json, int local_cpus) {
   return use.oversubscribed();
 }
 
-std::optional<double> ranks_cpu_on_host(const std::string& result_json, const std::string& host) {
+std::optional<RanksOnHost> ranks_on_host(const std::string& result_json, const std::string& host) {
   const auto result = nlohmann::json::parse(result_json, nullptr, /*allow_exceptions=*/false);
-  if (!result.is_object() || !result.contains("hosts") || !result.contains("rank_cpu_s")) return std::nullopt;
+  if (!result.is_object() || !result.contains("hosts") || !result["hosts"].is_array()) return std::nullopt;
   const auto& hosts = result["hosts"];
-  const auto& seconds = result["rank_cpu_s"];
-  if (!hosts.is_array() || !seconds.is_array() || hosts.size() != seconds.size()) return std::nullopt;
+  RanksOnHost here;
+  for (const auto& name : hosts) {
+    if (!name.is_string()) return std::nullopt;
+    if (name.get<std::string>() == host) ++here.ranks;
+  }
+  const nlohmann::json seconds = result.contains("rank_cpu_s") ? result["rank_cpu_s"] : nlohmann::json();
+  if (!seconds.is_array() || seconds.size() != hosts.size()) return here;
   double sum = 0;
   for (std::size_t r = 0; r < hosts.size(); ++r) {
-    if (!hosts[r].is_string() || !seconds[r].is_number() || seconds[r].get<double>() < 0) return std::nullopt;
+    if (!seconds[r].is_number() || seconds[r].get<double>() < 0) return here;
     if (hosts[r].get<std::string>() == host) sum += seconds[r].get<double>();
   }
-  return sum;
+  here.cpu_s = sum;
+  return here;
 }
 
 std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio, double min_gap_ms) {

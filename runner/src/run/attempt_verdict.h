@@ -45,9 +45,15 @@ Verdict judge_attempt(const VerdictInputs& inputs, const ConditionsThresholds& t
 // against `environment.cpu_cores`, else `local_cpus`. False when the result does not say.
 bool job_oversubscribed(const std::string& result_json, int local_cpus);
 
-// The CPU time the job's ranks on `host` report for themselves (`rank_cpu_s`, in the order of
-// `hosts`), or nullopt where the result does not say it for every rank.
-std::optional<double> ranks_cpu_on_host(const std::string& result_json, const std::string& host);
+// The job's ranks on one host, from its result's `hosts` (one name per rank).
+struct RanksOnHost {
+  int ranks = 0;
+  // The CPU time they report for themselves (`rank_cpu_s`, in the order of `hosts`); nullopt where
+  // the result does not give one for every rank.
+  std::optional<double> cpu_s;
+};
+// Nullopt where the result names no hosts.
+std::optional<RanksOnHost> ranks_on_host(const std::string& result_json, const std::string& host);
 
 // "per-step times bimodal: 155 → 516 ms at step 9" when the sorted times split, at their widest
 // ratio gap, into two levels at least `ratio` and `min_gap_ms` apart, each holding at least two

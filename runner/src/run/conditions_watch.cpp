@@ -43,12 +43,16 @@ Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_
                        MachineConditions conditions, const AttemptOutcome& outcome,
                        const ConditionsThresholds& thresholds) {
   if (outcome.result_json) {
-    if (auto ranks_cpu_s = ranks_cpu_on_host(*outcome.result_json, this_host())) {
-      count_ranks_started_elsewhere(conditions, *ranks_cpu_s);
+    if (auto here = ranks_on_host(*outcome.result_json, this_host())) {
+      conditions.job_ranks_here = here->ranks;
+      if (here->cpu_s) count_ranks_started_elsewhere(conditions, *here->cpu_s);
     }
   }
   VerdictInputs in;
-  in.conditions = &conditions;
+  // A job that ran on other hosts only (mtrun on a cluster's login node): this machine's load says
+  // nothing about it, so only what its ranks measured themselves is judged.
+  const bool job_ran_elsewhere = conditions.job_ranks_here == 0;
+  in.conditions = job_ran_elsewhere ? nullptr : &conditions;
   // Each probe against its median over the attempts laid out like this one (this one included).
   auto probe = [&](const char* metric, std::optional<double>& value, std::optional<double>& campaign_median) {
     for (const auto& m : outcome.metrics) {

@@ -1,5 +1,6 @@
 #include "store/conditions_rows.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "store/campaign_measurement.h"
@@ -26,8 +27,8 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
   auto s = db.prepare(
       "INSERT OR REPLACE INTO attempt_conditions (attempt_id, wall_s, cpus, busy_cpu_s, job_cpu_s, runner_cpu_s, "
       "foreign_cpu_pct, steal_pct, context_switches, load1_before, load1_after, load1_max, cpu_mhz_min, cpu_mhz_max, "
-      "cpu_pressure_pct, memory_pressure_pct, mem_available_mib_min, calibration_gflops, samples, verdict, reasons) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "cpu_pressure_pct, memory_pressure_pct, mem_available_mib_min, calibration_gflops, samples, verdict, reasons, "
+      "job_ranks_here) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, attempt_id)
       .bind(2, c.wall_s)
       .bind(3, c.cpus)
@@ -48,7 +49,8 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
       .bind(18, c.calibration_gflops)
       .bind(19, samples_json(c.samples))
       .bind(20, verdict.name())
-      .bind(21, nlohmann::json(verdict.reasons).dump());
+      .bind(21, nlohmann::json(verdict.reasons).dump())
+      .bind(22, c.job_ranks_here);
   s.run();
 }
 
@@ -75,7 +77,11 @@ std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::stri
 
 std::optional<StoredVerdict> read_verdict(Database& db, std::int64_t attempt_id) {
   if (!has_measurement_schema(db)) return std::nullopt;
-  auto s = db.prepare("SELECT verdict, reasons, calibration_gflops FROM attempt_conditions WHERE attempt_id = ?");
+  const bool knows_hosts = db.user_version() >= kJobRanksHereSchemaVersion;
+  auto s =
+      db.prepare(fmt::format("SELECT verdict, reasons, calibration_gflops, {} FROM attempt_conditions "
+                             "WHERE attempt_id = ?",
+                             knows_hosts ? "job_ranks_here" : "NULL"));
   s.bind(1, attempt_id);
   if (!s.step()) return std::nullopt;
   StoredVerdict v;
@@ -87,6 +93,7 @@ std::optional<StoredVerdict> read_verdict(Database& db, std::int64_t attempt_id)
     }
   }
   if (!s.is_null(2)) v.calibration_gflops = s.real(2);
+  if (!s.is_null(3)) v.job_ranks_here = int(s.integer(3));
   return v;
 }
 

@@ -29,7 +29,11 @@ struct StoredVerdict {
   std::string verdict;  // "quiet" or "disturbed"
   std::vector<std::string> reasons;
   std::optional<double> calibration_gflops;
+  std::optional<int> job_ranks_here;  // see MachineConditions; never before schema version 12
 };
+
+// The schema version that records how many of an attempt's ranks ran on mtrun's host.
+inline constexpr int kJobRanksHereSchemaVersion = 12;
 // The verdict of an attempt, if one was recorded (never before schema version 6).
 std::optional<StoredVerdict> read_verdict(Database& db, std::int64_t attempt_id);
 

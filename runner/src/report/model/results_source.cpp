@@ -5,6 +5,7 @@
 #include "runner_error.h"
 #include "experiment/measurement_rules.h"
 #include "report/model/before_launch_notes.h"
+#include "report/model/elsewhere_notes.h"
 #include "report/model/disturbance_summary.h"
 #include "report/model/overlap_notes.h"
 #include "store/campaign_measurement.h"
@@ -188,6 +189,7 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
           row.trial.verdict = v->verdict;
           row.trial.disturbances = std::move(v->reasons);
           row.trial.calibration_gflops = v->calibration_gflops;
+          row.trial.job_ranks_here = v->job_ranks_here;
         }
         row.trial.before = read_before_launch(db, *row.succeeded_id);
       }
@@ -209,7 +211,8 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
   // Campaigns run before mtrun kept the engine's reference strategy ran an engine whose reference
   // (its default strategy) was ddp: their reports compare with it, as they always did.
   if (data.reference_strategy.empty()) data.reference_strategy = "ddp";
-  data.run_notes = run_conditions_notes(db, data) + before_launch_notes(data) + overlap_notes(db, data);
+  data.run_notes =
+      run_conditions_notes(db, data) + before_launch_notes(data) + elsewhere_notes(data) + overlap_notes(db, data);
   return data;
 }
 

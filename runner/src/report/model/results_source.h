@@ -79,6 +79,8 @@ struct ReportTrial {
   std::string verdict;
   std::vector<std::string> disturbances;
   std::optional<double> calibration_gflops;
+  // Of its ranks, how many ran on mtrun's host; nullopt where not recorded (schema version 12).
+  std::optional<int> job_ranks_here;
   // What mtrun did just before launching that attempt (settled, looked for a quiet machine).
   BeforeLaunch before;
 

@@ -401,22 +401,29 @@ TEST_CASE("what mtrun did before a launch is stored with the attempt, shown by t
                   SqliteError);
 }
 
+namespace {
+// A database of the first `version` schema sections holding one campaign, one trial and its
+// succeeded attempt 7, as an older mtrun left it.
+fs::path older_database(const std::string& name, int version) {
+  auto path = fresh_db(name);
+  Database db(path, Database::Mode::ReadWrite);
+  for (int k = 0; k < version; ++k) db.exec(schema_sections()[size_t(k)]);
+  db.exec(fmt::format("PRAGMA user_version = {}", version));
+  db.exec(
+      "INSERT INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, launcher, trial_count, "
+      "created_at) VALUES ('c', 'e', '/x.yaml', 'r', 'p', '{}', 1, '2026-01-01T00:00:00Z')");
+  db.exec(
+      "INSERT INTO trials (id, campaign_id, identity, group_key, ordinal, study, workload, ranks, repeat_index, "
+      "parameters, axes, spec) VALUES (1, 'c', 'i', 'g', 0, 's', 'train', 1, 0, '{}', '[]', '{}')");
+  db.exec(
+      "INSERT INTO attempts (id, trial_id, attempt, state, command, run_dir, log_path, started_at, runner_host, "
+      "runner_pid) VALUES (7, 1, 1, 'succeeded', 'x', '/r', '/r/log', '2026-01-01T00:00:01Z', 'h', 1)");
+  return path;
+}
+}  // namespace
+
 TEST_CASE("a database of schema version 10 gains the before-launch columns and keeps its attempts") {
-  auto path = fresh_db("v10.sqlite");
-  {
-    Database db(path, Database::Mode::ReadWrite);
-    for (int k = 0; k < 10; ++k) db.exec(schema_sections()[size_t(k)]);
-    db.exec("PRAGMA user_version = 10");
-    db.exec(
-        "INSERT INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, launcher, trial_count, "
-        "created_at) VALUES ('c', 'e', '/x.yaml', 'r', 'p', '{}', 1, '2026-01-01T00:00:00Z')");
-    db.exec(
-        "INSERT INTO trials (id, campaign_id, identity, group_key, ordinal, study, workload, ranks, repeat_index, "
-        "parameters, axes, spec) VALUES (1, 'c', 'i', 'g', 0, 's', 'train', 1, 0, '{}', '[]', '{}')");
-    db.exec(
-        "INSERT INTO attempts (id, trial_id, attempt, state, command, run_dir, log_path, started_at, runner_host, "
-        "runner_pid) VALUES (7, 1, 1, 'succeeded', 'x', '/r', '/r/log', '2026-01-01T00:00:01Z', 'h', 1)");
-  }
+  auto path = older_database("v10.sqlite", 10);
   CHECK_FALSE(read_before_launch(*open_store_read_only(path), 7).anything());  // read as it is: no such columns
   Store store(path);
   CHECK(store.db().user_version() == Store::kSchemaVersion);
@@ -427,24 +434,11 @@ TEST_CASE("a database of schema version 10 gains the before-launch columns and k
 }
 
 TEST_CASE("a database of schema version 11 gains where the job's ranks ran, unknown for its attempts") {
-  auto path = fresh_db("v11.sqlite");
-  {
-    Database db(path, Database::Mode::ReadWrite);
-    for (int k = 0; k < 11; ++k) db.exec(schema_sections()[size_t(k)]);
-    db.exec("PRAGMA user_version = 11");
-    db.exec(
-        "INSERT INTO campaigns (id, experiment, experiment_file, source_revision, plan_hash, launcher, trial_count, "
-        "created_at) VALUES ('c', 'e', '/x.yaml', 'r', 'p', '{}', 1, '2026-01-01T00:00:00Z')");
-    db.exec(
-        "INSERT INTO trials (id, campaign_id, identity, group_key, ordinal, study, workload, ranks, repeat_index, "
-        "parameters, axes, spec) VALUES (1, 'c', 'i', 'g', 0, 's', 'train', 1, 0, '{}', '[]', '{}')");
-    db.exec(
-        "INSERT INTO attempts (id, trial_id, attempt, state, command, run_dir, log_path, started_at, runner_host, "
-        "runner_pid) VALUES (7, 1, 1, 'succeeded', 'x', '/r', '/r/log', '2026-01-01T00:00:01Z', 'h', 1)");
-    db.exec(
-        "INSERT INTO attempt_conditions (attempt_id, wall_s, cpus, busy_cpu_s, job_cpu_s, runner_cpu_s, "
-        "foreign_cpu_pct, samples, verdict, reasons) VALUES (7, 1, 2, 1, 1, 0, 0, '[]', 'quiet', '[]')");
-  }
+  auto path = older_database("v11.sqlite", 11);
+  Database(path, Database::Mode::ReadWrite)
+      .exec(
+          "INSERT INTO attempt_conditions (attempt_id, wall_s, cpus, busy_cpu_s, job_cpu_s, runner_cpu_s, "
+          "foreign_cpu_pct, samples, verdict, reasons) VALUES (7, 1, 2, 1, 1, 0, 0, '[]', 'quiet', '[]')");
   {
     auto before = open_store_read_only(path);  // read as it is: no such column yet
     REQUIRE(read_verdict(*before, 7));

@@ -159,6 +159,30 @@ TEST_CASE("Open MPI's rank-death line is read literally; a 100 KB line cannot cr
   CHECK_FALSE(parse_rank_signal("process rank 1 with PID 1 on node n exited on signal "));
 }
 
+TEST_CASE("a failure's reason is the job's own line before the launcher's and mtrun's") {
+  // srun reports that a task exited; the engine's message says why.
+  Files srun("",
+             "The following argument was not expected: --no-such-flag\nRun with --help for more information.\n"
+             "srun: error: localhost: task 0: Exited with exit code 2\n");
+  CHECK(classify_attempt(exited(2), srun.result, srun.log, train_trial()).error_reason ==
+        "The following argument was not expected: --no-such-flag");
+  // A batch job's output appended after sbatch's own line and mtrun's.
+  Files batch("",
+              "Submitted batch job 4\nmtrun: the job's own output (/r/batch-job.out) follows\n"
+              "mtengine train: error: d_model must be at least 1\n");
+  CHECK(classify_attempt(exited(2), batch.result, batch.log, train_trial()).error_reason ==
+        "mtengine train: error: d_model must be at least 1");
+  // Where the job wrote nothing, the launcher's error is the reason, not its first line.
+  Files launcher_only("",
+                      "srun: job 5 queued and waiting for resources\n"
+                      "srun: error: Unable to allocate resources: Requested node configuration is not available\n");
+  CHECK(classify_attempt(exited(1), launcher_only.result, launcher_only.log, train_trial()).error_reason ==
+        "srun: error: Unable to allocate resources: Requested node configuration is not available");
+  Files runner_only("", "Submitted batch job 9\nmtrun: the job left no regular file /r/batch-job.out\n");
+  CHECK(classify_attempt(exited(1), runner_only.result, runner_only.log, train_trial()).error_reason ==
+        "mtrun: the job left no regular file /r/batch-job.out");
+}
+
 TEST_CASE("metric regexes run line by line on bounded lines") {
   // 200 KB without a newline, then the metric after a carriage return (a progress bar).
   Files f("", std::string(200000, 'a') + "\rtokens/s: 123.5\r\n");

@@ -197,12 +197,14 @@ TEST_CASE("slurm sbatch: waits for the job; the batch script runs srun with ever
   LaunchRequest r = request(4);
   r.program = {"/opt/mt engine", "train", "--name", "x'; rm -rf / #", "$(reboot)"};
   auto cmd = wrap_for_launcher(r, c);
-  CHECK(cmd.argv == Argv{"sbatch", "--wait", "-n", "4", "-O", "--job-name", "mtrun-abc-1", "--time=5", "--wrap",
+  CHECK(cmd.argv == Argv{"sbatch", "--wait", "--output", "batch-job.out", "-n", "4", "-O", "--job-name", "mtrun-abc-1",
+                         "--time=5", "--wrap",
                          "exec srun --mpi=pmix --kill-on-bad-exit=1 '/opt/mt engine' train --name "
                          "'x'\\''; rm -rf / #' '$(reboot)'"});
   CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
   CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %T"});
   CHECK(cmd.job_state == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%T %r"});
+  CHECK(cmd.job_output_file == "batch-job.out");  // slurmd writes it; mtrun appends it to the log
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
 }

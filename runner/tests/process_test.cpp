@@ -87,3 +87,22 @@ TEST_CASE("an interrupt terminates the running job") {
   trigger.join();
   CHECK(r.end == ProcessEnd::Interrupted);
 }
+
+TEST_CASE("a batch job's own output file is appended to the log, bounded to a regular file") {
+  ProcessSpec spec = spec_for({"sh", "-c", "echo from the launcher; echo from the job > batch-job.out"});
+  spec.job_output_file = "batch-job.out";
+  fs::remove(spec.working_dir / "batch-job.out");
+  CHECK(run_process(spec).exit_code == 0);
+  std::ifstream in(spec.log_file);
+  const std::string log((std::istreambuf_iterator<char>(in)), {});
+  CHECK(log == "from the launcher\nmtrun: the job's own output (" + (spec.working_dir / "batch-job.out").string() +
+                   ") follows\nfrom the job\n");
+
+  // A FIFO in its place would block a reader forever: it is not read.
+  fs::remove(spec.working_dir / "batch-job.out");
+  spec.argv = {"mkfifo", "batch-job.out"};
+  CHECK(run_process(spec).exit_code == 0);
+  std::ifstream again(spec.log_file);
+  CHECK(std::string((std::istreambuf_iterator<char>(again)), {}).find("mtrun: the job left no regular file") == 0);
+  fs::remove(spec.working_dir / "batch-job.out");
+}

@@ -115,6 +115,36 @@ no_job_or_rank_left "after the sbatch timeout"
 slow_log=$(sql "select a.log_path from attempts a join trials t on t.id=a.trial_id where t.study='slow'")
 expect_contains "$(cat "$slow_log")" "nothing of the job is left" "the slow batch trial's log"
 
+# What mtrun reads from a trial's log is there in both modes: a batch job writes its ranks' output
+# to a file of its own, which mtrun appends to the log (a command's regex metric, a failure's
+# reason); the reason is the job's own line, not srun's "task 0: Exited with exit code 2".
+for mode in srun sbatch; do
+  cat > "output_$mode.yaml" <<YAML
+name: output_$mode
+timeout_s: 60
+launcher: {type: slurm, mode: $mode}
+studies:
+  - name: cmd
+    workload: command
+    command: [sh, -c, "echo speed: 42"]
+    metrics:
+      speed: {regex: "speed: ([0-9]+)"}
+  - name: badflag
+    workload: train
+    defaults: {$TINY, steps: 3, warmup_steps: 1}
+    engine_args: [--no-such-flag]
+YAML
+  DB="$WORK/output_$mode/mtrun.sqlite"
+  capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" "output_$mode.yaml"
+  echo "$OUT"
+  expect_eq "$RC" 1 "$mode: exit code with the bad flag"
+  expect_eq "$(sql "select m.value from metrics m join attempts a on a.id = m.attempt_id where m.name = 'speed'")" \
+    42.0 "$mode: the command's metric, read from the log"
+  expect_contains "$(sql "select a.error_reason from attempts a join trials t on t.id = a.trial_id where t.study = 'badflag'")" \
+    "--no-such-flag" "$mode: the bad flag's reason"
+done
+expect_contains "$(cat "$(sql "select log_path from attempts limit 1")")" "mtrun: the job's own output" "the batch job's log"
+
 # SIGKILL of mtrun while a batch job runs: mtrun cannot react, and its job guard's killing sbatch
 # leaves the batch job running, so the guard must cancel the job itself.
 DB="$WORK/killed/mtrun.sqlite"

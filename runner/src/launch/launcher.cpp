@@ -92,7 +92,7 @@ bool requests_nodes(const std::vector<std::string>& args) {
 // Two modes. `srun` (the default) runs each trial as `srun` in the caller's allocation when
 // SLURM_JOB_ID is set, otherwise in an allocation of its own. `sbatch` submits each trial as a
 // batch job with `sbatch --wait`, whose script runs the same srun step; the ranks' output then
-// goes to slurm-JOBID.out in the attempt's directory. Both export the runner's environment (srun
+// goes to batch-job.out in the attempt's directory, appended to the log when the job ends. Both export the runner's environment (srun
 // and sbatch default to --export=ALL), so OMP_NUM_THREADS and the trial's variables need no
 // flags. The job name lets `scancel` find a job whose srun was killed (a killed srun can leave
 // its job running); inside an existing allocation it names the step, which srun ends itself.
@@ -119,7 +119,10 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
   if (context.launcher.mode == "sbatch") {
     // The step inherits ranks and overcommit from the batch job's environment.
     step.insert(step.end(), request.program.begin(), request.program.end());
-    cmd.argv = {"sbatch", "--wait"};
+    // The job's output in a file of a known name, which mtrun appends to the trial's log when the
+    // job ends: failure reasons, crashed ranks and a command's metrics are read from the log.
+    cmd.argv = {"sbatch", "--wait", "--output", kBatchJobOutput};
+    cmd.job_output_file = kBatchJobOutput;
     cmd.argv.insert(cmd.argv.end(), job.begin(), job.end());
     cmd.argv.insert(cmd.argv.end(), extra.begin(), extra.end());
     // --wrap goes through /bin/sh: every word is quoted so parameter values stay words.

@@ -38,10 +38,16 @@ struct LaunchCommand {
   // Run after a job had to be stopped (timeout, Ctrl-C, a killed runner) to make sure nothing of it
   // survives, e.g. `scancel --name JOB`; empty when killing the launcher's session is enough.
   JobCleanup cleanup;
+  // Where the job itself writes its output (a batch job: slurmd writes it, not the launcher), relative
+  // to the trial's directory; appended to the trial's log when the job ends. Empty: in the log already.
+  std::string job_output_file;
   // Prints the job's state while a scheduler may hold it queued (queue_watch.h); empty where the
   // job starts when its launcher does.
   std::vector<std::string> job_state;
 };
+
+// The file a Slurm batch job writes its ranks' output to, in the trial's directory.
+inline constexpr const char* kBatchJobOutput = "batch-job.out";
 
 LaunchCommand wrap_for_launcher(const LaunchRequest& request, const LaunchContext& context);
 

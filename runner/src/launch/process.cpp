@@ -122,6 +122,33 @@ void terminate_job(bp::child& child, double grace_s) {
   child.wait(ec);
 }
 
+// A batch job's output lands in a file of its own: the trial's log gets it, so what is read from the
+// log (a failure's reason, a crashed rank, a command's metrics) is there as with srun.
+// Bounded, and only from a regular file: the job controls what is there (a FIFO would block).
+void append_job_output(const ProcessSpec& spec) {
+  if (spec.job_output_file.empty()) return;
+  constexpr std::uintmax_t kMostBytes = std::uintmax_t(256) << 20;  // what a log scan reads at most
+  const auto file = spec.working_dir / spec.job_output_file;
+  std::ofstream log(spec.log_file, std::ios::app | std::ios::binary);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(file, ec))) {
+    log << fmt::format("mtrun: the job left no regular file {}\n", file.string());
+    return;
+  }
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  log << fmt::format("mtrun: the job's own output ({}) follows\n", file.string());
+  std::ifstream output(file, std::ios::binary);
+  std::vector<char> chunk(1 << 16);
+  std::uintmax_t copied = 0;
+  while (output && copied < kMostBytes) {
+    output.read(chunk.data(), std::streamsize(std::min<std::uintmax_t>(chunk.size(), kMostBytes - copied)));
+    log.write(chunk.data(), output.gcount());
+    copied += std::uintmax_t(output.gcount());
+  }
+  if (!ec && size > copied)
+    log << fmt::format("\nmtrun: cut after {} bytes; the rest is in {}\n", copied, file.string());
+}
+
 // Says in the trial's log, once the job is over (the launcher writes to the same file until then),
 // how long the scheduler held it and from when its timeout counted.
 void note_queue_wait(const ProcessSpec& spec, const ProcessOutcome& outcome, const std::string& problem) {
@@ -236,6 +263,7 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   // Beside other jobs every descendant is not this job's: the guard has cleared its own.
   if (!spec.guard.empty() && !spec.beside_others) kill_descendants();
 
+  append_job_output(spec);
   outcome.queued_s = queue.queued_s();
   outcome.queue_state = queue.last_state();
   note_queue_wait(spec, outcome, queue.problem());

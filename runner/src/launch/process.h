@@ -25,6 +25,9 @@ struct ProcessSpec {
   // guard runs it too when the runner dies.
   JobCleanup cleanup;
   CleanupLimits cleanup_limits;
+  // Written by the job itself, not through the launcher's output (a batch job's): appended to
+  // log_file when the job ends. Empty: none.
+  std::filesystem::path job_output_file;
   // Prints the job's scheduler state (queue_watch.h), so the timeout counts from its start, not
   // from its launch; empty where the job starts when its launcher does.
   std::vector<std::string> job_state;

@@ -208,6 +208,7 @@ ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, con
   spec.guard = run.guard;
   spec.cleanup = command.cleanup;
   spec.job_state = command.job_state;
+  if (!command.job_output_file.empty()) spec.job_output_file = command.job_output_file;
   spec.queue_timeout_s = run.context.launcher.queue_timeout_s;
   spec.beside_others = run.parallel > 1;
   return run_process(spec, run.stop);

@@ -129,18 +129,45 @@ std::optional<int> rank_named_in(std::string_view reason) {
   return std::nullopt;
 }
 
+namespace {
+
+// Lines of the launcher (srun, slurmstepd, sbatch) and of mtrun itself: they say that a task failed
+// or what mtrun did, rarely why the job failed; the job's own lines come first.
+bool launcher_or_runner_line(std::string_view line) {
+  for (std::string_view prefix : {"srun: ", "slurmstepd: ", "sbatch: ", "mtrun: "}) {
+    if (line.substr(0, prefix.size()) == prefix) return true;
+  }
+  return false;
+}
+
+bool mentions_error(std::string_view line) {
+  return line.substr(0, 8) == "mtengine" || line.find("rror") != std::string_view::npos;
+}
+
+}  // namespace
+
 std::string reason_from_log(const std::filesystem::path& log) {
-  std::string first, engine;
+  std::string first, error, launcher_first, launcher_error;
   scan_log(log, [&](std::string_view line) {
-    if (line.substr(0, 5) == "-----") return false;
-    if (line.substr(0, 8) == "mtengine" || line.find("rror") != std::string_view::npos) {
-      engine = line.substr(0, kReasonLength);
-      return false;
+    if (line.substr(0, 5) == "-----") return false;  // Open MPI's closing report
+    if (line.find_first_not_of(' ') == std::string_view::npos) return true;
+    if (line.substr(0, 20) == "Submitted batch job ") return true;  // sbatch's receipt
+    const bool launcher = launcher_or_runner_line(line);
+    std::string& keep_first = launcher ? launcher_first : first;
+    if (mentions_error(line)) {
+      if (!launcher) {
+        error = line.substr(0, kReasonLength);
+        return false;
+      }
+      if (launcher_error.empty()) launcher_error = line.substr(0, kReasonLength);
     }
-    if (first.empty() && line.find_first_not_of(' ') != std::string_view::npos) first = line.substr(0, kReasonLength);
+    if (keep_first.empty()) keep_first = line.substr(0, kReasonLength);
     return true;
   });
-  return engine.empty() ? first : engine;
+  for (const std::string* reason : {&error, &first, &launcher_error, &launcher_first}) {
+    if (!reason->empty()) return *reason;
+  }
+  return "";
 }
 
 }  // namespace mt

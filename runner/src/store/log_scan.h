@@ -41,9 +41,10 @@ std::optional<RankSignal> find_rank_signal(const std::filesystem::path& log);
 // other text, so a rank merely mentioned ("rank 1's shard is missing") is never taken for it.
 std::optional<int> rank_named_in(std::string_view reason);
 
-// The most telling line of a failed job's log: the engine's own message (starting "mtengine" or
-// mentioning an error) if there is one, else the first non-blank line before mpirun's "-----"
-// epilogue; at most 500 bytes.
+// The most telling line of a failed job's log, before mpirun's "-----" epilogue: the job's own
+// message (starting "mtengine" or mentioning an error) if there is one, else its first non-blank
+// line; only where the job wrote nothing, the launcher's (srun's, sbatch's) or mtrun's own lines,
+// an error first. At most 500 bytes.
 std::string reason_from_log(const std::filesystem::path& log);
 
 }  // namespace mt

@@ -263,7 +263,6 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   // Beside other jobs every descendant is not this job's: the guard has cleared its own.
   if (!spec.guard.empty() && !spec.beside_others) kill_descendants();
 
-  append_job_output(spec);
   outcome.queued_s = queue.queued_s();
   outcome.queue_state = queue.last_state();
   note_queue_wait(spec, outcome, queue.problem());
@@ -271,6 +270,7 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
     std::ofstream log(spec.log_file, std::ios::app);
     outcome.cleanup_problem = clean_up_job(spec.cleanup, log, spec.cleanup_limits);
   }
+  append_job_output(spec);  // after the cleanup: a stopped job writes until it is gone
   if (timed_out) {
     outcome.end = ProcessEnd::TimedOut;
   } else if (interrupted) {

@@ -156,6 +156,10 @@ expect_contains "$(squeue -h -t R -o %j)" "mtrun-" "the batch job running before
 sleep 1
 kill -9 $RUNNER
 wait $RUNNER || true
+# The guard takes the job down (up to 5 s), then cancels it until squeue lists nothing (up to 60 s):
+# wait that long by the clock, since a loaded machine makes each squeue slow.
+deadline=$((SECONDS + 75))
+while [ -n "$(squeue -h)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
 no_job_or_rank_left "after SIGKILL of mtrun during a batch job"
 expect_contains "$(find "$WORK/killed" -name log.txt -exec cat {} +)" "scancel --me --name mtrun-" \
   "the guard's cleanup in the trial's log"

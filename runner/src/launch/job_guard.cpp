@@ -93,16 +93,20 @@ int run_job_guard(int argc, char** argv) {
     return 1;
   }
 
+  // Polled, not a blocking waitpid: a SIGTERM that lands between the flag's check and the call
+  // would be handled before the wait began, which then lasts as long as the job (a batch job whose
+  // runner was killed: forever), and the job would never be taken down.
   int status = 0;
   while (true) {
-    pid_t done = g_terminate ? -1 : ::waitpid(-1, &status, 0);  // also reaps adopted ranks
-    if (done == child) break;
     if (g_terminate) {
       take_down_session(child, 5.0);
       ::waitpid(child, &status, 0);
       break;
     }
+    const pid_t done = ::waitpid(-1, &status, WNOHANG);  // also reaps adopted ranks
+    if (done == child) break;
     if (done < 0 && errno == ECHILD) break;
+    if (done <= 0) ::usleep(20 * 1000);
   }
   signal_session(::getsid(0), SIGKILL, ::getpid());  // ranks left behind by the launcher
   kill_descendants();  // and processes that left the session (setsid, daemons): we adopted them

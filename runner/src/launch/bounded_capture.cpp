@@ -41,6 +41,22 @@ int ms_left(Clock::time_point deadline) {
 
 }  // namespace
 
+std::vector<std::string> nonblank_lines(const std::string& output) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < output.size()) {
+    std::size_t end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    const auto first = output.find_first_not_of(" \t\r", start);
+    if (first != std::string::npos && first < end) {
+      const auto last = output.find_last_not_of(" \t\r", end - 1);
+      lines.push_back(output.substr(first, last - first + 1));
+    }
+    start = end + 1;
+  }
+  return lines;
+}
+
 std::string command_text(const std::vector<std::string>& argv) {
   std::string text;
   for (const auto& word : argv) text += (text.empty() ? "" : " ") + word;

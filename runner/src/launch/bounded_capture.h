@@ -19,6 +19,9 @@ struct CaptureLimits {
   std::size_t max_bytes = 64u << 20;
 };
 
+// The lines of a program's output that hold anything, each trimmed of surrounding blanks.
+std::vector<std::string> nonblank_lines(const std::string& output);
+
 // `argv` as messages quote it: its words joined by spaces, in backquotes.
 std::string command_text(const std::vector<std::string>& argv);
 

@@ -1,5 +1,6 @@
 #include "launch/job_cleanup.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -13,26 +14,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// What the look printed, lines trimmed, joined with "; " (at most a few of them).
+// What the look printed, lines joined with "; " (at most a few of them).
 std::string left_in_words(const std::string& printed) {
-  constexpr int kMostLines = 4;
+  constexpr std::size_t kMostLines = 4;
+  const std::vector<std::string> lines = nonblank_lines(printed);
   std::string words;
-  int lines = 0, more = 0;
-  std::size_t start = 0;
-  while (start < printed.size()) {
-    std::size_t end = printed.find('\n', start);
-    if (end == std::string::npos) end = printed.size();
-    std::string line = printed.substr(start, end - start);
-    line.erase(0, line.find_first_not_of(" \t\r"));
-    line.erase(line.find_last_not_of(" \t\r") + 1);
-    if (!line.empty()) {
-      if (lines < kMostLines) words += (words.empty() ? "" : "; ") + line;
-      else ++more;
-      ++lines;
-    }
-    start = end + 1;
-  }
-  if (more > 0) words += fmt::format("; and {} more", more);
+  for (std::size_t k = 0; k < std::min(lines.size(), kMostLines); ++k) words += (k == 0 ? "" : "; ") + lines[k];
+  if (lines.size() > kMostLines) words += fmt::format("; and {} more", lines.size() - kMostLines);
   return words;
 }
 

@@ -125,11 +125,10 @@ void terminate_job(bp::child& child, double grace_s) {
 // A batch job's output lands in a file of its own: the trial's log gets it, so what is read from the
 // log (a failure's reason, a crashed rank, a command's metrics) is there as with srun.
 // Bounded, and only from a regular file: the job controls what is there (a FIFO would block).
-void append_job_output(const ProcessSpec& spec) {
+void append_job_output(const ProcessSpec& spec, std::ostream& log) {
   if (spec.job_output_file.empty()) return;
   constexpr std::uintmax_t kMostBytes = std::uintmax_t(256) << 20;  // what a log scan reads at most
   const auto file = spec.working_dir / spec.job_output_file;
-  std::ofstream log(spec.log_file, std::ios::app | std::ios::binary);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(file, ec))) {
     log << fmt::format("mtrun: the job left no regular file {}\n", file.string());
@@ -151,7 +150,8 @@ void append_job_output(const ProcessSpec& spec) {
 
 // Says in the trial's log, once the job is over (the launcher writes to the same file until then),
 // how long the scheduler held it and from when its timeout counted.
-void note_queue_wait(const ProcessSpec& spec, const ProcessOutcome& outcome, const std::string& problem) {
+void note_queue_wait(const ProcessSpec& spec, const ProcessOutcome& outcome, const std::string& problem,
+                     std::ostream& log) {
   std::string note;
   if (outcome.stopped_in_queue) {
     note = fmt::format(
@@ -168,9 +168,7 @@ void note_queue_wait(const ProcessSpec& spec, const ProcessOutcome& outcome, con
     note += fmt::format("{}could not ask the scheduler whether the job had started: {}{}", note.empty() ? "" : "; ",
                         problem, outcome.queued_s > 0 ? "" : "; its timeout counted from the launch");
   }
-  if (note.empty()) return;
-  std::ofstream log(spec.log_file, std::ios::app);
-  log << "mtrun: " << note << "\n";
+  if (!note.empty()) log << "mtrun: " << note << "\n" << std::flush;
 }
 
 }  // namespace
@@ -265,12 +263,13 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
 
   outcome.queued_s = queue.queued_s();
   outcome.queue_state = queue.last_state();
-  note_queue_wait(spec, outcome, queue.problem());
+  // What mtrun did after the launcher ended goes after everything the job wrote to the log.
+  std::ofstream log(spec.log_file, std::ios::app | std::ios::binary);
+  note_queue_wait(spec, outcome, queue.problem(), log);
   if ((timed_out || interrupted) && !spec.cleanup.empty()) {
-    std::ofstream log(spec.log_file, std::ios::app);
     outcome.cleanup_problem = clean_up_job(spec.cleanup, log, spec.cleanup_limits);
   }
-  append_job_output(spec);  // after the cleanup: a stopped job writes until it is gone
+  append_job_output(spec, log);  // after the cleanup: a stopped job writes until it is gone
   if (timed_out) {
     outcome.end = ProcessEnd::TimedOut;
   } else if (interrupted) {

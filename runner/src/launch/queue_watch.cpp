@@ -12,15 +12,6 @@ namespace {
 // scheduler is taken not to list it.
 constexpr int kUnlistedAnswers = 3;
 
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  const auto line_end = text.find('\n', first);
-  std::string line = text.substr(first, line_end == std::string::npos ? std::string::npos : line_end - first);
-  line.erase(line.find_last_not_of(" \t\r") + 1);
-  return line;
-}
-
 }  // namespace
 
 bool slurm_state_waits(const std::string& state) {
@@ -41,7 +32,8 @@ void QueueWatch::look() {
   last_look_ = now;
   std::string answer;
   try {
-    answer = trimmed(capture_output(job_state_, {10, 64u << 10}));
+    const auto lines = nonblank_lines(capture_output(job_state_, {10, 64u << 10}));
+    if (!lines.empty()) answer = lines.front();
   } catch (const std::exception& e) {
     problem_ = e.what();
     watching_ = waiting_ = false;

@@ -183,6 +183,22 @@ TEST_CASE("a failure's reason is the job's own line before the launcher's and mt
         "mtrun: the job left no regular file /r/batch-job.out");
 }
 
+TEST_CASE("where the job wrote nothing, Open MPI's framed message is the reason; after the job's lines it is not") {
+  const std::string rule(74, '-');
+  Files no_slots("", rule +
+                         "\nThere are not enough slots available in the system to satisfy the 5\n"
+                         "slots that were requested by the application:\n\n  /opt/mtengine\n\n" +
+                         rule + "\n[n1:77] 1 more process has sent help message help-orte-rmaps-base.txt\n");
+  CHECK(classify_attempt(exited(1), no_slots.result, no_slots.log, train_trial()).error_reason ==
+        "There are not enough slots available in the system to satisfy the 5 slots that were requested by the "
+        "application: /opt/mtengine");
+  Files closing("", "loss 2.1\n" + rule + "\nPrimary job  terminated normally, but 1 process returned\n" + rule + "\n");
+  CHECK(classify_attempt(exited(1), closing.result, closing.log, train_trial()).error_reason == "loss 2.1");
+  Files nothing("", "");
+  CHECK(classify_attempt(exited(1), nothing.result, nothing.log, train_trial()).error_reason ==
+        "its log holds no message from the job or its launcher");
+}
+
 TEST_CASE("metric regexes run line by line on bounded lines") {
   // 200 KB without a newline, then the metric after a carriage return (a progress bar).
   Files f("", std::string(200000, 'a') + "\rtokens/s: 123.5\r\n");

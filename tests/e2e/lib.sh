@@ -4,7 +4,24 @@ MTRUN="$MT_BUILD_DIR/bin/mtrun"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mt-e2e.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fail() {
+  echo "FAIL: $*" >&2
+  show_unsuccessful_logs >&2
+  exit 1
+}
+
+# The end of the logs of the latest attempts in $DB that did not succeed: a test's scratch
+# directory goes when it ends, and a failure is read from its output.
+show_unsuccessful_logs() {
+  [ -n "${DB:-}" ] && [ -f "$DB" ] || return 0
+  local log
+  sqlite3 -batch -noheader "$DB" "select log_path from attempts where state <> 'succeeded' order by id desc limit 3" \
+    2>/dev/null | while IFS= read -r log; do
+    [ -f "$log" ] || continue
+    echo "--- the last 30 lines of $log"
+    tail -n 30 "$log"
+  done
+}
 expect_eq() { [ "$1" == "$2" ] || fail "$3: expected '$2', got '$1'"; }
 expect_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: output lacks '$2'. Output was:
 $1"; }

@@ -140,6 +140,21 @@ bool launcher_or_runner_line(std::string_view line) {
   return false;
 }
 
+// The line without its leading spaces, runs of spaces made one: a boxed message's lines are indented
+// and aligned.
+std::string collapse_spaces(std::string_view line) {
+  std::string text;
+  for (const char c : line) {
+    if (c == ' ' || c == '\t') {
+      if (!text.empty() && text.back() != ' ') text += ' ';
+    } else {
+      text += c;
+    }
+  }
+  if (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
 bool mentions_error(std::string_view line) {
   return line.substr(0, 8) == "mtengine" || line.find("rror") != std::string_view::npos;
 }
@@ -147,10 +162,22 @@ bool mentions_error(std::string_view line) {
 }  // namespace
 
 std::string reason_from_log(const std::filesystem::path& log) {
-  std::string first, error, launcher_first, launcher_error;
+  std::string first, error, box, launcher_first, launcher_error;
+  bool in_box = false;
   scan_log(log, [&](std::string_view line) {
-    if (line.substr(0, 5) == "-----") return false;  // Open MPI's closing report
+    if (line.substr(0, 5) == "-----") {
+      // Open MPI's messages are framed by dashes. After the job's own lines one is mpirun's closing
+      // report; before them it is why the job never ran ("not enough slots", a daemon that did not
+      // start): its text is the reason then.
+      if (!first.empty() || in_box) return false;
+      in_box = true;
+      return true;
+    }
     if (line.find_first_not_of(' ') == std::string_view::npos) return true;
+    if (in_box) {
+      if (box.size() < kReasonLength) box += (box.empty() ? "" : " ") + collapse_spaces(line);
+      return true;
+    }
     if (line.substr(0, 20) == "Submitted batch job ") return true;  // sbatch's receipt
     const bool launcher = launcher_or_runner_line(line);
     std::string& keep_first = launcher ? launcher_first : first;
@@ -164,8 +191,8 @@ std::string reason_from_log(const std::filesystem::path& log) {
     if (keep_first.empty()) keep_first = line.substr(0, kReasonLength);
     return true;
   });
-  for (const std::string* reason : {&error, &first, &launcher_error, &launcher_first}) {
-    if (!reason->empty()) return *reason;
+  for (const std::string* reason : {&error, &first, &box, &launcher_error, &launcher_first}) {
+    if (!reason->empty()) return reason->substr(0, kReasonLength);
   }
   return "";
 }

@@ -43,8 +43,9 @@ std::optional<int> rank_named_in(std::string_view reason);
 
 // The most telling line of a failed job's log, before mpirun's "-----" epilogue: the job's own
 // message (starting "mtengine" or mentioning an error) if there is one, else its first non-blank
-// line; only where the job wrote nothing, the launcher's (srun's, sbatch's) or mtrun's own lines,
-// an error first. At most 500 bytes.
+// line; where the job wrote nothing, the text of Open MPI's first framed message (why the job never
+// started), else the launcher's (srun's, sbatch's) or mtrun's own lines, an error first. At most
+// 500 bytes.
 std::string reason_from_log(const std::filesystem::path& log);
 
 }  // namespace mt

@@ -167,6 +167,13 @@ std::string timeout_reason(const ProcessOutcome& process, const Trial& trial) {
   return reason;
 }
 
+// Why a job failed, from its log; said in words where the log holds nothing to read one from (a
+// launcher that failed without a word), so a reason is never blank.
+std::string failure_reason(const std::filesystem::path& log_file) {
+  std::string reason = reason_from_log(log_file);
+  return reason.empty() ? "its log holds no message from the job or its launcher" : reason;
+}
+
 AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::path& result_file,
                         const std::filesystem::path& log_file, const Trial& trial) {
   AttemptOutcome o;
@@ -231,7 +238,7 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
       if (!problem.empty()) o.error_reason = problem;
     } else {
       o.state = AttemptState::Failed;
-      o.error_reason = reason_from_log(log_file);
+      o.error_reason = failure_reason(log_file);
     }
     return o;
   }
@@ -243,7 +250,7 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
   o.state = AttemptState::Failed;
   if (!o.error_reason) {
     o.error_reason = process.exit_code == 0 ? std::string("engine exited 0 but wrote no valid result file")
-                                            : reason_from_log(log_file);
+                                            : failure_reason(log_file);
   }
   return o;
 }

@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -118,8 +121,34 @@ TEST_CASE("a trial stopped by its timeout runs the cleanup, and its outcome says
   CHECK(gone.error_reason->find("every rank was killed") != std::string::npos);
 }
 
+TEST_CASE("a step is cancelled by the IDs listed under its name, once listed, and only those") {
+  FakeScheduler scheduler;
+  const std::string calls = (scheduler.dir / "calls").string();
+  JobCleanup steps;
+  // The cancel records its arguments; the look lists another step, and this job's two until cancelled.
+  steps.cancel = {"sh", "-c", "echo \"$@\" >> '" + calls + "'", "scancel"};
+  steps.cancel_listed = true;
+  steps.name = "mtrun-x-1";
+  steps.list_left = {"sh", "-c",
+                     "echo '7.0 other-job'; [ -s '" + calls + "' ] || printf '7.1 mtrun-x-1\\n7.2 mtrun-x-1\\n'"};
+  std::ostringstream log;
+  CHECK(clean_up_job(steps, log, quick(10)) == "");
+  std::ifstream in(calls);
+  const std::string cancelled((std::istreambuf_iterator<char>(in)), {});
+  CHECK(cancelled == "7.1 7.2\n");  // one cancel, of this job's steps alone
+  CHECK(log.str().find("lists nothing named mtrun-x-1") != std::string::npos);
+
+  // Nothing listed under the name: nothing is cancelled.
+  fs::remove(calls);
+  steps.list_left = {"sh", "-c", "echo '7.0 other-job'"};
+  std::ostringstream quiet;
+  CHECK(clean_up_job(steps, quiet, quick(10)) == "");
+  CHECK_FALSE(fs::exists(calls));
+  CHECK(quiet.str().find("cancelling") == std::string::npos);
+}
+
 TEST_CASE("the guard's arguments carry the cleanup and the command, and read back") {
-  JobCleanup cleanup{{"scancel", "--me", "--name", "mtrun-x-1"}, {"squeue", "--name", "mtrun-x-1"}};
+  JobCleanup cleanup{{"scancel"}, {"squeue", "--steps", "--jobs", "7"}, "mtrun-x-1", true};
   auto args = guard_arguments(cleanup, "/usr/bin/srun");
   CHECK(args.front() == kGuardSubcommand);
   args.insert(args.end(), {"-n", "2", "--", "--cancel"});  // the command's own words stay its own
@@ -127,6 +156,8 @@ TEST_CASE("the guard's arguments carry the cleanup and the command, and read bac
   REQUIRE(parsed);
   CHECK(parsed->cleanup.cancel == cleanup.cancel);
   CHECK(parsed->cleanup.list_left == cleanup.list_left);
+  CHECK(parsed->cleanup.name == "mtrun-x-1");
+  CHECK(parsed->cleanup.cancel_listed);
   CHECK(parsed->command == std::vector<std::string>{"/usr/bin/srun", "-n", "2", "--", "--cancel"});
 
   CHECK(parse_guard_arguments({"--", "mpirun"})->cleanup.empty());
@@ -134,4 +165,56 @@ TEST_CASE("the guard's arguments carry the cleanup and the command, and read bac
   CHECK_FALSE(parse_guard_arguments({"--cancel", "x", "--"}));  // no command
   CHECK_FALSE(parse_guard_arguments({"--cancel"}));
   CHECK_FALSE(parse_guard_arguments({"--other", "x", "--", "mpirun"}));
+  CHECK_FALSE(parse_guard_arguments({"--name"}));
+  CHECK_FALSE(parse_guard_arguments({"--cancel-listed", "--"}));  // no command
+}
+
+TEST_CASE("a guard whose runner died takes the job down and cleans up, even if the death signal never reaches it") {
+  FakeScheduler scheduler;
+  const fs::path cancelled = scheduler.dir / "cancelled", job_pid = scheduler.dir / "job.pid";
+  const fs::path guard_pid = scheduler.dir / "guard.pid", guard_log = scheduler.dir / "guard.log";
+  const pid_t runner = ::fork();
+  REQUIRE(runner >= 0);
+  if (runner == 0) {
+    // The runner stand-in blocks SIGTERM, which its children inherit: the guard's parent-death
+    // signal stays pending, and only the guard's own look at its parent can see the runner go.
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, nullptr);
+    const pid_t guard = ::fork();
+    if (guard == 0) {
+      ::setsid();  // as the runner starts it: the guard takes down its own session
+      if (!std::freopen(guard_log.c_str(), "w", stdout)) ::_exit(3);
+      std::vector<std::string> words = {"--cancel", "sh",
+                                        "--cancel", "-c",
+                                        "--cancel", "echo cancelled > '" + cancelled.string() + "'",
+                                        "--",       "sh",
+                                        "-c",       "echo $$ > '" + job_pid.string() + "'; exec sleep 300"};
+      std::vector<char*> argv;
+      for (auto& word : words) argv.push_back(word.data());
+      ::_exit(run_job_guard(int(argv.size()), argv.data()));
+    }
+    std::ofstream(guard_pid) << guard;
+    for (int k = 0; k < 500 && !fs::exists(job_pid); ++k) ::usleep(10 * 1000);
+    ::_exit(0);  // the runner dies with its job running
+  }
+  ::waitpid(runner, nullptr, 0);
+  for (int k = 0; k < 2000 && !fs::exists(cancelled); ++k) ::usleep(10 * 1000);
+  CHECK(fs::exists(cancelled));
+  int guard = 0, job = 0;
+  std::ifstream(guard_pid) >> guard;
+  std::ifstream(job_pid) >> job;
+  REQUIRE(guard > 0);
+  REQUIRE(job > 0);
+  CHECK(::kill(job, 0) != 0);  // the guard killed the job before its cleanup
+  for (int k = 0; k < 1000 && ::kill(guard, 0) == 0; ++k) {
+    ::waitpid(guard, nullptr, WNOHANG);  // this process adopts it where it is a child subreaper
+    ::usleep(10 * 1000);
+  }
+  if (::kill(guard, 0) == 0) ::kill(-guard, SIGKILL);  // a guard that failed leaves nothing running
+  std::ifstream in(guard_log);
+  const std::string log((std::istreambuf_iterator<char>(in)), {});
+  CHECK(log.find("is gone: taking the job down") != std::string::npos);
+  CHECK(log.find("mtrun: cancelling what may be left of the job: `sh -c") != std::string::npos);
 }

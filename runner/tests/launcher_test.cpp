@@ -160,7 +160,8 @@ TEST_CASE(
   CHECK(cmd.argv == Argv{"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "-n", "2", "--job-name", "mtrun-abc-1",
                          "--partition", "debug", "/opt/mtengine", "train", "--steps", "3"});
   CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
-  CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %T"});
+  CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %j %T"});
+  CHECK(cmd.cleanup.name == "mtrun-abc-1");
   CHECK(cmd.job_state == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%T %r"});
   // srun exports the runner's environment itself: values are set, not named on the command line,
   // so the recorded command puts them in front.
@@ -169,6 +170,25 @@ TEST_CASE(
   CHECK(command_line(cmd) ==
         "OMP_NUM_THREADS=2 NCCL_ALGO=ring srun --mpi=pmix --kill-on-bad-exit=1 -n 2 --job-name "
         "mtrun-abc-1 --partition debug /opt/mtengine train --steps 3");
+}
+
+TEST_CASE("slurm srun inside an allocation: the trial is a step, cancelled by the IDs squeue lists under its name") {
+  auto c = context("slurm");
+  c.slurm_allocation = "77";
+  auto cmd = wrap_for_launcher(request(2), c);
+  CHECK(cmd.argv == Argv{"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "-n", "2", "--job-name", "mtrun-abc-1",
+                         "/opt/mtengine", "train", "--steps", "3"});
+  CHECK(cmd.cleanup.cancel == Argv{"scancel"});
+  CHECK(cmd.cleanup.cancel_listed);
+  CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--steps", "--jobs", "77", "--noheader", "--format", "%i %j"});
+  CHECK(cmd.cleanup.name == "mtrun-abc-1");
+  CHECK(cmd.job_state.empty());  // a step has no queue to wait in
+
+  c.launcher.mode = "sbatch";  // a batch job is a job of its own, allocation or not
+  cmd = wrap_for_launcher(request(2), c);
+  CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
+  CHECK_FALSE(cmd.cleanup.cancel_listed);
+  CHECK_FALSE(cmd.job_state.empty());
 }
 
 TEST_CASE("slurm srun overcommits when ranks exceed this machine's cores, unless nodes are requested") {
@@ -202,7 +222,8 @@ TEST_CASE("slurm sbatch: waits for the job; the batch script runs srun with ever
                          "exec srun --mpi=pmix --kill-on-bad-exit=1 '/opt/mt engine' train --name "
                          "'x'\\''; rm -rf / #' '$(reboot)'"});
   CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
-  CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %T"});
+  CHECK(cmd.cleanup.list_left == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%i %j %T"});
+  CHECK(cmd.cleanup.name == "mtrun-abc-1");
   CHECK(cmd.job_state == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%T %r"});
   CHECK(cmd.job_output_file == "batch-job.out");  // slurmd writes it; mtrun appends it to the log
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "1");

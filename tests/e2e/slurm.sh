@@ -154,12 +154,18 @@ RUNNER=$!
 for _ in $(seq 1 300); do [ -n "$(squeue -h -t R -o %j)" ] && break; sleep 0.1; done
 expect_contains "$(squeue -h -t R -o %j)" "mtrun-" "the batch job running before mtrun is killed"
 sleep 1
+GUARD=$(pgrep -P $RUNNER || true)
 kill -9 $RUNNER
 wait $RUNNER || true
 # The guard takes the job down (up to 5 s), then cancels it until squeue lists nothing (up to 60 s):
 # wait that long by the clock, since a loaded machine makes each squeue slow.
 deadline=$((SECONDS + 75))
 while [ -n "$(squeue -h)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+if [ -n "$(squeue -h)" ] && [ -n "$GUARD" ] && [ -d "/proc/$GUARD" ]; then  # what the guard is doing
+  grep -E '^(State|PPid|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' "/proc/$GUARD/status" || true
+  cat "/proc/$GUARD/stack" 2>/dev/null || true
+  ps -o pid,stat,etime,args --ppid "$GUARD" || true
+fi
 no_job_or_rank_left "after SIGKILL of mtrun during a batch job"
 expect_contains "$(find "$WORK/killed" -name log.txt -exec cat {} +)" "scancel --me --name mtrun-" \
   "the guard's cleanup in the trial's log"
@@ -186,6 +192,11 @@ expect_eq "$(state_of slow)" timed_out "the slow trial as a step of the allocati
 alloc=$(cat "$WORK/alloc.id")
 expect_eq "$(cat "$WORK/alloc.jobs")" "$alloc mt-e2e-alloc RUNNING" "jobs once mtrun was done: the allocation alone"
 expect_eq "$(grep -c mtrun- "$WORK/alloc.steps" || true)" 0 "trial steps left in the allocation"
+# The timed-out trial's step is looked for among the allocation's steps (squeue lists no job of its
+# name) until it is gone: a step srun left completing would hold the next trial's cores.
+slow_log=$(sql "select a.log_path from attempts a join trials t on t.id = a.trial_id where t.study = 'slow'")
+expect_contains "$(cat "$slow_log")" "squeue --me --steps --jobs $(cat "$WORK/alloc.id")" "the cleanup's look at the steps"
+expect_contains "$(cat "$slow_log")" "lists nothing named mtrun-" "the timed-out step gone before mtrun went on"
 # No job was queued for the trials: the next job's ID follows the allocation's.
 next=$(sbatch --parsable --wrap true)
 expect_eq "$next" "$((alloc + 1))" "the job queued after the allocation"

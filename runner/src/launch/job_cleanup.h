@@ -4,7 +4,8 @@
 // `sbatch --wait`, a killed srun can leave its job running), so killing the launcher's processes
 // is not enough. The job is cancelled by name, then the scheduler is asked what is left of it
 // until nothing is, cancelling again every few seconds; bounded, so a scheduler that does not
-// answer cannot hang the runner.
+// answer cannot hang the runner. A step inside the caller's allocation has no name to cancel by:
+// it is cancelled by the IDs the scheduler lists for it.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -13,8 +14,14 @@ namespace mt {
 
 struct JobCleanup {
   std::vector<std::string> cancel;     // e.g. `scancel --me --name JOB`; empty: nothing to do
-  std::vector<std::string> list_left;  // prints a line per piece of the job still known, nothing
-                                       // once it is gone (e.g. squeue); empty: not checked
+  std::vector<std::string> list_left;  // prints a line per piece of the job still known ("ID NAME
+                                       // STATE"), nothing once it is gone (squeue); empty: not checked
+  // Only listed lines whose second word is this name are the job's (Slurm 22.05's squeue ignores
+  // --name for steps); empty: every line is.
+  std::string name;
+  // `cancel` takes the listed pieces' IDs (their first words) after its own words, and runs only
+  // once something is listed: `scancel` + step IDs.
+  bool cancel_listed = false;
   bool empty() const { return cancel.empty(); }
 };
 

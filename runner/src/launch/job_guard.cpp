@@ -20,18 +20,27 @@ volatile sig_atomic_t g_terminate = 0;
 void on_terminate(int) { g_terminate = 1; }
 
 // SIGTERM everyone else in our session, give them `grace_s` to exit, then SIGKILL what is left.
-void take_down_session(pid_t child, double grace_s) {
+// Returns the launcher's wait status.
+int take_down_session(pid_t child, double grace_s) {
   const pid_t session = ::getsid(0);
   ::kill(child, SIGTERM);  // the launcher first: mpirun forwards it to its ranks
+  int status = 0;
   for (int waited_ms = 0; waited_ms < grace_s * 1000; waited_ms += 50) {
-    if (::waitpid(child, nullptr, WNOHANG) == child) break;
+    if (::waitpid(child, &status, WNOHANG) == child) {
+      signal_session(session, SIGKILL, ::getpid());
+      return status;
+    }
     ::usleep(50 * 1000);
   }
   signal_session(session, SIGKILL, ::getpid());
+  ::waitpid(child, &status, 0);
+  return status;
 }
 
 constexpr const char* kCancelFlag = "--cancel";
 constexpr const char* kListLeftFlag = "--list-left";
+constexpr const char* kNameFlag = "--name";
+constexpr const char* kCancelListedFlag = "--cancel-listed";  // takes no value
 
 }  // namespace
 
@@ -39,6 +48,8 @@ std::vector<std::string> guard_arguments(const JobCleanup& cleanup, const std::s
   std::vector<std::string> args = {kGuardSubcommand};
   for (const auto& word : cleanup.cancel) args.insert(args.end(), {kCancelFlag, word});
   for (const auto& word : cleanup.list_left) args.insert(args.end(), {kListLeftFlag, word});
+  if (!cleanup.name.empty()) args.insert(args.end(), {kNameFlag, cleanup.name});
+  if (cleanup.cancel_listed) args.push_back(kCancelListedFlag);
   args.insert(args.end(), {"--", program});
   return args;
 }
@@ -47,9 +58,15 @@ std::optional<GuardCommand> parse_guard_arguments(const std::vector<std::string>
   GuardCommand parsed;
   std::size_t i = 0;
   for (; i < args.size() && args[i] != "--"; i += 2) {
+    if (args[i] == kCancelListedFlag) {
+      parsed.cleanup.cancel_listed = true;
+      --i;  // no value follows
+      continue;
+    }
     if (i + 1 >= args.size()) return std::nullopt;
     if (args[i] == kCancelFlag) parsed.cleanup.cancel.push_back(args[i + 1]);
     else if (args[i] == kListLeftFlag) parsed.cleanup.list_left.push_back(args[i + 1]);
+    else if (args[i] == kNameFlag) parsed.cleanup.name = args[i + 1];
     else return std::nullopt;
   }
   if (i + 1 >= args.size()) return std::nullopt;  // no "--", or nothing after it
@@ -60,7 +77,9 @@ std::optional<GuardCommand> parse_guard_arguments(const std::vector<std::string>
 int run_job_guard(int argc, char** argv) {
   const auto guarded = parse_guard_arguments(std::vector<std::string>(argv, argv + argc));
   if (!guarded) {
-    std::fprintf(stderr, "mtrun %s: expected [--cancel WORD]... [--list-left WORD]... -- COMMAND...\n",
+    std::fprintf(stderr,
+                 "mtrun %s: expected [--cancel WORD]... [--list-left WORD]... [--name NAME] [--cancel-listed] -- "
+                 "COMMAND...\n",
                  kGuardSubcommand);
     return 2;
   }
@@ -95,23 +114,31 @@ int run_job_guard(int argc, char** argv) {
 
   // Polled, not a blocking waitpid: a SIGTERM that lands between the flag's check and the call
   // would be handled before the wait began, which then lasts as long as the job (a batch job whose
-  // runner was killed: forever), and the job would never be taken down.
+  // runner was killed: forever), and the job would never be taken down. The runner's death is also
+  // seen by its PID: the parent-death signal is the fast way, not the only one.
   int status = 0;
+  bool runner_gone = false;
   while (true) {
-    if (g_terminate) {
-      take_down_session(child, 5.0);
-      ::waitpid(child, &status, 0);
+    runner_gone = ::getppid() != runner;
+    if (g_terminate || runner_gone) {
+      if (runner_gone) std::printf("mtrun: the runner (PID %d) is gone: taking the job down\n", int(runner));
+      std::fflush(stdout);
+      status = take_down_session(child, 5.0);
       break;
     }
-    const pid_t done = ::waitpid(-1, &status, WNOHANG);  // also reaps adopted ranks
-    if (done == child) break;
+    int reaped = 0;
+    const pid_t done = ::waitpid(-1, &reaped, WNOHANG);  // also reaps adopted ranks
+    if (done == child) {
+      status = reaped;
+      break;
+    }
     if (done < 0 && errno == ECHILD) break;
     if (done <= 0) ::usleep(20 * 1000);
   }
   signal_session(::getsid(0), SIGKILL, ::getpid());  // ranks left behind by the launcher
   kill_descendants();  // and processes that left the session (setsid, daemons): we adopted them
   // A runner that is alive cleans up itself and records how it went; a dead one cannot.
-  if (g_terminate && ::getppid() != runner) clean_up_job(guarded->cleanup, std::cout);
+  if (::getppid() != runner) clean_up_job(guarded->cleanup, std::cout);
   if (WIFSIGNALED(status)) {
     signal(WTERMSIG(status), SIG_DFL);
     ::raise(WTERMSIG(status));

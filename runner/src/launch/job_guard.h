@@ -15,7 +15,7 @@
 namespace mt {
 
 // The hidden subcommand the runner starts as:
-// `mtrun __guard [--cancel WORD]... [--list-left WORD]... -- COMMAND...`.
+// `mtrun __guard [--cancel WORD]... [--list-left WORD]... [--name NAME] [--cancel-listed] -- COMMAND...`.
 constexpr const char* kGuardSubcommand = "__guard";
 
 // The guard's arguments for running `program` (its own arguments follow) with `cleanup`.

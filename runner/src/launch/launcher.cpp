@@ -95,7 +95,7 @@ bool requests_nodes(const std::vector<std::string>& args) {
 // goes to batch-job.out in the attempt's directory, appended to the log when the job ends. Both export the runner's environment (srun
 // and sbatch default to --export=ALL), so OMP_NUM_THREADS and the trial's variables need no
 // flags. The job name lets `scancel` find a job whose srun was killed (a killed srun can leave
-// its job running); inside an existing allocation it names the step, which srun ends itself.
+// its job running); inside an existing allocation it names the step, found again by squeue.
 LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) {
   LaunchCommand cmd;
   const auto& extra = context.launcher.extra_args;
@@ -134,9 +134,20 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
     cmd.argv.insert(cmd.argv.end(), extra.begin(), extra.end());
     cmd.argv.insert(cmd.argv.end(), request.program.begin(), request.program.end());
   }
+  if (context.launcher.mode != "sbatch" && !context.slurm_allocation.empty()) {
+    // A step of the caller's allocation: srun asks for it to be cancelled when stopped, but a
+    // killed srun leaves it until slurmd is done with it, and the next trial's step would wait for
+    // its cores. Steps are cancelled by ID; squeue lists them but cannot filter them by name.
+    cmd.cleanup.cancel = {"scancel"};
+    cmd.cleanup.cancel_listed = true;
+    cmd.cleanup.list_left = {"squeue",     "--me",     "--steps", "--jobs", context.slurm_allocation,
+                             "--noheader", "--format", "%i %j"};
+    cmd.cleanup.name = request.job_name;
+    return cmd;  // and no queue: a step starts when srun does
+  }
   cmd.cleanup.cancel = {"scancel", "--me", "--name", request.job_name};
-  cmd.cleanup.list_left = {"squeue", "--me", "--name", request.job_name, "--noheader", "--format", "%i %T"};
-  // Inside an allocation the trial is a step, not a job: squeue lists no job of that name.
+  cmd.cleanup.list_left = {"squeue", "--me", "--name", request.job_name, "--noheader", "--format", "%i %j %T"};
+  cmd.cleanup.name = request.job_name;
   cmd.job_state = {"squeue", "--me", "--name", request.job_name, "--noheader", "--format", "%T %r"};
   return cmd;
 }

@@ -20,6 +20,9 @@ struct LaunchContext {
   // Which of the trials in flight this one is (0, 1, …) when several run at once (`parallel`),
   // choosing its CPU or host set; -1 when trials run one at a time.
   int slot = -1;
+  // The Slurm job mtrun runs inside (SLURM_JOB_ID, e.g. under salloc), where srun starts each trial
+  // as a step of it; empty outside one.
+  std::string slurm_allocation;
 };
 
 struct LaunchRequest {

@@ -61,6 +61,7 @@ TEST_CASE("a process's stat line gives its parent and CPU ticks, whatever its na
   REQUIRE(stat);
   CHECK(stat->ppid == 4100);
   CHECK(stat->cpu_ticks == 250u + 50 + 30 + 20);
+  CHECK(stat->start_ticks == 99999u);
   CHECK_FALSE(parse_pid_stat("4242 (cut short) S 4100 1"));
   CHECK_FALSE(parse_pid_stat("garbage"));
 }

@@ -74,6 +74,7 @@ TEST_CASE("mpirun on this machine: shared memory, OMP threads per rank, environm
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
   CHECK(cmd.cleanup.empty());
   CHECK(cmd.job_state.empty());
+  CHECK_FALSE(cmd.marks_job_processes);  // the ranks are mtrun's descendants
   CHECK(cmd.program == Argv{"/opt/mtengine", "train", "--steps", "3"});
   // The recorded command carries the values already: no prefix repeats them.
   CHECK(command_line(cmd) ==
@@ -168,8 +169,11 @@ TEST_CASE(
   CHECK(env_value(cmd, "OMP_NUM_THREADS") == "2");
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
   CHECK(command_line(cmd) ==
-        "OMP_NUM_THREADS=2 NCCL_ALGO=ring srun --mpi=pmix --kill-on-bad-exit=1 -n 2 --job-name "
+        "OMP_NUM_THREADS=2 NCCL_ALGO=ring MTRUN_JOB=mtrun-abc-1 srun --mpi=pmix --kill-on-bad-exit=1 -n 2 --job-name "
         "mtrun-abc-1 --partition debug /opt/mtengine train --steps 3");
+  // slurmstepd starts the ranks: they carry the job's name, so their CPU time is the job's.
+  CHECK(env_value(cmd, "MTRUN_JOB") == "mtrun-abc-1");
+  CHECK(cmd.marks_job_processes);
 }
 
 TEST_CASE("slurm srun inside an allocation: the trial is a step, cancelled by the IDs squeue lists under its name") {

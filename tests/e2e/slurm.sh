@@ -64,6 +64,31 @@ expect_eq "$(sql "select c.job_cpu_s > 0 and c.job_cpu_s >= (select sum(value) f
 
 no_job_or_rank_left "after the timeout"
 
+# A command's ranks report no CPU time of their own, and slurmstepd starts them, not mtrun: they
+# carry the job's name in their environment (MTRUN_JOB), found by it, and their CPU time is the job's
+# rather than other processes' load on the machine.
+cat > burn.yaml <<YAML
+name: burn
+timeout_s: 60
+launcher: {type: slurm}
+studies:
+  - name: burn
+    workload: command
+    command: [sh, -c, "i=0; while [ \$i -lt 1500000 ]; do i=\$((i+1)); done; echo burned: \$i"]
+    matrix: {ranks: [2]}
+    metrics:
+      burned: {regex: 'burned: ([0-9]+)'}
+YAML
+DB="$WORK/burn/mtrun.sqlite"
+capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" burn.yaml
+echo "$OUT"
+expect_eq "$RC" 0 "a command's two ranks under srun"
+expect_eq "$(sql "select job_cpu_s > 1.0 from conditions")" 1 \
+  "the ranks' CPU time counted as the job's ($(sql "select job_cpu_s || ' s of ' || wall_s || ' s' from conditions"))"
+expect_eq "$(sql "select foreign_cpu_pct < 50 from conditions")" 1 \
+  "other processes' share ($(sql "select foreign_cpu_pct from conditions") % of a core)"
+DB="$WORK/results/mtrun.sqlite"
+
 # A trial queued behind another job: its timeout counts from its start, not from its launch; and
 # one still queued after the launcher's queue_timeout_s is stopped as a trial that never started.
 block_the_node() {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "experiment/parallel_rules.h"
+#include "launch/marked_processes.h"
 #include "launch/trial_command.h"
 
 namespace mt {
@@ -106,6 +107,9 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
     cmd.environment.push_back({"OMP_NUM_THREADS", std::to_string(threads_per_rank(context, request.ranks))});
   }
   cmd.environment.insert(cmd.environment.end(), request.environment.begin(), request.environment.end());
+  // slurmstepd starts the ranks, not mtrun: marked, their CPU time counts as the job's.
+  cmd.environment.push_back({kJobMarkVariable, request.job_name});
+  cmd.marks_job_processes = true;
 
   // A rank that fails ends the job, as with mpirun, instead of leaving the others waiting.
   std::vector<std::string> step = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1"};

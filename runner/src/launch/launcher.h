@@ -44,6 +44,9 @@ struct LaunchCommand {
   // Where the job itself writes its output (a batch job: slurmd writes it, not the launcher), relative
   // to the trial's directory; appended to the trial's log when the job ends. Empty: in the log already.
   std::string job_output_file;
+  // The job's processes carry MTRUN_JOB=<job name> (marked_processes.h): a scheduler starts them
+  // outside mtrun's process tree, and the mark is how their CPU time is told from a neighbour's.
+  bool marks_job_processes = false;
   // Prints the job's state while a scheduler may hold it queued (queue_watch.h); empty where the
   // job starts when its launcher does.
   std::vector<std::string> job_state;

@@ -26,6 +26,12 @@ double foreign_pct(const MachineConditions& c) {
 
 }  // namespace
 
+void count_marked_processes(MachineConditions& c, double marked_cpu_s) {
+  if (marked_cpu_s <= 0) return;
+  c.job_cpu_s += marked_cpu_s;
+  c.foreign_cpu_pct = foreign_pct(c);
+}
+
 void count_ranks_started_elsewhere(MachineConditions& c, double ranks_cpu_s) {
   if (ranks_cpu_s <= c.job_cpu_s) return;
   c.job_cpu_s = ranks_cpu_s;

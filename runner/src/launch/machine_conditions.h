@@ -59,6 +59,10 @@ struct MachineConditions {
 std::optional<MachineConditions> conditions_between(const MachineSnapshot& before, const MachineSnapshot& after,
                                                     const std::vector<MachineSample>& samples, double ticks_per_s);
 
+// Adds the CPU time of the job's processes found outside mtrun's tree by their mark (a Slurm
+// step's tasks on this machine) to the job's, and what is left to other processes.
+void count_marked_processes(MachineConditions& conditions, double marked_cpu_s);
+
 // The job's own CPU as its ranks report it (`rank_cpu_s` of those on this machine), where that is
 // more than mtrun counted from the processes it started: ranks a scheduler started here
 // (slurmstepd's children under srun) are not mtrun's descendants, and would read as another

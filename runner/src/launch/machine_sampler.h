@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "launch/machine_conditions.h"
+#include "launch/marked_processes.h"
 
 namespace mt {
 
@@ -23,17 +25,21 @@ MachineSnapshot read_snapshot(const MachinePaths& paths = {});
 double proc_ticks_per_second();
 
 // Samples the machine every `interval_s` from start() to stop(), at most kMaxSamples times (a long
-// job keeps its first ones; the before and after snapshots cover the whole window anyway).
+// job keeps its first ones; the before and after snapshots cover the whole window anyway). Given
+// the name of a job whose processes carry its mark (marked_processes.h), it also finds them at each
+// sample and reads their CPU time every tenth of a second.
 class MachineSampler {
  public:
   static constexpr std::size_t kMaxSamples = 4000;
-  explicit MachineSampler(double interval_s, MachinePaths paths = {});
+  explicit MachineSampler(double interval_s, MachinePaths paths = {}, const std::string& marked_job = "");
   ~MachineSampler();
   MachineSampler(const MachineSampler&) = delete;
   MachineSampler& operator=(const MachineSampler&) = delete;
 
   void start(double t0);
   std::vector<MachineSample> stop();
+  // After stop(): the CPU time of the job's marked processes outside mtrun's tree; 0 without a job.
+  double marked_cpu_s() const { return marked_ ? marked_->cpu_s() : 0; }
 
  private:
   void loop(double t0);
@@ -43,6 +49,7 @@ class MachineSampler {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::vector<MachineSample> samples_;
+  std::optional<MarkedProcesses> marked_;
   std::thread thread_;
 };
 

@@ -95,7 +95,10 @@ std::optional<PidStat> parse_pid_stat(const std::string& text) {
     if (!(fields >> value)) return std::nullopt;
     if (field >= 14) cpu += value;
   }
-  return PidStat{int(ppid), cpu};
+  PidStat stat{int(ppid), cpu};
+  long long signed_field = 0;  // priority, nice, threads, itrealvalue: then starttime
+  if (fields >> signed_field >> signed_field >> signed_field >> signed_field >> value) stat.start_ticks = value;
+  return stat;
 }
 
 }  // namespace mt

@@ -38,6 +38,7 @@ std::optional<double> parse_cpuinfo_mhz(const std::string& text);
 struct PidStat {
   int ppid = 0;
   std::uint64_t cpu_ticks = 0;
+  std::uint64_t start_ticks = 0;  // since boot: with the PID, tells a process from a later one of that PID
 };
 std::optional<PidStat> parse_pid_stat(const std::string& text);
 

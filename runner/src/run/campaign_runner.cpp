@@ -137,14 +137,16 @@ Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const 
     if (!p.unbuildable.empty()) throw std::runtime_error("the trial's command cannot be built: " + p.unbuildable);
     std::filesystem::create_directories(p.run_dir);
     launched = true;
+    // The job's processes a scheduler starts outside mtrun's tree carry its name (MTRUN_JOB).
+    const std::string marked_job = p.command.marks_job_processes ? p.job_name : "";
     if (trial.is_chain()) {
-      ConditionsWatch watch(run.conditions.sample_interval_s);
+      ConditionsWatch watch(run.conditions.sample_interval_s, marked_job);
       ChainOutcome chain = run_chain(store, run, p.attempt, trial, ChainDirs{p.run_dir}, p.log_file, p.job_name);
       e.conditions = watch.finish();
       e.outcome = std::move(chain.outcome);
       e.provenance_result = std::move(chain.provenance_result);
     } else {
-      ConditionsWatch watch(run.conditions.sample_interval_s);
+      ConditionsWatch watch(run.conditions.sample_interval_s, marked_job);
       e.outcome = run_restarting(run, trial, p.command, p.run_dir, p.job_name, [&](const LaunchCommand& command) {
         std::filesystem::remove(p.result_file);  // never ingest a stale result
         ProcessOutcome process = run_job(run, command, p.run_dir, p.log_file, trial.timeout_s);

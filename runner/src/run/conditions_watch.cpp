@@ -9,13 +9,16 @@
 
 namespace mt {
 
-ConditionsWatch::ConditionsWatch(double interval_s) : before_(read_snapshot()), sampler_(interval_s) {
+ConditionsWatch::ConditionsWatch(double interval_s, const std::string& marked_job)
+    : before_(read_snapshot()), sampler_(interval_s, {}, marked_job) {
   sampler_.start(before_.t);
 }
 
 std::optional<MachineConditions> ConditionsWatch::finish() {
   auto samples = sampler_.stop();
-  return conditions_between(before_, read_snapshot(), samples, proc_ticks_per_second());
+  auto conditions = conditions_between(before_, read_snapshot(), samples, proc_ticks_per_second());
+  if (conditions) count_marked_processes(*conditions, sampler_.marked_cpu_s());
+  return conditions;
 }
 
 StepTimes measured_steps(const AttemptOutcome& outcome) {

@@ -15,7 +15,8 @@ namespace mt {
 
 class ConditionsWatch {
  public:
-  explicit ConditionsWatch(double interval_s);
+  // `marked_job`: the job whose processes carry its mark (a Slurm job's), or "".
+  explicit ConditionsWatch(double interval_s, const std::string& marked_job = "");
   // Stops sampling; nullopt when /proc/stat could not be read.
   std::optional<MachineConditions> finish();
 

@@ -10,6 +10,7 @@
 
 #include "launch/machine_conditions.h"
 #include "launch/marked_processes.h"
+#include "launch/process_table.h"
 
 using namespace mt;
 using namespace std::string_literals;
@@ -87,4 +88,18 @@ TEST_CASE("the marked processes' CPU time moves from other processes' share to t
   CHECK(c.foreign_cpu_pct == doctest::Approx(5));
   count_marked_processes(c, 0);  // none found: nothing changes
   CHECK(c.job_cpu_s == doctest::Approx(9.5));
+}
+
+TEST_CASE("a process tree is its root and everything below it, a table with a loop in it included") {
+  ProcessTable table;
+  table[1] = PidStat{0, 0};
+  table[10] = PidStat{1, 0};
+  table[11] = PidStat{10, 0};
+  table[12] = PidStat{11, 0};
+  table[20] = PidStat{1, 0};
+  CHECK(process_tree(table, 10) == std::set<int>{10, 11, 12});
+  CHECK(process_tree(table, 20) == std::set<int>{20});
+  CHECK(process_tree(table, 99) == std::set<int>{99});  // gone: itself only
+  table[10].ppid = 12;                                  // read while PIDs were reused: no endless walk
+  CHECK(process_tree(table, 10) == std::set<int>{10, 11, 12});
 }

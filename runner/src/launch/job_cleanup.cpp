@@ -16,7 +16,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The words of `line` before its first space, and those after it up to the next.
+// Word `index` (from 0) of `line`, words parted by spaces; empty where there are fewer.
 std::string_view word_of(std::string_view line, int index) {
   std::size_t begin = line.find_first_not_of(' ');
   for (int k = 0; k < index && begin != std::string_view::npos; ++k) {

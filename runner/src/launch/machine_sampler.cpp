@@ -6,9 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <vector>
+
+#include "launch/process_table.h"
 
 namespace mt {
 namespace {
@@ -49,23 +50,11 @@ std::optional<double> cpu_mhz(const MachinePaths& paths) {
 // CPU seconds of this process's live descendants (their own and their waited-for children's):
 // with RUSAGE_CHILDREN, which has the ones already reaped, everything mtrun started.
 double live_descendants_cpu_s(const MachinePaths& paths) {
-  std::map<int, std::vector<std::pair<int, std::uint64_t>>> children;  // ppid → (pid, ticks)
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(paths.proc, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (auto stat = parse_pid_stat(read_text(entry.path() / "stat")))
-      children[stat->ppid].emplace_back(std::stoi(name), stat->cpu_ticks);
-  }
+  const int self = int(::getpid());
+  const ProcessTable table = read_process_table(paths.proc);
   std::uint64_t ticks = 0;
-  std::vector<int> frontier = {int(::getpid())};
-  while (!frontier.empty()) {
-    const int parent = frontier.back();
-    frontier.pop_back();
-    for (const auto& [pid, cpu] : children[parent]) {
-      ticks += cpu;
-      frontier.push_back(pid);
-    }
+  for (const int pid : process_tree(table, self)) {
+    if (pid != self) ticks += table.at(pid).cpu_ticks;
   }
   return double(ticks) / proc_ticks_per_second();
 }

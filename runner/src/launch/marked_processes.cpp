@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <vector>
 
 #include "launch/machine_sampler.h"
 #include "launch/proc_readings.h"
+#include "launch/process_table.h"
 
 namespace mt {
 namespace {
@@ -41,25 +41,8 @@ MarkedProcesses::MarkedProcesses(std::string job_name, std::filesystem::path pro
     : job_name_(std::move(job_name)), proc_(std::move(proc)) {}
 
 void MarkedProcesses::find(int tree_root) {
-  std::map<int, PidStat> processes;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(proc_, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (auto stat = parse_pid_stat(read_file(entry.path() / "stat"))) processes[std::stoi(name)] = *stat;
-  }
-  std::set<int> tree;
-  if (tree_root > 0) {
-    std::map<int, std::vector<int>> children;
-    for (const auto& [pid, stat] : processes) children[stat.ppid].push_back(pid);
-    std::vector<int> frontier = {tree_root};
-    while (!frontier.empty()) {
-      const int parent = frontier.back();
-      frontier.pop_back();
-      tree.insert(parent);
-      for (int child : children[parent]) frontier.push_back(child);
-    }
-  }
+  const ProcessTable processes = read_process_table(proc_);
+  const std::set<int> tree = tree_root > 0 ? process_tree(processes, tree_root) : std::set<int>{};
   for (const auto& [pid, stat] : processes) {
     if (tree.count(pid)) continue;
     const Process process{pid, stat.start_ticks};

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -13,13 +12,6 @@
 
 namespace mt {
 namespace {
-
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 double cpu_seconds(int who) {
   rusage usage{};
@@ -39,12 +31,12 @@ std::optional<double> cpu_mhz(const MachinePaths& paths) {
         name.find_first_not_of("0123456789", 3) != std::string::npos) {
       continue;
     }
-    std::istringstream value(read_text(entry.path() / "cpufreq/scaling_cur_freq"));
+    std::istringstream value(read_kernel_file(entry.path() / "cpufreq/scaling_cur_freq"));
     double khz = 0;
     if (value >> khz) sum += khz / 1000.0, ++n;
   }
   if (n > 0) return sum / n;
-  return parse_cpuinfo_mhz(read_text(paths.proc / "cpuinfo"));
+  return parse_cpuinfo_mhz(read_kernel_file(paths.proc / "cpuinfo"));
 }
 
 // CPU seconds of this process's live descendants (their own and their waited-for children's):
@@ -60,8 +52,8 @@ double live_descendants_cpu_s(const MachinePaths& paths) {
 }
 
 MachineSample sample(const MachinePaths& paths, double t0) {
-  return {steady_seconds() - t0, parse_load1(read_text(paths.proc / "loadavg")), cpu_mhz(paths),
-          parse_mem_available_mib(read_text(paths.proc / "meminfo"))};
+  return {steady_seconds() - t0, parse_load1(read_kernel_file(paths.proc / "loadavg")), cpu_mhz(paths),
+          parse_mem_available_mib(read_kernel_file(paths.proc / "meminfo"))};
 }
 
 }  // namespace
@@ -77,16 +69,16 @@ double proc_ticks_per_second() {
 
 MachineSnapshot read_snapshot(const MachinePaths& paths) {
   MachineSnapshot s;
-  s.load1 = parse_load1(read_text(paths.proc / "loadavg"));
+  s.load1 = parse_load1(read_kernel_file(paths.proc / "loadavg"));
   s.cpu_mhz = cpu_mhz(paths);
-  s.mem_available_mib = parse_mem_available_mib(read_text(paths.proc / "meminfo"));
-  s.cpu_pressure_us = parse_pressure_some_us(read_text(paths.proc / "pressure/cpu"));
-  s.memory_pressure_us = parse_pressure_some_us(read_text(paths.proc / "pressure/memory"));
+  s.mem_available_mib = parse_mem_available_mib(read_kernel_file(paths.proc / "meminfo"));
+  s.cpu_pressure_us = parse_pressure_some_us(read_kernel_file(paths.proc / "pressure/cpu"));
+  s.memory_pressure_us = parse_pressure_some_us(read_kernel_file(paths.proc / "pressure/memory"));
   // The CPU counters last and together, so the window they bound is as tight as it can be.
   s.self_cpu_s = cpu_seconds(RUSAGE_SELF);
   s.children_cpu_s = cpu_seconds(RUSAGE_CHILDREN);
   s.descendants_cpu_s = live_descendants_cpu_s(paths);
-  s.stat = parse_proc_stat(read_text(paths.proc / "stat"));
+  s.stat = parse_proc_stat(read_kernel_file(paths.proc / "stat"));
   s.t = steady_seconds();
   return s;
 }

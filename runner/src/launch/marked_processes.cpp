@@ -1,22 +1,12 @@
 #include "launch/marked_processes.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
 #include "launch/machine_sampler.h"
 #include "launch/proc_readings.h"
 #include "launch/process_table.h"
 
 namespace mt {
-namespace {
-
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-}  // namespace
 
 bool environ_has_mark(std::string_view environ, std::string_view job_name) {
   const std::string prefix = std::string(kJobMarkVariable) + "=";
@@ -50,7 +40,7 @@ void MarkedProcesses::find(int tree_root) {
       known->second = std::max(known->second, stat.cpu_ticks);
     } else if (!unmarked_.count(process)) {
       // Only the job's own user may read a process's environment; others' read as unmarked.
-      if (environ_has_mark(read_file(proc_ / std::to_string(pid) / "environ"), job_name_)) {
+      if (environ_has_mark(read_kernel_file(proc_ / std::to_string(pid) / "environ"), job_name_)) {
         cpu_ticks_[process] = stat.cpu_ticks;
       } else {
         unmarked_.insert(process);
@@ -61,7 +51,7 @@ void MarkedProcesses::find(int tree_root) {
 
 void MarkedProcesses::refresh() {
   for (auto& [process, ticks] : cpu_ticks_) {
-    const auto stat = parse_pid_stat(read_file(proc_ / std::to_string(process.first) / "stat"));
+    const auto stat = parse_pid_stat(read_kernel_file(proc_ / std::to_string(process.first) / "stat"));
     if (stat && stat->start_ticks == process.second) ticks = std::max(ticks, stat->cpu_ticks);
   }
 }

@@ -2,10 +2,14 @@
 
 #include <fstream>
 #include <iterator>
-#include <string>
 #include <vector>
 
 namespace mt {
+
+std::string read_kernel_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 ProcessTable read_process_table(const std::filesystem::path& proc) {
   ProcessTable table;
@@ -13,8 +17,7 @@ ProcessTable read_process_table(const std::filesystem::path& proc) {
   for (const auto& entry : std::filesystem::directory_iterator(proc, ec)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat", std::ios::binary);
-    if (auto stat = parse_pid_stat(std::string(std::istreambuf_iterator<char>(in), {}))) table[std::stoi(name)] = *stat;
+    if (auto stat = parse_pid_stat(read_kernel_file(entry.path() / "stat"))) table[std::stoi(name)] = *stat;
   }
   return table;
 }

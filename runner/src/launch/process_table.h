@@ -5,12 +5,16 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string>
 
 #include "launch/proc_readings.h"
 
 namespace mt {
 
 using ProcessTable = std::map<int, PidStat>;
+
+// The text of a /proc or /sys file; empty where it cannot be read (gone, or another user's).
+std::string read_kernel_file(const std::filesystem::path& file);
 
 ProcessTable read_process_table(const std::filesystem::path& proc = "/proc");
 

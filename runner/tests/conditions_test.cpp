@@ -62,6 +62,17 @@ TEST_CASE("a process's stat line gives its parent and CPU ticks, whatever its na
   CHECK(stat->ppid == 4100);
   CHECK(stat->cpu_ticks == 250u + 50 + 30 + 20);
   CHECK(stat->start_ticks == 99999u);
+  CHECK(stat->env_start == 0u);  // a line that stops before them (kernels before 3.5)
+  const auto full = parse_pid_stat(
+      "4462 (cat) R 4459 4459 1384 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 1 0 25106 3133440 409 "
+      "18446744073709551615 94637618573312 94637618593193 140733129145984 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 "
+      "94637618609200 94637618610816 94638497095680 140733129153156 140733129153176 140733129153176 "
+      "140733129154539 0");
+  REQUIRE(full);
+  CHECK(full->cpu_ticks == 10u);
+  CHECK(full->start_ticks == 25106u);
+  CHECK(full->env_start == 140733129153176u);
+  CHECK(full->env_end == 140733129154539u);
   CHECK_FALSE(parse_pid_stat("4242 (cut short) S 4100 1"));
   CHECK_FALSE(parse_pid_stat("garbage"));
 }

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "launch/job_cleanup.h"
 #include "launch/job_guard.h"
@@ -169,52 +171,91 @@ TEST_CASE("the guard's arguments carry the cleanup and the command, and read bac
   CHECK_FALSE(parse_guard_arguments({"--cancel-listed", "--"}));  // no command
 }
 
-TEST_CASE("a guard whose runner died takes the job down and cleans up, even if the death signal never reaches it") {
+// What a guard started by a runner stand-in leaves: the files it and its job write.
+struct GuardedJob {
   FakeScheduler scheduler;
-  const fs::path cancelled = scheduler.dir / "cancelled", job_pid = scheduler.dir / "job.pid";
-  const fs::path guard_pid = scheduler.dir / "guard.pid", guard_log = scheduler.dir / "guard.log";
+  fs::path cancelled = scheduler.dir / "cancelled", job_pid = scheduler.dir / "job.pid";
+  fs::path guard_pid = scheduler.dir / "guard.pid", guard_log = scheduler.dir / "guard.log";
+
+  // In a child of the runner stand-in: runs the guard as the runner starts it, over a job that
+  // writes its PID and sleeps, with a cleanup that leaves a file.
+  [[noreturn]] void become_guard() const {
+    ::setsid();  // as the runner starts it: the guard takes down its own session
+    if (!std::freopen(guard_log.c_str(), "w", stdout)) ::_exit(3);
+    std::vector<std::string> words = {"--cancel", "sh",
+                                      "--cancel", "-c",
+                                      "--cancel", "echo cancelled > '" + cancelled.string() + "'",
+                                      "--",       "sh",
+                                      "-c",       "echo $$ > '" + job_pid.string() + "'; exec sleep 300"};
+    std::vector<char*> argv;
+    for (auto& word : words) argv.push_back(word.data());
+    ::_exit(run_job_guard(int(argv.size()), argv.data()));
+  }
+  void wait_for_job() const {  // by the clock: a loaded machine may take seconds to start it
+    for (int k = 0; k < 6000 && !fs::exists(job_pid); ++k) ::usleep(10 * 1000);
+  }
+  // Once the runner stand-in has ended: the job was killed, the cleanup ran, the log says so.
+  void check_taken_down_and_cleaned_up() const {
+    for (int k = 0; k < 2000 && !fs::exists(cancelled); ++k) ::usleep(10 * 1000);
+    CHECK(fs::exists(cancelled));
+    int guard = 0, job = 0;
+    std::ifstream(guard_pid) >> guard;
+    std::ifstream(job_pid) >> job;
+    REQUIRE(guard > 0);
+    REQUIRE(job > 0);
+    CHECK(::kill(job, 0) != 0);  // the guard killed the job before its cleanup
+    for (int k = 0; k < 1000 && ::kill(guard, 0) == 0; ++k) {
+      ::waitpid(guard, nullptr, WNOHANG);  // this process adopts it where it is a child subreaper
+      ::usleep(10 * 1000);
+    }
+    if (::kill(guard, 0) == 0) ::kill(-guard, SIGKILL);  // a guard that failed leaves nothing running
+    std::ifstream in(guard_log);
+    const std::string log((std::istreambuf_iterator<char>(in)), {});
+    CHECK(log.find("is gone: taking the job down") != std::string::npos);
+    CHECK(log.find("mtrun: cancelling what may be left of the job: `sh -c") != std::string::npos);
+  }
+};
+
+TEST_CASE("a guard whose runner died takes the job down and cleans up, even if the death signal never reaches it") {
+  GuardedJob job;
   const pid_t runner = ::fork();
   REQUIRE(runner >= 0);
   if (runner == 0) {
-    // The runner stand-in blocks SIGTERM, which its children inherit: the guard's parent-death
-    // signal stays pending, and only the guard's own look at its parent can see the runner go.
-    sigset_t term;
-    sigemptyset(&term);
-    sigaddset(&term, SIGTERM);
-    sigprocmask(SIG_BLOCK, &term, nullptr);
+    // The runner stand-in blocks the parent-death signal, which its children inherit: it stays
+    // pending, and only the guard's own look at its parent can see the runner go.
+    sigset_t death;
+    sigemptyset(&death);
+    sigaddset(&death, kRunnerDeathSignal);
+    sigprocmask(SIG_BLOCK, &death, nullptr);
     const pid_t guard = ::fork();
-    if (guard == 0) {
-      ::setsid();  // as the runner starts it: the guard takes down its own session
-      if (!std::freopen(guard_log.c_str(), "w", stdout)) ::_exit(3);
-      std::vector<std::string> words = {"--cancel", "sh",
-                                        "--cancel", "-c",
-                                        "--cancel", "echo cancelled > '" + cancelled.string() + "'",
-                                        "--",       "sh",
-                                        "-c",       "echo $$ > '" + job_pid.string() + "'; exec sleep 300"};
-      std::vector<char*> argv;
-      for (auto& word : words) argv.push_back(word.data());
-      ::_exit(run_job_guard(int(argv.size()), argv.data()));
-    }
-    std::ofstream(guard_pid) << guard;
-    for (int k = 0; k < 500 && !fs::exists(job_pid); ++k) ::usleep(10 * 1000);
+    if (guard == 0) job.become_guard();
+    std::ofstream(job.guard_pid) << guard;
+    job.wait_for_job();
     ::_exit(0);  // the runner dies with its job running
   }
   ::waitpid(runner, nullptr, 0);
-  for (int k = 0; k < 2000 && !fs::exists(cancelled); ++k) ::usleep(10 * 1000);
-  CHECK(fs::exists(cancelled));
-  int guard = 0, job = 0;
-  std::ifstream(guard_pid) >> guard;
-  std::ifstream(job_pid) >> job;
-  REQUIRE(guard > 0);
-  REQUIRE(job > 0);
-  CHECK(::kill(job, 0) != 0);  // the guard killed the job before its cleanup
-  for (int k = 0; k < 1000 && ::kill(guard, 0) == 0; ++k) {
-    ::waitpid(guard, nullptr, WNOHANG);  // this process adopts it where it is a child subreaper
-    ::usleep(10 * 1000);
+  job.check_taken_down_and_cleaned_up();
+}
+
+TEST_CASE("a guard whose starting thread ended cleans up, though the rest of the dying runner is still there") {
+  GuardedJob job;
+  const pid_t runner = ::fork();
+  REQUIRE(runner >= 0);
+  if (runner == 0) {
+    // SIGKILL ends a runner's threads one by one: the one that started the guard may end first, and
+    // the guard's parent is then still the runner for a while. Here that while lasts until the
+    // guard is done; a guard that waited for it to end before cleaning up never would.
+    pid_t guard = 0;
+    std::thread starter([&] {
+      guard = ::fork();
+      if (guard == 0) job.become_guard();
+      std::ofstream(job.guard_pid) << guard;
+      job.wait_for_job();
+    });
+    starter.join();
+    ::waitpid(guard, nullptr, 0);  // the ended thread's child is now the main thread's
+    ::_exit(0);
   }
-  if (::kill(guard, 0) == 0) ::kill(-guard, SIGKILL);  // a guard that failed leaves nothing running
-  std::ifstream in(guard_log);
-  const std::string log((std::istreambuf_iterator<char>(in)), {});
-  CHECK(log.find("is gone: taking the job down") != std::string::npos);
-  CHECK(log.find("mtrun: cancelling what may be left of the job: `sh -c") != std::string::npos);
+  ::waitpid(runner, nullptr, 0);
+  job.check_taken_down_and_cleaned_up();
 }

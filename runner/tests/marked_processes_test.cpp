@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "launch/machine_conditions.h"
@@ -17,22 +17,69 @@ using namespace std::string_literals;
 
 namespace {
 
-// Starts `sh -c script` with nothing in its environment but MTRUN_JOB=mark.
-pid_t start_marked(const std::string& mark, const std::string& script) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::string variable = std::string(kJobMarkVariable) + "=" + mark;
-    char* env[] = {variable.data(), nullptr};
-    ::execle("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr), env);
-    ::_exit(127);
+// A child that runs `sh -c script` with nothing in its environment but MTRUN_JOB=mark, once told
+// to: until then it is still this program, with this program's environment. The script talks over
+// two pipes: it writes a line to fd 4 when its work is done, and reads fd 3 to be told to end. Each
+// step waits for the other side, not for the clock, so a slow machine changes nothing.
+class MarkedChild {
+ public:
+  MarkedChild(const std::string& mark, const std::string& script) {
+    int go[2], done[2], end[2];
+    REQUIRE(::pipe(go) == 0);
+    REQUIRE(::pipe(done) == 0);
+    REQUIRE(::pipe(end) == 0);
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      char byte = 0;
+      if (::read(go[0], &byte, 1) != 1) ::_exit(126);
+      // Out of the way first, so that neither lands on the other's new number.
+      const int end_read = ::fcntl(end[0], F_DUPFD, 10), done_write = ::fcntl(done[1], F_DUPFD, 10);
+      ::dup2(end_read, 3);
+      ::dup2(done_write, 4);
+      std::string variable = std::string(kJobMarkVariable) + "=" + mark;
+      char* env[] = {variable.data(), nullptr};
+      ::execle("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr), env);
+      ::_exit(127);
+    }
+    ::close(go[0]);
+    ::close(done[1]);
+    ::close(end[0]);
+    go_ = go[1];
+    done_ = done[0];
+    end_ = end[1];
   }
-  return pid;
-}
+  ~MarkedChild() {
+    ::close(go_);
+    ::close(done_);
+    ::close(end_);
+  }
+  MarkedChild(const MarkedChild&) = delete;
+  MarkedChild& operator=(const MarkedChild&) = delete;
 
-double seconds(const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; }
+  void exec() { REQUIRE(::write(go_, "x", 1) == 1); }
+  void wait_done() {
+    char byte = 0;
+    REQUIRE(::read(done_, &byte, 1) == 1);
+  }
+  // Tells the script to end and waits for it: the CPU time the child used, as the kernel reports it.
+  double end() {
+    REQUIRE(::write(end_, "\n", 1) == 1);
+    rusage usage{};
+    int status = 0;
+    REQUIRE(::wait4(pid_, &status, 0, &usage) == pid_);
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  }
 
-// A loop of shell builtins: CPU time and nothing else, no child processes.
-const std::string kBurn = "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done";
+ private:
+  static double seconds(const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; }
+  pid_t pid_ = -1;
+  int go_ = -1, done_ = -1, end_ = -1;
+};
+
+// A loop of shell builtins: CPU time and nothing else, no child processes; then done, and wait.
+const std::string kBurnThenWait = "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; echo >&4; read line <&3";
+const std::string kWait = "echo >&4; read line <&3";
 
 }  // namespace
 
@@ -48,33 +95,37 @@ TEST_CASE("a process carries the job's mark when its environment names the job o
 
 TEST_CASE("the CPU time of the job's marked processes is found and kept to their end, no one else's") {
   const std::string job = "mtrun-test-" + std::to_string(::getpid());
-  const pid_t mine = start_marked(job, kBurn);
-  const pid_t other = start_marked(job + "0", kBurn);  // another job's name, sharing a prefix
-  REQUIRE(mine > 0);
-  REQUIRE(other > 0);
+  MarkedChild mine(job, kBurnThenWait);
+  MarkedChild other(job + "0", kWait);  // another job's name, sharing a prefix
   MarkedProcesses marked(job);
-  rusage usage{};
-  int status = 0;
-  while (::wait4(mine, &status, WNOHANG, &usage) == 0) {
-    marked.find(0);  // these are this test's children: nothing left out
-    marked.refresh();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ::waitpid(other, nullptr, 0);
-  const double used = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  // Looked at between fork and exec, a child shows this program's environment: unmarked then, and
+  // looked at again once it runs the job's program.
+  marked.find(0);  // these are this test's children: nothing left out
+  CHECK(marked.found() == 0);
+  mine.exec();
+  other.exec();
+  mine.wait_done();
+  other.wait_done();
+  marked.find(0);
+  CHECK(marked.found() == 1);
+  const double used = mine.end();
+  other.end();
+  marked.refresh();      // it has ended: its last reading stays
   REQUIRE(used > 0.05);  // enough to tell counted from lost
   CHECK(marked.found() == 1);
-  // Clock ticks against microseconds, and at most one 20 ms look between its last reading and its end.
-  CHECK(marked.cpu_s() >= used - 0.06);
-  CHECK(marked.cpu_s() <= used + 0.03);
+  // Clock ticks (utime and stime each cut to 10 ms) against microseconds; after its last reading it
+  // only returned from `read` and exited.
+  CHECK(marked.cpu_s() >= used - 0.03);
+  CHECK(marked.cpu_s() <= used + 0.01);
 
   // mtrun's own tree is counted from its descendants, not again by mark.
-  const pid_t child = start_marked(job, "sleep 1");
+  MarkedChild child(job, kWait);
+  child.exec();
+  child.wait_done();
   MarkedProcesses of_others(job);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   of_others.find(int(::getpid()));
   CHECK(of_others.found() == 0);
-  ::waitpid(child, nullptr, 0);
+  child.end();
 }
 
 TEST_CASE("the marked processes' CPU time moves from other processes' share to the job's") {

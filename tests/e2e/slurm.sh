@@ -182,13 +182,14 @@ RUNNER=$!
 for _ in $(seq 1 300); do [ -n "$(squeue -h -t R -o %j)" ] && break; sleep 0.1; done
 expect_contains "$(squeue -h -t R -o %j)" "mtrun-" "the batch job running before mtrun is killed"
 sleep 1
-GUARD=$(pgrep -P $RUNNER || true)
+GUARD=$(pgrep -P $RUNNER -f -- " __guard " || true)  # not the squeue mtrun may be waiting for
 kill -9 $RUNNER
 wait $RUNNER || true
 # The guard takes the job down (up to 5 s), then cancels it until squeue lists nothing (up to 60 s):
 # wait that long by the clock, since a loaded machine makes each squeue slow.
 deadline=$((SECONDS + 75))
 while [ -n "$(squeue -h)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+if [ -n "$(squeue -h)" ]; then echo "the job guard was PID ${GUARD:-(not found)}; processes now:"; ps -eo pid,ppid,stat,etime,args | grep -E 'mtrun|sbatch|slurm_script' | grep -v grep || true; fi
 if [ -n "$GUARD" ] && [ -d "/proc/$GUARD" ]; then  # the guard should be gone by now: what is it doing?
   echo "the job guard (PID $GUARD) is still there:"
   grep -E '^(State|PPid|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' "/proc/$GUARD/status" || true

@@ -16,8 +16,10 @@ namespace mt {
 namespace {
 
 volatile sig_atomic_t g_terminate = 0;
+volatile sig_atomic_t g_runner_died = 0;
 
 void on_terminate(int) { g_terminate = 1; }
+void on_runner_death(int) { g_runner_died = 1; }
 
 // SIGTERM everyone else in our session, give them `grace_s` to exit, then SIGKILL what is left.
 // Returns the launcher's wait status.
@@ -93,7 +95,12 @@ int run_job_guard(int argc, char** argv) {
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGHUP, &action, nullptr);
-  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  // A signal of its own, not the runner's SIGTERM: the kernel sends it when the runner's thread
+  // that started us ends, which under SIGKILL can come before the runner's last thread is gone (our
+  // parent is then still the runner), and the runner that is dying cannot clean up.
+  action.sa_handler = on_runner_death;
+  sigaction(kRunnerDeathSignal, &action, nullptr);
+  ::prctl(PR_SET_PDEATHSIG, kRunnerDeathSignal);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   if (::getppid() != runner) return 130;  // the runner died before we could watch it
 
@@ -119,7 +126,7 @@ int run_job_guard(int argc, char** argv) {
   int status = 0;
   bool runner_gone = false;
   while (true) {
-    runner_gone = ::getppid() != runner;
+    runner_gone = g_runner_died || ::getppid() != runner;
     if (g_terminate || runner_gone) {
       if (runner_gone) std::printf("mtrun: the runner (PID %d) is gone: taking the job down\n", int(runner));
       std::fflush(stdout);
@@ -138,7 +145,7 @@ int run_job_guard(int argc, char** argv) {
   signal_session(::getsid(0), SIGKILL, ::getpid());  // ranks left behind by the launcher
   kill_descendants();  // and processes that left the session (setsid, daemons): we adopted them
   // A runner that is alive cleans up itself and records how it went; a dead one cannot.
-  if (::getppid() != runner) clean_up_job(guarded->cleanup, std::cout);
+  if (runner_gone || g_runner_died || ::getppid() != runner) clean_up_job(guarded->cleanup, std::cout);
   if (WIFSIGNALED(status)) {
     signal(WTERMSIG(status), SIG_DFL);
     ::raise(WTERMSIG(status));

@@ -6,6 +6,7 @@
 // Slurm job outlives a killed sbatch). Without it a killed runner would leave ranks running.
 // When the job ends, every process it left — in its session or not, since the guard adopts orphans
 // as a child subreaper — is killed and reaped.
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,10 @@ namespace mt {
 // The hidden subcommand the runner starts as:
 // `mtrun __guard [--cancel WORD]... [--list-left WORD]... [--name NAME] [--cancel-listed] -- COMMAND...`.
 constexpr const char* kGuardSubcommand = "__guard";
+
+// The parent-death signal the guard asks for: apart from SIGTERM, which a live runner sends to stop
+// a job it then cleans up itself.
+constexpr int kRunnerDeathSignal = SIGUSR1;
 
 // The guard's arguments for running `program` (its own arguments follow) with `cleanup`.
 std::vector<std::string> guard_arguments(const JobCleanup& cleanup, const std::string& program);

@@ -38,12 +38,12 @@ void MarkedProcesses::find(int tree_root) {
     const Process process{pid, stat.start_ticks};
     if (auto known = cpu_ticks_.find(process); known != cpu_ticks_.end()) {
       known->second = std::max(known->second, stat.cpu_ticks);
-    } else if (!unmarked_.count(process)) {
+    } else if (const Environment seen{pid, stat.start_ticks, stat.env_start, stat.env_end}; !unmarked_.count(seen)) {
       // Only the job's own user may read a process's environment; others' read as unmarked.
       if (environ_has_mark(read_kernel_file(proc_ / std::to_string(pid) / "environ"), job_name_)) {
         cpu_ticks_[process] = stat.cpu_ticks;
       } else {
-        unmarked_.insert(process);
+        unmarked_.insert(seen);
       }
     }
   }

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 namespace mt {
@@ -37,10 +38,13 @@ class MarkedProcesses {
  private:
   // A process is its PID and its start time: a PID used again is another process.
   using Process = std::pair<int, std::uint64_t>;
+  // A process's environment as looked at: the process and where the environment lay. One looked at
+  // between fork and exec shows its parent's environment; exec moves it, and it is looked at again.
+  using Environment = std::tuple<int, std::uint64_t, std::uint64_t, std::uint64_t>;
   std::string job_name_;
   std::filesystem::path proc_;
   std::map<Process, std::uint64_t> cpu_ticks_;  // the marked ones: their latest CPU ticks
-  std::set<Process> unmarked_;                  // looked at once, not to read their environment again
+  std::set<Environment> unmarked_;              // looked at once, not to read again
 };
 
 }  // namespace mt

@@ -1,6 +1,9 @@
 #include "launch/proc_readings.h"
 
+#include <cstdlib>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace mt {
 
@@ -97,7 +100,14 @@ std::optional<PidStat> parse_pid_stat(const std::string& text) {
   }
   PidStat stat{int(ppid), cpu};
   long long signed_field = 0;  // priority, nice, threads, itrealvalue: then starttime
-  if (fields >> signed_field >> signed_field >> signed_field >> signed_field >> value) stat.start_ticks = value;
+  if (!(fields >> signed_field >> signed_field >> signed_field >> signed_field >> value)) return stat;
+  stat.start_ticks = value;
+  std::vector<std::string> rest;  // from field 23 (vsize) on; env_start and env_end are 50 and 51
+  for (std::string field; rest.size() < 29 && fields >> field;) rest.push_back(field);
+  if (rest.size() == 29) {
+    stat.env_start = std::strtoull(rest[27].c_str(), nullptr, 10);
+    stat.env_end = std::strtoull(rest[28].c_str(), nullptr, 10);
+  }
   return stat;
 }
 

@@ -39,6 +39,9 @@ struct PidStat {
   int ppid = 0;
   std::uint64_t cpu_ticks = 0;
   std::uint64_t start_ticks = 0;  // since boot: with the PID, tells a process from a later one of that PID
+  // Where its environment lies in its memory (0 when the reader may not see it): exec moves it, so
+  // a process seen again after it exec'd another program tells by these that its environment is new.
+  std::uint64_t env_start = 0, env_end = 0;
 };
 std::optional<PidStat> parse_pid_stat(const std::string& text);
 

@@ -236,7 +236,7 @@ def ceiling_text(key, gemm, step, best, values, results, goal=(1.15, "1.15×")):
                  f"; {goal[1]} is out of reach at that speed, whatever the rest of the engine's step.") + vector_peak_text(results, gemm, step, peer, lead, goal)]
 
 
-GEMM_OPERATORS = ("mt::dense_gemm", "aten::mm", "aten::addmm")  # the dense layers' products (the attention runs its own)
+GEMM_OPERATORS = ("mt::dense_gemm", "aten::mm", "aten::addmm", "aten::addmm_")  # the dense layers' products (MKL: a weight gradient accumulates in place, addmm_; the attention runs its own)
 
 
 def step_profile_text(path, model):

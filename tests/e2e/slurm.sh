@@ -189,7 +189,10 @@ wait $RUNNER || true
 # wait that long by the clock, since a loaded machine makes each squeue slow.
 deadline=$((SECONDS + 75))
 while [ -n "$(squeue -h)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
-if [ -n "$(squeue -h)" ]; then echo "the job guard was PID ${GUARD:-(not found)}; processes now:"; ps -eo pid,ppid,stat,etime,args | grep -E 'mtrun|sbatch|slurm_script' | grep -v grep || true; fi
+if [ -n "$(squeue -h)" ]; then  # a job is left: what of the run is still there?
+  echo "the job guard was PID ${GUARD:-(not found)}; processes now:"
+  ps -eo pid,ppid,stat,etime,args | grep -E 'mtrun|sbatch|slurm_script' | grep -v grep || true
+fi
 if [ -n "$GUARD" ] && [ -d "/proc/$GUARD" ]; then  # the guard should be gone by now: what is it doing?
   echo "the job guard (PID $GUARD) is still there:"
   grep -E '^(State|PPid|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' "/proc/$GUARD/status" || true

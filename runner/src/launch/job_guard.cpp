@@ -123,12 +123,12 @@ int run_job_guard(int argc, char** argv) {
   // would be handled before the wait began, which then lasts as long as the job (a batch job whose
   // runner was killed: forever), and the job would never be taken down. The runner's death is also
   // seen by its PID: the parent-death signal is the fast way, not the only one.
+  // Once gone, always gone: the death signal's flag stays set, and an orphan is never handed back.
+  const auto runner_gone = [runner] { return g_runner_died || ::getppid() != runner; };
   int status = 0;
-  bool runner_gone = false;
   while (true) {
-    runner_gone = g_runner_died || ::getppid() != runner;
-    if (g_terminate || runner_gone) {
-      if (runner_gone) std::printf("mtrun: the runner (PID %d) is gone: taking the job down\n", int(runner));
+    if (const bool gone = runner_gone(); g_terminate || gone) {
+      if (gone) std::printf("mtrun: the runner (PID %d) is gone: taking the job down\n", int(runner));
       std::fflush(stdout);
       status = take_down_session(child, 5.0);
       break;
@@ -145,7 +145,7 @@ int run_job_guard(int argc, char** argv) {
   signal_session(::getsid(0), SIGKILL, ::getpid());  // ranks left behind by the launcher
   kill_descendants();  // and processes that left the session (setsid, daemons): we adopted them
   // A runner that is alive cleans up itself and records how it went; a dead one cannot.
-  if (runner_gone || g_runner_died || ::getppid() != runner) clean_up_job(guarded->cleanup, std::cout);
+  if (runner_gone()) clean_up_job(guarded->cleanup, std::cout);
   if (WIFSIGNALED(status)) {
     signal(WTERMSIG(status), SIG_DFL);
     ::raise(WTERMSIG(status));

@@ -1,9 +1,7 @@
 #include "launch/proc_readings.h"
 
-#include <cstdlib>
 #include <sstream>
 #include <string>
-#include <vector>
 
 namespace mt {
 
@@ -102,12 +100,10 @@ std::optional<PidStat> parse_pid_stat(const std::string& text) {
   long long signed_field = 0;  // priority, nice, threads, itrealvalue: then starttime
   if (!(fields >> signed_field >> signed_field >> signed_field >> signed_field >> value)) return stat;
   stat.start_ticks = value;
-  std::vector<std::string> rest;  // from field 23 (vsize) on; env_start and env_end are 50 and 51
-  for (std::string field; rest.size() < 29 && fields >> field;) rest.push_back(field);
-  if (rest.size() == 29) {
-    stat.env_start = std::strtoull(rest[27].c_str(), nullptr, 10);
-    stat.env_end = std::strtoull(rest[28].c_str(), nullptr, 10);
-  }
+  std::string skipped;  // fields 23 (vsize) to 49; env_start and env_end are 50 and 51
+  for (int field = 23; field < 50 && fields >> skipped; ++field) {}
+  std::uint64_t env_start = 0, env_end = 0;
+  if (fields >> env_start >> env_end) stat.env_start = env_start, stat.env_end = env_end;
   return stat;
 }
 

@@ -45,6 +45,8 @@ for rank, summary in enumerate(result["profile"]["ranks"]):
     selfs = [o["self_ms"] for o in ops["top"]]
     assert selfs == sorted(selfs, reverse=True) and all(o["self_ms"] <= o["total_ms"] + 1e-9 for o in ops["top"]), ops
     assert 0 < ops["recorded_ms"] <= ops["step_ms"], ops
+    # The heap's free top was backed before the step (Linux >= 5.14; freed memory kept by default).
+    assert ops["heap_prefaulted_bytes"] > 0, ops
     assert any(name.startswith("aten::") and "mm" in name for name in top), sorted(top)
     ours = {"mt::fused_causal_attention", "mt::fused_causal_attention_backward", "mt::softmax_cross_entropy",
             "mt::softmax_cross_entropy_backward", "mt::fused_adamw"}

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 #include <malloc.h>
-
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -257,6 +257,48 @@ TEST_CASE("a user's own malloc thresholds are left alone; other malloc tunables 
   unsetenv("GLIBC_TUNABLES");
   setenv("MALLOC_MMAP_THRESHOLD_", "65536", 1);
   CHECK(mt::keep_freed_memory_for_reuse() == 0);
+}
+
+namespace {
+
+// Whether every page of [begin, end) (page-aligned begin) is resident, by mincore.
+bool resident(std::uintptr_t begin, std::uintptr_t end) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> pages((end - begin + page - 1) / page);
+  if (mincore(reinterpret_cast<void*>(begin), end - begin, pages.data()) != 0) return false;
+  return std::all_of(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; });
+}
+
+}  // namespace
+
+TEST_CASE("the heap's free top is backed ahead of use, where freed memory is kept") {
+  MallocVariablesCleared cleared;
+  REQUIRE(mt::keep_freed_memory_for_reuse() == mt::kFreedMemoryKeptBytes);
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  // Grow the heap past all it has held, untouched, and free it back: the top now ends in fresh pages.
+  void* grown = std::malloc(mallinfo2().keepcost + (std::size_t{64} << 20));
+  REQUIRE(grown);
+  std::free(grown);
+  const auto top = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  const std::uintptr_t start = (top - mallinfo2().keepcost + page - 1) / page * page;
+  std::uintptr_t frontier = start;  // the first page of the top chunk not yet backed
+  while (frontier < top && resident(frontier, frontier + page)) frontier += page;
+  REQUIRE(frontier + (std::uintptr_t{8} << 20) <= top);
+
+  const auto wanted = static_cast<int64_t>(frontier - start + (std::uintptr_t{8} << 20));
+  const int64_t backed = mt::prefault_heap_top(wanted);
+  CHECK(backed == wanted);
+  CHECK(resident(start, start + static_cast<std::uintptr_t>(backed)));
+  // malloc still carves the top as before: the next block starts in the backed part.
+  auto* block = static_cast<char*>(std::malloc(std::size_t{4} << 20));
+  REQUIRE(block);
+  CHECK(reinterpret_cast<std::uintptr_t>(block) < start + page);
+  std::memset(block, 1, std::size_t{4} << 20);
+  std::free(block);
+
+  setenv("MALLOC_TRIM_THRESHOLD_", "131072", 1);  // the user's threshold: a free would trim the top again
+  CHECK(mt::keep_freed_memory_for_reuse() == 0);
+  CHECK(mt::prefault_heap_top(wanted) == 0);
 }
 
 TEST_CASE("the kernel's transparent huge page mode is the bracketed word, or unknown") {

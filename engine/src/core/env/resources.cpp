@@ -3,11 +3,14 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -70,6 +73,21 @@ int64_t keep_freed_memory_for_reuse() {
 }
 
 int64_t freed_memory_kept_bytes() { return freed_memory_kept.load(); }
+
+int64_t prefault_heap_top(int64_t bytes) {
+  if (freed_memory_kept_bytes() <= 0 || bytes <= 0) return 0;
+  // The top chunk is the heap's last free bytes: keepcost is its size, ending at the break. Its
+  // first page holds malloc's chunk header, already backed; the populate leaves contents as they are.
+  const auto top = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t free_top = mallinfo2().keepcost;
+  if (free_top >= top) return 0;
+  const std::uintptr_t start = (top - free_top + page - 1) / page * page;
+  if (start >= top) return 0;
+  const std::uintptr_t length = std::min<std::uintptr_t>(static_cast<std::uintptr_t>(bytes), top - start) / page * page;
+  if (length == 0 || madvise(reinterpret_cast<void*>(start), length, MADV_POPULATE_WRITE) != 0) return 0;
+  return static_cast<int64_t>(length);
+}
 
 bool set_blas_threads(int threads) {
   // Looked up at run time: the BLAS is whichever library Debian's alternatives point at.

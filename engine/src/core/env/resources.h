@@ -35,6 +35,16 @@ constexpr int64_t kFreedMemoryKeptBytes = int64_t{1} << 30;
 // The value of keep_freed_memory_for_reuse()'s last call in this process (-1 before any).
 int64_t freed_memory_kept_bytes();
 
+// Backs up to `bytes` of the heap's free top with memory now (MADV_POPULATE_WRITE: faulted in,
+// contents untouched), so that blocks malloc carves from it later do not fault on first touch.
+// A step whose allocations change shape (LibTorch's profiler keeps its records in small blocks
+// split from freed activation blocks, so the next activation of that size comes from the top)
+// otherwise pays that first touch inside an operator: on a 2-vCPU VM with the heap on huge pages,
+// up to 12 ms in one 4 MiB GELU backward of the 23.2M model, 0.35 ms in the others. Returns the
+// bytes backed: 0 where freed memory is not kept (the next free would trim them again) or the
+// kernel refuses (before Linux 5.14).
+int64_t prefault_heap_top(int64_t bytes);
+
 // Peak resident set size of this process (VmHWM, else getrusage), bytes.
 int64_t peak_rss_bytes();
 

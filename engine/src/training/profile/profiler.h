@@ -57,7 +57,8 @@ class Profiler {
   OperatorProfiler operators_;
   int64_t operator_step_ = -1;
   bool device_kernels_ = false;
-  nlohmann::json operator_summary_;  // this rank's top operators, or why there are none
+  int64_t heap_prefaulted_bytes_ = 0;  // backed before the recorded step
+  nlohmann::json operator_summary_;    // this rank's top operators, or why there are none
 };
 
 }  // namespace mt

@@ -1,6 +1,8 @@
 // Helper programs run for their output cannot hang or flood the runner.
 #include <doctest/doctest.h>
 
+#include <atomic>
+
 #include "launch/bounded_capture.h"
 
 using namespace mt;
@@ -16,4 +18,15 @@ TEST_CASE("a helper program is bounded in time and output") {
   limits.timeout_s = 30;
   limits.max_bytes = 1000;
   CHECK_THROWS_WITH(capture_output({"yes"}, limits), "`yes` printed more than 1000 bytes and was killed");
+}
+
+TEST_CASE("a helper program the caller gives up on is killed, not waited for") {
+  std::atomic<bool> cancel{true};
+  CaptureLimits limits;
+  limits.timeout_s = 30;
+  limits.cancel = &cancel;
+  CHECK_THROWS_WITH_AS(capture_output({"sh", "-c", "exec sleep 30"}, limits),
+                       "`sh -c exec sleep 30` was given up on and killed", CaptureCancelled);
+  cancel = false;
+  CHECK(capture_output({"sh", "-c", "echo still asked"}, limits) == "still asked\n");
 }

@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 
+#include "launch/queue_note.h"
 #include "run/summary.h"
 #include "runner_error.h"
 #include "store/lease.h"
@@ -44,16 +46,17 @@ struct Fixture {
   }
 
   // An attempt recorded as running by `runner` (host, pid).
-  void running_attempt(const RunnerId& runner) {
+  void running_attempt(const RunnerId& runner, const std::string& run_dir = "/r") {
     store.db()
         .prepare(
             "INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
             "runner_host, runner_pid) VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM attempts), "
-            "'running', 'x', '/r', '/r/log', ?, ?, ?)")
+            "'running', 'x', ?, '/r/log', ?, ?, ?)")
         .bind(1, trial_row)
-        .bind(2, utc_now())
-        .bind(3, runner.host)
-        .bind(4, runner.pid)
+        .bind(2, run_dir)
+        .bind(3, utc_now())
+        .bind(4, runner.host)
+        .bind(5, runner.pid)
         .run();
   }
 
@@ -165,6 +168,27 @@ TEST_CASE("status shows a gone runner's attempt as interrupted without changing 
   CampaignLease mine(f.store.db(), "c", RunnerId::self(), kNow);
   f.running_attempt(RunnerId::self());
   CHECK(campaign_trials(*db, "c")[0].state == std::string("running"));
+  CHECK_FALSE(campaign_trials(*db, "c")[0].queued);
+}
+
+TEST_CASE("status shows a running attempt whose job waits in the scheduler's queue as queued, and since when") {
+  Fixture f("queued.sqlite");
+  const fs::path run_dir = f.path.parent_path() / "queued_run";
+  fs::create_directories(run_dir);
+  CampaignLease mine(f.store.db(), "c", RunnerId::self(), kNow);
+  f.running_attempt(RunnerId::self(), run_dir.string());
+  auto db = open_store_read_only(f.path);
+  REQUIRE(write_queue_note(run_dir / kQueueNoteName, {"PENDING Resources", std::time(nullptr) - 65}));
+  auto rows = campaign_trials(*db, "c");
+  REQUIRE(rows[0].queued);
+  CHECK(rows[0].queued->rfind("PENDING Resources, 1m0", 0) == 0);  // 65 s, or 66 across a second's turn
+  CHECK(rows[0].state == std::string("running"));                  // the attempt is, as recorded
+  CHECK(render_trial_table(rows).find("queued") != std::string::npos);
+
+  remove_queue_note(run_dir / kQueueNoteName);  // the job has started
+  CHECK_FALSE(campaign_trials(*db, "c")[0].queued);
+  CHECK(render_trial_table(campaign_trials(*db, "c")).find("queued") == std::string::npos);
+  fs::remove_all(run_dir);
 }
 
 TEST_CASE("the refusal does not wait for the write lock the holder keeps") {

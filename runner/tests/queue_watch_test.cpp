@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "launch/process.h"
+#include "launch/queue_note.h"
 #include "launch/queue_watch.h"
 #include "store/result_ingest.h"
 
@@ -81,6 +85,52 @@ TEST_CASE("the watch moves the run clock while the job waits, and stops once it 
   CHECK(watch.last_state() == "RUNNING None");
 }
 
+TEST_CASE("while the job waits, a note says so and since when; it goes once the job has started") {
+  FakeQueue queue;
+  const fs::path note = queue.dir / kQueueNoteName;
+  queue.set("PENDING Priority");
+  const std::time_t before = std::time(nullptr);
+  {
+    QueueWatch watch(queue.job_state(), QueueWatch::Clock::now(), 0);
+    watch.note_in(note);
+    watch.look();
+    auto said = read_queue_note(note);
+    REQUIRE(said);
+    CHECK(said->state == "PENDING Priority");
+    CHECK(said->launched_at >= before - 1);  // the launch, in wall-clock seconds
+    CHECK(said->launched_at <= std::time(nullptr));
+
+    queue.set("PENDING Resources");
+    watch.look();
+    said = read_queue_note(note);
+    REQUIRE(said);
+    CHECK(said->state == "PENDING Resources");
+
+    queue.set("RUNNING None");
+    watch.look();
+    CHECK_FALSE(fs::exists(note));
+
+    QueueWatch failing({"sh", "-c", "exit 3"}, QueueWatch::Clock::now(), 0);
+    failing.note_in(note);
+    failing.look();
+    CHECK_FALSE(fs::exists(note));
+  }
+  {
+    queue.set("PENDING Resources");
+    QueueWatch ended(queue.job_state(), QueueWatch::Clock::now(), 0);
+    ended.note_in(note);
+    ended.look();
+    CHECK(fs::exists(note));
+  }
+  CHECK_FALSE(fs::exists(note));  // the watch ended (the job is over): no note is left
+
+  // What is not a note reads as none.
+  for (const char* text : {"", "soon\nPENDING\n", "1700000000\n\n", "17x\nPENDING\n"}) {
+    std::ofstream(note) << text;
+    CHECK_FALSE(read_queue_note(note));
+  }
+}
+
 TEST_CASE("a job the scheduler does not list, a failing question, or nothing to ask leave the clock at the launch") {
   FakeQueue queue;
   queue.set("");
@@ -104,16 +154,42 @@ TEST_CASE("a job the scheduler does not list, a failing question, or nothing to 
   CHECK(none.queued_s() == 0);
 }
 
+TEST_CASE("Ctrl-C gives up a question to a slow scheduler: no answer, and no problem with the scheduler") {
+  std::atomic<bool> interrupt{true};
+  QueueWatch slow({"sh", "-c", "exec sleep 30"}, QueueWatch::Clock::now(), 0, &interrupt);
+  slow.look();  // without giving up: 10 s, then "did not finish within 10 s" as the scheduler's problem
+  CHECK(slow.problem().empty());
+  CHECK_FALSE(slow.waiting());
+
+  // A trial stopped while mtrun waits on that scheduler: interrupted, and its log blames nothing.
+  FakeQueue queue;
+  ProcessSpec spec = queue.spec({"sleep", "30"}, 60);
+  spec.job_state = {"sh", "-c", "exec sleep 30"};
+  std::atomic<bool> stop{false};
+  std::thread ctrl_c([&] {
+    pause_s(0.3);
+    stop = true;
+  });
+  const ProcessOutcome outcome = run_process(spec, &stop);
+  ctrl_c.join();
+  CHECK(outcome.end == ProcessEnd::Interrupted);
+  CHECK(queue.log(spec).find("could not ask the scheduler") == std::string::npos);
+}
+
 TEST_CASE("a trial's timeout counts from its start: time in the queue is not run time") {
   FakeQueue queue;
   queue.set("PENDING Resources");
   // Queued for 2 s (the job itself marks its start), then 0.5 s of work: 2.5 s from the launch,
   // against a timeout of 1.5 s.
   const std::string job = "sleep 2; echo 'RUNNING None' > '" + queue.state.string() + "'; sleep 0.5";
-  const ProcessSpec spec = queue.spec({"sh", "-c", job}, 1.5);
+  ProcessSpec spec = queue.spec({"sh", "-c", job}, 1.5);
+  std::vector<std::string> told;  // what a progress line hears
+  spec.queue_state_changed = [&](const std::string& state) { told.push_back(state); };
   const ProcessOutcome outcome = run_process(spec);
+  CHECK(told == std::vector<std::string>{"PENDING Resources", ""});
   CHECK(outcome.end == ProcessEnd::Exited);
   CHECK(outcome.queued_s > 1.5);
+  CHECK_FALSE(fs::exists(queue.dir / kQueueNoteName));  // the note went when the job started
   CHECK_FALSE(outcome.stopped_in_queue);
   CHECK(queue.log(spec).find("mtrun: the job waited") != std::string::npos);
 

@@ -103,7 +103,17 @@ sed -e '/- name: slow/,$d' -e 's/timeout_s: 120/timeout_s: 15/' slurm.yaml > que
 block_the_node
 "$MTRUN" --db "$WORK/queued/mtrun.sqlite" run "${ENGINE[@]}" queued.yaml > queued.log 2>&1 &
 RUNNER=$!
-sleep 18  # longer than the trial's timeout_s, all of it in the queue
+QUEUED_SINCE=$SECONDS
+# Meanwhile `mtrun status` shows the trial as queued, with the scheduler's word on it.
+for _ in $(seq 1 60); do
+  STATUS=$("$MTRUN" --db "$WORK/queued/mtrun.sqlite" status 2>&1 || true)
+  [[ $STATUS == *"waits in the scheduler's queue"* ]] && break
+  sleep 0.25
+done
+echo "$STATUS"
+expect_contains "$STATUS" "queued: its job waits in the scheduler's queue (PENDING" "mtrun status while the job is queued"
+LEFT=$((18 - (SECONDS - QUEUED_SINCE)))  # 18 s: longer than the trial's timeout_s, all of it in the queue
+if [ $LEFT -gt 0 ]; then sleep $LEFT; fi
 scancel "$BLOCKER"
 set +e; wait $RUNNER; RC=$?; set -e
 cat queued.log

@@ -63,6 +63,11 @@ int print_status(const StatusOptions& options, std::ostream& out) {
   fmt::print(out, "\n{} trials: {} succeeded, {} not succeeded, {} not finished\n", rows.size(), succeeded,
              done - succeeded, rows.size() - done);
   for (const auto& r : rows) {
+    if (r.queued)
+      fmt::print(out, "  {} queued: its job waits in the scheduler's queue ({})\n", r.identity.substr(0, 12),
+                 *r.queued);
+  }
+  for (const auto& r : rows) {
     if (!r.state || *r.state == "succeeded" || *r.state == "running") continue;
     fmt::print(out, "  {} {}: {}\n    log: {}\n", r.identity.substr(0, 12), *r.state,
                escape_control_characters(r.error_reason), r.log_path);

@@ -33,11 +33,13 @@ using Clock = std::chrono::steady_clock;
   ::_exit(127);
 }
 
-// Milliseconds left until `deadline`, at least 0.
-int ms_left(Clock::time_point deadline) {
+// Milliseconds left until `deadline`, at least 0 and at most `most`.
+int ms_left(Clock::time_point deadline, int most) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  return left > 0 ? int(std::min<long long>(left, 1000)) : 0;
+  return left > 0 ? int(std::min<long long>(left, most)) : 0;
 }
+
+bool cancelled(const CaptureLimits& limits) { return limits.cancel && limits.cancel->load(); }
 
 }  // namespace
 
@@ -78,14 +80,16 @@ std::string capture_output(const std::vector<std::string>& argv, const CaptureLi
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
   std::string output;
   std::string overrun;
+  bool gave_up = false;
+  const int wait_ms = limits.cancel ? 50 : 1000;  // how long a wait for output may hold off the cancel flag
   char chunk[65536];
   bool open = true;
   int status = 0;
   bool exited = false;
-  while (overrun.empty()) {
+  while (overrun.empty() && !gave_up) {
     if (open) {
       pollfd watch{pipe_fds[0], POLLIN, 0};
-      const int ready = ::poll(&watch, 1, ms_left(deadline));
+      const int ready = ::poll(&watch, 1, ms_left(deadline, wait_ms));
       if (ready > 0) {
         const ssize_t n = ::read(pipe_fds[0], chunk, sizeof chunk);
         if (n > 0) output.append(chunk, std::size_t(n));
@@ -101,12 +105,14 @@ std::string capture_output(const std::vector<std::string>& argv, const CaptureLi
     if (overrun.empty() && Clock::now() >= deadline) {
       overrun = fmt::format("did not finish within {} s", limits.timeout_s);
     }
+    gave_up = cancelled(limits);
   }
   ::close(pipe_fds[0]);
   if (!exited) {
     ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);
     ::waitpid(pid, &status, 0);
+    if (overrun.empty()) throw CaptureCancelled(fmt::format("{} was given up on and killed", command_text(argv)));
     throw CaptureOverrun(fmt::format("{} {} and was killed", command_text(argv), overrun));
   }
   if (WIFSIGNALED(status)) {

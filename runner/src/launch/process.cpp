@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "launch/job_guard.h"
+#include "launch/queue_note.h"
 #include "launch/queue_watch.h"
 
 namespace bp = boost::process;
@@ -233,7 +234,9 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   // Poll rather than wait_for: Boost 1.74's wait_for can sleep the whole timeout if the child
   // has already exited.
   bool timed_out = false, interrupted = false;
-  QueueWatch queue(spec.job_state, start, spec.queue_look_every_s);
+  QueueWatch queue(spec.job_state, start, spec.queue_look_every_s, interrupt);
+  if (!spec.working_dir.empty()) queue.note_in(spec.working_dir / kQueueNoteName);
+  if (spec.queue_state_changed) queue.on_change(spec.queue_state_changed);
   while (child.running(ec)) {
     if (interrupt && interrupt->load()) {
       interrupted = true;

@@ -3,6 +3,7 @@
 // takes every process of that session down, however the launcher arranges its children.
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct ProcessSpec {
   std::vector<std::string> job_state;
   double queue_timeout_s = 0;  // stop a job still queued after this long; 0: no limit
   double queue_look_every_s = 2;
+  // Told the scheduler's word each time it changes while the job waits, "" once it has started.
+  std::function<void(const std::string&)> queue_state_changed;
   // Other jobs of this runner run at the same time: clean up only this job's session, never every
   // child of the runner, and reap only its processes.
   bool beside_others = false;

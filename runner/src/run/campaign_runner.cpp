@@ -212,6 +212,7 @@ ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, con
   spec.job_state = command.job_state;
   if (!command.job_output_file.empty()) spec.job_output_file = command.job_output_file;
   spec.queue_timeout_s = run.context.launcher.queue_timeout_s;
+  spec.queue_state_changed = run.queue_state_changed;
   spec.beside_others = run.parallel > 1;
   return run_process(spec, run.stop);
 }
@@ -314,11 +315,13 @@ CampaignResult run_in_parallel(Store& store, const CampaignRun& run, const Pendi
 
 }  // namespace
 
-CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTrials& trials, std::ostream& out) {
-  if (run.parallel > 1) return run_in_parallel(store, run, trials, out);
+CampaignResult run_trials(Store& store, const CampaignRun& campaign, const PendingTrials& trials, std::ostream& out) {
+  if (campaign.parallel > 1) return run_in_parallel(store, campaign, trials, out);
   CampaignResult result;
-  Progress progress(out, int(trials.rows.size()), run.live_progress,
-                    run.live_progress ? trial_kinds(trials) : std::vector<TrialTimes::Kind>{});
+  Progress progress(out, int(trials.rows.size()), campaign.live_progress,
+                    campaign.live_progress ? trial_kinds(trials) : std::vector<TrialTimes::Kind>{});
+  CampaignRun run = campaign;
+  run.queue_state_changed = [&progress](const std::string& state) { progress.trial_queued(state); };
   for (std::size_t i = 0; i < trials.rows.size(); ++i) {
     if (run.stop && run.stop->load()) {
       result.stopped = true;

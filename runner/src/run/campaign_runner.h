@@ -35,6 +35,8 @@ struct CampaignRun {
   // in flight holds its launcher's PID in running_launchers[k].
   int parallel = 1;
   std::atomic<int>* running_launchers = nullptr;
+  // Told while a trial's job waits in the scheduler's queue (ProcessSpec::queue_state_changed).
+  std::function<void(const std::string&)> queue_state_changed;
 };
 
 // The trials a run or rerun launches, in order: their rows in the store, and each trial built when

@@ -43,7 +43,10 @@ std::string Progress::live_line() const {
   const auto left = times_.left(std::size_t(done_), trial_s);
   std::string line = fmt::format("[{}/{}] {} failed, {} elapsed, ETA {} | {}", done_, total_, failures_,
                                  format_duration(elapsed_s()), left ? format_duration(*left) : "?", current_);
-  if (running_) {
+  if (running_ && !queued_.empty()) {
+    const double queued_s = std::chrono::duration<double>(Clock::now() - queued_since_).count();
+    line += fmt::format(" (queued {}: {})", format_duration(queued_s), queued_);
+  } else if (running_) {
     const auto expected = times_.expected(std::size_t(done_));
     line += expected ? fmt::format(" ({} of ~{})", format_duration(trial_s), format_duration(*expected))
                      : fmt::format(" ({})", format_duration(trial_s));
@@ -79,12 +82,20 @@ void Progress::trial_started(const std::string& label) {
   }
 }
 
+void Progress::trial_queued(const std::string& state) {
+  std::lock_guard lock(mutex_);
+  if (queued_.empty()) queued_since_ = trial_start_;  // the job was handed to the scheduler at the start
+  queued_ = escape_control_characters(state);
+  if (live_ && running_) draw_live_line();
+}
+
 void Progress::trial_finished(const std::string& state, double seconds, const std::string& detail,
                               const std::string& log_path) {
   std::lock_guard lock(mutex_);
   // The ETA learns from the trial's wall time as the campaign saw it, launch and bookkeeping included.
   times_.record(std::size_t(done_), std::chrono::duration<double>(Clock::now() - trial_start_).count());
   running_ = false;
+  queued_.clear();
   ++done_;
   bool succeeded = state == "succeeded";
   if (!succeeded) ++failures_;

@@ -25,6 +25,9 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   void trial_started(const std::string& label);
+  // The running trial's job waits in the scheduler's queue ("PENDING Resources"), or no longer
+  // does (""): the live line says so instead of how long the trial has run.
+  void trial_queued(const std::string& state);
   // `detail` is shown after the state; `log_path` is printed for anything that did not succeed.
   void trial_finished(const std::string& state, double seconds, const std::string& detail, const std::string& log_path);
   void finish();
@@ -56,6 +59,8 @@ class Progress {
   int failures_ = 0;
   std::string current_;
   bool running_ = false;  // a trial has started and not finished
+  std::string queued_;    // the scheduler's word while the running trial's job waits, else ""
+  Clock::time_point queued_since_;
   Clock::time_point start_ = Clock::now();
   Clock::time_point trial_start_ = start_;
   TrialTimes times_;

@@ -1,15 +1,20 @@
 #include "run/summary.h"
 
+#include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "launch/queue_note.h"
+#include "run/progress.h"
 #include "stats.h"
 #include "store/launch_rows.h"
 #include "store/stage_rows.h"
 #include "store/lease.h"
+#include "table_cell.h"
 #include "text_table.h"
 
 namespace mt {
@@ -45,7 +50,7 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id), a.exit_code, a.duration_s,
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'tokens_per_sec'),
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'step_time_ms'),
-           a.log_path, a.error_reason, a.runner_host, a.runner_pid, t.workload, a.id
+           a.log_path, a.error_reason, a.runner_host, a.runner_pid, t.workload, a.id, a.run_dir
     FROM trials t LEFT JOIN latest_attempts a ON a.trial_id = t.id
     WHERE t.campaign_id = ? ORDER BY t.ordinal)sql");
   s.bind(1, campaign_id);
@@ -74,6 +79,11 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
           "mtrun (pid {} on {}) is gone; the next `mtrun run` or `mtrun rerun --failed` runs "
           "this trial again",
           s.integer(15), s.text(14));
+    } else if (r.state == std::string("running")) {
+      if (auto note = read_queue_note(std::filesystem::path(s.text(18)) / kQueueNoteName)) {
+        r.queued = fmt::format("{}, {}", escape_control_characters(note->state),
+                               format_duration(std::max(0.0, std::difftime(std::time(nullptr), note->launched_at))));
+      }
     }
     rows.push_back(std::move(r));
   }
@@ -115,7 +125,7 @@ std::string render_trial_table(const std::vector<TrialRow>& rows) {
   TextTable table({"trial", "study", "configuration", "rep", "state", "att", "exit", "tokens/s", "step ms", "s"});
   for (const auto& r : rows) {
     table.add_row({r.identity.substr(0, 12), r.study, r.config, std::to_string(r.repeat_index),
-                   r.state.value_or("pending"), std::to_string(r.attempts),
+                   r.queued ? "queued" : r.state.value_or("pending"), std::to_string(r.attempts),
                    r.exit_code ? std::to_string(*r.exit_code) : "", optional_number(r.tokens_per_sec, 0),
                    optional_number(r.step_time_ms, 1), optional_number(r.duration_s, 1)});
   }

@@ -26,10 +26,14 @@ struct TrialRow {
   std::optional<double> step_time_ms;
   std::string log_path;
   std::string error_reason;
+  // A running attempt whose job waits in the scheduler's queue (queue_note.h): the scheduler's
+  // word on it and how long it has waited, e.g. "PENDING Resources, 1m05s".
+  std::optional<std::string> queued;
 };
 
 // Trials of a campaign in plan order, each with its latest attempt. An attempt recorded as running
-// whose runner is gone (lease.h) is shown as interrupted, with why; the database is not changed.
+// whose runner is gone (lease.h) is shown as interrupted, with why; one whose job waits in the
+// scheduler's queue, as queued; the database is not changed.
 std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_id);
 
 // Per (study, configuration): n succeeded of total, tokens/s and step ms as mean ± std.

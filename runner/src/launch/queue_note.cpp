@@ -1,0 +1,38 @@
+#include "launch/queue_note.h"
+
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace mt {
+
+bool write_queue_note(const std::filesystem::path& file, const QueueNote& note) {
+  auto partial = file;
+  partial += ".partial";
+  {
+    std::ofstream out(partial, std::ios::trunc);
+    out << note.launched_at << "\n" << note.state << "\n";
+    if (!out.flush()) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, file, ec);
+  return !ec;
+}
+
+std::optional<QueueNote> read_queue_note(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string when, state;
+  if (!std::getline(in, when) || !std::getline(in, state) || state.empty()) return std::nullopt;
+  QueueNote note;
+  note.state = state;
+  std::istringstream parse(when);
+  if (!(parse >> note.launched_at) || !parse.eof() || note.launched_at <= 0) return std::nullopt;
+  return note;
+}
+
+void remove_queue_note(const std::filesystem::path& file) {
+  std::error_code ec;
+  std::filesystem::remove(file, ec);
+}
+
+}  // namespace mt

@@ -48,6 +48,19 @@ TEST_CASE("while the running trial's job waits in the scheduler's queue, the liv
   CHECK(progress.live_line().find("queued") == std::string::npos);
 }
 
+TEST_CASE("with trials in flight at once, one line says when a trial's job is queued") {
+  std::ostringstream out;
+  Progress progress(out, 2, /*live=*/false);
+  progress.parallel_started("s n=1 rep 0");
+  progress.parallel_queued("s n=1 rep 0", "PENDING Resources");
+  progress.parallel_queued("s n=1 rep 0", "");  // started: its end line will say the rest
+  progress.parallel_finished("s n=1 rep 0", "succeeded", 1.0, "", "log");
+  CHECK(out.str() ==
+        "[1/2] s n=1 rep 0 ... started\n"
+        "[queued] s n=1 rep 0 ... PENDING Resources\n"
+        "[1 done] s n=1 rep 0 ... succeeded in 1.0 s  \n");
+}
+
 TEST_CASE("on a terminal the line is redrawn while a trial runs, not only between trials") {
   std::ostringstream out;
   {

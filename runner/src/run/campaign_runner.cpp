@@ -294,6 +294,10 @@ CampaignResult run_in_parallel(Store& store, const CampaignRun& run, const Pendi
       Prepared p = prepare(store, slot_runs[k], trials.rows[next], t, {});  // nothing waited for in parallel
       const std::string label = trial_label(t);
       progress.parallel_started(label);
+      // Set while the slot is free: its trial's thread reads it from here on.
+      slot_runs[k].queue_state_changed = [&progress, label](const std::string& state) {
+        progress.parallel_queued(label, state);
+      };
       const CampaignRun& slot_run = slot_runs[k];
       std::future<Executed> executed = std::async(
           std::launch::async, [&store, &slot_run, p, t = std::move(t)] { return execute(store, slot_run, p, t); });

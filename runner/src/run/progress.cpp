@@ -119,6 +119,13 @@ void Progress::parallel_started(const std::string& label) {
   out_.flush();
 }
 
+void Progress::parallel_queued(const std::string& label, const std::string& state) {
+  if (state.empty()) return;
+  std::lock_guard lock(mutex_);
+  fmt::print(out_, "[queued] {} ... {}\n", escape_control_characters(label), escape_control_characters(state));
+  out_.flush();
+}
+
 void Progress::parallel_finished(const std::string& label, const std::string& state, double seconds,
                                  const std::string& detail, const std::string& log_path) {
   std::lock_guard lock(mutex_);

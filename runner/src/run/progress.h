@@ -35,6 +35,9 @@ class Progress {
   // With trials in flight at once: one plain line when each starts and one when it ends, both
   // naming it (the live line and the ETA assume one trial at a time).
   void parallel_started(const std::string& label);
+  // One line each time the scheduler's word on a queued trial in flight changes (e.g. "PENDING
+  // Resources"); none once its job has started (`state` ""): its end line says the rest.
+  void parallel_queued(const std::string& label, const std::string& state);
   void parallel_finished(const std::string& label, const std::string& state, double seconds, const std::string& detail,
                          const std::string& log_path);
 

@@ -36,12 +36,14 @@ TEST_CASE("while the running trial's job waits in the scheduler's queue, the liv
   Progress progress(out, 2, /*live=*/false);
   progress.trial_started("s n=1 rep 0");
   progress.trial_queued("PENDING Resources");
-  CHECK(progress.live_line().find("| s n=1 rep 0 (queued 0s: PENDING Resources)") != std::string::npos);
+  // "(queued 0s: …)", the seconds since the trial started (more on a machine that stalls us).
+  CHECK(progress.live_line().find("| s n=1 rep 0 (queued ") != std::string::npos);
+  CHECK(progress.live_line().find("s: PENDING Resources)") != std::string::npos);
   progress.trial_queued("PENDING\nPriority");  // the scheduler's words cannot break the line
-  CHECK(progress.live_line().find("(queued 0s: PENDING\\nPriority)") != std::string::npos);
+  CHECK(progress.live_line().find("s: PENDING\\nPriority)") != std::string::npos);
   progress.trial_queued("");  // started
   CHECK(progress.live_line().find("queued") == std::string::npos);
-  CHECK(progress.live_line().find("| s n=1 rep 0 (0s)") != std::string::npos);
+  CHECK(progress.live_line().find("| s n=1 rep 0 (") != std::string::npos);
   progress.trial_queued("PENDING Resources");
   progress.trial_finished("succeeded", 0.0, "", "log");
   progress.trial_started("s n=1 rep 1");  // the next trial is not queued until its job is seen so

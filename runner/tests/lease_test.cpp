@@ -169,6 +169,12 @@ TEST_CASE("status shows a gone runner's attempt as interrupted without changing 
   f.running_attempt(RunnerId::self());
   CHECK(campaign_trials(*db, "c")[0].state == std::string("running"));
   CHECK_FALSE(campaign_trials(*db, "c")[0].queued);
+  const auto running_s = campaign_trials(*db, "c")[0].running_s;  // since its started_at, just now
+  REQUIRE(running_s);
+  CHECK(*running_s >= 0);
+  CHECK(*running_s < 60);
+  f.store.db().exec("UPDATE attempts SET started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-65 seconds')");
+  CHECK(*campaign_trials(*db, "c")[0].running_s >= 65);
 }
 
 TEST_CASE("status shows a running attempt whose job waits in the scheduler's queue as queued, and since when") {

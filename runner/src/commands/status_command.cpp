@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/commands.h"
+#include "run/progress.h"
 #include "run/summary.h"
 #include "store/campaign_lookup.h"
 #include "store/store_reader.h"
@@ -62,10 +63,11 @@ int print_status(const StatusOptions& options, std::ostream& out) {
   }
   fmt::print(out, "\n{} trials: {} succeeded, {} not succeeded, {} not finished\n", rows.size(), succeeded,
              done - succeeded, rows.size() - done);
-  for (const auto& r : rows) {
-    if (r.queued)
-      fmt::print(out, "  {} queued: its job waits in the scheduler's queue ({})\n", r.identity.substr(0, 12),
-                 *r.queued);
+  for (const auto& r : rows) {  // what is in flight now, and where to follow it
+    if (r.state != std::string("running")) continue;
+    const std::string what = r.queued ? fmt::format("queued: its job waits in the scheduler's queue ({})", *r.queued)
+                                      : fmt::format("running for {}", format_duration(r.running_s.value_or(0)));
+    fmt::print(out, "  {} {}\n    log: {}\n", r.identity.substr(0, 12), what, r.log_path);
   }
   for (const auto& r : rows) {
     if (!r.state || *r.state == "succeeded" || *r.state == "running") continue;

@@ -50,7 +50,8 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id), a.exit_code, a.duration_s,
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'tokens_per_sec'),
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'step_time_ms'),
-           a.log_path, a.error_reason, a.runner_host, a.runner_pid, t.workload, a.id, a.run_dir
+           a.log_path, a.error_reason, a.runner_host, a.runner_pid, t.workload, a.id, a.run_dir,
+           (julianday('now') - julianday(a.started_at)) * 86400.0
     FROM trials t LEFT JOIN latest_attempts a ON a.trial_id = t.id
     WHERE t.campaign_id = ? ORDER BY t.ordinal)sql");
   s.bind(1, campaign_id);
@@ -80,6 +81,7 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
           "this trial again",
           s.integer(15), s.text(14));
     } else if (r.state == std::string("running")) {
+      if (!s.is_null(19)) r.running_s = std::max(0.0, s.real(19));
       if (auto note = read_queue_note(std::filesystem::path(s.text(18)) / kQueueNoteName)) {
         r.queued = fmt::format("{}, {}", escape_control_characters(note->state),
                                format_duration(std::max(0.0, std::difftime(std::time(nullptr), note->launched_at))));

@@ -29,6 +29,7 @@ struct TrialRow {
   // A running attempt whose job waits in the scheduler's queue (queue_note.h): the scheduler's
   // word on it and how long it has waited, e.g. "PENDING Resources, 1m05s".
   std::optional<std::string> queued;
+  std::optional<double> running_s;  // a running attempt: seconds since it started
 };
 
 // Trials of a campaign in plan order, each with its latest attempt. An attempt recorded as running

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "training/profile/span_log.h"
+
 namespace mt {
 
 enum class TraceTrack { steps = 0, compute = 1, communication = 2 };
@@ -36,7 +38,8 @@ class TraceRecorder {
   int rank() const { return rank_; }
   void set_step(int64_t step) { step_ = step; }
   int64_t step() const { return step_; }
-  // Thread-safe: spans may be recorded from hooks.
+  // Thread-safe: spans may be recorded from hooks. Kept outside malloc's heap, so that a span kept
+  // at every step does not make the step's memory grow (span_log.h).
   void add(TraceSpan span);
 
   std::vector<TraceSpan> spans() const;
@@ -47,7 +50,7 @@ class TraceRecorder {
   Clock::time_point origin_;
   int64_t step_ = -1;
   mutable std::mutex mutex_;
-  std::vector<TraceSpan> spans_;
+  SpanLog log_;  // each span as JSON text, off the heap (span_log.h)
 };
 
 }  // namespace mt

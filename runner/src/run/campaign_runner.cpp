@@ -281,23 +281,23 @@ CampaignResult run_in_parallel(Store& store, const CampaignRun& run, const Pendi
       if (open_slot == flight.end()) break;
       const std::size_t k = std::size_t(open_slot - flight.begin());
       Trial t = trials.trial(next);
+      if (t.is_chain() && in_flight() > 0) break;  // it waits until it can run alone
+      const std::string label = trial_label(t);
+      // Set while the slot is free: its trial's thread reads it from here on.
+      slot_runs[k].queue_state_changed = [&progress, label](const std::string& state) {
+        progress.parallel_queued(label, state);
+      };
       if (t.is_chain()) {
-        if (in_flight() > 0) break;  // it waits until it can run alone
-        progress.parallel_started(trial_label(t));
+        progress.parallel_started(label);
         Finished done = run_one(store, slot_runs[k], trials.rows[next], t, {});
         const std::string detail = tally(result, done);
-        progress.parallel_finished(trial_label(t), to_string(done.outcome.state), done.outcome.duration_s, detail,
+        progress.parallel_finished(label, to_string(done.outcome.state), done.outcome.duration_s, detail,
                                    done.log_file.string());
         ++next;
         continue;
       }
       Prepared p = prepare(store, slot_runs[k], trials.rows[next], t, {});  // nothing waited for in parallel
-      const std::string label = trial_label(t);
       progress.parallel_started(label);
-      // Set while the slot is free: its trial's thread reads it from here on.
-      slot_runs[k].queue_state_changed = [&progress, label](const std::string& state) {
-        progress.parallel_queued(label, state);
-      };
       const CampaignRun& slot_run = slot_runs[k];
       std::future<Executed> executed = std::async(
           std::launch::async, [&store, &slot_run, p, t = std::move(t)] { return execute(store, slot_run, p, t); });

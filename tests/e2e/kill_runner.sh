@@ -29,6 +29,9 @@ ranks_alive() { pgrep -f -- "--output $WORK/" | wc -l; }
 RUNNER=$!
 wait_for_sql "select count(*) from attempts where state='succeeded'" 1
 wait_for_sql "select count(*) from attempts where state='running'" 1
+capture "$MTRUN" --db "$DB" status  # what is in flight, and where to follow it
+expect_contains "$OUT" "running for " "status while a trial runs"
+expect_contains "$OUT" "log: $WORK/" "status names the running trial's log"
 kill -9 $RUNNER
 wait $RUNNER || true
 for _ in $(seq 1 100); do [ "$(ranks_alive)" -eq 0 ] && break; sleep 0.1; done

@@ -9,14 +9,18 @@ namespace mt {
 bool write_queue_note(const std::filesystem::path& file, const QueueNote& note) {
   auto partial = file;
   partial += ".partial";
+  bool written = false;
   {
     std::ofstream out(partial, std::ios::trunc);
     out << note.launched_at << "\n" << note.state << "\n";
-    if (!out.flush()) return false;
+    written = static_cast<bool>(out.flush());
   }
-  std::error_code ec;
-  std::filesystem::rename(partial, file, ec);
-  return !ec;
+  std::error_code renamed;
+  if (written) std::filesystem::rename(partial, file, renamed);
+  if (written && !renamed) return true;
+  std::error_code ignored;
+  std::filesystem::remove(partial, ignored);  // no half-written note left in the run directory
+  return false;
 }
 
 std::optional<QueueNote> read_queue_note(const std::filesystem::path& file) {

@@ -12,12 +12,12 @@
 # name all three "AMD EPYC": family and model number tell them apart). A CPU none of these fits
 # needs --suffix. --dry-run prints what would run. Each campaign runs into a fresh database; the
 # committed ones and their reports are replaced only once every campaign has finished (a report
-# written before would leave the tree uncommitted under the next campaign); trials wait up to 30 s
-# for a quiet machine.
+# written before would leave the tree uncommitted under the next campaign). Trials settle and wait
+# for a quiet machine as their experiment asks (`conditions: settle_s, wait_quiet_s`): no flags.
 # It starts only from a committed tree whose programs were built from HEAD: the reports carry that
 # revision as their provenance.
-# About 8 + 60 + 17 + 16 minutes on an idle 2-vCPU VM (ddp_vs_pytorch's 120 trials each settle 10 s
-# first, comm_goal_cpu's 90 trials 5 s): run nothing else meanwhile.
+# About 14 + 60 + 17 + 16 minutes on an idle 2-vCPU VM (step_profile_cpu's and ddp_vs_pytorch's
+# trials each settle 10 s first, comm_goal_cpu's 5 s): run nothing else meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MTRUN=${MTRUN:-build/bin/mtrun}
@@ -66,18 +66,6 @@ check_provenance() {
   fi
 }
 
-# How a campaign runs: each trial waits up to 30 s for a quiet machine; ddp_vs_pytorch's first
-# settle 10 s, since its PyTorch trials free gigabytes that a VM hands back to the hypervisor over
-# the next seconds, slowing whatever runs then (docs/measurement.md, "Settling between trials");
-# comm_goal_cpu's 5 s, its goal being decided within a few per cent.
-run_flags() {
-  case "$1" in
-    ddp_vs_pytorch) echo --settle 10 --wait-quiet 30 ;;
-    comm_goal_cpu) echo --settle 5 --wait-quiet 30 ;;
-    *) echo --wait-quiet 30 ;;
-  esac
-}
-
 suffix="" suffix_given=false dry_run=false experiments=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -99,7 +87,6 @@ $dry_run || check_provenance || exit 2
 if $dry_run; then
   for e in "${experiments[@]}"; do
     echo "cpu_reports: $e -> reports/$e$suffix (.sqlite .args .md)"
-    echo "  run flags: $(run_flags "$e")"
     report_args "$e" | sed 's/^/  report flag: /'
   done
   exit 0
@@ -111,8 +98,7 @@ work=$(mktemp -d)
 trap 'echo "cpu_reports: stopped; the campaigns that finished are in $work" >&2' ERR
 for e in "${experiments[@]}"; do
   echo "cpu_reports: $e (campaign into $work/$e$suffix.sqlite)"
-  read -ra flags <<< "$(run_flags "$e")"
-  "$MTRUN" --db "$work/$e$suffix.sqlite" run "experiments/$e.yaml" "${flags[@]}"
+  "$MTRUN" --db "$work/$e$suffix.sqlite" run "experiments/$e.yaml"
   # One self-contained file: the write-ahead log folded in before it is copied.
   python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("pragma wal_checkpoint(TRUNCATE)")' \
     "$work/$e$suffix.sqlite"

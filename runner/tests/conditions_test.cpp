@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "commands/campaign_command.h"
 #include "experiment/experiment_loader.h"
 #include "launch/machine_conditions.h"
 #include "launch/proc_readings.h"
@@ -393,6 +394,39 @@ TEST_CASE("conditions thresholds are validated with the other keys") {
       load_errors(head + "conditions: {max_foriegn_cpu_pct: 5}\n" + study).find("unknown key 'max_foriegn_cpu_pct'") !=
       std::string::npos);
   CHECK(load_errors(head + "conditions: {max_foreign_cpu_pct: 50, keep_disturbed: true}\n" + study).empty());
+  CHECK(load_errors(head + "conditions: {settle_s: -1}\n" + study) ==
+        "conditions settle_s must be at least 0, got -1\n");
+  CHECK(load_errors(head + "conditions: {settle_s: 7200}\n" + study) == "conditions settle_s must be at most 3600 s\n");
+  CHECK(load_errors(head + "conditions: {wait_quiet_s: soon}\n" + study).find("wait_quiet_s") != std::string::npos);
+}
+
+TEST_CASE("an experiment's wait before each trial is loaded, kept with the campaign and read back") {
+  const auto file = std::filesystem::temp_directory_path() / "mt_conditions_waits.yaml";
+  std::ofstream(file) << "name: x\nconditions: {settle_s: 10, wait_quiet_s: 30}\n"
+                         "studies:\n  - name: s\n    workload: command\n    command: [echo, 1]\n";
+  LoadResult r = load_experiment(file);
+  REQUIRE(r.experiment);
+  CHECK(r.experiment->conditions.settle_s == 10);
+  CHECK(r.experiment->conditions.wait_quiet_s == 30);
+  const ConditionsThresholds kept = thresholds_from_json(thresholds_to_json(r.experiment->conditions));
+  CHECK(kept.settle_s == 10);  // `rerun` settles as the campaign's `run` did
+  CHECK(kept.wait_quiet_s == 30);
+  // A campaign recorded before the keys existed asked for neither.
+  const ConditionsThresholds older = thresholds_from_json(R"({"max_steal_pct": 5})");
+  CHECK(older.settle_s == 0);
+  CHECK(older.wait_quiet_s == 0);
+}
+
+TEST_CASE("--settle and --wait-quiet override the experiment's waits, which apply where they are not given") {
+  MeasurementSettings settings;
+  settings.conditions.settle_s = 10;
+  settings.conditions.wait_quiet_s = 30;
+  CHECK(settings.settle_seconds() == 10);
+  CHECK(settings.wait_quiet_seconds() == 30);
+  settings.settle_s = 0;  // `run --settle 0`: not at all, whatever the experiment says
+  settings.wait_quiet_s = 5;
+  CHECK(settings.settle_seconds() == 0);
+  CHECK(settings.wait_quiet_seconds() == 5);
 }
 
 TEST_CASE("a job is oversubscribed when one host ran more threads than it has CPUs") {

@@ -86,6 +86,28 @@ DB="$WORK/settle.sqlite"
 capture "$MTRUN" --db "$DB" run --settle -1 "$WORK/settle.yaml"
 expect_eq "$RC" 2 "a negative --settle is refused"
 expect_contains "$OUT" "--settle" "the refusal names the flag"
+# The experiment itself may ask for it (conditions: settle_s), so that `mtrun run FILE` measures as
+# its report did; plan says so, a flag overrides it, and rerun settles as the campaign's run did.
+sed 's/^repeat: 1$/repeat: 1\nconditions: {settle_s: 1.5}/' "$WORK/settle.yaml" > "$WORK/settle_declared.yaml"
+expect_contains "$("$MTRUN" plan "$WORK/settle_declared.yaml")" "before each trial: settle 1.5 s with nothing running" \
+  "plan says what the experiment asks for before each trial"
+DB="$WORK/settle_declared.sqlite"
+capture "$MTRUN" --db "$DB" run "$WORK/settle_declared.yaml"
+expect_eq "$RC" 0 "run of an experiment that settles"
+expect_eq "$(grep -c '(settled 1.5 s)' <<<"$OUT")" 2 "the experiment's settle applies with no flag"
+expect_eq "$(sql "select count(*) from attempts where settle_s >= 1.5")" 2 "each attempt records the experiment's settle"
+DB="$WORK/settle_overridden.sqlite"
+capture "$MTRUN" --db "$DB" run --settle 0 "$WORK/settle_declared.yaml"
+expect_eq "$RC" 0 "run --settle 0"
+expect_eq "$(grep -c 'settled' <<<"$OUT")" 0 "--settle 0 overrides the experiment's settle"
+expect_eq "$(sql "select count(*) from attempts where settle_s is null")" 2 "no attempt records a settle it did not do"
+sed 's/command: \[echo, "value: {cfg}"\]/command: [sh, -c, "test {cfg} = 1 || exit 3; echo value: {cfg}"]/' \
+  "$WORK/settle_declared.yaml" > "$WORK/settle_fails.yaml"
+DB="$WORK/settle_rerun.sqlite"
+capture "$MTRUN" --db "$DB" run "$WORK/settle_fails.yaml"
+expect_eq "$RC" 1 "a campaign with a failing trial"
+capture "$MTRUN" --db "$DB" rerun --failed
+expect_eq "$(grep -c '(settled 1.5 s)' <<<"$OUT")" 1 "rerun settles as the campaign's experiment asked"
 echo "PASS (settle)"
 
 # A campaign of short trials whose own CPU use is real (a busy loop inside the job).

@@ -38,4 +38,14 @@ if ! diff -u "$WORK/matrix-1gpu" "$WORK/slice"; then
   exit 1
 fi
 [ -s "$WORK/slice" ] || { echo "FAIL: experiments/a100_1gpu_slice.yaml plans no trial"; exit 1; }
+# The CPU campaigns behind the README's figures settle and wait as their committed reports did, so
+# that `mtrun run FILE` alone measures the same way (benchmarks/cpu_reports.sh passes no flags).
+before() { grep '^before each trial: ' "$WORK/$1.plan" | sed 's/ (conditions: .*//'; }
+expect_before() {
+  [ "$(before "$1")" = "before each trial: $2" ] || { echo "FAIL: $1 plans '$(before "$1")', not '$2'"; exit 1; }
+}
+expect_before ddp_vs_pytorch "settle 10 s with nothing running, then wait up to 30 s for a quiet machine"
+expect_before step_profile_cpu "settle 10 s with nothing running, then wait up to 30 s for a quiet machine"
+expect_before comm_goal_cpu "settle 5 s with nothing running, then wait up to 30 s for a quiet machine"
+expect_before comm_cpu "wait up to 30 s for a quiet machine"
 echo "PASS: $checked experiment file(s) plan; the 1-GPU slice is $(wc -l < "$WORK/slice") trials of a100_matrix"

@@ -3,6 +3,7 @@
 // mtrun (under job guards, stoppable with Ctrl-C), then print the summary and pick the exit code.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -22,11 +23,16 @@ namespace mt {
 // How the campaign's measurements are taken and judged (docs/measurement.md).
 struct MeasurementSettings {
   ConditionsThresholds conditions;
-  double settle_s = 0;         // --settle: before each trial, first wait this long with nothing running
-  double wait_quiet_s = 0;     // --wait-quiet: before each trial, wait up to this long for a quiet machine
-  bool require_quiet = false;  // --require-quiet: refuse to start timing on a busy machine
+  // --settle / --wait-quiet, where given: they override the experiment's `conditions: settle_s /
+  // wait_quiet_s` (in `conditions`), which apply otherwise.
+  std::optional<double> settle_s;                // before each trial, first wait this long with nothing running
+  std::optional<double> wait_quiet_s;            // before each trial, wait up to this long for a quiet machine
+  bool require_quiet = false;                    // --require-quiet: refuse to start timing on a busy machine
   std::map<std::string, RepeatPolicy> adaptive;  // studies with adaptive repeats
   int parallel = 0;  // --parallel: trials in flight at once; 0: as the experiment says (`parallel`), else 1
+
+  double settle_seconds() const { return settle_s.value_or(conditions.settle_s); }
+  double wait_quiet_seconds() const { return wait_quiet_s.value_or(conditions.wait_quiet_s); }
 };
 
 // Runs while `lease` is held, renewing it (LeaseKeeper): first a look at the machine (a warning when

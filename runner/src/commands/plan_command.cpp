@@ -1,10 +1,13 @@
 // mtrun plan FILE: every trial, its identity and its exact command — nothing is run.
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "commands/commands.h"
 #include "commands/experiment_plan.h"
@@ -15,6 +18,15 @@
 namespace mt {
 
 namespace {
+
+// What the experiment asks for before each trial, in words ("" when nothing).
+std::string before_each_trial(const ConditionsThresholds& conditions) {
+  std::vector<std::string> waits;
+  if (conditions.settle_s > 0) waits.push_back(fmt::format("settle {:g} s with nothing running", conditions.settle_s));
+  if (conditions.wait_quiet_s > 0)
+    waits.push_back(fmt::format("wait up to {:g} s for a quiet machine", conditions.wait_quiet_s));
+  return fmt::format("{}", fmt::join(waits, ", then "));
+}
 
 int print_plan(const std::filesystem::path& experiment, const std::optional<std::filesystem::path>& engine,
                const ExpansionLimits& limits, std::ostream& out) {
@@ -39,6 +51,9 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
+  if (const std::string waits = before_each_trial(plan.experiment.conditions); !waits.empty())
+    fmt::print(out, "before each trial: {} (conditions: settle_s, wait_quiet_s; run --settle, --wait-quiet override)\n",
+               waits);
   if (plan.experiment.parallel > 1) {
     const LauncherConfig& l = plan.experiment.launcher;
     fmt::print(out, "parallel: up to {} trials in flight; each command above then {}\n", plan.experiment.parallel,

@@ -102,7 +102,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
 // The machine before any timing: a warning when busy, a refusal with --require-quiet.
 void look_at_machine(const MeasurementSettings& settings, std::ostream& out) {
   QuietCheck check =
-      check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_s : 0, &g_stop_requested);
+      check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_seconds() : 0, &g_stop_requested);
   if (!check.busy()) return;
   if (settings.require_quiet) {
     throw RunnerError(kExitBusy,
@@ -110,7 +110,7 @@ void look_at_machine(const MeasurementSettings& settings, std::ostream& out) {
                                   check.waited_s > 0 ? fmt::format(" after waiting {:.0f} s", check.waited_s) : ""));
   }
   fmt::print(out, "warning: the machine is busy: {}; timings may suffer{}\n", busy_reasons(check),
-             settings.wait_quiet_s > 0 ? " (--wait-quiet waits before each trial)" : "");
+             settings.wait_quiet_seconds() > 0 ? " (each trial waits for a quiet machine first)" : "");
 }
 
 }  // namespace
@@ -127,8 +127,9 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   }
   const bool adaptive_due = !settings.adaptive.empty();
   std::vector<std::string> per_trial_waits;
-  if (settings.settle_s > 0) per_trial_waits.push_back("--settle");
-  if (settings.wait_quiet_s > 0) per_trial_waits.push_back("--wait-quiet");
+  if (settings.settle_seconds() > 0) per_trial_waits.push_back("settling (settle_s, --settle)");
+  if (settings.wait_quiet_seconds() > 0)
+    per_trial_waits.push_back("waiting for a quiet machine (wait_quiet_s, --wait-quiet)");
   if (parallel > 1 && !per_trial_waits.empty()) {
     fmt::print(out,
                "note: {} {} not applied before each trial when {} run at once: the trials in flight keep the "
@@ -152,8 +153,8 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.guard = mtrun_executable();
   run.provenance = provenance;
   run.conditions = settings.conditions;
-  run.settle_s = settings.settle_s;
-  run.wait_quiet_s = settings.wait_quiet_s;
+  run.settle_s = settings.settle_seconds();
+  run.wait_quiet_s = settings.wait_quiet_seconds();
   CampaignResult result = run_trials(store, run, trials, out);
   // Adaptive rounds, one at a time, while the campaign runs cleanly and a configuration needs one.
   while (adaptive_due && !result.stopped && !result.lease_lost) {
@@ -174,11 +175,12 @@ void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
   command
       .add_option("--settle", settings.settle_s,
                   "before each trial, first wait SECONDS with nothing running, so that what the last job left "
-                  "behind settles (docs/measurement.md)")
-      ->check(CLI::Range(0.0, 3600.0));
+                  "behind settles (default: the experiment's conditions: settle_s, else 0; docs/measurement.md)")
+      ->check(CLI::Range(0.0, kMostSettleSeconds));
   command
       .add_option("--wait-quiet", settings.wait_quiet_s,
-                  "before each trial, wait up to SECONDS for a quiet machine (docs/measurement.md)")
+                  "before each trial, wait up to SECONDS for a quiet machine (default: the experiment's conditions: "
+                  "wait_quiet_s, else 0; docs/measurement.md)")
       ->check(CLI::NonNegativeNumber);
   command.add_flag("--require-quiet", settings.require_quiet,
                    "refuse to start timing on a busy machine (exit 3); with --wait-quiet, after waiting");

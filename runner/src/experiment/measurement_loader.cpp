@@ -5,10 +5,18 @@
 namespace mt {
 namespace {
 
-const std::vector<std::string> kConditionKeys = {
-    "max_foreign_cpu_pct",  "max_steal_pct",        "max_calibration_drop_pct", "max_memory_bandwidth_drop_pct",
-    "max_latency_rise_pct", "max_cpu_pressure_pct", "bimodal_step_ratio",       "bimodal_min_gap_ms",
-    "sample_interval_s",    "keep_disturbed"};
+const std::vector<std::string> kConditionKeys = {"max_foreign_cpu_pct",
+                                                 "max_steal_pct",
+                                                 "max_calibration_drop_pct",
+                                                 "max_memory_bandwidth_drop_pct",
+                                                 "max_latency_rise_pct",
+                                                 "max_cpu_pressure_pct",
+                                                 "bimodal_step_ratio",
+                                                 "bimodal_min_gap_ms",
+                                                 "sample_interval_s",
+                                                 "keep_disturbed",
+                                                 "settle_s",
+                                                 "wait_quiet_s"};
 const std::vector<std::string> kRepeatKeys = {"min", "max", "target_ci_pct"};
 
 void read_number(YamlReader& r, const YAML::Node& node, const char* key, double minimum, double& out) {
@@ -29,6 +37,11 @@ void read_conditions(YamlReader& r, const YAML::Node& node, ConditionsThresholds
   read_number(r, node, "bimodal_step_ratio", 1, out.bimodal_step_ratio);
   read_number(r, node, "bimodal_min_gap_ms", 0, out.bimodal_min_gap_ms);
   read_number(r, node, "sample_interval_s", 0.05, out.sample_interval_s);
+  read_number(r, node, "settle_s", 0, out.settle_s);
+  read_number(r, node, "wait_quiet_s", 0, out.wait_quiet_s);
+  if (node["settle_s"] && out.settle_s > kMostSettleSeconds) {
+    r.error(pos_of(node["settle_s"]), fmt::format("conditions settle_s must be at most {:g} s", kMostSettleSeconds));
+  }
   for (const char* drop : {"max_calibration_drop_pct", "max_memory_bandwidth_drop_pct"}) {
     const double value = drop == std::string("max_calibration_drop_pct") ? out.max_calibration_drop_pct
                                                                          : out.max_memory_bandwidth_drop_pct;

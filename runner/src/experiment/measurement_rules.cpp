@@ -16,6 +16,8 @@ std::string thresholds_to_json(const ConditionsThresholds& t) {
   j["bimodal_min_gap_ms"] = t.bimodal_min_gap_ms;
   j["sample_interval_s"] = t.sample_interval_s;
   j["keep_disturbed"] = t.keep_disturbed;
+  j["settle_s"] = t.settle_s;
+  j["wait_quiet_s"] = t.wait_quiet_s;
   return j.dump();
 }
 
@@ -35,6 +37,8 @@ ConditionsThresholds thresholds_from_json(const std::string& text) {
   number("bimodal_step_ratio", t.bimodal_step_ratio);
   number("bimodal_min_gap_ms", t.bimodal_min_gap_ms);
   number("sample_interval_s", t.sample_interval_s);
+  number("settle_s", t.settle_s);  // absent from campaigns recorded before the keys existed: 0
+  number("wait_quiet_s", t.wait_quiet_s);
   if (j.contains("keep_disturbed") && j["keep_disturbed"].is_boolean())
     t.keep_disturbed = j["keep_disturbed"].get<bool>();
   return t;

@@ -21,7 +21,15 @@ struct ConditionsThresholds {
   double bimodal_min_gap_ms = 10;    // … and at least this many ms apart (a few scheduler ticks)
   double sample_interval_s = 0.5;    // how often the sampler reads the machine during a job
   bool keep_disturbed = false;       // reports average disturbed attempts in anyway
+  // Before each trial (when trials run one at a time): first wait this long with nothing of ours
+  // running, then up to this long for a quiet machine. The experiment's own need, so that `mtrun
+  // run FILE` measures as its committed report did; `run --settle` / `--wait-quiet` override them.
+  double settle_s = 0;
+  double wait_quiet_s = 0;
 };
+
+// The most a trial may be made to settle, in seconds (`settle_s`, `run --settle`).
+inline constexpr double kMostSettleSeconds = 3600;
 
 // `repeat: N` is min = max = N; `repeat: {min, max, target_ci_pct}` keeps adding rounds after `min`
 // while the primary metric's 95 % confidence interval is wider than ±target_ci_pct % of its mean.

@@ -1,0 +1,111 @@
+// mtrun delete CAMPAIGN --yes: removes a campaign from the results database, every row of it in one
+// transaction, then its run directories (runs/<campaign>/ beside the database). --dry-run says
+// what would go. A campaign a runner is running, or a baseline points at, is refused.
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fmt/ranges.h>
+
+#include "commands/campaign_selection.h"
+#include "commands/commands.h"
+#include "runner_error.h"
+#include "store/campaign_lookup.h"
+#include "store/campaign_removal.h"
+#include "store/lease.h"
+#include "store/store.h"
+
+namespace mt {
+namespace {
+
+struct DeleteOptions {
+  std::filesystem::path db;
+  std::string campaign;
+  bool yes = false;
+  bool dry_run = false;
+  bool keep_files = false;
+};
+
+// Bytes of the regular files under `dir` (0 where there is none; unreadable entries are skipped).
+std::uintmax_t bytes_under(const std::filesystem::path& dir) {
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) {
+      const auto size = it->file_size(size_ec);
+      if (!size_ec) total += size;
+    }
+  }
+  return total;
+}
+
+std::string files_text(const std::filesystem::path& runs) {
+  std::error_code ec;
+  if (!std::filesystem::exists(runs, ec)) return fmt::format("no run directory ({} does not exist)", runs.string());
+  const double kib = double(bytes_under(runs)) / 1024.0;
+  return kib < 1024 ? fmt::format("run directory {} ({:.0f} KiB)", runs.string(), kib)
+                    : fmt::format("run directory {} ({:.1f} MiB)", runs.string(), kib / 1024.0);
+}
+
+int delete_campaign(const DeleteOptions& options, std::ostream& out) {
+  require_database(options.db);
+  Store store(options.db);
+  const Campaign campaign = campaign_by_id(store.db(), options.campaign);
+  const std::filesystem::path runs = campaign_runs_dir(options.db, campaign.id);
+  const std::string what = fmt::format("campaign {} of {} (created {}, revision {})", campaign.id, campaign.experiment,
+                                       campaign.created_at, campaign.source_revision.substr(0, 12));
+  if (options.dry_run || !options.yes) {
+    const CampaignRows rows = count_campaign_rows(store.db(), campaign.id);
+    fmt::print(out, "would delete {}: {} trials, {} attempts, {} rows in all, {}\n", what, rows.trials, rows.attempts,
+               rows.rows, options.keep_files ? "but not its run directory" : "and its " + files_text(runs));
+    if (const auto names = baselines_of(store.db(), campaign.id); !names.empty())
+      fmt::print(out, "but baseline {} points at it: it would be refused\n", fmt::join(names, ", "));
+    if (options.dry_run) return kExitOk;
+    throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to delete campaign {}", campaign.id));
+  }
+  // Held until the files are gone: no runner is running the campaign now, and none starts it again
+  // (the same experiment at the same revision is the same campaign) while its directory is removed.
+  CampaignLease lease(store.db(), campaign.id, RunnerId::self(), std::time(nullptr));
+  const std::string files = files_text(runs);
+  const CampaignRows rows = delete_campaign_rows(store.db(), campaign.id);
+  fmt::print(out, "deleted {}: {} trials, {} attempts, {} rows in all\n", what, rows.trials, rows.attempts, rows.rows);
+  if (options.keep_files) {
+    fmt::print(out, "kept its {}\n", files);
+    return kExitOk;
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(runs, ec)) {
+    std::filesystem::remove_all(runs, ec);
+    if (ec) {
+      throw RunnerError(kExitWrite, fmt::format("campaign {} is deleted from the database, but its run directory {} "
+                                                "could not be removed ({}): remove it by hand",
+                                                campaign.id, runs.string(), ec.message()));
+    }
+  }
+  fmt::print(out, "removed its {}\n", files);
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRunner register_delete_command(CLI::App& app, const GlobalOptions& global) {
+  auto options = std::make_shared<DeleteOptions>();
+  auto* cmd = app.add_subcommand(
+      "delete", "remove a campaign from the database with its run directory (--yes; --dry-run shows what would go)");
+  cmd->add_option("CAMPAIGN", options->campaign, "campaign id or unique prefix (mtrun campaigns lists them)")
+      ->required();
+  cmd->add_flag("--yes", options->yes, "delete it: without this flag nothing is deleted");
+  cmd->add_flag("--dry-run", options->dry_run, "say what would be deleted, and delete nothing");
+  cmd->add_flag("--keep-files", options->keep_files, "keep its run directory (logs, results, traces) on disk");
+  return [options, &global](std::ostream& out) {
+    options->db = global.db;
+    return delete_campaign(*options, out);
+  };
+}
+
+}  // namespace mt

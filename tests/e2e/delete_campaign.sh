@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `mtrun delete CAMPAIGN`: nothing goes without --yes (--dry-run says what would); with it every
+# row of the campaign leaves the database and its run directory leaves the disk, while another
+# campaign stays whole; a campaign a baseline points at, or one a live runner is running, is
+# refused and left as it was. No engine is launched.
+source "$(dirname "$0")/lib.sh"
+export MTENGINE=/bin/true
+DB="$WORK/results/mtrun.sqlite"
+RUNS="$WORK/results/runs"
+experiment() {  # experiment NAME COMMAND...: a study of two trials running COMMAND
+  local name=$1; shift
+  printf 'name: %s\nstudies:\n  - name: s\n    workload: command\n    launch: direct\n    command: [%s]\n    matrix: {n: [1, 2]}\n    metrics: {value: {regex: %s}}\n' \
+    "$name" "$*" "'value: ([0-9]+)'" > "$WORK/$name.yaml"
+}
+experiment gone 'sh, -c, "echo value: {n}"'
+experiment kept 'sh, -c, "echo value: {n}"'
+for e in gone kept; do
+  capture "$MTRUN" --db "$DB" run "$WORK/$e.yaml"
+  expect_eq "$RC" 0 "run $e"
+done
+GONE=$(sql "select id from campaigns where experiment = 'gone'")
+KEPT=$(sql "select id from campaigns where experiment = 'kept'")
+[ -d "$RUNS/$GONE" ] && [ -d "$RUNS/$KEPT" ] || fail "no run directories: $(ls "$RUNS")"
+rows_kept_before=$(sql "select count(*) from metrics m join attempts a on a.id = m.attempt_id join trials t on t.id = a.trial_id where t.campaign_id = '$KEPT'")
+
+capture "$MTRUN" --db "$DB" delete "$GONE"
+expect_eq "$RC" 2 "delete without --yes"
+expect_contains "$OUT" "would delete campaign $GONE of gone" "without --yes it says what would go"
+expect_contains "$OUT" "2 trials, 2 attempts" "the counts"
+expect_contains "$OUT" "nothing deleted: add --yes" "and that nothing went"
+capture "$MTRUN" --db "$DB" delete --dry-run "${GONE:0:6}"
+expect_eq "$RC" 0 "delete --dry-run, by prefix"
+expect_contains "$OUT" "would delete campaign $GONE" "the dry run names the campaign"
+expect_contains "$OUT" "run directory $RUNS/$GONE" "the dry run names the run directory"
+expect_eq "$(sql "select count(*) from campaigns")" 2 "nothing deleted without --yes"
+[ -d "$RUNS/$GONE" ] || fail "a dry run removed the run directory"
+
+capture "$MTRUN" --db "$DB" baseline set main "$GONE"
+expect_eq "$RC" 0 "baseline set"
+capture "$MTRUN" --db "$DB" delete "$GONE" --yes
+expect_eq "$RC" 2 "deleting a baseline's campaign"
+expect_contains "$OUT" "is what baseline main points at" "the refusal names the baseline"
+expect_eq "$(sql "select count(*) from trials where campaign_id = '$GONE'")" 2 "a refused delete leaves the rows"
+[ -d "$RUNS/$GONE" ] || fail "a refused delete removed the run directory"
+capture "$MTRUN" --db "$DB" baseline delete main
+expect_eq "$RC" 0 "baseline delete"
+
+capture "$MTRUN" --db "$DB" delete "$GONE" --yes
+expect_eq "$RC" 0 "delete --yes"
+expect_contains "$OUT" "deleted campaign $GONE of gone" "delete says what it deleted"
+expect_contains "$OUT" "removed its run directory $RUNS/$GONE" "and the directory it removed"
+expect_eq "$(sql "select count(*) from campaigns")" 1 "one campaign left"
+expect_eq "$(sql "select count(*) from attempts a join trials t on t.id = a.trial_id where t.campaign_id = '$GONE'")" 0 \
+  "none of its attempts left"
+expect_eq "$(sql "select count(*) from pragma_foreign_key_check")" 0 "no row points at what went"
+[ ! -e "$RUNS/$GONE" ] || fail "the run directory is still there"
+[ -d "$RUNS/$KEPT" ] || fail "the other campaign's run directory went too"
+expect_eq "$(sql "select count(*) from metrics m join attempts a on a.id = m.attempt_id join trials t on t.id = a.trial_id where t.campaign_id = '$KEPT'")" \
+  "$rows_kept_before" "the other campaign's metrics are whole"
+capture "$MTRUN" --db "$DB" report --campaign "$KEPT"
+expect_eq "$RC" 0 "the other campaign still reports"
+capture "$MTRUN" --db "$DB" status --campaign "$GONE"
+expect_eq "$RC" 2 "a deleted campaign is unknown"
+capture "$MTRUN" --db "$DB" delete "$GONE" --yes
+expect_eq "$RC" 2 "deleting it again"
+expect_contains "$OUT" "$GONE" "the unknown campaign is named"
+echo "PASS (delete)"
+
+# --keep-files: the rows go, the directory stays.
+capture "$MTRUN" --db "$DB" delete "$KEPT" --yes --keep-files
+expect_eq "$RC" 0 "delete --keep-files"
+expect_contains "$OUT" "kept its run directory $RUNS/$KEPT" "it says what it kept"
+[ -d "$RUNS/$KEPT" ] || fail "--keep-files removed the run directory"
+expect_eq "$(sql "select count(*) from campaigns")" 0 "no campaign left"
+echo "PASS (keep files)"
+
+# A campaign a live runner is running is refused; once the runner is gone it can be deleted.
+experiment slow 'sh, -c, "sleep 30; echo value: {n}"'
+"$MTRUN" --db "$DB" run "$WORK/slow.yaml" > "$WORK/slow.log" 2>&1 &
+RUNNER=$!
+for _ in $(seq 100); do
+  [ "$(sql "select count(*) from attempts where state = 'running'" 2>/dev/null)" = 1 ] && break
+  sleep 0.1
+done
+SLOW=$(sql "select id from campaigns where experiment = 'slow'")
+capture "$MTRUN" --db "$DB" delete "$SLOW" --yes
+expect_eq "$RC" 1 "deleting a running campaign"
+expect_contains "$OUT" "already being run by mtrun (pid $RUNNER" "the refusal names the runner"
+expect_eq "$(sql "select count(*) from attempts where state = 'running'")" 1 "the running attempt is left alone"
+kill -TERM "$RUNNER"
+wait "$RUNNER" || true
+capture "$MTRUN" --db "$DB" delete "$SLOW" --yes
+expect_eq "$RC" 0 "deleting it once its runner is gone"
+expect_eq "$(sql "select count(*) from campaigns")" 0 "the stopped campaign went"
+[ ! -e "$RUNS/$SLOW" ] || fail "the stopped campaign's run directory is still there"
+echo "PASS (running campaign)"

@@ -394,7 +394,11 @@ TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
   CHECK_FALSE(busbw_ratio(engine, CommPoint{}));
 
   CommData data;
-  data.studies = {{"s", true, "mtengine", "", {}, std::nullopt, ""}};
+  CommStudy engine_study;
+  engine_study.label = "s";
+  engine_study.engine = true;
+  engine_study.implementation = "mtengine";
+  data.studies = {engine_study};
   CommSeriesKey key{0, "all_reduce", 2, "in_place"};
   const double busbw[] = {1.0, 0.71, 0.49, 0.6};  // -29 %: no cliff; -31 %: a cliff; then up again
   for (int i = 0; i < 4; ++i) data.series[key][1024.0 * (1 << (2 * i))][0].busbw_gbps = {busbw[i]};

@@ -83,6 +83,8 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 SLOW=$(sql "select id from campaigns where experiment = 'slow'")
+capture "$MTRUN" --db "$DB" delete "$SLOW" --dry-run
+expect_contains "$OUT" "but mtrun (pid $RUNNER on" "the dry run says a runner is running it"
 capture "$MTRUN" --db "$DB" delete "$SLOW" --yes
 expect_eq "$RC" 1 "deleting a running campaign"
 expect_contains "$OUT" "already being run by mtrun (pid $RUNNER" "the refusal names the runner"

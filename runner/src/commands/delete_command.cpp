@@ -65,6 +65,10 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
                rows.rows, options.keep_files ? "but not its run directory" : "and its " + files_text(runs));
     if (const auto names = baselines_of(store.db(), campaign.id); !names.empty())
       fmt::print(out, "but baseline {} points at it: it would be refused\n", fmt::join(names, ", "));
+    if (const auto held = read_lease(store.db(), campaign.id); held && held->live(this_host(), std::time(nullptr))) {
+      fmt::print(out, "but mtrun (pid {} on {}) is running it: it would be refused\n", held->holder.pid,
+                 held->holder.host);
+    }
     if (options.dry_run) return kExitOk;
     throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to delete campaign {}", campaign.id));
   }

@@ -183,7 +183,8 @@ void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
                   "wait_quiet_s, else 0; docs/measurement.md)")
       ->check(CLI::NonNegativeNumber);
   command.add_flag("--require-quiet", settings.require_quiet,
-                   "refuse to start timing on a busy machine (exit 3); with --wait-quiet, after waiting");
+                   "refuse to start timing on a busy machine (exit 3); after waiting, where trials wait for a quiet "
+                   "machine (--wait-quiet, wait_quiet_s)");
   command
       .add_option("--parallel", settings.parallel,
                   "trials in flight at once (default: the experiment's `parallel`, else 1); only where they cannot "

@@ -72,7 +72,20 @@ expect_eq "$RC" 0 "delete --keep-files"
 expect_contains "$OUT" "kept its run directory $RUNS/$KEPT" "it says what it kept"
 [ -d "$RUNS/$KEPT" ] || fail "--keep-files removed the run directory"
 expect_eq "$(sql "select count(*) from campaigns")" 0 "no campaign left"
-echo "PASS (keep files)"
+# Its directory, now without a campaign (as a delete stopped between the rows and the files leaves
+# one), goes the same way: named in full, said first, removed with --yes.
+capture "$MTRUN" --db "$DB" delete "$KEPT"
+expect_eq "$RC" 2 "an orphan directory without --yes"
+expect_contains "$OUT" "campaign $KEPT is not in the database, but its run directory $RUNS/$KEPT" "the orphan is named"
+[ -d "$RUNS/$KEPT" ] || fail "the orphan directory went without --yes"
+capture "$MTRUN" --db "$DB" delete "${KEPT:0:6}" --yes
+expect_eq "$RC" 2 "an orphan directory is not found by prefix"
+[ -d "$RUNS/$KEPT" ] || fail "a prefix removed an orphan directory"
+capture "$MTRUN" --db "$DB" delete "$KEPT" --yes
+expect_eq "$RC" 0 "an orphan directory with --yes"
+expect_contains "$OUT" "removed its run directory $RUNS/$KEPT" "the removal is said"
+[ ! -e "$RUNS/$KEPT" ] || fail "the orphan directory is still there"
+echo "PASS (keep files, then the orphan directory)"
 
 # A campaign a live runner is running is refused; once the runner is gone it can be deleted.
 experiment slow 'sh, -c, "sleep 30; echo value: {n}"'

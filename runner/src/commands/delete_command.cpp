@@ -1,6 +1,8 @@
 // mtrun delete CAMPAIGN --yes: removes a campaign from the results database, every row of it in one
 // transaction, then its run directories (runs/<campaign>/ beside the database). --dry-run says
-// what would go. A campaign a runner is running, or a baseline points at, is refused.
+// what would go. A campaign a runner is running, or a baseline points at, is refused. The run
+// directory of a campaign no longer in the database (kept, or left by a stopped delete) is removed
+// the same way.
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -52,10 +54,50 @@ std::string files_text(const std::filesystem::path& runs) {
                     : fmt::format("run directory {} ({:.1f} MiB)", runs.string(), kib / 1024.0);
 }
 
+// Removes `runs` (a run directory), or throws RunnerError naming it.
+void remove_run_directory(const std::filesystem::path& runs, const std::string& campaign_id, const char* state) {
+  std::error_code ec;
+  if (!std::filesystem::exists(runs, ec)) return;
+  std::filesystem::remove_all(runs, ec);
+  if (ec) {
+    throw RunnerError(kExitWrite, fmt::format("campaign {} is {}, but its run directory {} could not be removed ({}): "
+                                              "remove it by hand",
+                                              campaign_id, state, runs.string(), ec.message()));
+  }
+}
+
+// A full campaign id (12 hex digits), as run directories are named.
+bool full_campaign_id(const std::string& id) {
+  return id.size() == 12 && id.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// A run directory whose campaign is no longer in the database: one kept with --keep-files, or left
+// by a delete stopped after its rows went. Removed with --yes, like a campaign's.
+int delete_orphan_directory(const DeleteOptions& options, const std::filesystem::path& runs, std::ostream& out) {
+  if (options.dry_run || !options.yes) {
+    fmt::print(out, "campaign {} is not in the database, but its {} is: --yes removes it\n", options.campaign,
+               files_text(runs));
+    if (options.dry_run) return kExitOk;
+    throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to remove {}", runs.string()));
+  }
+  const std::string files = files_text(runs);
+  remove_run_directory(runs, options.campaign, "not in the database");
+  fmt::print(out, "campaign {} is not in the database; removed its {}\n", options.campaign, files);
+  return kExitOk;
+}
+
 int delete_campaign(const DeleteOptions& options, std::ostream& out) {
   require_database(options.db);
   Store store(options.db);
-  const Campaign campaign = campaign_by_id(store.db(), options.campaign);
+  Campaign campaign;
+  try {
+    campaign = campaign_by_id(store.db(), options.campaign);
+  } catch (const RunnerError&) {
+    const std::filesystem::path orphan = campaign_runs_dir(options.db, options.campaign);
+    std::error_code ec;
+    if (!full_campaign_id(options.campaign) || options.keep_files || !std::filesystem::is_directory(orphan, ec)) throw;
+    return delete_orphan_directory(options, orphan, out);
+  }
   const std::filesystem::path runs = campaign_runs_dir(options.db, campaign.id);
   const std::string what = fmt::format("campaign {} of {} (created {}, revision {})", campaign.id, campaign.experiment,
                                        campaign.created_at, campaign.source_revision.substr(0, 12));
@@ -82,15 +124,7 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
     fmt::print(out, "kept its {}\n", files);
     return kExitOk;
   }
-  std::error_code ec;
-  if (std::filesystem::exists(runs, ec)) {
-    std::filesystem::remove_all(runs, ec);
-    if (ec) {
-      throw RunnerError(kExitWrite, fmt::format("campaign {} is deleted from the database, but its run directory {} "
-                                                "could not be removed ({}): remove it by hand",
-                                                campaign.id, runs.string(), ec.message()));
-    }
-  }
+  remove_run_directory(runs, campaign.id, "deleted from the database");
   fmt::print(out, "removed its {}\n", files);
   return kExitOk;
 }

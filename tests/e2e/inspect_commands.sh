@@ -61,7 +61,7 @@ capture "$MTRUN" --db "$DB" campaigns
 expect_eq "$RC" 0 "campaigns"
 expect_eq "$(wc -l <<<"$OUT")" 4 "header, rule, a row per campaign"
 expect_eq "$(head -n 1 <<<"$OUT" | tr -s ' ')" \
-  "campaign experiment state trials succeeded failed unfinished started finished revision" "campaigns header"
+  "campaign experiment state trials succeeded failed unfinished started finished revision run_files_mib" "campaigns header"
 expect_eq "$(grep echoes <<<"$OUT" | awk '{print $3, $4, $5, $6, $7}')" "succeeded 2 2 0 0" "the echo campaign"
 expect_eq "$(grep mixed <<<"$OUT" | awk '{print $3, $4, $5, $6, $7}')" "failed 3 1 2 0" "the mixed campaign"
 ECHOES=$(sql "select id from campaigns where experiment = 'echoes'")
@@ -77,9 +77,21 @@ assert row["experiment"] == "mixed" and row["state"] == "failed", row
 assert (row["trials"], row["succeeded"], row["failed"], row["unfinished"]) == (3, 1, 2, 0), row
 assert all(type(row[k]) is int for k in ("trials", "succeeded", "failed", "unfinished")), row
 assert row["revision"] == sys.argv[2] and row["started"] <= row["finished"], row
+assert type(row["run_files_mib"]) is float and row["run_files_mib"] > 0, row  # its logs and results
 PY
+# A campaign whose run directory is gone says so (null), and sizes follow the files.
+MIXED=$(sql "select id from campaigns where experiment = 'mixed'")
+head -c 3145728 /dev/zero > "$WORK/results/runs/$ECHOES/padding"
+mv "$WORK/results/runs/$MIXED" "$WORK/mixed_runs"
 capture "$MTRUN" --db "$DB" campaigns --csv
-expect_eq "$(head -n 1 <<<"$OUT")" "campaign,experiment,state,trials,succeeded,failed,unfinished,started,finished,revision" \
+expect_eq "$(grep "^$MIXED," <<<"$OUT" | awk -F, '{print $NF}')" "" "no run directory: null"
+python3 - "$(grep "^$ECHOES," <<<"$OUT" | awk -F, '{print $NF}')" <<'PY' || fail "campaigns --csv: $OUT"
+import sys
+assert 3.0 <= float(sys.argv[1]) < 3.1, sys.argv[1]  # 3 MiB of padding and a few KiB of logs
+PY
+mv "$WORK/mixed_runs" "$WORK/results/runs/$MIXED"
+capture "$MTRUN" --db "$DB" campaigns --csv
+expect_eq "$(head -n 1 <<<"$OUT")" "campaign,experiment,state,trials,succeeded,failed,unfinished,started,finished,revision,run_files_mib" \
   "campaigns --csv header"
 expect_eq "$(grep -c ',echoes,succeeded,2,2,0,0,' <<<"$OUT")" 1 "campaigns --csv row"
 capture "$MTRUN" --db "$DB" campaigns --experiment nothing

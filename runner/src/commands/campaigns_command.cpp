@@ -4,9 +4,11 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "commands/commands.h"
 #include "commands/query_output.h"
+#include "commands/run_files.h"
 #include "store/campaign_list.h"
 #include "store/store_reader.h"
 
@@ -33,14 +35,18 @@ int list(const CampaignsOptions& options, std::ostream& out) {
     return 0;
   }
   RowList rows({"campaign", "experiment", "state", "trials", "succeeded", "failed", "unfinished", "started", "finished",
-                "revision"});
+                "revision", "run_files_mib"});
   // unfinished: trials whose latest attempt has not ended (running, or never run, or left by a gone runner).
+  // run_files_mib: what its run directory holds on disk (`mtrun delete` removes it); null: none.
   for (const auto& c : campaigns) {
+    const auto bytes = run_files_bytes(campaign_runs_dir(options.db, c.id));
+    const double mib = bytes ? double(*bytes) / (1024.0 * 1024.0) : 0;
     // A table shows a revision as status does (12 characters); CSV and JSON keep all of it.
     rows.add({QueryCell::of(c.id), QueryCell::of(c.experiment), QueryCell::of(c.state()), QueryCell::of(c.trials),
               QueryCell::of(c.succeeded), QueryCell::of(c.failed), QueryCell::of(c.not_run + c.running),
               optional_text(c.started_at), optional_text(c.finished_at),
-              QueryCell::of(table ? c.source_revision.substr(0, 12) : c.source_revision)});
+              QueryCell::of(table ? c.source_revision.substr(0, 12) : c.source_revision),
+              bytes ? QueryCell::of_real(mib, fmt::format("{:.1f}", mib)) : QueryCell::null()});
   }
   write_rows(rows, options.format, out);
   return 0;
@@ -50,8 +56,9 @@ int list(const CampaignsOptions& options, std::ostream& out) {
 
 CommandRunner register_campaigns_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<CampaignsOptions>();
-  auto* cmd =
-      app.add_subcommand("campaigns", "list the campaigns in the database: state, trial counts, when, revision");
+  auto* cmd = app.add_subcommand("campaigns",
+                                 "list the campaigns in the database: state, trial counts, when, revision, the "
+                                 "size of their run files");
   cmd->add_option("--experiment", options->experiment, "only this experiment's campaigns");
   auto* csv = cmd->add_flag("--csv", "comma-separated output");
   auto* json = cmd->add_flag("--json", "JSON array of row objects");

@@ -15,6 +15,7 @@
 
 #include "commands/campaign_selection.h"
 #include "commands/commands.h"
+#include "commands/run_files.h"
 #include "runner_error.h"
 #include "store/campaign_lookup.h"
 #include "store/campaign_removal.h"
@@ -31,28 +32,6 @@ struct DeleteOptions {
   bool dry_run = false;
   bool keep_files = false;
 };
-
-// Bytes of the regular files under `dir` (0 where there is none; unreadable entries are skipped).
-std::uintmax_t bytes_under(const std::filesystem::path& dir) {
-  std::uintmax_t total = 0;
-  std::error_code ec;
-  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code size_ec;
-    if (it->is_regular_file(size_ec)) {
-      const auto size = it->file_size(size_ec);
-      if (!size_ec) total += size;
-    }
-  }
-  return total;
-}
-
-std::string files_text(const std::filesystem::path& runs) {
-  std::error_code ec;
-  if (!std::filesystem::exists(runs, ec)) return fmt::format("no run directory ({} does not exist)", runs.string());
-  const double kib = double(bytes_under(runs)) / 1024.0;
-  return kib < 1024 ? fmt::format("run directory {} ({:.0f} KiB)", runs.string(), kib)
-                    : fmt::format("run directory {} ({:.1f} MiB)", runs.string(), kib / 1024.0);
-}
 
 // Removes `runs` (a run directory), or throws RunnerError naming it.
 void remove_run_directory(const std::filesystem::path& runs, const std::string& campaign_id, const char* state) {
@@ -76,11 +55,11 @@ bool full_campaign_id(const std::string& id) {
 int delete_orphan_directory(const DeleteOptions& options, const std::filesystem::path& runs, std::ostream& out) {
   if (options.dry_run || !options.yes) {
     fmt::print(out, "campaign {} is not in the database, but its {} is: --yes removes it\n", options.campaign,
-               files_text(runs));
+               run_files_text(runs));
     if (options.dry_run) return kExitOk;
     throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to remove {}", runs.string()));
   }
-  const std::string files = files_text(runs);
+  const std::string files = run_files_text(runs);
   remove_run_directory(runs, options.campaign, "not in the database");
   fmt::print(out, "campaign {} is not in the database; removed its {}\n", options.campaign, files);
   return kExitOk;
@@ -104,7 +83,7 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
   if (options.dry_run || !options.yes) {
     const CampaignRows rows = count_campaign_rows(store.db(), campaign.id);
     fmt::print(out, "would delete {}: {} trials, {} attempts, {} rows in all, {}\n", what, rows.trials, rows.attempts,
-               rows.rows, options.keep_files ? "but not its run directory" : "and its " + files_text(runs));
+               rows.rows, options.keep_files ? "but not its run directory" : "and its " + run_files_text(runs));
     if (const auto names = baselines_of(store.db(), campaign.id); !names.empty())
       fmt::print(out, "but baseline {} points at it: it would be refused\n", fmt::join(names, ", "));
     if (const auto held = read_lease(store.db(), campaign.id); held && held->live(this_host(), std::time(nullptr))) {
@@ -117,7 +96,7 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
   // Held until the files are gone: no runner is running the campaign now, and none starts it again
   // (the same experiment at the same revision is the same campaign) while its directory is removed.
   CampaignLease lease(store.db(), campaign.id, RunnerId::self(), std::time(nullptr));
-  const std::string files = files_text(runs);
+  const std::string files = run_files_text(runs);
   const CampaignRows rows = delete_campaign_rows(store.db(), campaign.id);
   fmt::print(out, "deleted {}: {} trials, {} attempts, {} rows in all\n", what, rows.trials, rows.attempts, rows.rows);
   if (options.keep_files) {

@@ -52,13 +52,16 @@ bool full_campaign_id(const std::string& id) {
 
 // A run directory whose campaign is no longer in the database: one kept with --keep-files, or left
 // by a delete stopped after its rows went. Removed with --yes, like a campaign's.
-int delete_orphan_directory(const DeleteOptions& options, const std::filesystem::path& runs, std::ostream& out) {
+int delete_orphan_directory(Store& store, const DeleteOptions& options, const std::filesystem::path& runs,
+                            std::ostream& out) {
   if (options.dry_run || !options.yes) {
     fmt::print(out, "campaign {} is not in the database, but its {} is: --yes removes it\n", options.campaign,
                run_files_text(runs));
     if (options.dry_run) return kExitOk;
     throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to remove {}", runs.string()));
   }
+  // A runner starting the campaign again holds its lease before it records it and writes here.
+  CampaignLease lease(store.db(), options.campaign, RunnerId::self(), std::time(nullptr));
   const std::string files = run_files_text(runs);
   remove_run_directory(runs, options.campaign, "not in the database");
   fmt::print(out, "campaign {} is not in the database; removed its {}\n", options.campaign, files);
@@ -75,7 +78,7 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
     const std::filesystem::path orphan = campaign_runs_dir(options.db, options.campaign);
     std::error_code ec;
     if (!full_campaign_id(options.campaign) || options.keep_files || !std::filesystem::is_directory(orphan, ec)) throw;
-    return delete_orphan_directory(options, orphan, out);
+    return delete_orphan_directory(store, options, orphan, out);
   }
   const std::filesystem::path runs = campaign_runs_dir(options.db, campaign.id);
   const std::string what = fmt::format("campaign {} of {} (created {}, revision {})", campaign.id, campaign.experiment,

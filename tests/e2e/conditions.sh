@@ -89,8 +89,10 @@ expect_contains "$OUT" "--settle" "the refusal names the flag"
 # The experiment itself may ask for it (conditions: settle_s), so that `mtrun run FILE` measures as
 # its report did; plan says so, a flag overrides it, and rerun settles as the campaign's run did.
 sed 's/^repeat: 1$/repeat: 1\nconditions: {settle_s: 1.5}/' "$WORK/settle.yaml" > "$WORK/settle_declared.yaml"
-expect_contains "$("$MTRUN" plan "$WORK/settle_declared.yaml")" "before each trial: settle 1.5 s with nothing running" \
+capture "$MTRUN" plan "$WORK/settle_declared.yaml"
+expect_contains "$OUT" "before each trial: settle 1.5 s with nothing running" \
   "plan says what the experiment asks for before each trial"
+expect_contains "$OUT" "; at least 3s of settling over these 2 trials" "and what it costs"
 DB="$WORK/settle_declared.sqlite"
 capture "$MTRUN" --db "$DB" run "$WORK/settle_declared.yaml"
 expect_eq "$RC" 0 "run of an experiment that settles"

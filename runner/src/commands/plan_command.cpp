@@ -13,6 +13,7 @@
 #include "commands/experiment_plan.h"
 #include "experiment/run_order.h"
 #include "launch/stage_command.h"
+#include "run/progress.h"
 #include "table_cell.h"
 
 namespace mt {
@@ -51,9 +52,16 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
-  if (const std::string waits = before_each_trial(plan.experiment.conditions); !waits.empty())
-    fmt::print(out, "before each trial: {} (conditions: settle_s, wait_quiet_s; run --settle, --wait-quiet override)\n",
-               waits);
+  if (const std::string waits = before_each_trial(plan.experiment.conditions); !waits.empty()) {
+    const double settling = plan.experiment.conditions.settle_s * double(plan.trials.size());
+    const std::string cost = plan.experiment.parallel > 1 ? "; not applied while trials run at once (parallel)"
+                             : settling > 0 ? fmt::format("; at least {} of settling over these {} trials",
+                                                          format_duration(settling), plan.trials.size())
+                                            : "";
+    fmt::print(out,
+               "before each trial: {} (conditions: settle_s, wait_quiet_s; run --settle, --wait-quiet override){}\n",
+               waits, cost);
+  }
   if (plan.experiment.parallel > 1) {
     const LauncherConfig& l = plan.experiment.launcher;
     fmt::print(out, "parallel: up to {} trials in flight; each command above then {}\n", plan.experiment.parallel,

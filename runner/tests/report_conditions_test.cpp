@@ -114,6 +114,29 @@ TEST_CASE("a report says how the measured attempts were settled and how quiet th
                  "4.1 s (1).\n"));
 }
 
+TEST_CASE("a report says when the settling and the looks were the experiment's own, as asked in its conditions") {
+  ReportFixture f("settled_as_asked.sqlite");
+  f.store().add_campaign_if_new(
+      {"c1", "exp", "/exp/exp.yaml", "1111111111111111111111111111111111111111", "plan-c1", "{}", 0,
+       "2024-05-01T10:00:00Z"},
+      {"interleaved", std::nullopt, R"({"conditions": {"settle_s": 10, "wait_quiet_s": 30}, "repeat": {}})"});
+  f.trial(waited_trial(0, 10.01, 1.02));
+  f.trial(waited_trial(1, 10.04, 1.03));
+  CHECK(contains(render_latest(f).markdown,
+                 "Before each of the 2 measured attempts mtrun waited 10 s with nothing running (the experiment's "
+                 "`settle_s`). Then it looked for a quiet machine (the experiment's `wait_quiet_s`): quiet at the "
+                 "first look (2).\n"));
+  // A flag that asked for something else than the experiment is named as the source.
+  ReportFixture g("settled_by_flag.sqlite");
+  g.store().add_campaign_if_new({"c1", "exp", "/exp/exp.yaml", "1111111111111111111111111111111111111111", "plan-c1",
+                                 "{}", 0, "2024-05-01T10:00:00Z"},
+                                {"interleaved", std::nullopt, R"({"conditions": {"settle_s": 10}, "repeat": {}})"});
+  g.trial(waited_trial(0, 3.01, 1.02));
+  CHECK(contains(render_latest(g).markdown,
+                 "Before each of the 1 measured attempts mtrun waited 3 s with nothing running (`run --settle`). "
+                 "Then it looked for a quiet machine (`run --wait-quiet`)"));
+}
+
 TEST_CASE("a report of a campaign settled only in part says which share was, and a look that found it busy") {
   ReportFixture f("settled_in_part.sqlite");
   f.campaign("c1");

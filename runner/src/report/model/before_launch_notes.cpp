@@ -72,7 +72,16 @@ std::string quiet_lead(std::size_t looked, std::size_t settled, std::size_t both
   return fmt::format("Before {} it", how_many(looked, measured));
 }
 
-std::string campaign_note(const std::vector<const ReportTrial*>& measured) {
+// Where a wait came from: the experiment's own key when every attempt waited as it asked (a flag
+// could have asked for the same), else the flag. `asked`: the experiment's value, 0 for none.
+std::string wait_source(const std::vector<double>& waited, double asked, const char* key, const char* flag) {
+  const bool as_asked = asked > 0 && !waited.empty() && std::all_of(waited.begin(), waited.end(), [&](double w) {
+                          return w >= asked - 0.05 && w < asked + 1;
+                        });
+  return as_asked ? fmt::format("the experiment's `{}`", key) : fmt::format("`{}`", flag);
+}
+
+std::string campaign_note(const std::vector<const ReportTrial*>& measured, const ConditionsThresholds& asked) {
   const Settling settling(measured);
   std::vector<double> quiet_at_once, quiet_after, busy, unknown;
   std::size_t settled_and_looked = 0;
@@ -95,10 +104,14 @@ std::string campaign_note(const std::vector<const ReportTrial*>& measured) {
   if (settling.settled == 0 && looked == 0) return "";
   std::vector<std::string> sentences;
   if (settling.settled > 0) {
-    sentences.push_back(
-        fmt::format("Before {} measured attempts mtrun waited {} with nothing running (`run --settle`){}.",
-                    how_many(settling.settled, settling.measured), settling.seconds,
-                    settling.all() ? "" : "; the others without settling"));
+    std::vector<double> settled;
+    for (const ReportTrial* t : measured) {
+      if (t->before.settle_s) settled.push_back(*t->before.settle_s);
+    }
+    sentences.push_back(fmt::format("Before {} measured attempts mtrun waited {} with nothing running ({}){}.",
+                                    how_many(settling.settled, settling.measured), settling.seconds,
+                                    wait_source(settled, asked.settle_s, "settle_s", "run --settle"),
+                                    settling.all() ? "" : "; the others without settling"));
   }
   if (looked > 0) {
     std::vector<std::string> found;
@@ -108,8 +121,12 @@ std::string campaign_note(const std::vector<const ReportTrial*>& measured) {
     if (!busy.empty())
       found.push_back(fmt::format("still busy when the wait ran out after {} ({})", seconds_range(busy), busy.size()));
     if (!unknown.empty()) found.push_back(fmt::format("not measurable here ({})", unknown.size()));
-    sentences.push_back(fmt::format("{} looked for a quiet machine (`run --wait-quiet`): {}.",
+    // A look lasts as long as it takes to find the machine quiet, so only whether the experiment
+    // asked for one is known, not for how long: every attempt looked, and it asked.
+    const bool asked_to_look = asked.wait_quiet_s > 0 && looked == measured.size();
+    sentences.push_back(fmt::format("{} looked for a quiet machine ({}): {}.",
                                     quiet_lead(looked, settling.settled, settled_and_looked, measured.size()),
+                                    asked_to_look ? "the experiment's `wait_quiet_s`" : "`run --wait-quiet`",
                                     fmt::join(found, ", ")));
   }
   return fmt::format("{}", fmt::join(sentences, " "));
@@ -131,7 +148,10 @@ std::optional<std::string> settling_difference(const std::string& a_name, const 
 std::string before_launch_notes(const ReportData& data) {
   std::string out;
   for (const auto& campaign : data.campaigns) {
-    const std::string note = campaign_note(measured_trials(data.trials, campaign.id));
+    const auto asked = data.campaign_conditions.find(campaign.id);
+    const std::string note =
+        campaign_note(measured_trials(data.trials, campaign.id),
+                      asked == data.campaign_conditions.end() ? ConditionsThresholds{} : asked->second);
     if (note.empty()) continue;
     out += data.campaigns.size() == 1 ? note : fmt::format("Campaign `{}`: {}", campaign.id, note);
     out += "\n\n";

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiment/measurement_rules.h"
 #include "experiment/question.h"
 #include "store/sqlite_db.h"
 #include "store/before_launch.h"
@@ -106,6 +107,9 @@ struct ReportData {
   // (before_launch_notes.h), trials in flight together (overlap_notes.h); "" when none was recorded.
   std::string run_notes;
   bool keep_disturbed = false;  // a campaign was run with conditions: {keep_disturbed: true}
+  // The conditions each campaign was run with (its `measurement`), by campaign id; absent where none
+  // was recorded. Its settle_s and wait_quiet_s say what the experiment itself asked for before each trial.
+  std::map<std::string, ConditionsThresholds> campaign_conditions;
   // The questions the latest campaign that kept any was asked (its `measurement`); nullopt when
   // none did (run before questions were kept). Empty: its experiment declared none.
   std::optional<std::vector<Question>> questions;

@@ -133,7 +133,7 @@ TEST_CASE("a report says when the settling and the looks were the experiment's o
                                 {"interleaved", std::nullopt, R"({"conditions": {"settle_s": 10}, "repeat": {}})"});
   g.trial(waited_trial(0, 3.01, 1.02));
   CHECK(contains(render_latest(g).markdown,
-                 "Before each of the 1 measured attempts mtrun waited 3 s with nothing running (`run --settle`). "
+                 "Before the one measured attempt mtrun waited 3 s with nothing running (`run --settle`). "
                  "Then it looked for a quiet machine (`run --wait-quiet`)"));
 }
 

@@ -29,6 +29,14 @@ std::string how_many(std::size_t k, std::size_t n) {
   return k == n ? fmt::format("each of the {}", n) : fmt::format("{} of the {}", k, n);
 }
 
+// "each of the 120 measured attempts", "60 of the 120 measured attempts", "the one measured attempt";
+// `whose`: "the" or "its".
+std::string measured_attempts(std::size_t k, std::size_t n, const char* whose = "the") {
+  if (k == 1 && n == 1) return fmt::format("{} one measured attempt", whose);
+  return k == n ? fmt::format("each of {} {} measured attempts", whose, n)
+                : fmt::format("{} of {} {} measured attempts", k, whose, n);
+}
+
 // How a campaign's measured attempts were settled: how many of them, and for how long.
 struct Settling {
   std::size_t settled = 0, measured = 0;
@@ -49,9 +57,11 @@ struct Settling {
   }
   // "each of its 120 measured attempts settled 10 s", "60 of its 120 …", "none of its 120 … recorded as settled".
   std::string text() const {
-    if (settled == 0) return fmt::format("none of its {} measured attempts recorded as settled", measured);
-    if (all()) return fmt::format("each of its {} measured attempts settled {}", measured, seconds);
-    return fmt::format("{} of its {} measured attempts settled {}", settled, measured, seconds);
+    if (settled == 0) {
+      return measured == 1 ? "its one measured attempt not recorded as settled"
+                           : fmt::format("none of its {} measured attempts recorded as settled", measured);
+    }
+    return fmt::format("{} settled {}", measured_attempts(settled, measured, "its"), seconds);
   }
 };
 
@@ -67,7 +77,7 @@ std::vector<const ReportTrial*> measured_trials(const std::vector<ReportTrial>& 
 
 // Who looked, following the sentence on settling: "Then it" when the same attempts did both.
 std::string quiet_lead(std::size_t looked, std::size_t settled, std::size_t both, std::size_t measured) {
-  if (settled == 0) return fmt::format("Before {} measured attempts mtrun", how_many(looked, measured));
+  if (settled == 0) return fmt::format("Before {} mtrun", measured_attempts(looked, measured));
   if (both == looked && both == settled) return "Then it";
   return fmt::format("Before {} it", how_many(looked, measured));
 }
@@ -108,8 +118,8 @@ std::string campaign_note(const std::vector<const ReportTrial*>& measured, const
     for (const ReportTrial* t : measured) {
       if (t->before.settle_s) settled.push_back(*t->before.settle_s);
     }
-    sentences.push_back(fmt::format("Before {} measured attempts mtrun waited {} with nothing running ({}){}.",
-                                    how_many(settling.settled, settling.measured), settling.seconds,
+    sentences.push_back(fmt::format("Before {} mtrun waited {} with nothing running ({}){}.",
+                                    measured_attempts(settling.settled, settling.measured), settling.seconds,
                                     wait_source(settled, asked.settle_s, "settle_s", "run --settle"),
                                     settling.all() ? "" : "; the others without settling"));
   }

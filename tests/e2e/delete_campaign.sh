@@ -87,6 +87,27 @@ expect_contains "$OUT" "removed its run directory $RUNS/$KEPT" "the removal is s
 [ ! -e "$RUNS/$KEPT" ] || fail "the orphan directory is still there"
 echo "PASS (keep files, then the orphan directory)"
 
+# --vacuum: the file gives back what the campaign held (SQLite keeps freed pages otherwise).
+cat > "$WORK/steps.py" <<'PY'
+import json, sys
+json.dump({"per_step": {"step_time_ms": [[10.0 + i % 7 for i in range(20000)]]}}, open(sys.argv[1], "w"))
+print("value: 1")
+PY
+experiment big "python3, $WORK/steps.py, \"{result_file}\""
+capture "$MTRUN" --db "$DB" run "$WORK/big.yaml"
+expect_eq "$RC" 0 "run big"
+BIG=$(sql "select id from campaigns where experiment = 'big'")
+[ "$(sql "select count(*) from step_metrics")" -ge 40000 ] || fail "the big campaign stored no per-step series"
+sql "pragma wal_checkpoint(TRUNCATE)" > /dev/null
+size_before=$(stat -c %s "$DB")
+capture "$MTRUN" --db "$DB" delete "$BIG" --yes --vacuum
+expect_eq "$RC" 0 "delete --vacuum"
+size_after=$(stat -c %s "$DB")
+[ "$size_after" -lt $((size_before / 2)) ] || fail "the file did not shrink: $size_before -> $size_after bytes"
+expect_contains "$OUT" "vacuumed $DB: " "it says what the file came to"
+expect_eq "$(sql "pragma freelist_count")" 0 "no free page left"
+echo "PASS (vacuum)"
+
 # A campaign a live runner is running is refused; once the runner is gone it can be deleted.
 experiment slow 'sh, -c, "sleep 30; echo value: {n}"'
 "$MTRUN" --db "$DB" run "$WORK/slow.yaml" > "$WORK/slow.log" 2>&1 &

@@ -31,7 +31,22 @@ struct DeleteOptions {
   bool yes = false;
   bool dry_run = false;
   bool keep_files = false;
+  bool vacuum = false;
 };
+
+// Rewrites the database without the pages the deleted rows left free (SQLite keeps them for reuse
+// otherwise, so the file does not shrink). Other connections wait while it runs.
+void vacuum_database(Store& store, const std::filesystem::path& db, std::ostream& out) {
+  std::error_code ec;
+  const auto before = std::filesystem::file_size(db, ec);
+  store.db().exec("VACUUM");
+  store.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  const auto after = std::filesystem::file_size(db, ec);
+  if (!ec) {
+    fmt::print(out, "vacuumed {}: {:.1f} MiB -> {:.1f} MiB\n", db.string(), double(before) / (1024.0 * 1024.0),
+               double(after) / (1024.0 * 1024.0));
+  }
+}
 
 // Removes `runs` (a run directory), or throws RunnerError naming it.
 void remove_run_directory(const std::filesystem::path& runs, const std::string& campaign_id, const char* state) {
@@ -102,6 +117,7 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
   const std::string files = run_files_text(runs);
   const CampaignRows rows = delete_campaign_rows(store.db(), campaign.id);
   fmt::print(out, "deleted {}: {} trials, {} attempts, {} rows in all\n", what, rows.trials, rows.attempts, rows.rows);
+  if (options.vacuum) vacuum_database(store, options.db, out);
   if (options.keep_files) {
     fmt::print(out, "kept its {}\n", files);
     return kExitOk;
@@ -122,6 +138,8 @@ CommandRunner register_delete_command(CLI::App& app, const GlobalOptions& global
   cmd->add_flag("--yes", options->yes, "delete it: without this flag nothing is deleted");
   cmd->add_flag("--dry-run", options->dry_run, "say what would be deleted, and delete nothing");
   cmd->add_flag("--keep-files", options->keep_files, "keep its run directory (logs, results, traces) on disk");
+  cmd->add_flag("--vacuum", options->vacuum,
+                "then shrink the database file by what the campaign held (SQLite's VACUUM; other runners wait)");
   return [options, &global](std::ostream& out) {
     options->db = global.db;
     return delete_campaign(*options, out);

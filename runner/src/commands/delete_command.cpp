@@ -20,6 +20,7 @@
 #include "store/campaign_lookup.h"
 #include "store/campaign_removal.h"
 #include "store/lease.h"
+#include "store/sqlite_db.h"
 #include "store/store.h"
 
 namespace mt {
@@ -39,8 +40,14 @@ struct DeleteOptions {
 void vacuum_database(Store& store, const std::filesystem::path& db, std::ostream& out) {
   std::error_code ec;
   const auto before = std::filesystem::file_size(db, ec);
-  store.db().exec("VACUUM");
-  store.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  try {
+    store.db().exec("VACUUM");
+    store.db().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch (const SqliteError& e) {
+    throw RunnerError(kExitFailure, fmt::format("the campaign is deleted, but {} could not be vacuumed ({}): it keeps "
+                                                "its size until `sqlite3 {} VACUUM` succeeds",
+                                                db.string(), e.what(), db.string()));
+  }
   const auto after = std::filesystem::file_size(db, ec);
   if (!ec) {
     fmt::print(out, "vacuumed {}: {:.1f} MiB -> {:.1f} MiB\n", db.string(), double(before) / (1024.0 * 1024.0),
@@ -117,13 +124,14 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
   const std::string files = run_files_text(runs);
   const CampaignRows rows = delete_campaign_rows(store.db(), campaign.id);
   fmt::print(out, "deleted {}: {} trials, {} attempts, {} rows in all\n", what, rows.trials, rows.attempts, rows.rows);
-  if (options.vacuum) vacuum_database(store, options.db, out);
   if (options.keep_files) {
     fmt::print(out, "kept its {}\n", files);
-    return kExitOk;
+  } else {
+    remove_run_directory(runs, campaign.id, "deleted from the database");
+    fmt::print(out, "removed its {}\n", files);
   }
-  remove_run_directory(runs, campaign.id, "deleted from the database");
-  fmt::print(out, "removed its {}\n", files);
+  // Last: a tidy-up of the file, which a failure leaves as it was, with the campaign gone.
+  if (options.vacuum) vacuum_database(store, options.db, out);
   return kExitOk;
 }
 

@@ -80,12 +80,15 @@ CampaignRows delete_campaign_rows(Database& db, const std::string& campaign_id) 
                                   "or point it at another campaign (`mtrun baseline set NAME CAMPAIGN`)",
                                   campaign_id, fmt::join(names, ", ")));
   }
-  const CampaignRows rows = count_campaign_rows(db, campaign_id);
+  CampaignRows rows;
   for (const auto& t : kCampaignRows) {
     if (!db.has_table(t.table)) continue;
     auto s = db.prepare(fmt::format("DELETE FROM {} WHERE {}", t.table, t.where));
     s.bind(1, campaign_id);
     s.run();
+    rows.rows += db.changes();
+    if (t.table == std::string("trials")) rows.trials = db.changes();
+    if (t.table == std::string("attempts")) rows.attempts = db.changes();
   }
   transaction.commit();
   return rows;

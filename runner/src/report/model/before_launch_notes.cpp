@@ -40,15 +40,15 @@ std::string measured_attempts(std::size_t k, std::size_t n, const char* whose = 
 // How a campaign's measured attempts were settled: how many of them, and for how long.
 struct Settling {
   std::size_t settled = 0, measured = 0;
-  std::string seconds;  // "10 s", "2.5–5 s"; "" when none was settled
+  std::vector<double> waited;  // each settled attempt's settle, in seconds
+  std::string seconds;         // "10 s", "2.5–5 s"; "" when none was settled
 
   explicit Settling(const std::vector<const ReportTrial*>& measured_trials) : measured(measured_trials.size()) {
-    std::vector<double> values;
     for (const ReportTrial* t : measured_trials) {
-      if (t->before.settle_s) values.push_back(*t->before.settle_s);
+      if (t->before.settle_s) waited.push_back(*t->before.settle_s);
     }
-    settled = values.size();
-    if (!values.empty()) seconds = seconds_range(values);
+    settled = waited.size();
+    if (!waited.empty()) seconds = seconds_range(waited);
   }
   // What a comparison looks at: none, all or some, and the seconds; not how many attempts there were.
   bool all() const { return settled == measured; }
@@ -114,13 +114,9 @@ std::string campaign_note(const std::vector<const ReportTrial*>& measured, const
   if (settling.settled == 0 && looked == 0) return "";
   std::vector<std::string> sentences;
   if (settling.settled > 0) {
-    std::vector<double> settled;
-    for (const ReportTrial* t : measured) {
-      if (t->before.settle_s) settled.push_back(*t->before.settle_s);
-    }
     sentences.push_back(fmt::format("Before {} mtrun waited {} with nothing running ({}){}.",
                                     measured_attempts(settling.settled, settling.measured), settling.seconds,
-                                    wait_source(settled, asked.settle_s, "settle_s", "run --settle"),
+                                    wait_source(settling.waited, asked.settle_s, "settle_s", "run --settle"),
                                     settling.all() ? "" : "; the others without settling"));
   }
   if (looked > 0) {

@@ -27,7 +27,7 @@ constexpr mt::CommandRegistration kCommands[] = {
     mt::register_campaigns_command, mt::register_show_command,     mt::register_query_command,
     mt::register_rerun_command,     mt::register_doctor_command,   mt::register_report_command,
     mt::register_compare_command,   mt::register_baseline_command, mt::register_history_command,
-    mt::register_delete_command,
+    mt::register_delete_command,    mt::register_look_command,
 };
 
 // First Ctrl-C/SIGTERM: a command that stops cleanly (run, rerun, query) is told so and says what

@@ -9,7 +9,7 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitFailure = 1,       // something ran and failed (a trial, a query)
   kExitUsage = 2,         // bad flags, bad experiment file, missing files, an unusable database
-  kExitBusy = 3,          // run --require-quiet: the machine was busy, nothing was timed
+  kExitBusy = 3,          // run --require-quiet: the machine was busy, nothing was timed; look: busy
   kExitIncomparable = 4,  // compare: the campaigns ran on different machines or software stacks
   kExitWrite = 74,        // output could not be written (standard output, a report file): EX_IOERR
   kExitTimeout = 124,     // a time limit ran out (query --timeout)

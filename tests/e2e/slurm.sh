@@ -244,4 +244,59 @@ expect_contains "$(cat "$slow_log")" "lists nothing named mtrun-" "the timed-out
 next=$(sbatch --parsable --wrap true)
 expect_eq "$next" "$((alloc + 1))" "the job queued after the allocation"
 no_job_or_rank_left "after the allocation"
+
+# The look for a quiet machine goes where the ranks run. A busy loop on this machine stands for a
+# busy login node: outside an allocation each trial gets nodes not known before it starts, so no
+# look is taken (nor waited for) and --require-quiet cannot be met; inside one, `mtrun look --json`
+# runs on each of its nodes through srun, and what it finds is named by the Slurm node's name.
+cat > look.yaml <<YAML
+name: look
+timeout_s: 60
+launcher: {type: slurm}
+conditions: {wait_quiet_s: 3}
+studies:
+  - name: cmd
+    workload: command
+    command: [sh, -c, "echo ran"]
+YAML
+capture srun -n 1 "$MTRUN" look --json
+expect_eq "$RC" 0 "mtrun look --json in a Slurm step: $OUT"
+expect_contains "$OUT" '"node":"localhost"' "the step's reading names its Slurm node"
+sh -c 'while :; do :; done' &
+BURNER=$!
+DB="$WORK/look_outside/mtrun.sqlite"
+capture "$MTRUN" --db "$DB" plan look.yaml
+expect_contains "$OUT" "before each trial: no look for a quiet machine: each trial runs in a Slurm allocation of its own" \
+  "plan outside an allocation"
+capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" --require-quiet look.yaml
+expect_eq "$RC" 2 "--require-quiet outside an allocation"
+expect_contains "$OUT" "--require-quiet: no machine to look at before the trials: each trial runs in a Slurm allocation of its own" \
+  "its message"
+capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" look.yaml
+echo "$OUT"
+expect_eq "$RC" 0 "run outside an allocation with this machine busy"
+expect_contains "$OUT" "note: no look for a quiet machine before the trials (wait_quiet_s, --wait-quiet)" "the run's note"
+expect_eq "$(grep -c "busy" <<<"$OUT" || true)" 0 "no look at this machine, no wait for it"
+expect_eq "$(sql "select quiet_wait_s is null and quiet_found is null from attempts")" 1 "no look recorded"
+
+DB="$WORK/look_inside/mtrun.sqlite"
+capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" plan look.yaml
+expect_contains "$OUT" "before each trial: wait up to 3 s for a quiet machine on the allocation's 1 node (srun)" \
+  "plan inside an allocation"
+capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" run "${ENGINE[@]}" look.yaml
+echo "$OUT"
+expect_eq "$RC" 0 "run inside an allocation with its node busy"
+expect_contains "$OUT" "warning: the allocation's nodes are busy: node localhost: other processes used" "the start's look"
+expect_contains "$OUT" "still busy after" "the trial's wait"
+expect_contains "$OUT" "node localhost: other processes used" "the trial's wait, on the node"
+expect_eq "$(sql "select quiet_found || ' ' || (quiet_wait_s >= 3) from attempts")" "busy 1" "the look recorded"
+kill $BURNER
+wait $BURNER 2>/dev/null || true
+DB="$WORK/look_quiet/mtrun.sqlite"
+capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" run "${ENGINE[@]}" look.yaml
+echo "$OUT"
+expect_eq "$RC" 0 "run inside an allocation, nothing else running"
+expect_eq "$(grep -c "could not look" <<<"$OUT" || true)" 0 "the nodes' look worked"
+expect_eq "$(sql "select quiet_found in ('quiet', 'busy') from attempts")" 1 "what the look found"
+no_job_or_rank_left "after the looks"
 echo "PASS"

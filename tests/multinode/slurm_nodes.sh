@@ -53,6 +53,33 @@ killed="select a.state || ' ' || a.error_rank || ' ' || a.signal from latest_att
 expect_eq "$(sql "$killed")" "crashed 1 9" "the killed rank"
 expect_contains "$(sql "select error_reason from latest_attempts a join trials t on t.id = a.trial_id where t.study = 'kill'")" \
   "rank 1 on $B" "the reason names the rank and its host"
+# The look for a quiet machine inside an allocation of both nodes (mtrun under salloc -N 2): `mtrun
+# look` on each node through srun. The two hosts share this machine's kernel, so a busy loop here
+# shows on both, each reason naming its node.
+cat > "$WORK/look.yaml" <<YAML
+name: multinode-look
+timeout_s: 60
+launcher: {type: slurm, args: [-N, "2"], threads_per_rank: 1}
+conditions: {wait_quiet_s: 2}
+studies:
+  - name: cmd
+    workload: command
+    command: [sh, -c, "echo ran"]
+    defaults: {ranks: 2}
+YAML
+DB="$WORK/look/mtrun.sqlite"
+capture on_host "$A" salloc -N 2 "$MTRUN" --db "$DB" plan look.yaml
+expect_contains "$OUT" "wait up to 2 s for a quiet machine on the allocation's 2 nodes (srun)" "plan inside the allocation"
+sh -c 'while :; do :; done' &
+BURNER=$!
+capture on_host "$A" salloc -N 2 "$MTRUN" --db "$DB" run --engine "$ENGINE" look.yaml
+kill $BURNER
+wait $BURNER 2>/dev/null || true
+echo "$OUT"
+expect_eq "$RC" 0 "run inside the allocation of both nodes"
+expect_contains "$OUT" "node $A: other processes used" "the look on the first node"
+expect_contains "$OUT" "node $B: other processes used" "the look on the second node"
+expect_eq "$(sql "select quiet_found from attempts")" busy "the look recorded"
 for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && break; sleep 0.1; done
 expect_eq "$(squeue -h)" "" "jobs left"
 echo "PASS"

@@ -38,6 +38,7 @@ CommandRunner register_history_command(CLI::App& app, const GlobalOptions& globa
 CommandRunner register_campaigns_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_show_command(CLI::App& app, const GlobalOptions& global);
 CommandRunner register_delete_command(CLI::App& app, const GlobalOptions& global);
+CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global);
 
 // Set by main's signal handler: stop launching trials, terminate the running one.
 extern std::atomic<bool> g_stop_requested;

@@ -1,4 +1,5 @@
 // mtrun plan FILE: every trial, its identity and its exact command — nothing is run.
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,18 +15,25 @@
 #include "experiment/run_order.h"
 #include "launch/stage_command.h"
 #include "run/progress.h"
+#include "run/quiet_machine.h"
 #include "table_cell.h"
 
 namespace mt {
 
 namespace {
 
-// What the experiment asks for before each trial, in words ("" when nothing).
-std::string before_each_trial(const ConditionsThresholds& conditions) {
+// What the experiment asks for before each trial, in words ("" when nothing); `place`: where the
+// look for a quiet machine would be taken.
+std::string before_each_trial(const ConditionsThresholds& conditions, const LookPlace& place) {
   std::vector<std::string> waits;
   if (conditions.settle_s > 0) waits.push_back(fmt::format("settle {:g} s with nothing running", conditions.settle_s));
-  if (conditions.wait_quiet_s > 0)
-    waits.push_back(fmt::format("wait up to {:g} s for a quiet machine", conditions.wait_quiet_s));
+  if (conditions.wait_quiet_s > 0 && place.where == LookPlace::Where::Nowhere) {
+    waits.push_back(fmt::format("no look for a quiet machine: {}", place.why_nowhere));
+  } else if (conditions.wait_quiet_s > 0) {
+    const std::string where = describe_look_place(place);
+    waits.push_back(fmt::format("wait up to {:g} s for a quiet machine{}", conditions.wait_quiet_s,
+                                where.empty() ? "" : " " + where));
+  }
   return fmt::format("{}", fmt::join(waits, ", then "));
 }
 
@@ -52,7 +60,8 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
-  if (const std::string waits = before_each_trial(plan.experiment.conditions); !waits.empty()) {
+  const LookPlace place = look_place(plan.context, mtrun_executable(), std::getenv("SLURM_JOB_NUM_NODES"));
+  if (const std::string waits = before_each_trial(plan.experiment.conditions, place); !waits.empty()) {
     const double settling = plan.experiment.conditions.settle_s * double(plan.trials.size());
     const std::string cost = plan.experiment.parallel > 1 ? "; not applied while trials run at once (parallel)"
                              : settling > 0 ? fmt::format("; at least {} of settling over these {} trials",

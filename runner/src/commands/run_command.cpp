@@ -2,6 +2,7 @@
 // (like make), one launcher job each, then prints the summary.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <vector>
@@ -99,17 +100,43 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, measurement, options.db, out);
 }
 
-// The machine before any timing: a warning when busy, a refusal with --require-quiet.
-void look_at_machine(const MeasurementSettings& settings, std::ostream& out) {
-  QuietCheck check =
-      check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_seconds() : 0, &g_stop_requested);
+// The machine before any timing: a warning when busy, a refusal with --require-quiet. Under Slurm,
+// the allocation's nodes; where each trial gets nodes of its own none can be looked at, which
+// --require-quiet cannot accept and a wait for a quiet machine is told.
+void look_at_machine(const MeasurementSettings& settings, const LookPlace& place, std::ostream& out) {
+  if (place.where == LookPlace::Where::Nowhere) {
+    if (settings.require_quiet) {
+      throw RunnerError(kExitUsage,
+                        fmt::format("--require-quiet: no machine to look at before the trials: {}", place.why_nowhere));
+    }
+    if (settings.wait_quiet_seconds() > 0) {
+      fmt::print(out,
+                 "note: no look for a quiet machine before the trials (wait_quiet_s, --wait-quiet): {}; each "
+                 "attempt's own probes still judge it\n",
+                 place.why_nowhere);
+    }
+    return;
+  }
+  QuietCheck check = check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_seconds() : 0,
+                                 &g_stop_requested, place);
+  const std::string where = describe_look_place(place);
+  if (!check.measured && !check.unavailable.empty()) {
+    if (settings.require_quiet) {
+      throw RunnerError(kExitBusy, fmt::format("cannot tell whether the machine is quiet ({}: {}); not starting "
+                                               "(--require-quiet)",
+                                               where, check.unavailable));
+    }
+    fmt::print(out, "warning: could not look for a quiet machine {}: {}\n", where, check.unavailable);
+    return;
+  }
   if (!check.busy()) return;
+  const char* subject = place.where == LookPlace::Where::SlurmNodes ? "the allocation's nodes are" : "the machine is";
   if (settings.require_quiet) {
     throw RunnerError(kExitBusy,
-                      fmt::format("the machine is busy ({}){}; not starting (--require-quiet)", busy_reasons(check),
+                      fmt::format("{} busy ({}){}; not starting (--require-quiet)", subject, busy_reasons(check),
                                   check.waited_s > 0 ? fmt::format(" after waiting {:.0f} s", check.waited_s) : ""));
   }
-  fmt::print(out, "warning: the machine is busy: {}; timings may suffer{}\n", busy_reasons(check),
+  fmt::print(out, "warning: {} busy: {}; timings may suffer{}\n", subject, busy_reasons(check),
              settings.wait_quiet_seconds() > 0 ? " (each trial waits for a quiet machine first)" : "");
 }
 
@@ -136,7 +163,8 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                "machine busy\n",
                fmt::join(per_trial_waits, " and "), per_trial_waits.size() > 1 ? "are" : "is", parallel);
   }
-  if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, out);
+  const LookPlace place = look_place(context, mtrun_executable(), std::getenv("SLURM_JOB_NUM_NODES"));
+  if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, place, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
   run.campaign_id = campaign_id;
@@ -155,6 +183,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.conditions = settings.conditions;
   run.settle_s = settings.settle_seconds();
   run.wait_quiet_s = settings.wait_quiet_seconds();
+  run.look_place = place;
   CampaignResult result = run_trials(store, run, trials, out);
   // Adaptive rounds, one at a time, while the campaign runs cleanly and a configuration needs one.
   while (adaptive_due && !result.stopped && !result.lease_lost) {

@@ -336,7 +336,7 @@ CampaignResult run_trials(Store& store, const CampaignRun& campaign, const Pendi
       break;
     }
     const Trial t = trials.trial(i);
-    const TrialWait wait = wait_before_trial(run.settle_s, run.wait_quiet_s, run.conditions, run.stop);
+    const TrialWait wait = wait_before_trial(run.settle_s, run.wait_quiet_s, run.conditions, run.stop, run.look_place);
     if (run.stop && run.stop->load()) {
       result.stopped = true;
       break;

@@ -12,6 +12,7 @@
 #include "experiment/measurement_rules.h"
 #include "launch/process.h"
 #include "launch/provenance.h"
+#include "run/quiet_machine.h"
 #include "store/lease.h"
 #include "store/store.h"
 #include "launch/trial_command.h"
@@ -31,6 +32,7 @@ struct CampaignRun {
   ConditionsThresholds conditions;  // when an attempt's machine counts as disturbed
   double settle_s = 0;              // before each trial, first wait this long with nothing running
   double wait_quiet_s = 0;          // before each trial, wait up to this long for a quiet machine
+  LookPlace look_place;             // where that look is taken
   // Trials in flight at once (experiment/parallel_rules.h decides where that is allowed); trial k
   // in flight holds its launcher's PID in running_launchers[k].
   int parallel = 1;

@@ -2,23 +2,98 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "launch/bounded_capture.h"
 #include "launch/machine_sampler.h"
+#include "run/node_look.h"
 
 namespace mt {
+namespace {
 
-QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s, const std::atomic<bool>* stop) {
+// srun may take a while to start a step on a loaded cluster; a look that takes this long is given up.
+constexpr double kNodeLookTimeoutS = 60;
+
+// One look at `place`: its verdict, or nothing and why (where known).
+struct OneLook {
+  std::optional<Verdict> verdict;
+  std::string unavailable;
+};
+
+OneLook look_once(const LookPlace& place, const ConditionsThresholds& thresholds, const std::atomic<bool>* stop) {
+  switch (place.where) {
+    case LookPlace::Where::Nowhere: return {std::nullopt, place.why_nowhere};
+    case LookPlace::Where::SlurmNodes: {
+      std::string output;
+      try {
+        output = capture_output(node_look_command(place.mtrun, place.nodes, kQuietProbeSeconds, place.srun),
+                                {.timeout_s = kNodeLookTimeoutS, .max_bytes = 1u << 20, .cancel = stop});
+      } catch (const std::exception& e) {
+        return {std::nullopt, e.what()};
+      }
+      NodesLook look = judge_node_readings(output, place.nodes, thresholds);
+      if (!look.measured) return {std::nullopt, look.unavailable};
+      return {look.verdict, ""};
+    }
+    case LookPlace::Where::Here: break;
+  }
+  auto conditions = measure_machine(kQuietProbeSeconds);
+  if (!conditions) return {};
+  return {judge_idle_machine(*conditions, thresholds), ""};
+}
+
+}  // namespace
+
+LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun, const char* nodes_env) {
+  LookPlace place;
+  if (context.launcher.type != "slurm") return place;
+  if (context.launcher.mode == "sbatch" || context.slurm_allocation.empty()) {
+    place.where = LookPlace::Where::Nowhere;
+    place.why_nowhere = context.launcher.mode == "sbatch"
+                            ? "each trial is a batch job of its own (sbatch), on nodes not known before it starts"
+                            : "each trial runs in a Slurm allocation of its own, on nodes not known before it "
+                              "starts (run mtrun inside an allocation, e.g. under salloc, to look at its nodes)";
+    return place;
+  }
+  place.where = LookPlace::Where::SlurmNodes;
+  place.mtrun = mtrun;
+  if (nodes_env) {
+    char* end = nullptr;
+    const long nodes = std::strtol(nodes_env, &end, 10);
+    if (end != nodes_env && *end == '\0' && nodes > 0 && nodes < 1000000) place.nodes = int(nodes);
+  }
+  return place;
+}
+
+std::string describe_look_place(const LookPlace& place) {
+  switch (place.where) {
+    case LookPlace::Where::Here: return "";
+    case LookPlace::Where::Nowhere: return place.why_nowhere;
+    case LookPlace::Where::SlurmNodes:
+      return place.nodes > 0
+                 ? fmt::format("on the allocation's {} node{} (srun)", place.nodes, place.nodes == 1 ? "" : "s")
+                 : "on the allocation's nodes (srun)";
+  }
+  return "";
+}
+
+QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s, const std::atomic<bool>* stop,
+                       const LookPlace& place) {
   QuietCheck check;
   const double start = steady_seconds();
   for (bool first_look = true;; first_look = false) {
-    auto conditions = measure_machine(kQuietProbeSeconds);
-    if (!conditions) return check;
+    OneLook look = look_once(place, thresholds, stop);
+    if (!look.verdict) {
+      check.measured = false;
+      check.unavailable = look.unavailable;
+      return check;
+    }
     check.measured = true;
-    check.verdict = judge_idle_machine(*conditions, thresholds);
+    check.verdict = *look.verdict;
     // Only looks after a busy one are waiting: a look takes a little over its second, which is
     // not a wait (every trial's progress line said "waited 1 s" before).
     if (!first_look) check.waited_s = std::max(0.0, steady_seconds() - start - kQuietProbeSeconds);
@@ -40,19 +115,21 @@ double settle(double seconds, const std::atomic<bool>* stop) {
 std::string busy_reasons(const QuietCheck& check) { return fmt::format("{}", fmt::join(check.verdict.reasons, "; ")); }
 
 TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const ConditionsThresholds& thresholds,
-                            const std::atomic<bool>* stop) {
+                            const std::atomic<bool>* stop, const LookPlace& place) {
   TrialWait wait;
   if (settle_s > 0) {
     wait.before.settle_s = settle(settle_s, stop);
     if (stop && stop->load()) return wait;
     wait.words.push_back(fmt::format("settled {:g} s", settle_s));
   }
-  if (wait_quiet_s > 0) {
+  if (wait_quiet_s > 0 && place.where != LookPlace::Where::Nowhere) {
     const double start = steady_seconds();
-    const QuietCheck quiet = check_quiet(thresholds, wait_quiet_s, stop);
+    const QuietCheck quiet = check_quiet(thresholds, wait_quiet_s, stop, place);
     wait.before.quiet_wait_s = steady_seconds() - start;
     if (quiet.measured) wait.before.quiet_found = quiet.busy() ? "busy" : "quiet";
-    if (quiet.busy()) {
+    if (!quiet.measured && !quiet.unavailable.empty()) {
+      wait.words.push_back(fmt::format("could not look for a quiet machine: {}", quiet.unavailable));
+    } else if (quiet.busy()) {
       wait.words.push_back(
           fmt::format("still busy after {:.0f} s: {}", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet)));
     } else if (quiet.waited_s > 0) {

@@ -3,11 +3,13 @@
 // doctor and the start of `run` warn when it is not, `run --wait-quiet` waits for it before each
 // trial, `run --require-quiet` refuses to start timing without it.
 #include <atomic>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "experiment/measurement_rules.h"
+#include "launch/launcher.h"
 #include "launch/machine_conditions.h"
 #include "run/attempt_verdict.h"
 #include "store/before_launch.h"
@@ -17,17 +19,37 @@ namespace mt {
 // How long one look at the machine lasts.
 inline constexpr double kQuietProbeSeconds = 1.0;
 
+// Where the look is taken: where the trials' ranks run. Here for the local and mpirun launchers
+// (with a hostfile, the host mtrun runs on); under the slurm launcher inside an allocation, on each
+// of its nodes (run/node_look.h); nowhere where each trial gets an allocation of its own (srun
+// outside one, or sbatch), whose nodes are not known before the trial starts. A job's own figures
+// still judge each attempt there (docs/measurement.md, "A job on other hosts").
+struct LookPlace {
+  enum class Where { Here, SlurmNodes, Nowhere } where = Where::Here;
+  int nodes = 0;                // the allocation's nodes (SLURM_JOB_NUM_NODES); 0 where not known
+  std::filesystem::path mtrun;  // what srun starts on each node
+  std::string srun = "srun";    // the program that starts it (another in tests)
+  std::string why_nowhere;      // where Nowhere: why no look can be taken
+};
+// `nodes_env`: SLURM_JOB_NUM_NODES as read from the environment (null where unset).
+LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun, const char* nodes_env);
+// "the allocation's 2 nodes (srun)"; "" for Here; why_nowhere for Nowhere.
+std::string describe_look_place(const LookPlace& place);
+
 struct QuietCheck {
-  bool measured = false;  // false where /proc/stat cannot be read: nothing is known, nothing is claimed
-  Verdict verdict;        // of the last look
-  double waited_s = 0;    // time spent looking beyond the first
+  // False where nothing could be read (no /proc/stat; a node that gave no reading; no look
+  // possible): nothing is known, nothing is claimed.
+  bool measured = false;
+  Verdict verdict;          // of the last look
+  double waited_s = 0;      // time spent looking beyond the first
+  std::string unavailable;  // where not measured and it is known why: what went wrong
   bool busy() const { return measured && verdict.disturbed; }
 };
 
-// Looks once; while busy and `wait_s` has not passed, looks again (stopping early when `stop` is
-// set). Never waits when the machine is quiet.
+// Looks once at `place`; while busy and `wait_s` has not passed, looks again (stopping early when
+// `stop` is set). Never waits when the machine is quiet.
 QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s = 0,
-                       const std::atomic<bool>* stop = nullptr);
+                       const std::atomic<bool>* stop = nullptr, const LookPlace& place = {});
 
 // Waits `seconds` with nothing of ours running (returning early when `stop` is set), so that what
 // the last job left behind settles before the next is timed: on a VM the kernel hands the memory a
@@ -43,8 +65,9 @@ struct TrialWait {
   BeforeLaunch before;
   std::vector<std::string> words;
 };
+// Where `place` allows no look, none is taken or recorded: the run said why once, at its start.
 TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const ConditionsThresholds& thresholds,
-                            const std::atomic<bool>* stop = nullptr);
+                            const std::atomic<bool>* stop = nullptr, const LookPlace& place = {});
 
 // "other processes used 95 % of a core over 1.0 s": what made the last look busy.
 std::string busy_reasons(const QuietCheck& check);

@@ -1,0 +1,172 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "run/node_look.h"
+#include "run/quiet_machine.h"
+
+using namespace mt;
+
+namespace {
+
+NodeReading reading(const std::string& node, double foreign_pct, std::optional<double> steal = 0.0) {
+  NodeReading r;
+  r.host = "host-" + node;
+  r.node = node;
+  r.conditions.wall_s = 1.0;
+  r.conditions.cpus = 4;
+  r.conditions.busy_cpu_s = foreign_pct / 100;
+  r.conditions.runner_cpu_s = 0.002;
+  r.conditions.foreign_cpu_pct = foreign_pct;
+  r.conditions.steal_pct = steal;
+  r.conditions.cpu_pressure_pct = 0.5;
+  return r;
+}
+
+LaunchContext slurm_context(const std::string& allocation, const std::string& mode = "srun") {
+  LaunchContext context;
+  context.launcher.type = "slurm";
+  context.launcher.mode = mode;
+  context.slurm_allocation = allocation;
+  return context;
+}
+
+}  // namespace
+
+TEST_CASE("a node's reading reads back as it was written") {
+  NodeReading written = reading("c7", 38.5, std::nullopt);
+  written.conditions.load1_after = 1.25;
+  const NodeReading read = parse_reading(reading_json(written));
+  CHECK(read.host == "host-c7");
+  CHECK(read.node == "c7");
+  CHECK(read.conditions.wall_s == 1.0);
+  CHECK(read.conditions.cpus == 4);
+  CHECK(read.conditions.foreign_cpu_pct == 38.5);
+  CHECK(read.conditions.runner_cpu_s == 0.002);
+  CHECK_FALSE(read.conditions.steal_pct.has_value());
+  CHECK(read.conditions.cpu_pressure_pct == 0.5);
+  CHECK(read.conditions.load1_after == 1.25);
+  CHECK(reading_json(read) == reading_json(written));
+}
+
+TEST_CASE("a line that is not a reading is refused, saying what it lacks") {
+  CHECK_THROWS_WITH_AS(parse_reading("srun: error: task 0 launch failed"), "not a JSON object", std::runtime_error);
+  CHECK_THROWS_WITH_AS(parse_reading(R"({"host": "a", "node": "b"})"), "no number `wall_s`", std::runtime_error);
+  std::string no_cpus = reading_json(reading("c1", 0));
+  no_cpus.replace(no_cpus.find("\"cpus\":4"), 8, "\"cpus\":0");
+  CHECK_THROWS_WITH_AS(parse_reading(no_cpus), "wall_s and cpus must be positive", std::runtime_error);
+}
+
+TEST_CASE("the nodes' look is busy when any node is, each reason naming its node") {
+  const std::string output = reading_json(reading("c3", 40)) + "\n" + reading_json(reading("c1", 2)) + "\n" +
+                             reading_json(reading("c2", 95, 7.0)) + "\n";
+  const NodesLook look = judge_node_readings(output, 3, ConditionsThresholds{});
+  REQUIRE(look.measured);
+  CHECK(look.verdict.disturbed);
+  // In node order, whichever answered first.
+  REQUIRE(look.verdict.reasons.size() == 3);
+  CHECK(look.verdict.reasons[0] == "node c2: other processes used 95 % of a core over 1.0 s");
+  CHECK(look.verdict.reasons[1] == "node c2: the hypervisor took 7 % of the CPUs' time (steal) over 1.0 s");
+  CHECK(look.verdict.reasons[2] == "node c3: other processes used 40 % of a core over 1.0 s");
+
+  const NodesLook quiet = judge_node_readings(reading_json(reading("c1", 2)) + "\n" + reading_json(reading("c2", 3)), 2,
+                                              ConditionsThresholds{});
+  CHECK(quiet.measured);
+  CHECK_FALSE(quiet.verdict.disturbed);
+  // The campaign's thresholds judge, not the defaults (15 % less 8 % of tick rounding over 1 s on 4 CPUs).
+  ConditionsThresholds strict;
+  strict.max_foreign_cpu_pct = 5;
+  CHECK_FALSE(judge_node_readings(reading_json(reading("c1", 15)), 1, ConditionsThresholds{}).verdict.disturbed);
+  CHECK(judge_node_readings(reading_json(reading("c1", 15)), 1, strict).verdict.disturbed);
+}
+
+TEST_CASE("a node without a reading leaves the look unknown, never quiet") {
+  const NodesLook missing = judge_node_readings(reading_json(reading("c1", 0)) + "\n", 2, ConditionsThresholds{});
+  CHECK_FALSE(missing.measured);
+  CHECK_FALSE(missing.verdict.disturbed);
+  CHECK(missing.unavailable == "1 of the allocation's 2 nodes gave a reading (c1)");
+
+  const NodesLook none = judge_node_readings("\n", 1, ConditionsThresholds{});
+  CHECK_FALSE(none.measured);
+  CHECK(none.unavailable == "no node gave a reading");
+
+  const NodesLook twice =
+      judge_node_readings(reading_json(reading("c1", 0)) + "\n" + reading_json(reading("c1", 0)), 2, {});
+  CHECK_FALSE(twice.measured);
+  CHECK(twice.unavailable == "node c1 gave two readings");
+
+  const NodesLook garbled = judge_node_readings(reading_json(reading("c1", 0)) + "\nslurmstepd: oops\n", 2, {});
+  CHECK_FALSE(garbled.measured);
+  CHECK(garbled.unavailable == "line 2 of the nodes' readings is not one (not a JSON object): slurmstepd: oops");
+
+  // Where the node count is not known, every node that answered counts.
+  CHECK(judge_node_readings(reading_json(reading("c1", 0)), 0, {}).measured);
+}
+
+TEST_CASE("srun starts one look per node of the allocation, beside any step still running") {
+  CHECK(node_look_command("/opt/mt/mtrun", 3, 1.0) ==
+        std::vector<std::string>{"srun", "--overlap", "--mpi=none", "--ntasks-per-node=1", "--job-name=mtrun-look",
+                                 "--quiet", "--nodes=3", "--ntasks=3", "/opt/mt/mtrun", "look", "--json", "--seconds",
+                                 "1"});
+  const auto unknown = node_look_command("/opt/mt/mtrun", 0, 0.5);
+  CHECK(std::find(unknown.begin(), unknown.end(), "--nodes=3") == unknown.end());
+  CHECK(unknown.back() == "0.5");
+}
+
+TEST_CASE("the look is taken where the trials' ranks run") {
+  LaunchContext local;
+  local.launcher.type = "mpirun";
+  CHECK(look_place(local, "/bin/mtrun", "4").where == LookPlace::Where::Here);
+  CHECK(describe_look_place(look_place(local, "/bin/mtrun", nullptr)).empty());
+
+  const LookPlace nodes = look_place(slurm_context("4242"), "/bin/mtrun", "2");
+  CHECK(nodes.where == LookPlace::Where::SlurmNodes);
+  CHECK(nodes.nodes == 2);
+  CHECK(nodes.mtrun == "/bin/mtrun");
+  CHECK(describe_look_place(nodes) == "on the allocation's 2 nodes (srun)");
+  CHECK(look_place(slurm_context("4242"), "/bin/mtrun", "1").nodes == 1);
+  for (const char* bad : {"", "two", "2x", "-1", "0"}) {
+    CAPTURE(bad);
+    CHECK(look_place(slurm_context("4242"), "/bin/mtrun", bad).nodes == 0);
+  }
+  CHECK(describe_look_place(look_place(slurm_context("4242"), "/bin/mtrun", nullptr)) ==
+        "on the allocation's nodes (srun)");
+
+  const LookPlace own = look_place(slurm_context(""), "/bin/mtrun", nullptr);
+  CHECK(own.where == LookPlace::Where::Nowhere);
+  CHECK(describe_look_place(own).find("allocation of its own") != std::string::npos);
+  const LookPlace batch = look_place(slurm_context("4242", "sbatch"), "/bin/mtrun", "2");
+  CHECK(batch.where == LookPlace::Where::Nowhere);
+  CHECK(batch.why_nowhere.find("(sbatch)") != std::string::npos);
+}
+
+TEST_CASE("where no look can be taken, none is waited for or recorded") {
+  LookPlace nowhere;
+  nowhere.where = LookPlace::Where::Nowhere;
+  nowhere.why_nowhere = "each trial runs in a Slurm allocation of its own";
+  const QuietCheck check = check_quiet(ConditionsThresholds{}, 30, nullptr, nowhere);
+  CHECK_FALSE(check.measured);
+  CHECK_FALSE(check.busy());
+  CHECK(check.unavailable == nowhere.why_nowhere);
+  CHECK(check.waited_s == 0);
+
+  const TrialWait wait = wait_before_trial(0, 30, ConditionsThresholds{}, nullptr, nowhere);
+  CHECK_FALSE(wait.before.anything());
+  CHECK(wait.before.quiet_found.empty());
+  CHECK(wait.words.empty());
+}
+
+TEST_CASE("a node look that cannot start says why, and the trial's wait says it too") {
+  LookPlace nodes;
+  nodes.where = LookPlace::Where::SlurmNodes;
+  nodes.nodes = 1;
+  nodes.mtrun = "/opt/mt/mtrun";
+  nodes.srun = "/nonexistent/srun";
+  const TrialWait wait = wait_before_trial(0, 5, ConditionsThresholds{}, nullptr, nodes);
+  REQUIRE(wait.words.size() == 1);
+  CHECK(wait.words[0].rfind("could not look for a quiet machine: cannot start `/nonexistent/srun --overlap", 0) == 0);
+  CHECK(wait.before.quiet_wait_s.has_value());
+  CHECK(wait.before.quiet_found.empty());
+}

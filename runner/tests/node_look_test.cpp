@@ -56,7 +56,13 @@ TEST_CASE("a line that is not a reading is refused, saying what it lacks") {
   CHECK_THROWS_WITH_AS(parse_reading(R"({"host": "a", "node": "b"})"), "no number `wall_s`", std::runtime_error);
   std::string no_cpus = reading_json(reading("c1", 0));
   no_cpus.replace(no_cpus.find("\"cpus\":4"), 8, "\"cpus\":0");
-  CHECK_THROWS_WITH_AS(parse_reading(no_cpus), "wall_s and cpus must be positive", std::runtime_error);
+  CHECK_THROWS_WITH_AS(parse_reading(no_cpus), "`cpus` must be 1 to 1000000", std::runtime_error);
+  std::string huge_cpus = reading_json(reading("c1", 0));
+  huge_cpus.replace(huge_cpus.find("\"cpus\":4"), 8, "\"cpus\":1e300");
+  CHECK_THROWS_WITH_AS(parse_reading(huge_cpus), "`cpus` must be 1 to 1000000", std::runtime_error);
+  std::string no_time = reading_json(reading("c1", 0));
+  no_time.replace(no_time.find("\"wall_s\":1.0"), 12, "\"wall_s\":0");
+  CHECK_THROWS_WITH_AS(parse_reading(no_time), "`wall_s` must be positive", std::runtime_error);
 }
 
 TEST_CASE("the nodes' look is busy when any node is, each reason naming its node") {

@@ -58,7 +58,10 @@ NodeReading parse_reading(const std::string& line) {
   r.node = text(j, "node");
   MachineConditions& c = r.conditions;
   c.wall_s = number(j, "wall_s");
-  c.cpus = int(number(j, "cpus"));
+  // Bounded before the conversion: a double beyond int's range does not convert.
+  const double cpus = number(j, "cpus");
+  if (!(cpus >= 1 && cpus <= 1e6)) throw std::runtime_error("`cpus` must be 1 to 1000000");
+  c.cpus = int(cpus);
   c.busy_cpu_s = number(j, "busy_cpu_s");
   c.runner_cpu_s = number(j, "runner_cpu_s");
   c.foreign_cpu_pct = number(j, "foreign_cpu_pct");
@@ -66,7 +69,7 @@ NodeReading parse_reading(const std::string& line) {
   c.cpu_pressure_pct = optional_number(j, "cpu_pressure_pct");
   c.memory_pressure_pct = optional_number(j, "memory_pressure_pct");
   c.load1_after = optional_number(j, "load1");
-  if (c.wall_s <= 0 || c.cpus <= 0) throw std::runtime_error("wall_s and cpus must be positive");
+  if (!(c.wall_s > 0)) throw std::runtime_error("`wall_s` must be positive");
   return r;
 }
 

@@ -3,7 +3,7 @@
 # reduction) trains to a loss close to fp32's; activation checkpointing reproduces the plain
 # run's losses; the cosine schedule and clipping are recorded; a non-finite gradient stops every
 # rank before the optimizer step with exit 1; the dense layers' GEMMs are timed and counted; the
-# OpenMP wait policy follows the thread layout.
+# OpenMP wait policy follows the thread layout; each rank reports its host's load over the job.
 set -uo pipefail
 MTENGINE=${1:?usage: train_features_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
@@ -93,6 +93,18 @@ print("ok: cosine lr", [f"{x:.2e}" for x in lrs], "grad norms", [f"{x:.3f}" for 
 cal, gbps = r["calibration"]["allreduce_8_bytes_us"], r["environment"]["memory_copy_gbps_per_thread"]
 assert 0 < cal < 1e6 and 0 < gbps < 1e4, (cal, gbps)
 print(f"ok: calibration: 8-byte all-reduce {cal:.1f} us, memory copy {gbps:.1f} GB/s per thread")
+# Each rank's view of its host while the job ran: this machine's kernel, its CPUs, a busy time that
+# holds the ranks' own CPU (up to /proc/stat's rounding: a 10-ms tick per CPU at each end).
+windows = r["rank_host_window"]
+boot_id = open("/proc/sys/kernel/random/boot_id").read().strip()
+cpus = sum(1 for line in open("/proc/stat") if line[:3] == "cpu" and line[3].isdigit())
+assert len(windows) == len(r["hosts"]) == 2, windows
+for w in windows:
+    assert w["boot_id"] == boot_id and w["cpus"] == cpus and w["wall_s"] > 0 and w["steal_pct"] >= 0, (w, boot_id, cpus)
+    assert 0 < w["own_cpu_s"] and w["busy_cpu_s"] >= 0, w
+own = sum(w["own_cpu_s"] for w in windows)
+assert own <= windows[0]["busy_cpu_s"] + 2 * 0.01 * cpus + 0.01, (own, windows)
+print(f"ok: host windows: {windows[0]['busy_cpu_s']:.2f} s busy over {windows[0]['wall_s']:.2f} s, the ranks' own {own:.2f} s")
 PY
 [[ $? == 0 ]] || { echo "FAIL: features" >&2; exit 1; }
 

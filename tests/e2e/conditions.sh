@@ -157,6 +157,36 @@ expect_contains "$KEPT" "They are averaged in with the rest (kept on request)." 
 expect_contains "$KEPT" "Workload command" "kept attempts are averaged"
 echo "PASS (busy machine)"
 
+# The other hosts' load as the job's ranks saw it (`rank_host_window`): a job that says it ran on a
+# host of another kernel, where other processes used 2 CPUs' worth beside its own 1 s, is disturbed
+# by that host; one whose host was quiet, or that ran on mtrun's own host, is not judged by it.
+cat > "$WORK/elsewhere.yaml" <<YAML
+name: elsewhere
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: [sh, -c, "printf '%s' \"\$0\" > {result_file}", "{json}"]
+    matrix:
+      json:
+        - '{"hosts": ["far-1"], "rank_host_window": [{"wall_s": 2, "cpus": 4, "busy_cpu_s": 5, "own_cpu_s": 1, "steal_pct": 9, "boot_id": "another-kernel"}]}'
+        - '{"hosts": ["far-2"], "rank_host_window": [{"wall_s": 2, "cpus": 4, "busy_cpu_s": 1.1, "own_cpu_s": 1, "steal_pct": 0, "boot_id": "another-kernel"}]}'
+        - '{"hosts": ["$(hostname)"], "rank_host_window": [{"wall_s": 2, "cpus": 4, "busy_cpu_s": 5, "own_cpu_s": 1, "steal_pct": 9, "boot_id": ""}]}'
+YAML
+DB="$WORK/elsewhere.sqlite"
+capture "$MTRUN" --db "$DB" run "$WORK/elsewhere.yaml"
+echo "$OUT"
+expect_eq "$RC" 0 "the run of jobs on other hosts"
+reasons_of() {
+  sql "select coalesce(ac.reasons, '') from attempt_conditions ac join attempts a on a.id = ac.attempt_id
+    join trials t on t.id = a.trial_id where t.parameters like '%$1%'"
+}
+expect_contains "$(reasons_of far-1)" "host far-1: other processes used 200 % of a core" "the busy host's CPU"
+expect_contains "$(reasons_of far-1)" "host far-1: the hypervisor took 9 % of the CPUs' time (steal)" "the busy host's steal"
+expect_eq "$(reasons_of far-2 | grep -c "host far" || true)" 0 "the quiet host"
+expect_eq "$(reasons_of "$(hostname)" | grep -c "host " || true)" 0 "mtrun's own host, judged by mtrun's own reading"
+echo "PASS (other hosts)"
+
 # Adaptive repeats, judged whatever the machine does (disturbance thresholds out of reach here).
 cat > "$WORK/adaptive.yaml" <<'YAML'
 name: adaptive

@@ -15,13 +15,13 @@ namespace {
 // /proc/stat counts whole 10 ms ticks (USER_HZ, 100 on Linux) per CPU, at both ends of the
 // attempt: over a short attempt that rounding alone reads as other processes' work (a 15 ms
 // `echo` trial on 2 CPUs can show 150 % of a core). Only what exceeds it counts.
-double tick_rounding_pct(const MachineConditions& c) {
+double tick_rounding_pct(int cpus, double wall_s) {
   constexpr double kTickS = 0.01;
-  return c.wall_s > 0 ? 2.0 * std::max(1, c.cpus) * kTickS / c.wall_s * 100.0 : 0.0;
+  return wall_s > 0 ? 2.0 * std::max(1, cpus) * kTickS / wall_s * 100.0 : 0.0;
 }
 
 void check_cpu(const MachineConditions& c, const ConditionsThresholds& t, Verdict& v) {
-  if (c.foreign_cpu_pct - tick_rounding_pct(c) > t.max_foreign_cpu_pct) {
+  if (c.foreign_cpu_pct - tick_rounding_pct(c.cpus, c.wall_s) > t.max_foreign_cpu_pct) {
     v.reasons.push_back(fmt::format("other processes used {:.0f} % of a core", c.foreign_cpu_pct));
   }
   if (c.steal_pct && *c.steal_pct > t.max_steal_pct) {
@@ -108,6 +108,16 @@ std::optional<std::string> bimodal_steps(const StepTimes& steps, double ratio, d
 Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
   Verdict v;
   if (in.conditions) check_cpu(*in.conditions, t, v);
+  for (const HostLoad& machine : in.other_machines) {
+    if (machine.foreign_cpu_pct - tick_rounding_pct(machine.cpus, machine.wall_s) > t.max_foreign_cpu_pct) {
+      v.reasons.push_back(
+          fmt::format("host {}: other processes used {:.0f} % of a core", machine.hosts, machine.foreign_cpu_pct));
+    }
+    if (machine.steal_pct > t.max_steal_pct) {
+      v.reasons.push_back(fmt::format("host {}: the hypervisor took {:.0f} % of the CPUs' time (steal)", machine.hosts,
+                                      machine.steal_pct));
+    }
+  }
   if (in.calibration_gflops && in.campaign_median_calibration && *in.campaign_median_calibration > 0) {
     const double drop = (1 - *in.calibration_gflops / *in.campaign_median_calibration) * 100.0;
     if (drop > t.max_calibration_drop_pct) {

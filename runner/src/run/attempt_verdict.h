@@ -7,6 +7,7 @@
 
 #include "experiment/measurement_rules.h"
 #include "launch/machine_conditions.h"
+#include "run/host_loads.h"
 
 namespace mt {
 
@@ -36,6 +37,8 @@ struct VerdictInputs {
   // the latency floor is not judged.
   bool oversubscribed = false;
   StepTimes steps;
+  // The machines the job ran on besides mtrun's, as its ranks saw them: judged by the same CPU rules.
+  std::vector<HostLoad> other_machines;
 };
 
 Verdict judge_attempt(const VerdictInputs& inputs, const ConditionsThresholds& thresholds);

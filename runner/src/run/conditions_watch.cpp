@@ -71,6 +71,8 @@ Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_
   probe(kLatencyMetric, in.latency_us, in.campaign_median_latency_us);
   in.oversubscribed = outcome.result_json && job_oversubscribed(*outcome.result_json, conditions.cpus);
   in.steps = measured_steps(outcome);
+  if (outcome.result_json)
+    in.other_machines = other_machines_load(*outcome.result_json, this_kernel_boot_id(), this_host());
   Verdict verdict = judge_attempt(in, thresholds);
   record_conditions(db, attempt_id, conditions, verdict);
   return verdict;

@@ -64,12 +64,20 @@ std::optional<CpuWindowUse> CpuWindow::close() const {
   CpuWindowUse use;
   use.wall_s = end->wall_s - start_->wall_s;
   use.cpus = b.cpus;
-  const double busy_s = double(b.busy - std::min(a.busy, b.busy)) / double(ticks_per_s);
+  use.busy_cpu_s = double(b.busy - std::min(a.busy, b.busy)) / double(ticks_per_s);
+  use.own_cpu_s = end->own_cpu_s - start_->own_cpu_s;
   // Ticks are whole 1/100 s per CPU, rusage microseconds: a small negative remainder is rounding.
-  use.foreign_cores = std::max(0.0, busy_s - (end->own_cpu_s - start_->own_cpu_s)) / use.wall_s;
+  use.foreign_cores = std::max(0.0, use.busy_cpu_s - use.own_cpu_s) / use.wall_s;
   const auto total = b.total - std::min(a.total, b.total);
   if (total > 0) use.steal_pct = double(b.steal - std::min(a.steal, b.steal)) / double(total) * 100;
   return use;
+}
+
+std::string kernel_boot_id() {
+  std::ifstream file("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(file, id);
+  return id;
 }
 
 std::optional<std::string> busy_machine_reason(const CpuWindowUse& use, int threads) {

@@ -20,6 +20,8 @@ std::optional<ProcStatTicks> parse_proc_stat_ticks(const std::string& text);
 struct CpuWindowUse {
   double wall_s = 0;
   int cpus = 0;              // logical CPUs the kernel counts
+  double busy_cpu_s = 0;     // every process's CPU time on the machine
+  double own_cpu_s = 0;      // this process's
   double foreign_cores = 0;  // other processes' CPU time ÷ wall: how many cores they kept busy
   double steal_pct = 0;      // share of the machine's time its hypervisor gave elsewhere
 };
@@ -39,6 +41,11 @@ class CpuWindow {
   static std::optional<Reading> read();
   std::optional<Reading> start_;
 };
+
+// The running kernel's boot id (/proc/sys/kernel/random/boot_id), "" where unreadable: hosts that
+// share it (containers, network namespaces of one machine) share one /proc/stat, so their load is
+// one machine's.
+std::string kernel_boot_id();
 
 // Why `use` leaves a measurement on `threads` threads untrustworthy, or nothing when it does not:
 // other processes may use the cores this one left free (another rank of the job waiting for it,

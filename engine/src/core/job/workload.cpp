@@ -11,6 +11,7 @@
 #include "core/comm/backends.h"
 #include "core/comm/mpi/mpi_control_channel.h"
 #include "core/comm/mpi/mpi_session.h"
+#include "core/env/cpu_window.h"
 #include "core/env/huge_pages.h"
 #include "core/env/resources.h"
 #include "core/process/job_abort.h"
@@ -90,6 +91,12 @@ int run_workload(Workload& workload) {
     return 2;
   }
 
+  // Each host's load while the job runs, as its ranks see it (`rank_host_window` in the result): mtrun
+  // reads only its own host's, and under a scheduler the ranks run on others. Opened as the ranks
+  // leave a collective together and closed after a barrier, so that the windows of one host's ranks
+  // cover the same time and their CPU can be taken from the host's.
+  const CpuWindow host_window;
+
   // Gathered while every rank is surely alive, so even a failure's result says where it ran.
   const auto hosts = control.hostnames();
   auto with_hosts = [&hosts](nlohmann::json document) {
@@ -138,12 +145,32 @@ int run_workload(Workload& workload) {
 
   // Each rank's CPU time beside its host (`hosts`): mtrun counts the job's CPU from the processes it
   // started, and ranks a scheduler started (slurmstepd's children under srun) are not among them.
-  const auto rank_cpu = control.gather_to_root({process_cpu_seconds()});
+  // With it, each rank's view of its host's load and the host's kernel, for hosts mtrun cannot read.
+  control.barrier();
+  const auto window = host_window.close();
+  const auto per_rank = control.gather_to_root({process_cpu_seconds(), window ? window->wall_s : -1.0,
+                                                window ? double(window->cpus) : 0.0, window ? window->busy_cpu_s : 0.0,
+                                                window ? window->own_cpu_s : 0.0, window ? window->steal_pct : 0.0});
+  const auto boot_ids = control.gather_text_to_root(kernel_boot_id());
   if (rank != 0) return outcome.exit_code;
   nlohmann::json document = with_hosts(std::move(outcome.result));
   if (document.is_object()) {
     nlohmann::json& seconds = document["rank_cpu_s"] = nlohmann::json::array();
-    for (const auto& of_rank : rank_cpu) seconds.push_back(of_rank.front());
+    nlohmann::json& windows = document["rank_host_window"] = nlohmann::json::array();
+    for (std::size_t r = 0; r < per_rank.size(); ++r) {
+      const auto& of_rank = per_rank[r];
+      seconds.push_back(of_rank[0]);
+      if (of_rank[1] <= 0) {
+        windows.push_back(nullptr);  // /proc/stat not readable there
+        continue;
+      }
+      windows.push_back({{"wall_s", of_rank[1]},
+                         {"cpus", int(of_rank[2])},
+                         {"busy_cpu_s", of_rank[3]},
+                         {"own_cpu_s", of_rank[4]},
+                         {"steal_pct", of_rank[5]},
+                         {"boot_id", boot_ids[r]}});
+    }
   }
   const int write_code = write_result(workload, std::move(document));
   return outcome.exit_code != 0 ? outcome.exit_code : write_code;

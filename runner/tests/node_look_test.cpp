@@ -92,7 +92,7 @@ TEST_CASE("a node without a reading leaves the look unknown, never quiet") {
   const NodesLook missing = judge_node_readings(reading_json(reading("c1", 0)) + "\n", 2, ConditionsThresholds{});
   CHECK_FALSE(missing.measured);
   CHECK_FALSE(missing.verdict.disturbed);
-  CHECK(missing.unavailable == "1 of the allocation's 2 nodes gave a reading (c1)");
+  CHECK(missing.unavailable == "1 of the 2 nodes gave a reading (c1)");
 
   const NodesLook none = judge_node_readings("\n", 1, ConditionsThresholds{});
   CHECK_FALSE(none.measured);
@@ -111,14 +111,22 @@ TEST_CASE("a node without a reading leaves the look unknown, never quiet") {
   CHECK(judge_node_readings(reading_json(reading("c1", 0)), 0, {}).measured);
 }
 
-TEST_CASE("srun starts one look per node of the allocation, beside any step still running") {
-  CHECK(node_look_command("/opt/mt/mtrun", 3, 1.0) ==
+TEST_CASE("a launcher starts one look per node: srun beside any step still running, mpirun per host") {
+  CHECK(node_look_command(srun_look_launcher(3), "/opt/mt/mtrun", 1.0) ==
         std::vector<std::string>{"srun", "--overlap", "--mpi=none", "--ntasks-per-node=1", "--job-name=mtrun-look",
                                  "--quiet", "--nodes=3", "--ntasks=3", "/opt/mt/mtrun", "look", "--json", "--seconds",
                                  "1"});
-  const auto unknown = node_look_command("/opt/mt/mtrun", 0, 0.5);
-  CHECK(std::find(unknown.begin(), unknown.end(), "--nodes=3") == unknown.end());
+  const auto unknown = node_look_command(srun_look_launcher(0), "/opt/mt/mtrun", 0.5);
+  CHECK(std::find_if(unknown.begin(), unknown.end(), [](const std::string& w) { return w.rfind("--nodes", 0) == 0; }) ==
+        unknown.end());
   CHECK(unknown.back() == "0.5");
+  CHECK(node_look_command(mpirun_look_launcher("/c/hosts", true, {"--mca", "btl_tcp_if_include", "mt0"}),
+                          "/opt/mt/mtrun",
+                          1.0) == std::vector<std::string>{"mpirun", "--hostfile", "/c/hosts", "--map-by", "ppr:1:node",
+                                                           "--allow-run-as-root", "--mca", "btl_tcp_if_include", "mt0",
+                                                           "/opt/mt/mtrun", "look", "--json", "--seconds", "1"});
+  const auto not_root = mpirun_look_launcher("/c/hosts", false, {});
+  CHECK(std::find(not_root.begin(), not_root.end(), "--allow-run-as-root") == not_root.end());
 }
 
 TEST_CASE("the look is taken where the trials' ranks run") {
@@ -126,13 +134,29 @@ TEST_CASE("the look is taken where the trials' ranks run") {
   local.launcher.type = "mpirun";
   CHECK(look_place(local, "/bin/mtrun", "4").where == LookPlace::Where::Here);
   CHECK(describe_look_place(look_place(local, "/bin/mtrun", nullptr)).empty());
+  LaunchContext direct;
+  direct.launcher.type = "local";
+  CHECK(look_place(direct, "/bin/mtrun", nullptr).where == LookPlace::Where::Here);
+
+  LaunchContext hosts = local;
+  hosts.launcher.hostfile = "/c/hosts";
+  hosts.running_as_root = true;
+  hosts.launcher.extra_args = {"--mca", "btl", "tcp,self"};
+  const LookPlace hostfile = look_place(hosts, "/bin/mtrun", "7");
+  CHECK(hostfile.where == LookPlace::Where::Nodes);
+  CHECK(hostfile.launcher == mpirun_look_launcher("/c/hosts", true, {"--mca", "btl", "tcp,self"}));
+  CHECK(hostfile.nodes == 0);  // SLURM_JOB_NUM_NODES is not the hostfile's
+  CHECK(describe_look_place(hostfile) == "on the hostfile's hosts (mpirun)");
 
   const LookPlace nodes = look_place(slurm_context("4242"), "/bin/mtrun", "2");
-  CHECK(nodes.where == LookPlace::Where::SlurmNodes);
+  CHECK(nodes.where == LookPlace::Where::Nodes);
   CHECK(nodes.nodes == 2);
+  CHECK(nodes.launcher == srun_look_launcher(2));
   CHECK(nodes.mtrun == "/bin/mtrun");
   CHECK(describe_look_place(nodes) == "on the allocation's 2 nodes (srun)");
-  CHECK(look_place(slurm_context("4242"), "/bin/mtrun", "1").nodes == 1);
+  CHECK(nodes.nodes_noun == "the allocation's nodes");
+  CHECK(describe_look_place(look_place(slurm_context("4242"), "/bin/mtrun", "1")) ==
+        "on the allocation's 1 node (srun)");
   for (const char* bad : {"", "two", "2x", "-1", "0"}) {
     CAPTURE(bad);
     CHECK(look_place(slurm_context("4242"), "/bin/mtrun", bad).nodes == 0);
@@ -166,13 +190,15 @@ TEST_CASE("where no look can be taken, none is waited for or recorded") {
 
 TEST_CASE("a node look that cannot start says why, and the trial's wait says it too") {
   LookPlace nodes;
-  nodes.where = LookPlace::Where::SlurmNodes;
+  nodes.where = LookPlace::Where::Nodes;
   nodes.nodes = 1;
   nodes.mtrun = "/opt/mt/mtrun";
-  nodes.srun = "/nonexistent/srun";
+  nodes.launcher = {"/nonexistent/srun", "--overlap"};
   const TrialWait wait = wait_before_trial(0, 5, ConditionsThresholds{}, nullptr, nodes);
   REQUIRE(wait.words.size() == 1);
   CHECK(wait.words[0].rfind("could not look for a quiet machine: cannot start `/nonexistent/srun --overlap", 0) == 0);
+  CHECK(wait.words[0].find("(each node runs `/opt/mt/mtrun look --json`: mtrun must be at that path there too)") !=
+        std::string::npos);
   CHECK(wait.before.quiet_wait_s.has_value());
   CHECK(wait.before.quiet_found.empty());
 }

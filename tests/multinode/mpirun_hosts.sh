@@ -117,4 +117,31 @@ DB="$WORK/kill.sqlite"
 expect_eq "$(sql "select state || ' ' || error_rank || ' ' || signal from attempts")" "crashed 1 9" "the killed rank"
 expect_contains "$(sql "select error_reason from attempts")" "rank 1 on $B" "the reason names the rank and its host"
 expect_contains "$OUT" "rank 1 on $B" "mtrun's summary names the rank and its host"
+# The look for a quiet machine goes to every host of the hostfile: `mtrun look --json` on each
+# through mpirun. The two hosts share this machine's kernel, so a busy loop here shows on both,
+# each reason naming its host.
+cat > "$WORK/look.yaml" <<YAML
+name: multinode-look
+timeout_s: 60
+launcher: {type: mpirun, hostfile: hostfile, threads_per_rank: 1, args: [${mca_yaml%, }]}
+conditions: {wait_quiet_s: 2}
+studies:
+  - name: cmd
+    workload: command
+    command: [sh, -c, "echo ran"]
+    defaults: {ranks: 2}
+YAML
+capture on_host "$A" "$MTRUN" --db "$WORK/look.sqlite" plan look.yaml
+expect_contains "$OUT" "wait up to 2 s for a quiet machine on the hostfile's hosts (mpirun)" "plan with a hostfile"
+sh -c 'while :; do :; done' &
+BURNER=$!
+capture on_host "$A" "$MTRUN" --db "$WORK/look.sqlite" run --engine "$ENGINE" look.yaml
+kill $BURNER
+wait $BURNER 2>/dev/null || true
+echo "$OUT"
+expect_eq "$RC" 0 "run with a hostfile, its hosts busy"
+expect_contains "$OUT" "warning: the hostfile's hosts are busy: node $A: other processes used" "the start's look, first host"
+expect_contains "$OUT" "node $B: other processes used" "the look on the second host"
+DB="$WORK/look.sqlite"
+expect_eq "$(sql "select quiet_found from attempts")" busy "the look recorded"
 echo "PASS"

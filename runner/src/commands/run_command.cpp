@@ -100,9 +100,9 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, measurement, options.db, out);
 }
 
-// The machine before any timing: a warning when busy, a refusal with --require-quiet. Under Slurm,
-// the allocation's nodes; where each trial gets nodes of its own none can be looked at, which
-// --require-quiet cannot accept and a wait for a quiet machine is told.
+// The machine before any timing: a warning when busy, a refusal with --require-quiet. Where the
+// ranks run on other nodes (a Slurm allocation, a hostfile), those nodes; where each trial gets nodes
+// of its own none can be looked at, which --require-quiet cannot accept and a wait is told.
 void look_at_machine(const MeasurementSettings& settings, const LookPlace& place, std::ostream& out) {
   if (place.where == LookPlace::Where::Nowhere) {
     if (settings.require_quiet) {
@@ -130,7 +130,7 @@ void look_at_machine(const MeasurementSettings& settings, const LookPlace& place
     return;
   }
   if (!check.busy()) return;
-  const char* subject = place.where == LookPlace::Where::SlurmNodes ? "the allocation's nodes are" : "the machine is";
+  const std::string subject = place.where == LookPlace::Where::Nodes ? place.nodes_noun + " are" : "the machine is";
   if (settings.require_quiet) {
     throw RunnerError(kExitBusy,
                       fmt::format("{} busy ({}){}; not starting (--require-quiet)", subject, busy_reasons(check),

@@ -73,14 +73,27 @@ NodeReading parse_reading(const std::string& line) {
   return r;
 }
 
-std::vector<std::string> node_look_command(const std::filesystem::path& mtrun, int nodes, double seconds,
-                                           const std::string& srun) {
-  std::vector<std::string> argv = {srun,     "--overlap", "--mpi=none", "--ntasks-per-node=1", "--job-name=mtrun-look",
+std::vector<std::string> srun_look_launcher(int nodes) {
+  std::vector<std::string> argv = {"srun",   "--overlap", "--mpi=none", "--ntasks-per-node=1", "--job-name=mtrun-look",
                                    "--quiet"};
   if (nodes > 0) {
     argv.push_back(fmt::format("--nodes={}", nodes));
     argv.push_back(fmt::format("--ntasks={}", nodes));
   }
+  return argv;
+}
+
+std::vector<std::string> mpirun_look_launcher(const std::filesystem::path& hostfile, bool as_root,
+                                              const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = {"mpirun", "--hostfile", hostfile.string(), "--map-by", "ppr:1:node"};
+  if (as_root) argv.push_back("--allow-run-as-root");
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  return argv;
+}
+
+std::vector<std::string> node_look_command(const std::vector<std::string>& launcher, const std::filesystem::path& mtrun,
+                                           double seconds) {
+  std::vector<std::string> argv = launcher;
   for (const std::string& word : {mtrun.string(), std::string("look"), std::string("--json"), std::string("--seconds"),
                                   fmt::format("{:g}", seconds)}) {
     argv.push_back(word);
@@ -116,8 +129,8 @@ NodesLook judge_node_readings(const std::string& output, int nodes, const Condit
   std::vector<std::string> names;
   for (const auto& [name, conditions] : readings) names.push_back(name);
   if (nodes > 0 && int(readings.size()) != nodes) {
-    look.unavailable = fmt::format("{} of the allocation's {} nodes gave a reading ({})", readings.size(), nodes,
-                                   fmt::join(names, ", "));
+    look.unavailable =
+        fmt::format("{} of the {} nodes gave a reading ({})", readings.size(), nodes, fmt::join(names, ", "));
     return look;
   }
   for (const auto& [name, conditions] : readings) {

@@ -1,9 +1,9 @@
 #pragma once
-// A look at the machines a Slurm allocation's trials run on. There the ranks run on the
-// allocation's nodes, not on mtrun's host (often a cluster's login node, whose load says nothing
-// about them), so the look is `mtrun look --json` started once on each node by srun, each printing
-// one line: what its machine did over the look. mtrun reads the lines back and judges them with the
-// campaign's thresholds, each reason naming its node.
+// A look at the machines the trials run on where they are not mtrun's: the nodes of the Slurm
+// allocation mtrun runs in, or the hosts of an mpirun hostfile (mtrun on a cluster's login node,
+// whose load says nothing of them). There the look is `mtrun look --json` started once on each node
+// by the launcher, each printing one line: what its machine did over the look. mtrun reads the
+// lines back and judges them with the campaign's thresholds, each reason naming its node.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -27,11 +27,16 @@ std::string reading_json(const NodeReading& reading);
 // Reads one line back; throws std::runtime_error saying what is wrong with it.
 NodeReading parse_reading(const std::string& line);
 
-// `srun` starting `mtrun look --json` once on each of the allocation's nodes (`nodes`; 0 where not
-// known, then srun places one per node of the allocation). It shares the CPUs with any step still
-// running (--overlap), so a leftover is seen, not waited for.
-std::vector<std::string> node_look_command(const std::filesystem::path& mtrun, int nodes, double seconds,
-                                           const std::string& srun = "srun");
+// What starts one look per node: srun over the allocation's nodes (`nodes`; 0 where not known, then
+// srun places one on each), sharing the CPUs with any step still running (--overlap), so a leftover
+// is seen, not waited for; mpirun over a hostfile's hosts, one on each, with the launcher's own
+// extra arguments (the settings that reach those hosts).
+std::vector<std::string> srun_look_launcher(int nodes);
+std::vector<std::string> mpirun_look_launcher(const std::filesystem::path& hostfile, bool as_root,
+                                              const std::vector<std::string>& extra_args);
+// `launcher` followed by `mtrun look --json --seconds S`.
+std::vector<std::string> node_look_command(const std::vector<std::string>& launcher, const std::filesystem::path& mtrun,
+                                           double seconds);
 
 // What the nodes' look found: the verdict over all of them, each reason led by "node NAME: ".
 struct NodesLook {
@@ -39,7 +44,7 @@ struct NodesLook {
   Verdict verdict;
   std::string unavailable;  // why nothing is known, where not measured
 };
-// Judges srun's output (a reading per line): measured only when every expected node (`nodes`, where
+// Judges the launcher's output (a reading per line): measured only when every expected node (`nodes`, where
 // known) gave a readable one; otherwise `unavailable` says what was missing or unreadable.
 NodesLook judge_node_readings(const std::string& output, int nodes, const ConditionsThresholds& thresholds);
 

@@ -15,7 +15,8 @@
 namespace mt {
 namespace {
 
-// srun may take a while to start a step on a loaded cluster; a look that takes this long is given up.
+// srun may take a while to start a step on a loaded cluster, mpirun to reach its hosts; a look that
+// takes this long is given up.
 constexpr double kNodeLookTimeoutS = 60;
 
 // One look at `place`: its verdict, or nothing and why (where known).
@@ -27,13 +28,16 @@ struct OneLook {
 OneLook look_once(const LookPlace& place, const ConditionsThresholds& thresholds, const std::atomic<bool>* stop) {
   switch (place.where) {
     case LookPlace::Where::Nowhere: return {std::nullopt, place.why_nowhere};
-    case LookPlace::Where::SlurmNodes: {
+    case LookPlace::Where::Nodes: {
       std::string output;
       try {
-        output = capture_output(node_look_command(place.mtrun, place.nodes, kQuietProbeSeconds, place.srun),
+        output = capture_output(node_look_command(place.launcher, place.mtrun, kQuietProbeSeconds),
                                 {.timeout_s = kNodeLookTimeoutS, .max_bytes = 1u << 20, .cancel = stop});
+      } catch (const CaptureCancelled&) {
+        return {};  // the run is stopping: nothing to say of the nodes
       } catch (const std::exception& e) {
-        return {std::nullopt, e.what()};
+        return {std::nullopt, fmt::format("{} (each node runs `{} look --json`: mtrun must be at that path there too)",
+                                          e.what(), place.mtrun.string())};
       }
       NodesLook look = judge_node_readings(output, place.nodes, thresholds);
       if (!look.measured) return {std::nullopt, look.unavailable};
@@ -50,6 +54,14 @@ OneLook look_once(const LookPlace& place, const ConditionsThresholds& thresholds
 
 LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun, const char* nodes_env) {
   LookPlace place;
+  place.mtrun = mtrun;
+  if (context.launcher.type == "mpirun" && !context.launcher.hostfile.empty()) {
+    place.where = LookPlace::Where::Nodes;
+    place.launcher =
+        mpirun_look_launcher(context.launcher.hostfile, context.running_as_root, context.launcher.extra_args);
+    place.nodes_words = place.nodes_noun = "the hostfile's hosts";
+    return place;
+  }
   if (context.launcher.type != "slurm") return place;
   if (context.launcher.mode == "sbatch" || context.slurm_allocation.empty()) {
     place.where = LookPlace::Where::Nowhere;
@@ -59,13 +71,17 @@ LookPlace look_place(const LaunchContext& context, const std::filesystem::path& 
                               "starts (run mtrun inside an allocation, e.g. under salloc, to look at its nodes)";
     return place;
   }
-  place.where = LookPlace::Where::SlurmNodes;
-  place.mtrun = mtrun;
+  place.where = LookPlace::Where::Nodes;
   if (nodes_env) {
     char* end = nullptr;
     const long nodes = std::strtol(nodes_env, &end, 10);
     if (end != nodes_env && *end == '\0' && nodes > 0 && nodes < 1000000) place.nodes = int(nodes);
   }
+  place.launcher = srun_look_launcher(place.nodes);
+  place.nodes_noun = "the allocation's nodes";
+  place.nodes_words = place.nodes > 0
+                          ? fmt::format("the allocation's {} node{}", place.nodes, place.nodes == 1 ? "" : "s")
+                          : "the allocation's nodes";
   return place;
 }
 
@@ -73,10 +89,8 @@ std::string describe_look_place(const LookPlace& place) {
   switch (place.where) {
     case LookPlace::Where::Here: return "";
     case LookPlace::Where::Nowhere: return place.why_nowhere;
-    case LookPlace::Where::SlurmNodes:
-      return place.nodes > 0
-                 ? fmt::format("on the allocation's {} node{} (srun)", place.nodes, place.nodes == 1 ? "" : "s")
-                 : "on the allocation's nodes (srun)";
+    case LookPlace::Where::Nodes:
+      return fmt::format("on {} ({})", place.nodes_words, place.launcher.empty() ? "" : place.launcher.front());
   }
   return "";
 }

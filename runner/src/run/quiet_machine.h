@@ -19,21 +19,23 @@ namespace mt {
 // How long one look at the machine lasts.
 inline constexpr double kQuietProbeSeconds = 1.0;
 
-// Where the look is taken: where the trials' ranks run. Here for the local and mpirun launchers
-// (with a hostfile, the host mtrun runs on); under the slurm launcher inside an allocation, on each
-// of its nodes (run/node_look.h); nowhere where each trial gets an allocation of its own (srun
-// outside one, or sbatch), whose nodes are not known before the trial starts. A job's own figures
-// still judge each attempt there (docs/measurement.md, "A job on other hosts").
+// Where the look is taken: where the trials' ranks run. Here with the local launcher and mpirun on
+// this machine; on each node (run/node_look.h) of the allocation mtrun runs in under the slurm
+// launcher, and of the hostfile with mpirun; nowhere where each trial gets an allocation of its own
+// (srun outside one, or sbatch), whose nodes are not known before the trial starts. A job's own
+// figures still judge each attempt there (docs/measurement.md, "A job on other hosts").
 struct LookPlace {
-  enum class Where { Here, SlurmNodes, Nowhere } where = Where::Here;
-  int nodes = 0;                // the allocation's nodes (SLURM_JOB_NUM_NODES); 0 where not known
-  std::filesystem::path mtrun;  // what srun starts on each node
-  std::string srun = "srun";    // the program that starts it (another in tests)
-  std::string why_nowhere;      // where Nowhere: why no look can be taken
+  enum class Where { Here, Nodes, Nowhere } where = Where::Here;
+  std::vector<std::string> launcher;  // where Nodes: what starts `mtrun look --json` on each
+  int nodes = 0;                      // how many must answer; 0 where not known
+  std::string nodes_words;            // "the allocation's 2 nodes", "the hostfile's hosts"
+  std::string nodes_noun;             // the same without a count: "the allocation's nodes"
+  std::filesystem::path mtrun;        // what the launcher starts
+  std::string why_nowhere;            // where Nowhere: why no look can be taken
 };
 // `nodes_env`: SLURM_JOB_NUM_NODES as read from the environment (null where unset).
 LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun, const char* nodes_env);
-// "the allocation's 2 nodes (srun)"; "" for Here; why_nowhere for Nowhere.
+// "on the allocation's 2 nodes (srun)"; "" for Here; why_nowhere for Nowhere.
 std::string describe_look_place(const LookPlace& place);
 
 struct QuietCheck {

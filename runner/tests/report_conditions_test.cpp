@@ -82,8 +82,8 @@ TEST_CASE("a report says which measured attempts ran on other hosts than mtrun's
   CHECK(contains(render_latest(f).markdown,
                  "2 of the 3 measured attempts ran no rank on the host mtrun ran on. The load mtrun records with an "
                  "attempt is its own host's (other processes' CPU, steal, CPU pressure), so for these it was not "
-                 "judged: their verdicts rest on what the ranks measured themselves (SGEMM calibration, memory "
-                 "bandwidth, all-reduce latency, per-step times).\n"));
+                 "judged: their verdicts rest on what the ranks measured themselves (their hosts' load where the "
+                 "engine reports it, SGEMM calibration, memory bandwidth, all-reduce latency, per-step times).\n"));
 }
 
 namespace {

@@ -135,7 +135,7 @@ void print_conditions(Database& db, std::int64_t attempt_id, int number, std::os
   if (!s.is_null(15) && s.integer(15) == 0) {
     fmt::print(out,
                "  no rank ran on the host mtrun ran on: the figures below are that host's, not the job's, and "
-               "were not judged\n");
+               "were not judged (the job's hosts' own load is, where its ranks reported it)\n");
   }
   const auto reasons = nlohmann::json::parse(s.text(1), nullptr, /*allow_exceptions=*/false);
   if (reasons.is_array()) {

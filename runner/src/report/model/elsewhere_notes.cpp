@@ -21,8 +21,8 @@ std::string elsewhere_notes(const ReportData& data) {
     out += fmt::format(
         "{}{} ran no rank on the host mtrun ran on. The load mtrun records with an attempt is its own host's "
         "(other processes' CPU, steal, CPU pressure), so for these it was not judged: their verdicts rest on "
-        "what the ranks measured themselves (SGEMM calibration, memory bandwidth, all-reduce latency, per-step "
-        "times).\n\n",
+        "what the ranks measured themselves (their hosts' load where the engine reports it, SGEMM calibration, "
+        "memory bandwidth, all-reduce latency, per-step times).\n\n",
         which, whose);
   }
   return out;

@@ -1,7 +1,8 @@
 #pragma once
 // Attempts whose ranks all ran on other hosts than mtrun's (a cluster's compute nodes, mtrun on a
 // login node): the machine figures recorded with them are mtrun's host's, so their verdicts rest on
-// what the ranks measured themselves. A reader should know which verdicts those are.
+// what the ranks measured themselves, their hosts' load included (host_loads.h). A reader should know
+// which verdicts those are.
 #include <string>
 
 #include "report/model/results_source.h"

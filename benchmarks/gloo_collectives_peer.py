@@ -27,7 +27,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from peer_environment import default_threads, environment, gather_hostnames, keep_freed_memory_for_reuse
+from peer_environment import HostWindow, default_threads, environment, gather_hostnames, keep_freed_memory_for_reuse
 
 # mtengine's table, in its order: in place, out of place, splits, per-rank blocks, busbw factor.
 OPS = {
@@ -228,6 +228,7 @@ def main():
     job = os.environ.get("PMIX_NAMESPACE", os.environ.get("OMPI_MCA_ess_base_jobid", "0"))
     meeting = os.path.join(os.path.dirname(os.path.abspath(a.output or "gloo_peer")), f".gloo_rendezvous.{job}")
     dist.init_process_group("gloo", init_method=f"file://{meeting}", rank=rank, world_size=world)
+    host_window = HostWindow()
 
     rows = []
     for shape in plan(a, rank, world):
@@ -237,10 +238,12 @@ def main():
             print(row_line(row), flush=True)
     total_wrong = sum(r.get("wrong_values", 0) for r in rows)
     hosts = gather_hostnames(rank, world)
+    rank_cpu_s, rank_host_window = host_window.gather(rank, world)
     if rank == 0 and a.output:
         result = {"schema_version": 1, "benchmark": "comm", "implementation": "gloo",
                   "status": "error" if total_wrong else "ok", "backend": "gloo", "world_size": world,
                   "warmup": a.warmup, "iters": a.iters, "timed_bytes": a.timed_bytes, "rows": rows, "hosts": hosts,
+                  "rank_cpu_s": rank_cpu_s, "rank_host_window": rank_host_window,
                   "environment": environment(threads, flush_denormal)}
         if total_wrong:
             result["error"] = {"reason": f"{total_wrong:.0f} wrong values in collective outputs", "rank": None,

@@ -7,6 +7,7 @@ import ctypes
 import ctypes.util
 import os
 import platform
+import resource
 import socket
 import subprocess
 import sys
@@ -232,10 +233,75 @@ def default_threads():
     return max(1, (os.cpu_count() or 1) // local)
 
 
+def gather_text(rank, world, text):
+    """Every rank's `text` (up to 256 bytes), in rank order: each fills its own row, a sum
+    all-reduce joins them."""
+    rows = torch.zeros(world, 256, dtype=torch.int32)
+    encoded = list(text.encode()[:256])
+    rows[rank, :len(encoded)] = torch.tensor(encoded, dtype=torch.int32)
+    dist.all_reduce(rows)
+    return [bytes(row[row.nonzero().flatten()].tolist()).decode() for row in rows]
+
+
 def gather_hostnames(rank, world):
-    """Every rank's hostname, in rank order: each fills its own row, a sum all-reduce joins them."""
-    names = torch.zeros(world, 256, dtype=torch.int32)
-    encoded = list(socket.gethostname().encode()[:256])
-    names[rank, :len(encoded)] = torch.tensor(encoded, dtype=torch.int32)
-    dist.all_reduce(names)
-    return [bytes(row[row.nonzero().flatten()].tolist()).decode() for row in names]
+    """Every rank's hostname, in rank order."""
+    return gather_text(rank, world, socket.gethostname())
+
+
+def _own_cpu_seconds():
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
+
+
+def _proc_stat():
+    """The machine's busy, steal and total ticks and its CPU count (/proc/stat), None if unreadable."""
+    try:
+        with open("/proc/stat") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    cpus = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
+    for line in lines:
+        if line.startswith("cpu "):
+            v = [int(x) for x in line.split()[1:9]] + [0]
+            user, nice, system, idle, iowait, irq, softirq, steal = v[:8]
+            busy = user + nice + system + irq + softirq
+            return busy, steal, busy + idle + iowait + steal, cpus
+    return None
+
+
+class HostWindow:
+    """Each rank's view of its host while the peer works, as mtengine reports it (`rank_cpu_s` and
+    `rank_host_window` in the result): mtrun reads only its own host, and counts as the job's CPU
+    only what its own children used, which ranks a scheduler starts are not. Opened as the ranks
+    leave a barrier together; `gather` closes it after another, so one host's ranks cover the same
+    time."""
+
+    def __init__(self):
+        dist.barrier()
+        self.start = (time.monotonic(), _own_cpu_seconds(), _proc_stat())
+
+    def gather(self, rank, world):
+        """(rank_cpu_s, rank_host_window) in rank order, on every rank."""
+        dist.barrier()
+        wall0, own0, stat0 = self.start
+        wall1, own1, stat1 = time.monotonic(), _own_cpu_seconds(), _proc_stat()
+        values = torch.zeros(world, 6, dtype=torch.float64)
+        values[rank, 0] = own1
+        if stat0 and stat1 and wall1 > wall0:
+            ticks = os.sysconf("SC_CLK_TCK")
+            total = stat1[2] - stat0[2]
+            values[rank, 1:] = torch.tensor([wall1 - wall0, stat1[3], (stat1[0] - stat0[0]) / ticks, own1 - own0,
+                                             100.0 * (stat1[1] - stat0[1]) / total if total > 0 else 0.0],
+                                            dtype=torch.float64)
+        dist.all_reduce(values)
+        try:
+            with open("/proc/sys/kernel/random/boot_id") as f:
+                boot_id = f.read().strip()
+        except OSError:
+            boot_id = ""
+        boot_ids = gather_text(rank, world, boot_id)
+        windows = [None if v[1] <= 0 else {"wall_s": v[1].item(), "cpus": int(v[2]), "busy_cpu_s": v[3].item(),
+                                           "own_cpu_s": v[4].item(), "steal_pct": v[5].item(), "boot_id": b}
+                   for v, b in zip(values, boot_ids)]
+        return [v[0].item() for v in values], windows

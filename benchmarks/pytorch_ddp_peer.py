@@ -35,7 +35,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
-from peer_environment import default_threads, environment, gather_hostnames, keep_freed_memory_for_reuse
+from peer_environment import HostWindow, default_threads, environment, gather_hostnames, keep_freed_memory_for_reuse
 
 
 class Attention(nn.Module):
@@ -178,6 +178,7 @@ def main():
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", str(a.port))
     dist.init_process_group("gloo", init_method="env://", rank=rank, world_size=world)
+    host_window = HostWindow()
 
     torch.manual_seed(a.seed)
     model = Gpt(a.vocab_size, a.d_model, a.n_heads, a.n_layers, a.seq_length, a.dropout)
@@ -230,6 +231,7 @@ def main():
     series[rank] = torch.tensor(step_ms, dtype=torch.float64)
     dist.all_reduce(series)  # every rank's per-step times, in rank order
     hosts = gather_hostnames(rank, world)
+    rank_cpu_s, rank_host_window = host_window.gather(rank, world)
     stack = environment(threads, flush_denormal) if rank == 0 else None
     if rank == 0:
         implementation = "pytorch_ddp_eager"
@@ -249,7 +251,7 @@ def main():
             "per_step": {"step_time_ms": series.tolist(), "loss": all_losses},
             "initial_weights": initial_weights,
             "tokens": "mtengine's synthetic batches (same seeds and generator)",
-            "hosts": hosts, "environment": stack,
+            "hosts": hosts, "rank_cpu_s": rank_cpu_s, "rank_host_window": rank_host_window, "environment": stack,
         }
         print(f"{implementation} x{world} {a.precision} params={parameters} threads={threads} "
               f"tokens/s={tokens_per_sec:.1f} step={step_time:.2f} ms loss={result['loss']:.4f}")

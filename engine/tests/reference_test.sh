@@ -111,6 +111,10 @@ assert peer["environment"]["freed_memory_kept_bytes"] == engine_kept == 1 << 30,
 # And with its heap on huge pages wherever the engine's is.
 engine_huge = json.load(open(sys.argv[1]))["environment"]["heap_huge_pages_bytes"]
 assert (peer["environment"]["heap_huge_pages_bytes"] > 0) == (engine_huge > 0), (peer["environment"], engine_huge)
+# Each rank's CPU time and its view of its host, as the engine reports them.
+assert len(peer["rank_cpu_s"]) == len(peer["rank_host_window"]) == len(peer["hosts"]), peer["hosts"]
+boot_id = open("/proc/sys/kernel/random/boot_id").read().strip()
+assert all(w["boot_id"] == boot_id and w["wall_s"] > 0 and w["cpus"] >= 1 for w in peer["rank_host_window"]), peer
 for step, (e, p) in enumerate(zip(engine, peer["per_step"]["loss"], strict=True)):
     print(f"peer step {step}: engine {e:.9g}, PyTorch DDP {p:.9g}")
     assert abs(e - p) <= 1e-5 * abs(e), (step, e, p)

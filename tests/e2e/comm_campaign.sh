@@ -87,6 +87,16 @@ for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from att
         sys.exit(f"{result.get('implementation', 'mtengine')}: {e.message} at {list(e.path)}")
     seen.add(result.get("implementation", "mtengine"))
 assert seen == {"mtengine", "bare_mpi", "gloo"}, seen
+# The engine and the Gloo peer say what each rank's host did while they ran, on this machine's kernel
+# (mtrun judges hosts it does not run on by it); the bare loop does not.
+boot_id = open("/proc/sys/kernel/random/boot_id").read().strip()
+for (text,) in sqlite3.connect(sys.argv[2]).execute("select result_json from attempts where result_json is not null"):
+    result = json.loads(text)
+    if result.get("implementation") == "bare_mpi":
+        continue
+    windows = result["rank_host_window"]
+    assert len(windows) == len(result["hosts"]) == len(result["rank_cpu_s"]) == 2, result.get("implementation")
+    assert all(w["boot_id"] == boot_id and w["wall_s"] > 0 and w["own_cpu_s"] > 0 for w in windows), windows
 # The engine runs MPI_THREAD_MULTIPLE; the bare loop MPI_Init, or the engine's level when asked.
 assert levels == {"mtengine": {"multiple"}, "bare_mpi": {"single", "multiple"}}, levels
 # Every program describes the one machine alike, so the report names one machine.

@@ -290,6 +290,8 @@ expect_contains "$OUT" "warning: the allocation's nodes are busy: node localhost
 expect_contains "$OUT" "still busy after" "the trial's wait"
 expect_contains "$OUT" "node localhost: other processes used" "the trial's wait, on the node"
 expect_eq "$(sql "select quiet_found || ' ' || (quiet_wait_s >= 3) from attempts")" "busy 1" "the look recorded"
+capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" doctor
+expect_contains "$OUT" "warn  nodes     node localhost: other processes used" "doctor inside the allocation"
 kill $BURNER
 wait $BURNER 2>/dev/null || true
 DB="$WORK/look_quiet/mtrun.sqlite"
@@ -298,5 +300,7 @@ echo "$OUT"
 expect_eq "$RC" 0 "run inside an allocation, nothing else running"
 expect_eq "$(grep -c "could not look" <<<"$OUT" || true)" 0 "the nodes' look worked"
 expect_eq "$(sql "select quiet_found in ('quiet', 'busy') from attempts")" 1 "what the look found"
+capture "$MTRUN" --db "$DB" doctor
+expect_eq "$(grep -c "  nodes  " <<<"$OUT" || true)" 0 "doctor outside an allocation: no nodes to look at"
 no_job_or_rank_left "after the looks"
 echo "PASS"

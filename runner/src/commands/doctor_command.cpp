@@ -2,7 +2,9 @@
 // started, each with what to do when it is missing.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -79,6 +81,23 @@ Check load_check() {
   return {"load", true, fmt::format("quiet over {:.1f} s", kQuietProbeSeconds), false};
 }
 
+// Inside a Slurm allocation the trials run on its nodes: the same look there, through srun.
+std::optional<Check> nodes_check() {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (!job || !*job) return std::nullopt;
+  LaunchContext context;
+  context.launcher.type = "slurm";
+  context.slurm_allocation = job;
+  const LookPlace place = look_place(context, mtrun_executable(), std::getenv("SLURM_JOB_NUM_NODES"));
+  const QuietCheck check = check_quiet(ConditionsThresholds{}, 0, nullptr, place);
+  if (!check.measured) {
+    return Check{"nodes", false, fmt::format("could not look {}: {}", describe_look_place(place), check.unavailable),
+                 false};
+  }
+  if (check.busy()) return Check{"nodes", false, busy_reasons(check), false};
+  return Check{"nodes", true, fmt::format("{} quiet over {:.1f} s", place.nodes_words, kQuietProbeSeconds), false};
+}
+
 std::vector<Check> run_checks(const GlobalOptions& global) {
   std::vector<Check> checks;
   auto mpirun = first_line_of({"mpirun", "--version"});
@@ -106,6 +125,7 @@ std::vector<Check> run_checks(const GlobalOptions& global) {
        false});
   checks.push_back({"user", true, ::geteuid() == 0 ? "root (mpirun gets --allow-run-as-root)" : "not root", false});
   checks.push_back(load_check());
+  if (auto nodes = nodes_check()) checks.push_back(*nodes);
   return checks;
 }
 

@@ -69,6 +69,9 @@ TEST_CASE("hosts that share a kernel are one machine, its ranks' CPU all the job
   CHECK(loads[0].foreign_cpu_pct == doctest::Approx(2.0));  // 19.5 - 19.3 over 10 s
   // And when that machine is mtrun's own, neither is judged again.
   CHECK(other_machines_load(json, "k1", "login").empty());
+  // With no machine named as mtrun's, every one (what `mtrun show` lists).
+  REQUIRE(other_machines_load(json, "", "").size() == 1);
+  CHECK(other_machines_load(result({"a", "b"}, {window(30, 9.5, "k1"), window(30, 9.5, "k2")}), "", "").size() == 2);
 }
 
 TEST_CASE("a machine with a rank's window missing is left out; results without windows give none") {

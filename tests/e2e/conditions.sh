@@ -185,6 +185,9 @@ expect_contains "$(reasons_of far-1)" "host far-1: other processes used 200 % of
 expect_contains "$(reasons_of far-1)" "host far-1: the hypervisor took 9 % of the CPUs' time (steal)" "the busy host's steal"
 expect_eq "$(reasons_of far-2 | grep -c "host far" || true)" 0 "the quiet host"
 expect_eq "$(reasons_of "$(hostname)" | grep -c "host " || true)" 0 "mtrun's own host, judged by mtrun's own reading"
+capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials where parameters like '%far-1%'")"
+expect_contains "$OUT" "the job's hosts, as its ranks read them over the job:" "mtrun show of the job on another host"
+expect_eq "$(grep -E "^far-1 +4 +2\.0 +200\.0 +9\.0" <<<"$OUT" | wc -l)" 1 "its host's row: CPUs, window, other processes, steal"
 echo "PASS (other hosts)"
 
 # Adaptive repeats, judged whatever the machine does (disturbance thresholds out of reach here).

@@ -15,6 +15,7 @@
 #include "checked_output.h"
 #include "commands/commands.h"
 #include "commands/query_output.h"
+#include "run/host_loads.h"
 #include "runner_error.h"
 #include "sparkline.h"
 #include "stats.h"
@@ -116,6 +117,24 @@ std::optional<std::pair<std::int64_t, int>> print_attempts(Database& db, const T
   return chosen;
 }
 
+// Each machine of the job as its ranks read it over the job (`rank_host_window`), mtrun's own among
+// them: what the verdict judged the hosts mtrun does not run on by.
+void print_job_hosts(Database& db, std::int64_t attempt_id, std::ostream& out) {
+  auto s = db.prepare("SELECT result_json FROM attempts WHERE id = ?");
+  s.bind(1, attempt_id);
+  if (!s.step() || s.is_null(0)) return;
+  // No machine is mtrun's here (no boot id, no hostname): every one of them is listed.
+  const std::vector<HostLoad> machines = other_machines_load(s.text(0), "", "");
+  if (machines.empty()) return;
+  TextTable table({"host", "CPUs", "window s", "other processes' CPU, % of a core", "steal %"});
+  for (const HostLoad& m : machines) {
+    table.add_row({escape_control_characters(m.hosts), std::to_string(m.cpus), fmt::format("{:.1f}", m.wall_s),
+                   fmt::format("{:.1f}", m.foreign_cpu_pct), fmt::format("{:.1f}", m.steal_pct)});
+  }
+  fmt::print(out, "the job's hosts, as its ranks read them over the job:\n");
+  out << table.render();
+}
+
 void print_conditions(Database& db, std::int64_t attempt_id, int number, std::ostream& out) {
   if (!has_measurement_schema(db)) {
     fmt::print(out, "\nconditions of attempt {}: not recorded (the database predates conditions)\n", number);
@@ -161,6 +180,7 @@ void print_conditions(Database& db, std::int64_t attempt_id, int number, std::os
   add("memory available, least", 13, "MiB", 0);
   add("SGEMM calibration", 14, "GFLOP/s per thread", 1);
   out << table.render();
+  print_job_hosts(db, attempt_id, out);
 }
 
 void print_metrics(Database& db, std::int64_t attempt_id, int number, std::ostream& out) {

@@ -20,7 +20,8 @@ struct HostLoad {
 
 // The machines of the job other than mtrun's own: the kernel `own_boot_id`, or where a rank's boot
 // id is missing, the hostname `own_host`. A machine where a rank's window is missing is left out:
-// that rank's CPU could not be told from a neighbour's. Empty for results without windows.
+// that rank's CPU could not be told from a neighbour's. Empty for results without windows. With
+// both `own_boot_id` and `own_host` empty, every machine of the job.
 std::vector<HostLoad> other_machines_load(const std::string& result_json, const std::string& own_boot_id,
                                           const std::string& own_host);
 

@@ -1,7 +1,8 @@
 // libFuzzer target over what mtrun reads from a finished trial: the result JSON (bounded size and
 // depth, non-finite numbers, metrics, per-step series, result rows, error fields), the log (Open
 // MPI's rank-death line, metric regexes, failure reasons) and storing the outcome with its
-// provenance; and what the nodes print when mtrun looks at them for a quiet machine.
+// provenance; each host's load as the ranks read it; and what the nodes print when mtrun looks at
+// them for a quiet machine.
 // Input: result file bytes, a NUL byte, log bytes. Whatever a trial wrote, ingest must end in an
 // outcome the store accepts, never in a crash or an exception.
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "launch/provenance.h"
+#include "run/host_loads.h"
 #include "run/node_look.h"
 #include "store/bounded_json.h"
 #include "store/result_ingest.h"
@@ -57,7 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   mt::parse_untrusted_json(result_text, mt::JsonLimits{4096, 8});
   mt::flatten_metrics(result_text);
-  // The log as the nodes' readings of a look for a quiet machine (srun's output, one per line).
+  // The hosts' load as a result's ranks read it; the log as the nodes' readings of a look for a
+  // quiet machine (the launcher's output, one per line).
+  mt::other_machines_load(result_text, "a-kernel", "a-host");
   mt::judge_node_readings(log_text, 2, mt::ConditionsThresholds{});
   mt::ProcessOutcome process;
   process.end = mt::ProcessEnd::Exited;

@@ -1,6 +1,7 @@
 // mtrun look: is this machine quiet enough to time on? One look with nothing of ours running, as
-// `run` takes before timing. Under Slurm, `run` starts it on each node of its allocation with
-// --json and judges the readings itself (run/node_look.h).
+// `run` takes before timing. Where the ranks run on other nodes (a Slurm allocation, an mpirun
+// hostfile), `run` starts it on each of them with --json and judges the readings itself
+// (run/node_look.h).
 #include <cstdlib>
 #include <iostream>
 
@@ -61,8 +62,8 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_option("--seconds", options->seconds, "how long to look (default 1)")
       ->check(CLI::Range(0.1, kLongestLookSeconds));
   cmd->add_flag("--json", options->json,
-                "print the reading as one line of JSON (what `run` reads from each Slurm node) and exit 0; the "
-                "caller judges it");
+                "print the reading as one line of JSON (what `run` reads from each node of a Slurm allocation or "
+                "an mpirun hostfile) and exit 0; the caller judges it");
   return [options](std::ostream& out) { return look(options->seconds, options->json, out); };
 }
 

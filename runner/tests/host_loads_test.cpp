@@ -105,3 +105,17 @@ TEST_CASE("another machine's CPU is judged as mtrun's own host is: tick rounding
   lenient.max_foreign_cpu_pct = 50;
   CHECK_FALSE(judge_attempt(in, lenient).disturbed);
 }
+
+TEST_CASE("another machine's steal over a short window is judged beyond a tick's worth") {
+  // 0.05 s on 2 CPUs is 10 ticks: one of them stolen reads as 10 %.
+  HostLoad brief;
+  brief.hosts = "c3";
+  brief.cpus = 2;
+  brief.wall_s = 0.05;
+  brief.steal_pct = 10;
+  VerdictInputs in;
+  in.other_machines = {brief};
+  CHECK_FALSE(judge_attempt(in, ConditionsThresholds{}).disturbed);
+  in.other_machines[0].wall_s = 10;  // over 10 s, 10 % is the hypervisor's
+  CHECK(judge_attempt(in, ConditionsThresholds{}).disturbed);
+}

@@ -113,7 +113,9 @@ Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
       v.reasons.push_back(
           fmt::format("host {}: other processes used {:.0f} % of a core", machine.hosts, machine.foreign_cpu_pct));
     }
-    if (machine.steal_pct > t.max_steal_pct) {
+    // Steal too is counted in whole ticks, a share of each CPU's: over the ranks' window, which can
+    // be a fraction of a second (a short job), one tick alone reads as several per cent.
+    if (machine.steal_pct - tick_rounding_pct(1, machine.wall_s) > t.max_steal_pct) {
       v.reasons.push_back(fmt::format("host {}: the hypervisor took {:.0f} % of the CPUs' time (steal)", machine.hosts,
                                       machine.steal_pct));
     }

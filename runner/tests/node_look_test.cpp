@@ -67,14 +67,14 @@ TEST_CASE("a line that is not a reading is refused, saying what it lacks") {
 
 TEST_CASE("the nodes' look is busy when any node is, each reason naming its node") {
   const std::string output = reading_json(reading("c3", 40)) + "\n" + reading_json(reading("c1", 2)) + "\n" +
-                             reading_json(reading("c2", 95, 7.0)) + "\n";
+                             reading_json(reading("c2", 95, 8.0)) + "\n";
   const NodesLook look = judge_node_readings(output, 3, ConditionsThresholds{});
   REQUIRE(look.measured);
   CHECK(look.verdict.disturbed);
   // In node order, whichever answered first.
   REQUIRE(look.verdict.reasons.size() == 3);
   CHECK(look.verdict.reasons[0] == "node c2: other processes used 95 % of a core over 1.0 s");
-  CHECK(look.verdict.reasons[1] == "node c2: the hypervisor took 7 % of the CPUs' time (steal) over 1.0 s");
+  CHECK(look.verdict.reasons[1] == "node c2: the hypervisor took 8 % of the CPUs' time (steal) over 1.0 s");
   CHECK(look.verdict.reasons[2] == "node c3: other processes used 40 % of a core over 1.0 s");
 
   const NodesLook quiet = judge_node_readings(reading_json(reading("c1", 2)) + "\n" + reading_json(reading("c2", 3)), 2,

@@ -14,7 +14,8 @@ namespace {
 
 // /proc/stat counts whole 10 ms ticks (USER_HZ, 100 on Linux) per CPU, at both ends of the
 // attempt: over a short attempt that rounding alone reads as other processes' work (a 15 ms
-// `echo` trial on 2 CPUs can show 150 % of a core). Only what exceeds it counts.
+// `echo` trial on 2 CPUs can show 150 % of a core), and steal, a share of each CPU's time, as
+// several per cent (tick_rounding_pct(1, wall_s)). Only what exceeds it counts.
 double tick_rounding_pct(int cpus, double wall_s) {
   constexpr double kTickS = 0.01;
   return wall_s > 0 ? 2.0 * std::max(1, cpus) * kTickS / wall_s * 100.0 : 0.0;
@@ -24,7 +25,7 @@ void check_cpu(const MachineConditions& c, const ConditionsThresholds& t, Verdic
   if (c.foreign_cpu_pct - tick_rounding_pct(c.cpus, c.wall_s) > t.max_foreign_cpu_pct) {
     v.reasons.push_back(fmt::format("other processes used {:.0f} % of a core", c.foreign_cpu_pct));
   }
-  if (c.steal_pct && *c.steal_pct > t.max_steal_pct) {
+  if (c.steal_pct && *c.steal_pct - tick_rounding_pct(1, c.wall_s) > t.max_steal_pct) {
     v.reasons.push_back(fmt::format("the hypervisor took {:.0f} % of the CPUs' time (steal)", *c.steal_pct));
   }
   // Pressure counts the job's own tasks waiting too: over a sub-second attempt its start-up alone
@@ -113,8 +114,6 @@ Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
       v.reasons.push_back(
           fmt::format("host {}: other processes used {:.0f} % of a core", machine.hosts, machine.foreign_cpu_pct));
     }
-    // Steal too is counted in whole ticks, a share of each CPU's: over the ranks' window, which can
-    // be a fraction of a second (a short job), one tick alone reads as several per cent.
     if (machine.steal_pct - tick_rounding_pct(1, machine.wall_s) > t.max_steal_pct) {
       v.reasons.push_back(fmt::format("host {}: the hypervisor took {:.0f} % of the CPUs' time (steal)", machine.hosts,
                                       machine.steal_pct));

@@ -25,11 +25,12 @@ NodeReading reading(const std::string& node, double foreign_pct, std::optional<d
   return r;
 }
 
-LaunchContext slurm_context(const std::string& allocation, const std::string& mode = "srun") {
+LaunchContext slurm_context(const std::string& allocation, const std::string& mode = "srun", int nodes = 0) {
   LaunchContext context;
   context.launcher.type = "slurm";
   context.launcher.mode = mode;
   context.slurm_allocation = allocation;
+  context.slurm_nodes = nodes;
   return context;
 }
 
@@ -132,42 +133,46 @@ TEST_CASE("a launcher starts one look per node: srun beside any step still runni
 TEST_CASE("the look is taken where the trials' ranks run") {
   LaunchContext local;
   local.launcher.type = "mpirun";
-  CHECK(look_place(local, "/bin/mtrun", "4").where == LookPlace::Where::Here);
-  CHECK(describe_look_place(look_place(local, "/bin/mtrun", nullptr)).empty());
+  local.slurm_nodes = 4;
+  CHECK(look_place(local, "/bin/mtrun").where == LookPlace::Where::Here);
+  local.slurm_nodes = 0;
+  CHECK(describe_look_place(look_place(local, "/bin/mtrun")).empty());
   LaunchContext direct;
   direct.launcher.type = "local";
-  CHECK(look_place(direct, "/bin/mtrun", nullptr).where == LookPlace::Where::Here);
+  CHECK(look_place(direct, "/bin/mtrun").where == LookPlace::Where::Here);
 
   LaunchContext hosts = local;
   hosts.launcher.hostfile = "/c/hosts";
   hosts.running_as_root = true;
   hosts.launcher.extra_args = {"--mca", "btl", "tcp,self"};
-  const LookPlace hostfile = look_place(hosts, "/bin/mtrun", "7");
+  hosts.slurm_nodes = 7;
+  const LookPlace hostfile = look_place(hosts, "/bin/mtrun");
   CHECK(hostfile.where == LookPlace::Where::Nodes);
   CHECK(hostfile.launcher == mpirun_look_launcher("/c/hosts", true, {"--mca", "btl", "tcp,self"}));
   CHECK(hostfile.nodes == 0);  // SLURM_JOB_NUM_NODES is not the hostfile's
   CHECK(describe_look_place(hostfile) == "on the hostfile's hosts (mpirun)");
 
-  const LookPlace nodes = look_place(slurm_context("4242"), "/bin/mtrun", "2");
+  const LookPlace nodes = look_place(slurm_context("4242", "srun", 2), "/bin/mtrun");
   CHECK(nodes.where == LookPlace::Where::Nodes);
   CHECK(nodes.nodes == 2);
   CHECK(nodes.launcher == srun_look_launcher(2));
   CHECK(nodes.mtrun == "/bin/mtrun");
   CHECK(describe_look_place(nodes) == "on the allocation's 2 nodes (srun)");
   CHECK(nodes.nodes_noun == "the allocation's nodes");
-  CHECK(describe_look_place(look_place(slurm_context("4242"), "/bin/mtrun", "1")) ==
+  CHECK(describe_look_place(look_place(slurm_context("4242", "srun", 1), "/bin/mtrun")) ==
         "on the allocation's 1 node (srun)");
+  CHECK(slurm_node_count("2") == 2);
   for (const char* bad : {"", "two", "2x", "-1", "0"}) {
     CAPTURE(bad);
-    CHECK(look_place(slurm_context("4242"), "/bin/mtrun", bad).nodes == 0);
+    CHECK(slurm_node_count(bad) == 0);
   }
-  CHECK(describe_look_place(look_place(slurm_context("4242"), "/bin/mtrun", nullptr)) ==
-        "on the allocation's nodes (srun)");
+  CHECK(slurm_node_count(nullptr) == 0);
+  CHECK(describe_look_place(look_place(slurm_context("4242"), "/bin/mtrun")) == "on the allocation's nodes (srun)");
 
-  const LookPlace own = look_place(slurm_context(""), "/bin/mtrun", nullptr);
+  const LookPlace own = look_place(slurm_context(""), "/bin/mtrun");
   CHECK(own.where == LookPlace::Where::Nowhere);
   CHECK(describe_look_place(own).find("allocation of its own") != std::string::npos);
-  const LookPlace batch = look_place(slurm_context("4242", "sbatch"), "/bin/mtrun", "2");
+  const LookPlace batch = look_place(slurm_context("4242", "sbatch", 2), "/bin/mtrun");
   CHECK(batch.where == LookPlace::Where::Nowhere);
   CHECK(batch.why_nowhere.find("(sbatch)") != std::string::npos);
 }

@@ -2,7 +2,6 @@
 // started, each with what to do when it is missing.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -83,12 +82,11 @@ Check load_check() {
 
 // Inside a Slurm allocation the trials run on its nodes: the same look there, through srun.
 std::optional<Check> nodes_check() {
-  const char* job = std::getenv("SLURM_JOB_ID");
-  if (!job || !*job) return std::nullopt;
   LaunchContext context;
   context.launcher.type = "slurm";
-  context.slurm_allocation = job;
-  const LookPlace place = look_place(context, mtrun_executable(), std::getenv("SLURM_JOB_NUM_NODES"));
+  read_slurm_allocation(context);
+  if (context.slurm_allocation.empty()) return std::nullopt;
+  const LookPlace place = look_place(context, mtrun_executable());
   const QuietCheck check = check_quiet(ConditionsThresholds{}, 0, nullptr, place);
   if (!check.measured) {
     return Check{"nodes", false, fmt::format("could not look {}: {}", describe_look_place(place), check.unavailable),

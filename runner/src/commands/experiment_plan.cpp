@@ -57,7 +57,7 @@ LaunchContext local_launch_context(const LauncherConfig& launcher, const std::op
   context.experiment_dir = experiment_dir;
   context.running_as_root = ::geteuid() == 0;
   context.cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  if (const char* job = std::getenv("SLURM_JOB_ID")) context.slurm_allocation = job;
+  read_slurm_allocation(context);
   return context;
 }
 

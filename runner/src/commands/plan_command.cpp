@@ -1,5 +1,4 @@
 // mtrun plan FILE: every trial, its identity and its exact command — nothing is run.
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -60,7 +59,7 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
-  const LookPlace place = look_place(plan.context, mtrun_executable(), std::getenv("SLURM_JOB_NUM_NODES"));
+  const LookPlace place = look_place(plan.context, mtrun_executable());
   if (const std::string waits = before_each_trial(plan.experiment.conditions, place); !waits.empty()) {
     const double settling = plan.experiment.conditions.settle_s * double(plan.trials.size());
     const std::string cost = plan.experiment.parallel > 1 ? "; not applied while trials run at once (parallel)"

@@ -2,7 +2,6 @@
 // (like make), one launcher job each, then prints the summary.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <vector>
@@ -163,7 +162,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                "machine busy\n",
                fmt::join(per_trial_waits, " and "), per_trial_waits.size() > 1 ? "are" : "is", parallel);
   }
-  const LookPlace place = look_place(context, mtrun_executable(), std::getenv("SLURM_JOB_NUM_NODES"));
+  const LookPlace place = look_place(context, mtrun_executable());
   if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, place, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;

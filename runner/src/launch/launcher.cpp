@@ -1,6 +1,7 @@
 #include "launch/launcher.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -172,6 +173,19 @@ std::string launcher_rank_problem(const LauncherConfig& launcher, int ranks) {
                        ranks);
   }
   return "";
+}
+
+void read_slurm_allocation(LaunchContext& context) {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  context.slurm_allocation = job ? job : "";
+  context.slurm_nodes = context.slurm_allocation.empty() ? 0 : slurm_node_count(std::getenv("SLURM_JOB_NUM_NODES"));
+}
+
+int slurm_node_count(const char* text) {
+  if (!text) return 0;
+  char* end = nullptr;
+  const long nodes = std::strtol(text, &end, 10);
+  return end != text && *end == '\0' && nodes > 0 && nodes < 1000000 ? int(nodes) : 0;
 }
 
 LaunchCommand wrap_for_launcher(const LaunchRequest& request, const LaunchContext& context) {

@@ -21,9 +21,16 @@ struct LaunchContext {
   // choosing its CPU or host set; -1 when trials run one at a time.
   int slot = -1;
   // The Slurm job mtrun runs inside (SLURM_JOB_ID, e.g. under salloc), where srun starts each trial
-  // as a step of it; empty outside one.
+  // as a step of it; empty outside one. Its node count (SLURM_JOB_NUM_NODES), 0 where not known.
   std::string slurm_allocation;
+  int slurm_nodes = 0;
 };
+
+// Sets `context`'s slurm_allocation and slurm_nodes from this process's environment (left empty
+// and 0 outside an allocation).
+void read_slurm_allocation(LaunchContext& context);
+// SLURM_JOB_NUM_NODES as a count: 0 where unset or not a positive whole number.
+int slurm_node_count(const char* text);
 
 struct LaunchRequest {
   int ranks = 1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -58,34 +59,40 @@ std::vector<HostLoad> other_machines_load(const std::string& result_json, const 
     of_rank.push_back(rank_window(windows[r], hosts[r].get<std::string>()));
     if (of_rank.back()) machine_of_host.emplace(of_rank.back()->host, of_rank.back()->machine);
   }
-  // Each machine's ranks in rank order; machines in the order of their first rank. A rank without a
-  // window belongs to its host's machine, which it leaves incomplete.
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<RankWindow>> ranks;
-  std::map<std::string, bool> complete;
-  std::map<std::string, bool> is_ours;
+  // Each machine's ranks, in the order of each machine's first rank. A rank without a window
+  // belongs to its host's machine, which it leaves incomplete.
+  struct Machine {
+    std::string id;
+    std::vector<RankWindow> ranks;
+    bool complete = true;
+    bool ours = false;  // mtrun's own: its kernel, or a rank on mtrun's hostname
+  };
+  std::vector<Machine> machines;
   for (std::size_t r = 0; r < hosts.size(); ++r) {
     const std::string host = hosts[r].get<std::string>();
     const auto known = machine_of_host.find(host);
-    const std::string machine = known != machine_of_host.end() ? known->second : "host:" + host;
-    if (!ranks.count(machine)) {
-      order.push_back(machine);
-      complete[machine] = true;
+    const std::string id = known != machine_of_host.end() ? known->second : "host:" + host;
+    auto machine = std::find_if(machines.begin(), machines.end(), [&](const Machine& m) { return m.id == id; });
+    if (machine == machines.end()) {
+      machines.emplace_back();
+      machine = std::prev(machines.end());
+      machine->id = id;
     }
-    ranks[machine].push_back(of_rank[r] ? *of_rank[r] : RankWindow{host, machine});
-    if (!of_rank[r]) complete[machine] = false;
-    const bool same_kernel = !own_boot_id.empty() && machine == own_boot_id;
-    if (same_kernel || host == own_host) is_ours[machine] = true;
+    if (of_rank[r]) {
+      machine->ranks.push_back(*of_rank[r]);
+    } else {
+      machine->complete = false;
+    }
+    machine->ours = machine->ours || (!own_boot_id.empty() && id == own_boot_id) || host == own_host;
   }
   std::vector<HostLoad> loads;
-  for (const std::string& machine : order) {
-    const auto& of_machine = ranks[machine];
-    // mtrun's own machine is read by mtrun itself: by its kernel, or by a rank on mtrun's hostname.
-    if (is_ours[machine] || !complete[machine]) continue;
-    const RankWindow& first = of_machine.front();
+  // mtrun's own machine is read by mtrun itself.
+  for (const Machine& machine : machines) {
+    if (machine.ours || !machine.complete) continue;
+    const RankWindow& first = machine.ranks.front();
     double job_cpu_s = 0;
     std::vector<std::string> names;
-    for (const RankWindow& w : of_machine) {
+    for (const RankWindow& w : machine.ranks) {
       job_cpu_s += w.own_cpu_s;
       if (std::find(names.begin(), names.end(), w.host) == names.end()) names.push_back(w.host);
     }

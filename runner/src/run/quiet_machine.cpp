@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <thread>
 
 #include <fmt/format.h>
@@ -52,7 +51,7 @@ OneLook look_once(const LookPlace& place, const ConditionsThresholds& thresholds
 
 }  // namespace
 
-LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun, const char* nodes_env) {
+LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun) {
   LookPlace place;
   place.mtrun = mtrun;
   if (context.launcher.type == "mpirun" && !context.launcher.hostfile.empty()) {
@@ -72,11 +71,7 @@ LookPlace look_place(const LaunchContext& context, const std::filesystem::path& 
     return place;
   }
   place.where = LookPlace::Where::Nodes;
-  if (nodes_env) {
-    char* end = nullptr;
-    const long nodes = std::strtol(nodes_env, &end, 10);
-    if (end != nodes_env && *end == '\0' && nodes > 0 && nodes < 1000000) place.nodes = int(nodes);
-  }
+  place.nodes = context.slurm_nodes;
   place.launcher = srun_look_launcher(place.nodes);
   place.nodes_noun = "the allocation's nodes";
   place.nodes_words = place.nodes > 0

@@ -33,8 +33,7 @@ struct LookPlace {
   std::filesystem::path mtrun;        // what the launcher starts
   std::string why_nowhere;            // where Nowhere: why no look can be taken
 };
-// `nodes_env`: SLURM_JOB_NUM_NODES as read from the environment (null where unset).
-LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun, const char* nodes_env);
+LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun);
 // "on the allocation's 2 nodes (srun)"; "" for Here; why_nowhere for Nowhere.
 std::string describe_look_place(const LookPlace& place);
 

@@ -302,5 +302,14 @@ expect_eq "$(grep -c "could not look" <<<"$OUT" || true)" 0 "the nodes' look wor
 expect_eq "$(sql "select quiet_found in ('quiet', 'busy') from attempts")" 1 "what the look found"
 capture "$MTRUN" --db "$DB" doctor
 expect_eq "$(grep -c "  nodes  " <<<"$OUT" || true)" 0 "doctor outside an allocation: no nodes to look at"
+# A look srun cannot take says why in srun's own words (here: an allocation Slurm does not know).
+DB="$WORK/look_unknown/mtrun.sqlite"
+capture salloc -n 1 --job-name mt-e2e-look env SLURM_JOB_ID=999999 SLURM_JOBID=999999 \
+  "$MTRUN" --db "$DB" run "${ENGINE[@]}" --require-quiet look.yaml
+echo "$OUT"
+expect_eq "$RC" 3 "--require-quiet where srun cannot look"
+expect_contains "$OUT" "cannot tell whether the machine is quiet (on the allocation's 1 node (srun)" "its message"
+grep -q "\`srun .*\` exited with [0-9]*: srun: error: .*999999" <<<"$OUT" ||
+  fail "srun's own words on why it could not look: $OUT"
 no_job_or_rank_left "after the looks"
 echo "PASS"

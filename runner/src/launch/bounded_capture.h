@@ -35,9 +35,10 @@ std::vector<std::string> nonblank_lines(const std::string& output);
 std::string command_text(const std::vector<std::string>& argv);
 
 // Standard output of `argv` (argv[0] looked up on PATH unless it has a '/'), with standard input
-// and error at /dev/null. Throws CaptureOverrun naming the program when it runs past the timeout or
-// prints more than max_bytes (it is killed), CaptureCancelled when `cancel` was raised (likewise);
-// std::runtime_error when it cannot start or does not exit 0.
+// at /dev/null; its standard error is kept only to quote its last lines when it fails. Throws
+// CaptureOverrun naming the program when it runs past the timeout or prints more than max_bytes
+// (it is killed), CaptureCancelled when `cancel` was raised (likewise); std::runtime_error when it
+// cannot start or does not exit 0, quoting what it said on standard error.
 std::string capture_output(const std::vector<std::string>& argv, const CaptureLimits& limits);
 
 }  // namespace mt

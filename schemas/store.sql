@@ -431,3 +431,23 @@ SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index,
 FROM attempt_conditions ac
 JOIN attempts a ON a.id = ac.attempt_id
 JOIN trials t ON t.id = a.trial_id;
+
+-- @version 13
+-- quiet_where: where the look for a quiet machine before the attempt was taken (docs/measurement.md,
+-- "Where the look is taken"): 'runner_host', the host mtrun runs on (the local launcher, mpirun
+-- without a hostfile); 'allocation_nodes', every node of the Slurm allocation mtrun runs in
+-- (through srun); 'hostfile_hosts', every host of mpirun's hostfile. NULL where no look was taken
+-- (quiet_wait_s NULL) and for attempts recorded before version 13.
+ALTER TABLE attempts ADD COLUMN quiet_where TEXT
+  CHECK (quiet_where IN ('runner_host', 'allocation_nodes', 'hostfile_hosts'));
+
+DROP VIEW conditions;
+CREATE VIEW conditions AS
+SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index, a.attempt, a.state,
+       ac.verdict, ac.reasons, a.settle_s, a.quiet_wait_s, a.quiet_found, a.quiet_where, ac.job_ranks_here,
+       ac.wall_s, ac.cpus, ac.busy_cpu_s, ac.job_cpu_s, ac.runner_cpu_s, ac.foreign_cpu_pct, ac.steal_pct,
+       ac.context_switches, ac.load1_before, ac.load1_after, ac.load1_max, ac.cpu_mhz_min, ac.cpu_mhz_max,
+       ac.cpu_pressure_pct, ac.memory_pressure_pct, ac.mem_available_mib_min, ac.calibration_gflops, ac.attempt_id
+FROM attempt_conditions ac
+JOIN attempts a ON a.id = ac.attempt_id
+JOIN trials t ON t.id = a.trial_id;

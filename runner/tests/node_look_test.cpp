@@ -151,6 +151,8 @@ TEST_CASE("the look is taken where the trials' ranks run") {
   CHECK(hostfile.launcher == mpirun_look_launcher("/c/hosts", true, {"--mca", "btl", "tcp,self"}));
   CHECK(hostfile.nodes == 0);  // SLURM_JOB_NUM_NODES is not the hostfile's
   CHECK(describe_look_place(hostfile) == "on the hostfile's hosts (mpirun)");
+  CHECK(hostfile.recorded_as == "hostfile_hosts");
+  CHECK(look_place(direct, "/bin/mtrun").recorded_as == "runner_host");
 
   const LookPlace nodes = look_place(slurm_context("4242", "srun", 2), "/bin/mtrun");
   CHECK(nodes.where == LookPlace::Where::Nodes);
@@ -159,6 +161,7 @@ TEST_CASE("the look is taken where the trials' ranks run") {
   CHECK(nodes.mtrun == "/bin/mtrun");
   CHECK(describe_look_place(nodes) == "on the allocation's 2 nodes (srun)");
   CHECK(nodes.nodes_noun == "the allocation's nodes");
+  CHECK(nodes.recorded_as == "allocation_nodes");
   CHECK(describe_look_place(look_place(slurm_context("4242", "srun", 1), "/bin/mtrun")) ==
         "on the allocation's 1 node (srun)");
   CHECK(slurm_node_count("2") == 2);
@@ -206,4 +209,5 @@ TEST_CASE("a node look that cannot start says why, and the trial's wait says it 
         std::string::npos);
   CHECK(wait.before.quiet_wait_s.has_value());
   CHECK(wait.before.quiet_found.empty());
+  CHECK(wait.before.quiet_where == nodes.recorded_as);  // looked there, though nothing was found
 }

@@ -89,11 +89,12 @@ TEST_CASE("a report says which measured attempts ran on other hosts than mtrun's
 namespace {
 
 FixtureTrial waited_trial(int repeat, std::optional<double> settle_s, std::optional<double> quiet_wait_s,
-                          const std::string& found = "quiet") {
+                          const std::string& found = "quiet", const std::string& where = "") {
   FixtureTrial t = train_trial("s", "ddp", 1, repeat, 1000 + repeat, 40, 500);
   t.before.settle_s = settle_s;
   t.before.quiet_wait_s = quiet_wait_s;
   if (quiet_wait_s) t.before.quiet_found = found;
+  if (quiet_wait_s) t.before.quiet_where = where;
   return t;
 }
 
@@ -135,6 +136,31 @@ TEST_CASE("a report says when the settling and the looks were the experiment's o
   CHECK(contains(render_latest(g).markdown,
                  "Before the one measured attempt mtrun waited 3 s with nothing running (`run --settle`). "
                  "Then it looked for a quiet machine (`run --wait-quiet`)"));
+}
+
+TEST_CASE("a report says where the looks for a quiet machine were taken, where every look recorded it") {
+  ReportFixture f("looked_on_nodes.sqlite");
+  f.campaign("c1");
+  f.trial(waited_trial(0, std::nullopt, 1.02, "quiet", "allocation_nodes"));
+  f.trial(waited_trial(1, std::nullopt, 1.03, "quiet", "allocation_nodes"));
+  f.trial(waited_trial(2, std::nullopt, std::nullopt));  // no look: says nothing of where
+  CHECK(contains(render_latest(f).markdown,
+                 "Before 2 of the 3 measured attempts mtrun looked for a quiet machine on the allocation's nodes "
+                 "(`run --wait-quiet`): quiet at the first look (2).\n"));
+
+  ReportFixture mixed("looked_here_and_there.sqlite");
+  mixed.campaign("c1");
+  mixed.trial(waited_trial(0, std::nullopt, 1.02, "quiet", "runner_host"));
+  mixed.trial(waited_trial(1, std::nullopt, 1.03, "quiet", "hostfile_hosts"));
+  CHECK(contains(render_latest(mixed).markdown,
+                 "looked for a quiet machine on mtrun's host or the hostfile's hosts (`run --wait-quiet`)"));
+
+  // One look of an older mtrun that did not record where: where is claimed for none.
+  ReportFixture older("looked_partly_unrecorded.sqlite");
+  older.campaign("c1");
+  older.trial(waited_trial(0, std::nullopt, 1.02, "quiet", "runner_host"));
+  older.trial(waited_trial(1, std::nullopt, 1.03, "quiet", ""));
+  CHECK(contains(render_latest(older).markdown, "looked for a quiet machine (`run --wait-quiet`)"));
 }
 
 TEST_CASE("a report of a campaign settled only in part says which share was, and a look that found it busy") {

@@ -382,6 +382,19 @@ TEST_CASE("what mtrun did before a launch is stored with the attempt, shown by t
   CHECK(*read.quiet_wait_s == 3.1);
   CHECK(read.quiet_found == "quiet");
   CHECK(describe_before_launch(read) == "settled 10.0 s; looked for a quiet machine for 3.1 s: quiet");
+  CHECK(read.quiet_where.empty());  // not said: not recorded
+
+  BeforeLaunch on_nodes;
+  on_nodes.quiet_wait_s = 1.1;
+  on_nodes.quiet_found = "busy";
+  on_nodes.quiet_where = "allocation_nodes";
+  const auto third = store.begin_attempt(row, 3, "srun ...", "/run3", "/run3/log.txt", std::nullopt, on_nodes);
+  CHECK(read_before_launch(store.db(), third).quiet_where == "allocation_nodes");
+  CHECK(describe_before_launch(read_before_launch(store.db(), third)) ==
+        "looked for a quiet machine on the allocation's nodes for 1.1 s: still busy");
+  BeforeLaunch elsewhere = on_nodes;
+  elsewhere.quiet_where = "the moon";  // the schema names every place a look can be taken
+  CHECK_THROWS(store.begin_attempt(row, 4, "srun ...", "/run4", "/run4/log.txt", std::nullopt, elsewhere));
 
   const BeforeLaunch back_to_back = read_before_launch(store.db(), second);  // nothing done: nothing stored
   CHECK_FALSE(back_to_back.anything());
@@ -433,6 +446,22 @@ TEST_CASE("a database of schema version 10 gains the before-launch columns and k
   CHECK(s.integer(0) == 1);
 }
 
+TEST_CASE("a database of schema version 12 gains where the looks were taken, unknown for its attempts") {
+  auto path = older_database("v12.sqlite", 12);
+  Database(path, Database::Mode::ReadWrite).exec("UPDATE attempts SET quiet_wait_s = 1.0, quiet_found = 'quiet'");
+  CHECK(read_before_launch(*open_store_read_only(path), 7).quiet_found == "quiet");  // read as it is
+  CHECK(read_before_launch(*open_store_read_only(path), 7).quiet_where.empty());
+  Store store(path);
+  CHECK(store.db().user_version() == Store::kSchemaVersion);
+  const BeforeLaunch read = read_before_launch(store.db(), 7);
+  CHECK(read.quiet_found == "quiet");
+  CHECK(read.quiet_where.empty());  // recorded before: not known
+  CHECK(describe_before_launch(read) == "looked for a quiet machine for 1.0 s: quiet");
+  auto s = store.db().prepare("SELECT count(*) FROM pragma_table_info('conditions') WHERE name = 'quiet_where'");
+  REQUIRE(s.step());
+  CHECK(s.integer(0) == 1);
+}
+
 TEST_CASE("a database of schema version 11 gains where the job's ranks ran, unknown for its attempts") {
   auto path = older_database("v11.sqlite", 11);
   Database(path, Database::Mode::ReadWrite)
@@ -445,7 +474,7 @@ TEST_CASE("a database of schema version 11 gains where the job's ranks ran, unkn
     CHECK_FALSE(read_verdict(*before, 7)->job_ranks_here);
   }
   Store store(path);
-  CHECK(store.db().user_version() == 12);
+  CHECK(store.db().user_version() == Store::kSchemaVersion);
   CHECK(read_verdict(store.db(), 7)->verdict == "quiet");
   CHECK_FALSE(read_verdict(store.db(), 7)->job_ranks_here);  // recorded before: not known
   auto s = store.db().prepare("SELECT count(*) FROM conditions WHERE job_ranks_here IS NULL AND attempt_id = 7");

@@ -79,8 +79,9 @@ capture "$MTRUN" --db "$DB" run --wait-quiet 3 "$WORK/settle.yaml"
 expect_eq "$RC" 0 "run --wait-quiet 3"
 expect_eq "$(sql "select count(*) from attempts where settle_s is null and quiet_wait_s >= 1
   and quiet_found in ('quiet', 'busy')")" 2 "each attempt records its look and what it found"
-expect_eq "$(sql "select count(*) from conditions where quiet_wait_s >= 1")" 2 "the conditions view shows the look"
-expect_contains "$("$MTRUN" --db "$DB" report)" "looked for a quiet machine (\`run --wait-quiet\`)" \
+expect_eq "$(sql "select count(*) from conditions where quiet_wait_s >= 1 and quiet_where = 'runner_host'")" 2 \
+  "the conditions view shows the look, taken on mtrun's host"
+expect_contains "$("$MTRUN" --db "$DB" report)" "looked for a quiet machine on mtrun's host (\`run --wait-quiet\`)" \
   "the report says the machine was looked at before the measured attempts"
 DB="$WORK/settle.sqlite"
 capture "$MTRUN" --db "$DB" run --settle -1 "$WORK/settle.yaml"

@@ -59,12 +59,13 @@ expect_eq "$(cat "$WORK/q.log")" "mtrun: query interrupted" "interrupt message"
 echo "PASS (query)"
 
 # A database of an older schema (version 10: attempts without what was done before the launch,
-# conditions without where the job's ranks ran, the conditions view without either): a query that
+# conditions without where the job's ranks ran, nor where the looks were taken, the conditions
+# view without any of them): a query that
 # needs what came since says why it is missing; run migrates the file and the query works.
 cp "$DB" "$WORK/older.sqlite"
 sqlite3 "$WORK/older.sqlite" "DROP VIEW conditions; ALTER TABLE attempts DROP COLUMN settle_s;
   ALTER TABLE attempts DROP COLUMN quiet_wait_s; ALTER TABLE attempts DROP COLUMN quiet_found;
-  ALTER TABLE attempt_conditions DROP COLUMN job_ranks_here;
+  ALTER TABLE attempts DROP COLUMN quiet_where; ALTER TABLE attempt_conditions DROP COLUMN job_ranks_here;
   CREATE VIEW conditions AS SELECT t.study FROM trials t; PRAGMA user_version=10" > /dev/null
 capture "$MTRUN" --db "$WORK/older.sqlite" query "select settle_s from conditions"
 expect_eq "$RC" 2 "a column newer than the database"
@@ -73,7 +74,7 @@ expect_contains "$OUT" "no such column: settle_s (this database has schema versi
 capture "$MTRUN" --db "$WORK/older.sqlite" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run on the older database: $OUT"
 expect_eq "$(sqlite3 "$WORK/older.sqlite" 'PRAGMA user_version')" "$CURRENT" "migrated by run"
-capture "$MTRUN" --db "$WORK/older.sqlite" query "select count(settle_s), count(job_ranks_here) from conditions"
+capture "$MTRUN" --db "$WORK/older.sqlite" query "select count(settle_s), count(job_ranks_here), count(quiet_where) from conditions"
 expect_eq "$RC" 0 "the query after the migration: $OUT"
 
 # A database from a newer mtrun, in rollback-journal mode: refused, not touched (not even by `run`).

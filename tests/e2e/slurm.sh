@@ -277,7 +277,8 @@ echo "$OUT"
 expect_eq "$RC" 0 "run outside an allocation with this machine busy"
 expect_contains "$OUT" "note: no look for a quiet machine before the trials (wait_quiet_s, --wait-quiet)" "the run's note"
 expect_eq "$(grep -c "busy" <<<"$OUT" || true)" 0 "no look at this machine, no wait for it"
-expect_eq "$(sql "select quiet_wait_s is null and quiet_found is null from attempts")" 1 "no look recorded"
+expect_eq "$(sql "select quiet_wait_s is null and quiet_found is null and quiet_where is null from attempts")" 1 \
+  "no look recorded"
 
 DB="$WORK/look_inside/mtrun.sqlite"
 capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" plan look.yaml
@@ -289,7 +290,8 @@ expect_eq "$RC" 0 "run inside an allocation with its node busy"
 expect_contains "$OUT" "warning: the allocation's nodes are busy: node localhost: other processes used" "the start's look"
 expect_contains "$OUT" "still busy after" "the trial's wait"
 expect_contains "$OUT" "node localhost: other processes used" "the trial's wait, on the node"
-expect_eq "$(sql "select quiet_found || ' ' || (quiet_wait_s >= 3) from attempts")" "busy 1" "the look recorded"
+expect_eq "$(sql "select quiet_found || ' ' || (quiet_wait_s >= 3) || ' ' || quiet_where from attempts")" \
+  "busy 1 allocation_nodes" "the look recorded, and where it was taken"
 capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" doctor
 expect_contains "$OUT" "warn  nodes     node localhost: other processes used" "doctor inside the allocation"
 kill $BURNER

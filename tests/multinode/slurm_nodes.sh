@@ -79,7 +79,7 @@ echo "$OUT"
 expect_eq "$RC" 0 "run inside the allocation of both nodes"
 expect_contains "$OUT" "node $A: other processes used" "the look on the first node"
 expect_contains "$OUT" "node $B: other processes used" "the look on the second node"
-expect_eq "$(sql "select quiet_found from attempts")" busy "the look recorded"
+expect_eq "$(sql "select quiet_found || ' ' || quiet_where from attempts")" "busy allocation_nodes" "the look recorded"
 for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && break; sleep 0.1; done
 expect_eq "$(squeue -h)" "" "jobs left"
 echo "PASS"

@@ -59,11 +59,13 @@ LookPlace look_place(const LaunchContext& context, const std::filesystem::path& 
     place.launcher =
         mpirun_look_launcher(context.launcher.hostfile, context.running_as_root, context.launcher.extra_args);
     place.nodes_words = place.nodes_noun = "the hostfile's hosts";
+    place.recorded_as = "hostfile_hosts";
     return place;
   }
   if (context.launcher.type != "slurm") return place;
   if (context.launcher.mode == "sbatch" || context.slurm_allocation.empty()) {
     place.where = LookPlace::Where::Nowhere;
+    place.recorded_as.clear();
     place.why_nowhere = context.launcher.mode == "sbatch"
                             ? "each trial is a batch job of its own (sbatch), on nodes not known before it starts"
                             : "each trial runs in a Slurm allocation of its own, on nodes not known before it "
@@ -74,6 +76,7 @@ LookPlace look_place(const LaunchContext& context, const std::filesystem::path& 
   place.nodes = context.slurm_nodes;
   place.launcher = srun_look_launcher(place.nodes);
   place.nodes_noun = "the allocation's nodes";
+  place.recorded_as = "allocation_nodes";
   place.nodes_words = place.nodes > 0
                           ? fmt::format("the allocation's {} node{}", place.nodes, place.nodes == 1 ? "" : "s")
                           : "the allocation's nodes";
@@ -135,6 +138,7 @@ TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const Conditio
     const double start = steady_seconds();
     const QuietCheck quiet = check_quiet(thresholds, wait_quiet_s, stop, place);
     wait.before.quiet_wait_s = steady_seconds() - start;
+    wait.before.quiet_where = place.recorded_as;
     if (quiet.measured) wait.before.quiet_found = quiet.busy() ? "busy" : "quiet";
     if (!quiet.measured && !quiet.unavailable.empty()) {
       wait.words.push_back(fmt::format("could not look for a quiet machine: {}", quiet.unavailable));

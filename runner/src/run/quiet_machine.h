@@ -26,12 +26,13 @@ inline constexpr double kQuietProbeSeconds = 1.0;
 // figures still judge each attempt there (docs/measurement.md, "A job on other hosts").
 struct LookPlace {
   enum class Where { Here, Nodes, Nowhere } where = Where::Here;
-  std::vector<std::string> launcher;  // where Nodes: what starts `mtrun look --json` on each
-  int nodes = 0;                      // how many must answer; 0 where not known
-  std::string nodes_words;            // "the allocation's 2 nodes", "the hostfile's hosts"
-  std::string nodes_noun;             // the same without a count: "the allocation's nodes"
-  std::filesystem::path mtrun;        // what the launcher starts
-  std::string why_nowhere;            // where Nowhere: why no look can be taken
+  std::vector<std::string> launcher;        // where Nodes: what starts `mtrun look --json` on each
+  int nodes = 0;                            // how many must answer; 0 where not known
+  std::string nodes_words;                  // "the allocation's 2 nodes", "the hostfile's hosts"
+  std::string nodes_noun;                   // the same without a count: "the allocation's nodes"
+  std::filesystem::path mtrun;              // what the launcher starts
+  std::string why_nowhere;                  // where Nowhere: why no look can be taken
+  std::string recorded_as = "runner_host";  // the attempt's quiet_where (store/before_launch.h)
 };
 LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun);
 // "on the allocation's 2 nodes (srun)"; "" for Here; why_nowhere for Nowhere.

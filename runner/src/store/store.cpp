@@ -228,8 +228,8 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
   Transaction tx(db_);
   db_.prepare(
          "INSERT INTO attempts (trial_id, attempt, state, command, run_dir, log_path, started_at, "
-         "runner_host, runner_pid, settle_s, quiet_wait_s, quiet_found) "
-         "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+         "runner_host, runner_pid, settle_s, quiet_wait_s, quiet_found, quiet_where) "
+         "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, trial_row)
       .bind(2, number)
       .bind(3, command)
@@ -241,6 +241,7 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
       .bind(9, before.settle_s)
       .bind(10, before.quiet_wait_s)
       .bind(11, before.quiet_found.empty() ? std::nullopt : std::optional<std::string>(before.quiet_found))
+      .bind(12, before.quiet_where.empty() ? std::nullopt : std::optional<std::string>(before.quiet_where))
       .run();
   const std::int64_t attempt = db_.last_insert_id();
   if (provenance) record_provenance(attempt, *provenance);

@@ -91,6 +91,20 @@ std::string wait_source(const std::vector<double>& waited, double asked, const c
   return as_asked ? fmt::format("the experiment's `{}`", key) : fmt::format("`{}`", flag);
 }
 
+// " on the allocation's nodes" where every look was recorded with where it was taken ("on mtrun's
+// host or the allocation's nodes" where they differ); "" where any was not (attempts recorded
+// before schema version 13), so that nothing is claimed of them.
+std::string where_looked(const std::vector<const ReportTrial*>& measured) {
+  std::vector<std::string> places;
+  for (const ReportTrial* t : measured) {
+    if (!t->before.quiet_wait_s) continue;
+    const std::string words = quiet_where_words(t->before.quiet_where);
+    if (words.empty()) return "";
+    if (std::find(places.begin(), places.end(), words) == places.end()) places.push_back(words);
+  }
+  return places.empty() ? "" : fmt::format(" on {}", fmt::join(places, " or "));
+}
+
 std::string campaign_note(const std::vector<const ReportTrial*>& measured, const ConditionsThresholds& asked) {
   const Settling settling(measured);
   std::vector<double> quiet_at_once, quiet_after, busy, unknown;
@@ -130,10 +144,10 @@ std::string campaign_note(const std::vector<const ReportTrial*>& measured, const
     // A look lasts as long as it takes to find the machine quiet, so only whether the experiment
     // asked for one is known, not for how long: every attempt looked, and it asked.
     const bool asked_to_look = asked.wait_quiet_s > 0 && looked == measured.size();
-    sentences.push_back(fmt::format("{} looked for a quiet machine ({}): {}.",
-                                    quiet_lead(looked, settling.settled, settled_and_looked, measured.size()),
-                                    asked_to_look ? "the experiment's `wait_quiet_s`" : "`run --wait-quiet`",
-                                    fmt::join(found, ", ")));
+    sentences.push_back(
+        fmt::format("{} looked for a quiet machine{} ({}): {}.",
+                    quiet_lead(looked, settling.settled, settled_and_looked, measured.size()), where_looked(measured),
+                    asked_to_look ? "the experiment's `wait_quiet_s`" : "`run --wait-quiet`", fmt::join(found, ", ")));
   }
   return fmt::format("{}", fmt::join(sentences, " "));
 }

@@ -436,10 +436,12 @@ JOIN trials t ON t.id = a.trial_id;
 -- quiet_where: where the look for a quiet machine before the attempt was taken (docs/measurement.md,
 -- "Where the look is taken"): 'runner_host', the host mtrun runs on (the local launcher, mpirun
 -- without a hostfile); 'allocation_nodes', every node of the Slurm allocation mtrun runs in
--- (through srun); 'hostfile_hosts', every host of mpirun's hostfile. NULL where no look was taken
--- (quiet_wait_s NULL) and for attempts recorded before version 13.
+-- (through srun); 'hostfile_hosts', every host of mpirun's hostfile; 'job_nodes', every node of
+-- the attempt's own Slurm allocation, inside its job before its ranks started (srun outside an
+-- allocation, sbatch). NULL where no look was taken (quiet_wait_s NULL), where the job ended
+-- before its look was done, and for attempts recorded before version 13.
 ALTER TABLE attempts ADD COLUMN quiet_where TEXT
-  CHECK (quiet_where IN ('runner_host', 'allocation_nodes', 'hostfile_hosts'));
+  CHECK (quiet_where IN ('runner_host', 'allocation_nodes', 'hostfile_hosts', 'job_nodes'));
 
 DROP VIEW conditions;
 CREATE VIEW conditions AS

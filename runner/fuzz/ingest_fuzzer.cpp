@@ -1,8 +1,8 @@
 // libFuzzer target over what mtrun reads from a finished trial: the result JSON (bounded size and
 // depth, non-finite numbers, metrics, per-step series, result rows, error fields), the log (Open
 // MPI's rank-death line, metric regexes, failure reasons) and storing the outcome with its
-// provenance; each host's load as the ranks read it; and what the nodes print when mtrun looks at
-// them for a quiet machine.
+// provenance; each host's load as the ranks read it; what the nodes print when mtrun looks at them
+// for a quiet machine, and the record a trial's job leaves of its own look (read as the result).
 // Input: result file bytes, a NUL byte, log bytes. Whatever a trial wrote, ingest must end in an
 // outcome the store accepts, never in a crash or an exception.
 #include <unistd.h>
@@ -15,6 +15,7 @@
 
 #include "launch/provenance.h"
 #include "run/host_loads.h"
+#include "run/job_look.h"
 #include "run/node_look.h"
 #include "store/bounded_json.h"
 #include "store/result_ingest.h"
@@ -79,6 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const std::int64_t attempt =
         store.begin_attempt(row, store.next_attempt_number(row), "prog", "/r", "/r/log", provenance);
+    // A job's look record the store must take whatever the job wrote (a workload may write it too).
+    if (auto read = mt::read_job_look(kDir + "/result.json")) store.record_job_look(attempt, read->look);
     store.finish_attempt(attempt, outcome, provenance);
   }
   store.db().exec(

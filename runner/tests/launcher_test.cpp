@@ -234,6 +234,35 @@ TEST_CASE("slurm sbatch: waits for the job; the batch script runs srun with ever
   CHECK(env_value(cmd, "NCCL_ALGO") == "ring");
 }
 
+TEST_CASE("slurm: what runs first in a job's own allocation goes before its step, in the same shell") {
+  LaunchRequest r = request(4);
+  r.first = {"/opt/mt run/mtrun", "look", "--allocation", "--record", "/runs/a 1/quiet-look.json"};
+  auto c = context("slurm", 2);
+  c.launcher.extra_args = {"--time=5"};
+  // srun would allocate and start the ranks at once: salloc allocates, and the shell runs both.
+  auto cmd = wrap_for_launcher(r, c);
+  CHECK(cmd.argv == Argv{"salloc", "-n", "4", "-O", "--job-name", "mtrun-abc-1", "--time=5", "sh", "-c",
+                         "'/opt/mt run/mtrun' look --allocation --record '/runs/a 1/quiet-look.json'; exec srun "
+                         "--mpi=pmix --kill-on-bad-exit=1 /opt/mtengine train --steps 3"});
+  // Still found by its name while queued, and cancelled by it.
+  CHECK(cmd.cleanup.cancel == Argv{"scancel", "--me", "--name", "mtrun-abc-1"});
+  CHECK(cmd.job_state == Argv{"squeue", "--me", "--name", "mtrun-abc-1", "--noheader", "--format", "%T %r"});
+  CHECK(env_value(cmd, "MTRUN_JOB") == "mtrun-abc-1");
+
+  c.launcher.mode = "sbatch";
+  cmd = wrap_for_launcher(r, c);
+  CHECK(cmd.argv.back() ==
+        "'/opt/mt run/mtrun' look --allocation --record '/runs/a 1/quiet-look.json'; exec srun --mpi=pmix "
+        "--kill-on-bad-exit=1 /opt/mtengine train --steps 3");
+
+  // A step of the allocation mtrun runs in, or another launcher: no allocation of the job's own.
+  c.launcher.mode = "srun";
+  c.slurm_allocation = "77";
+  CHECK(wrap_for_launcher(r, c).argv == wrap_for_launcher(request(4), c).argv);
+  auto m = context("mpirun");
+  CHECK(wrap_for_launcher(r, m).argv == wrap_for_launcher(request(4), m).argv);
+}
+
 TEST_CASE("launcher mode: srun by default, sbatch on request, anything else refused; rerun keeps it") {
   LoadResult r = load_with_launcher("{type: slurm}");
   REQUIRE(r.experiment);

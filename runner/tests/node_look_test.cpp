@@ -173,24 +173,26 @@ TEST_CASE("the look is taken where the trials' ranks run") {
   CHECK(describe_look_place(look_place(slurm_context("4242"), "/bin/mtrun")) == "on the allocation's nodes (srun)");
 
   const LookPlace own = look_place(slurm_context(""), "/bin/mtrun");
-  CHECK(own.where == LookPlace::Where::Nowhere);
+  CHECK(own.where == LookPlace::Where::InJob);
+  CHECK(own.recorded_as == "job_nodes");
+  CHECK(own.mtrun == "/bin/mtrun");
   CHECK(describe_look_place(own).find("allocation of its own") != std::string::npos);
   const LookPlace batch = look_place(slurm_context("4242", "sbatch", 2), "/bin/mtrun");
-  CHECK(batch.where == LookPlace::Where::Nowhere);
-  CHECK(batch.why_nowhere.find("(sbatch)") != std::string::npos);
+  CHECK(batch.where == LookPlace::Where::InJob);
+  CHECK(batch.why_in_job.find("(sbatch)") != std::string::npos);
 }
 
-TEST_CASE("where no look can be taken, none is waited for or recorded") {
-  LookPlace nowhere;
-  nowhere.where = LookPlace::Where::Nowhere;
-  nowhere.why_nowhere = "each trial runs in a Slurm allocation of its own";
-  const QuietCheck check = check_quiet(ConditionsThresholds{}, 30, nullptr, nowhere);
+TEST_CASE("where the look is taken inside each trial's job, none is waited for or recorded before it") {
+  LookPlace in_job;
+  in_job.where = LookPlace::Where::InJob;
+  in_job.why_in_job = "each trial runs in a Slurm allocation of its own";
+  const QuietCheck check = check_quiet(ConditionsThresholds{}, 30, nullptr, in_job);
   CHECK_FALSE(check.measured);
   CHECK_FALSE(check.busy());
-  CHECK(check.unavailable == nowhere.why_nowhere);
+  CHECK(check.unavailable == in_job.why_in_job);
   CHECK(check.waited_s == 0);
 
-  const TrialWait wait = wait_before_trial(0, 30, ConditionsThresholds{}, nullptr, nowhere);
+  const TrialWait wait = wait_before_trial(0, 30, ConditionsThresholds{}, nullptr, in_job);
   CHECK_FALSE(wait.before.anything());
   CHECK(wait.before.quiet_found.empty());
   CHECK(wait.words.empty());

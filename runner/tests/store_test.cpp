@@ -392,6 +392,15 @@ TEST_CASE("what mtrun did before a launch is stored with the attempt, shown by t
   CHECK(read_before_launch(store.db(), third).quiet_where == "allocation_nodes");
   CHECK(describe_before_launch(read_before_launch(store.db(), third)) ==
         "looked for a quiet machine on the allocation's nodes for 1.1 s: still busy");
+  // A look the job took itself is known once it is done: recorded then over what was recorded before.
+  BeforeLaunch in_job;
+  in_job.quiet_wait_s = 4.2;
+  in_job.quiet_found = "quiet";
+  in_job.quiet_where = "job_nodes";
+  store.record_job_look(second, in_job);
+  CHECK(describe_before_launch(read_before_launch(store.db(), second)) ==
+        "looked for a quiet machine on the job's own nodes for 4.2 s: quiet");
+  store.record_job_look(second, {});
   BeforeLaunch elsewhere = on_nodes;
   elsewhere.quiet_where = "the moon";  // the schema names every place a look can be taken
   CHECK_THROWS(store.begin_attempt(row, 4, "srun ...", "/run4", "/run4/log.txt", std::nullopt, elsewhere));

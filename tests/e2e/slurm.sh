@@ -246,9 +246,10 @@ expect_eq "$next" "$((alloc + 1))" "the job queued after the allocation"
 no_job_or_rank_left "after the allocation"
 
 # The look for a quiet machine goes where the ranks run. A busy loop on this machine stands for a
-# busy login node: outside an allocation each trial gets nodes not known before it starts, so no
-# look is taken (nor waited for) and --require-quiet cannot be met; inside one, `mtrun look --json`
-# runs on each of its nodes through srun, and what it finds is named by the Slurm node's name.
+# busy node: outside an allocation each trial gets nodes not known before it starts, so no look is
+# taken before the trials (--require-quiet cannot be met) and each trial's job looks at its own
+# nodes first (salloc, then `mtrun look --allocation`, then the step); inside one, `mtrun look
+# --json` runs on each of its nodes through srun, and what it finds is named by the Slurm node's name.
 cat > look.yaml <<YAML
 name: look
 timeout_s: 60
@@ -266,8 +267,10 @@ sh -c 'while :; do :; done' &
 BURNER=$!
 DB="$WORK/look_outside/mtrun.sqlite"
 capture "$MTRUN" --db "$DB" plan look.yaml
-expect_contains "$OUT" "before each trial: no look for a quiet machine: each trial runs in a Slurm allocation of its own" \
+expect_contains "$OUT" "before each trial: wait up to 3 s for a quiet machine on the job's own nodes, inside its job before its ranks start" \
   "plan outside an allocation"
+expect_contains "$OUT" "salloc -n 1 --job-name mtrun sh -c '$MTRUN look --allocation --wait 3 --record RUN_DIR/quiet-look.json" \
+  "the trial's command looks first"
 capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" --require-quiet look.yaml
 expect_eq "$RC" 2 "--require-quiet outside an allocation"
 expect_contains "$OUT" "--require-quiet: no machine to look at before the trials: each trial runs in a Slurm allocation of its own" \
@@ -275,10 +278,26 @@ expect_contains "$OUT" "--require-quiet: no machine to look at before the trials
 capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" look.yaml
 echo "$OUT"
 expect_eq "$RC" 0 "run outside an allocation with this machine busy"
-expect_contains "$OUT" "note: no look for a quiet machine before the trials (wait_quiet_s, --wait-quiet)" "the run's note"
-expect_eq "$(grep -c "busy" <<<"$OUT" || true)" 0 "no look at this machine, no wait for it"
-expect_eq "$(sql "select quiet_wait_s is null and quiet_found is null and quiet_where is null from attempts")" 1 \
-  "no look recorded"
+expect_contains "$OUT" "note: no look for a quiet machine before the trials: each trial runs in a Slurm allocation of its own" \
+  "the run's note"
+expect_contains "$OUT" "each trial's job looks at its own nodes first, waiting up to 3 s" "the note says where the look went"
+expect_contains "$OUT" "its job's look: still busy after" "the trial's line says what its job's look found"
+expect_eq "$(sql "select state || ' ' || quiet_found || ' ' || (quiet_wait_s >= 3) || ' ' || quiet_where from attempts")" \
+  "succeeded busy 1 job_nodes" "the job's own look, recorded with the attempt"
+look_log=$(sql "select log_path from attempts")
+expect_contains "$(cat "$look_log")" "mtrun look on the allocation's 1 node (srun): still busy after" "the job's look in its log"
+expect_contains "$(cat "$look_log")" "node localhost: other processes used" "…naming the node"
+expect_contains "$(cat "$look_log")" "ran" "the trial ran after its look"
+capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials")"
+expect_contains "$OUT" "looked for a quiet machine on the job's own nodes for" "show says where the look was taken"
+# A batch job of its own looks first in its batch script.
+sed 's/type: slurm}/type: slurm, mode: sbatch}/' look.yaml > look_batch.yaml
+DB="$WORK/look_batch/mtrun.sqlite"
+capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" look_batch.yaml
+echo "$OUT"
+expect_eq "$RC" 0 "sbatch run with this machine busy"
+expect_eq "$(sql "select state || ' ' || quiet_found || ' ' || quiet_where from attempts")" "succeeded busy job_nodes" \
+  "the batch job's own look, recorded with the attempt"
 
 DB="$WORK/look_inside/mtrun.sqlite"
 capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" plan look.yaml

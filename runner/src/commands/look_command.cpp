@@ -1,8 +1,10 @@
 // mtrun look: is this machine quiet enough to time on? One look with nothing of ours running, as
 // `run` takes before timing. Where the ranks run on other nodes (a Slurm allocation, an mpirun
 // hostfile), `run` starts it on each of them with --json and judges the readings itself
-// (run/node_look.h).
+// (run/node_look.h). With --allocation it looks at every node of the Slurm allocation it runs in,
+// as a trial's job does first where it gets nodes of its own (run/job_look.h).
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -11,8 +13,11 @@
 
 #include "commands/commands.h"
 #include "launch/machine_sampler.h"
+#include "launch/launcher.h"
 #include "run/attempt_verdict.h"
+#include "run/job_look.h"
 #include "run/node_look.h"
+#include "run/quiet_machine.h"
 #include "runner_error.h"
 #include "store/lease.h"
 
@@ -49,12 +54,55 @@ int look(double seconds, bool json, std::ostream& out) {
   return kExitBusy;
 }
 
+struct AllocationLook {
+  double wait_s = 0;
+  std::filesystem::path record;  // where to write what the look did; empty: nowhere
+  ConditionsThresholds thresholds;
+};
+
+// `file` holding `text` whole or not at all: a job killed while writing leaves no half record.
+void write_whole(const std::filesystem::path& file, const std::string& text) {
+  const std::filesystem::path part = file.string() + ".part";
+  {
+    std::ofstream stream(part, std::ios::trunc);
+    stream << text << '\n';
+    if (!stream.flush()) throw RunnerError(kExitFailure, fmt::format("cannot write {}", part.string()));
+  }
+  std::error_code error;
+  std::filesystem::rename(part, file, error);
+  if (error) throw RunnerError(kExitFailure, fmt::format("cannot write {}: {}", file.string(), error.message()));
+}
+
+// Every node of the allocation this runs in, through srun, until quiet or `wait_s` has passed:
+// exit 0 quiet, 3 busy, 1 when it could not look. Says what it found, and records it where asked.
+int look_at_allocation(const AllocationLook& options, std::ostream& out) {
+  LaunchContext context;
+  context.launcher.type = "slurm";
+  read_slurm_allocation(context);
+  if (context.slurm_allocation.empty()) {
+    throw RunnerError(kExitUsage, "look --allocation: not inside a Slurm allocation (SLURM_JOB_ID is not set)");
+  }
+  LookPlace place = look_place(context, mtrun_executable());
+  place.recorded_as = "job_nodes";
+  const TrialWait look = look_before_trial(options.wait_s, options.thresholds, nullptr, place);
+  if (!options.record.empty()) write_whole(options.record, job_look_json(look.before, look.words));
+  const std::string where = describe_look_place(place);
+  if (look.before.quiet_found == "quiet") {
+    fmt::print(out, "mtrun look: quiet {}{}\n", where, look.words.empty() ? "" : " (" + look.words.front() + ")");
+    return kExitOk;
+  }
+  fmt::print(out, "mtrun look {}: {}\n", where, look.words.empty() ? "nothing readable" : look.words.front());
+  return look.before.quiet_found == "busy" ? kExitBusy : kExitFailure;
+}
+
 }  // namespace
 
 CommandRunner register_look_command(CLI::App& app, const GlobalOptions&) {
   struct Options {
     double seconds = 1.0;
     bool json = false;
+    bool allocation = false;
+    AllocationLook look;
   };
   auto options = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -64,7 +112,34 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions&) {
   cmd->add_flag("--json", options->json,
                 "print the reading as one line of JSON (what `run` reads from each node of a Slurm allocation or "
                 "an mpirun hostfile) and exit 0; the caller judges it");
-  return [options](std::ostream& out) { return look(options->seconds, options->json, out); };
+  auto* allocation =
+      cmd->add_flag("--allocation", options->allocation,
+                    "look at every node of the Slurm allocation this runs in (through srun), not this machine, as a "
+                    "trial's job does first where each trial gets nodes of its own; exit 1 when it cannot look");
+  auto* wait = cmd->add_option("--wait", options->look.wait_s,
+                               "with --allocation: look again while the nodes are busy, for up to this many seconds")
+                   ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
+  auto* record = cmd->add_option("--record", options->look.record,
+                                 "with --allocation: write what the look found to this file (JSON), as mtrun records "
+                                 "it with the attempt");
+  std::vector<CLI::Option*> needs_allocation = {wait, record};
+  for (auto [flag, value, words] :
+       {std::tuple{"--max-foreign-cpu-pct", &options->look.thresholds.max_foreign_cpu_pct, "other processes' CPU"},
+        std::tuple{"--max-steal-pct", &options->look.thresholds.max_steal_pct, "steal"},
+        std::tuple{"--max-cpu-pressure-pct", &options->look.thresholds.max_cpu_pressure_pct, "CPU pressure"}}) {
+    needs_allocation.push_back(
+        cmd->add_option(flag, *value,
+                        fmt::format("with --allocation: the most {} a quiet node may show, % (default {:g}, as an "
+                                    "experiment's `conditions`)",
+                                    words, *value))
+            ->check(CLI::Range(0.0, 1e6)));
+  }
+  for (CLI::Option* option : needs_allocation) option->needs(allocation);
+  allocation->excludes(cmd->get_option("--json"))->excludes(cmd->get_option("--seconds"));
+  return [options](std::ostream& out) {
+    if (options->allocation) return look_at_allocation(options->look, out);
+    return look(options->seconds, options->json, out);
+  };
 }
 
 }  // namespace mt

@@ -13,6 +13,7 @@
 #include "commands/experiment_plan.h"
 #include "experiment/run_order.h"
 #include "launch/stage_command.h"
+#include "run/job_look.h"
 #include "run/progress.h"
 #include "run/quiet_machine.h"
 #include "table_cell.h"
@@ -26,8 +27,11 @@ namespace {
 std::string before_each_trial(const ConditionsThresholds& conditions, const LookPlace& place) {
   std::vector<std::string> waits;
   if (conditions.settle_s > 0) waits.push_back(fmt::format("settle {:g} s with nothing running", conditions.settle_s));
-  if (conditions.wait_quiet_s > 0 && place.where == LookPlace::Where::Nowhere) {
-    waits.push_back(fmt::format("no look for a quiet machine: {}", place.why_nowhere));
+  if (conditions.wait_quiet_s > 0 && place.where == LookPlace::Where::InJob) {
+    waits.push_back(
+        fmt::format("wait up to {:g} s for a quiet machine on the job's own nodes, inside its job before "
+                    "its ranks start (`mtrun look --allocation`; {})",
+                    conditions.wait_quiet_s, place.why_in_job));
   } else if (conditions.wait_quiet_s > 0) {
     const std::string where = describe_look_place(place);
     waits.push_back(fmt::format("wait up to {:g} s for a quiet machine{}", conditions.wait_quiet_s,
@@ -40,13 +44,20 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
                const ExpansionLimits& limits, std::ostream& out) {
   ExperimentPlan plan = make_plan(experiment, engine, limits);
   const std::filesystem::path placeholder = "RUN_DIR/result.json";
+  const LookPlace place = look_place(plan.context, mtrun_executable());
+  // Where each trial's job looks for quiet nodes itself, its command shows the look.
+  const ConditionsThresholds& conditions = plan.experiment.conditions;
+  const std::vector<std::string> job_look =
+      place.where == LookPlace::Where::InJob && conditions.wait_quiet_s > 0 && plan.experiment.parallel <= 1
+          ? job_look_command(place.mtrun, conditions.wait_quiet_s, conditions, placeholder.parent_path() / kJobLookFile)
+          : std::vector<std::string>{};
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     const Trial t = plan.trials[i];
     fmt::print(out, "{} {} {} rep {} (timeout {} s{})\n", t.identity.substr(0, 12), t.study,
                escape_control_characters(t.axes_label()), t.repeat_index, t.timeout_s,
                t.restart.enabled() ? "; " + t.restart.describe() : "");
     if (!t.is_chain()) {
-      fmt::print(out, "    {}\n", command_line(build_trial_command(t, plan.context, placeholder)));
+      fmt::print(out, "    {}\n", command_line(build_trial_command(t, plan.context, placeholder, "mtrun", job_look)));
       continue;
     }
     const ChainDirs dirs{placeholder.parent_path()};
@@ -59,7 +70,6 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
-  const LookPlace place = look_place(plan.context, mtrun_executable());
   if (const std::string waits = before_each_trial(plan.experiment.conditions, place); !waits.empty()) {
     const double settling = plan.experiment.conditions.settle_s * double(plan.trials.size());
     const std::string cost = plan.experiment.parallel > 1 ? "; not applied while trials run at once (parallel)"

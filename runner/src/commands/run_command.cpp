@@ -101,18 +101,19 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
 
 // The machine before any timing: a warning when busy, a refusal with --require-quiet. Where the
 // ranks run on other nodes (a Slurm allocation, a hostfile), those nodes; where each trial gets nodes
-// of its own none can be looked at, which --require-quiet cannot accept and a wait is told.
-void look_at_machine(const MeasurementSettings& settings, const LookPlace& place, std::ostream& out) {
-  if (place.where == LookPlace::Where::Nowhere) {
+// of its own none can be looked at before the trials, which --require-quiet cannot accept: each
+// trial's job looks at its own nodes first, when a wait is asked for.
+void look_at_machine(const MeasurementSettings& settings, int parallel, const LookPlace& place, std::ostream& out) {
+  if (place.where == LookPlace::Where::InJob) {
     if (settings.require_quiet) {
       throw RunnerError(kExitUsage,
-                        fmt::format("--require-quiet: no machine to look at before the trials: {}", place.why_nowhere));
+                        fmt::format("--require-quiet: no machine to look at before the trials: {}", place.why_in_job));
     }
-    if (settings.wait_quiet_seconds() > 0) {
+    if (settings.wait_quiet_seconds() > 0 && parallel <= 1) {
       fmt::print(out,
-                 "note: no look for a quiet machine before the trials (wait_quiet_s, --wait-quiet): {}; each "
-                 "attempt's own probes still judge it\n",
-                 place.why_nowhere);
+                 "note: no look for a quiet machine before the trials: {}; each trial's job looks at its own nodes "
+                 "first, waiting up to {:g} s (wait_quiet_s, --wait-quiet)\n",
+                 place.why_in_job, settings.wait_quiet_seconds());
     }
     return;
   }
@@ -163,7 +164,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                fmt::join(per_trial_waits, " and "), per_trial_waits.size() > 1 ? "are" : "is", parallel);
   }
   const LookPlace place = look_place(context, mtrun_executable());
-  if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, place, out);
+  if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, parallel, place, out);
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
   run.campaign_id = campaign_id;

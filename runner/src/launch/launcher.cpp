@@ -121,8 +121,12 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
   job.push_back("--job-name");
   job.push_back(request.job_name);
 
+  // What runs in the job's own allocation before its ranks: the step then follows in a shell
+  // (every word quoted, so parameter values stay words), and inherits ranks and overcommit from the
+  // allocation's environment.
+  const bool own_allocation = context.launcher.mode == "sbatch" || context.slurm_allocation.empty();
+  const std::string first = own_allocation && !request.first.empty() ? shell_quote(request.first) + "; " : "";
   if (context.launcher.mode == "sbatch") {
-    // The step inherits ranks and overcommit from the batch job's environment.
     step.insert(step.end(), request.program.begin(), request.program.end());
     // The job's output in a file of a known name, which mtrun appends to the trial's log when the
     // job ends: failure reasons, crashed ranks and a command's metrics are read from the log.
@@ -130,9 +134,16 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
     cmd.job_output_file = kBatchJobOutput;
     cmd.argv.insert(cmd.argv.end(), job.begin(), job.end());
     cmd.argv.insert(cmd.argv.end(), extra.begin(), extra.end());
-    // --wrap goes through /bin/sh: every word is quoted so parameter values stay words.
-    cmd.argv.push_back("--wrap");
-    cmd.argv.push_back("exec " + shell_quote(step));
+    cmd.argv.push_back("--wrap");  // through /bin/sh
+    cmd.argv.push_back(first + "exec " + shell_quote(step));
+  } else if (!first.empty()) {
+    // srun would allocate and start the ranks at once: salloc allocates, runs the shell here, and
+    // gives the allocation back when it exits.
+    step.insert(step.end(), request.program.begin(), request.program.end());
+    cmd.argv = {"salloc"};
+    cmd.argv.insert(cmd.argv.end(), job.begin(), job.end());
+    cmd.argv.insert(cmd.argv.end(), extra.begin(), extra.end());
+    cmd.argv.insert(cmd.argv.end(), {"sh", "-c", first + "exec " + shell_quote(step)});
   } else {
     cmd.argv = step;
     cmd.argv.insert(cmd.argv.end(), job.begin(), job.end());

@@ -37,6 +37,10 @@ struct LaunchRequest {
   std::vector<Param> environment;    // exported to every rank
   std::vector<std::string> program;  // what each rank runs
   std::string job_name;              // unique per attempt; lets a launcher find the job again
+  // Run once inside the job's own allocation before its ranks start (the look for quiet nodes,
+  // run/job_look.h), whatever it returns; only the slurm launcher outside an allocation (srun) or
+  // with sbatch makes an allocation of the job's own, and only it runs this. Empty: nothing.
+  std::vector<std::string> first;
 };
 
 struct LaunchCommand {

@@ -95,16 +95,17 @@ Trial relaunch_of(const Trial& job, std::optional<int> reached_step) {
 }
 
 TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,
-                                 const std::filesystem::path& result_file, const std::string& job_name) {
+                                 const std::filesystem::path& result_file, const std::string& job_name,
+                                 const std::vector<std::string>& first) {
   if (trial.workload == "command") {
-    LaunchRequest request{trial.ranks, trial.environment, command_argv(trial, context, result_file), job_name};
+    LaunchRequest request{trial.ranks, trial.environment, command_argv(trial, context, result_file), job_name, first};
     if (trial.command_uses_launcher) return wrap_for_launcher(request, context);
     LaunchCommand direct;
     direct.argv = direct.program = request.program;
     direct.environment = request.environment;
     return direct;
   }
-  LaunchRequest request{trial.ranks, trial.environment, engine_argv(trial, context, result_file), job_name};
+  LaunchRequest request{trial.ranks, trial.environment, engine_argv(trial, context, result_file), job_name, first};
   return wrap_for_launcher(request, context);
 }
 

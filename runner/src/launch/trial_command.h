@@ -19,9 +19,11 @@ using TrialCommand = LaunchCommand;
 // injected faults that step had reached.
 Trial relaunch_of(const Trial& job, std::optional<int> reached_step);
 
-// `job_name` identifies this attempt's job to the launcher (see LaunchRequest).
+// `job_name` identifies this attempt's job to the launcher, `first` runs in its own allocation
+// before its ranks (see LaunchRequest).
 TrialCommand build_trial_command(const Trial& trial, const LaunchContext& context,
-                                 const std::filesystem::path& result_file, const std::string& job_name = "mtrun");
+                                 const std::filesystem::path& result_file, const std::string& job_name = "mtrun",
+                                 const std::vector<std::string>& first = {});
 
 // The values a trial's template words expand to: its parameters, derived values and environment,
 // and the built-ins (result_file, run_dir, …). Holds references to `trial` and `context`.

@@ -15,12 +15,14 @@
 #include "launch/stage_command.h"
 #include "run/chain_runner.h"
 #include "run/conditions_watch.h"
+#include "run/job_look.h"
 #include "run/quiet_machine.h"
 #include "run/restarting_job.h"
 #include "run/progress.h"
 #include "store/attempt_files.h"
 #include "store/result_ingest.h"
 #include "runner_error.h"
+#include "table_cell.h"
 #include "run/summary.h"
 
 namespace mt {
@@ -46,7 +48,8 @@ std::string outcome_detail(const AttemptOutcome& o) {
 struct Finished {
   AttemptOutcome outcome;
   std::filesystem::path log_file;
-  std::optional<Verdict> verdict;  // of the machine, when it could be measured
+  std::optional<Verdict> verdict;           // of the machine, when it could be measured
+  std::vector<std::string> job_look_words;  // what the job's own look said (run/job_look.h)
 };
 
 AttemptOutcome failed_outcome(AttemptState state, const std::string& reason) {
@@ -91,6 +94,10 @@ struct Prepared {
   TrialCommand command;  // a chain's: its first stage's, which names the program it runs
   std::string command_text, unbuildable;
   ProgramIdentity program;
+  // Where the job looks for a quiet machine itself (run/job_look.h): the file it writes, and the
+  // longest the look may add to the job's time; empty and 0 where it does not.
+  std::filesystem::path job_look_file;
+  double job_look_s = 0;
 };
 
 struct Executed {
@@ -98,6 +105,13 @@ struct Executed {
   std::optional<std::string> provenance_result;
   std::optional<MachineConditions> conditions;
 };
+
+// Whether the trial's job takes the look for a quiet machine itself: where it gets nodes of its own
+// (LookPlace::InJob) and a wait was asked for, when trials run one at a time (beside others, no
+// trial waits for a quiet machine: the others are running).
+bool looks_in_job(const CampaignRun& run) {
+  return run.look_place.where == LookPlace::Where::InJob && run.wait_quiet_s > 0 && run.parallel <= 1;
+}
 
 Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial,
                  const BeforeLaunch& before) {
@@ -113,7 +127,13 @@ Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const T
       p.command = prepare_stage(trial, 0, chain_dirs, run.context, p.job_name).command;
       p.command_text = chain_command_text(trial, chain_dirs, run.context);
     } else {
-      p.command = build_trial_command(trial, run.context, p.result_file, p.job_name);
+      std::vector<std::string> first;
+      if (looks_in_job(run)) {
+        p.job_look_file = p.run_dir / kJobLookFile;
+        p.job_look_s = run.wait_quiet_s + kNodeLookTimeoutS;
+        first = job_look_command(run.look_place.mtrun, run.wait_quiet_s, run.conditions, p.job_look_file);
+      }
+      p.command = build_trial_command(trial, run.context, p.result_file, p.job_name, first);
       p.command_text = command_line(p.command);
     }
   } catch (const std::exception& e) {  // a stored trial whose template no longer expands
@@ -149,7 +169,7 @@ Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const 
       ConditionsWatch watch(run.conditions.sample_interval_s, marked_job);
       e.outcome = run_restarting(run, trial, p.command, p.run_dir, p.job_name, [&](const LaunchCommand& command) {
         std::filesystem::remove(p.result_file);  // never ingest a stale result
-        ProcessOutcome process = run_job(run, command, p.run_dir, p.log_file, trial.timeout_s);
+        ProcessOutcome process = run_job(run, command, p.run_dir, p.log_file, trial.timeout_s + p.job_look_s);
         return classify_attempt(process, p.result_file, p.log_file, trial);
       });
       e.conditions = watch.finish();
@@ -167,13 +187,20 @@ Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const 
 }
 
 Finished complete(Store& store, const CampaignRun& run, const Prepared& p, Executed e) {
+  std::vector<std::string> job_look_words;
+  if (!p.job_look_file.empty()) {
+    if (auto read = read_job_look(p.job_look_file)) {
+      store.record_job_look(p.attempt, read->look);
+      job_look_words = std::move(read->words);
+    }
+  }
   record_outcome(store, p.attempt, e.outcome, run.provenance, p.command, p.command_text, p.program,
                  e.provenance_result);
   std::optional<Verdict> verdict;
   if (e.conditions) {
     verdict = assess_attempt(store.db(), run.campaign_id, p.attempt, *e.conditions, e.outcome, run.conditions);
   }
-  return {std::move(e.outcome), p.log_file, std::move(verdict)};
+  return {std::move(e.outcome), p.log_file, std::move(verdict), std::move(job_look_words)};
 }
 
 Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial,
@@ -226,6 +253,10 @@ std::string trial_label(const Trial& t, const std::string& waited = "") {
 // Counts a finished attempt and returns what progress shows after its state.
 std::string tally(CampaignResult& result, const Finished& done) {
   std::string detail = outcome_detail(done.outcome);
+  if (!done.job_look_words.empty()) {  // escaped: the file is in the job's reach
+    detail += fmt::format("{}its job's look: {}", detail.empty() ? "" : "; ",
+                          escape_control_characters(fmt::format("{}", fmt::join(done.job_look_words, "; "))));
+  }
   if (done.verdict && done.verdict->disturbed) {
     detail += fmt::format("{}disturbed: {}", detail.empty() ? "" : "; ", fmt::join(done.verdict->reasons, "; "));
     if (done.outcome.state == AttemptState::Succeeded) ++result.disturbed;

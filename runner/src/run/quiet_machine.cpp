@@ -14,10 +14,6 @@
 namespace mt {
 namespace {
 
-// srun may take a while to start a step on a loaded cluster, mpirun to reach its hosts; a look that
-// takes this long is given up.
-constexpr double kNodeLookTimeoutS = 60;
-
 // One look at `place`: its verdict, or nothing and why (where known).
 struct OneLook {
   std::optional<Verdict> verdict;
@@ -26,7 +22,7 @@ struct OneLook {
 
 OneLook look_once(const LookPlace& place, const ConditionsThresholds& thresholds, const std::atomic<bool>* stop) {
   switch (place.where) {
-    case LookPlace::Where::Nowhere: return {std::nullopt, place.why_nowhere};
+    case LookPlace::Where::InJob: return {std::nullopt, place.why_in_job};
     case LookPlace::Where::Nodes: {
       std::string output;
       try {
@@ -64,12 +60,12 @@ LookPlace look_place(const LaunchContext& context, const std::filesystem::path& 
   }
   if (context.launcher.type != "slurm") return place;
   if (context.launcher.mode == "sbatch" || context.slurm_allocation.empty()) {
-    place.where = LookPlace::Where::Nowhere;
-    place.recorded_as.clear();
-    place.why_nowhere = context.launcher.mode == "sbatch"
-                            ? "each trial is a batch job of its own (sbatch), on nodes not known before it starts"
-                            : "each trial runs in a Slurm allocation of its own, on nodes not known before it "
-                              "starts (run mtrun inside an allocation, e.g. under salloc, to look at its nodes)";
+    place.where = LookPlace::Where::InJob;
+    place.recorded_as = "job_nodes";
+    place.why_in_job = context.launcher.mode == "sbatch"
+                           ? "each trial is a batch job of its own (sbatch), on nodes not known before it starts"
+                           : "each trial runs in a Slurm allocation of its own, on nodes not known before it "
+                             "starts (run mtrun inside an allocation, e.g. under salloc, to look before the trials)";
     return place;
   }
   place.where = LookPlace::Where::Nodes;
@@ -86,7 +82,7 @@ LookPlace look_place(const LaunchContext& context, const std::filesystem::path& 
 std::string describe_look_place(const LookPlace& place) {
   switch (place.where) {
     case LookPlace::Where::Here: return "";
-    case LookPlace::Where::Nowhere: return place.why_nowhere;
+    case LookPlace::Where::InJob: return place.why_in_job;
     case LookPlace::Where::Nodes:
       return fmt::format("on {} ({})", place.nodes_words, place.launcher.empty() ? "" : place.launcher.front());
   }
@@ -126,6 +122,25 @@ double settle(double seconds, const std::atomic<bool>* stop) {
 
 std::string busy_reasons(const QuietCheck& check) { return fmt::format("{}", fmt::join(check.verdict.reasons, "; ")); }
 
+TrialWait look_before_trial(double wait_quiet_s, const ConditionsThresholds& thresholds, const std::atomic<bool>* stop,
+                            const LookPlace& place) {
+  TrialWait look;
+  const double start = steady_seconds();
+  const QuietCheck quiet = check_quiet(thresholds, wait_quiet_s, stop, place);
+  look.before.quiet_wait_s = steady_seconds() - start;
+  look.before.quiet_where = place.recorded_as;
+  if (quiet.measured) look.before.quiet_found = quiet.busy() ? "busy" : "quiet";
+  if (!quiet.measured && !quiet.unavailable.empty()) {
+    look.words.push_back(fmt::format("could not look for a quiet machine: {}", quiet.unavailable));
+  } else if (quiet.busy()) {
+    look.words.push_back(
+        fmt::format("still busy after {:.0f} s: {}", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet)));
+  } else if (quiet.waited_s > 0) {
+    look.words.push_back(fmt::format("waited {:.0f} s for a quiet machine", quiet.waited_s + kQuietProbeSeconds));
+  }
+  return look;
+}
+
 TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const ConditionsThresholds& thresholds,
                             const std::atomic<bool>* stop, const LookPlace& place) {
   TrialWait wait;
@@ -134,20 +149,12 @@ TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const Conditio
     if (stop && stop->load()) return wait;
     wait.words.push_back(fmt::format("settled {:g} s", settle_s));
   }
-  if (wait_quiet_s > 0 && place.where != LookPlace::Where::Nowhere) {
-    const double start = steady_seconds();
-    const QuietCheck quiet = check_quiet(thresholds, wait_quiet_s, stop, place);
-    wait.before.quiet_wait_s = steady_seconds() - start;
-    wait.before.quiet_where = place.recorded_as;
-    if (quiet.measured) wait.before.quiet_found = quiet.busy() ? "busy" : "quiet";
-    if (!quiet.measured && !quiet.unavailable.empty()) {
-      wait.words.push_back(fmt::format("could not look for a quiet machine: {}", quiet.unavailable));
-    } else if (quiet.busy()) {
-      wait.words.push_back(
-          fmt::format("still busy after {:.0f} s: {}", quiet.waited_s + kQuietProbeSeconds, busy_reasons(quiet)));
-    } else if (quiet.waited_s > 0) {
-      wait.words.push_back(fmt::format("waited {:.0f} s for a quiet machine", quiet.waited_s + kQuietProbeSeconds));
-    }
+  if (wait_quiet_s > 0 && place.where != LookPlace::Where::InJob) {
+    TrialWait look = look_before_trial(wait_quiet_s, thresholds, stop, place);
+    wait.before.quiet_wait_s = look.before.quiet_wait_s;
+    wait.before.quiet_found = look.before.quiet_found;
+    wait.before.quiet_where = look.before.quiet_where;
+    wait.words.insert(wait.words.end(), look.words.begin(), look.words.end());
   }
   return wait;
 }

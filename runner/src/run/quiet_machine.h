@@ -21,21 +21,22 @@ inline constexpr double kQuietProbeSeconds = 1.0;
 
 // Where the look is taken: where the trials' ranks run. Here with the local launcher and mpirun on
 // this machine; on each node (run/node_look.h) of the allocation mtrun runs in under the slurm
-// launcher, and of the hostfile with mpirun; nowhere where each trial gets an allocation of its own
-// (srun outside one, or sbatch), whose nodes are not known before the trial starts. A job's own
-// figures still judge each attempt there (docs/measurement.md, "A job on other hosts").
+// launcher, and of the hostfile with mpirun. Where each trial gets an allocation of its own (srun
+// outside one, or sbatch) its nodes are not known before it starts: the look is taken inside each
+// trial's job, first thing, on its nodes (run/job_look.h), and none before the trials. A job's own
+// figures still judge each attempt (docs/measurement.md, "A job on other hosts").
 struct LookPlace {
-  enum class Where { Here, Nodes, Nowhere } where = Where::Here;
+  enum class Where { Here, Nodes, InJob } where = Where::Here;
   std::vector<std::string> launcher;        // where Nodes: what starts `mtrun look --json` on each
   int nodes = 0;                            // how many must answer; 0 where not known
   std::string nodes_words;                  // "the allocation's 2 nodes", "the hostfile's hosts"
   std::string nodes_noun;                   // the same without a count: "the allocation's nodes"
   std::filesystem::path mtrun;              // what the launcher starts
-  std::string why_nowhere;                  // where Nowhere: why no look can be taken
+  std::string why_in_job;                   // where InJob: why no look can be taken before the trial
   std::string recorded_as = "runner_host";  // the attempt's quiet_where (store/before_launch.h)
 };
 LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun);
-// "on the allocation's 2 nodes (srun)"; "" for Here; why_nowhere for Nowhere.
+// "on the allocation's 2 nodes (srun)"; "" for Here; why_in_job for InJob.
 std::string describe_look_place(const LookPlace& place);
 
 struct QuietCheck {
@@ -67,9 +68,19 @@ struct TrialWait {
   BeforeLaunch before;
   std::vector<std::string> words;
 };
-// Where `place` allows no look, none is taken or recorded: the run said why once, at its start.
+// Where the look is taken inside the trial's job (InJob), none is taken here or recorded: the run
+// said so once, at its start.
 TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const ConditionsThresholds& thresholds,
                             const std::atomic<bool>* stop = nullptr, const LookPlace& place = {});
+
+// The look half of wait_before_trial, taken whatever `wait_quiet_s` (0: one look) at a place other
+// than InJob: `mtrun look --allocation` takes it inside a trial's job.
+TrialWait look_before_trial(double wait_quiet_s, const ConditionsThresholds& thresholds, const std::atomic<bool>* stop,
+                            const LookPlace& place);
+
+// How long one look at other nodes may take before it is given up: srun may take a while to start
+// a step on a loaded cluster, mpirun to reach its hosts.
+inline constexpr double kNodeLookTimeoutS = 60;
 
 // "other processes used 95 % of a core over 1.0 s": what made the last look busy.
 std::string busy_reasons(const QuietCheck& check);

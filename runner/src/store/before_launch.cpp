@@ -27,6 +27,7 @@ std::string quiet_where_words(const std::string& quiet_where) {
   if (quiet_where == "runner_host") return "mtrun's host";
   if (quiet_where == "allocation_nodes") return "the allocation's nodes";
   if (quiet_where == "hostfile_hosts") return "the hostfile's hosts";
+  if (quiet_where == "job_nodes") return "the job's own nodes";
   return "";
 }
 

@@ -249,6 +249,15 @@ std::int64_t Store::begin_attempt(std::int64_t trial_row, int number, const std:
   return attempt;
 }
 
+void Store::record_job_look(std::int64_t attempt_id, const BeforeLaunch& look) {
+  db_.prepare("UPDATE attempts SET quiet_wait_s = ?, quiet_found = ?, quiet_where = ? WHERE id = ?")
+      .bind(1, look.quiet_wait_s)
+      .bind(2, look.quiet_found.empty() ? std::nullopt : std::optional<std::string>(look.quiet_found))
+      .bind(3, look.quiet_where.empty() ? std::nullopt : std::optional<std::string>(look.quiet_where))
+      .bind(4, attempt_id)
+      .run();
+}
+
 void Store::finish_attempt(std::int64_t attempt_id, const AttemptOutcome& o,
                            const std::optional<Provenance>& provenance) {
   Transaction tx(db_);

@@ -149,6 +149,9 @@ class Store {
   std::int64_t begin_attempt(std::int64_t trial_row, int number, const std::string& command, const std::string& run_dir,
                              const std::string& log_path, const std::optional<Provenance>& provenance,
                              const BeforeLaunch& before = {});
+  // The look for a quiet machine taken inside the attempt's job (run/job_look.h), known only once
+  // the job is done: its quiet_wait_s, quiet_found and quiet_where.
+  void record_job_look(std::int64_t attempt_id, const BeforeLaunch& look);
   // Outcome, metrics, result rows, kept files and (when given, replacing the one recorded at the start)
   // provenance in one transaction. Non-finite metric values are not stored.
   void finish_attempt(std::int64_t attempt_id, const AttemptOutcome& outcome,

@@ -2,7 +2,8 @@
 # A Slurm cluster of two nodes made of network namespaces (hosts.sh): slurmctld and a slurmd on
 # the first, a slurmd on the second, `srun -N 2` placing one rank on each. Through mtrun's slurm
 # launcher: training with each strategy and `comm` across both nodes, both hosts in provenance,
-# and a rank killed on the second node reported with its host and rank.
+# a rank killed on the second node reported with its host and rank, and the look for a quiet
+# machine on both nodes, from inside an allocation and inside each trial's own job.
 source "$MT_SOURCE_DIR/tests/e2e/lib.sh"
 source "$MT_SOURCE_DIR/tests/multinode/hosts.sh"
 source "$MT_SOURCE_DIR/tests/e2e/slurm_lib.sh"
@@ -73,13 +74,26 @@ expect_contains "$OUT" "wait up to 2 s for a quiet machine on the allocation's 2
 sh -c 'while :; do :; done' &
 BURNER=$!
 capture on_host "$A" salloc -N 2 "$MTRUN" --db "$DB" run --engine "$ENGINE" look.yaml
-kill $BURNER
-wait $BURNER 2>/dev/null || true
 echo "$OUT"
 expect_eq "$RC" 0 "run inside the allocation of both nodes"
 expect_contains "$OUT" "node $A: other processes used" "the look on the first node"
 expect_contains "$OUT" "node $B: other processes used" "the look on the second node"
 expect_eq "$(sql "select quiet_found || ' ' || quiet_where from attempts")" "busy allocation_nodes" "the look recorded"
+# Outside an allocation the trial gets both nodes of its own: its job looks at them first (salloc -N 2,
+# then `mtrun look --allocation` through srun on each), and mtrun records what it found.
+DB="$WORK/look_in_job/mtrun.sqlite"
+capture on_host "$A" "$MTRUN" --db "$DB" run --engine "$ENGINE" look.yaml
+kill $BURNER
+wait $BURNER 2>/dev/null || true
+echo "$OUT"
+expect_eq "$RC" 0 "run with a job of its own on both nodes"
+expect_contains "$OUT" "its job's look: still busy after" "the trial's line"
+expect_eq "$(sql "select state || ' ' || quiet_found || ' ' || quiet_where from attempts")" "succeeded busy job_nodes" \
+  "the job's look recorded"
+look_log=$(cat "$(sql "select log_path from attempts")")
+expect_contains "$look_log" "mtrun look on the allocation's 2 nodes (srun): still busy after" "the look in the job's log"
+expect_contains "$look_log" "node $A: other processes used" "…on the first node"
+expect_contains "$look_log" "node $B: other processes used" "…and on the second"
 for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && break; sleep 0.1; done
 expect_eq "$(squeue -h)" "" "jobs left"
 echo "PASS"

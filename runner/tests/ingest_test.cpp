@@ -178,6 +178,12 @@ TEST_CASE("a failure's reason is the job's own line before the launcher's and mt
                       "srun: error: Unable to allocate resources: Requested node configuration is not available\n");
   CHECK(classify_attempt(exited(1), launcher_only.result, launcher_only.log, train_trial()).error_reason ==
         "srun: error: Unable to allocate resources: Requested node configuration is not available");
+  // salloc's and the job's look at its nodes come before the job's own lines.
+  Files in_salloc("",
+                  "salloc: Granted job allocation 20\nmtrun look on the allocation's 1 node (srun): quiet\n"
+                  "failing\nsrun: error: localhost: task 0: Exited with exit code 3\n"
+                  "salloc: Relinquishing job allocation 20\n");
+  CHECK(classify_attempt(exited(3), in_salloc.result, in_salloc.log, train_trial()).error_reason == "failing");
   Files runner_only("", "Submitted batch job 9\nmtrun: the job left no regular file /r/batch-job.out\n");
   CHECK(classify_attempt(exited(1), runner_only.result, runner_only.log, train_trial()).error_reason ==
         "mtrun: the job left no regular file /r/batch-job.out");

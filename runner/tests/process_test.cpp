@@ -67,6 +67,36 @@ TEST_CASE("a timeout kills the launcher and descendants in other process groups"
   CHECK_FALSE(pid_alive(grandchild));
 }
 
+TEST_CASE("a job's timeout counts from the end of what it runs before its ranks, which is bounded too") {
+  // 2 s before its ranks, then 2 s of them: within a timeout of 3 s counted from the ranks' start.
+  auto spec = spec_for({"sh", "-c", "sleep 2; touch look.json; sleep 2"}, 3);
+  fs::remove(spec.working_dir / "look.json");
+  spec.ranks_start_file = spec.working_dir / "look.json";
+  spec.before_ranks_s = 30;
+  auto outcome = run_process(spec);
+  CHECK(outcome.end == ProcessEnd::Exited);
+  CHECK(outcome.exit_code == 0);
+  std::ifstream log(spec.log_file);
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  CHECK(text.find("its timeout counted from its end") != std::string::npos);
+
+  // Its ranks then run past the timeout: stopped.
+  fs::remove(spec.working_dir / "look.json");
+  spec.argv = {"sh", "-c", "touch look.json; exec sleep 30"};
+  spec.timeout_s = 0.5;
+  CHECK(run_process(spec).end == ProcessEnd::TimedOut);
+
+  // What runs before the ranks never ends: stopped once it has had its time and the timeout's.
+  fs::remove(spec.working_dir / "look.json");
+  spec.argv = {"sh", "-c", "exec sleep 30"};
+  spec.before_ranks_s = 0.5;
+  outcome = run_process(spec);
+  CHECK(outcome.end == ProcessEnd::TimedOut);
+  std::ifstream log2(spec.log_file);
+  const std::string text2((std::istreambuf_iterator<char>(log2)), std::istreambuf_iterator<char>());
+  CHECK(text2.find("look.json never appeared); its timeout allowed it 0.5 s more") != std::string::npos);
+}
+
 TEST_CASE("a launcher that exits leaving an orphan behind does not leave it running") {
   become_child_subreaper();
   auto spec = spec_for({"sh", "-c", "set -m; sleep 300 & echo $! > orphan.pid; exit 0"});

@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 slurm_setup
-trap 'slurm_stop; rm -rf "$WORK"' EXIT
+# A busy loop some checks start is stopped with the daemons, also when a check fails.
+trap 'if [ -n "${BURNER:-}" ]; then kill "$BURNER" 2>/dev/null || true; fi; slurm_stop; rm -rf "$WORK"' EXIT
 slurm_start_munged
 read -r CTLD_PORT SLURMD_PORT < <(slurm_free_ports)
 slurm_write_conf localhost 127.0.0.1 "$CTLD_PORT" "$SLURMD_PORT" \
@@ -290,6 +291,44 @@ expect_contains "$(cat "$look_log")" "node localhost: other processes used" "…
 expect_contains "$(cat "$look_log")" "ran" "the trial ran after its look"
 capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials")"
 expect_contains "$OUT" "looked for a quiet machine on the job's own nodes for" "show says where the look was taken"
+# Through salloc a trial is what it is under srun: its 2 ranks run, a failing command's exit code
+# comes back, and one that runs past its timeout (counted from the end of its look) leaves no job
+# or rank behind.
+cat > look_jobs.yaml <<YAML
+name: look-jobs
+timeout_s: 120
+launcher: {type: slurm}
+conditions: {wait_quiet_s: 1}
+studies:
+  - name: ok
+    workload: train
+    defaults: {$TINY, steps: 3, warmup_steps: 1}
+    matrix: {ranks: [2]}
+  - name: fails
+    workload: command
+    command: [sh, -c, "echo failing; exit 3"]
+  - name: slow
+    workload: train
+    timeout_s: 4
+    defaults: {$TINY, steps: 10000000, warmup_steps: 1}
+    matrix: {ranks: [2]}
+YAML
+DB="$WORK/look_jobs/mtrun.sqlite"
+capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" look_jobs.yaml
+echo "$OUT"
+expect_eq "$RC" 1 "run through salloc with a failing and a slow trial"
+expect_eq "$(sql "select group_concat(line, ', ') from (select t.study || ' ' || a.state || ' ' ||
+  coalesce(a.exit_code, '-') || ' ' || a.quiet_where as line from attempts a join trials t on t.id = a.trial_id
+  where t.study in ('fails', 'ok') order by t.study)")" "fails failed 3 job_nodes, ok succeeded 0 job_nodes" \
+  "each trial looked first, and ended as under srun"
+expect_eq "$(sql "select a.error_reason from attempts a join trials t on t.id = a.trial_id where t.study = 'fails'")" \
+  "failing" "the failing command's reason is its own line, not salloc's"
+expect_eq "$(sql "select count(distinct s.rank) from step_metrics s join attempts a on a.id = s.attempt_id
+  join trials t on t.id = a.trial_id where t.study = 'ok' and s.name = 'step_time_ms'")" 2 "both ranks ran in the allocation"
+expect_eq "$(state_of slow)" timed_out "the slow trial through salloc"
+slow_log=$(sql "select a.log_path from attempts a join trials t on t.id = a.trial_id where t.study = 'slow'")
+expect_contains "$(cat "$slow_log")" "its timeout counted from its end" "the log says from when the timeout counted"
+no_job_or_rank_left "after a trial through salloc timed out"
 # A batch job of its own looks first in its batch script.
 sed 's/type: slurm}/type: slurm, mode: sbatch}/' look.yaml > look_batch.yaml
 DB="$WORK/look_batch/mtrun.sqlite"
@@ -315,6 +354,7 @@ capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" doctor
 expect_contains "$OUT" "warn  nodes     node localhost: other processes used" "doctor inside the allocation"
 kill $BURNER
 wait $BURNER 2>/dev/null || true
+BURNER=
 DB="$WORK/look_quiet/mtrun.sqlite"
 capture salloc -n 1 --job-name mt-e2e-look "$MTRUN" --db "$DB" run "${ENGINE[@]}" look.yaml
 echo "$OUT"

@@ -74,17 +74,18 @@ expect_contains "$OUT" "wait up to 2 s for a quiet machine on the allocation's 2
 sh -c 'while :; do :; done' &
 BURNER=$!
 capture on_host "$A" salloc -N 2 "$MTRUN" --db "$DB" run --engine "$ENGINE" look.yaml
-echo "$OUT"
-expect_eq "$RC" 0 "run inside the allocation of both nodes"
-expect_contains "$OUT" "node $A: other processes used" "the look on the first node"
-expect_contains "$OUT" "node $B: other processes used" "the look on the second node"
-expect_eq "$(sql "select quiet_found || ' ' || quiet_where from attempts")" "busy allocation_nodes" "the look recorded"
+ALLOC_RC=$RC ALLOC_OUT=$OUT
 # Outside an allocation the trial gets both nodes of its own: its job looks at them first (salloc -N 2,
 # then `mtrun look --allocation` through srun on each), and mtrun records what it found.
-DB="$WORK/look_in_job/mtrun.sqlite"
-capture on_host "$A" "$MTRUN" --db "$DB" run --engine "$ENGINE" look.yaml
+capture on_host "$A" "$MTRUN" --db "$WORK/look_in_job/mtrun.sqlite" run --engine "$ENGINE" look.yaml
 kill $BURNER
 wait $BURNER 2>/dev/null || true
+echo "$ALLOC_OUT"
+expect_eq "$ALLOC_RC" 0 "run inside the allocation of both nodes"
+expect_contains "$ALLOC_OUT" "node $A: other processes used" "the look on the first node"
+expect_contains "$ALLOC_OUT" "node $B: other processes used" "the look on the second node"
+expect_eq "$(sql "select quiet_found || ' ' || quiet_where from attempts")" "busy allocation_nodes" "the look recorded"
+DB="$WORK/look_in_job/mtrun.sqlite"
 echo "$OUT"
 expect_eq "$RC" 0 "run with a job of its own on both nodes"
 expect_contains "$OUT" "its job's look: still busy after" "the trial's line"

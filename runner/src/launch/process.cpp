@@ -234,6 +234,7 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   // Poll rather than wait_for: Boost 1.74's wait_for can sleep the whole timeout if the child
   // has already exited.
   bool timed_out = false, interrupted = false;
+  std::optional<Clock::time_point> ranks_started;  // when spec.ranks_start_file appeared
   QueueWatch queue(spec.job_state, start, spec.queue_look_every_s, interrupt);
   if (!spec.working_dir.empty()) queue.note_in(spec.working_dir / kQueueNoteName);
   if (spec.queue_state_changed) queue.on_change(spec.queue_state_changed);
@@ -249,7 +250,12 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
       terminate_job(child, spec.terminate_grace_s);
       break;
     }
-    if (seconds_since(queue.run_clock_start()) > spec.timeout_s) {
+    if (!ranks_started && !spec.ranks_start_file.empty() && std::filesystem::exists(spec.ranks_start_file, ec)) {
+      ranks_started = Clock::now();
+    }
+    const double running = ranks_started ? seconds_since(std::max(*ranks_started, queue.run_clock_start()))
+                                         : seconds_since(queue.run_clock_start()) - spec.before_ranks_s;
+    if (running > spec.timeout_s) {
       timed_out = true;
       terminate_job(child, spec.terminate_grace_s);
       break;
@@ -269,6 +275,15 @@ ProcessOutcome run_process(const ProcessSpec& spec, const std::atomic<bool>* int
   // What mtrun did after the launcher ended goes after everything the job wrote to the log.
   std::ofstream log(spec.log_file, std::ios::app | std::ios::binary);
   note_queue_wait(spec, outcome, queue.problem(), log);
+  if (!spec.ranks_start_file.empty() && ranks_started) {
+    log << fmt::format("mtrun: what the job ran before its ranks took {:.1f} s; its timeout counted from its end\n",
+                       std::max(0.0, std::chrono::duration<double>(*ranks_started - queue.run_clock_start()).count()));
+  } else if (!spec.ranks_start_file.empty()) {
+    log << fmt::format(
+        "mtrun: what the job ran before its ranks did not finish ({} never appeared); its timeout "
+        "allowed it {:g} s more\n",
+        spec.ranks_start_file.filename().string(), spec.before_ranks_s);
+  }
   if ((timed_out || interrupted) && !spec.cleanup.empty()) {
     outcome.cleanup_problem = clean_up_job(spec.cleanup, log, spec.cleanup_limits);
   }

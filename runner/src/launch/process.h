@@ -33,6 +33,11 @@ struct ProcessSpec {
   // from its launch; empty where the job starts when its launcher does.
   std::vector<std::string> job_state;
   double queue_timeout_s = 0;  // stop a job still queued after this long; 0: no limit
+  // Written by the job once what it runs before its ranks is done (its look for quiet nodes,
+  // run/job_look.h): the timeout counts from then, and until then the job may take up to
+  // `before_ranks_s` beyond it. Empty: the timeout counts from the job's start.
+  std::filesystem::path ranks_start_file;
+  double before_ranks_s = 0;
   double queue_look_every_s = 2;
   // Told the scheduler's word each time it changes while the job waits, "" once it has started.
   std::function<void(const std::string&)> queue_state_changed;

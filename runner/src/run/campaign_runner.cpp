@@ -95,9 +95,8 @@ struct Prepared {
   std::string command_text, unbuildable;
   ProgramIdentity program;
   // Where the job looks for a quiet machine itself (run/job_look.h): the file it writes, and the
-  // longest the look may add to the job's time; empty and 0 where it does not.
-  std::filesystem::path job_look_file;
-  double job_look_s = 0;
+  // longest the look may take; empty where it does not.
+  BeforeRanks job_look;
 };
 
 struct Executed {
@@ -129,9 +128,8 @@ Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const T
     } else {
       std::vector<std::string> first;
       if (looks_in_job(run)) {
-        p.job_look_file = p.run_dir / kJobLookFile;
-        p.job_look_s = run.wait_quiet_s + kNodeLookTimeoutS;
-        first = job_look_command(run.look_place.mtrun, run.wait_quiet_s, run.conditions, p.job_look_file);
+        p.job_look = {p.run_dir / kJobLookFile, run.wait_quiet_s + kNodeLookTimeoutS};
+        first = job_look_command(run.look_place.mtrun, run.wait_quiet_s, run.conditions, p.job_look.done_file);
       }
       p.command = build_trial_command(trial, run.context, p.result_file, p.job_name, first);
       p.command_text = command_line(p.command);
@@ -169,7 +167,7 @@ Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const 
       ConditionsWatch watch(run.conditions.sample_interval_s, marked_job);
       e.outcome = run_restarting(run, trial, p.command, p.run_dir, p.job_name, [&](const LaunchCommand& command) {
         std::filesystem::remove(p.result_file);  // never ingest a stale result
-        ProcessOutcome process = run_job(run, command, p.run_dir, p.log_file, trial.timeout_s + p.job_look_s);
+        ProcessOutcome process = run_job(run, command, p.run_dir, p.log_file, trial.timeout_s, p.job_look);
         return classify_attempt(process, p.result_file, p.log_file, trial);
       });
       e.conditions = watch.finish();
@@ -188,8 +186,8 @@ Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const 
 
 Finished complete(Store& store, const CampaignRun& run, const Prepared& p, Executed e) {
   std::vector<std::string> job_look_words;
-  if (!p.job_look_file.empty()) {
-    if (auto read = read_job_look(p.job_look_file)) {
+  if (!p.job_look.done_file.empty()) {
+    if (auto read = read_job_look(p.job_look.done_file)) {
       store.record_job_look(p.attempt, read->look);
       job_look_words = std::move(read->words);
     }
@@ -226,8 +224,10 @@ std::vector<TrialTimes::Kind> trial_kinds(const PendingTrials& trials) {
 }  // namespace
 
 ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, const std::filesystem::path& dir,
-                       const std::filesystem::path& log_file, double timeout_s) {
+                       const std::filesystem::path& log_file, double timeout_s, const BeforeRanks& before) {
   ProcessSpec spec;
+  spec.ranks_start_file = before.done_file;
+  spec.before_ranks_s = before.most_s;
   spec.argv = command.argv;
   spec.environment = command.environment;
   spec.log_file = log_file;

@@ -58,10 +58,17 @@ struct CampaignResult {
   bool lease_lost = false;
 };
 
+// What a job runs before its ranks (its look for quiet nodes, run/job_look.h): the file it writes
+// when done, from which the job's timeout counts, and the longest it may take.
+struct BeforeRanks {
+  std::filesystem::path done_file;
+  double most_s = 0;
+};
+
 // Runs one job (a trial's, or a stage's of a chain) in `dir` with the campaign's job guard, stop flag
 // and running-launcher slot: stopped at `timeout_s` or when the campaign is stopped.
 ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, const std::filesystem::path& dir,
-                       const std::filesystem::path& log_file, double timeout_s);
+                       const std::filesystem::path& log_file, double timeout_s, const BeforeRanks& before = {});
 
 // Every attempt started is finished with a state and a reason, whatever its job wrote; only a
 // database that can no longer be written stops the campaign (the exception propagates).

@@ -131,10 +131,11 @@ std::optional<int> rank_named_in(std::string_view reason) {
 
 namespace {
 
-// Lines of the launcher (srun, slurmstepd, sbatch) and of mtrun itself: they say that a task failed
-// or what mtrun did, rarely why the job failed; the job's own lines come first.
+// Lines of the launcher (srun, slurmstepd, sbatch, salloc) and of mtrun itself (its notes, and the
+// look a job takes at its nodes first): they say that a task failed or what mtrun did, rarely why
+// the job failed; the job's own lines come first.
 bool launcher_or_runner_line(std::string_view line) {
-  for (std::string_view prefix : {"srun: ", "slurmstepd: ", "sbatch: ", "mtrun: "}) {
+  for (std::string_view prefix : {"srun: ", "slurmstepd: ", "sbatch: ", "salloc: ", "mtrun: ", "mtrun look "}) {
     if (line.substr(0, prefix.size()) == prefix) return true;
   }
   return false;

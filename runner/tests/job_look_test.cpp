@@ -22,6 +22,18 @@ fs::path record_file(const std::string& text) {
 
 }  // namespace
 
+TEST_CASE("a trial's job looks first only where it gets nodes of its own, a wait is asked for, and it runs alone") {
+  LookPlace in_job;
+  in_job.where = LookPlace::Where::InJob;
+  CHECK(job_looks_first(in_job, 30, 1));
+  CHECK_FALSE(job_looks_first(in_job, 0, 1));   // no wait asked for
+  CHECK_FALSE(job_looks_first(in_job, 30, 2));  // beside another trial
+  LookPlace nodes = in_job;
+  nodes.where = LookPlace::Where::Nodes;  // mtrun looks at the allocation's nodes itself, before the trial
+  CHECK_FALSE(job_looks_first(nodes, 30, 1));
+  CHECK_FALSE(job_looks_first(LookPlace{}, 30, 1));
+}
+
 TEST_CASE("a job's look carries the campaign's wait and thresholds") {
   ConditionsThresholds t;
   t.max_foreign_cpu_pct = 12.5;

@@ -48,7 +48,7 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
   // Where each trial's job looks for quiet nodes itself, its command shows the look.
   const ConditionsThresholds& conditions = plan.experiment.conditions;
   const std::vector<std::string> job_look =
-      place.where == LookPlace::Where::InJob && conditions.wait_quiet_s > 0 && plan.experiment.parallel <= 1
+      job_looks_first(place, conditions.wait_quiet_s, plan.experiment.parallel)
           ? job_look_command(place.mtrun, conditions.wait_quiet_s, conditions, placeholder.parent_path() / kJobLookFile)
           : std::vector<std::string>{};
   for (size_t i = 0; i < plan.trials.size(); ++i) {

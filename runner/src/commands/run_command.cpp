@@ -21,6 +21,7 @@
 #include "experiment/workload_params.h"
 #include "launch/process.h"
 #include "run/adaptive_repeats.h"
+#include "run/job_look.h"
 #include "run/quiet_machine.h"
 #include "runner_error.h"
 #include "store/question_json.h"
@@ -109,7 +110,7 @@ void look_at_machine(const MeasurementSettings& settings, int parallel, const Lo
       throw RunnerError(kExitUsage,
                         fmt::format("--require-quiet: no machine to look at before the trials: {}", place.why_in_job));
     }
-    if (settings.wait_quiet_seconds() > 0 && parallel <= 1) {
+    if (job_looks_first(place, settings.wait_quiet_seconds(), parallel)) {
       fmt::print(out,
                  "note: no look for a quiet machine before the trials: {}; each trial's job looks at its own nodes "
                  "first, waiting up to {:g} s (wait_quiet_s, --wait-quiet)\n",

@@ -105,13 +105,6 @@ struct Executed {
   std::optional<MachineConditions> conditions;
 };
 
-// Whether the trial's job takes the look for a quiet machine itself: where it gets nodes of its own
-// (LookPlace::InJob) and a wait was asked for, when trials run one at a time (beside others, no
-// trial waits for a quiet machine: the others are running).
-bool looks_in_job(const CampaignRun& run) {
-  return run.look_place.where == LookPlace::Where::InJob && run.wait_quiet_s > 0 && run.parallel <= 1;
-}
-
 Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const Trial& trial,
                  const BeforeLaunch& before) {
   Prepared p;
@@ -127,7 +120,7 @@ Prepared prepare(Store& store, const CampaignRun& run, std::int64_t row, const T
       p.command_text = chain_command_text(trial, chain_dirs, run.context);
     } else {
       std::vector<std::string> first;
-      if (looks_in_job(run)) {
+      if (job_looks_first(run.look_place, run.wait_quiet_s, run.parallel)) {
         p.job_look = {p.run_dir / kJobLookFile, run.wait_quiet_s + kNodeLookTimeoutS};
         first = job_look_command(run.look_place.mtrun, run.wait_quiet_s, run.conditions, p.job_look.done_file);
       }
@@ -167,7 +160,9 @@ Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const 
       ConditionsWatch watch(run.conditions.sample_interval_s, marked_job);
       e.outcome = run_restarting(run, trial, p.command, p.run_dir, p.job_name, [&](const LaunchCommand& command) {
         std::filesystem::remove(p.result_file);  // never ingest a stale result
-        ProcessOutcome process = run_job(run, command, p.run_dir, p.log_file, trial.timeout_s, p.job_look);
+        // Only the first launch looks first; a restart's relaunch resumes at once.
+        const BeforeRanks before = command.argv == p.command.argv ? p.job_look : BeforeRanks{};
+        ProcessOutcome process = run_job(run, command, p.run_dir, p.log_file, trial.timeout_s, before);
         return classify_attempt(process, p.result_file, p.log_file, trial);
       });
       e.conditions = watch.finish();

@@ -7,6 +7,10 @@
 
 namespace mt {
 
+bool job_looks_first(const LookPlace& place, double wait_quiet_s, int parallel) {
+  return place.where == LookPlace::Where::InJob && wait_quiet_s > 0 && parallel <= 1;
+}
+
 std::vector<std::string> job_look_command(const std::filesystem::path& mtrun, double wait_s,
                                           const ConditionsThresholds& thresholds, const std::filesystem::path& record) {
   return {mtrun.string(),

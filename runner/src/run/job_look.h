@@ -9,12 +9,18 @@
 #include <vector>
 
 #include "experiment/measurement_rules.h"
+#include "run/quiet_machine.h"
 #include "store/before_launch.h"
 
 namespace mt {
 
 // The file in the attempt's directory that the job's look writes.
 inline constexpr const char* kJobLookFile = "quiet-look.json";
+
+// Whether each trial's job looks for a quiet machine itself: where it gets nodes of its own
+// (LookPlace::InJob) and a wait was asked for, when trials run one at a time (beside others no
+// trial waits for a quiet machine: the others are running).
+bool job_looks_first(const LookPlace& place, double wait_quiet_s, int parallel);
 
 // `mtrun look --allocation --wait S --record FILE` with the campaign's thresholds for a quiet machine.
 std::vector<std::string> job_look_command(const std::filesystem::path& mtrun, double wait_s,

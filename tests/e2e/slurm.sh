@@ -291,28 +291,14 @@ expect_contains "$(cat "$look_log")" "node localhost: other processes used" "…
 expect_contains "$(cat "$look_log")" "ran" "the trial ran after its look"
 capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials")"
 expect_contains "$OUT" "looked for a quiet machine on the job's own nodes for" "show says where the look was taken"
-# Through salloc a trial is what it is under srun: its 2 ranks run, a failing command's exit code
-# comes back, and one that runs past its timeout (counted from the end of its look) leaves no job
-# or rank behind.
-cat > look_jobs.yaml <<YAML
-name: look-jobs
-timeout_s: 120
-launcher: {type: slurm}
-conditions: {wait_quiet_s: 1}
-studies:
-  - name: ok
-    workload: train
-    defaults: {$TINY, steps: 3, warmup_steps: 1}
-    matrix: {ranks: [2]}
-  - name: fails
-    workload: command
-    command: [sh, -c, "echo failing; exit 3"]
-  - name: slow
-    workload: train
-    timeout_s: 4
-    defaults: {$TINY, steps: 10000000, warmup_steps: 1}
-    matrix: {ranks: [2]}
-YAML
+# Through salloc a trial is what it is under srun. slurm.yaml's trials with a wait for a quiet
+# machine, and a command that fails: the 2 ranks run, the failing command's exit code comes back,
+# and the trial that runs past its timeout (counted from the end of its look) leaves no job or rank.
+{
+  sed -e 's/^name: slurm$/name: look-jobs/' -e 's/^launcher: {type: slurm}$/&\nconditions: {wait_quiet_s: 1}/' \
+    "$WORK/slurm.yaml"
+  printf '%s\n' "  - name: fails" "    workload: command" '    command: [sh, -c, "echo failing; exit 3"]'
+} > look_jobs.yaml
 DB="$WORK/look_jobs/mtrun.sqlite"
 capture "$MTRUN" --db "$DB" run "${ENGINE[@]}" look_jobs.yaml
 echo "$OUT"

@@ -315,6 +315,22 @@ expect_eq "$(state_of slow)" timed_out "the slow trial through salloc"
 slow_log=$(sql "select a.log_path from attempts a join trials t on t.id = a.trial_id where t.study = 'slow'")
 expect_contains "$(cat "$slow_log")" "its timeout counted from its end" "the log says from when the timeout counted"
 no_job_or_rank_left "after a trial through salloc timed out"
+# SIGKILL of mtrun while a trial's job looks at its busy node (salloc holding the allocation): its
+# job guard cancels the job, and neither the job nor its look is left behind.
+sed 's/wait_quiet_s: 3/wait_quiet_s: 120/' look.yaml > look_long.yaml
+"$MTRUN" --db "$WORK/look_killed/mtrun.sqlite" run "${ENGINE[@]}" look_long.yaml > look_killed.log 2>&1 &
+RUNNER=$!
+for _ in $(seq 1 300); do pgrep -f -- "look --allocation" > /dev/null && break; sleep 0.1; done
+expect_contains "$(pgrep -af -- "look --allocation" || true)" "--wait 120" "the job's look running before mtrun is killed"
+sleep 1
+kill -9 $RUNNER
+wait $RUNNER || true
+deadline=$((SECONDS + 75))
+while [ -n "$(squeue -h)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+no_job_or_rank_left "after SIGKILL of mtrun during a job's look"
+deadline=$((SECONDS + 30))
+while pgrep -f -- "look --allocation" > /dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+expect_eq "$(pgrep -af -- "look --allocation" || true)" "" "the job's look left running"
 # A batch job of its own looks first in its batch script.
 sed 's/type: slurm}/type: slurm, mode: sbatch}/' look.yaml > look_batch.yaml
 DB="$WORK/look_batch/mtrun.sqlite"

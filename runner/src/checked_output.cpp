@@ -67,4 +67,20 @@ void write_file_or_throw(const std::filesystem::path& file, const std::string& t
   }
 }
 
+void replace_file_or_throw(const std::filesystem::path& file, const std::string& text) {
+  const std::filesystem::path part = file.string() + ".part";
+  std::error_code error;
+  try {
+    write_file_or_throw(part, text);
+  } catch (const RunnerError&) {
+    std::filesystem::remove(part, error);
+    throw;
+  }
+  std::filesystem::rename(part, file, error);
+  if (error) {
+    std::filesystem::remove(part, error);
+    throw RunnerError(kExitWrite, fmt::format("cannot write {}: {}", file.string(), error.message()));
+  }
+}
+
 }  // namespace mt

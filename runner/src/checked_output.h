@@ -37,5 +37,8 @@ std::string stdout_write_error(int error);
 int write_whole_file(const std::filesystem::path& file, const std::string& text);
 // The same; throws RunnerError(kExitWrite) "cannot write FILE: reason" when it fails.
 void write_file_or_throw(const std::filesystem::path& file, const std::string& text);
+// The same, written beside `file` and renamed over it: a reader sees the old file or the new one
+// whole, never half (a writer killed midway leaves `file` as it was).
+void replace_file_or_throw(const std::filesystem::path& file, const std::string& text);
 
 }  // namespace mt

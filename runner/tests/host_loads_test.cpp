@@ -21,6 +21,17 @@ std::string result(const nlohmann::json& hosts, const nlohmann::json& windows) {
   return nlohmann::json{{"hosts", hosts}, {"rank_host_window", windows}}.dump();
 }
 
+// An attempt whose one other machine, `hosts`, read `cpus` CPUs over `wall_s` (nothing else yet).
+VerdictInputs on_other_machine(const std::string& hosts, int cpus, double wall_s) {
+  HostLoad machine;
+  machine.hosts = hosts;
+  machine.cpus = cpus;
+  machine.wall_s = wall_s;
+  VerdictInputs in;
+  in.other_machines = {machine};
+  return in;
+}
+
 }  // namespace
 
 TEST_CASE("another machine's load: its busy time less the job's ranks' own there") {
@@ -91,13 +102,8 @@ TEST_CASE("a machine with a rank's window missing is left out; results without w
 
 TEST_CASE("another machine's CPU is judged as mtrun's own host is: tick rounding, then the threshold") {
   // 64 CPUs over 2 s: ticks alone can read as 64 % of a core.
-  HostLoad big;
-  big.hosts = "c9";
-  big.cpus = 64;
-  big.wall_s = 2;
-  big.foreign_cpu_pct = 70;
-  VerdictInputs in;
-  in.other_machines = {big};
+  VerdictInputs in = on_other_machine("c9", 64, 2);
+  in.other_machines[0].foreign_cpu_pct = 70;
   CHECK_FALSE(judge_attempt(in, ConditionsThresholds{}).disturbed);
   in.other_machines[0].foreign_cpu_pct = 90;
   CHECK(judge_attempt(in, ConditionsThresholds{}).disturbed);
@@ -108,13 +114,8 @@ TEST_CASE("another machine's CPU is judged as mtrun's own host is: tick rounding
 
 TEST_CASE("another machine's steal over a short window is judged beyond a tick's worth") {
   // 0.05 s on 2 CPUs is 10 ticks: one of them stolen reads as 10 %.
-  HostLoad brief;
-  brief.hosts = "c3";
-  brief.cpus = 2;
-  brief.wall_s = 0.05;
-  brief.steal_pct = 10;
-  VerdictInputs in;
-  in.other_machines = {brief};
+  VerdictInputs in = on_other_machine("c3", 2, 0.05);
+  in.other_machines[0].steal_pct = 10;
   CHECK_FALSE(judge_attempt(in, ConditionsThresholds{}).disturbed);
   in.other_machines[0].wall_s = 10;  // over 10 s, 10 % is the hypervisor's
   CHECK(judge_attempt(in, ConditionsThresholds{}).disturbed);

@@ -82,11 +82,9 @@ Check load_check() {
 
 // Inside a Slurm allocation the trials run on its nodes: the same look there, through srun.
 std::optional<Check> nodes_check() {
-  LaunchContext context;
-  context.launcher.type = "slurm";
-  read_slurm_allocation(context);
-  if (context.slurm_allocation.empty()) return std::nullopt;
-  const LookPlace place = look_place(context, mtrun_executable());
+  const std::optional<LookPlace> allocation = allocation_look_place(mtrun_executable());
+  if (!allocation) return std::nullopt;
+  const LookPlace& place = *allocation;
   const QuietCheck check = check_quiet(ConditionsThresholds{}, 0, nullptr, place);
   if (!check.measured) {
     return Check{"nodes", false, fmt::format("could not look {}: {}", describe_look_place(place), check.unavailable),

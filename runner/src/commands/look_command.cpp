@@ -4,16 +4,15 @@
 // (run/node_look.h). With --allocation it looks at every node of the Slurm allocation it runs in,
 // as a trial's job does first where it gets nodes of its own (run/job_look.h).
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "checked_output.h"
 #include "commands/commands.h"
 #include "launch/machine_sampler.h"
-#include "launch/launcher.h"
 #include "run/attempt_verdict.h"
 #include "run/job_look.h"
 #include "run/node_look.h"
@@ -60,32 +59,17 @@ struct AllocationLook {
   ConditionsThresholds thresholds;
 };
 
-// `file` holding `text` whole or not at all: a job killed while writing leaves no half record.
-void write_whole(const std::filesystem::path& file, const std::string& text) {
-  const std::filesystem::path part = file.string() + ".part";
-  {
-    std::ofstream stream(part, std::ios::trunc);
-    stream << text << '\n';
-    if (!stream.flush()) throw RunnerError(kExitFailure, fmt::format("cannot write {}", part.string()));
-  }
-  std::error_code error;
-  std::filesystem::rename(part, file, error);
-  if (error) throw RunnerError(kExitFailure, fmt::format("cannot write {}: {}", file.string(), error.message()));
-}
-
 // Every node of the allocation this runs in, through srun, until quiet or `wait_s` has passed:
 // exit 0 quiet, 3 busy, 1 when it could not look. Says what it found, and records it where asked.
 int look_at_allocation(const AllocationLook& options, std::ostream& out) {
-  LaunchContext context;
-  context.launcher.type = "slurm";
-  read_slurm_allocation(context);
-  if (context.slurm_allocation.empty()) {
+  std::optional<LookPlace> allocation = allocation_look_place(mtrun_executable());
+  if (!allocation) {
     throw RunnerError(kExitUsage, "look --allocation: not inside a Slurm allocation (SLURM_JOB_ID is not set)");
   }
-  LookPlace place = look_place(context, mtrun_executable());
+  LookPlace& place = *allocation;
   place.recorded_as = "job_nodes";
   const TrialWait look = look_before_trial(options.wait_s, options.thresholds, nullptr, place);
-  if (!options.record.empty()) write_whole(options.record, job_look_json(look.before, look.words));
+  if (!options.record.empty()) replace_file_or_throw(options.record, job_look_json(look.before, look.words) + "\n");
   const std::string where = describe_look_place(place);
   if (look.before.quiet_found == "quiet") {
     fmt::print(out, "mtrun look: quiet {}{}\n", where, look.words.empty() ? "" : " (" + look.words.front() + ")");

@@ -122,16 +122,19 @@ std::string capture_output(const std::vector<std::string>& argv, const CaptureLi
     if (n > 0) into.append(chunk, std::size_t(n));
     return n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN));
   };
+  // Reads what standard error has ready, keeping only its end.
+  const auto read_error = [&] {
+    error_open = read_some(error_fds[0], error_tail);
+    if (error_tail.size() > kErrorTailBytes) error_tail.erase(0, error_tail.size() - kErrorTailBytes);
+  };
   while (overrun.empty() && !gave_up) {
     // Until standard output closes, wait on both pipes; after it, on standard error only briefly
     // between looks at whether the program has exited (a child it left behind may hold that open).
-    const int timeout_ms = open ? ms_left(deadline, wait_ms) : (error_open ? 10 : -1);
     if (open || error_open) {
       pollfd watch[2] = {{open ? pipe_fds[0] : -1, POLLIN, 0}, {error_open ? error_fds[0] : -1, POLLIN, 0}};
-      if (::poll(watch, 2, timeout_ms) > 0) {
+      if (::poll(watch, 2, open ? ms_left(deadline, wait_ms) : 10) > 0) {
         if (watch[0].revents != 0) open = read_some(pipe_fds[0], output);
-        if (watch[1].revents != 0) error_open = read_some(error_fds[0], error_tail);
-        if (error_tail.size() > kErrorTailBytes) error_tail.erase(0, error_tail.size() - kErrorTailBytes);
+        if (watch[1].revents != 0) read_error();
         if (output.size() > limits.max_bytes) overrun = fmt::format("printed more than {} bytes", limits.max_bytes);
       }
     } else {
@@ -151,9 +154,8 @@ std::string capture_output(const std::vector<std::string>& argv, const CaptureLi
   for (int reads = 0; exited && error_open && reads < 2; ++reads) {
     pollfd watch{error_fds[0], POLLIN, 0};
     if (::poll(&watch, 1, 0) <= 0) break;
-    error_open = read_some(error_fds[0], error_tail);
+    read_error();
   }
-  if (error_tail.size() > kErrorTailBytes) error_tail.erase(0, error_tail.size() - kErrorTailBytes);
   ::close(pipe_fds[0]);
   ::close(error_fds[0]);
   if (!exited) {

@@ -11,21 +11,23 @@ bool job_looks_first(const LookPlace& place, double wait_quiet_s, int parallel) 
   return place.where == LookPlace::Where::InJob && wait_quiet_s > 0 && parallel <= 1;
 }
 
+// Numbers as the shortest text that reads back to the same value: the job judges with exactly the
+// campaign's thresholds.
 std::vector<std::string> job_look_command(const std::filesystem::path& mtrun, double wait_s,
                                           const ConditionsThresholds& thresholds, const std::filesystem::path& record) {
   return {mtrun.string(),
           "look",
           "--allocation",
           "--wait",
-          fmt::format("{:g}", wait_s),
+          fmt::format("{}", wait_s),
           "--record",
           record.string(),
           "--max-foreign-cpu-pct",
-          fmt::format("{:g}", thresholds.max_foreign_cpu_pct),
+          fmt::format("{}", thresholds.max_foreign_cpu_pct),
           "--max-steal-pct",
-          fmt::format("{:g}", thresholds.max_steal_pct),
+          fmt::format("{}", thresholds.max_steal_pct),
           "--max-cpu-pressure-pct",
-          fmt::format("{:g}", thresholds.max_cpu_pressure_pct)};
+          fmt::format("{}", thresholds.max_cpu_pressure_pct)};
 }
 
 std::string job_look_json(const BeforeLaunch& look, const std::vector<std::string>& words) {

@@ -79,6 +79,14 @@ LookPlace look_place(const LaunchContext& context, const std::filesystem::path& 
   return place;
 }
 
+std::optional<LookPlace> allocation_look_place(const std::filesystem::path& mtrun) {
+  LaunchContext context;
+  context.launcher.type = "slurm";
+  read_slurm_allocation(context);
+  if (context.slurm_allocation.empty()) return std::nullopt;
+  return look_place(context, mtrun);
+}
+
 std::string describe_look_place(const LookPlace& place) {
   switch (place.where) {
     case LookPlace::Where::Here: return "";

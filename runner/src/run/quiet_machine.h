@@ -36,6 +36,9 @@ struct LookPlace {
   std::string recorded_as = "runner_host";  // the attempt's quiet_where (store/before_launch.h)
 };
 LookPlace look_place(const LaunchContext& context, const std::filesystem::path& mtrun);
+// The nodes of the Slurm allocation this process runs in (SLURM_JOB_ID), as the slurm launcher
+// would look at them; nothing outside an allocation.
+std::optional<LookPlace> allocation_look_place(const std::filesystem::path& mtrun);
 // "on the allocation's 2 nodes (srun)"; "" for Here; why_in_job for InJob.
 std::string describe_look_place(const LookPlace& place);
 

@@ -2,6 +2,7 @@
 // the confidence interval of a ratio of means.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "engine_fixture.h"
@@ -402,6 +403,97 @@ TEST_CASE("answers: a question with many answers is summed up first and listed i
   CHECK(few.all.empty());
   CHECK_FALSE(contains(few.section, "summed up"));
   CHECK(contains(few.section, "- zero1 vs ddp, ranks = 8: 1.000× tokens/s"));
+}
+
+TEST_CASE("answers as text: each question's title and its answers below it, without markdown") {
+  std::vector<ReportTrial> trials;
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2, 4, 8}) {
+      for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "", r, 100.0 * ranks + r));
+    }
+  }
+  std::vector<Group> groups = group_trials(trials);
+  AnswerInputs in;
+  in.groups = pointers(groups);
+  in.reference_strategy = "ddp";
+  in.questions = {{"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""}};
+  const std::string few = answers_as_text(in);
+  CHECK(few.rfind("answers to the experiment's questions (compared ÷ baseline: ratio of means, its 95 % CI, "
+                  "Welch p; within noise at p ≥ 0.05; disturbed attempts left out):\n"
+                  "tokens/s: strategy vs ddp, within ranks — higher is better\n"
+                  "  - fsdp vs ddp, ranks = 1: 1.000× tokens/s (95 % CI ",
+                  0) == 0);
+  CHECK(contains(few, "  - zero1 vs ddp, ranks = 8: 1.000× tokens/s (95 % CI "));
+  CHECK(contains(few, "p (Holm) = 1.000): within noise\n"));
+  CHECK_FALSE(contains(few, "**"));
+  CHECK_FALSE(contains(few, "`"));
+  // The same answers as the report gives, line for line.
+  const std::string section = render_answers(in).section;
+  std::size_t lines = 0;
+  for (std::size_t at = section.find("\n- "); at != std::string::npos; at = section.find("\n- ", at + 1)) ++lines;
+  CHECK(std::count(few.begin(), few.end(), '\n') == 2 + lines);
+
+  SUBCASE("many answers are summed up, as in the report, which lists each") {
+    in.questions = {{"tokens_per_sec", "ranks", "1", {"strategy"}, "higher", "", {}, ""}};
+    const std::string many = answers_as_text(in);
+    CHECK(contains(many,
+                   "tokens/s: ranks vs 1, within strategy — higher is better\n"
+                   "  9 comparisons, each listed in the report (`mtrun report`):\n"
+                   "  - ranks = 2 vs 1: 3 faster; ratio 1.99× to 1.99×, median 1.99×\n"));
+    CHECK(contains(many, "  - highest ratio beyond noise: ranks = 8 vs 1, strategy = ddp: 7.93× tokens/s"));
+    CHECK(contains(many, "n = 3 + 3, p (Holm) < 0.001): faster\n"));
+  }
+  SUBCASE("none declared: the default questions, said to be such; disturbed attempts as the report treats them") {
+    in.questions.clear();
+    in.keep_disturbed = true;
+    const std::string defaults = answers_as_text(in);
+    CHECK(defaults.rfind("answers to the default questions (the experiment declares none) (", 0) == 0);
+    CHECK(contains(defaults, "; disturbed attempts kept in):\n"));
+    CHECK(contains(defaults, "tokens/s: strategy vs ddp, within ranks — higher is better\n"));
+    CHECK(contains(defaults, "tokens/s: ranks vs 1, within strategy — higher is better\n"));
+    CHECK(contains(render_answers(in).section, "Disturbed attempts are kept in, as everywhere in this report"));
+  }
+  SUBCASE("a question no trial can answer says so") {
+    in.questions = {{"busbw_gbps", "operation", "all_reduce", {}, "higher", "", {}, ""}};
+    CHECK(contains(answers_as_text(in),
+                   "busbw GB/s: operation vs all_reduce — higher is better\n"
+                   "  - no trial recorded busbw_gbps with a value of operation\n"));
+  }
+  SUBCASE("nothing to ask: no text at all") {
+    std::vector<ReportTrial> one = {trial("ddp", 1, "", 0, 100), trial("ddp", 1, "", 1, 101)};
+    std::vector<Group> single = group_trials(one);
+    in.questions.clear();
+    in.groups = pointers(single);
+    CHECK(answers_as_text(in).empty());
+  }
+}
+
+TEST_CASE("answers as text from a database: the campaign's questions; none where its results mix builds") {
+  ReportFixture f("answers_text.sqlite");
+  engine_and_peer_campaign(f);
+  f.store().record_questions("c1",
+                             questions_to_json({{"tokens_per_sec", "study", "peer", {"ranks"}, "higher", "", {}, ""}}));
+  auto db = open_results(f.path());
+  const std::string text = render_answers_text(load_report_data(*db, {latest_campaign(*db)}));
+  CHECK(contains(text,
+                 "tokens/s: study vs peer, within ranks — higher is better\n"
+                 "  - engine vs peer, ranks = 1: 1.20× tokens/s (95 % CI "));
+
+  ReportFixture mixed("answers_text_mixed.sqlite");
+  mixed.campaign("c1");
+  FixtureProvenance a, b;
+  a.image_id = b.image_id = "";
+  a.engine_binary_hash = "fnv1a64:aaaaaaaaaaaaaaaa";
+  b.engine_binary_hash = "fnv1a64:dddddddddddddddd";
+  for (int r = 0; r < 2; ++r) {
+    mixed.provenance(mixed.trial(train_trial("s", "ddp", 1, r, 1000, 40, 500)), r == 0 ? a : b);
+    mixed.provenance(mixed.trial(train_trial("s", "ddp", 2, r, 1800, 44, 500)), r == 0 ? a : b);
+  }
+  auto mixed_db = open_results(mixed.path());
+  CHECK(render_answers_text(load_report_data(*mixed_db, {latest_campaign(*mixed_db)})) ==
+        "answers: none here: the results come from 2 builds of mtengine (fnv1a64:aaaaaaaaaaaaaaaa in 2 trials, "
+        "fnv1a64:dddddddddddddddd in 2 trials); `mtrun report --allow-mixed` answers them, saying which rows come "
+        "from where\n");
 }
 
 TEST_CASE("answers: ratios below 0.1 keep two significant digits") {

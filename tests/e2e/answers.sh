@@ -32,6 +32,17 @@ expect_contains "$OUT" "baseline '3' is not a value of 'speed'" "bad baseline"
 experiment "$WORK/exp.yaml" 1
 capture "$MTRUN" --db "$DB" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run"
+# The run ends with the answers in plain text, after its table and before where the results are.
+expect_contains "$OUT" "answers to the experiment's questions (compared ÷ baseline: " "run: answers"
+expect_contains "$OUT" "disturbed attempts kept in):" "run: kept as the experiment asks"
+expect_contains "$OUT" "value: speed vs 1, within size — higher is better" "run: question title"
+expect_contains "$OUT" "  - speed = 2 vs 1, size = 2: 2.00× value (95 % CI " "run: answer at size 2"
+expect_contains "$OUT" "n = 3 + 3, p (Holm) < 0.001): better" "run: verdict"
+answer_line=$(grep -n '^  - speed = 2 vs 1, size = 2' <<<"$OUT" | cut -d: -f1)
+table_line=$(grep -n '^s  *speed=2 size=2 ' <<<"$OUT" | cut -d: -f1)
+results_line=$(grep -n '^results: ' <<<"$OUT" | cut -d: -f1)
+[ -n "$table_line" ] && [ "$table_line" -lt "$answer_line" ] && [ "$answer_line" -lt "$results_line" ] ||
+  fail "the run's answers are not between its table and where the results are"
 capture "$MTRUN" --db "$DB" report
 expect_eq "$RC" 0 "report"
 # The first section is the answers, one line per size, before the summary.

@@ -20,10 +20,12 @@
 #include "experiment/run_order.h"
 #include "experiment/workload_params.h"
 #include "launch/process.h"
+#include "report/report.h"
 #include "run/adaptive_repeats.h"
 #include "run/job_look.h"
 #include "run/quiet_machine.h"
 #include "runner_error.h"
+#include "store/campaign_lookup.h"
 #include "store/question_json.h"
 #include "store/trial_json.h"
 
@@ -141,6 +143,16 @@ void look_at_machine(const MeasurementSettings& settings, int parallel, const Lo
              settings.wait_quiet_seconds() > 0 ? " (each trial waits for a quiet machine first)" : "");
 }
 
+// The answers to the campaign's questions as `mtrun report` gives them, in plain text; a line saying
+// why where its results cannot be read as a report reads them.
+std::string campaign_answers(Database& db, const std::string& campaign_id) {
+  try {
+    return render_answers_text(load_report_data(db, {campaign_by_id(db, campaign_id)}));
+  } catch (const RunnerError& e) {
+    return fmt::format("answers: none here: {}\n", e.what());
+  }
+}
+
 }  // namespace
 
 int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
@@ -198,7 +210,8 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
     result.stopped = more.stopped;
     result.lease_lost = more.lease_lost;
   }
-  return finish_campaign(store, campaign_id, result, db, out);
+  const std::string answers = result.stopped || result.lease_lost ? "" : campaign_answers(store.db(), campaign_id);
+  return finish_campaign(store, campaign_id, result, answers, db, out);
 }
 
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {

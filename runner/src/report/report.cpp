@@ -1,5 +1,7 @@
 #include "report/report.h"
 
+#include <fmt/format.h>
+
 #include "report/model/report_model.h"
 #include "report/sections/report_sections.h"
 
@@ -14,6 +16,18 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
   std::string& md = report.markdown;
   while (md.size() >= 2 && md[md.size() - 1] == '\n' && md[md.size() - 2] == '\n') md.pop_back();
   return report;
+}
+
+std::string render_answers_text(const ReportData& data) {
+  const ProvenanceAnalysis provenance = analyse_provenance(data.trials);
+  if (provenance.mixed()) {
+    return fmt::format(
+        "answers: none here: the results come from {}; `mtrun report --allow-mixed` answers them, saying which "
+        "rows come from where\n",
+        mixed_description(provenance));
+  }
+  const ReportModel model = build_report_model(data, ReportOptions{});
+  return answers_as_text(answer_inputs(model));
 }
 
 }  // namespace mt

@@ -38,4 +38,9 @@ struct RenderedReport {
 // Throws RunnerError (exit 2) when the results mix revisions or images and allow_mixed is not set.
 RenderedReport render_report(const ReportData& data, const ReportOptions& options);
 
+// The answers to the campaign's questions in plain text, as `mtrun run` prints them after its
+// summary (report/sections/answers_section.h); where the results mix builds, a line saying why
+// there are none and how to get them. Empty when there is no question to answer.
+std::string render_answers_text(const ReportData& data);
+
 }  // namespace mt

@@ -386,8 +386,9 @@ void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostre
 }
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
-                    const std::filesystem::path& db, std::ostream& out) {
+                    const std::string& answers, const std::filesystem::path& db, std::ostream& out) {
   fmt::print(out, "\n{}", render_summary(campaign_trials(store.db(), campaign_id)));
+  if (!answers.empty()) fmt::print(out, "\n{}", answers);
   fmt::print(out, "\nresults: {}  (mtrun status; mtrun query \"select * from training\")\n", db.string());
   if (result.disturbed > 0) {
     fmt::print(out,

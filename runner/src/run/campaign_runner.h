@@ -78,9 +78,10 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
 // the campaign's own (found when its lease was taken) and those of other campaigns.
 void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostream& out);
 
-// Exit code and closing lines shared by run and rerun: summary table, where the results are, and
-// what to do about failures or an interruption.
+// Exit code and closing lines shared by run and rerun: summary table, the answers to the
+// campaign's questions (`answers`, printed as they are), where the results are, and what to do about
+// failures or an interruption.
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
-                    const std::filesystem::path& db, std::ostream& out);
+                    const std::string& answers, const std::filesystem::path& db, std::ostream& out);
 
 }  // namespace mt

@@ -131,7 +131,8 @@ std::string short_hash(const std::string& hash) { return hash.substr(0, std::min
 
 std::string plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
-// "2 revisions (abc in 3 trials, def in 1 trial)" and/or the same for images.
+}  // namespace
+
 std::string mixed_description(const ProvenanceAnalysis& a) {
   std::string what;
   if (a.revisions.size() > 1)
@@ -147,8 +148,6 @@ std::string mixed_description(const ProvenanceAnalysis& a) {
   }
   return what;
 }
-
-}  // namespace
 
 TrialProvenance trial_provenance(const ReportTrial& trial) {
   return trial.provenance ? from_row(trial, *trial.provenance) : from_environment(trial);

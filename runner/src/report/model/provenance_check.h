@@ -77,6 +77,9 @@ std::string describe_trial(const ReportTrial& trial);
 
 // The warning block at the top of a report (empty when there is nothing to warn about).
 std::string render_provenance_warnings(const ProvenanceAnalysis& analysis);
+// What mixed results are made of: "2 revisions (abc in 3 trials, def in 1 trial)", and/or the same
+// for images and for the builds of one program.
+std::string mixed_description(const ProvenanceAnalysis& analysis);
 // Why a mixed report is refused, and how to get it anyway.
 std::string mixed_refusal_message(const ProvenanceAnalysis& analysis);
 

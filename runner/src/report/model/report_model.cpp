@@ -18,23 +18,6 @@ namespace {
 // Workloads with a section of their own, in the order the report shows them (report_sections.cpp).
 constexpr const char* kDedicatedKinds[] = {"moe", "tp", "groups"};
 
-// The questions to answer and where they were declared: `--questions`, else the campaign's, else
-// none (the defaults).
-AnswerInputs answer_inputs(const ReportModel& m) {
-  AnswerInputs in;
-  if (m.options->questions) {
-    in.questions = *m.options->questions;
-    in.source = m.options->questions_source;
-  } else if (m.data->questions) {
-    in.questions = *m.data->questions;
-    in.source = fmt::format("declared in the experiment file when campaign {} ran", code(m.data->campaigns.back().id));
-  }
-  for (const auto& g : m.groups) in.groups.push_back(&g);
-  for (const auto& g : m.profiled_groups) in.profiled.push_back(&g);
-  in.reference_strategy = m.data->reference_strategy;
-  return in;
-}
-
 std::vector<std::string> measurement_warnings(const ReportModel& m) {
   const ReportData& data = *m.data;
   std::vector<std::string> out = disturbance_warnings(data.trials, m.keep_disturbed);
@@ -51,6 +34,22 @@ std::vector<std::string> measurement_warnings(const ReportModel& m) {
 }
 
 }  // namespace
+
+AnswerInputs answer_inputs(const ReportModel& m) {
+  AnswerInputs in;
+  if (m.options->questions) {
+    in.questions = *m.options->questions;
+    in.source = m.options->questions_source;
+  } else if (m.data->questions) {
+    in.questions = *m.data->questions;
+    in.source = fmt::format("declared in the experiment file when campaign {} ran", code(m.data->campaigns.back().id));
+  }
+  for (const auto& g : m.groups) in.groups.push_back(&g);
+  for (const auto& g : m.profiled_groups) in.profiled.push_back(&g);
+  in.reference_strategy = m.data->reference_strategy;
+  in.keep_disturbed = m.keep_disturbed;
+  return in;
+}
 
 ReportModel build_report_model(const ReportData& data, const ReportOptions& options) {
   ReportModel m;

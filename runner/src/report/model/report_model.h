@@ -41,4 +41,8 @@ struct ReportModel {
 // Throws RunnerError (exit 2) when the results mix revisions or images and allow_mixed is not set.
 ReportModel build_report_model(const ReportData& data, const ReportOptions& options);
 
+// The questions to answer and where they were declared (`report --questions`, else the campaign's,
+// else none: the defaults), with the groups they are answered from.
+AnswerInputs answer_inputs(const ReportModel& model);
+
 }  // namespace mt

@@ -26,17 +26,24 @@ int ratio_decimals(double ratio) {
   return 2;
 }
 
-std::string question_title(const Question& q) {
-  std::string out = fmt::format("**{}: {} vs {}", metric_title(q.metric), q.compare, q.baseline);
+// Text in bold, and a name as code, in markdown; as they are in plain text.
+std::string strong(const std::string& text, AnswerText kind) {
+  return kind == AnswerText::Markdown ? "**" + text + "**" : text;
+}
+
+std::string name(const std::string& text, AnswerText kind) { return kind == AnswerText::Markdown ? code(text) : text; }
+
+std::string question_title(const Question& q, AnswerText kind) {
+  std::string title = fmt::format("{}: {} vs {}", metric_title(q.metric), q.compare, q.baseline);
   if (!q.within.empty()) {
     std::string list;
     for (std::size_t i = 0; i < q.within.size(); ++i)
       list += (i == 0 ? "" : i + 1 == q.within.size() ? " and " : ", ") + q.within[i];
-    out += ", within " + list;
+    title += ", within " + list;
   }
-  if (!q.where.empty()) out += ", where " + q.where;
-  out += "**";
-  if (!q.study.empty()) out += fmt::format(" (study {})", code(q.study));
+  if (!q.where.empty()) title += ", where " + q.where;
+  std::string out = strong(title, kind);
+  if (!q.study.empty()) out += fmt::format(" (study {})", name(q.study, kind));
   if (q.better == "higher" || q.better == "lower") out += fmt::format(" — {} is better", q.better);
   return out;
 }
@@ -56,8 +63,8 @@ bool ci_starts_at_zero(const Answer& a) {
   return a.ratio_ci && a.ratio_ci->low < 0 && a.a.n > 0 && a.b.n > 0 && a.a.min >= 0 && a.b.min >= 0;
 }
 
-std::string answer_line(const Answer& a, int tested) {
-  if (a.verdict == "not comparable") return fmt::format("{}: **not comparable**: {}", a.label, a.note);
+std::string answer_line(const Answer& a, int tested, AnswerText kind) {
+  if (a.verdict == "not comparable") return fmt::format("{}: {}: {}", a.label, strong("not comparable", kind), a.note);
   std::string out = a.label + ": ";
   if (a.ratio) {
     const int d = ratio_decimals(*a.ratio);
@@ -76,18 +83,29 @@ std::string answer_line(const Answer& a, int tested) {
     out += tested > 1 ? fmt::format(", p (Holm) {}", *a.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*a.adjusted_p, 3))
                       : fmt::format(", p {}", *a.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*a.adjusted_p, 3));
   }
-  out += fmt::format("): **{}**", a.verdict);
+  out += fmt::format("): {}", strong(a.verdict, kind));
   return a.note.empty() ? out : out + " (" + a.note + ")";
 }
 
 namespace {
 
+// How the lists of answers are written: a markdown list in the report; indented under their
+// question's title in plain text, saying where the summed-up answers are listed one by one.
+struct ListStyle {
+  AnswerText kind;
+  const char* bullet;
+  const char* listed_where;
+};
+
+constexpr ListStyle kMarkdownList{AnswerText::Markdown, "- ", "each listed under [All answers](#all-answers)"};
+constexpr ListStyle kPlainList{AnswerText::Plain, "  - ", "each listed in the report (`mtrun report`)"};
+
 // The answers' lines and the left-out comparisons of one question, as a list.
-std::string full_list(const QuestionAnswers& qa) {
+std::string full_list(const QuestionAnswers& qa, const ListStyle& style) {
   std::string out;
-  for (const auto& a : qa.answers) out += "- " + answer_line(a, qa.tested) + "\n";
+  for (const auto& a : qa.answers) out += style.bullet + answer_line(a, qa.tested, style.kind) + "\n";
   if (!qa.skipped.empty()) {
-    out += "- Left out: ";
+    out += std::string(style.bullet) + "Left out: ";
     for (std::size_t i = 0; i < qa.skipped.size(); ++i) out += (i ? "; " : "") + qa.skipped[i];
     out += ".\n";
   }
@@ -113,10 +131,11 @@ std::string verdict_counts(const std::vector<const Answer*>& answers) {
 
 // A question with many answers in a few lines: per compared value how many went each way and the
 // range of the ratios, then the answers beyond noise with the highest and the lowest ratio.
-std::string tally(const QuestionAnswers& qa) {
+std::string tally(const QuestionAnswers& qa, const ListStyle& style) {
   std::string out = fmt::format("{} comparisons", qa.answers.size());
   if (!qa.skipped.empty()) out += fmt::format(" ({} more left out)", qa.skipped.size());
-  out += ", each listed under [All answers](#all-answers):\n\n";
+  out += fmt::format(", {}:\n", style.listed_where);
+  if (style.kind == AnswerText::Markdown) out += "\n";
   std::vector<std::string> values;
   for (const auto& a : qa.answers) {
     if (std::find(values.begin(), values.end(), a.compared) == values.end()) values.push_back(a.compared);
@@ -130,7 +149,7 @@ std::string tally(const QuestionAnswers& qa) {
       if (a.ratio) ratios.push_back(*a.ratio);
     }
     std::string head = of.front()->label.substr(0, of.front()->label.find(','));
-    out += fmt::format("- {}: {}", head, verdict_counts(of));
+    out += fmt::format("{}{}: {}", style.bullet, head, verdict_counts(of));
     if (!ratios.empty()) {
       const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
       const double mid = median(ratios);
@@ -145,10 +164,32 @@ std::string tally(const QuestionAnswers& qa) {
     if (!high || *a.ratio > *high->ratio) high = &a;
     if (!low || *a.ratio < *low->ratio) low = &a;
   }
-  if (high) out += "- highest ratio beyond noise: " + answer_line(*high, qa.tested) + "\n";
-  if (low && low != high) out += "- lowest ratio beyond noise: " + answer_line(*low, qa.tested) + "\n";
+  if (high) out += style.bullet + ("highest ratio beyond noise: " + answer_line(*high, qa.tested, style.kind)) + "\n";
+  if (low && low != high)
+    out += style.bullet + ("lowest ratio beyond noise: " + answer_line(*low, qa.tested, style.kind)) + "\n";
   return out;
 }
+
+}  // namespace
+
+namespace {
+
+// The questions to answer, declared or else the defaults, each answered from the groups it applies to.
+struct AnsweredQuestions {
+  bool defaults = false;  // the experiment declares none: the default questions
+  std::vector<QuestionAnswers> answered;
+};
+
+AnsweredQuestions answer_questions(const AnswerInputs& in) {
+  AnsweredQuestions out;
+  std::vector<Question> questions = in.questions;
+  out.defaults = questions.empty();
+  if (out.defaults) questions = default_questions(in.groups, in.reference_strategy);
+  for (const auto& q : questions) out.answered.push_back(answer_question(q, groups_for(q, in)));
+  return out;
+}
+
+bool summed_up(const QuestionAnswers& qa) { return qa.answers.size() + (qa.skipped.empty() ? 0 : 1) > kListedAnswers; }
 
 }  // namespace
 
@@ -156,10 +197,8 @@ RenderedAnswers render_answers(const AnswerInputs& in) {
   RenderedAnswers out;
   std::string& md = out.section;
   md = "## Answers\n\n";
-  std::vector<Question> questions = in.questions;
-  const bool defaults = questions.empty();
-  if (defaults) questions = default_questions(in.groups, in.reference_strategy);
-  if (questions.empty()) {
+  const auto [defaults, answered] = answer_questions(in);
+  if (answered.empty()) {
     md += fmt::format(
         "No questions: the experiment declares none (`questions:` in its file), and its axes suggest none "
         "(a strategy against {}, a rank count against the smallest) on a metric whose better direction is "
@@ -175,18 +214,13 @@ RenderedAnswers render_answers(const AnswerInputs& in) {
   } else {
     md += fmt::format("Questions {}.", in.source);
   }
-  std::vector<QuestionAnswers> answered;
-  bool summed = false;
-  for (const auto& q : questions) {
-    answered.push_back(answer_question(q, groups_for(q, in)));
-    summed = summed || answered.back().answers.size() + (answered.back().skipped.empty() ? 0 : 1) > kListedAnswers;
-  }
+  const bool summed = std::any_of(answered.begin(), answered.end(), summed_up);
   md += fmt::format(
       " Each line gives the ratio of means, compared ÷ baseline, with its 95 % confidence interval (Fieller), "
       "the successful repeats on each side, and the two-sided Welch p; where a question has several lines, p "
       "(Holm) corrects for testing them together, and at p ≥ {:.2f} the difference is *within noise*. Disturbed "
-      "attempts are left out, as everywhere in this report (`docs/measurement.md`).",
-      kNoiseThreshold);
+      "attempts are {}, as everywhere in this report (`docs/measurement.md`).",
+      kNoiseThreshold, in.keep_disturbed ? "kept in" : "left out");
   const bool clamped = std::any_of(answered.begin(), answered.end(), [](const QuestionAnswers& qa) {
     return std::any_of(qa.answers.begin(), qa.answers.end(), ci_starts_at_zero);
   });
@@ -204,23 +238,44 @@ RenderedAnswers render_answers(const AnswerInputs& in) {
   md += "\n\n";
   for (const auto& qa : answered) {
     const Question& q = qa.question;
-    md += question_title(q) + "\n\n";
+    md += question_title(q, AnswerText::Markdown) + "\n\n";
     if (qa.answers.empty() && qa.skipped.empty()) {
       md += fmt::format("- No trial recorded {} with a value of {}.\n\n", code(q.metric), code(q.compare));
       continue;
     }
-    if (qa.answers.size() + (qa.skipped.empty() ? 0 : 1) <= kListedAnswers) {
-      md += full_list(qa) + "\n";
+    if (!summed_up(qa)) {
+      md += full_list(qa, kMarkdownList) + "\n";
       continue;
     }
-    md += tally(qa) + "\n";
-    out.all += question_title(q) + "\n\n" +
+    md += tally(qa, kMarkdownList) + "\n";
+    out.all += question_title(q, AnswerText::Markdown) + "\n\n" +
                fmt::format("<details><summary>{} answers{}</summary>\n\n", qa.answers.size(),
                            qa.skipped.empty() ? "" : fmt::format(", {} left out", qa.skipped.size())) +
-               full_list(qa) + "\n</details>\n\n";
+               full_list(qa, kMarkdownList) + "\n</details>\n\n";
   }
   if (!out.all.empty()) {
     out.all = "## All answers\n\nEvery answer to the questions summed up under [Answers](#answers).\n\n" + out.all;
+  }
+  return out;
+}
+
+std::string answers_as_text(const AnswerInputs& in) {
+  const auto [defaults, answered] = answer_questions(in);
+  if (answered.empty()) return "";
+  std::string out = fmt::format(
+      "{} (compared ÷ baseline: ratio of means, its 95 % CI, Welch p; within noise at p ≥ {:.2f}; disturbed "
+      "attempts {}):\n",
+      defaults ? "answers to the default questions (the experiment declares none)"
+               : "answers to the experiment's questions",
+      kNoiseThreshold, in.keep_disturbed ? "kept in" : "left out");
+  for (const auto& qa : answered) {
+    out += question_title(qa.question, AnswerText::Plain) + "\n";
+    if (qa.answers.empty() && qa.skipped.empty()) {
+      out += fmt::format("{}no trial recorded {} with a value of {}\n", kPlainList.bullet, qa.question.metric,
+                         qa.question.compare);
+    } else {
+      out += summed_up(qa) ? "  " + tally(qa, kPlainList) : full_list(qa, kPlainList);
+    }
   }
   return out;
 }

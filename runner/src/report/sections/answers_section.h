@@ -20,6 +20,7 @@ struct AnswerInputs {
   std::vector<const Group*> groups;    // unprofiled
   std::vector<const Group*> profiled;  // answered only by questions scoped to their study
   std::string reference_strategy;      // the default questions' baseline strategy
+  bool keep_disturbed = false;         // attempts on a disturbed machine are in the groups
 };
 
 // Questions with more answers than this are summed up in the section and listed in full under "All
@@ -37,7 +38,16 @@ RenderedAnswers render_answers(const AnswerInputs& in);
 // that are never negative (a side whose spread is about as large as its mean).
 bool ci_starts_at_zero(const Answer& answer);
 
+// How an answer is written: in a markdown report (verdicts in bold, names as code), or as plain text
+// for a terminal.
+enum class AnswerText { Markdown, Plain };
+
 // One answer as its line, without the leading "- ".
-std::string answer_line(const Answer& a, int tested);
+std::string answer_line(const Answer& a, int tested, AnswerText kind = AnswerText::Markdown);
+
+// The answers as plain text, as `mtrun run` prints them after its summary table: a line saying how to
+// read them, then each question's title with its answers (or its tally) indented below it. Empty
+// when there is no question to answer (none declared, and the axes suggest none).
+std::string answers_as_text(const AnswerInputs& in);
 
 }  // namespace mt

@@ -32,6 +32,10 @@ expect_contains "$OUT" "baseline '3' is not a value of 'speed'" "bad baseline"
 experiment "$WORK/exp.yaml" 1
 capture "$MTRUN" --db "$DB" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run"
+# Its table shows the metric the question asks about, not a training run's tokens/s.
+expect_contains "$(grep -m1 '^study ' <<<"$OUT")" "value (mean ± std)" "run: the asked metric's column"
+[[ "$(grep -m1 '^study ' <<<"$OUT")" != *tokens/s* ]] || fail "a command trial's table shows tokens/s"
+expect_contains "$(grep '^s  *speed=2 size=2 ' <<<"$OUT")" "401.0 ± 1.0" "run: the metric per configuration"
 # The run ends with the answers in plain text, after its table and before where the results are.
 expect_contains "$OUT" "answers to the experiment's questions (compared ÷ baseline: " "run: answers"
 expect_contains "$OUT" "disturbed attempts kept in):" "run: kept as the experiment asks"

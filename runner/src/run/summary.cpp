@@ -1,6 +1,7 @@
 #include "run/summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -8,10 +9,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "experiment/metric_catalogue.h"
 #include "launch/queue_note.h"
 #include "run/progress.h"
 #include "stats.h"
 #include "store/launch_rows.h"
+#include "store/question_json.h"
 #include "store/stage_rows.h"
 #include "store/lease.h"
 #include "table_cell.h"
@@ -35,6 +38,45 @@ std::string config_label(const std::string& parameters_json, const std::string& 
 
 std::string optional_number(const std::optional<double>& v, int decimals) {
   return v ? fmt::format("{:.{}f}", *v, decimals) : "";
+}
+
+// The metrics the campaign's questions ask about that the summary does not show anyway.
+std::vector<std::string> asked_metric_names(Database& db, const std::string& campaign_id) {
+  auto s = db.prepare("SELECT measurement FROM campaigns WHERE id = ? AND measurement IS NOT NULL");
+  s.bind(1, campaign_id);
+  std::vector<std::string> names;
+  if (!s.step()) return names;
+  for (const auto& q : questions_from_measurement(s.text(0)).value_or(std::vector<Question>{})) {
+    if (q.metric == "tokens_per_sec" || q.metric == "step_time_ms") continue;
+    if (std::find(names.begin(), names.end(), q.metric) == names.end()) names.push_back(q.metric);
+  }
+  return names;
+}
+
+void read_asked_metrics(Database& db, const std::vector<std::string>& names, std::vector<TrialRow>& rows) {
+  if (names.empty()) return;
+  auto s = db.prepare("SELECT value FROM metrics WHERE attempt_id = ? AND name = ?");
+  for (auto& row : rows) {
+    if (!row.attempt_id) continue;
+    for (const auto& name : names) {
+      s.reset();
+      s.bind(1, *row.attempt_id);
+      s.bind(2, name);
+      if (s.step() && !s.is_null(0)) row.asked_metrics.emplace_back(name, s.real(0));
+    }
+  }
+}
+
+// About four significant digits of the mean, at most six decimals.
+int decimals_for(const std::vector<double>& xs) {
+  const double m = std::fabs(mean(xs));
+  if (!(m > 0) || !std::isfinite(m)) return 2;
+  return std::clamp(3 - static_cast<int>(std::floor(std::log10(m))), 0, 6);
+}
+
+std::string metric_heading(const std::string& name) {
+  const auto info = known_metric(name);
+  return fmt::format("{} (mean ± std)", info ? info->title : name);
 }
 
 }  // namespace
@@ -89,6 +131,7 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
     }
     rows.push_back(std::move(r));
   }
+  read_asked_metrics(db, asked_metric_names(db, campaign_id), rows);
   return rows;
 }
 
@@ -97,9 +140,11 @@ std::string render_summary(const std::vector<TrialRow>& rows) {
     std::string study, config;
     int total = 0, succeeded = 0;
     std::vector<double> tokens, step_ms;
+    std::map<std::string, std::vector<double>> asked;
   };
-  std::vector<std::string> order;
+  std::vector<std::string> order, asked_names;
   std::map<std::string, Group> groups;
+  bool training = false;
   for (const auto& r : rows) {
     auto [it, fresh] = groups.try_emplace(r.group_key);
     if (fresh) {
@@ -109,16 +154,31 @@ std::string render_summary(const std::vector<TrialRow>& rows) {
     }
     Group& g = it->second;
     ++g.total;
+    training = training || r.workload == "train";
     if (r.state != std::string("succeeded")) continue;
     ++g.succeeded;
     if (r.tokens_per_sec) g.tokens.push_back(*r.tokens_per_sec);
     if (r.step_time_ms) g.step_ms.push_back(*r.step_time_ms);
+    training = training || r.tokens_per_sec || r.step_time_ms;
+    for (const auto& [name, value] : r.asked_metrics) {
+      if (std::find(asked_names.begin(), asked_names.end(), name) == asked_names.end()) asked_names.push_back(name);
+      g.asked[name].push_back(value);
+    }
   }
-  TextTable table({"study", "configuration", "n", "tokens/s (mean ± std)", "step ms (mean ± std)"});
+  std::vector<std::string> headings = {"study", "configuration", "n"};
+  if (training) headings.insert(headings.end(), {"tokens/s (mean ± std)", "step ms (mean ± std)"});
+  for (const auto& name : asked_names) headings.push_back(metric_heading(name));
+  TextTable table(headings);
   for (const auto& key : order) {
-    const Group& g = groups[key];
+    Group& g = groups[key];
     std::string n = g.succeeded == g.total ? std::to_string(g.total) : fmt::format("{}/{}", g.succeeded, g.total);
-    table.add_row({g.study, g.config, n, format_mean_std(g.tokens, 0), format_mean_std(g.step_ms, 1)});
+    std::vector<std::string> cells = {g.study, g.config, n};
+    if (training) cells.insert(cells.end(), {format_mean_std(g.tokens, 0), format_mean_std(g.step_ms, 1)});
+    for (const auto& name : asked_names) {
+      const std::vector<double>& xs = g.asked[name];
+      cells.push_back(format_mean_std(xs, xs.empty() ? 0 : decimals_for(xs)));
+    }
+    table.add_row(cells);
   }
   return table.render();
 }

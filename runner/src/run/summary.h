@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/sqlite_db.h"
@@ -24,6 +25,9 @@ struct TrialRow {
   std::optional<double> duration_s;
   std::optional<double> tokens_per_sec;
   std::optional<double> step_time_ms;
+  // The latest attempt's values of the other metrics the campaign's questions ask about (a command
+  // workload's own `metrics:`, a training trial's peak memory), in the order the questions name them.
+  std::vector<std::pair<std::string, double>> asked_metrics;
   std::string log_path;
   std::string error_reason;
   // A running attempt whose job waits in the scheduler's queue (queue_note.h): the scheduler's
@@ -37,7 +41,8 @@ struct TrialRow {
 // scheduler's queue, as queued; the database is not changed.
 std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_id);
 
-// Per (study, configuration): n succeeded of total, tokens/s and step ms as mean ± std.
+// Per (study, configuration): n succeeded of total, then as mean ± std tokens/s and step ms (where
+// any trial trains or recorded them) and the other metrics the questions ask about.
 std::string render_summary(const std::vector<TrialRow>& rows);
 
 // One line per trial: identity, study, configuration, repeat, state, attempt, key metrics.

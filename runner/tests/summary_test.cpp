@@ -1,0 +1,63 @@
+// The table `mtrun run` ends with: mean ± std per configuration of what its trials measured.
+#include <doctest/doctest.h>
+
+#include "run/summary.h"
+
+using namespace mt;
+
+namespace {
+
+TrialRow row(const std::string& workload, const std::string& config, int repeat, const std::string& state) {
+  TrialRow r;
+  r.workload = workload;
+  r.study = "s";
+  r.config = config;
+  r.group_key = "s " + config;
+  r.repeat_index = repeat;
+  r.state = state;
+  return r;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("summary: training trials show tokens/s and step ms, even where every trial failed") {
+  std::vector<TrialRow> rows;
+  for (int r = 0; r < 2; ++r) {
+    TrialRow t = row("train", "ranks=1", r, "succeeded");
+    t.tokens_per_sec = 1000 + 10 * r;
+    t.step_time_ms = 20 + r;
+    rows.push_back(t);
+  }
+  const std::string table = render_summary(rows);
+  CHECK(first_line(table).find("tokens/s (mean ± std)") != std::string::npos);
+  CHECK(has(table, "1005 ± 7"));
+  CHECK(has(table, "20.5 ± 0.7"));
+  const std::string failed = render_summary({row("train", "ranks=2", 0, "failed")});
+  CHECK(has(first_line(failed), "tokens/s (mean ± std)"));
+  CHECK(has(failed, "0/1"));
+}
+
+TEST_CASE("summary: the metrics the questions ask about get columns; nothing measured, no column") {
+  std::vector<TrialRow> rows;
+  for (int r = 0; r < 3; ++r) {
+    TrialRow t = row("command", "speed=1", r, "succeeded");
+    t.asked_metrics = {{"value", 100.0 + r}, {"peak_memory_mb", 512.0}};
+    rows.push_back(t);
+  }
+  rows.push_back(row("command", "speed=2", 0, "failed"));
+  const std::string table = render_summary(rows);
+  const std::string head = first_line(table);
+  CHECK_FALSE(has(head, "tokens/s"));
+  CHECK(head.find("value (mean ± std)") < head.find("peak MiB (mean ± std)"));
+  CHECK(has(table, "101.0 ± 1.0"));  // about four significant digits
+  CHECK(has(table, "512.0 ± 0.0"));
+  CHECK(has(table, "0/1"));
+  // A collective benchmark records rows, not a headline number: only what ran.
+  const std::string comm = render_summary({row("comm", "ranks=2", 0, "succeeded")});
+  CHECK(first_line(comm).find("mean ± std") == std::string::npos);
+  CHECK(has(first_line(comm), "configuration"));
+}

@@ -61,3 +61,11 @@ TEST_CASE("summary: the metrics the questions ask about get columns; nothing mea
   CHECK(first_line(comm).find("mean ± std") == std::string::npos);
   CHECK(has(first_line(comm), "configuration"));
 }
+
+TEST_CASE("summary: where to look next names the views that hold the campaign's rows") {
+  CHECK(where_to_look({row("train", "ranks=1", 0, "succeeded")}) ==
+        "mtrun status; mtrun report; mtrun query \"select * from training\"");
+  CHECK(where_to_look({row("comm", "ranks=2", 0, "succeeded"), row("train", "ranks=1", 0, "failed")}) ==
+        "mtrun status; mtrun report; mtrun query \"select * from training\"; mtrun query \"select * from comm_rows\"");
+  CHECK(where_to_look({row("command", "speed=1", 0, "succeeded")}) == "mtrun status; mtrun report");
+}

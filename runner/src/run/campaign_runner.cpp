@@ -387,9 +387,10 @@ void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostre
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
                     const std::string& answers, const std::filesystem::path& db, std::ostream& out) {
-  fmt::print(out, "\n{}", render_summary(campaign_trials(store.db(), campaign_id)));
+  const std::vector<TrialRow> rows = campaign_trials(store.db(), campaign_id);
+  fmt::print(out, "\n{}", render_summary(rows));
   if (!answers.empty()) fmt::print(out, "\n{}", answers);
-  fmt::print(out, "\nresults: {}  (mtrun status; mtrun query \"select * from training\")\n", db.string());
+  fmt::print(out, "\nresults: {}  ({})\n", db.string(), where_to_look(rows));
   if (result.disturbed > 0) {
     fmt::print(out,
                "{} attempt(s) ran on a disturbed machine; reports leave them out of means (mtrun query \"select * "

@@ -183,6 +183,16 @@ std::string render_summary(const std::vector<TrialRow>& rows) {
   return table.render();
 }
 
+std::string where_to_look(const std::vector<TrialRow>& rows) {
+  std::string out = "mtrun status; mtrun report";
+  for (const auto& [workload, view] : {std::pair{"train", "training"}, std::pair{"comm", "comm_rows"}}) {
+    const bool present = std::any_of(rows.begin(), rows.end(),
+                                     [workload = workload](const TrialRow& r) { return r.workload == workload; });
+    if (present) out += fmt::format("; mtrun query \"select * from {}\"", view);
+  }
+  return out;
+}
+
 std::string render_trial_table(const std::vector<TrialRow>& rows) {
   TextTable table({"trial", "study", "configuration", "rep", "state", "att", "exit", "tokens/s", "step ms", "s"});
   for (const auto& r : rows) {

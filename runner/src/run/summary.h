@@ -45,6 +45,10 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
 // any trial trains or recorded them) and the other metrics the questions ask about.
 std::string render_summary(const std::vector<TrialRow>& rows);
 
+// What to run next to look at the results: "mtrun status; mtrun report; mtrun query \"select * from
+// training\"", the query naming the view that holds these workloads' rows (training, comm_rows).
+std::string where_to_look(const std::vector<TrialRow>& rows);
+
 // One line per trial: identity, study, configuration, repeat, state, attempt, key metrics.
 std::string render_trial_table(const std::vector<TrialRow>& rows);
 

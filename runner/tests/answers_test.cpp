@@ -73,6 +73,18 @@ ReportTrial trial(const std::string& strategy, int ranks, const std::string& syn
   return t;
 }
 
+// ddp, fsdp and zero1 at 1, 2, 4 and 8 ranks, three repeats each: every strategy as fast as the
+// others, each rank count about as much faster as it has ranks.
+std::vector<Group> three_strategies_at_four_rank_counts() {
+  std::vector<ReportTrial> trials;
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2, 4, 8}) {
+      for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "", r, 100.0 * ranks + r));
+    }
+  }
+  return group_trials(trials);
+}
+
 std::vector<const Group*> pointers(const std::vector<Group>& groups) {
   std::vector<const Group*> out;
   for (const auto& g : groups) out.push_back(&g);
@@ -373,13 +385,7 @@ TEST_CASE("report --questions: the file's questions, validated, in place of the 
 }
 
 TEST_CASE("answers: a question with many answers is summed up first and listed in full under All answers") {
-  std::vector<ReportTrial> trials;
-  for (int r = 0; r < 3; ++r) {
-    for (int ranks : {1, 2, 4, 8}) {
-      for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "", r, 100.0 * ranks + r));
-    }
-  }
-  std::vector<Group> groups = group_trials(trials);
+  std::vector<Group> groups = three_strategies_at_four_rank_counts();
   AnswerInputs in;
   in.questions = {{"tokens_per_sec", "ranks", "1", {"strategy"}, "higher", "", {}, ""}};
   in.source = "declared in the test";
@@ -406,13 +412,7 @@ TEST_CASE("answers: a question with many answers is summed up first and listed i
 }
 
 TEST_CASE("answers as text: each question's title and its answers below it, without markdown") {
-  std::vector<ReportTrial> trials;
-  for (int r = 0; r < 3; ++r) {
-    for (int ranks : {1, 2, 4, 8}) {
-      for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "", r, 100.0 * ranks + r));
-    }
-  }
-  std::vector<Group> groups = group_trials(trials);
+  std::vector<Group> groups = three_strategies_at_four_rank_counts();
   AnswerInputs in;
   in.groups = pointers(groups);
   in.reference_strategy = "ddp";

@@ -75,14 +75,14 @@ ReportTrial trial(const std::string& strategy, int ranks, const std::string& syn
 
 // ddp, fsdp and zero1 at 1, 2, 4 and 8 ranks, three repeats each: every strategy as fast as the
 // others, each rank count about as much faster as it has ranks.
-std::vector<Group> three_strategies_at_four_rank_counts() {
+std::vector<ReportTrial> three_strategies_at_four_rank_counts() {
   std::vector<ReportTrial> trials;
   for (int r = 0; r < 3; ++r) {
     for (int ranks : {1, 2, 4, 8}) {
       for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "", r, 100.0 * ranks + r));
     }
   }
-  return group_trials(trials);
+  return trials;
 }
 
 std::vector<const Group*> pointers(const std::vector<Group>& groups) {
@@ -385,7 +385,8 @@ TEST_CASE("report --questions: the file's questions, validated, in place of the 
 }
 
 TEST_CASE("answers: a question with many answers is summed up first and listed in full under All answers") {
-  std::vector<Group> groups = three_strategies_at_four_rank_counts();
+  const std::vector<ReportTrial> trials = three_strategies_at_four_rank_counts();
+  std::vector<Group> groups = group_trials(trials);
   AnswerInputs in;
   in.questions = {{"tokens_per_sec", "ranks", "1", {"strategy"}, "higher", "", {}, ""}};
   in.source = "declared in the test";
@@ -412,7 +413,8 @@ TEST_CASE("answers: a question with many answers is summed up first and listed i
 }
 
 TEST_CASE("answers as text: each question's title and its answers below it, without markdown") {
-  std::vector<Group> groups = three_strategies_at_four_rank_counts();
+  const std::vector<ReportTrial> trials = three_strategies_at_four_rank_counts();
+  std::vector<Group> groups = group_trials(trials);
   AnswerInputs in;
   in.groups = pointers(groups);
   in.reference_strategy = "ddp";

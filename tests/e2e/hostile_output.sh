@@ -2,7 +2,7 @@
 # Whatever a trial writes, mtrun records its attempt as finished with a reason and goes on to the
 # next trial: a result JSON nested 50,000 deep, a 100 KB line in Open MPI's rank-death format,
 # a metric that reads nan, numbers JSON cannot hold (1e400, NaN), a FIFO where the result file
-# goes. No engine is launched.
+# goes, a metric named with 300 escape sequences. No engine is launched.
 source "$(dirname "$0")/lib.sh"
 export MTENGINE=/bin/true
 DB="$WORK/results/mtrun.sqlite"
@@ -31,6 +31,10 @@ studies:
     workload: command
     launch: direct
     command: [mkfifo, "{result_file}"]
+  - name: longname
+    workload: command
+    launch: direct
+    command: [python3, -c, "import sys, json; open(sys.argv[1], 'w').write(json.dumps({{'\u001b[31m' * 300: 5}}))", "{result_file}"]
   - name: fine
     workload: command
     launch: direct
@@ -50,4 +54,10 @@ expect_eq "$(sql "select group_concat(m.name, ',') from metrics m join attempts 
 expect_eq "$(sql "select json_extract(result_json, '$.speed') is null and json_valid(result_json) from attempts a join trials t on t.id = a.trial_id where t.study = 'overflow'")" 1 "stored as null in valid JSON"
 expect_eq "$(state fifo)" "failed: result file result.json rejected: not a regular file" "FIFO result"
 expect_eq "$(state fine)" "succeeded: " "the campaign went on"
+# A metric named with escape sequences, 2,700 bytes long: its trial's line shows it escaped and clipped.
+line=$(grep 'longname .* succeeded in' <<<"$OUT")
+expect_contains "$line" '\x1b[31m\x1b[31m' "escaped metric name"
+[[ "$line" != *$'\e'* ]] || fail "a metric's name wrote an escape sequence to the terminal"
+[ "${#line}" -lt 200 ] || fail "a metric's name made a progress line of ${#line} characters"
+expect_contains "$(grep 'fine .* succeeded in' <<<"$OUT")" "  value 3" "the trial's value on its line"
 echo "PASS"

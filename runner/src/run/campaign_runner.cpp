@@ -28,12 +28,33 @@
 namespace mt {
 namespace {
 
+// How many of a successful command trial's metrics its progress line shows.
+constexpr std::size_t kMetricsShown = 3;
+
+// A metric's name as the trial wrote it, escaped and clipped (at a character's start) to fit a line.
+std::string short_name(const std::string& name) {
+  constexpr std::size_t kMostBytes = 40;
+  std::string out = escape_control_characters(name);
+  if (out.size() <= kMostBytes) return out;
+  std::size_t cut = kMostBytes;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  return out.substr(0, cut) + "…";
+}
+
 std::string outcome_detail(const AttemptOutcome& o) {
   if (o.state == AttemptState::Succeeded) {
     for (const auto& m : o.metrics) {
       if (m.name == "tokens_per_sec") return fmt::format("{:.0f} tokens/s", m.value);
     }
-    return o.rows.empty() ? "" : fmt::format("{} rows", o.rows.size());
+    if (!o.rows.empty()) return fmt::format("{} rows", o.rows.size());
+    // A command workload's own metrics (its `metrics:`), the first few of its top-level ones.
+    std::vector<std::string> shown;
+    for (const auto& m : o.metrics) {
+      if (m.name.find('.') != std::string::npos) continue;
+      shown.push_back(fmt::format("{} {:g}", short_name(m.name), m.value));
+      if (shown.size() == kMetricsShown) break;
+    }
+    return fmt::format("{}", fmt::join(shown, ", "));
   }
   std::vector<std::string> parts;
   if (o.exit_code) parts.push_back(fmt::format("exit {}", *o.exit_code));

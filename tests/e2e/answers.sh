@@ -32,7 +32,10 @@ expect_contains "$OUT" "baseline '3' is not a value of 'speed'" "bad baseline"
 experiment "$WORK/exp.yaml" 1
 capture "$MTRUN" --db "$DB" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run"
-# Its table shows the metric the question asks about, not a training run's tokens/s.
+# Each trial's line shows the value it measured; the table, the metric the question asks about, not
+# a training run's tokens/s.
+expect_contains "$OUT" "s speed=2 size=2 rep 1 ... succeeded in " "run: progress line"
+expect_contains "$(grep 's speed=2 size=2 rep 1 ' <<<"$OUT")" "  value 401" "run: the trial's value"
 expect_contains "$(grep -m1 '^study ' <<<"$OUT")" "value (mean ± std)" "run: the asked metric's column"
 [[ "$(grep -m1 '^study ' <<<"$OUT")" != *tokens/s* ]] || fail "a command trial's table shows tokens/s"
 expect_contains "$(grep '^s  *speed=2 size=2 ' <<<"$OUT")" "401.0 ± 1.0" "run: the metric per configuration"

@@ -34,7 +34,7 @@ YAML
 capture "$MTRUN" --db "$DB" plan "$WORK/restart.yaml"
 expect_eq "$RC" 0 "plan"
 expect_contains "$OUT" "--progress-file RUN_DIR/progress" "the engine is asked for its progress"
-expect_contains "$OUT" "recovers  rep 0 (timeout 120 s; up to 3 restarts from the latest READY checkpoint)" "plan shows the policy"
+expect_contains "$OUT" "recovers rep 0 (timeout 120 s; up to 3 restarts from the latest READY checkpoint)" "plan shows the policy"
 
 capture "$MTRUN" --db "$DB" run "$WORK/restart.yaml"
 echo "$OUT"

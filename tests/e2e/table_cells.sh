@@ -24,6 +24,8 @@ expect_contains "$OUT" "label=$ESCAPED rep 0" "plan line"
 capture "$MTRUN" --db "$DB" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run"
 expect_contains "$OUT" "label=$ESCAPED" "run summary"
+expect_contains "$OUT" "] s label=$ESCAPED rep 0 ... succeeded in " "run progress line"
+expect_contains "$OUT" "] s label=plain rep 0 ... succeeded in " "run progress line"
 [ "$(grep -c $'\e' <<<"$OUT")" == 0 ] || fail "an escape character reached the terminal: $OUT"
 capture "$MTRUN" --db "$DB" status
 expect_eq "$RC" 0 "status"

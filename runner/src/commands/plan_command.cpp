@@ -13,10 +13,10 @@
 #include "commands/experiment_plan.h"
 #include "experiment/run_order.h"
 #include "launch/stage_command.h"
+#include "run/campaign_runner.h"
 #include "run/job_look.h"
 #include "run/progress.h"
 #include "run/quiet_machine.h"
-#include "table_cell.h"
 
 namespace mt {
 
@@ -53,8 +53,7 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
           : std::vector<std::string>{};
   for (size_t i = 0; i < plan.trials.size(); ++i) {
     const Trial t = plan.trials[i];
-    fmt::print(out, "{} {} {} rep {} (timeout {} s{})\n", t.identity.substr(0, 12), t.study,
-               escape_control_characters(t.axes_label()), t.repeat_index, t.timeout_s,
+    fmt::print(out, "{} {} (timeout {} s{})\n", t.identity.substr(0, 12), trial_label(t), t.timeout_s,
                t.restart.enabled() ? "; " + t.restart.describe() : "");
     if (!t.is_chain()) {
       fmt::print(out, "    {}\n", command_line(build_trial_command(t, plan.context, placeholder, "mtrun", job_look)));

@@ -262,10 +262,6 @@ ProcessOutcome run_job(const CampaignRun& run, const LaunchCommand& command, con
 
 namespace {
 
-std::string trial_label(const Trial& t, const std::string& waited = "") {
-  return fmt::format("{} {} rep {}{}", t.study, t.axes_label(), t.repeat_index, waited);
-}
-
 // Counts a finished attempt and returns what progress shows after its state.
 std::string tally(CampaignResult& result, const Finished& done) {
   std::string detail = outcome_detail(done.outcome);
@@ -389,7 +385,7 @@ CampaignResult run_trials(Store& store, const CampaignRun& campaign, const Pendi
       break;
     }
     const std::string waited = wait.words.empty() ? "" : fmt::format(" ({})", fmt::join(wait.words, "; "));
-    progress.trial_started(trial_label(t, waited));
+    progress.trial_started(trial_label(t) + waited);
     Finished done = run_one(store, run, trials.rows[i], t, wait.before);
     const std::string detail = tally(result, done);
     progress.trial_finished(to_string(done.outcome.state), done.outcome.duration_s, detail, done.log_file.string());
@@ -404,6 +400,11 @@ void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostre
   if (int stale = lease.interrupted() + store.interrupt_stale_attempts()) {
     fmt::print(out, "{} attempt(s) left running by a stopped mtrun are now marked interrupted\n", stale);
   }
+}
+
+std::string trial_label(const Trial& t) {
+  const std::string axes = t.axes_label();
+  return fmt::format("{} {}rep {}", t.study, axes.empty() ? "" : escape_control_characters(axes) + " ", t.repeat_index);
 }
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,

@@ -78,6 +78,10 @@ CampaignResult run_trials(Store& store, const CampaignRun& run, const PendingTri
 // the campaign's own (found when its lease was taken) and those of other campaigns.
 void recover_stale_attempts(Store& store, const CampaignLease& lease, std::ostream& out);
 
+// A trial as its progress line and the plan name it: "ddp_scaling ranks=2 gradient_sync_mode=last rep
+// 1" (the study's axes escaped; a study without axes: "s rep 0").
+std::string trial_label(const Trial& trial);
+
 // Exit code and closing lines shared by run and rerun: summary table, the answers to the
 // campaign's questions (`answers`, printed as they are), where the results are, and what to do about
 // failures or an interruption.

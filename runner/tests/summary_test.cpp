@@ -69,3 +69,20 @@ TEST_CASE("summary: where to look next names the views that hold the campaign's 
         "mtrun status; mtrun report; mtrun query \"select * from training\"; mtrun query \"select * from comm_rows\"");
   CHECK(where_to_look({row("command", "speed=1", 0, "succeeded")}) == "mtrun status; mtrun report");
 }
+
+TEST_CASE("trial table: each trial's value of the metrics the summary shows") {
+  TrialRow done = row("command", "speed=1", 0, "succeeded");
+  done.identity = "aaaaaaaaaaaaaaaa";
+  done.asked_metrics = {{"value", 101.5}};
+  TrialRow failed = row("command", "speed=2", 0, "failed");
+  failed.identity = "bbbbbbbbbbbbbbbb";
+  const std::string table = render_trial_table({done, failed});
+  const std::string head = first_line(table);
+  CHECK_FALSE(has(head, "tokens/s"));
+  CHECK(head.find("exit") < head.find("value"));
+  CHECK(has(table, "101.5"));
+  TrialRow trained = row("train", "ranks=1", 0, "succeeded");
+  trained.tokens_per_sec = 1234.4;
+  CHECK(has(first_line(render_trial_table({trained})), "tokens/s"));
+  CHECK(has(render_trial_table({trained}), "1234"));
+}

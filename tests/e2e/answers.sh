@@ -39,6 +39,13 @@ expect_contains "$(grep 's speed=2 size=2 rep 1 ' <<<"$OUT")" "  value 401" "run
 expect_contains "$(grep -m1 '^study ' <<<"$OUT")" "value (mean ± std)" "run: the asked metric's column"
 [[ "$(grep -m1 '^study ' <<<"$OUT")" != *tokens/s* ]] || fail "a command trial's table shows tokens/s"
 expect_contains "$(grep '^s  *speed=2 size=2 ' <<<"$OUT")" "401.0 ± 1.0" "run: the metric per configuration"
+# Status shows each trial's value in a column of its own.
+capture "$MTRUN" --db "$DB" status
+expect_contains "$(grep -m1 '^trial ' <<<"$OUT")" " value " "status: the asked metric's column"
+expect_contains "$(grep ' speed=2 size=2 .* 2 ' <<<"$OUT")" " 402.0 " "status: a trial's value"
+# Run again, with nothing left to run: it still ends with the table and the answers.
+capture "$MTRUN" --db "$DB" run "$WORK/exp.yaml"
+expect_contains "$OUT" "12 trials, 0 to run" "nothing left to run"
 # The run ends with the answers in plain text, after its table and before where the results are.
 expect_contains "$OUT" "answers to the experiment's questions (compared ÷ baseline: " "run: answers"
 expect_contains "$OUT" "disturbed attempts kept in):" "run: kept as the experiment asks"

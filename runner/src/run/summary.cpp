@@ -74,9 +74,36 @@ int decimals_for(const std::vector<double>& xs) {
   return std::clamp(3 - static_cast<int>(std::floor(std::log10(m))), 0, 6);
 }
 
-std::string metric_heading(const std::string& name) {
+std::string metric_title(const std::string& name) {
   const auto info = known_metric(name);
-  return fmt::format("{} (mean ± std)", info ? info->title : name);
+  return info ? info->title : name;
+}
+
+// The metric columns of a campaign's tables: tokens/s and step ms where trials train or recorded
+// them, then the other metrics the questions ask about that any trial recorded.
+struct MetricColumns {
+  bool training = false;
+  std::vector<std::string> asked;
+};
+
+MetricColumns metric_columns(const std::vector<TrialRow>& rows) {
+  MetricColumns columns;
+  for (const auto& r : rows) {
+    columns.training = columns.training || r.workload == "train" || r.tokens_per_sec || r.step_time_ms;
+    for (const auto& metric : r.asked_metrics) {
+      const std::string& name = metric.first;
+      if (std::find(columns.asked.begin(), columns.asked.end(), name) == columns.asked.end())
+        columns.asked.push_back(name);
+    }
+  }
+  return columns;
+}
+
+std::optional<double> asked_value(const TrialRow& row, const std::string& name) {
+  for (const auto& [metric, value] : row.asked_metrics) {
+    if (metric == name) return value;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -142,9 +169,8 @@ std::string render_summary(const std::vector<TrialRow>& rows) {
     std::vector<double> tokens, step_ms;
     std::map<std::string, std::vector<double>> asked;
   };
-  std::vector<std::string> order, asked_names;
+  std::vector<std::string> order;
   std::map<std::string, Group> groups;
-  bool training = false;
   for (const auto& r : rows) {
     auto [it, fresh] = groups.try_emplace(r.group_key);
     if (fresh) {
@@ -154,27 +180,23 @@ std::string render_summary(const std::vector<TrialRow>& rows) {
     }
     Group& g = it->second;
     ++g.total;
-    training = training || r.workload == "train";
     if (r.state != std::string("succeeded")) continue;
     ++g.succeeded;
     if (r.tokens_per_sec) g.tokens.push_back(*r.tokens_per_sec);
     if (r.step_time_ms) g.step_ms.push_back(*r.step_time_ms);
-    training = training || r.tokens_per_sec || r.step_time_ms;
-    for (const auto& [name, value] : r.asked_metrics) {
-      if (std::find(asked_names.begin(), asked_names.end(), name) == asked_names.end()) asked_names.push_back(name);
-      g.asked[name].push_back(value);
-    }
+    for (const auto& [name, value] : r.asked_metrics) g.asked[name].push_back(value);
   }
+  const MetricColumns columns = metric_columns(rows);
   std::vector<std::string> headings = {"study", "configuration", "n"};
-  if (training) headings.insert(headings.end(), {"tokens/s (mean ± std)", "step ms (mean ± std)"});
-  for (const auto& name : asked_names) headings.push_back(metric_heading(name));
+  if (columns.training) headings.insert(headings.end(), {"tokens/s (mean ± std)", "step ms (mean ± std)"});
+  for (const auto& name : columns.asked) headings.push_back(metric_title(name) + " (mean ± std)");
   TextTable table(headings);
   for (const auto& key : order) {
     Group& g = groups[key];
     std::string n = g.succeeded == g.total ? std::to_string(g.total) : fmt::format("{}/{}", g.succeeded, g.total);
     std::vector<std::string> cells = {g.study, g.config, n};
-    if (training) cells.insert(cells.end(), {format_mean_std(g.tokens, 0), format_mean_std(g.step_ms, 1)});
-    for (const auto& name : asked_names) {
+    if (columns.training) cells.insert(cells.end(), {format_mean_std(g.tokens, 0), format_mean_std(g.step_ms, 1)});
+    for (const auto& name : columns.asked) {
       const std::vector<double>& xs = g.asked[name];
       cells.push_back(format_mean_std(xs, xs.empty() ? 0 : decimals_for(xs)));
     }
@@ -194,12 +216,29 @@ std::string where_to_look(const std::vector<TrialRow>& rows) {
 }
 
 std::string render_trial_table(const std::vector<TrialRow>& rows) {
-  TextTable table({"trial", "study", "configuration", "rep", "state", "att", "exit", "tokens/s", "step ms", "s"});
+  const MetricColumns columns = metric_columns(rows);
+  std::vector<std::string> headings = {"trial", "study", "configuration", "rep", "state", "att", "exit"};
+  if (columns.training) headings.insert(headings.end(), {"tokens/s", "step ms"});
+  for (const auto& name : columns.asked) headings.push_back(metric_title(name));
+  headings.push_back("s");
+  TextTable table(headings);
   for (const auto& r : rows) {
-    table.add_row({r.identity.substr(0, 12), r.study, r.config, std::to_string(r.repeat_index),
-                   r.queued ? "queued" : r.state.value_or("pending"), std::to_string(r.attempts),
-                   r.exit_code ? std::to_string(*r.exit_code) : "", optional_number(r.tokens_per_sec, 0),
-                   optional_number(r.step_time_ms, 1), optional_number(r.duration_s, 1)});
+    std::vector<std::string> cells = {r.identity.substr(0, 12),
+                                      r.study,
+                                      r.config,
+                                      std::to_string(r.repeat_index),
+                                      r.queued ? "queued" : r.state.value_or("pending"),
+                                      std::to_string(r.attempts),
+                                      r.exit_code ? std::to_string(*r.exit_code) : ""};
+    if (columns.training) {
+      cells.insert(cells.end(), {optional_number(r.tokens_per_sec, 0), optional_number(r.step_time_ms, 1)});
+    }
+    for (const auto& name : columns.asked) {
+      const auto value = asked_value(r, name);
+      cells.push_back(value ? optional_number(value, decimals_for({*value})) : "");
+    }
+    cells.push_back(optional_number(r.duration_s, 1));
+    table.add_row(cells);
   }
   return table.render();
 }

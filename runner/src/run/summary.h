@@ -49,7 +49,8 @@ std::string render_summary(const std::vector<TrialRow>& rows);
 // training\"", the query naming the view that holds these workloads' rows (training, comm_rows).
 std::string where_to_look(const std::vector<TrialRow>& rows);
 
-// One line per trial: identity, study, configuration, repeat, state, attempt, key metrics.
+// One line per trial: identity, study, configuration, repeat, state, attempt, exit code, the
+// metrics the summary shows (its values, not mean ± std), seconds.
 std::string render_trial_table(const std::vector<TrialRow>& rows);
 
 // The stages of the chains' latest attempts: expected, observed, whether each met its expectation.

@@ -13,6 +13,7 @@
 #include "launch/queue_note.h"
 #include "run/progress.h"
 #include "stats.h"
+#include "store/campaign_measurement.h"
 #include "store/launch_rows.h"
 #include "store/question_json.h"
 #include "store/stage_rows.h"
@@ -42,11 +43,10 @@ std::string optional_number(const std::optional<double>& v, int decimals) {
 
 // The metrics the campaign's questions ask about that the summary does not show anyway.
 std::vector<std::string> asked_metric_names(Database& db, const std::string& campaign_id) {
-  auto s = db.prepare("SELECT measurement FROM campaigns WHERE id = ? AND measurement IS NOT NULL");
-  s.bind(1, campaign_id);
+  const std::string measurement = read_campaign_measurement(db, campaign_id).measurement;  // "" before version 6
   std::vector<std::string> names;
-  if (!s.step()) return names;
-  for (const auto& q : questions_from_measurement(s.text(0)).value_or(std::vector<Question>{})) {
+  if (measurement.empty()) return names;
+  for (const auto& q : questions_from_measurement(measurement).value_or(std::vector<Question>{})) {
     if (q.metric == "tokens_per_sec" || q.metric == "step_time_ms") continue;
     if (std::find(names.begin(), names.end(), q.metric) == names.end()) names.push_back(q.metric);
   }

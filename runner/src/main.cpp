@@ -14,10 +14,12 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
+#include "experiment/suggestion.h"
 #include "launch/job_guard.h"
 #include "program_version.h"
 #include "runner_error.h"
 #include "store/sqlite_db.h"
+#include "table_cell.h"
 
 namespace {
 
@@ -82,6 +84,28 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv, const CL
 
 void print_error(const std::string& message) { std::cerr << "mtrun: " << message << '\n'; }
 
+// CLI11 lists the words it did not expect ("The following arguments were not expected: x.sqlite
+// --database"): name the first unknown option instead, with what it most likely stands for among
+// the options of the command it was given to and mtrun's own. Empty when no such word is an option.
+std::string unknown_option_message(const CLI::App& app) {
+  const CLI::App* command = &app;
+  for (const CLI::App* sub : app.get_subcommands()) command = sub;
+  std::vector<std::string> known;
+  for (const CLI::App* level : {&app, command}) {
+    for (const CLI::Option* option : level->get_options()) {
+      for (const auto& name : option->get_lnames()) known.push_back("--" + name);
+    }
+  }
+  const std::string usage = command == &app ? "mtrun" : "mtrun " + command->get_name();
+  for (const auto& word : app.remaining(true)) {
+    if (word.rfind("--", 0) != 0 || word.size() == 2) continue;
+    const std::string name = word.substr(0, word.find('='));
+    return "unknown option '" + mt::escape_control_characters(name) + "' for `" + usage + "`" +
+           mt::did_you_mean(name, known) + "; `" + usage + " --help` lists its options";
+  }
+  return "";
+}
+
 // Runs the chosen subcommand, printing to `out`; returns its exit code, having printed its error.
 int run_command(const mt::CommandRunner& run, std::ostream& out) {
   auto failed = [&](const std::string& message, int exit_code) {
@@ -138,6 +162,14 @@ int main(int argc, char** argv) {
         rc = run_command(run, out);
         break;
       }
+    }
+  } catch (const CLI::ExtrasError& e) {
+    const std::string unknown = unknown_option_message(app);
+    if (unknown.empty()) {
+      rc = app.exit(e, out, std::cerr) == 0 ? mt::kExitOk : mt::kExitUsage;
+    } else {
+      print_error(unknown);
+      rc = mt::kExitUsage;
     }
   } catch (const CLI::ParseError& e) {
     rc = app.exit(e, out, std::cerr) == 0 ? mt::kExitOk : mt::kExitUsage;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The commands that look into what ran, without running anything: `mtrun --version` and the usage
-# line name the program; `campaigns` lists every campaign (state, trial counts, when, revision) as
+# line name the program; an unknown option is named with what was meant; `campaigns` lists every campaign (state, trial counts, when, revision) as
 # a table, CSV or JSON; `show TRIAL` prints one trial (parameters, attempts, conditions, metrics,
 # per-step series, --steps-csv); a trial past its time limit is told so with the limit; a failure
 # whose message names a rank has that rank on record. No engine is launched.
@@ -20,6 +20,18 @@ expect_contains "$OUT" "campaigns " "campaigns listed"
 expect_contains "$OUT" "show " "show listed"
 capture "$MTRUN" show --help
 expect_contains "$OUT" "Usage: mtrun show [OPTIONS] TRIAL" "subcommand usage"
+# An option no command has is named, with what was most likely meant; other stray words as CLI11 says.
+capture "$MTRUN" run "$WORK/none.yaml" --wait-quite 5
+expect_eq "$RC" 2 "unknown option"
+expect_eq "$OUT" "mtrun: unknown option '--wait-quite' for \`mtrun run\` (did you mean '--wait-quiet'?); \`mtrun run --help\` lists its options" "unknown option named"
+capture "$MTRUN" report --campaing=abc
+expect_eq "$RC" 2 "unknown option with a value"
+expect_contains "$OUT" "unknown option '--campaing' for \`mtrun report\` (did you mean '--campaign'?)" "the option's name without its value"
+capture "$MTRUN" campaigns --no-such-thing
+expect_eq "$OUT" "mtrun: unknown option '--no-such-thing' for \`mtrun campaigns\`; \`mtrun campaigns --help\` lists its options" "nothing close"
+capture "$MTRUN" status a b c
+expect_eq "$RC" 2 "stray words"
+expect_contains "$OUT" "not expected" "stray words as CLI11 lists them"
 echo "PASS (version and usage)"
 
 capture "$MTRUN" --db "$DB" campaigns

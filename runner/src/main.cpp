@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "checked_output.h"
 #include "commands/commands.h"
@@ -85,25 +86,37 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv, const CL
 void print_error(const std::string& message) { std::cerr << "mtrun: " << message << '\n'; }
 
 // CLI11 lists the words it did not expect ("The following arguments were not expected: x.sqlite
-// --database"): name the first unknown option instead, with what it most likely stands for among
-// the options of the command it was given to and mtrun's own. Empty when no such word is an option.
-std::string unknown_option_message(const CLI::App& app) {
-  const CLI::App* command = &app;
-  for (const CLI::App* sub : app.get_subcommands()) command = sub;
+// --database") or says "A subcommand is required" for a mistyped one: name the first unknown option
+// or command instead, with what it most likely stands for (an option of the command it was given
+// to or of mtrun's own). Empty when CLI11's own message is the better one.
+std::string unknown_word_message(const CLI::App& app) {
+  const std::vector<std::string> left = app.remaining(true);
+  if (app.get_subcommands().empty()) {
+    if (left.empty() || left.front().rfind("-", 0) == 0) return "";
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+    return "unknown command '" + mt::escape_control_characters(left.front()) + "'" +
+           mt::did_you_mean(left.front(), commands) +
+           "; `mtrun --help` lists the commands (and `mtrun FILE` runs an experiment file)";
+  }
+  const CLI::App* command = app.get_subcommands().back();
   std::vector<std::string> known;
   for (const CLI::App* level : {&app, command}) {
     for (const CLI::Option* option : level->get_options()) {
       for (const auto& name : option->get_lnames()) known.push_back("--" + name);
     }
   }
-  const std::string usage = command == &app ? "mtrun" : "mtrun " + command->get_name();
-  for (const auto& word : app.remaining(true)) {
+  const std::string usage = "mtrun " + command->get_name();
+  for (const auto& word : left) {
     if (word.rfind("--", 0) != 0 || word.size() == 2) continue;
     const std::string name = word.substr(0, word.find('='));
     return "unknown option '" + mt::escape_control_characters(name) + "' for `" + usage + "`" +
            mt::did_you_mean(name, known) + "; `" + usage + " --help` lists its options";
   }
-  return "";
+  if (left.empty()) return "";
+  std::string words;
+  for (const auto& word : left) words += (words.empty() ? "'" : ", '") + mt::escape_control_characters(word) + "'";
+  return fmt::format("`{}` does not take {}; `{} --help` says what it takes", usage, words, usage);
 }
 
 // Runs the chosen subcommand, printing to `out`; returns its exit code, having printed its error.
@@ -163,17 +176,16 @@ int main(int argc, char** argv) {
         break;
       }
     }
-  } catch (const CLI::ExtrasError& e) {
-    const std::string unknown = unknown_option_message(app);
+  } catch (const CLI::ParseError& e) {
+    const std::string unknown = e.get_exit_code() != 0 ? unknown_word_message(app) : "";  // not --help
     if (unknown.empty()) {
       rc = app.exit(e, out, std::cerr) == 0 ? mt::kExitOk : mt::kExitUsage;
     } else {
       print_error(unknown);
       rc = mt::kExitUsage;
     }
-  } catch (const CLI::ParseError& e) {
-    rc = app.exit(e, out, std::cerr) == 0 ? mt::kExitOk : mt::kExitUsage;
   }
+
   out.flush();
   if (stdout_buffer.error() != 0) {
     print_error(mt::stdout_write_error(stdout_buffer.error()));

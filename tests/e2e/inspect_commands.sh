@@ -20,7 +20,7 @@ expect_contains "$OUT" "campaigns " "campaigns listed"
 expect_contains "$OUT" "show " "show listed"
 capture "$MTRUN" show --help
 expect_contains "$OUT" "Usage: mtrun show [OPTIONS] TRIAL" "subcommand usage"
-# An option no command has is named, with what was most likely meant; other stray words as CLI11 says.
+# An option or command that does not exist is named, with what was most likely meant; stray words in order.
 capture "$MTRUN" run "$WORK/none.yaml" --wait-quite 5
 expect_eq "$RC" 2 "unknown option"
 expect_eq "$OUT" "mtrun: unknown option '--wait-quite' for \`mtrun run\` (did you mean '--wait-quiet'?); \`mtrun run --help\` lists its options" "unknown option named"
@@ -31,7 +31,10 @@ capture "$MTRUN" campaigns --no-such-thing
 expect_eq "$OUT" "mtrun: unknown option '--no-such-thing' for \`mtrun campaigns\`; \`mtrun campaigns --help\` lists its options" "nothing close"
 capture "$MTRUN" status a b c
 expect_eq "$RC" 2 "stray words"
-expect_contains "$OUT" "not expected" "stray words as CLI11 lists them"
+expect_eq "$OUT" "mtrun: \`mtrun status\` does not take 'a', 'b', 'c'; \`mtrun status --help\` says what it takes" "stray words in order"
+capture "$MTRUN" reprot
+expect_eq "$RC" 2 "unknown command"
+expect_eq "$OUT" "mtrun: unknown command 'reprot' (did you mean 'report'?); \`mtrun --help\` lists the commands (and \`mtrun FILE\` runs an experiment file)" "unknown command named"
 echo "PASS (version and usage)"
 
 capture "$MTRUN" --db "$DB" campaigns

@@ -57,3 +57,25 @@ TEST_CASE("history chart: a single revision is drawn as bars, not as a line thro
   CHECK(history.svg.find("<polyline") == std::string::npos);
   CHECK(history.svg.find("<rect x=") != std::string::npos);
 }
+
+TEST_CASE("history: a tree with uncommitted changes is a revision of its own, named by its commit and diff") {
+  mt::testing::ReportFixture f("history_dirty.sqlite");
+  f.campaign("c1", "exp", "2024-05-01T10:00:00Z");
+  f.store().add_campaign_if_new({"c2", "exp", "/exp/exp.yaml",
+                                 "1111111111111111111111111111111111111111+d191e195502d9195", "plan-c2", "{}", 0,
+                                 "2024-05-01T11:00:00Z"});
+  for (int r = 0; r < 3; ++r) {
+    f.trial(mt::testing::train_trial("s", "ddp", 1, r, 1000 + r, 40, 500), "c1");
+    f.trial(mt::testing::train_trial("s", "ddp", 1, r, 1500 + r, 40, 500), "c2");
+  }
+  auto db = open_results(f.path());
+  const std::string md = render_history(load_report_data(*db, experiment_campaigns(*db, "exp")), {}).markdown;
+  CHECK(md.find("2 campaigns at 2 revisions") != std::string::npos);
+  CHECK(md.find("a revision with uncommitted changes is its commit + the hash of its diff") != std::string::npos);
+  CHECK(md.find("changed at revision `111111111111+d191e195` (after `111111111111`)") != std::string::npos);
+  CHECK(md.find("Attempts on a disturbed machine are left out") != std::string::npos);
+  HistoryOptions keep;
+  keep.keep_disturbed = true;
+  CHECK(render_history(load_report_data(*db, experiment_campaigns(*db, "exp")), keep)
+            .markdown.find("Attempts on a disturbed machine are kept in") != std::string::npos);
+}

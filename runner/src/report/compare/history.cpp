@@ -23,7 +23,14 @@ struct Revision {
   std::string commit;
   std::string first_created;
   std::vector<std::string> campaigns;
-  std::string label() const { return commit.size() > 12 ? commit.substr(0, 12) : commit; }
+  // "043a965cd7af"; a tree with uncommitted changes is its commit and its diff's hash:
+  // "043a965cd7af+d191e195" (two dirty campaigns of one commit are two revisions).
+  std::string label() const {
+    const auto plus = commit.find('+');
+    const std::string base = commit.substr(0, std::min<std::size_t>(plus, 12));
+    return plus == std::string::npos ? base : base + "+" + commit.substr(plus + 1, 8);
+  }
+  bool uncommitted() const { return commit.find('+') != std::string::npos; }
 };
 
 std::vector<Revision> revisions_of(const ReportData& data) {
@@ -212,13 +219,17 @@ RenderedHistory render_history(const ReportData& data, const HistoryOptions& opt
   }
   RenderedHistory out;
   std::string md = fmt::format("# History of {}\n\n", code(experiment));
+  const bool uncommitted =
+      std::any_of(revisions.begin(), revisions.end(), [](const Revision& r) { return r.uncommitted(); });
   md += fmt::format(
-      "{} campaign{} at {} revision{}, oldest first (a revision's place is when its first campaign was created). "
-      "Attempts on a disturbed machine are left out, as in reports. A change point is a boundary between "
+      "{} campaign{} at {} revision{}, oldest first (a revision's place is when its first campaign was created){}. "
+      "Attempts on a disturbed machine are {}, as in reports. A change point is a boundary between "
       "consecutive revisions whose samples differ by Welch's t-test, p corrected over the configuration's "
       "boundaries (Holm) below {:.2f}, by at least {:g} % of the earlier mean (docs/measurement.md).\n\n",
       data.campaigns.size(), data.campaigns.size() == 1 ? "" : "s", revisions.size(), revisions.size() == 1 ? "" : "s",
-      kNoiseThreshold, options.min_change * 100);
+      uncommitted ? "; a revision with uncommitted changes is its commit + the hash of its diff" : "",
+      data.keep_disturbed || options.keep_disturbed ? "kept in" : "left out", kNoiseThreshold,
+      options.min_change * 100);
   md += "## Change points\n\n" + change_points_section(series, revisions, out.change_points);
   md += "## Every revision\n\n";
   md += series.empty() ? "No configuration has successful trials.\n" : series_table(series, revisions);

@@ -153,6 +153,9 @@ TEST_CASE("compare: a changed parameter is named with both values, and its confi
     f.trial(b, "bbbb");
   }
   std::string md = render_comparison_of(f, "aaaa", "bbbb");
+  CHECK(contains(md,
+                 "- **A**: campaign `aaaa` of `exp`, created 2024-05-01T09:00:00Z at source revision "
+                 "`1111111111111111111111111111111111111111`, built from "));
   CHECK(contains(md, "- `bucket_cap_mb` (study `s`): A 25, B 50\n"));
   CHECK(contains(md, "| s ddp ×2 | tokens_per_sec | 1101 ± 1 (3) | 1001 ± 1 (3) | 1.100 |"));
   CHECK_FALSE(contains(md, "only in A"));

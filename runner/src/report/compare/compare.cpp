@@ -28,8 +28,9 @@ std::string revisions(const ReportData& data) {
 
 std::string describe(const char* letter, const ReportData& data, const std::string& label) {
   const Campaign& c = data.campaigns.front();
-  return fmt::format("- **{}**: {}campaign {} of {}, created {}, built from {}\n", letter,
-                     label.empty() ? "" : label + ", ", code(c.id), code(c.experiment), c.created_at, revisions(data));
+  return fmt::format("- **{}**: {}campaign {} of {}, created {} at source revision {}, built from {}\n", letter,
+                     label.empty() ? "" : label + ", ", code(c.id), code(c.experiment), c.created_at,
+                     code(c.source_revision), revisions(data));
 }
 
 Configuration configuration_of(const Group& g) {

@@ -8,14 +8,14 @@
 namespace mt {
 namespace {
 
+// A number ("12.5", "-3e-05", "40 %"), a mean ± std, or "-" standing for a missing number: set to the
+// right. A unit alone ("%", "e") is text.
 bool looks_numeric(const std::string& s) {
-  if (s.empty()) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) {
-                       return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' ||
-                              c == 'e' || c == ' ' || c == '%';
-                     }) ||
-         s.find("±") != std::string::npos;
+  if (s == "-" || s.find("±") != std::string::npos) return true;
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  return std::any_of(s.begin(), s.end(), digit) && std::all_of(s.begin(), s.end(), [&](char c) {
+           return digit(c) || c == '.' || c == '-' || c == '+' || c == 'e' || c == ' ' || c == '%';
+         });
 }
 
 }  // namespace

@@ -21,3 +21,16 @@ TEST_CASE("control characters and pipes cannot break a table") {
   markdown.add_row({"x|y\r\n", "2"});
   CHECK(markdown.render() == "| name | n |\n| :-- | --: |\n| x\\|y\\r\\n | 2 |\n");
 }
+
+TEST_CASE("text tables set numbers, means ± std and a missing number's dash right; units and words left") {
+  TextTable text({"reading", "value", "unit"});
+  text.add_row({"steal", "0.0", "%"});
+  text.add_row({"window", "12.5", "s"});
+  text.add_row({"mean", "101 ± 1", "-"});
+  CHECK(text.render() ==
+        "reading  value    unit\n"
+        "-------  -------  ----\n"
+        "steal        0.0  %\n"
+        "window      12.5  s\n"
+        "mean     101 ± 1     -\n");
+}

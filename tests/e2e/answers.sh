@@ -30,6 +30,9 @@ expect_contains "$OUT" "baseline '3' is not a value of 'speed'" "bad baseline"
 [ ! -e "$DB" ] || [ "$(sql 'select count(*) from trials')" == 0 ] || fail "trials were recorded for a refused file"
 
 experiment "$WORK/exp.yaml" 1
+# The plan says what the campaign will answer.
+capture "$MTRUN" plan "$WORK/exp.yaml"
+expect_contains "$OUT" $'questions, answered at the end of the run and first in its report:\n  value: speed vs 1, within size — higher is better' "plan: the questions"
 capture "$MTRUN" --db "$DB" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run"
 # Each trial's line shows the value it measured; the table, the metric the question asks about, not

@@ -44,7 +44,12 @@ else
   grep -qF "Incomplete provenance" <<<"$OUT" && fail "a clean build of the engine and a committed experiment are complete"
 fi
 
+capture "$MTRUN" plan p.yaml
+expect_contains "$OUT" "(revision ${COMMIT:0:12}); " "plan of a committed experiment"
+expect_contains "$OUT" "questions: none declared" "plan: no questions declared"
 echo "# changed" >> p.yaml   # uncommitted change: a new campaign, and the tree is dirty
+capture "$MTRUN" plan p.yaml
+expect_contains "$OUT" "(revision ${COMMIT:0:12} with uncommitted changes); " "plan of a dirty tree says so"
 capture "$MTRUN" --db "$DB" run p.yaml
 expect_eq "$RC" 0 "dirty run"
 expect_eq "$(sql "select count(*) from campaigns")" 2 "a dirty tree starts a new campaign"

@@ -13,6 +13,7 @@
 #include "commands/experiment_plan.h"
 #include "experiment/run_order.h"
 #include "launch/stage_command.h"
+#include "report/sections/answers_section.h"
 #include "run/campaign_runner.h"
 #include "run/job_look.h"
 #include "run/progress.h"
@@ -66,9 +67,20 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
                  command_line(stage.command));
     }
   }
-  fmt::print(out, "{} trials in campaign {} (revision {}); {} combination(s) excluded, {} filtered by where\n",
-             plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12), plan.excluded, plan.filtered);
+  const bool uncommitted = plan.source_revision.find('+') != std::string::npos;
+  fmt::print(out, "{} trials in campaign {} (revision {}{}); {} combination(s) excluded, {} filtered by where\n",
+             plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12),
+             uncommitted ? " with uncommitted changes" : "", plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
+  if (plan.experiment.questions.empty()) {
+    fmt::print(out,
+               "questions: none declared (`questions:`); the run and the report answer the default ones where the "
+               "axes suggest them (each strategy against the engine's reference, each rank count against the "
+               "smallest)\n");
+  } else {
+    fmt::print(out, "questions, answered at the end of the run and first in its report:\n");
+    for (const auto& q : plan.experiment.questions) fmt::print(out, "  {}\n", question_title(q, AnswerText::Plain));
+  }
   if (const std::string waits = before_each_trial(plan.experiment.conditions, place); !waits.empty()) {
     const double settling = plan.experiment.conditions.settle_s * double(plan.trials.size());
     const std::string cost = plan.experiment.parallel > 1 ? "; not applied while trials run at once (parallel)"

@@ -33,6 +33,17 @@ std::string strong(const std::string& text, AnswerText kind) {
 
 std::string name(const std::string& text, AnswerText kind) { return kind == AnswerText::Markdown ? code(text) : text; }
 
+std::vector<const Group*> groups_for(const Question& q, const AnswerInputs& in) {
+  std::vector<const Group*> out = in.groups;
+  if (q.study.empty()) return out;
+  for (const Group* g : in.profiled) {
+    if (g->study == q.study) out.push_back(g);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string question_title(const Question& q, AnswerText kind) {
   std::string title = fmt::format("{}: {} vs {}", metric_title(q.metric), q.compare, q.baseline);
   if (!q.within.empty()) {
@@ -47,17 +58,6 @@ std::string question_title(const Question& q, AnswerText kind) {
   if (q.better == "higher" || q.better == "lower") out += fmt::format(" — {} is better", q.better);
   return out;
 }
-
-std::vector<const Group*> groups_for(const Question& q, const AnswerInputs& in) {
-  std::vector<const Group*> out = in.groups;
-  if (q.study.empty()) return out;
-  for (const Group* g : in.profiled) {
-    if (g->study == q.study) out.push_back(g);
-  }
-  return out;
-}
-
-}  // namespace
 
 bool ci_starts_at_zero(const Answer& a) {
   return a.ratio_ci && a.ratio_ci->low < 0 && a.a.n > 0 && a.b.n > 0 && a.a.min >= 0 && a.b.min >= 0;

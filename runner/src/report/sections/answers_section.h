@@ -42,6 +42,10 @@ bool ci_starts_at_zero(const Answer& answer);
 // for a terminal.
 enum class AnswerText { Markdown, Plain };
 
+// A question as its answers are headed: "tokens/s: strategy vs ddp, within ranks — higher is
+// better" (in markdown the question in bold, a study's name as code).
+std::string question_title(const Question& q, AnswerText kind);
+
 // One answer as its line, without the leading "- ".
 std::string answer_line(const Answer& a, int tested, AnswerText kind = AnswerText::Markdown);
 

@@ -86,3 +86,20 @@ TEST_CASE("trial table: each trial's value of the metrics the summary shows") {
   CHECK(has(first_line(render_trial_table({trained})), "tokens/s"));
   CHECK(has(render_trial_table({trained}), "1234"));
 }
+
+TEST_CASE("summary: attempts on a disturbed machine are counted apart and left out of means, unless kept") {
+  std::vector<TrialRow> rows;
+  for (int r = 0; r < 3; ++r) {
+    TrialRow t = row("train", "ranks=1", r, "succeeded");
+    t.tokens_per_sec = r == 2 ? 500 : 1000 + 10 * r;
+    t.step_time_ms = 20;
+    t.disturbed = r == 2;
+    rows.push_back(t);
+  }
+  const std::string left_out = render_summary(rows);
+  CHECK(has(left_out, "2/3 (1 disturbed)"));
+  CHECK(has(left_out, "1005 ± 7"));
+  const std::string kept = render_summary(rows, /*keep_disturbed=*/true);
+  CHECK_FALSE(has(kept, "disturbed"));
+  CHECK(has(kept, "837 ± 292"));
+}

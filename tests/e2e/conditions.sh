@@ -144,6 +144,9 @@ expect_eq "$RC" 0 "a busy run still runs"
 expect_contains "$OUT" "warning: the machine is busy: other processes used" "run warns at the start"
 expect_contains "$OUT" "(still busy after 2 s: other processes used" "--wait-quiet says it waited in vain"
 expect_contains "$OUT" "disturbed: other processes used" "the progress line names the disturbance"
+# The run's summary, like reports, leaves them out of means and counts them apart.
+expect_contains "$(grep '^t  *cfg=10 ' <<<"$OUT")" "0/2 (2 disturbed)" "the summary counts disturbed attempts apart"
+expect_contains "$OUT" "4 attempt(s) ran on a disturbed machine; the summary, the answers and reports leave them out of means" "and says so"
 stop_hogs
 expect_eq "$(sql "select count(*) from conditions where verdict = 'disturbed'")" 4 "every attempt under the hogs is disturbed"
 expect_eq "$(sql "select count(*) from conditions where reasons like '[\"other processes used %'")" 4 "the reason is recorded"

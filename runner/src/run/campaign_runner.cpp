@@ -410,14 +410,17 @@ std::string trial_label(const Trial& t) {
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
                     const std::string& answers, const std::filesystem::path& db, std::ostream& out) {
   const std::vector<TrialRow> rows = campaign_trials(store.db(), campaign_id);
-  fmt::print(out, "\n{}", render_summary(rows));
+  const bool keep_disturbed = keeps_disturbed(store.db(), campaign_id);
+  fmt::print(out, "\n{}", render_summary(rows, keep_disturbed));
   if (!answers.empty()) fmt::print(out, "\n{}", answers);
   fmt::print(out, "\nresults: {}  ({})\n", db.string(), where_to_look(rows));
   if (result.disturbed > 0) {
     fmt::print(out,
-               "{} attempt(s) ran on a disturbed machine; reports leave them out of means (mtrun query \"select * "
-               "from conditions where verdict = 'disturbed'\")\n",
-               result.disturbed);
+               "{} attempt(s) ran on a disturbed machine; {} (mtrun query \"select * from conditions where verdict = "
+               "'disturbed'\")\n",
+               result.disturbed,
+               keep_disturbed ? "the experiment keeps them in means (conditions: keep_disturbed)"
+                              : "the summary, the answers and reports leave them out of means");
   }
   if (result.lease_lost) {
     fmt::print(out,

@@ -13,7 +13,9 @@
 #include "launch/queue_note.h"
 #include "run/progress.h"
 #include "stats.h"
+#include "experiment/measurement_rules.h"
 #include "store/campaign_measurement.h"
+#include "store/conditions_rows.h"
 #include "store/launch_rows.h"
 #include "store/question_json.h"
 #include "store/stage_rows.h"
@@ -159,13 +161,25 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
     rows.push_back(std::move(r));
   }
   read_asked_metrics(db, asked_metric_names(db, campaign_id), rows);
+  for (auto& row : rows) {
+    if (row.attempt_id && row.state == std::string("succeeded")) {
+      const auto verdict = read_verdict(db, *row.attempt_id);
+      row.disturbed = verdict && verdict->verdict == "disturbed";
+    }
+  }
   return rows;
 }
 
-std::string render_summary(const std::vector<TrialRow>& rows) {
+bool keeps_disturbed(Database& db, const std::string& campaign_id) {
+  const std::string measurement = read_campaign_measurement(db, campaign_id).measurement;
+  const auto j = nlohmann::json::parse(measurement, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("conditions") && thresholds_from_json(j["conditions"].dump()).keep_disturbed;
+}
+
+std::string render_summary(const std::vector<TrialRow>& rows, bool keep_disturbed) {
   struct Group {
     std::string study, config;
-    int total = 0, succeeded = 0;
+    int total = 0, succeeded = 0, disturbed = 0;
     std::vector<double> tokens, step_ms;
     std::map<std::string, std::vector<double>> asked;
   };
@@ -181,6 +195,10 @@ std::string render_summary(const std::vector<TrialRow>& rows) {
     Group& g = it->second;
     ++g.total;
     if (r.state != std::string("succeeded")) continue;
+    if (r.disturbed && !keep_disturbed) {
+      ++g.disturbed;
+      continue;
+    }
     ++g.succeeded;
     if (r.tokens_per_sec) g.tokens.push_back(*r.tokens_per_sec);
     if (r.step_time_ms) g.step_ms.push_back(*r.step_time_ms);
@@ -194,6 +212,7 @@ std::string render_summary(const std::vector<TrialRow>& rows) {
   for (const auto& key : order) {
     Group& g = groups[key];
     std::string n = g.succeeded == g.total ? std::to_string(g.total) : fmt::format("{}/{}", g.succeeded, g.total);
+    if (g.disturbed > 0) n += fmt::format(" ({} disturbed)", g.disturbed);
     std::vector<std::string> cells = {g.study, g.config, n};
     if (columns.training) cells.insert(cells.end(), {format_mean_std(g.tokens, 0), format_mean_std(g.step_ms, 1)});
     for (const auto& name : columns.asked) {

@@ -28,6 +28,7 @@ struct TrialRow {
   // The latest attempt's values of the other metrics the campaign's questions ask about (a command
   // workload's own `metrics:`, a training trial's peak memory), in the order the questions name them.
   std::vector<std::pair<std::string, double>> asked_metrics;
+  bool disturbed = false;  // the latest attempt ran on a disturbed machine (its verdict, schema version 6)
   std::string log_path;
   std::string error_reason;
   // A running attempt whose job waits in the scheduler's queue (queue_note.h): the scheduler's
@@ -41,9 +42,14 @@ struct TrialRow {
 // scheduler's queue, as queued; the database is not changed.
 std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_id);
 
+// Whether the campaign averages attempts on a disturbed machine in with the rest (its experiment's
+// `conditions: {keep_disturbed: true}`); if not, the summary leaves them out of means, as reports do.
+bool keeps_disturbed(Database& db, const std::string& campaign_id);
+
 // Per (study, configuration): n succeeded of total, then as mean ± std tokens/s and step ms (where
-// any trial trains or recorded them) and the other metrics the questions ask about.
-std::string render_summary(const std::vector<TrialRow>& rows);
+// any trial trains or recorded them) and the other metrics the questions ask about; succeeded
+// trials on a disturbed machine are counted apart and left out of the means unless kept.
+std::string render_summary(const std::vector<TrialRow>& rows, bool keep_disturbed = false);
 
 // What to run next to look at the results: "mtrun status; mtrun report; mtrun query \"select * from
 // training\"", the query naming the view that holds these workloads' rows (training, comm_rows).

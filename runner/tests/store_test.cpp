@@ -490,3 +490,12 @@ TEST_CASE("a database of schema version 11 gains where the job's ranks ran, unkn
   REQUIRE(s.step());
   CHECK(s.integer(0) == 1);
 }
+
+TEST_CASE("short revisions: a commit's first 12 characters; uncommitted changes add their diff hash's first 8") {
+  CHECK(short_revision("043a965cd7af91a8056d4d8d3e4b9ae9106e934a") == "043a965cd7af");
+  CHECK(short_revision("043a965cd7af91a8056d4d8d3e4b9ae9106e934a+d191e195502d9195") == "043a965cd7af+d191e195");
+  CHECK(short_revision("043a965cd7af91a8056d4d8d3e4b9ae9106e934a+d191e195502d9196") !=
+        short_revision("043a965cd7af91a8056d4d8d3e4b9ae9106e934a+a191e195502d9195"));
+  CHECK(short_revision("") == "");
+  CHECK(short_revision("unknown") == "unknown");
+}

@@ -85,6 +85,12 @@ TEST_CASE("trial table: each trial's value of the metrics the summary shows") {
   trained.tokens_per_sec = 1234.4;
   CHECK(has(first_line(render_trial_table({trained})), "tokens/s"));
   CHECK(has(render_trial_table({trained}), "1234"));
+  // The machine's verdict, where one was recorded.
+  CHECK_FALSE(has(first_line(render_trial_table({trained})), "machine"));
+  trained.verdict = "disturbed";
+  const std::string judged = render_trial_table({trained, failed});
+  CHECK(first_line(judged).find("exit") < first_line(judged).find("machine"));
+  CHECK(has(judged, "disturbed"));
 }
 
 TEST_CASE("summary: attempts on a disturbed machine are counted apart and left out of means, unless kept") {
@@ -93,7 +99,7 @@ TEST_CASE("summary: attempts on a disturbed machine are counted apart and left o
     TrialRow t = row("train", "ranks=1", r, "succeeded");
     t.tokens_per_sec = r == 2 ? 500 : 1000 + 10 * r;
     t.step_time_ms = 20;
-    t.disturbed = r == 2;
+    t.verdict = r == 2 ? "disturbed" : "quiet";
     rows.push_back(t);
   }
   const std::string left_out = render_summary(rows);

@@ -53,6 +53,12 @@ expect_contains "$OUT" "(revision ${COMMIT:0:12} with uncommitted changes); " "p
 capture "$MTRUN" --db "$DB" run p.yaml
 expect_eq "$RC" 0 "dirty run"
 expect_eq "$(sql "select count(*) from campaigns")" 2 "a dirty tree starts a new campaign"
+DIFF=$(sql "select substr(source_revision, 42, 8) from campaigns where source_revision like '%+%'")
+[ ${#DIFF} = 8 ] || fail "no diff hash in the dirty campaign's revision"
+capture "$MTRUN" --db "$DB" status
+expect_contains "$(head -n 1 <<<"$OUT")" "revision ${COMMIT:0:12}+$DIFF " "status: the dirty revision with its diff"
+capture "$MTRUN" --db "$DB" campaigns
+expect_contains "$OUT" " ${COMMIT:0:12}+$DIFF " "campaigns: the dirty revision apart from the clean one"
 expect_eq "$(latest "tree_dirty, length(diff_hash) > 0, complete")" "1|1|0" "dirty-tree provenance"
 expect_contains "$(latest missing_fields)" '"clean_tree"' "dirty tree named"
 capture "$MTRUN" --db "$DB" status --provenance

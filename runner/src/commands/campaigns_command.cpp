@@ -10,6 +10,7 @@
 #include "commands/query_output.h"
 #include "commands/run_files.h"
 #include "store/campaign_list.h"
+#include "store/store.h"
 #include "store/store_reader.h"
 
 namespace mt {
@@ -41,11 +42,11 @@ int list(const CampaignsOptions& options, std::ostream& out) {
   for (const auto& c : campaigns) {
     const auto bytes = run_files_bytes(campaign_runs_dir(options.db, c.id));
     const double mib = bytes ? double(*bytes) / (1024.0 * 1024.0) : 0;
-    // A table shows a revision as status does (12 characters); CSV and JSON keep all of it.
+    // A table shows a revision as status does (short_revision); CSV and JSON keep all of it.
     rows.add({QueryCell::of(c.id), QueryCell::of(c.experiment), QueryCell::of(c.state()), QueryCell::of(c.trials),
               QueryCell::of(c.succeeded), QueryCell::of(c.failed), QueryCell::of(c.not_run + c.running),
               optional_text(c.started_at), optional_text(c.finished_at),
-              QueryCell::of(table ? c.source_revision.substr(0, 12) : c.source_revision),
+              QueryCell::of(table ? short_revision(c.source_revision) : c.source_revision),
               bytes ? QueryCell::of_real(mib, fmt::format("{:.1f}", mib)) : QueryCell::null()});
   }
   write_rows(rows, options.format, out);

@@ -104,7 +104,7 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
   }
   const std::filesystem::path runs = campaign_runs_dir(options.db, campaign.id);
   const std::string what = fmt::format("campaign {} of {} (created {}, revision {})", campaign.id, campaign.experiment,
-                                       campaign.created_at, campaign.source_revision.substr(0, 12));
+                                       campaign.created_at, short_revision(campaign.source_revision));
   if (options.dry_run || !options.yes) {
     const CampaignRows rows = count_campaign_rows(store.db(), campaign.id);
     fmt::print(out, "would delete {}: {} trials, {} attempts, {} rows in all, {}\n", what, rows.trials, rows.attempts,

@@ -58,7 +58,7 @@ void print_header(Database& db, const TrialRef& trial, std::ostream& out) {
   fmt::print(out, "trial {}  study {}  workload {}  ranks {}  repeat {}\n", trial.identity,
              escape_control_characters(s.text(0)), escape_control_characters(s.text(1)), s.text(2), s.text(3));
   fmt::print(out, "campaign {}  experiment {}  revision {}\n", campaign.id,
-             escape_control_characters(campaign.experiment), campaign.source_revision.substr(0, 12));
+             escape_control_characters(campaign.experiment), short_revision(campaign.source_revision));
   if (trial.other_campaigns > 0) {
     fmt::print(out, "  (the same trial is in {} other campaign{}; --campaign chooses one)\n", trial.other_campaigns,
                trial.other_campaigns == 1 ? "" : "s");

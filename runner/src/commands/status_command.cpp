@@ -52,7 +52,7 @@ int print_status(const StatusOptions& options, std::ostream& out) {
   auto db = open_store_read_only(options.db);
   Campaign campaign = select_campaign(*db, options.campaign);
   fmt::print(out, "campaign {}  experiment {}  revision {}  created {}\n  file {}\n\n", campaign.id,
-             campaign.experiment, campaign.source_revision.substr(0, 12), campaign.created_at,
+             campaign.experiment, short_revision(campaign.source_revision), campaign.created_at,
              campaign.experiment_file);
   auto rows = campaign_trials(*db, campaign.id);
   out << render_trial_table(rows);

@@ -162,10 +162,8 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
   }
   read_asked_metrics(db, asked_metric_names(db, campaign_id), rows);
   for (auto& row : rows) {
-    if (row.attempt_id && row.state == std::string("succeeded")) {
-      const auto verdict = read_verdict(db, *row.attempt_id);
-      row.disturbed = verdict && verdict->verdict == "disturbed";
-    }
+    if (!row.attempt_id) continue;
+    if (auto verdict = read_verdict(db, *row.attempt_id)) row.verdict = verdict->verdict;
   }
   return rows;
 }
@@ -195,7 +193,7 @@ std::string render_summary(const std::vector<TrialRow>& rows, bool keep_disturbe
     Group& g = it->second;
     ++g.total;
     if (r.state != std::string("succeeded")) continue;
-    if (r.disturbed && !keep_disturbed) {
+    if (r.disturbed() && !keep_disturbed) {
       ++g.disturbed;
       continue;
     }
@@ -237,6 +235,8 @@ std::string where_to_look(const std::vector<TrialRow>& rows) {
 std::string render_trial_table(const std::vector<TrialRow>& rows) {
   const MetricColumns columns = metric_columns(rows);
   std::vector<std::string> headings = {"trial", "study", "configuration", "rep", "state", "att", "exit"};
+  const bool judged = std::any_of(rows.begin(), rows.end(), [](const TrialRow& r) { return r.verdict.has_value(); });
+  if (judged) headings.push_back("machine");
   if (columns.training) headings.insert(headings.end(), {"tokens/s", "step ms"});
   for (const auto& name : columns.asked) headings.push_back(metric_title(name));
   headings.push_back("s");
@@ -249,6 +249,7 @@ std::string render_trial_table(const std::vector<TrialRow>& rows) {
                                       r.queued ? "queued" : r.state.value_or("pending"),
                                       std::to_string(r.attempts),
                                       r.exit_code ? std::to_string(*r.exit_code) : ""};
+    if (judged) cells.push_back(r.verdict.value_or(""));
     if (columns.training) {
       cells.insert(cells.end(), {optional_number(r.tokens_per_sec, 0), optional_number(r.step_time_ms, 1)});
     }

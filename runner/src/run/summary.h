@@ -28,7 +28,10 @@ struct TrialRow {
   // The latest attempt's values of the other metrics the campaign's questions ask about (a command
   // workload's own `metrics:`, a training trial's peak memory), in the order the questions name them.
   std::vector<std::pair<std::string, double>> asked_metrics;
-  bool disturbed = false;  // the latest attempt ran on a disturbed machine (its verdict, schema version 6)
+  // The machine during the latest attempt: "quiet" or "disturbed" (attempt_conditions, schema
+  // version 6); nullopt where none was recorded.
+  std::optional<std::string> verdict;
+  bool disturbed() const { return verdict && *verdict == "disturbed"; }
   std::string log_path;
   std::string error_reason;
   // A running attempt whose job waits in the scheduler's queue (queue_note.h): the scheduler's
@@ -56,7 +59,8 @@ std::string render_summary(const std::vector<TrialRow>& rows, bool keep_disturbe
 std::string where_to_look(const std::vector<TrialRow>& rows);
 
 // One line per trial: identity, study, configuration, repeat, state, attempt, exit code, the
-// metrics the summary shows (its values, not mean ± std), seconds.
+// machine's verdict (where any was recorded), the metrics the summary shows (its values, not mean ±
+// std), seconds.
 std::string render_trial_table(const std::vector<TrialRow>& rows);
 
 // The stages of the chains' latest attempts: expected, observed, whether each met its expectation.

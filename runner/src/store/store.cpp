@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <thread>
@@ -20,6 +21,12 @@
 #include "store/trial_json.h"
 
 namespace mt {
+
+std::string short_revision(const std::string& source_revision) {
+  const auto plus = source_revision.find('+');
+  const std::string commit = source_revision.substr(0, std::min<std::size_t>(plus, 12));
+  return plus == std::string::npos ? commit : commit + "+" + source_revision.substr(plus + 1, 8);
+}
 
 namespace {
 

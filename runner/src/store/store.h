@@ -30,6 +30,11 @@ struct Campaign {
   std::string created_at;
 };
 
+// A source revision as tables show it: the commit's first 12 characters, and for a tree with
+// uncommitted changes "+" and its diff hash's first 8 ("043a965cd7af+d191e195"), so that two
+// campaigns of one commit with different changes do not read the same.
+std::string short_revision(const std::string& source_revision);
+
 struct MetricValue {
   std::string name;
   double value;

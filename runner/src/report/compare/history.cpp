@@ -23,13 +23,7 @@ struct Revision {
   std::string commit;
   std::string first_created;
   std::vector<std::string> campaigns;
-  // "043a965cd7af"; a tree with uncommitted changes is its commit and its diff's hash:
-  // "043a965cd7af+d191e195" (two dirty campaigns of one commit are two revisions).
-  std::string label() const {
-    const auto plus = commit.find('+');
-    const std::string base = commit.substr(0, std::min<std::size_t>(plus, 12));
-    return plus == std::string::npos ? base : base + "+" + commit.substr(plus + 1, 8);
-  }
+  std::string label() const { return short_revision(commit); }  // two dirty trees of one commit differ
   bool uncommitted() const { return commit.find('+') != std::string::npos; }
 };
 

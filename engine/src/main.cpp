@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,29 @@ void choose_omp_waiting(int argc, char** argv) {
   if (!mt::wait_passively(mt::current_thread_layout(argc, argv))) return;
   setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
   execv("/proc/self/exe", argv);  // returns only on failure: carry on with the default policy
+}
+
+// CLI11 lists the words it did not expect last first ("The following arguments were not expected: 3
+// --no-such-flag") and says only "A subcommand is required" for a mistyped one: name the first
+// unknown option or command instead, and where the right ones are listed. Empty when CLI11's own
+// message is the better one.
+std::string unknown_word_message(const CLI::App& cli) {
+  const std::vector<std::string> left = cli.remaining(true);
+  if (left.empty()) return "";
+  if (cli.get_subcommands().empty()) {
+    if (left.front().rfind('-', 0) == 0) return "";
+    return "mtengine: unknown command '" + left.front() + "'; `mtengine --help` lists the commands";
+  }
+  const std::string command = "mtengine " + cli.get_subcommands().back()->get_name();
+  for (const auto& word : left) {
+    if (word.rfind("--", 0) == 0 && word.size() > 2) {
+      return command + ": unknown option '" + word.substr(0, word.find('=')) + "'; `" + command +
+             " --help` lists its options";
+    }
+  }
+  std::string words;
+  for (const auto& word : left) words += (words.empty() ? "'" : ", '") + word + "'";
+  return command + " does not take " + words + "; `" + command + " --help` says what it takes";
 }
 
 }  // namespace
@@ -42,6 +67,11 @@ int main(int argc, char** argv) {
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    const std::string unknown = e.get_exit_code() != 0 ? unknown_word_message(cli) : "";  // not --help
+    if (!unknown.empty()) {
+      std::cerr << unknown << '\n';
+      return 2;
+    }
     const int code = cli.exit(e);  // prints help or the error
     return code == 0 ? 0 : 2;
   }

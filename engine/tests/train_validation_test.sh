@@ -72,7 +72,10 @@ m = json.load(open(sys.argv[1]))["memory"]
 assert 0 < m["host_need_lower_bound_bytes"] <= m["peak_rss_bytes"], m
 print(f"ok: lower bound {m['host_need_lower_bound_bytes'] / 2**20:.1f} MiB <= peak {m['peak_rss_bytes'] / 2**20:.1f} MiB")
 PY
-expect 2 "--no-such-flag" train --no-such-flag 3
+expect 2 "mtengine train: unknown option '--no-such-flag'; \`mtengine train --help\` lists its options" train --no-such-flag 3
+expect 2 "mtengine train: unknown option '--d-modle'" train --d-modle=64
+expect 2 "mtengine: unknown command 'trian'; \`mtengine --help\` lists the commands" trian
+expect 2 "mtengine version does not take 'a', 'b'" version a b
 expect 2 "--steps" train --steps notanumber
 
 # Version information is JSON with the build facts.

@@ -4,6 +4,8 @@
 // stated once, with its count and what to do.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include "report/model/provenance_facts.h"
 #include "report/report.h"
 #include "report_fixture.h"
@@ -50,6 +52,42 @@ TEST_CASE("report provenance: a peer is described by its own program and script,
                  "`fnv1a64:bbbbbbbbbbbb` + `peer.py` `fnv1a64:cccccccccccc` | recorded | 2 | 2 |"));
   CHECK(contains(md, "| Python, torch | not recorded | Python 3.11.2 |"));
   CHECK_FALSE(contains(md, "Incomplete provenance"));
+}
+
+TEST_CASE("report provenance: the engine beside a peer from another repository, or from none, is not mixed") {
+  // The engine is built from this project's commit; the experiment and its peer script live in the
+  // user's own repository (2222…), or in a folder that is no repository ("unknown"), or the peer
+  // reports the revision of its script's repository (3333…). The peer's code is named by its
+  // hashes, not by a commit: one build each, nothing mixed.
+  for (const std::string experiment_commit : {"2222222222222222222222222222222222222222", "unknown", "3333"}) {
+    CAPTURE(experiment_commit);
+    ReportFixture f("engine_beside_peer_" + experiment_commit.substr(0, 4) + ".sqlite");
+    f.campaign("c1");
+    FixtureProvenance engine = bare_metal_engine("fnv1a64:aaaaaaaaaaaaaaaa");
+    engine.source_commit = experiment_commit;
+    FixtureProvenance peer =
+        bare_metal_peer(R"("program":"/usr/bin/python3","program_hash":"fnv1a64:bbbbbbbbbbbbbbbb",)"
+                        R"("script":"/src/benchmarks/peer.py","script_hash":"fnv1a64:cccccccccccccccc")");
+    peer.source_commit = experiment_commit == "3333" ? "unknown" : experiment_commit;
+    peer.build_revision = experiment_commit == "3333" ? "3333333333333333333333333333333333333333" : "";
+    for (int r = 0; r < 2; ++r) {
+      f.provenance(f.trial(train_trial("engine", "ddp", 1, r, 1000, 40, 500)), engine);
+      f.provenance(f.trial(peer_trial("peer", 1, r, 900, 44)), peer);
+    }
+    CHECK_NOTHROW(render_latest(f));
+  }
+  // Two peer scripts of different content are two builds of it: mixed, as before.
+  ReportFixture f("two_peer_scripts.sqlite");
+  f.campaign("c1");
+  for (int r = 0; r < 2; ++r) {
+    FixtureProvenance peer =
+        bare_metal_peer(fmt::format(R"("program":"/usr/bin/python3","program_hash":"fnv1a64:bbbbbbbbbbbbbbbb",)"
+                                    R"("script":"/src/benchmarks/peer.py","script_hash":"fnv1a64:{}")",
+                                    r == 0 ? "cccccccccccccccc" : "dddddddddddddddd"));
+    peer.build_revision = "";
+    f.provenance(f.trial(peer_trial("peer", 1, r, 900, 44)), peer);
+  }
+  CHECK_THROWS_AS(render_latest(f), RunnerError);
 }
 
 TEST_CASE("report provenance: a command trial recorded with the engine's hash only is incomplete") {

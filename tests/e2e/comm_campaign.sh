@@ -120,10 +120,10 @@ print("ok: every study's result fits schemas/result.schema.json:", sorted(seen))
 PY
 echo "PASS (rows)"
 
-# --allow-mixed: the engine under test may be a build of another revision than this tree (the
-# peers' revision is this tree's); what is checked here is the section, not the provenance rules.
+# Not mixed: the engine's build and the peers, each named by its own hashes, are one build each,
+# whatever commit the experiment's folder is at (here none).
 # --keep-disturbed: what is checked is the section, which a busy test machine must not hide.
-capture "$MTRUN" --db "$DB" report --allow-mixed --keep-disturbed
+capture "$MTRUN" --db "$DB" report --keep-disturbed
 expect_eq "$RC" 0 "report exit code"
 expect_contains "$OUT" "## Communication" "comm section"
 expect_eq "$(grep -c '^Ran on [0-9]* machines' <<<"$OUT")" 0 "one machine, however much each program recorded of it"

@@ -86,6 +86,7 @@ TrialProvenance from_row(const ReportTrial& trial, const ProvenanceRow& row) {
   p.software_stack = stack_text(row.software_stack, {});
   p.missing = row.missing_fields;
   program_from_row(trial, row, p);
+  p.commit_names_code = !(trial.workload == "command" && !p.program_hash.empty());
   // The capture decides what is required; these rules (docs/provenance.md) are checked here as
   // well, so a report never calls an uncommitted experiment, or an unidentified program, complete.
   if (dirty && !mentions(p.missing, "dirty") && !mentions(p.missing, "clean_tree") &&
@@ -214,7 +215,8 @@ ProvenanceAnalysis analyse_provenance(const std::vector<ReportTrial>& trials) {
     ++a.included;
     TrialProvenance p = trial_provenance(t);
     if (!p.complete) a.incomplete.emplace_back(&t, p);
-    if (!p.commit.empty()) ++a.revisions[p.commit];
+    // "unknown": the experiment was in no repository; no commit to tell results apart by.
+    if (p.commit_names_code && !p.commit.empty() && p.commit != "unknown") ++a.revisions[p.commit];
     if (!p.image.empty()) ++a.images[p.image];
     if (!p.program.empty() && !p.program_hash.empty()) ++a.builds[p.program_name()][p.build()];
     Stack* stack = nullptr;

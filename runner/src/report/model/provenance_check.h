@@ -15,6 +15,10 @@ namespace mt {
 struct TrialProvenance {
   bool recorded = false;  // from the provenance table; false: only the result's environment
   std::string commit;     // commit that was built; what decides whether results mix revisions
+  // False for a command's own program named by its hashes: those say which code ran (`builds`),
+  // while its commit is the experiment's or its script's repository's, which need not be the
+  // engine's: the engine beside such a peer is not mixed, two versions of the peer are.
+  bool commit_names_code = true;
   // The commit, with "+dirty" when it was built from uncommitted changes (in records before schema
   // version 8, which do not say, when the experiment's tree was not clean, with its diff hash).
   std::string revision;

@@ -9,17 +9,17 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "experiment/measurement_rules.h"
 #include "experiment/metric_catalogue.h"
 #include "launch/queue_note.h"
 #include "run/progress.h"
 #include "stats.h"
-#include "experiment/measurement_rules.h"
 #include "store/campaign_measurement.h"
 #include "store/conditions_rows.h"
 #include "store/launch_rows.h"
+#include "store/lease.h"
 #include "store/question_json.h"
 #include "store/stage_rows.h"
-#include "store/lease.h"
 #include "table_cell.h"
 #include "text_table.h"
 

@@ -302,6 +302,15 @@ TEST_CASE("answers: a side with one value is not enough data; a rank baseline fr
   CHECK(qa.answers[1].verdict == "not enough data");
   CHECK(answer_line(qa.answers[1], qa.tested) ==
         "ranks = 2 vs 1, gradient_sync_mode = last: 1.88× tokens/s (n = 1 + 2): **not enough data**");
+  // As text, the answers end by saying that so few repeats make them rough, and what to do.
+  AnswerInputs in;
+  in.groups = pointers(groups);
+  in.questions = {{"tokens_per_sec", "ranks", "1", {"gradient_sync_mode"}, "higher", "", {}, ""}};
+  const std::string text = answers_as_text(in);
+  CHECK(contains(text,
+                 "  - ranks = 2 vs 1, gradient_sync_mode = last: 1.88× tokens/s (n = 1 + 2): not enough data\n"
+                 "fewer than 3 repeats on a side: its interval and p are rough (`repeat: {min: 3, max: 20, "
+                 "target_ci_pct: 2}` repeats each configuration until its mean's 95 % CI is within ± 2 %)\n"));
 }
 
 TEST_CASE("default questions: each strategy against ddp and each rank count against the smallest, within the rest") {
@@ -429,6 +438,7 @@ TEST_CASE("answers as text: each question's title and its answers below it, with
   CHECK(contains(few, "p (Holm) = 1.000): within noise\n"));
   CHECK_FALSE(contains(few, "**"));
   CHECK_FALSE(contains(few, "`"));
+  CHECK_FALSE(contains(few, "fewer than 3 repeats"));  // three a side
   // The same answers as the report gives, line for line.
   const std::string section = render_answers(in).section;
   std::size_t lines = 0;

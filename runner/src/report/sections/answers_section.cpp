@@ -189,6 +189,9 @@ AnsweredQuestions answer_questions(const AnswerInputs& in) {
   return out;
 }
 
+// Fewer successful repeats than this on a side, and an answer is rough (the report's ⚠n<3).
+constexpr int kFewRepeats = 3;
+
 bool summed_up(const QuestionAnswers& qa) { return qa.answers.size() + (qa.skipped.empty() ? 0 : 1) > kListedAnswers; }
 
 }  // namespace
@@ -276,6 +279,17 @@ std::string answers_as_text(const AnswerInputs& in) {
     } else {
       out += summed_up(qa) ? "  " + tally(qa, kPlainList) : full_list(qa, kPlainList);
     }
+  }
+  const bool few = std::any_of(answered.begin(), answered.end(), [](const QuestionAnswers& qa) {
+    return std::any_of(qa.answers.begin(), qa.answers.end(),
+                       [](const Answer& a) { return a.a.n < kFewRepeats || a.b.n < kFewRepeats; });
+  });
+  if (few) {
+    out += fmt::format(
+        "fewer than {} repeats on a side: its interval and p are rough (`repeat: {{min: 3, max: 20, target_ci_pct: "
+        "2}}` "
+        "repeats each configuration until its mean's 95 % CI is within ± 2 %)\n",
+        kFewRepeats);
   }
   return out;
 }

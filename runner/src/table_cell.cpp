@@ -1,8 +1,19 @@
 #include "table_cell.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace mt {
+
+int auto_decimals(double value) {
+  double magnitude = std::fabs(value);
+  if (magnitude >= 1000 || magnitude == 0) return 0;
+  if (magnitude >= 100) return 1;
+  if (magnitude >= 1) return 2;
+  if (magnitude >= 0.01) return 4;
+  return 6;
+}
 
 std::string escape_control_characters(const std::string& text) {
   std::string out;

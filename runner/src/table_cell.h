@@ -9,6 +9,10 @@ namespace mt {
 // "\n", "\r", "\t" for those three, "\xHH" for any other C0 control character and DEL.
 std::string escape_control_characters(const std::string& text);
 
+// How many decimals a number of unknown scale gets in a cell: fewer as it grows (0 from 1000, 6 below
+// 0.01), so that about four significant digits show.
+int auto_decimals(double value);
+
 // For a GitHub-flavoured markdown table: control characters escaped as above, '|' as "\|" (and a
 // backslash before a '|' doubled, so it cannot escape the escape), never empty.
 std::string markdown_cell(const std::string& text);

@@ -1,7 +1,6 @@
 #include "run/summary.h"
 
 #include <algorithm>
-#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -9,7 +8,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "experiment/measurement_rules.h"
 #include "experiment/metric_catalogue.h"
 #include "launch/queue_note.h"
 #include "run/progress.h"
@@ -67,13 +65,6 @@ void read_asked_metrics(Database& db, const std::vector<std::string>& names, std
       if (s.step() && !s.is_null(0)) row.asked_metrics.emplace_back(name, s.real(0));
     }
   }
-}
-
-// About four significant digits of the mean, at most six decimals.
-int decimals_for(const std::vector<double>& xs) {
-  const double m = std::fabs(mean(xs));
-  if (!(m > 0) || !std::isfinite(m)) return 2;
-  return std::clamp(3 - static_cast<int>(std::floor(std::log10(m))), 0, 6);
 }
 
 std::string metric_title(const std::string& name) {
@@ -169,9 +160,8 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
 }
 
 bool keeps_disturbed(Database& db, const std::string& campaign_id) {
-  const std::string measurement = read_campaign_measurement(db, campaign_id).measurement;
-  const auto j = nlohmann::json::parse(measurement, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("conditions") && thresholds_from_json(j["conditions"].dump()).keep_disturbed;
+  const auto conditions = recorded_conditions(read_campaign_measurement(db, campaign_id).measurement);
+  return conditions && conditions->keep_disturbed;
 }
 
 std::string render_summary(const std::vector<TrialRow>& rows, bool keep_disturbed) {
@@ -215,7 +205,7 @@ std::string render_summary(const std::vector<TrialRow>& rows, bool keep_disturbe
     if (columns.training) cells.insert(cells.end(), {format_mean_std(g.tokens, 0), format_mean_std(g.step_ms, 1)});
     for (const auto& name : columns.asked) {
       const std::vector<double>& xs = g.asked[name];
-      cells.push_back(format_mean_std(xs, xs.empty() ? 0 : decimals_for(xs)));
+      cells.push_back(format_mean_std(xs, xs.empty() ? 0 : auto_decimals(mean(xs))));
     }
     table.add_row(cells);
   }
@@ -255,7 +245,7 @@ std::string render_trial_table(const std::vector<TrialRow>& rows) {
     }
     for (const auto& name : columns.asked) {
       const auto value = asked_value(r, name);
-      cells.push_back(value ? optional_number(value, decimals_for({*value})) : "");
+      cells.push_back(value ? optional_number(value, auto_decimals(*value)) : "");
     }
     cells.push_back(optional_number(r.duration_s, 1));
     table.add_row(cells);

@@ -1,5 +1,7 @@
 #include "store/campaign_measurement.h"
 
+#include <nlohmann/json.hpp>
+
 namespace mt {
 
 bool has_measurement_schema(Database& db) { return db.user_version() >= 6; }
@@ -14,6 +16,12 @@ CampaignMeasurement read_campaign_measurement(Database& db, const std::string& c
   if (!s.is_null(1)) m.seed = std::uint64_t(s.integer(1));
   if (!s.is_null(2)) m.measurement = s.text(2);
   return m;
+}
+
+std::optional<ConditionsThresholds> recorded_conditions(const std::string& measurement_json) {
+  const auto j = nlohmann::json::parse(measurement_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("conditions")) return std::nullopt;
+  return thresholds_from_json(j["conditions"].dump());
 }
 
 }  // namespace mt

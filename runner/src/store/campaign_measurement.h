@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "experiment/measurement_rules.h"
 #include "store/sqlite_db.h"
 
 namespace mt {
@@ -16,6 +17,10 @@ struct CampaignMeasurement {
 };
 
 CampaignMeasurement read_campaign_measurement(Database& db, const std::string& campaign_id);
+
+// The conditions thresholds a campaign's measurement JSON records (its experiment's `conditions:`),
+// nullopt where it records none.
+std::optional<ConditionsThresholds> recorded_conditions(const std::string& measurement_json);
 
 // True when the database has the tables and columns of schema version 6 (conditions, orders).
 bool has_measurement_schema(Database& db);

@@ -200,10 +200,9 @@ ReportData load_report_data(Database& db, const std::vector<Campaign>& campaigns
     const CampaignMeasurement m = read_campaign_measurement(db, campaign.id);
     if (!m.measurement.empty()) {
       const auto j = nlohmann::json::parse(m.measurement, nullptr, /*allow_exceptions=*/false);
-      if (j.is_object() && j.contains("conditions")) {
-        const ConditionsThresholds conditions = thresholds_from_json(j["conditions"].dump());
-        data.keep_disturbed = data.keep_disturbed || conditions.keep_disturbed;
-        data.campaign_conditions[campaign.id] = conditions;
+      if (const auto conditions = recorded_conditions(m.measurement)) {
+        data.keep_disturbed = data.keep_disturbed || conditions->keep_disturbed;
+        data.campaign_conditions[campaign.id] = *conditions;
       }
       if (auto questions = questions_from_measurement(m.measurement)) data.questions = std::move(questions);
       if (j.is_object() && j.contains("reference_strategy") && j["reference_strategy"].is_string())

@@ -26,15 +26,6 @@ std::string fixed(double value, int decimals) {
   return out;
 }
 
-int auto_decimals(double value) {
-  double magnitude = std::fabs(value);
-  if (magnitude >= 1000 || magnitude == 0) return 0;
-  if (magnitude >= 100) return 1;
-  if (magnitude >= 1) return 2;
-  if (magnitude >= 0.01) return 4;
-  return 6;
-}
-
 std::string auto_number(double value) {
   if (value == std::floor(value) && std::fabs(value) < 1e15) return fixed(value, 0);  // counts stay counts
   return fixed(value, auto_decimals(value));
@@ -50,7 +41,7 @@ std::string signed_percent(double ratio, int decimals) {
 std::string mean_std_cell(const Summary& s, int decimals) {
   if (s.n == 0) return "-";
   std::string out = s.n == 1 ? fixed(s.mean, decimals) : fixed(s.mean, decimals) + " ± " + fixed(s.std, decimals);
-  if (s.n < 3) out += std::string(" ") + kFewRepeatsMark;
+  if (s.n < kRepeatsForSpread) out += std::string(" ") + kFewRepeatsMark;
   if (!s.outliers.empty()) out += fmt::format(" {}{}", kOutlierMark, s.outliers.size());
   return out;
 }

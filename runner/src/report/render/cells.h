@@ -6,10 +6,13 @@
 #include <vector>
 
 #include "stats.h"
+#include "table_cell.h"
 
 namespace mt {
 
-// Markers, explained by kCellLegend wherever they can appear.
+// Markers, explained by kCellLegend wherever they can appear. Fewer successful repeats than
+// kRepeatsForSpread make a spread, an interval and a p rough.
+inline constexpr int kRepeatsForSpread = 3;
 inline constexpr const char* kFewRepeatsMark = "⚠n<3";
 inline constexpr const char* kOutlierMark = "⚑";
 extern const char* const kCellLegend;
@@ -25,9 +28,9 @@ extern const char* const kSameCoresLegend;
 
 // `value` with `decimals` digits after the point ("-0.0" is printed as "0.0").
 std::string fixed(double value, int decimals);
-// Decimals chosen by magnitude, for metrics whose scale the report does not know.
+// Decimals chosen by magnitude (auto_decimals, table_cell.h), for metrics whose scale the report
+// does not know.
 std::string auto_number(double value);
-int auto_decimals(double value);
 // "12.5 %" of a ratio 0.125; "+3.1 %" with sign.
 std::string percent(double ratio, int decimals = 1);
 std::string signed_percent(double ratio, int decimals = 1);

@@ -170,10 +170,6 @@ std::string tally(const QuestionAnswers& qa, const ListStyle& style) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // The questions to answer, declared or else the defaults, each answered from the groups it applies to.
 struct AnsweredQuestions {
   bool defaults = false;  // the experiment declares none: the default questions
@@ -188,9 +184,6 @@ AnsweredQuestions answer_questions(const AnswerInputs& in) {
   for (const auto& q : questions) out.answered.push_back(answer_question(q, groups_for(q, in)));
   return out;
 }
-
-// Fewer successful repeats than this on a side, and an answer is rough (the report's ⚠n<3).
-constexpr int kFewRepeats = 3;
 
 bool summed_up(const QuestionAnswers& qa) { return qa.answers.size() + (qa.skipped.empty() ? 0 : 1) > kListedAnswers; }
 
@@ -282,14 +275,14 @@ std::string answers_as_text(const AnswerInputs& in) {
   }
   const bool few = std::any_of(answered.begin(), answered.end(), [](const QuestionAnswers& qa) {
     return std::any_of(qa.answers.begin(), qa.answers.end(),
-                       [](const Answer& a) { return a.a.n < kFewRepeats || a.b.n < kFewRepeats; });
+                       [](const Answer& a) { return a.a.n < kRepeatsForSpread || a.b.n < kRepeatsForSpread; });
   });
   if (few) {
     out += fmt::format(
         "fewer than {} repeats on a side: its interval and p are rough (`repeat: {{min: 3, max: 20, target_ci_pct: "
         "2}}` "
         "repeats each configuration until its mean's 95 % CI is within ± 2 %)\n",
-        kFewRepeats);
+        kRepeatsForSpread);
   }
   return out;
 }

@@ -96,6 +96,15 @@ expect_contains "$OUT" "- s ×1 — elapsed_ms: changed at revision \`${SLOW_COM
 expect_eq "$(grep -c 'changed at revision' <<<"$OUT")" 1 "exactly one change point"
 expect_contains "$OUT" "(worse)" "direction of the change"
 head -c 4 "$WORK/history.svg" | grep -q "<svg" || fail "history --svg did not write an SVG"
+# The experiment's file stands for its name; a mistyped name is answered with the names there are.
+capture "$MTRUN" --db "$DB" history "$REPO/exp.yaml"
+expect_eq "$RC" 0 "history of an experiment file: $OUT"
+expect_contains "$OUT" "# History of \`gate\`" "the file's experiment"
+capture "$MTRUN" --db "$DB" history gaet
+expect_eq "$RC" 2 "history of a mistyped experiment"
+expect_contains "$OUT" "no campaign of experiment 'gaet' in the database (did you mean 'gate'?); it holds campaigns of: gate" "suggestion"
+capture "$MTRUN" --db "$DB" campaigns --experiment "$REPO/exp.yaml"
+expect_contains "$OUT" "$FIRST" "campaigns of an experiment file"
 capture "$MTRUN" --db "$DB" history gate --metric tokens_per_sec
 expect_eq "$RC" 2 "history of a metric nobody has"
 expect_contains "$OUT" "no configuration of experiment 'gate' has metric 'tokens_per_sec' (it has: elapsed_ms)" "unknown metric"

@@ -6,9 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "commands/query_output.h"
 #include "commands/run_files.h"
+#include "experiment/suggestion.h"
+#include "store/campaign_lookup.h"
 #include "store/campaign_list.h"
 #include "store/store.h"
 #include "store/store_reader.h"
@@ -28,11 +31,14 @@ QueryCell optional_text(const std::optional<std::string>& text) {
 
 int list(const CampaignsOptions& options, std::ostream& out) {
   auto db = open_store_read_only(options.db);
-  const auto campaigns = list_campaigns(*db, options.experiment, std::int64_t(std::time(nullptr)));
+  std::optional<std::string> experiment;
+  if (options.experiment) experiment = experiment_named(*db, *options.experiment);
+  const auto campaigns = list_campaigns(*db, experiment, std::int64_t(std::time(nullptr)));
   const bool table = options.format == QueryFormat::Table;
   if (table && campaigns.empty()) {
-    out << (options.experiment ? "no campaign of experiment '" + *options.experiment + "' in the database\n"
-                               : std::string("no campaign in the database yet\n"));
+    out << (experiment ? fmt::format("no campaign of experiment '{}' in the database{}\n", *experiment,
+                                     did_you_mean(*experiment, experiment_names(*db)))
+                       : std::string("no campaign in the database yet\n"));
     return 0;
   }
   RowList rows({"campaign", "experiment", "state", "trials", "succeeded", "failed", "unfinished", "started", "finished",
@@ -60,7 +66,7 @@ CommandRunner register_campaigns_command(CLI::App& app, const GlobalOptions& glo
   auto* cmd = app.add_subcommand("campaigns",
                                  "list the campaigns in the database: state, trial counts, when, revision, the "
                                  "size of their run files");
-  cmd->add_option("--experiment", options->experiment, "only this experiment's campaigns");
+  cmd->add_option("--experiment", options->experiment, "only this experiment's campaigns (its name or its file)");
   auto* csv = cmd->add_flag("--csv", "comma-separated output");
   auto* json = cmd->add_flag("--json", "JSON array of row objects");
   csv->excludes(json);

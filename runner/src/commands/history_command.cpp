@@ -8,6 +8,7 @@
 #include <fmt/ostream.h>
 
 #include "checked_output.h"
+#include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "report/compare/history.h"
 #include "report/model/results_source.h"
@@ -38,7 +39,7 @@ int run_history(const HistoryCommandOptions& options, std::ostream& out) {
                       fmt::format("--min-change takes a percentage from 0 to 1000, got {}", options.min_change_pct));
   }
   auto db = open_results(options.db);
-  const ReportData data = load_report_data(*db, experiment_campaigns(*db, options.experiment));
+  const ReportData data = load_report_data(*db, experiment_campaigns(*db, experiment_named(*db, options.experiment)));
   const RenderedHistory history =
       render_history(data, {options.metric, options.min_change_pct / 100, options.keep_disturbed});
   if (options.output) {
@@ -62,7 +63,9 @@ CommandRunner register_history_command(CLI::App& app, const GlobalOptions& globa
   auto* cmd = app.add_subcommand("history",
                                  "every campaign of an experiment in revision order: a metric per configuration and "
                                  "revision (mean, 95 % CI) and the revisions where it changed beyond noise");
-  cmd->add_option("EXPERIMENT", options->experiment, "the experiment's name (as `mtrun status` shows it)")->required();
+  cmd->add_option("EXPERIMENT", options->experiment,
+                  "the experiment's name (as `mtrun campaigns` shows it) or its file")
+      ->required();
   cmd->add_option("--metric", options->metric, "the metric to follow (default: each configuration's key metric)");
   cmd->add_option("--min-change", options->min_change_pct,
                   "smallest change, in % of the earlier revision's mean, called a change point (default 5)")

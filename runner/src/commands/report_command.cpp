@@ -8,6 +8,7 @@
 #include <fmt/ostream.h>
 
 #include "checked_output.h"
+#include "commands/campaign_selection.h"
 #include "commands/commands.h"
 #include "experiment/question_file.h"
 #include "report/model/references.h"
@@ -38,7 +39,7 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   auto db = open_results(options.db);
   std::vector<Campaign> campaigns;
   if (options.experiment) {
-    campaigns = experiment_campaigns(*db, *options.experiment);
+    campaigns = experiment_campaigns(*db, experiment_named(*db, *options.experiment));
   } else {
     campaigns.push_back(options.campaign ? campaign_by_id(*db, *options.campaign) : latest_campaign(*db));
   }
@@ -106,8 +107,8 @@ CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global
   auto options = std::make_shared<ReportCommandOptions>();
   auto* cmd = app.add_subcommand("report", "markdown (or HTML) report: mean ± std, scaling, memory, provenance, plots");
   auto* campaign = cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the latest)");
-  auto* experiment =
-      cmd->add_option("--experiment", options->experiment, "every campaign of this experiment, repeats pooled");
+  auto* experiment = cmd->add_option("--experiment", options->experiment,
+                                     "every campaign of this experiment (its name or its file), repeats pooled");
   campaign->excludes(experiment);
   cmd->add_option("-o,--output", options->output,
                   "write the report here (plots go to a folder beside it; NAME.html: one HTML page)");

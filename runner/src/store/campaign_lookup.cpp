@@ -1,7 +1,11 @@
 #include "store/campaign_lookup.h"
 
-#include <fmt/format.h>
+#include <algorithm>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "experiment/suggestion.h"
 #include "runner_error.h"
 
 namespace mt {
@@ -36,9 +40,27 @@ std::vector<Campaign> experiment_campaigns(Database& db, const std::string& expe
   s.bind(1, experiment);
   std::vector<Campaign> out;
   while (s.step()) out.push_back(campaign_from_row(s));
-  if (out.empty())
-    throw RunnerError(kExitUsage, fmt::format("no campaign of experiment '{}' in the database", experiment));
+  if (out.empty()) {
+    const auto names = experiment_names(db);
+    if (names.empty()) throw RunnerError(kExitUsage, "the database holds no campaign yet");
+    // A few names are a hint; a long list is for `mtrun campaigns`.
+    constexpr std::size_t kNamesShown = 8;
+    const std::size_t shown = std::min(names.size(), kNamesShown);
+    const std::string more =
+        names.size() > shown ? fmt::format(" and {} more (`mtrun campaigns`)", names.size() - shown) : "";
+    throw RunnerError(
+        kExitUsage,
+        fmt::format("no campaign of experiment '{}' in the database{}; it holds campaigns of: {}{}", experiment,
+                    did_you_mean(experiment, names), fmt::join(names.begin(), names.begin() + shown, ", "), more));
+  }
   return out;
+}
+
+std::vector<std::string> experiment_names(Database& db) {
+  auto s = db.prepare("SELECT DISTINCT experiment FROM campaigns ORDER BY experiment");
+  std::vector<std::string> names;
+  while (s.step()) names.push_back(s.text(0));
+  return names;
 }
 
 Campaign select_campaign(Database& db, const std::optional<std::string>& id) {

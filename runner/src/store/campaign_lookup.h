@@ -18,8 +18,10 @@ Campaign campaign_by_id(Database& db, const std::string& id);
 // none.
 Campaign latest_campaign(Database& db);
 // Every campaign of an experiment, oldest first (those created in the same second in the order they
-// were added); throws RunnerError (usage) when there is none.
+// were added); throws RunnerError (usage) when there is none, naming the experiments there are.
 std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment);
+// The names of the experiments the database holds campaigns of, in name order.
+std::vector<std::string> experiment_names(Database& db);
 // `id` when given, else the latest.
 Campaign select_campaign(Database& db, const std::optional<std::string>& id);
 

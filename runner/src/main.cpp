@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checked_output.h"
 #include "commands/commands.h"
@@ -85,33 +86,88 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv, const CL
 
 void print_error(const std::string& message) { std::cerr << "mtrun: " << message << '\n'; }
 
+// The names of `app`'s commands.
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  return names;
+}
+
+// The command as given, from mtrun down to the deepest one chosen (`mtrun baseline set`), and how
+// it reads.
+std::vector<const CLI::App*> command_path(const CLI::App& app) {
+  std::vector<const CLI::App*> path = {&app};
+  while (!path.back()->get_subcommands().empty()) path.push_back(path.back()->get_subcommands().front());
+  return path;
+}
+std::string command_usage(const std::vector<const CLI::App*>& path) {
+  std::string usage = "mtrun";
+  for (std::size_t i = 1; i < path.size(); ++i) usage += " " + path[i]->get_name();
+  return usage;
+}
+
+// The long options ("--db") of the commands in `path`.
+std::vector<std::string> option_names(const std::vector<const CLI::App*>& path) {
+  std::vector<std::string> names;
+  for (const CLI::App* level : path) {
+    for (const CLI::Option* option : level->get_options()) {
+      for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+    }
+  }
+  return names;
+}
+
+// CLI11 says "CAMPAIGN is required" or "--min-change: Value x could not be converted" without the
+// command it is about, and "A subcommand is required" to a bare `mtrun`: name the command, or say
+// what mtrun takes.
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error) {
+  const auto path = command_path(app);
+  if (path.size() == 1 && dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && app.remaining(true).empty()) {
+    return "`mtrun` needs a command, or an experiment file to run (`mtrun FILE`); `mtrun --help` lists the commands";
+  }
+  const std::string usage = command_usage(path);
+  return fmt::format("`{}`: {}; `{} --help` says what it takes", usage, error.what(), usage);
+}
+
 // CLI11 lists the words it did not expect ("The following arguments were not expected: x.sqlite
-// --database") or says "A subcommand is required" for a mistyped one: name the first unknown option
-// or command instead, with what it most likely stands for (an option of the command it was given
-// to or of mtrun's own). Empty when CLI11's own message is the better one.
+// --database") or says "A subcommand is required" for a mistyped or missing one: name the first
+// unknown option or command instead, with what it most likely stands for (an option of the command
+// it was given to or of mtrun's own), or the commands a command such as `baseline` takes. Empty
+// when CLI11's own message is the better one.
 std::string unknown_word_message(const CLI::App& app) {
   const std::vector<std::string> left = app.remaining(true);
   if (app.get_subcommands().empty()) {
-    if (left.empty() || left.front().rfind("-", 0) == 0) return "";
-    std::vector<std::string> commands;
-    for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+    if (left.empty()) return "";
+    if (left.front().rfind("--", 0) == 0 && left.front().size() > 2) {
+      const std::string name = left.front().substr(0, left.front().find('='));
+      return "unknown option '" + mt::escape_control_characters(name) + "'" +
+             mt::did_you_mean(name, option_names({&app})) + "; `mtrun --help` lists the options and commands";
+    }
+    if (left.front().rfind("-", 0) == 0) return "";
     return "unknown command '" + mt::escape_control_characters(left.front()) + "'" +
-           mt::did_you_mean(left.front(), commands) +
+           mt::did_you_mean(left.front(), command_names(app)) +
            "; `mtrun --help` lists the commands (and `mtrun FILE` runs an experiment file)";
   }
-  const CLI::App* command = app.get_subcommands().back();
-  std::vector<std::string> known;
-  for (const CLI::App* level : {&app, command}) {
-    for (const CLI::Option* option : level->get_options()) {
-      for (const auto& name : option->get_lnames()) known.push_back("--" + name);
-    }
-  }
-  const std::string usage = "mtrun " + command->get_name();
+  const std::vector<const CLI::App*> path = command_path(app);
+  const CLI::App* command = path.back();
+  const std::string usage = command_usage(path);
+
+  const std::vector<std::string> known = option_names(path);
   for (const auto& word : left) {
     if (word.rfind("--", 0) != 0 || word.size() == 2) continue;
     const std::string name = word.substr(0, word.find('='));
     return "unknown option '" + mt::escape_control_characters(name) + "' for `" + usage + "`" +
            mt::did_you_mean(name, known) + "; `" + usage + " --help` lists its options";
+  }
+  // A command made of commands (`mtrun baseline set|list|delete`) given none, or a mistyped one.
+  const std::vector<std::string> commands = command_names(*command);
+  if (!commands.empty()) {
+    if (left.empty() || left.front().rfind("-", 0) == 0) {
+      return fmt::format("`{}` needs one of its commands: {}; `{} --help` says what each does", usage,
+                         fmt::join(commands, ", "), usage);
+    }
+    return fmt::format("unknown command '{}' for `{}`{}; its commands: {}", mt::escape_control_characters(left.front()),
+                       usage, mt::did_you_mean(left.front(), commands), fmt::join(commands, ", "));
   }
   if (left.empty()) return "";
   std::string words;
@@ -177,7 +233,8 @@ int main(int argc, char** argv) {
       }
     }
   } catch (const CLI::ParseError& e) {
-    const std::string unknown = e.get_exit_code() != 0 ? unknown_word_message(app) : "";  // not --help
+    std::string unknown = e.get_exit_code() != 0 ? unknown_word_message(app) : "";  // not --help
+    if (unknown.empty() && e.get_exit_code() != 0) unknown = parse_error_message(app, e);
     if (unknown.empty()) {
       rc = app.exit(e, out, std::cerr) == 0 ? mt::kExitOk : mt::kExitUsage;
     } else {

@@ -35,6 +35,23 @@ expect_eq "$OUT" "mtrun: \`mtrun status\` does not take 'a', 'b', 'c'; \`mtrun s
 capture "$MTRUN" reprot
 expect_eq "$RC" 2 "unknown command"
 expect_eq "$OUT" "mtrun: unknown command 'reprot' (did you mean 'report'?); \`mtrun --help\` lists the commands (and \`mtrun FILE\` runs an experiment file)" "unknown command named"
+# A command made of commands, given none or a mistyped one; a missing argument names its command.
+capture "$MTRUN" baseline
+expect_eq "$RC" 2 "baseline without its command"
+expect_eq "$OUT" "mtrun: \`mtrun baseline\` needs one of its commands: set, list, delete; \`mtrun baseline --help\` says what each does" "baseline's commands listed"
+capture "$MTRUN" baseline sett x y
+expect_eq "$RC" 2 "mistyped baseline command"
+expect_eq "$OUT" "mtrun: unknown command 'sett' for \`mtrun baseline\` (did you mean 'set'?); its commands: set, list, delete" "baseline command suggested"
+capture "$MTRUN" baseline set --nme x
+expect_contains "$OUT" "unknown option '--nme' for \`mtrun baseline set\`" "the nested command named"
+capture "$MTRUN" show
+expect_eq "$RC" 2 "show without a trial"
+expect_eq "$OUT" "mtrun: \`mtrun show\`: TRIAL is required; \`mtrun show --help\` says what it takes" "missing argument"
+capture "$MTRUN"
+expect_eq "$RC" 2 "mtrun alone"
+expect_eq "$OUT" "mtrun: \`mtrun\` needs a command, or an experiment file to run (\`mtrun FILE\`); \`mtrun --help\` lists the commands" "mtrun alone says what it takes"
+capture "$MTRUN" --no-such
+expect_eq "$OUT" "mtrun: unknown option '--no-such'; \`mtrun --help\` lists the options and commands" "unknown option before any command"
 echo "PASS (version and usage)"
 
 capture "$MTRUN" --db "$DB" campaigns

@@ -69,6 +69,15 @@ expect_contains "$OUT" "$FIRST" "baseline list"
 capture "$MTRUN" --db "$DB" compare --baseline nightly "$SECOND"
 expect_eq "$RC" 2 "unknown baseline"
 expect_contains "$OUT" "no baseline 'nightly' in the database (there are: main)" "unknown baseline"
+# A campaign is not compared with itself: as a gate it would pass on nothing new.
+capture "$MTRUN" --db "$DB" baseline set now "$SECOND"
+capture "$MTRUN" --db "$DB" compare --baseline now --fail-on-regression 10
+expect_eq "$RC" 2 "the latest campaign is the baseline: $OUT"
+expect_contains "$OUT" "the latest campaign, $SECOND, is baseline \`now\` itself: nothing to compare it with yet" "baseline itself"
+capture "$MTRUN" --db "$DB" baseline delete now
+capture "$MTRUN" --db "$DB" compare "$FIRST" "${FIRST:0:6}"
+expect_eq "$RC" 2 "a campaign with itself"
+expect_contains "$OUT" "A and B are the same campaign, $FIRST" "the same campaign"
 
 # 30 % slower on purpose: the gate fails, naming the configuration and by how much.
 echo 0.26 > "$REPO/delay"

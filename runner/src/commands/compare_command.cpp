@@ -63,6 +63,16 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   }
   auto db = open_results(options.db);
   const Sides sides = choose_sides(*db, options);
+  // A campaign against itself always "passes": as a gate that would hide that nothing new ran.
+  if (sides.a.id == sides.b.id) {
+    if (!options.baseline) {
+      throw RunnerError(kExitUsage, fmt::format("A and B are the same campaign, {}: compare needs two", sides.a.id));
+    }
+    const std::string subject =
+        options.a ? fmt::format("campaign {}", sides.b.id) : fmt::format("the latest campaign, {},", sides.b.id);
+    throw RunnerError(kExitUsage, fmt::format("{} is {} itself: nothing to compare it with{}", subject, sides.a_label,
+                                              options.a ? "" : " yet (run the experiment at the revision to judge)"));
+  }
   ComparisonOptions comparison;
   comparison.match = {{options.match.begin(), options.match.end()}, {options.ignore.begin(), options.ignore.end()}};
   comparison.fail_on_regression_pct = options.fail_on_regression;

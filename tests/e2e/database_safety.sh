@@ -109,6 +109,16 @@ expect_eq "$(sha256sum "$WORK/notes.sqlite" "$WORK/text.sqlite")" "$BEFORE" "for
 expect_eq "$(sqlite3 "$WORK/notes.sqlite" "select group_concat(name) from sqlite_master")" notes "no tables added"
 expect_eq "$(sqlite3 "$WORK/notes.sqlite" 'PRAGMA journal_mode')" delete "foreign database not switched to WAL"
 
+# A directory given for the database, or a database whose folder cannot be made: exit 2, named.
+for cmd in "status" "run $WORK/exp.yaml"; do
+  capture "$MTRUN" --db "$WORK" $cmd
+  expect_eq "$RC" 2 "$cmd on a directory"
+  expect_contains "$OUT" "$WORK is a directory; --db names the database file" "$cmd on a directory message"
+done
+capture "$MTRUN" --db "$WORK/text.sqlite/mtrun.sqlite" run "$WORK/exp.yaml"
+expect_eq "$RC" 2 "a database inside a file"
+expect_contains "$OUT" "cannot create the folder of the database $WORK/text.sqlite/mtrun.sqlite: Not a directory" "folder message"
+
 # A missing database: reading commands say so (exit 2) and create nothing; doctor creates nothing.
 mkdir "$WORK/empty"
 cd "$WORK/empty"
@@ -151,16 +161,20 @@ expect_eq "$(sha256sum < "$WORK/v1.sqlite")" "$BEFORE" "version 1 database uncha
 # A version 6 database (before baselines and the repository in provenance): listing, comparing,
 # history and status read it as it is.
 cp "$DB" "$WORK/v6.sqlite"
+sed 's/\[1, 2\]/[1, 3]/' "$WORK/exp.yaml" > "$WORK/exp_b.yaml"  # a second campaign to compare with
+capture "$MTRUN" --db "$WORK/v6.sqlite" run "$WORK/exp_b.yaml"
+expect_eq "$RC" 0 "a second campaign: $OUT"
 sqlite3 "$WORK/v6.sqlite" "PRAGMA journal_mode=DELETE; DROP VIEW restarts; DROP TABLE launches; ALTER TABLE provenance DROP COLUMN source_repository; ALTER TABLE provenance DROP COLUMN build_tree_dirty; DROP TABLE baselines; PRAGMA user_version=6" > /dev/null
 BEFORE=$(sha256sum < "$WORK/v6.sqlite")
 CAMPAIGN=$(sql "select id from campaigns limit 1")
+LATER=$(sqlite3 "$WORK/v6.sqlite" "select id from campaigns where id <> '$CAMPAIGN'")
 capture "$MTRUN" --db "$WORK/v6.sqlite" baseline list
 expect_eq "$RC$OUT" "0no baselines yet; set one with \`mtrun baseline set NAME CAMPAIGN\`" "baseline list on a version 6 database"
 capture "$MTRUN" --db "$WORK/v6.sqlite" compare --baseline main "$CAMPAIGN"
 expect_eq "$RC" 2 "compare --baseline on a version 6 database"
 expect_contains "$OUT" "no baseline 'main' in the database (there are none" "no baselines before version 7"
-capture "$MTRUN" --db "$WORK/v6.sqlite" compare "$CAMPAIGN" "$CAMPAIGN"
-expect_eq "$RC" 0 "compare on a version 6 database"
+capture "$MTRUN" --db "$WORK/v6.sqlite" compare "$CAMPAIGN" "$LATER"
+expect_eq "$RC" 0 "compare on a version 6 database: $OUT"
 capture "$MTRUN" --db "$WORK/v6.sqlite" history first
 expect_eq "$RC" 0 "history on a version 6 database"
 capture "$MTRUN" --db "$WORK/v6.sqlite" status --provenance

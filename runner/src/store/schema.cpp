@@ -38,6 +38,13 @@ RunnerError unusable(const std::filesystem::path& file, const std::string& why) 
 
 }  // namespace
 
+void refuse_directory(const std::filesystem::path& file) {
+  std::error_code error;
+  if (std::filesystem::is_directory(file, error)) {
+    throw unusable(file, "is a directory; --db names the database file (e.g. results/mtrun.sqlite)");
+  }
+}
+
 std::vector<std::string> schema_sections() {
   const std::string sql = store_schema_sql();
   std::vector<std::string> sections;

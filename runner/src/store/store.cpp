@@ -93,7 +93,14 @@ std::string utc_now_ms() {
 
 // The path itself, after creating its directory: a first run may name a database in a new folder.
 const std::filesystem::path& with_parent_created(const std::filesystem::path& file) {
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  refuse_directory(file);
+  if (!file.has_parent_path()) return file;
+  std::error_code error;
+  std::filesystem::create_directories(file.parent_path(), error);
+  if (error) {
+    throw RunnerError(kExitUsage,
+                      fmt::format("cannot create the folder of the database {}: {}", file.string(), error.message()));
+  }
   return file;
 }
 

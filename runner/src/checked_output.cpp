@@ -67,6 +67,18 @@ void write_file_or_throw(const std::filesystem::path& file, const std::string& t
   }
 }
 
+void create_folder_or_throw(const std::filesystem::path& folder) {
+  if (folder.empty()) return;
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) throw RunnerError(kExitWrite, fmt::format("cannot create {}: {}", folder.string(), error.message()));
+}
+
+void write_file_in_new_folder_or_throw(const std::filesystem::path& file, const std::string& text) {
+  create_folder_or_throw(file.parent_path());
+  write_file_or_throw(file, text);
+}
+
 void replace_file_or_throw(const std::filesystem::path& file, const std::string& text) {
   const std::filesystem::path part = file.string() + ".part";
   std::error_code error;

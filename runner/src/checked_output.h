@@ -37,6 +37,11 @@ std::string stdout_write_error(int error);
 int write_whole_file(const std::filesystem::path& file, const std::string& text);
 // The same; throws RunnerError(kExitWrite) "cannot write FILE: reason" when it fails.
 void write_file_or_throw(const std::filesystem::path& file, const std::string& text);
+// Creates `folder` and its parents where missing ("" is the current folder); throws
+// RunnerError(kExitWrite) "cannot create FOLDER: reason" when it cannot.
+void create_folder_or_throw(const std::filesystem::path& folder);
+// write_file_or_throw after creating the file's folder.
+void write_file_in_new_folder_or_throw(const std::filesystem::path& file, const std::string& text);
 // The same, written beside `file` and renamed over it: a reader sees the old file or the new one
 // whole, never half (a writer killed midway leaves `file` as it was).
 void replace_file_or_throw(const std::filesystem::path& file, const std::string& text);

@@ -7,6 +7,10 @@ source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 run_echo_campaign writes
 CAMPAIGN=$(sql "select id from campaigns")
+sed -i 's/\[1, 2\]/[1, 3]/' "$WORK/exp.yaml"  # a second campaign, to compare with the first
+capture "$MTRUN" run "$WORK/exp.yaml" --db "$DB"
+expect_eq "$RC" 0 "second run: $OUT"
+OTHER=$(sql "select id from campaigns where id <> '$CAMPAIGN'")
 FULL="mtrun: cannot write to standard output: No space left on device"
 
 full() {  # full WHAT ARGS...: mtrun ARGS > /dev/full fails with exit 74 and says why
@@ -25,7 +29,7 @@ full "query (table)" --db "$DB" query "select * from attempts"
 full "query --csv" --db "$DB" query --csv "select * from attempts"
 full "query --json" --db "$DB" query --json "select * from attempts"
 full "report" --db "$DB" report
-full "compare" --db "$DB" compare "$CAMPAIGN" "$CAMPAIGN"
+full "compare" --db "$DB" compare "$CAMPAIGN" "$OTHER"
 full "plan" plan "$WORK/exp.yaml"
 full "doctor" --db "$DB" doctor
 full "run" --db "$DB" run "$WORK/exp.yaml"
@@ -44,7 +48,15 @@ capture "$MTRUN" --db "$DB" report -o "$WORK/out/report.md"
 expect_eq "$RC" 74 "report -o into a full device"
 expect_eq "$OUT" "mtrun: cannot write $WORK/out/report.md: No space left on device" "report -o message"
 ln -s /dev/full "$WORK/out/compare.md"
-capture "$MTRUN" --db "$DB" compare "$CAMPAIGN" "$CAMPAIGN" -o "$WORK/out/compare.md"
+capture "$MTRUN" --db "$DB" compare "$CAMPAIGN" "$OTHER" -o "$WORK/out/compare.md"
 expect_eq "$RC" 74 "compare -o into a full device"
 expect_eq "$OUT" "mtrun: cannot write $WORK/out/compare.md: No space left on device" "compare -o message"
+# A folder that cannot be made for them: named, the same exit.
+touch "$WORK/out/plain"
+capture "$MTRUN" --db "$DB" report -o "$WORK/out/plain/sub/report.md"
+expect_eq "$RC" 74 "report -o under a file"
+expect_eq "$OUT" "mtrun: cannot create $WORK/out/plain/sub: Not a directory" "report -o folder message"
+capture "$MTRUN" --db "$DB" history writes -o "$WORK/out/plain/history.md"
+expect_eq "$RC" 74 "history -o under a file"
+expect_eq "$OUT" "mtrun: cannot create $WORK/out/plain: Not a directory" "history -o folder message"
 echo "PASS (files)"

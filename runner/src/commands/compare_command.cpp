@@ -84,8 +84,7 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
   if (!options.output) {
     out << outcome.markdown;
   } else {
-    if (options.output->has_parent_path()) std::filesystem::create_directories(options.output->parent_path());
-    write_file_or_throw(*options.output, outcome.markdown);
+    write_file_in_new_folder_or_throw(*options.output, outcome.markdown);
     out << "wrote " << options.output->string() << '\n';
     if (!outcome.stack_note.empty()) fmt::print(out, "compared across machines or stacks: {}\n", outcome.stack_note);
     if (outcome.gate) out << gate_summary(*outcome.gate) << '\n';

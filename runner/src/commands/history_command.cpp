@@ -28,11 +28,6 @@ struct HistoryCommandOptions {
   std::optional<std::filesystem::path> output;
 };
 
-void write_with_parent(const std::filesystem::path& file, const std::string& text) {
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
-  write_file_or_throw(file, text);
-}
-
 int run_history(const HistoryCommandOptions& options, std::ostream& out) {
   if (!(options.min_change_pct >= 0 && options.min_change_pct < 1000)) {
     throw RunnerError(kExitUsage,
@@ -43,14 +38,14 @@ int run_history(const HistoryCommandOptions& options, std::ostream& out) {
   const RenderedHistory history =
       render_history(data, {options.metric, options.min_change_pct / 100, options.keep_disturbed});
   if (options.output) {
-    write_with_parent(*options.output, history.markdown);
+    write_file_in_new_folder_or_throw(*options.output, history.markdown);
     out << "wrote " << options.output->string() << '\n';
   } else {
     out << history.markdown;
   }
   if (options.svg) {
     if (history.svg.empty()) throw RunnerError(kExitFailure, "no configuration has successful trials to chart");
-    write_with_parent(*options.svg, history.svg);
+    write_file_in_new_folder_or_throw(*options.svg, history.svg);
     out << "wrote " << options.svg->string() << '\n';
   }
   return kExitOk;

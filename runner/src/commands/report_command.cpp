@@ -71,19 +71,13 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   // so is a page, which holds its plots (only kept traces go beside it).
   const bool plot_files = !html && !report.plots.empty();
   const std::filesystem::path folder = plot_files ? plot_dir : file.parent_path();
-  std::error_code ec;
-  if (!folder.empty()) std::filesystem::create_directories(folder, ec);
-  if (ec) throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", folder.string(), ec.message()));
+  create_folder_or_throw(folder);
   write_file_or_throw(file, html ? page : report.markdown);
   if (plot_files) {
     for (const auto& plot : report.plots) write_file_or_throw(plot_dir / plot.file, plot.svg);
   }
   for (const auto& kept : report.files) {
-    const std::filesystem::path target = plot_dir / kept.path;
-    std::filesystem::create_directories(target.parent_path(), ec);
-    if (ec)
-      throw RunnerError(kExitFailure, fmt::format("cannot create {}: {}", target.parent_path().string(), ec.message()));
-    write_file_or_throw(target, read_attempt_file(*db, kept.attempt_id, kept.name));
+    write_file_in_new_folder_or_throw(plot_dir / kept.path, read_attempt_file(*db, kept.attempt_id, kept.name));
   }
   const std::string traces = report.files.empty() ? ""
                                                   : fmt::format(" and {} trace file{}", report.files.size(),

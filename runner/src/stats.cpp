@@ -93,6 +93,24 @@ std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::v
   return result;
 }
 
+std::optional<TTest> one_sample_t_test(const std::vector<double>& xs, double mu) {
+  if (xs.size() < 2) return std::nullopt;
+  const double n = double(xs.size());
+  const double se = sample_std(xs) / std::sqrt(n);
+  const double diff = mean(xs) - mu;
+  TTest result;
+  result.df = n - 1;
+  if (se == 0) {
+    result.t = diff == 0 ? 0 : std::copysign(INFINITY, diff);
+    result.p = diff == 0 ? 1 : 0;
+    return result;
+  }
+  result.t = diff / se;
+  boost::math::students_t_distribution<double> dist(result.df);
+  result.p = 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(result.t)));
+  return result;
+}
+
 std::optional<Interval> ratio_confidence_interval(const std::vector<double>& a, const std::vector<double>& b,
                                                   double confidence) {
   if (a.size() < 2 || b.size() < 2) return std::nullopt;

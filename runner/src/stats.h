@@ -37,14 +37,19 @@ struct Interval {
 // Two-sided confidence interval of the mean, mean ± t(1 − α/2, n − 1)·s/√n; nullopt for n < 2.
 std::optional<Interval> mean_confidence_interval(const std::vector<double>& xs, double confidence = 0.95);
 
-struct WelchTest {
+struct TTest {
   double t = 0;
-  double df = 0;  // Welch–Satterthwaite
+  double df = 0;  // Welch–Satterthwaite for two samples, n − 1 for one
   double p = 1;   // two-sided
 };
+using WelchTest = TTest;
 // Welch's unequal-variance t-test of mean(a) = mean(b); nullopt unless both have two or more values.
 // When both samples have zero variance the means either agree exactly (p = 1) or not (p = 0).
 std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b);
+
+// One-sample t-test of mean(xs) = mu; nullopt for fewer than two values. With zero variance the
+// mean either is mu exactly (p = 1) or not (p = 0).
+std::optional<TTest> one_sample_t_test(const std::vector<double>& xs, double mu = 0);
 
 // Confidence interval of mean(a) ÷ mean(b) for two independent samples, by Fieller's theorem: the
 // values ρ for which mean(a) − ρ·mean(b) is within t·SE(ρ) of zero, SE(ρ)² = s_a²/n_a + ρ²·s_b²/n_b,

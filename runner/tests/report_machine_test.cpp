@@ -88,11 +88,62 @@ TEST_CASE("machine: short measurement windows and small n are flagged; per-step 
   }
   std::string md = render_latest(f).markdown;
   // 30 steps cycling ±1 % around the mean: CV = 0.01·√(20/29) = 0.83 %, ÷ √30 = 0.15 %.
-  CHECK(contains(md, "| 30 | 0.8 % | 0.2 % | 3 |"));
+  // Its drift: the first 7 measured steps run 1/7 % over the mean, the last 15 at it: -0.1 %.
+  CHECK(contains(md, "| 30 | 0.8 % | 0.2 % | -0.1 % | 3 |"));
+  CHECK(contains(md, "| 8 ⚠short window | 0.8 % | 0.3 % | - | 3 |"));  // too few steps to judge a drift
   CHECK(contains(md, "| 8 ⚠short window |"));
   CHECK(contains(md, "- ⚠short window: 1 of 2 configurations measured fewer than 20 steps per trial (8)"));
   CHECK(contains(md, "- 2 of 2 configurations have fewer than 5 successful repeats (n = 3)"));
   CHECK(contains(md, "**Measurement**: n = 3 successful repeats per configuration; 8–30 measured steps per trial"));
+}
+
+namespace {
+
+// 20 measured steps after 2 of warmup: the first five `first_ms` each, the rest `rest_ms`.
+nlohmann::json two_level_steps(double first_ms, double rest_ms) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (int i = 0; i < 22; ++i) steps.push_back(i < 7 ? first_ms : rest_ms);
+  return nlohmann::json::array({steps});
+}
+
+FixtureTrial drifting(const std::string& study, int repeat, double first_ms, double rest_ms) {
+  FixtureTrial t = train_trial(study, "ddp", 1, repeat, 1000, rest_ms, 500);
+  t.result["steps"] = 20;
+  t.result["per_step"]["step_time_ms"] = two_level_steps(first_ms, rest_ms);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("machine: a step time still moving one way over the window, in every repeat alike, is marked") {
+  ReportFixture f("drift.sqlite");
+  f.campaign("c1");
+  const double early[] = {50, 52, 51};
+  for (int r = 0; r < 3; ++r) {
+    f.trial(drifting("warm", r, early[r], 40));  // the last half 20–23 % faster than the first quarter
+    f.trial(drifting("slow", r, 40, early[r]));  // 25–30 % slower
+    f.trial(drifting("level", r, 40, 40.2));     // 0.5 % slower each time: too small to mark
+  }
+  // Two ways at once is chance, not a trend; two repeats cannot say.
+  f.trial(drifting("mixed", 0, 50, 40));
+  f.trial(drifting("mixed", 1, 40, 50));
+  f.trial(drifting("mixed", 2, 50, 40));
+  f.trial(drifting("pair", 0, 50, 40));
+  f.trial(drifting("pair", 1, 50, 40));
+  std::string md = render_latest(f).markdown;
+  CHECK(contains(md, "| -21.5 % ⚠warming | 3 |"));  // 40 ÷ 50, 52 and 51, − 1, averaged over the repeats
+  CHECK(contains(md, "| +27.5 % ⚠slowing | 3 |"));
+  CHECK(contains(md, "| +0.5 % | 3 |"));
+  CHECK(contains(md, "| -5.0 % | 3 |"));  // mixed: -20 %, +25 %, -20 %
+  CHECK(contains(md, "| - | 2 |"));
+  CHECK(contains(md,
+                 "- ⚠warming: 1 of 5 configurations still got faster over their measured steps (warm ×1: the last "
+                 "half 21.5 % faster than the first quarter on average, 3 of 3 repeats that way, p = 0.002): their "
+                 "means hold some warm-up; more `warmup_steps` leave it out."));
+  CHECK(contains(md,
+                 "- ⚠slowing: 1 of 5 configurations got slower over their measured steps (slow ×1: the last half "
+                 "27.5 % slower than the first quarter on average, 3 of 3 repeats that way"));
+  CHECK(contains(md, "- step drift: the last half of a trial's measured steps against its first quarter"));
 }
 
 TEST_CASE("machine: the environment section carries CPU, cores, memory, BLAS and flush-to-zero, or says not recorded") {

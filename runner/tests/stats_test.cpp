@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include <doctest/doctest.h>
 
 #include "stats.h"
@@ -86,6 +88,22 @@ TEST_CASE("Welch t-test matches a worked example") {
   CHECK(welch_t_test({1, 1}, {1, 1})->p == 1.0);
   CHECK(welch_t_test({1, 1}, {2, 2})->p == 0.0);
   CHECK_FALSE(welch_t_test({1}, {2, 3}).has_value());
+}
+
+TEST_CASE("one-sample t-test against a known mean") {
+  // 1..5 against 2: t = √2, ν = 4, two-sided p = 0.230200 (the t distribution's CDF in closed form for ν = 4).
+  auto t = one_sample_t_test({1, 2, 3, 4, 5}, 2);
+  REQUIRE(t);
+  CHECK(t->t == doctest::Approx(std::sqrt(2.0)).epsilon(1e-9));
+  CHECK(t->df == 4);
+  CHECK(t->p == doctest::Approx(0.230200).epsilon(1e-5));
+  t = one_sample_t_test({5.2, 4.8, 5.9, 6.1, 5.5, 5.7}, 5);  // t = 2.743977, ν = 5, p = 0.040600
+  REQUIRE(t);
+  CHECK(t->t == doctest::Approx(2.743977).epsilon(1e-6));
+  CHECK(t->p == doctest::Approx(0.040600).epsilon(1e-4));
+  CHECK(one_sample_t_test({3, 3}, 3)->p == 1.0);
+  CHECK(one_sample_t_test({3, 3}, 0)->p == 0.0);
+  CHECK_FALSE(one_sample_t_test({3}).has_value());
 }
 
 TEST_CASE("summary of one metric") {

@@ -26,7 +26,28 @@ std::vector<double> measured_step_times(const ReportTrial& t, int measured) {
   return slowest;
 }
 
+// The drift test over a group's repeats.
+std::optional<WindowDrift> window_drift(const std::vector<double>& drifts) {
+  if (drifts.size() < kMinDriftRepeats) return std::nullopt;
+  WindowDrift d;
+  d.repeats = drifts.size();
+  d.mean = mean(drifts);
+  for (double x : drifts) d.same_sign += (x < 0) == (d.mean < 0) && x != 0 ? 1 : 0;
+  if (auto test = one_sample_t_test(drifts)) d.p = test->p;
+  return d;
+}
+
 }  // namespace
+
+std::optional<double> step_drift(const std::vector<double>& measured) {
+  const std::size_t n = measured.size();
+  if (n < std::size_t(kMinDriftSteps)) return std::nullopt;
+  const std::vector<double> first_quarter(measured.begin(), measured.begin() + long(n / 4));
+  const std::vector<double> last_half(measured.end() - long(n / 2), measured.end());
+  const double early = mean(first_quarter);
+  if (!(early > 0)) return std::nullopt;
+  return mean(last_half) / early - 1;
+}
 
 std::optional<double> MeasurementWindow::mean_relative_error() const {
   if (!step_cv || !measured_steps || *measured_steps < 1) return std::nullopt;
@@ -35,15 +56,18 @@ std::optional<double> MeasurementWindow::mean_relative_error() const {
 
 MeasurementWindow measurement_window(const Group& g) {
   MeasurementWindow w;
-  std::vector<double> cvs;
+  std::vector<double> cvs, drifts;
   for (const ReportTrial* t : g.succeeded) {
     auto steps = t->metric("steps");
     if (!steps) continue;
     int measured = int(*steps);
     w.measured_steps = w.measured_steps ? std::min(*w.measured_steps, measured) : measured;
-    if (auto cv = coefficient_of_variation(measured_step_times(*t, measured))) cvs.push_back(*cv);
+    const std::vector<double> times = measured_step_times(*t, measured);
+    if (auto cv = coefficient_of_variation(times)) cvs.push_back(*cv);
+    if (auto drift = step_drift(times)) drifts.push_back(*drift);
   }
   if (!cvs.empty()) w.step_cv = mean(cvs);
+  w.drift = window_drift(drifts);
   return w;
 }
 

@@ -22,6 +22,10 @@ extern const char* const kCellLegend;
 inline constexpr const char* kOversubscribedMark = "⚠oversubscribed";
 inline constexpr const char* kSameCoresMark = "⚠same cores";
 inline constexpr const char* kShortWindowMark = "⚠short window";
+// The step time still moved one way over the measured window, in every repeat alike: faster
+// (warm-up not over) or slower (measurement_window.h).
+inline constexpr const char* kWarmingMark = "⚠warming";
+inline constexpr const char* kSlowingMark = "⚠slowing";
 extern const char* const kOversubscribedLegend;
 extern const char* const kOversubscribedScalingNote;  // after kOversubscribedLegend, in training tables only
 extern const char* const kSameCoresLegend;

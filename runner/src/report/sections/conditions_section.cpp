@@ -29,6 +29,13 @@ std::string steps_cell(const MeasurementWindow& w) {
   return w.short_window() ? steps + " " + kShortWindowMark : steps;
 }
 
+// "-4.1 % ⚠warming", "+0.4 %"; "-" where too few repeats recorded enough steps to judge.
+std::string drift_cell(const MeasurementWindow& w) {
+  if (!w.drift) return "-";
+  const std::string figure = signed_percent(w.drift->mean);
+  return w.drift->warming() ? figure + " " + kWarmingMark : w.drift->slowing() ? figure + " " + kSlowingMark : figure;
+}
+
 // Which library ran the dense layers' fp32 GEMMs (the result's environment.gemm_backends, one entry
 // per product shape): "mkl 9, onednn 6 of 15 shapes", "onednn (pinned)", with ", measured on a busy
 // machine" where the choice came from speeds the engine did not trust enough to keep; "" when not
@@ -77,8 +84,9 @@ std::string group_environment_text(const Group& g, const std::string& key) {
 std::string render_conditions_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
   const bool blas_threads = any_recorded(groups, "environment.blas_threads");
   const bool blas_probe = any_recorded(groups, "environment.blas_gflops_per_thread");
-  bool gemm_backends = false;
+  bool gemm_backends = false, drift = false;
   for (const Group* g : groups) gemm_backends = gemm_backends || !gemm_backends_cell(*g).empty();
+  for (const auto& r : training_rows(groups)) drift = drift || measurement_window(*r.group).drift.has_value();
   std::vector<Column> columns = {{"strategy"},
                                  {"ranks", Align::Right},
                                  {"configuration"},
@@ -87,8 +95,9 @@ std::string render_conditions_section(const std::vector<const Group*>& groups, c
   if (blas_threads) columns.push_back({"BLAS threads", Align::Right});
   if (blas_probe) columns.push_back({"BLAS GFLOP/s per thread", Align::Right});
   if (gemm_backends) columns.push_back({"dense-layer GEMMs"});
-  for (const char* title : {"measured steps", "per-step CV", "trial mean ±", "n"})
-    columns.push_back({title, Align::Right});
+  for (const char* title : {"measured steps", "per-step CV", "trial mean ±"}) columns.push_back({title, Align::Right});
+  if (drift) columns.push_back({"step drift", Align::Right});
+  columns.push_back({"n", Align::Right});
   if (provenance.mixed()) columns.push_back({"stack"});
   MarkdownTable table(columns);
   for (const auto& r : training_rows(groups)) {
@@ -109,6 +118,7 @@ std::string render_conditions_section(const std::vector<const Group*>& groups, c
     row.push_back(w.step_cv ? percent(*w.step_cv) : kNotRecorded);
     auto error = w.mean_relative_error();
     row.push_back(error ? percent(*error) : kNotRecorded);
+    if (drift) row.push_back(drift_cell(w));
     row.push_back(g.n_text());
     if (provenance.mixed()) row.push_back(provenance.stack_cell(g));
     table.add_row(std::move(row));
@@ -127,13 +137,21 @@ std::string render_conditions_section(const std::vector<const Group*>& groups, c
       "handful of steps moves with every hiccup.\n"
       "- per-step CV: how much the step time varies within a trial (the slowest rank at each measured step), "
       "averaged over the repeats; trial mean ± = per-step CV ÷ √steps, about how far one trial's mean can move "
-      "by chance.\n\n",
+      "by chance.\n{}\n",
       kOversubscribedMark + std::string(" marks more than the node has: the ranks took turns on its cores."),
       gemm_backends ? "- dense-layer GEMMs: the library that ran each product shape of the linear layers and LM head "
                       "(measured faster on this machine, or pinned by `--gemm-backend`; per shape with both speeds "
                       "in the results' `environment.gemm_backends`).\n"
                     : "",
-      kMinMeasuredSteps, kShortWindowMark);
+      kMinMeasuredSteps, kShortWindowMark,
+      drift ? fmt::format("- step drift: the last half of a trial's measured steps against its first quarter (mean "
+                          "step time, − 1), averaged over the repeats: negative, the steps still got faster; "
+                          "positive, slower. Judged from {} repeats of {} measured steps up; where the repeats agree "
+                          "(one-sample t-test p < 0.05) and it is {} or more, {} (warm-up was not over: the mean holds "
+                          "some of it) or {} (something grew over the run: the mean depends on how long it "
+                          "measured).\n",
+                          kMinDriftRepeats, kMinDriftSteps, percent(kDriftThreshold, 0), kWarmingMark, kSlowingMark)
+            : "");
   return out;
 }
 

@@ -1,12 +1,15 @@
 #include "report/sections/summary_section.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "report/model/contrast.h"
 #include "report/render/cells.h"
 #include "report/sections/comm_summary.h"
 #include "report/model/machine_context.h"
@@ -158,6 +161,39 @@ const std::vector<std::pair<const char*, const char*>>& context_fields() {
   return fields;
 }
 
+// "pytorch_compiled ×1: the last half 5.2 % slower than the first quarter on average, 5 of 5 repeats
+// that way, p = 0.007".
+std::string drift_text(const Group& g, const WindowDrift& d) {
+  return fmt::format("{} ×{}: the last half {} {} than the first quarter on average, {} of {} repeats that way, p = {}",
+                     g.label(), g.ranks, percent(std::abs(d.mean)), d.mean < 0 ? "faster" : "slower", d.same_sign,
+                     d.repeats, p_text(*d.p));
+}
+
+// The configurations whose step time still moved one way over the window (measurement_window.h).
+std::vector<std::string> drift_warnings(const std::vector<TrainingRow>& rows) {
+  std::vector<std::string> warming, slowing;
+  for (const auto& r : rows) {
+    const MeasurementWindow w = measurement_window(*r.group);
+    if (!w.drift || !w.drift->marked()) continue;
+    (w.drift->warming() ? warming : slowing).push_back(drift_text(*r.group, *w.drift));
+  }
+  std::vector<std::string> out;
+  if (!warming.empty()) {
+    out.push_back(
+        fmt::format("{}: {} of {} configurations still got faster over their measured steps ({}): their "
+                    "means hold some warm-up; more `warmup_steps` leave it out.",
+                    kWarmingMark, warming.size(), rows.size(), fmt::join(warming, "; ")));
+  }
+  if (!slowing.empty()) {
+    out.push_back(
+        fmt::format("{}: {} of {} configurations got slower over their measured steps ({}): something "
+                    "grew over the run (memory, caches, heat, a neighbour), so their means depend on how "
+                    "many steps were measured.",
+                    kSlowingMark, slowing.size(), rows.size(), fmt::join(slowing, "; ")));
+  }
+  return out;
+}
+
 std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<TrainingRow>& rows) {
   std::vector<std::string> out;
   size_t oversubscribed = 0, same_cores = 0, few = 0, short_windows = 0;
@@ -208,6 +244,7 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
                     "a handful of steps moves with every hiccup.",
                     kShortWindowMark, short_windows, rows.size(), kMinMeasuredSteps, range_text(short_steps)));
   }
+  for (auto& warning : drift_warnings(rows)) out.push_back(std::move(warning));
   std::string missing;
   size_t included = 0;
   std::map<std::string, size_t> absent;

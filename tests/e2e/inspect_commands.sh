@@ -162,4 +162,19 @@ expect_eq "$OUT" "mtrun: no trial 'zzzz' in the database" "show: no such trial m
 capture "$MTRUN" --db "$DB" show "$ECHO_ID" --attempt 2
 expect_eq "$RC" 2 "show: no such attempt"
 expect_contains "$OUT" "mtrun: trial $ECHO_ID has no attempt 2" "show: no such attempt message"
+# A trial whose measured steps got faster: 2 warmup steps, then 3 at 50 ms and 9 at 40 ms.
+cat > "$WORK/warming.sh" <<'SH'
+printf '{"warmup_steps": 2, "steps": 12, "per_step": {"step_time_ms": [[90, 60, 50, 50, 50, 40, 40, 40, 40, 40, 40, 40, 40, 40]]}}' > "$1"
+SH
+cat > "$WORK/warming.yaml" <<YAML
+name: warming
+studies:
+  - {name: w, workload: command, launch: direct, command: [sh, "$WORK/warming.sh", "{result_file}"]}
+YAML
+capture "$MTRUN" run "$WORK/warming.yaml" --db "$DB"
+expect_eq "$RC" 0 "the warming trial: $OUT"
+capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials where study = 'w'")"
+expect_contains "$OUT" "(the first 2 steps are warmup, not measured)" "show: warmup told apart"
+expect_contains "$OUT" "step time drift: the last half of the measured steps 20.0 % faster than the first quarter" \
+  "show: the drift over the measured steps"
 echo "PASS (show)"

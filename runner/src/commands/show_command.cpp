@@ -17,6 +17,8 @@
 #include "commands/query_output.h"
 #include "run/host_loads.h"
 #include "runner_error.h"
+#include "report/model/measurement_window.h"
+#include "report/render/cells.h"
 #include "sparkline.h"
 #include "stats.h"
 #include "store/before_launch.h"
@@ -264,6 +266,16 @@ void print_steps(Database& db, std::int64_t attempt_id, int number, std::ostream
                    metric_text(*high), sparkline(s.values)});
   }
   out << table.render();
+  // Whether the measured steps still moved one way (reports judge it over the repeats).
+  const auto times =
+      std::find_if(series.begin(), series.end(), [](const StepSeries& s) { return s.name == "step_time_ms"; });
+  if (times != series.end() && steps && *steps > 0 && double(times->values.size()) >= *steps) {
+    const std::vector<double> measured(times->values.end() - long(*steps), times->values.end());
+    if (const auto drift = step_drift(measured)) {
+      fmt::print(out, "step time drift: the last half of the measured steps {} {} than the first quarter\n",
+                 percent(std::abs(*drift)), *drift < 0 ? "faster" : "slower");
+    }
+  }
 }
 
 // Every per-step value of the attempt, rank by rank (-1: the job's own), as CSV.

@@ -313,6 +313,37 @@ TEST_CASE("answers: a side with one value is not enough data; a rank baseline fr
                  "target_ci_pct: 2}` repeats each configuration until its mean's 95 % CI is within ± 2 %)\n"));
 }
 
+TEST_CASE("answers: a side whose step time still moved over its window is named under the answers") {
+  // 2 ranks against 1, three repeats each; at 2 ranks the first quarter of the 12 measured steps
+  // ran 25 % slower than the rest every time (warm-up not over), at 1 rank the steps were level.
+  std::vector<ReportTrial> trials;
+  for (int r = 0; r < 3; ++r) {
+    for (int ranks : {1, 2}) {
+      ReportTrial t = trial("ddp", ranks, "", r, 100.0 * ranks + r, "s");
+      t.metrics["steps"] = 12;
+      nlohmann::json steps = nlohmann::json::array();
+      for (int i = 0; i < 12; ++i) steps.push_back(ranks == 2 && i < 3 ? 50.0 + r : 40.0);
+      t.result["per_step"] = {{"step_time_ms", nlohmann::json::array({steps})}};
+      trials.push_back(t);
+    }
+  }
+  std::vector<Group> groups = group_trials(trials);
+  AnswerInputs in;
+  in.groups = pointers(groups);
+  in.source = "declared in the test";
+  in.questions = {{"tokens_per_sec", "ranks", "1", {}, "higher", "", {}, ""}};
+  const std::string note =
+      "⚠warming: s ×2 still got faster over its measured steps (the last half 21.5 % faster than the first quarter "
+      "on average, 3 of 3 repeats that way, p = 0.002): its mean holds some warm-up, and so does every answer it is "
+      "a side of";
+  CHECK(contains(answers_as_text(in), note + " (`mtrun report`, Measurement conditions)\n"));
+  CHECK(contains(render_answers(in).section, note + " (see [Measurement conditions](#measurement-conditions)).\n"));
+  CHECK_FALSE(contains(answers_as_text(in), "s ×1"));  // level: no note
+  // A group that is no side of any answer is not named under them.
+  in.questions[0].where = "ranks > 2";
+  CHECK_FALSE(contains(answers_as_text(in), "⚠warming"));
+}
+
 TEST_CASE("default questions: each strategy against ddp and each rank count against the smallest, within the rest") {
   std::vector<ReportTrial> trials;
   for (int ranks : {1, 2, 4}) {

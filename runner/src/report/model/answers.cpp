@@ -264,6 +264,8 @@ QuestionAnswers answer_question(const Question& q, const std::vector<const Group
     a.label = label;
     a.compared = value_of(*c, q.compare);
     a.metric = q.metric;
+    a.sides.push_back(c->group);
+    for (const Cell* x : b) a.sides.push_back(x->group);
     Cell pooled;
     if (b.size() > 1 && same_configuration(b)) {
       // Groups that ran the same thing (sync modes at one micro-batch a step, the same point in two

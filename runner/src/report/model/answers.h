@@ -32,7 +32,8 @@ struct Answer {
   // "faster", "slower" (times and rates), "better", "worse" (other metrics), "within noise", "not
   // enough data" (fewer than two values a side), "not comparable" (see note)
   std::string verdict;
-  std::string note;  // why not comparable; or what the baseline is made of when groups were pooled
+  std::string note;                 // why not comparable; or what the baseline is made of when groups were pooled
+  std::vector<const Group*> sides;  // the compared group, then the baseline's (each, where pooled)
 };
 
 struct QuestionAnswers {

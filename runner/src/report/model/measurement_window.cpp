@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "report/model/contrast.h"
 #include "report/model/per_step.h"
+#include "report/render/cells.h"
 #include "stats.h"
 
 namespace mt {
@@ -69,6 +73,25 @@ MeasurementWindow measurement_window(const Group& g) {
   if (!cvs.empty()) w.step_cv = mean(cvs);
   w.drift = window_drift(drifts);
   return w;
+}
+
+std::string drift_description(const WindowDrift& d) {
+  return fmt::format("the last half {} {} than the first quarter on average, {} of {} repeats that way, p = {}",
+                     percent(std::abs(d.mean)), d.mean < 0 ? "faster" : "slower", d.same_sign, d.repeats,
+                     d.p ? p_text(*d.p) : "-");
+}
+
+std::string drift_note(const Group& g) {
+  const auto drift = measurement_window(g).drift;
+  if (!drift || !drift->marked()) return "";
+  const std::string name = fmt::format("{} ×{}", g.label(), g.ranks);
+  return drift->warming()
+             ? fmt::format("{}: {} still got faster over its measured steps ({}): its mean holds some warm-up",
+                           kWarmingMark, name, drift_description(*drift))
+             : fmt::format(
+                   "{}: {} got slower over its measured steps ({}): its mean depends on how many steps were "
+                   "measured",
+                   kSlowingMark, name, drift_description(*drift));
 }
 
 }  // namespace mt

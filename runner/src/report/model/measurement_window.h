@@ -4,6 +4,7 @@
 // steps moves with every hiccup, and one over steps that were still speeding up holds warm-up; a
 // report flags both as it flags small n (docs/measurement.md).
 #include <optional>
+#include <string>
 
 #include "report/model/groups.h"
 
@@ -46,6 +47,14 @@ struct MeasurementWindow {
 };
 
 MeasurementWindow measurement_window(const Group& group);
+
+// "the last half 5.2 % slower than the first quarter on average, 5 of 5 repeats that way, p = 0.007"
+// (a drift with a test: marked(), or repeats enough to have one).
+std::string drift_description(const WindowDrift& drift);
+// "⚠warming: NAME still got faster over its measured steps (…): its mean holds some warm-up" or
+// "⚠slowing: NAME got slower …: its mean depends on how many steps were measured"; "" unless
+// `group`'s drift is marked.
+std::string drift_note(const Group& group);
 
 // The drift of one trial's measured step times (see kMinDriftSteps); nullopt for fewer steps.
 std::optional<double> step_drift(const std::vector<double>& measured);

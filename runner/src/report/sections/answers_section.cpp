@@ -9,6 +9,7 @@
 #include "report/render/cells.h"
 #include "report/render/markdown_table.h"
 #include "report/model/contrast.h"
+#include "report/model/measurement_window.h"
 
 namespace mt {
 namespace {
@@ -187,6 +188,25 @@ AnsweredQuestions answer_questions(const AnswerInputs& in) {
 
 bool summed_up(const QuestionAnswers& qa) { return qa.answers.size() + (qa.skipped.empty() ? 0 : 1) > kListedAnswers; }
 
+// The answers' sides whose step time still moved one way over the measured window
+// (measurement_window.h): every answer they are a side of leans with them.
+std::vector<std::string> drift_notes(const std::vector<QuestionAnswers>& answered) {
+  std::vector<const Group*> seen;
+  std::vector<std::string> notes;
+  for (const auto& qa : answered) {
+    for (const auto& a : qa.answers) {
+      for (const Group* g : a.sides) {
+        if (std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
+        seen.push_back(g);
+        if (std::string note = drift_note(*g); !note.empty()) {
+          notes.push_back(note + ", and so does every answer it is a side of");
+        }
+      }
+    }
+  }
+  return notes;
+}
+
 }  // namespace
 
 RenderedAnswers render_answers(const AnswerInputs& in) {
@@ -249,6 +269,8 @@ RenderedAnswers render_answers(const AnswerInputs& in) {
                            qa.skipped.empty() ? "" : fmt::format(", {} left out", qa.skipped.size())) +
                full_list(qa, kMarkdownList) + "\n</details>\n\n";
   }
+  for (const auto& note : drift_notes(answered))
+    md += note + " (see [Measurement conditions](#measurement-conditions)).\n\n";
   if (!out.all.empty()) {
     out.all = "## All answers\n\nEvery answer to the questions summed up under [Answers](#answers).\n\n" + out.all;
   }
@@ -284,6 +306,7 @@ std::string answers_as_text(const AnswerInputs& in) {
         "repeats each configuration until its mean's 95 % CI is within ± 2 %)\n",
         kRepeatsForSpread);
   }
+  for (const auto& note : drift_notes(answered)) out += note + " (`mtrun report`, Measurement conditions)\n";
   return out;
 }
 

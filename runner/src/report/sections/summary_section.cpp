@@ -161,21 +161,14 @@ const std::vector<std::pair<const char*, const char*>>& context_fields() {
   return fields;
 }
 
-// "pytorch_compiled ×1: the last half 5.2 % slower than the first quarter on average, 5 of 5 repeats
-// that way, p = 0.007".
-std::string drift_text(const Group& g, const WindowDrift& d) {
-  return fmt::format("{} ×{}: the last half {} {} than the first quarter on average, {} of {} repeats that way, p = {}",
-                     g.label(), g.ranks, percent(std::abs(d.mean)), d.mean < 0 ? "faster" : "slower", d.same_sign,
-                     d.repeats, p_text(*d.p));
-}
-
 // The configurations whose step time still moved one way over the window (measurement_window.h).
 std::vector<std::string> drift_warnings(const std::vector<TrainingRow>& rows) {
   std::vector<std::string> warming, slowing;
   for (const auto& r : rows) {
     const MeasurementWindow w = measurement_window(*r.group);
     if (!w.drift || !w.drift->marked()) continue;
-    (w.drift->warming() ? warming : slowing).push_back(drift_text(*r.group, *w.drift));
+    (w.drift->warming() ? warming : slowing)
+        .push_back(fmt::format("{} ×{}: {}", r.group->label(), r.group->ranks, drift_description(*w.drift)));
   }
   std::vector<std::string> out;
   if (!warming.empty()) {

@@ -161,6 +161,28 @@ TEST_CASE("compare: a changed parameter is named with both values, and its confi
   CHECK_FALSE(contains(md, "only in A"));
 }
 
+TEST_CASE("compare: a matched configuration whose step time still moved over its window is named with its side") {
+  ReportFixture f("drift_compare.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  for (int r = 0; r < 3; ++r) {
+    // B's 20 measured steps (after 2 of warmup) ran 50 ms for the first five, then 40: still warming.
+    FixtureTrial a = train_trial("s", "ddp", 1, r, 1000 + r, 40, 500);
+    FixtureTrial b = train_trial("s", "ddp", 1, r, 1000 + r, 40, 500);
+    b.result["steps"] = 20;
+    nlohmann::json steps = nlohmann::json::array();
+    for (int i = 0; i < 22; ++i) steps.push_back(i < 7 ? 50.0 + r : 40.0);
+    b.result["per_step"]["step_time_ms"] = nlohmann::json::array({steps});
+    f.trial(a, "aaaa");
+    f.trial(b, "bbbb");
+  }
+  std::string md = render_comparison_of(f, "aaaa", "bbbb");
+  CHECK(contains(md,
+                 "- B: ⚠warming: s ×1 still got faster over its measured steps (the last half 21.5 % faster than the "
+                 "first quarter on average, 3 of 3 repeats that way, p = 0.002): its mean holds some warm-up\n"));
+  CHECK_FALSE(contains(md, "- A: ⚠"));
+}
+
 TEST_CASE("compare: different machines or stacks are refused unless allowed, and then labelled") {
   ReportFixture f("stacks.sqlite");
   f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");

@@ -11,6 +11,7 @@
 #include "report/model/before_launch_notes.h"
 #include "report/model/groups.h"
 #include "report/model/machine_context.h"
+#include "report/model/measurement_window.h"
 #include "report/render/markdown_table.h"
 #include "report/model/provenance_check.h"
 #include "report/compare/stack_difference.h"
@@ -117,6 +118,13 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   for (const auto& w : disturbance_warnings(a.trials, keep_a)) disturbed += "- A: " + w + "\n";
   for (const auto& w : disturbance_warnings(b.trials, keep_b)) disturbed += "- B: " + w + "\n";
   if (!disturbed.empty()) out += disturbed + "\n";
+  // A matched configuration whose step time still moved over its window: its ratio leans with it.
+  std::string drifted;
+  for (const auto& [i, j] : match.pairs) {
+    if (std::string note = drift_note(groups_a[i]); !note.empty()) drifted += "- A: " + note + "\n";
+    if (std::string note = drift_note(groups_b[j]); !note.empty()) drifted += "- B: " + note + "\n";
+  }
+  if (!drifted.empty()) out += drifted + "\n";
   if (!match.changed.empty()) {
     out += "Parameters that differ between the campaigns; configurations are matched on the others:\n\n" +
            changed_list(match.changed) + "\n";

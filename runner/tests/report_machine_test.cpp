@@ -2,6 +2,7 @@
 // number, short measurement windows flagged, and the CPU/BLAS context shown or "not recorded".
 #include <doctest/doctest.h>
 
+#include "report/model/measurement_window.h"
 #include "report/report.h"
 #include "report_fixture.h"
 
@@ -114,6 +115,20 @@ FixtureTrial drifting(const std::string& study, int repeat, double first_ms, dou
 }
 
 }  // namespace
+
+TEST_CASE("machine: a trial's drift is its last half against its first quarter, from 12 steps up") {
+  std::vector<double> steps(12, 40.0);
+  steps[0] = steps[1] = steps[2] = 50;  // the first quarter
+  REQUIRE(step_drift(steps));
+  CHECK(*step_drift(steps) == doctest::Approx(-0.2));
+  steps[11] = 60;  // in the last half: (5 × 40 + 60) ÷ 6 = 43.33 against 50
+  CHECK(*step_drift(steps) == doctest::Approx(260.0 / 6 / 50 - 1));
+  CHECK_FALSE(step_drift(std::vector<double>(11, 40.0)));
+  CHECK_FALSE(step_drift(std::vector<double>(12, 0.0)));  // no time to compare against
+  std::vector<double> huge(12, 1e308);
+  huge[0] = 1;  // both means overflow: no figure
+  CHECK_FALSE(step_drift(huge));
+}
 
 TEST_CASE("machine: a step time still moving one way over the window, in every repeat alike, is marked") {
   ReportFixture f("drift.sqlite");

@@ -48,9 +48,10 @@ std::optional<double> step_drift(const std::vector<double>& measured) {
   if (n < std::size_t(kMinDriftSteps)) return std::nullopt;
   const std::vector<double> first_quarter(measured.begin(), measured.begin() + long(n / 4));
   const std::vector<double> last_half(measured.end() - long(n / 2), measured.end());
-  const double early = mean(first_quarter);
-  if (!(early > 0)) return std::nullopt;
-  return mean(last_half) / early - 1;
+  const double early = mean(first_quarter), drift = mean(last_half) / early - 1;
+  // Times past a double's range (a result may hold anything) say nothing of a trend.
+  if (!(early > 0) || !std::isfinite(drift)) return std::nullopt;
+  return drift;
 }
 
 std::optional<double> MeasurementWindow::mean_relative_error() const {

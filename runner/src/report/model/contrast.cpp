@@ -119,6 +119,8 @@ std::string verdict_rules(int tested) {
 
 std::string p_text(double p) { return p < 0.001 ? "< 0.001" : fixed(p, 3); }
 
+std::string p_relation(double p) { return p < 0.001 ? "< 0.001" : "= " + fixed(p, 3); }
+
 std::string render_contrasts(const std::vector<ContrastRow>& rows, const ContrastColumns& columns) {
   MarkdownTable table({{columns.pair},
                        {"metric"},

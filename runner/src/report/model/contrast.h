@@ -78,5 +78,7 @@ std::string verdict_rules(int tested);
 
 // "< 0.001" or three decimals.
 std::string p_text(double p);
+// What follows "p" in a sentence: "< 0.001" or "= 0.042".
+std::string p_relation(double p);
 
 }  // namespace mt

@@ -77,9 +77,9 @@ MeasurementWindow measurement_window(const Group& g) {
 }
 
 std::string drift_description(const WindowDrift& d) {
-  return fmt::format("the last half {} {} than the first quarter on average, {} of {} repeats that way, p = {}",
+  return fmt::format("the last half {} {} than the first quarter on average, {} of {} repeats that way, p {}",
                      percent(std::abs(d.mean)), d.mean < 0 ? "faster" : "slower", d.same_sign, d.repeats,
-                     d.p ? p_text(*d.p) : "-");
+                     d.p ? p_relation(*d.p) : "unknown");
 }
 
 std::string drift_note(const Group& g) {

@@ -56,7 +56,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
            t.repeat_index, t.parameters, t.axes,
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id),
            a.error_rank, a.error_step, coalesce(a.error_reason, ''), coalesce(a.log_path, ''),
-           ok.id, ok.attempt, coalesce(ok.command, ''), a.id, t.spec
+           ok.id, ok.attempt, coalesce(ok.command, ''), a.id, t.spec, coalesce(ok.started_at, '')
     FROM trials t
     LEFT JOIN latest_attempts a ON a.trial_id = t.id
     LEFT JOIN attempts ok ON ok.id = (SELECT y.id FROM attempts y WHERE y.trial_id = t.id
@@ -90,6 +90,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
       row.succeeded_id = s.integer(16);
       t.succeeded_attempt = int(s.integer(17));
       t.command = s.text(18);
+      t.succeeded_started_at = s.text(21);
     }
     if (!s.is_null(19)) row.latest_id = s.integer(19);
     t.declared_better = declared_directions(s.text(20));

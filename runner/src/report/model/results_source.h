@@ -69,6 +69,7 @@ struct ReportTrial {
   // Latest succeeded attempt: where the numbers come from.
   std::optional<int> succeeded_attempt;
   std::int64_t succeeded_attempt_id = 0;  // its row in `attempts`
+  std::string succeeded_started_at;       // when it started (ISO 8601 UTC: sorts as text)
   std::vector<std::string> files;         // names of the files kept with it (attempt_files), sorted
   std::string command;                    // as the runner recorded and launched it
   std::map<std::string, double> metrics;

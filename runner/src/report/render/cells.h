@@ -26,6 +26,8 @@ inline constexpr const char* kShortWindowMark = "⚠short window";
 // (warm-up not over) or slower (measurement_window.h).
 inline constexpr const char* kWarmingMark = "⚠warming";
 inline constexpr const char* kSlowingMark = "⚠slowing";
+// Every configuration's step time moved one way over the campaign (campaign_drift.h).
+inline constexpr const char* kCampaignDriftMark = "⚠campaign drift";
 extern const char* const kOversubscribedLegend;
 extern const char* const kOversubscribedScalingNote;  // after kOversubscribedLegend, in training tables only
 extern const char* const kSameCoresLegend;

@@ -81,8 +81,7 @@ std::string answer_line(const Answer& a, int tested, AnswerText kind) {
   }
   out += fmt::format("n = {} + {}", a.a.n, a.b.n);
   if (a.adjusted_p) {
-    out += tested > 1 ? fmt::format(", p (Holm) {}", *a.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*a.adjusted_p, 3))
-                      : fmt::format(", p {}", *a.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*a.adjusted_p, 3));
+    out += fmt::format(", p{} {}", tested > 1 ? " (Holm)" : "", p_relation(*a.adjusted_p));
   }
   out += fmt::format("): {}", strong(a.verdict, kind));
   return a.note.empty() ? out : out + " (" + a.note + ")";

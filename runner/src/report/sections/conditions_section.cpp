@@ -8,6 +8,7 @@
 #include "report/render/cells.h"
 #include "report/model/machine_context.h"
 #include "report/render/markdown_table.h"
+#include "report/model/campaign_drift.h"
 #include "report/model/measurement_window.h"
 #include "report/sections/training_tables.h"
 
@@ -152,6 +153,19 @@ std::string render_conditions_section(const std::vector<const Group*>& groups, c
                           "measured).\n",
                           kMinDriftRepeats, kMinDriftSteps, percent(kDriftThreshold, 0), kWarmingMark, kSlowingMark)
             : "");
+  const auto drifts = campaign_drifts(groups);
+  for (const auto& d : drifts) {
+    out += fmt::format("**Drift over the campaign**: {}{}.\n\n", campaign_drift_text(d, drifts.size() > 1),
+                       d.marked() ? std::string(" ") + kCampaignDriftMark : "");
+  }
+  if (!drifts.empty()) {
+    out += fmt::format(
+        "A line through every configuration's step times in the order their attempts started shows what they all "
+        "shared (the machine, most often); marked {} where its slope is beyond noise (p < 0.05) and it moved {} or "
+        "more. Interleaved or shuffled order spreads such a drift over every configuration, so their ratios hold; "
+        "their absolute figures depend on when they ran, and their spreads are wider for it.\n\n",
+        kCampaignDriftMark, percent(kCampaignDriftThreshold, 0));
+  }
   return out;
 }
 

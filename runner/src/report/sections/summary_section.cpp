@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "report/model/campaign_drift.h"
 #include "report/model/contrast.h"
 #include "report/render/cells.h"
 #include "report/sections/comm_summary.h"
@@ -46,9 +47,9 @@ std::string who(const Group& g, const std::map<const Group*, std::string>& names
 
 std::string headline(const ContrastRow& r, int tested) {
   const auto& c = r.contrast;
-  std::string p = r.adjusted_p ? fmt::format("p (Holm, {}) {}", plural(size_t(tested), "test"),
-                                             *r.adjusted_p < 0.001 ? "< 0.001" : "= " + fixed(*r.adjusted_p, 3))
-                               : "no test";
+  std::string p = r.adjusted_p
+                      ? fmt::format("p (Holm, {}) {}", plural(size_t(tested), "test"), p_relation(*r.adjusted_p))
+                      : "no test";
   return fmt::format("- {}: {} {}× ({} vs {}), {}, n = {} + {} — **{}**.\n", r.pair, r.metric.name,
                      c.ratio ? fixed(*c.ratio, 3) : "-", auto_number(c.a.mean), auto_number(c.b.mean), p, c.a.n, c.b.n,
                      r.verdict);
@@ -238,6 +239,17 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
                     kShortWindowMark, short_windows, rows.size(), kMinMeasuredSteps, range_text(short_steps)));
   }
   for (auto& warning : drift_warnings(rows)) out.push_back(std::move(warning));
+  std::vector<const Group*> training;
+  for (const auto& r : rows) training.push_back(r.group);
+  const auto drifts = campaign_drifts(training);
+  for (const auto& d : drifts) {
+    if (!d.marked()) continue;
+    out.push_back(fmt::format(
+        "{}: {}: something every configuration shared got {} as the campaign went on; ratios between interleaved "
+        "configurations hold, absolute figures depend on when they ran (see [Measurement "
+        "conditions](#measurement-conditions)).",
+        kCampaignDriftMark, campaign_drift_text(d, drifts.size() > 1), d.change > 0 ? "slower" : "faster"));
+  }
   std::string missing;
   size_t included = 0;
   std::map<std::string, size_t> absent;

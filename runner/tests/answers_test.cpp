@@ -522,6 +522,26 @@ TEST_CASE("answers as text from a database: the campaign's questions; none where
                  "tokens/s: study vs peer, within ranks — higher is better\n"
                  "  - engine vs peer, ranks = 1: 1.20× tokens/s (95 % CI "));
 
+  // A campaign whose step times all grew as it ran ends with a line saying what that does to the summary.
+  ReportFixture drifting("answers_text_drift.sqlite");
+  drifting.campaign("c1");
+  for (int r = 0; r < 4; ++r) {
+    for (int ranks : {1, 2}) {
+      const double step_ms = (ranks == 1 ? 40 : 44) * (1 + 0.05 * r);
+      drifting.trial(train_trial("s", "ddp", ranks, r, 1000 * ranks / (1 + 0.05 * r), step_ms, 500));
+    }
+  }
+  drifting.pin_timestamps();  // the attempts start in the order they were added
+  auto drift_db = open_results(drifting.path());
+  const std::string drift_text = render_answers_text(load_report_data(*drift_db, {latest_campaign(*drift_db)}));
+  // Each configuration 5 % slower a round against its mean of 1.075, a round every 2 of 7 places: 16.3 %.
+  CHECK(contains(drift_text,
+                 "⚠campaign drift: step times moved +16.3 % from the first attempt to the last (8 attempts "
+                 "of 2 configurations, each against its own mean, in the order they started; p < 0.001): "
+                 "the summary's figures depend on when they ran; ratios between interleaved "
+                 "configurations hold (`mtrun report`, Measurement conditions)\n"));
+  CHECK_FALSE(contains(text, "⚠campaign drift"));  // the level campaign above
+
   ReportFixture mixed("answers_text_mixed.sqlite");
   mixed.campaign("c1");
   FixtureProvenance a, b;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "report/model/campaign_drift.h"
 #include "report/model/report_model.h"
+#include "report/render/cells.h"
+#include "report/sections/answers_section.h"
 #include "report/sections/report_sections.h"
 
 namespace mt {
@@ -27,7 +30,17 @@ std::string render_answers_text(const ReportData& data) {
         mixed_description(provenance));
   }
   const ReportModel model = build_report_model(data, ReportOptions{});
-  return answers_as_text(answer_inputs(model));
+  const AnswerInputs inputs = answer_inputs(model);
+  std::string out = answers_as_text(inputs);
+  // A drift every configuration shared moves the summary's figures, not their interleaved ratios.
+  for (const auto& drift : campaign_drifts(inputs.groups)) {
+    if (!drift.marked()) continue;
+    out += fmt::format(
+        "{}: {}: the summary's figures depend on when they ran; ratios between interleaved configurations hold "
+        "(`mtrun report`, Measurement conditions)\n",
+        kCampaignDriftMark, campaign_drift_text(drift, false));
+  }
+  return out;
 }
 
 }  // namespace mt

@@ -40,7 +40,8 @@ RenderedReport render_report(const ReportData& data, const ReportOptions& option
 
 // The answers to the campaign's questions in plain text, as `mtrun run` prints them after its
 // summary (report/sections/answers_section.h); where the results mix builds, a line saying why
-// there are none and how to get them. Empty when there is no question to answer.
+// there are none and how to get them; then a line for a drift over the campaign beyond noise
+// (campaign_drift.h). Empty when there is no question to answer and no such drift.
 std::string render_answers_text(const ReportData& data);
 
 }  // namespace mt

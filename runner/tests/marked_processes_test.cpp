@@ -141,6 +141,18 @@ TEST_CASE("the marked processes' CPU time moves from other processes' share to t
   CHECK(c.job_cpu_s == doctest::Approx(9.5));
 }
 
+TEST_CASE("a kernel file that opens but cannot be read is empty, not an exception") {
+  // A directory opens and fails to read (EISDIR), as a /proc file of a process that ends between
+  // the open and the read does (ESRCH): std::filebuf threw from the sampler's thread for that.
+  CHECK(read_kernel_file("/proc").empty());
+  CHECK(read_kernel_file("/no/such/file").empty());
+  CHECK(read_kernel_file("/proc/self/stat").rfind(std::to_string(::getpid()) + " (", 0) == 0);
+  // Longer than one read: every byte of it.
+  const std::string maps = read_kernel_file("/proc/self/maps");
+  CHECK(maps.size() > 4096);
+  CHECK(maps.back() == '\n');
+}
+
 TEST_CASE("a process tree is its root and everything below it, a table with a loop in it included") {
   ProcessTable table;
   table[1] = PidStat{0, 0};

@@ -1,14 +1,34 @@
 #include "launch/process_table.h"
 
-#include <fstream>
-#include <iterator>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <vector>
 
 namespace mt {
 
 std::string read_kernel_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  // read(2), not a stream: a process that ends between the open and the read makes the read fail
+  // (ESRCH), and std::filebuf reports that by throwing from whatever reads it, the sampler's thread
+  // included.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n > 0) {
+      text.append(buffer, std::size_t(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      if (n < 0) text.clear();  // failed midway: nothing rather than a part
+      break;
+    }
+  }
+  ::close(fd);
+  return text;
 }
 
 ProcessTable read_process_table(const std::filesystem::path& proc) {

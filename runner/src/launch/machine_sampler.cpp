@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <iostream>
 #include <sstream>
 #include <vector>
 
@@ -115,11 +117,19 @@ void MachineSampler::loop(double t0) {
   while (!wake_.wait_for(lock, tick, [this] { return stopping_; })) {
     lock.unlock();
     std::optional<MachineSample> s;
-    if (marked_) marked_->refresh();
-    if (steady_seconds() >= next_sample - 1e-3) {
-      s = sample(paths_, t0);
-      if (marked_) marked_->find(int(::getpid()));
-      next_sample += interval_s_;
+    try {
+      if (marked_) marked_->refresh();
+      if (steady_seconds() >= next_sample - 1e-3) {
+        s = sample(paths_, t0);
+        if (marked_) marked_->find(int(::getpid()));
+        next_sample += interval_s_;
+      }
+    } catch (const std::exception& e) {
+      // Escaping this thread would abort mtrun with the job still running; the snapshots before and
+      // after the job still bound its window.
+      std::cerr << "mtrun: sampling the machine stopped: " << e.what() << '\n';
+      lock.lock();
+      return;
     }
     lock.lock();
     if (s && samples_.size() < kMaxSamples) samples_.push_back(*s);

@@ -183,6 +183,26 @@ TEST_CASE("compare: a matched configuration whose step time still moved over its
   CHECK_FALSE(contains(md, "- A: ⚠"));
 }
 
+TEST_CASE("compare: a campaign whose every configuration drifted as it ran is named with its side") {
+  ReportFixture f("campaign_drift_compare.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  // B's step times grow 5 % a round, in both of its configurations; A's stay level.
+  for (int r = 0; r < 4; ++r) {
+    for (int ranks : {1, 2}) {
+      f.trial(train_trial("s", "ddp", ranks, r, 1000.0 * ranks, 40, 500), "aaaa");
+      f.trial(train_trial("s", "ddp", ranks, r, 1000.0 * ranks / (1 + 0.05 * r), 40 * (1 + 0.05 * r), 500), "bbbb");
+    }
+  }
+  f.pin_timestamps();  // the attempts start in the order they were added
+  std::string md = render_comparison_of(f, "aaaa", "bbbb");
+  CHECK(contains(md,
+                 "- B: ⚠campaign drift: step times moved +16.3 % from the first attempt to the last (8 attempts "
+                 "of 2 configurations, each against its own mean, in the order they started; p < 0.001): its "
+                 "figures depend on when they ran, and so do the ratios below\n"));
+  CHECK_FALSE(contains(md, "- A: ⚠campaign drift"));
+}
+
 TEST_CASE("compare: different machines or stacks are refused unless allowed, and then labelled") {
   ReportFixture f("stacks.sqlite");
   f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/render/cells.h"
+#include "report/model/campaign_drift.h"
 #include "report/model/contrast.h"
 #include "report/sections/detail_table.h"
 #include "report/model/disturbance_summary.h"
@@ -123,6 +124,18 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   for (const auto& [i, j] : match.pairs) {
     if (std::string note = drift_note(groups_a[i]); !note.empty()) drifted += "- A: " + note + "\n";
     if (std::string note = drift_note(groups_b[j]); !note.empty()) drifted += "- B: " + note + "\n";
+  }
+  // A campaign whose every configuration drifted as it ran: its absolute figures, and so the
+  // ratios against the other campaign, depend on when they ran.
+  for (const auto& [side, groups] : {std::pair{"A", &groups_a}, std::pair{"B", &groups_b}}) {
+    std::vector<const Group*> all;
+    for (const auto& g : *groups) all.push_back(&g);
+    for (const auto& d : campaign_drifts(all)) {
+      if (d.marked()) {
+        drifted += fmt::format("- {}: {}: {}: its figures depend on when they ran, and so do the ratios below\n", side,
+                               kCampaignDriftMark, campaign_drift_text(d, false));
+      }
+    }
   }
   if (!drifted.empty()) out += drifted + "\n";
   if (!match.changed.empty()) {

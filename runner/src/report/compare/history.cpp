@@ -8,6 +8,7 @@
 
 #include "report/render/cells.h"
 #include "report/compare/change_point.h"
+#include "report/model/campaign_drift.h"
 #include "report/model/contrast.h"
 #include "report/sections/detail_table.h"
 #include "report/model/groups.h"
@@ -225,6 +226,19 @@ RenderedHistory render_history(const ReportData& data, const HistoryOptions& opt
       data.keep_disturbed || options.keep_disturbed ? "kept in" : "left out", kNoiseThreshold,
       options.min_change * 100);
   md += "## Change points\n\n" + change_points_section(series, revisions, out.change_points);
+  // A campaign that drifted as it ran moves its revision's mean by when its attempts ran.
+  std::vector<const Group*> all;
+  for (const auto& g : groups) all.push_back(&g);
+  std::string drifted;
+  for (const auto& d : campaign_drifts(all)) {
+    if (d.marked()) drifted += fmt::format("- {}: {}\n", kCampaignDriftMark, campaign_drift_text(d, true));
+  }
+  if (!drifted.empty()) {
+    md +=
+        "Campaigns whose every configuration drifted as they ran (docs/measurement.md): their revisions' means "
+        "depend on when their attempts ran, and so may a change point beside them.\n\n" +
+        drifted + "\n";
+  }
   md += "## Every revision\n\n";
   md += series.empty() ? "No configuration has successful trials.\n" : series_table(series, revisions);
   out.markdown = md;

@@ -85,12 +85,6 @@ std::vector<ReportTrial> three_strategies_at_four_rank_counts() {
   return trials;
 }
 
-std::vector<const Group*> pointers(const std::vector<Group>& groups) {
-  std::vector<const Group*> out;
-  for (const auto& g : groups) out.push_back(&g);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("questions: a valid list is kept, each with its study's scope and the metric's direction") {
@@ -239,8 +233,9 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
   }
   std::vector<Group> groups = group_trials(trials);
   SUBCASE("strategy against ddp") {
-    QuestionAnswers qa = answer_question(
-        {"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"}, "higher", "", {}, ""}, pointers(groups));
+    QuestionAnswers qa =
+        answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"}, "higher", "", {}, ""},
+                        group_pointers(groups));
     REQUIRE(qa.answers.size() == 4);
     CHECK(qa.tested == 4);
     CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1, gradient_sync_mode = every");
@@ -252,7 +247,7 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
   SUBCASE("no sync-mode comparison at 1 rank, where both modes run the same thing") {
     QuestionAnswers qa =
         answer_question({"tokens_per_sec", "gradient_sync_mode", "every", {"strategy", "ranks"}, "higher", "", {}, ""},
-                        pointers(groups));
+                        group_pointers(groups));
     REQUIRE(qa.answers.size() == 2);
     CHECK(qa.answers[0].label == "gradient_sync_mode = last vs every, strategy = ddp, ranks = 2");
     CHECK(qa.answers[1].label == "gradient_sync_mode = last vs every, strategy = fsdp, ranks = 2");
@@ -263,24 +258,24 @@ TEST_CASE("answers: one line per configuration, Holm over a question's lines, sa
   SUBCASE("where: only the configurations it selects are answered, and Holm counts only those") {
     Question q{"tokens_per_sec", "strategy", "ddp", {"ranks", "gradient_sync_mode"}, "higher", "", {}, ""};
     q.where = "ranks > 1 and gradient_sync_mode == 'every'";
-    QuestionAnswers qa = answer_question(q, pointers(groups));
+    QuestionAnswers qa = answer_question(q, group_pointers(groups));
     REQUIRE(qa.answers.size() == 1);
     CHECK(qa.tested == 1);
     CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 2, gradient_sync_mode = every");
     // A configuration without an axis the expression names is left out: here, all of them.
     q.where = "bytes >= 1048576";
-    CHECK(answer_question(q, pointers(groups)).answers.empty());
+    CHECK(answer_question(q, group_pointers(groups)).answers.empty());
   }
   SUBCASE("a baseline that ran nowhere in the campaign is one reason, not one per configuration") {
-    QuestionAnswers qa =
-        answer_question({"tokens_per_sec", "strategy", "zero1", {"ranks"}, "higher", "", {}, ""}, pointers(groups));
+    QuestionAnswers qa = answer_question({"tokens_per_sec", "strategy", "zero1", {"ranks"}, "higher", "", {}, ""},
+                                         group_pointers(groups));
     CHECK(qa.answers.empty());
     REQUIRE(qa.skipped.size() == 1);
     CHECK(qa.skipped[0] == "every comparison: no configuration here has strategy = zero1");
   }
   SUBCASE("a baseline side that holds several configurations is not pooled") {
     QuestionAnswers qa =
-        answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""}, pointers(groups));
+        answer_question({"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""}, group_pointers(groups));
     // gradient_sync_mode is not named: each fsdp group is held against the ddp group of its own mode.
     REQUIRE(qa.answers.size() == 4);
     CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1, gradient_sync_mode = every");
@@ -294,8 +289,8 @@ TEST_CASE("answers: a side with one value is not enough data; a rank baseline fr
                                      trial("ddp", 2, "every", 1, 152, "scaling"),
                                      trial("ddp", 2, "last", 0, 190, "scaling")};
   std::vector<Group> groups = group_trials(trials);
-  QuestionAnswers qa =
-      answer_question({"tokens_per_sec", "ranks", "1", {"gradient_sync_mode"}, "higher", "", {}, ""}, pointers(groups));
+  QuestionAnswers qa = answer_question({"tokens_per_sec", "ranks", "1", {"gradient_sync_mode"}, "higher", "", {}, ""},
+                                       group_pointers(groups));
   REQUIRE(qa.answers.size() == 2);
   CHECK(qa.answers[0].label == "ranks = 2 vs 1, gradient_sync_mode = every");
   CHECK(qa.answers[0].verdict == "faster");
@@ -304,7 +299,7 @@ TEST_CASE("answers: a side with one value is not enough data; a rank baseline fr
         "ranks = 2 vs 1, gradient_sync_mode = last: 1.88× tokens/s (n = 1 + 2): **not enough data**");
   // As text, the answers end by saying that so few repeats make them rough, and what to do.
   AnswerInputs in;
-  in.groups = pointers(groups);
+  in.groups = group_pointers(groups);
   in.questions = {{"tokens_per_sec", "ranks", "1", {"gradient_sync_mode"}, "higher", "", {}, ""}};
   const std::string text = answers_as_text(in);
   CHECK(contains(text,
@@ -329,7 +324,7 @@ TEST_CASE("answers: a side whose step time still moved over its window is named 
   }
   std::vector<Group> groups = group_trials(trials);
   AnswerInputs in;
-  in.groups = pointers(groups);
+  in.groups = group_pointers(groups);
   in.source = "declared in the test";
   in.questions = {{"tokens_per_sec", "ranks", "1", {}, "higher", "", {}, ""}};
   const std::string note =
@@ -350,7 +345,7 @@ TEST_CASE("default questions: each strategy against ddp and each rank count agai
     for (const char* s : {"ddp", "fsdp", "zero1"}) trials.push_back(trial(s, ranks, "every", 0, 100));
   }
   std::vector<Group> groups = group_trials(trials);
-  std::vector<Question> q = default_questions(pointers(groups), "ddp");
+  std::vector<Question> q = default_questions(group_pointers(groups), "ddp");
   REQUIRE(q.size() == 2);
   CHECK(q[0].compare == "strategy");
   CHECK(q[0].baseline == "ddp");
@@ -362,16 +357,16 @@ TEST_CASE("default questions: each strategy against ddp and each rank count agai
   // Without ddp among the strategies there is no strategy question; one rank count, no rank question.
   std::vector<ReportTrial> no_ddp = {trial("fsdp", 2, "", 0, 1), trial("zero1", 2, "", 0, 1)};
   std::vector<Group> g2 = group_trials(no_ddp);
-  CHECK(default_questions(pointers(g2), "ddp").empty());
+  CHECK(default_questions(group_pointers(g2), "ddp").empty());
   // The baseline is the engine's reference strategy, whichever it is.
-  std::vector<Question> by_fsdp = default_questions(pointers(g2), "fsdp");
+  std::vector<Question> by_fsdp = default_questions(group_pointers(g2), "fsdp");
   REQUIRE(by_fsdp.size() == 1);
   CHECK(by_fsdp[0].compare == "strategy");
   CHECK(by_fsdp[0].baseline == "fsdp");
   // A sync-mode-only experiment asks nothing by default: its modes are compared only when asked.
   std::vector<ReportTrial> modes = {trial("ddp", 1, "every", 0, 1), trial("ddp", 1, "last", 0, 1)};
   std::vector<Group> g3 = group_trials(modes);
-  CHECK(default_questions(pointers(g3), "ddp").empty());
+  CHECK(default_questions(group_pointers(g3), "ddp").empty());
 }
 
 TEST_CASE("report: an experiment's questions are answered first, before the summary") {
@@ -430,7 +425,7 @@ TEST_CASE("answers: a question with many answers is summed up first and listed i
   AnswerInputs in;
   in.questions = {{"tokens_per_sec", "ranks", "1", {"strategy"}, "higher", "", {}, ""}};
   in.source = "declared in the test";
-  in.groups = pointers(groups);
+  in.groups = group_pointers(groups);
   RenderedAnswers r = render_answers(in);
   CHECK(contains(r.section, "A question with more than 8 answers is summed up"));
   CHECK(contains(r.section,
@@ -456,7 +451,7 @@ TEST_CASE("answers as text: each question's title and its answers below it, with
   const std::vector<ReportTrial> trials = three_strategies_at_four_rank_counts();
   std::vector<Group> groups = group_trials(trials);
   AnswerInputs in;
-  in.groups = pointers(groups);
+  in.groups = group_pointers(groups);
   in.reference_strategy = "ddp";
   in.questions = {{"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""}};
   const std::string few = answers_as_text(in);
@@ -506,7 +501,7 @@ TEST_CASE("answers as text: each question's title and its answers below it, with
     std::vector<ReportTrial> one = {trial("ddp", 1, "", 0, 100), trial("ddp", 1, "", 1, 101)};
     std::vector<Group> single = group_trials(one);
     in.questions.clear();
-    in.groups = pointers(single);
+    in.groups = group_pointers(single);
     CHECK(answers_as_text(in).empty());
   }
 }
@@ -525,12 +520,7 @@ TEST_CASE("answers as text from a database: the campaign's questions; none where
   // A campaign whose step times all grew as it ran ends with a line saying what that does to the summary.
   ReportFixture drifting("answers_text_drift.sqlite");
   drifting.campaign("c1");
-  for (int r = 0; r < 4; ++r) {
-    for (int ranks : {1, 2}) {
-      const double step_ms = (ranks == 1 ? 40 : 44) * (1 + 0.05 * r);
-      drifting.trial(train_trial("s", "ddp", ranks, r, 1000 * ranks / (1 + 0.05 * r), step_ms, 500));
-    }
-  }
+  rounds_with_growth(drifting, "c1", 0.05);
   drifting.pin_timestamps();  // the attempts start in the order they were added
   auto drift_db = open_results(drifting.path());
   const std::string drift_text = render_answers_text(load_report_data(*drift_db, {latest_campaign(*drift_db)}));

@@ -37,18 +37,12 @@ std::vector<ReportTrial> interleaved(int configurations, int repeats, double tre
   return trials;
 }
 
-std::vector<const Group*> pointers(const std::vector<Group>& groups) {
-  std::vector<const Group*> out;
-  for (const auto& g : groups) out.push_back(&g);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("campaign drift: a machine slowing over the campaign is fitted and marked; a level one is not") {
   const auto slowing = interleaved(3, 5, 0.10);
   const auto groups = group_trials(slowing);
-  const auto drifts = campaign_drifts(pointers(groups));
+  const auto drifts = campaign_drifts(group_pointers(groups));
   REQUIRE(drifts.size() == 1);
   CHECK(drifts[0].campaign_id == "c");
   CHECK(drifts[0].attempts == 15);
@@ -62,14 +56,14 @@ TEST_CASE("campaign drift: a machine slowing over the campaign is fitted and mar
 
   const auto level = interleaved(3, 5, 0.0);
   const auto level_groups = group_trials(level);
-  const auto none = campaign_drifts(pointers(level_groups));
+  const auto none = campaign_drifts(group_pointers(level_groups));
   REQUIRE(none.size() == 1);
   CHECK(std::abs(none[0].change) < 0.01);
   CHECK_FALSE(none[0].marked());
   // A small drift beyond noise is not worth a mark.
   const auto small = interleaved(3, 5, 0.02);
   const auto small_groups = group_trials(small);
-  CHECK_FALSE(campaign_drifts(pointers(small_groups)).at(0).marked());
+  CHECK_FALSE(campaign_drifts(group_pointers(small_groups)).at(0).marked());
 }
 
 TEST_CASE("campaign drift: each campaign of a pooled report is fitted on its own; too little to fit is none") {
@@ -79,7 +73,7 @@ TEST_CASE("campaign drift: each campaign of a pooled report is fitted on its own
   for (auto& t : trials) t.group_key = t.study;
   const auto groups = group_trials(trials);
   REQUIRE(groups.size() == 3);
-  const auto drifts = campaign_drifts(pointers(groups));
+  const auto drifts = campaign_drifts(group_pointers(groups));
   REQUIRE(drifts.size() == 2);
   CHECK(drifts[0].campaign_id == "a");
   CHECK(drifts[0].change < -0.05);
@@ -88,13 +82,13 @@ TEST_CASE("campaign drift: each campaign of a pooled report is fitted on its own
   // Two repeats a configuration, or too few attempts for five degrees of freedom: nothing to fit.
   const auto pairs = interleaved(4, 2, 0.10);
   const auto pair_groups = group_trials(pairs);
-  CHECK(campaign_drifts(pointers(pair_groups)).empty());
+  CHECK(campaign_drifts(group_pointers(pair_groups)).empty());
   const auto six = interleaved(1, 6, 0.10);
   const auto six_group = group_trials(six);
-  CHECK(campaign_drifts(pointers(six_group)).empty());
+  CHECK(campaign_drifts(group_pointers(six_group)).empty());
   // One configuration repeated seven times is enough.
   const auto seven = interleaved(1, 7, 0.10);
   const auto seven_group = group_trials(seven);
-  REQUIRE(campaign_drifts(pointers(seven_group)).size() == 1);
-  CHECK(campaign_drifts(pointers(seven_group))[0].change == doctest::Approx(0.10).epsilon(0.15));
+  REQUIRE(campaign_drifts(group_pointers(seven_group)).size() == 1);
+  CHECK(campaign_drifts(group_pointers(seven_group))[0].change == doctest::Approx(0.10).epsilon(0.15));
 }

@@ -187,14 +187,9 @@ TEST_CASE("compare: a campaign whose every configuration drifted as it ran is na
   ReportFixture f("campaign_drift_compare.sqlite");
   f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
   f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
-  // B's step times grow 5 % a round, in both of its configurations; A's stay level.
-  for (int r = 0; r < 4; ++r) {
-    for (int ranks : {1, 2}) {
-      f.trial(train_trial("s", "ddp", ranks, r, 1000.0 * ranks, 40, 500), "aaaa");
-      f.trial(train_trial("s", "ddp", ranks, r, 1000.0 * ranks / (1 + 0.05 * r), 40 * (1 + 0.05 * r), 500), "bbbb");
-    }
-  }
-  f.pin_timestamps();  // the attempts start in the order they were added
+  rounds_with_growth(f, "aaaa", 0);
+  rounds_with_growth(f, "bbbb", 0.05);  // 5 % slower a round, in both of its configurations
+  f.pin_timestamps();                   // the attempts start in the order they were added
   std::string md = render_comparison_of(f, "aaaa", "bbbb");
   CHECK(contains(md,
                  "- B: ⚠campaign drift: step times moved +16.3 % from the first attempt to the last (8 attempts "

@@ -84,15 +84,9 @@ TEST_CASE("history: a campaign whose every configuration drifted as it ran is na
   mt::testing::ReportFixture f("history_drift.sqlite");
   f.campaign("c1", "exp", "2024-05-01T10:00:00Z");
   f.campaign("c2", "exp", "2024-05-02T10:00:00Z");
-  // c2's step times grow 5 % a round in both configurations; c1's stay level.
-  for (int r = 0; r < 4; ++r) {
-    for (int ranks : {1, 2}) {
-      f.trial(mt::testing::train_trial("s", "ddp", ranks, r, 1000.0 * ranks, 40, 500), "c1");
-      f.trial(mt::testing::train_trial("s", "ddp", ranks, r, 1000.0 * ranks / (1 + 0.05 * r), 40 * (1 + 0.05 * r), 500),
-              "c2");
-    }
-  }
-  f.pin_timestamps();  // the attempts start in the order they were added
+  mt::testing::rounds_with_growth(f, "c1", 0);
+  mt::testing::rounds_with_growth(f, "c2", 0.05);  // 5 % slower a round, in both configurations
+  f.pin_timestamps();                              // the attempts start in the order they were added
   auto db = open_results(f.path());
   const std::string md = render_history(load_report_data(*db, experiment_campaigns(*db, "exp")), {}).markdown;
   CHECK(md.find("- ⚠campaign drift: in campaign `c2`, step times moved +16.3 % from the first attempt to the last") !=

@@ -172,6 +172,15 @@ void check_golden(const std::string& name, const std::string& actual) {
   CHECK_MESSAGE(actual == expected, "output differs from " << file << "; if intended, rerun with MT_UPDATE_GOLDEN=1");
 }
 
+void rounds_with_growth(ReportFixture& f, const std::string& campaign, double growth) {
+  for (int r = 0; r < 4; ++r) {
+    for (int ranks : {1, 2}) {
+      const double slower = 1 + growth * r;
+      f.trial(train_trial("s", "ddp", ranks, r, 1000.0 * ranks / slower, 40 * slower, 500), campaign);
+    }
+  }
+}
+
 void engine_and_peer_campaign(ReportFixture& f) {
   f.campaign("c1");
   const double engine[] = {1200, 1212, 1188}, peer[] = {1000, 1010, 990};

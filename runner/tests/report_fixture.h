@@ -76,6 +76,11 @@ void check_golden(const std::string& name, const std::string& actual);
 // throughput and step time only), both DDP at 1 and 2 ranks with three repeats.
 void engine_and_peer_campaign(ReportFixture& fixture);
 
+// DDP at 1 and 2 ranks, four repeats each, added round by round to `campaign` (a campaign of
+// `fixture` already): each round's step time `growth` × the round more than the first's (0: level),
+// for the drift over a campaign (campaign_drift.h). Pin the timestamps after adding them all.
+void rounds_with_growth(ReportFixture& fixture, const std::string& campaign, double growth);
+
 class ReportFixture {
  public:
   explicit ReportFixture(const std::string& name);

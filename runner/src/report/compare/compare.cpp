@@ -128,9 +128,7 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   // A campaign whose every configuration drifted as it ran: its absolute figures, and so the
   // ratios against the other campaign, depend on when they ran.
   for (const auto& [side, groups] : {std::pair{"A", &groups_a}, std::pair{"B", &groups_b}}) {
-    std::vector<const Group*> all;
-    for (const auto& g : *groups) all.push_back(&g);
-    for (const auto& d : campaign_drifts(all)) {
+    for (const auto& d : campaign_drifts(group_pointers(*groups))) {
       if (d.marked()) {
         drifted += fmt::format("- {}: {}: {}: its figures depend on when they ran, and so do the ratios below\n", side,
                                kCampaignDriftMark, campaign_drift_text(d, false));

@@ -227,10 +227,8 @@ RenderedHistory render_history(const ReportData& data, const HistoryOptions& opt
       options.min_change * 100);
   md += "## Change points\n\n" + change_points_section(series, revisions, out.change_points);
   // A campaign that drifted as it ran moves its revision's mean by when its attempts ran.
-  std::vector<const Group*> all;
-  for (const auto& g : groups) all.push_back(&g);
   std::string drifted;
-  for (const auto& d : campaign_drifts(all)) {
+  for (const auto& d : campaign_drifts(group_pointers(groups))) {
     if (d.marked()) drifted += fmt::format("- {}: {}\n", kCampaignDriftMark, campaign_drift_text(d, true));
   }
   if (!drifted.empty()) {

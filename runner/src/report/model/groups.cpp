@@ -180,6 +180,13 @@ std::vector<Group> group_trials(const std::vector<ReportTrial>& trials, bool kee
   return out;
 }
 
+std::vector<const Group*> group_pointers(const std::vector<Group>& groups) {
+  std::vector<const Group*> out;
+  out.reserve(groups.size());
+  for (const auto& g : groups) out.push_back(&g);
+  return out;
+}
+
 std::vector<Group> disturbed_groups(const std::vector<ReportTrial>& trials) {
   std::vector<Group> out;
   for (auto& g : all_groups(trials, false)) {

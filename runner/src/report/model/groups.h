@@ -63,6 +63,9 @@ bool natural_less(const std::string& a, const std::string& b);
 // `keep_disturbed`; a group left with none is not returned (disturbed_groups lists it).
 std::vector<Group> group_trials(const std::vector<ReportTrial>& trials, bool keep_disturbed = false);
 
+// Pointers to each of `groups`, in order: what the functions over a selection of groups take.
+std::vector<const Group*> group_pointers(const std::vector<Group>& groups);
+
 // Groups every one of whose succeeded trials ran on a disturbed machine: shown as such, not averaged.
 std::vector<Group> disturbed_groups(const std::vector<ReportTrial>& trials);
 

@@ -44,8 +44,8 @@ AnswerInputs answer_inputs(const ReportModel& m) {
     in.questions = *m.data->questions;
     in.source = fmt::format("declared in the experiment file when campaign {} ran", code(m.data->campaigns.back().id));
   }
-  for (const auto& g : m.groups) in.groups.push_back(&g);
-  for (const auto& g : m.profiled_groups) in.profiled.push_back(&g);
+  in.groups = group_pointers(m.groups);
+  in.profiled = group_pointers(m.profiled_groups);
   in.reference_strategy = m.data->reference_strategy;
   in.keep_disturbed = m.keep_disturbed;
   return in;

@@ -112,9 +112,7 @@ std::vector<ContrastRow> study_contrasts(const std::vector<Group>& groups) {
     list.push_back(&g);
   }
   // Configurations named by the axes that tell them apart, not every axis of the study.
-  std::vector<const Group*> all;
-  for (const auto& g : groups) all.push_back(&g);
-  const auto configs = distinct_configs(all);
+  const auto configs = distinct_configs(group_pointers(groups));
   std::vector<ContrastRow> rows;
   for (const auto& key : order) {
     const auto& list = by_configuration[key];
@@ -177,9 +175,7 @@ std::vector<ContrastRow> best_alternative_contrasts(const std::vector<Group>& gr
     }
   }
   if (!first_study) return {};
-  std::vector<const Group*> all;
-  for (const auto& g : groups) all.push_back(&g);
-  const auto configs = distinct_configs(all);
+  const auto configs = distinct_configs(group_pointers(groups));
   std::vector<ContrastRow> rows;
   const KeyMetric metric = catalogue_metric("tokens_per_sec");
   for (const auto& g : groups) {

@@ -1,7 +1,6 @@
 #include "report/sections/summary_section.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -188,6 +187,23 @@ std::vector<std::string> drift_warnings(const std::vector<TrainingRow>& rows) {
   return out;
 }
 
+// The campaigns whose every configuration drifted as they ran (campaign_drift.h).
+std::vector<std::string> campaign_drift_warnings(const std::vector<TrainingRow>& rows) {
+  std::vector<const Group*> training;
+  for (const auto& r : rows) training.push_back(r.group);
+  const auto drifts = campaign_drifts(training);
+  std::vector<std::string> out;
+  for (const auto& d : drifts) {
+    if (!d.marked()) continue;
+    out.push_back(fmt::format(
+        "{}: {}: something every configuration shared got {} as the campaign went on; ratios between interleaved "
+        "configurations hold, absolute figures depend on when they ran (see [Measurement "
+        "conditions](#measurement-conditions)).",
+        kCampaignDriftMark, campaign_drift_text(d, drifts.size() > 1), d.change > 0 ? "slower" : "faster"));
+  }
+  return out;
+}
+
 std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<TrainingRow>& rows) {
   std::vector<std::string> out;
   size_t oversubscribed = 0, same_cores = 0, few = 0, short_windows = 0;
@@ -239,17 +255,7 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
                     kShortWindowMark, short_windows, rows.size(), kMinMeasuredSteps, range_text(short_steps)));
   }
   for (auto& warning : drift_warnings(rows)) out.push_back(std::move(warning));
-  std::vector<const Group*> training;
-  for (const auto& r : rows) training.push_back(r.group);
-  const auto drifts = campaign_drifts(training);
-  for (const auto& d : drifts) {
-    if (!d.marked()) continue;
-    out.push_back(fmt::format(
-        "{}: {}: something every configuration shared got {} as the campaign went on; ratios between interleaved "
-        "configurations hold, absolute figures depend on when they ran (see [Measurement "
-        "conditions](#measurement-conditions)).",
-        kCampaignDriftMark, campaign_drift_text(d, drifts.size() > 1), d.change > 0 ? "slower" : "faster"));
-  }
+  for (auto& warning : campaign_drift_warnings(rows)) out.push_back(std::move(warning));
   std::string missing;
   size_t included = 0;
   std::map<std::string, size_t> absent;

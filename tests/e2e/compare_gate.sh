@@ -112,6 +112,10 @@ expect_contains "$OUT" "# History of \`gate\`" "the file's experiment"
 capture "$MTRUN" --db "$DB" history gaet
 expect_eq "$RC" 2 "history of a mistyped experiment"
 expect_contains "$OUT" "no campaign of experiment 'gaet' in the database (did you mean 'gate'?); it holds campaigns of: gate" "suggestion"
+truncate -s 2M "$WORK/big.yaml"  # a file named by mistake is not read whole
+capture "$MTRUN" --db "$DB" history "$WORK/big.yaml"
+expect_eq "$RC" 2 "history of a file too large to be an experiment"
+expect_contains "$OUT" "$WORK/big.yaml: not an experiment file (2.0 MiB; experiment files are at most 1 MiB)" "size bound"
 capture "$MTRUN" --db "$DB" campaigns --experiment "$REPO/exp.yaml"
 expect_contains "$OUT" "$FIRST" "campaigns of an experiment file"
 capture "$MTRUN" --db "$DB" history gate --metric tokens_per_sec

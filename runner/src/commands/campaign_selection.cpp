@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "experiment/input_bounds.h"
 #include "runner_error.h"
 #include "store/campaign_lookup.h"
 
@@ -23,6 +24,14 @@ namespace {
 // The `name` an experiment file gives, read on its own: the rest of the file may since have changed
 // in ways the loader would refuse, and its campaigns are still worth following.
 std::string name_in_experiment_file(const std::filesystem::path& file) {
+  // Bounded as the loader bounds it: a file named by mistake (a log, a database) is not read whole.
+  std::error_code error;
+  if (const auto bytes = std::filesystem::file_size(file, error); !error && bytes > kMaxExperimentFileBytes) {
+    throw RunnerError(kExitUsage, fmt::format("{}: not an experiment file ({:.1f} MiB; experiment files are at most "
+                                              "{} MiB)",
+                                              file.string(), double(bytes) / (1024.0 * 1024.0),
+                                              kMaxExperimentFileBytes / (1024 * 1024)));
+  }
   try {
     const YAML::Node root = YAML::LoadFile(file.string());
     if (root.IsMap() && root["name"] && root["name"].IsScalar()) return root["name"].Scalar();

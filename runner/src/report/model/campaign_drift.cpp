@@ -9,7 +9,6 @@
 
 #include "report/model/contrast.h"
 #include "report/render/cells.h"
-#include "stats.h"
 
 namespace mt {
 namespace {
@@ -18,7 +17,7 @@ struct Point {
   std::string started_at;
   std::size_t configuration = 0;
   double deviation = 0;  // step time ÷ the configuration's mean − 1
-  double place = 0;      // in the campaign's start order, 0 to 1
+  double place = 0;      // in the campaign's start order, 0 to 1; then less its configuration's mean place
 };
 
 // The fit through one campaign's points, each configuration's places centred on their own mean.
@@ -67,24 +66,25 @@ std::vector<CampaignDrift> campaign_drifts(const std::vector<const Group*>& grou
   std::map<std::string, std::vector<Point>> points;
   std::map<std::string, std::size_t> configurations;
   for (const Group* g : groups) {
-    // The group's attempts by campaign: a report over several campaigns pools their repeats.
-    std::map<std::string, std::vector<const ReportTrial*>> by_campaign;
+    // The group's attempts by campaign (a report over several campaigns pools their repeats): when
+    // each started and its step time.
+    std::map<std::string, std::vector<std::pair<std::string, double>>> by_campaign;
     for (const ReportTrial* t : g->succeeded) {
       const auto step = t->metric("step_time_ms");
       if (step && std::isfinite(*step) && *step > 0 && !t->succeeded_started_at.empty()) {
-        by_campaign[t->campaign_id].push_back(t);
+        by_campaign[t->campaign_id].emplace_back(t->succeeded_started_at, *step);
       }
     }
-    for (const auto& [campaign, trials] : by_campaign) {
-      if (trials.size() < kMinCampaignDriftRepeats) continue;
-      std::vector<double> steps;
-      for (const ReportTrial* t : trials) steps.push_back(*t->metric("step_time_ms"));
-      const double m = mean(steps);
-      if (!(m > 0) || !std::isfinite(m)) continue;
+    for (const auto& [campaign, attempts] : by_campaign) {
+      if (attempts.size() < kMinCampaignDriftRepeats) continue;
+      double sum = 0;
+      for (const auto& attempt : attempts) sum += attempt.second;
+      const double m = sum / double(attempts.size());
+      if (!std::isfinite(m)) continue;
       if (std::find(campaigns.begin(), campaigns.end(), campaign) == campaigns.end()) campaigns.push_back(campaign);
       const std::size_t configuration = configurations[campaign]++;
-      for (std::size_t i = 0; i < trials.size(); ++i) {
-        points[campaign].push_back({trials[i]->succeeded_started_at, configuration, steps[i] / m - 1, 0});
+      for (const auto& [started_at, step] : attempts) {
+        points[campaign].push_back({started_at, configuration, step / m - 1, 0});
       }
     }
   }

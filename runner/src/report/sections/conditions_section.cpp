@@ -1,5 +1,6 @@
 #include "report/sections/conditions_section.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -85,9 +86,14 @@ std::string group_environment_text(const Group& g, const std::string& key) {
 std::string render_conditions_section(const std::vector<const Group*>& groups, const ProvenanceAnalysis& provenance) {
   const bool blas_threads = any_recorded(groups, "environment.blas_threads");
   const bool blas_probe = any_recorded(groups, "environment.blas_gflops_per_thread");
-  bool gemm_backends = false, drift = false;
+  bool gemm_backends = false;
   for (const Group* g : groups) gemm_backends = gemm_backends || !gemm_backends_cell(*g).empty();
-  for (const auto& r : training_rows(groups)) drift = drift || measurement_window(*r.group).drift.has_value();
+  // Each row's window once: it reads every trial's per-step series.
+  const auto rows = training_rows(groups);
+  std::vector<MeasurementWindow> windows;
+  for (const auto& r : rows) windows.push_back(measurement_window(*r.group));
+  const bool drift =
+      std::any_of(windows.begin(), windows.end(), [](const MeasurementWindow& w) { return w.drift.has_value(); });
   std::vector<Column> columns = {{"strategy"},
                                  {"ranks", Align::Right},
                                  {"configuration"},
@@ -101,9 +107,10 @@ std::string render_conditions_section(const std::vector<const Group*>& groups, c
   columns.push_back({"n", Align::Right});
   if (provenance.mixed()) columns.push_back({"stack"});
   MarkdownTable table(columns);
-  for (const auto& r : training_rows(groups)) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const TrainingRow& r = rows[i];
     const Group& g = *r.group;
-    MeasurementWindow w = measurement_window(g);
+    const MeasurementWindow& w = windows[i];
     std::vector<std::string> row = {g.strategy, ranks_cell(r), g.label(), core_use_cell(r.cores),
                                     or_not_recorded(group_environment_text(g, "env_vars"))};
     if (blas_threads) row.push_back(or_not_recorded(group_environment_text(g, "blas_threads")));

@@ -161,14 +161,16 @@ const std::vector<std::pair<const char*, const char*>>& context_fields() {
   return fields;
 }
 
-// The configurations whose step time still moved one way over the window (measurement_window.h).
-std::vector<std::string> drift_warnings(const std::vector<TrainingRow>& rows) {
+// The configurations whose step time still moved one way over the window (measurement_window.h);
+// `windows` are the rows' own.
+std::vector<std::string> drift_warnings(const std::vector<TrainingRow>& rows,
+                                        const std::vector<MeasurementWindow>& windows) {
   std::vector<std::string> warming, slowing;
-  for (const auto& r : rows) {
-    const MeasurementWindow w = measurement_window(*r.group);
-    if (!w.drift || !w.drift->marked()) continue;
-    (w.drift->warming() ? warming : slowing)
-        .push_back(fmt::format("{} ×{}: {}", r.group->label(), r.group->ranks, drift_description(*w.drift)));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& drift = windows[i].drift;
+    if (!drift || !drift->marked()) continue;
+    (drift->warming() ? warming : slowing)
+        .push_back(fmt::format("{} ×{}: {}", rows[i].group->label(), rows[i].group->ranks, drift_description(*drift)));
   }
   std::vector<std::string> out;
   if (!warming.empty()) {
@@ -209,6 +211,7 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
   size_t oversubscribed = 0, same_cores = 0, few = 0, short_windows = 0;
   std::set<int> over_ranks, few_n, short_steps;
   std::set<int> cores;
+  std::vector<MeasurementWindow> windows;  // each row's once: it reads every trial's per-step series
   for (const auto& r : rows) {
     if (r.cores.oversubscribed()) {
       ++oversubscribed;
@@ -220,7 +223,7 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
       ++few;
       few_n.insert(int(r.group->succeeded.size()));
     }
-    MeasurementWindow w = measurement_window(*r.group);
+    const MeasurementWindow& w = windows.emplace_back(measurement_window(*r.group));
     if (w.short_window()) {
       ++short_windows;
       short_steps.insert(*w.measured_steps);
@@ -254,7 +257,7 @@ std::vector<std::string> warnings(const SummaryInputs& in, const std::vector<Tra
                     "a handful of steps moves with every hiccup.",
                     kShortWindowMark, short_windows, rows.size(), kMinMeasuredSteps, range_text(short_steps)));
   }
-  for (auto& warning : drift_warnings(rows)) out.push_back(std::move(warning));
+  for (auto& warning : drift_warnings(rows, windows)) out.push_back(std::move(warning));
   for (auto& warning : campaign_drift_warnings(rows)) out.push_back(std::move(warning));
   std::string missing;
   size_t included = 0;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "experiment/experiment_loader.h"
+#include "experiment/matrix.h"
 #include "run/adaptive_repeats.h"
 
 using namespace mt;
@@ -17,6 +18,14 @@ std::string load_errors(const std::string& yaml) {
   std::string out;
   for (const auto& e : r.errors) out += e.message + "\n";
   return out;
+}
+
+Experiment load(const std::string& yaml) {
+  const auto file = std::filesystem::temp_directory_path() / "mt_adaptive_test.yaml";
+  std::ofstream(file) << yaml;
+  LoadResult r = load_experiment(file);
+  REQUIRE(r.experiment);
+  return *r.experiment;
 }
 
 }  // namespace
@@ -48,4 +57,34 @@ TEST_CASE("adaptive repeat keys are validated with the other keys") {
   CHECK(load_errors(head + "repeat: {min: 3, max: 5, target_ci_pct: 0}\n" + study) ==
         "repeat target_ci_pct must be above 0\n");
   CHECK(load_errors(head + "repeat: 5\n" + study).empty());
+}
+
+TEST_CASE("a plan says what its adaptive studies may add, study by study in plan order") {
+  const Experiment e = load(R"(name: x
+studies:
+  - name: fixed
+    workload: train
+    repeat: 2
+    matrix: {ranks: [1, 2]}
+  - name: grown
+    workload: train
+    repeat: {min: 3, max: 7, target_ci_pct: 2.5}
+    matrix: {ranks: [1, 2], strategy: [ddp, fsdp]}
+    exclude: [{ranks: 1, strategy: fsdp}]
+  - name: early
+    workload: comm
+    repeat: {min: 2, max: 4, target_ci_pct: 5}
+)");
+  const auto lines = adaptive_plan_lines(adaptive_studies(e), expand_experiment(e).trials);
+  REQUIRE(lines.size() == 2);
+  // Three configurations (one excluded), four rounds beyond the three planned: 12 more at most.
+  CHECK(lines[0] ==
+        "grown (3 configurations): after 3 rounds, another round of a configuration while its tokens/s 95 % CI is "
+        "wider than ±2.5 % of its mean, up to 7 rounds: at most 12 more trials");
+  CHECK(lines[1].find("early (1 configuration): after 2 rounds") == 0);
+  CHECK(lines[1].find("busbw") != std::string::npos);
+  CHECK(lines[1].find("at most 2 more trials") != std::string::npos);
+  CHECK(adaptive_plan_lines(adaptive_studies(load("name: y\nrepeat: 3\nstudies:\n  - {name: s, workload: train}\n")),
+                            expand_experiment(e).trials)
+            .empty());
 }

@@ -14,6 +14,7 @@
 #include "experiment/run_order.h"
 #include "launch/stage_command.h"
 #include "report/sections/answers_section.h"
+#include "run/adaptive_repeats.h"
 #include "run/campaign_runner.h"
 #include "run/job_look.h"
 #include "run/progress.h"
@@ -72,6 +73,10 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12),
              uncommitted ? " with uncommitted changes" : "", plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
+  if (const auto lines = adaptive_plan_lines(adaptive_studies(plan.experiment), plan.trials); !lines.empty()) {
+    fmt::print(out, "adaptive repeats (repeat: {{min, max, target_ci_pct}}), beyond the trials listed:\n");
+    for (const auto& line : lines) fmt::print(out, "  {}\n", line);
+  }
   if (plan.experiment.questions.empty()) {
     fmt::print(out,
                "questions: none declared (`questions:`); the run and the report answer the default ones where the "

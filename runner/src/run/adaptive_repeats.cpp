@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
 #include "experiment/matrix.h"
+#include "experiment/metric_catalogue.h"
 #include "experiment/run_order.h"
 #include "run/campaign_runner.h"
 #include "stats.h"
@@ -50,6 +52,40 @@ std::map<std::string, RepeatPolicy> adaptive_studies(const Experiment& experimen
     if (s.repeat_policy.adaptive()) out[s.name] = s.repeat_policy;
   }
   return out;
+}
+
+std::vector<std::string> adaptive_plan_lines(const std::map<std::string, RepeatPolicy>& policies,
+                                             const TrialList& trials) {
+  struct Study {
+    std::set<std::string> configurations;
+    std::string metric;
+  };
+  std::map<std::string, Study> studies;
+  std::vector<std::string> order;  // of their first trials
+  if (!policies.empty()) {
+    for (const Trial& t : trials) {
+      if (!policies.count(t.study)) continue;
+      if (!studies.count(t.study)) order.push_back(t.study);
+      Study& study = studies[t.study];
+      study.configurations.insert(t.group_key);
+      if (study.metric.empty()) {
+        const auto known = known_metric(primary_metric(t));
+        study.metric = known ? known->title : primary_metric(t);
+      }
+    }
+  }
+  std::vector<std::string> lines;
+  for (const auto& name : order) {  // a study whose every trial was excluded has none
+    const Study& study = studies.at(name);
+    const RepeatPolicy& policy = policies.at(name);
+    const std::size_t n = study.configurations.size();
+    lines.push_back(fmt::format(
+        "{} ({} configuration{}): after {} rounds, another round of a configuration while its {} 95 % CI is wider "
+        "than ±{:g} % of its mean, up to {} rounds: at most {} more trials",
+        name, n, n == 1 ? "" : "s", policy.min, study.metric, *policy.target_ci_pct, policy.max,
+        n * std::size_t(policy.max - policy.min)));
+  }
+  return lines;
 }
 
 std::string repeat_policies_to_json(const std::map<std::string, RepeatPolicy>& policies) {

@@ -14,6 +14,7 @@
 #include "experiment/experiment.h"
 #include "experiment/measurement_rules.h"
 #include "experiment/trial.h"
+#include "experiment/trial_list.h"
 #include "store/sqlite_db.h"
 
 namespace mt {
@@ -45,6 +46,11 @@ std::string primary_metric(const Trial& trial);
 
 // Studies of the experiment with adaptive repeats, by name, as stored with the campaign.
 std::map<std::string, RepeatPolicy> adaptive_studies(const Experiment& experiment);
+// What the adaptive studies of a plan may add to its `trials`, in words, one line per study (none when
+// no study is adaptive): how many configurations, the rule, and the most trials it may add.
+std::vector<std::string> adaptive_plan_lines(const std::map<std::string, RepeatPolicy>& policies,
+                                             const TrialList& trials);
+
 std::string repeat_policies_to_json(const std::map<std::string, RepeatPolicy>& policies);
 std::map<std::string, RepeatPolicy> repeat_policies_from_json(const std::string& measurement_json);
 

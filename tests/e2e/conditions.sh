@@ -214,6 +214,9 @@ studies:
       value: {regex: 'value: ([0-9]+)'}
 YAML
 DB="$WORK/adaptive.sqlite"
+capture "$MTRUN" plan "$WORK/adaptive.yaml"
+expect_contains "$OUT" "noisy (1 configuration): after 3 rounds, another round of a configuration while its value 95 % CI is wider than ±2 % of its mean, up to 6 rounds: at most 3 more trials" \
+  "the plan says what adaptive repeats may add"
 capture "$MTRUN" --db "$DB" run "$WORK/adaptive.yaml"
 expect_eq "$RC" 0 "adaptive run"
 expect_contains "$OUT" "adaptive repeats: round 4 of noisy" "the progress says a round was added and why"
@@ -223,8 +226,8 @@ capture "$MTRUN" --db "$DB" run "$WORK/adaptive.yaml"
 expect_eq "$(sql "select count(*) from trials")" 9 "re-running a finished campaign adds no rounds"
 expect_contains "$OUT" "0 to run" "nothing to run again"
 REPORT=$("$MTRUN" --db "$DB" report)
-expect_contains "$REPORT" "reached the target: \`tight\` (3 rounds, ±0.0 %)" "the report names who reached the target"
-expect_contains "$REPORT" "stopped at max: \`noisy\` (6 rounds" "and who stopped at max"
+expect_contains "$REPORT" "counted): reached the target: \`tight\` (3 rounds, ±0.0 %); stopped at max: \`noisy\` (6 rounds" \
+  "the report names who reached the target and who stopped at max"
 echo "PASS (adaptive repeats)"
 
 # Quiet: the same campaign flags nothing — on a machine that is quiet, which this test waits for.

@@ -88,12 +88,15 @@ std::string run_conditions_notes(Database& db, const ReportData& data) {
                                                    : short_of)
           .push_back(decision_text(c));
     }
-    out += "**Adaptive repeats** (95 % CI of the primary metric against its target, disturbed attempts not counted):";
-    if (!reached.empty()) out += fmt::format(" reached the target: {}.", fmt::join(reached, ", "));
-    if (!at_max.empty()) out += fmt::format(" stopped at max: {}.", fmt::join(at_max, ", "));
+    std::vector<std::string> parts;  // a campaign's every adaptive configuration is in one of them
+    if (!reached.empty()) parts.push_back(fmt::format("reached the target: {}", fmt::join(reached, ", ")));
+    if (!at_max.empty()) parts.push_back(fmt::format("stopped at max: {}", fmt::join(at_max, ", ")));
     if (!short_of.empty())
-      out += fmt::format(" not finished (run the experiment again): {}.", fmt::join(short_of, ", "));
-    out += "\n\n";
+      parts.push_back(fmt::format("not finished (run the experiment again): {}", fmt::join(short_of, ", ")));
+    out += fmt::format(
+        "**Adaptive repeats** (95 % CI of the primary metric against its target, disturbed attempts not counted): "
+        "{}.\n\n",
+        fmt::join(parts, "; "));
   }
   return out;
 }

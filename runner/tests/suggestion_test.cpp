@@ -69,6 +69,19 @@ TEST_CASE("an abbreviation or part of a name suggests the names it stands for") 
   CHECK(did_you_mean("warmup", kTrainParams) == " (did you mean 'warmup_steps'?)");
 }
 
+TEST_CASE("a name written out suggests the abbreviation that is the known name") {
+  const std::vector<std::string> options = {"--db", "--campaign", "--dir", "--csv", "--json"};
+  CHECK(did_you_mean("--database", options) == " (did you mean '--db'?)");
+  CHECK(did_you_mean("--directory", options) == " (did you mean '--dir'?)");
+  CHECK(did_you_mean("--DataBase", options) == " (did you mean '--db'?)");
+  // Not for a word less than twice as long, nor one that starts with another letter.
+  CHECK(did_you_mean("--axbxcxd", {"--abcd"}).empty());
+  CHECK(did_you_mean("--axbxcxdx", {"--abcd"}) == " (did you mean '--abcd'?)");
+  CHECK(did_you_mean("--abdbase", {"--db"}).empty());
+  // A typo or a shortening of a name comes first.
+  CHECK(did_you_mean("--campagin", options) == " (did you mean '--campaign'?)");
+}
+
 TEST_CASE("as close in several ways: up to three, in the caller's order") {
   CHECK(did_you_mean("checkpoint", kTrainParams) == " (did you mean 'activation_checkpointing' or 'checkpoint_dir'?)");
   CHECK(suggestions("lr_steps", kTrainParams) == std::vector<std::string>{"lr_warmup_steps", "lr_decay_steps"});

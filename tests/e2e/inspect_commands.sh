@@ -27,6 +27,9 @@ expect_eq "$OUT" "mtrun: unknown option '--wait-quite' for \`mtrun run\` (did yo
 capture "$MTRUN" report --campaing=abc
 expect_eq "$RC" 2 "unknown option with a value"
 expect_contains "$OUT" "unknown option '--campaing' for \`mtrun report\` (did you mean '--campaign'?)" "the option's name without its value"
+capture "$MTRUN" status --database "$WORK/x.sqlite"
+expect_eq "$RC" 2 "an option written out"
+expect_contains "$OUT" "unknown option '--database' for \`mtrun status\` (did you mean '--db'?)" "the abbreviation that is its name"
 capture "$MTRUN" campaigns --no-such-thing
 expect_eq "$OUT" "mtrun: unknown option '--no-such-thing' for \`mtrun campaigns\`; \`mtrun campaigns --help\` lists its options" "nothing close"
 capture "$MTRUN" status a b c

@@ -91,6 +91,19 @@ std::optional<size_t> parts_left_out(const std::vector<std::string>& written, si
   return best;
 }
 
+// The known name is an abbreviation of what was written out ("db" of "database", "dir" of
+// "directory"): one part of at least two letters, at most half as long, its letters in order in the
+// word from its first.
+bool abbreviates(const std::string& known, const std::string& written) {
+  if (known.size() < 2 || 2 * known.size() > written.size() || known.find('_') != std::string::npos ||
+      known[0] != written[0]) {
+    return false;
+  }
+  size_t k = 0;
+  for (char c : written) k += k < known.size() && c == known[k];
+  return k == known.size();
+}
+
 // A candidate and how far it is from what was written: smaller is closer.
 struct Scored {
   size_t distance;
@@ -137,7 +150,14 @@ std::vector<std::string> suggestions(const std::string& word, const std::vector<
       shortened.push_back({*left_out, i, &candidates[i]});
     }
   }
-  return best_of(shortened, /*only_the_closest=*/true);
+  if (!shortened.empty()) return best_of(shortened, /*only_the_closest=*/true);
+  // What was written out, where the name is its abbreviation: the longest such name first.
+  std::vector<Scored> abbreviations;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const std::string known = normalized(candidates[i]);
+    if (abbreviates(known, written)) abbreviations.push_back({written.size() - known.size(), i, &candidates[i]});
+  }
+  return best_of(abbreviations, /*only_the_closest=*/true);
 }
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {

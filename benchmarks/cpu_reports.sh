@@ -6,7 +6,7 @@
 #   benchmarks/cpu_reports.sh [--suffix S] [--dry-run] [EXPERIMENT...]
 #
 # EXPERIMENT names a file in experiments/ (default: step_profile_cpu ddp_vs_pytorch comm_cpu
-# comm_goal_cpu).
+# comm_goal_cpu; any other re-runs that experiment's report for this CPU).
 # The suffix keeps one CPU's reports from overwriting another's; by default it follows from
 # /proc/cpuinfo: "" on Intel, _epyc on AMD Zen 3, _epyc_zen4 on Zen 4, _epyc_zen5 on Zen 5 (VMs
 # name all three "AMD EPYC": family and model number tell them apart). A CPU none of these fits
@@ -40,11 +40,13 @@ suffix_of_this_cpu() {
   esac
 }
 
-# The flags its report is rendered with (the .args file): its own questions, and the published
+# The flags its report is rendered with (the .args file): those of the experiment's committed
+# report from another run (reports/EXPERIMENT.args), else its own questions, and the published
 # references where the report compares against them.
 report_args() {
+  if [ -f "reports/$1.args" ]; then cat "reports/$1.args"; return; fi
   if grep -q '^questions:' "experiments/$1.yaml"; then printf '%s\n' --questions "experiments/$1.yaml"; fi
-  case "$1" in ddp_vs_pytorch | comm_cpu) printf '%s\n' --references references/published.yaml ;; esac
+  case "$1" in ddp_vs_pytorch | comm_cpu | strategies_cpu | upstream_cpu) printf '%s\n' --references references/published.yaml ;; esac
 }
 
 # Reports are committed with their provenance: every trial must name the code that ran. Refuse
@@ -108,8 +110,8 @@ for e in "${experiments[@]}"; do
   echo "cpu_reports: $e -> reports/$name (.sqlite .args .md)"
   cp "$work/$name.sqlite" "reports/$name.sqlite"
   rm -f "reports/$name.sqlite-wal" "reports/$name.sqlite-shm"
-  report_args "$e" > "reports/$name.args"
-  mapfile -t args < "reports/$name.args"
+  mapfile -t args < <(report_args "$e")  # read before it is written: it may be this very file
+  printf '%s\n' "${args[@]}" > "reports/$name.args"
   rm -rf "reports/$name"
   "$MTRUN" --db "$work/$name.sqlite" report "${args[@]}" -o "reports/$name.md" >/dev/null
 done

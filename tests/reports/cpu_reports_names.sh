@@ -41,7 +41,7 @@ grep -q "mtengine 0000000000000000000000000000000000000000" "$WORK/out" || fail 
 
 # Every committed report of these experiments is rendered with the flags the script would write.
 checked=0
-for e in step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu; do
+for e in step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu gemm_backends; do
   for args in "$ROOT"/reports/"$e".args "$ROOT"/reports/"$e"_epyc*.args; do
     [ -f "$args" ] || continue
     suffix=$(basename "$args" .args); suffix=${suffix#"$e"}
@@ -61,6 +61,7 @@ echo "name: first" > "$repo/experiments/first.yaml"
 echo "name: second" > "$repo/experiments/second.yaml"
 echo 'print("figures")' > "$repo/scripts/readme_figures.py"
 echo old > "$repo/reports/first_t.md"
+printf '%s\n' --references refs.yaml > "$repo/reports/second.args"  # its committed report's flags
 (cd "$repo" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init) ||
   fail "scratch repository"
 head=$(cd "$repo" && git rev-parse HEAD)
@@ -83,5 +84,13 @@ run experiments/second.yaml: []" ] || fail "a campaign ran from an uncommitted t
 grep -q "report of .*first_t.sqlite" "$repo/reports/first_t.md" || fail "first report not rendered"
 grep -q "report of .*second_t.sqlite" "$repo/reports/second_t.md" || fail "second report not rendered"
 [ -f "$repo/reports/second_t.sqlite" ] && [ -f "$repo/reports/second_t.args" ] || fail "database or flags not installed"
+# An experiment whose report is committed keeps its flags on every CPU, on the CPU that wrote them too.
+[ "$(cat "$repo/reports/second_t.args")" = "$(printf '%s\n' --references refs.yaml)" ] ||
+  fail "the committed report's flags: $(cat "$repo/reports/second_t.args")"
+(cd "$repo" && git checkout -q -- .)  # the tracked report the first run rewrote, back as committed
+MTRUN=$repo/bin/mtrun "$repo/benchmarks/cpu_reports.sh" --suffix "" second > "$WORK/out" 2>&1 ||
+  fail "scratch campaign, no suffix: $(cat "$WORK/out")"
+[ "$(cat "$repo/reports/second.args")" = "$(printf '%s\n' --references refs.yaml)" ] ||
+  fail "flags read from the file they are written to: $(cat "$repo/reports/second.args")"
 
 echo "ok: report names per CPU, campaigns from the committed tree, and $checked committed .args files as the script writes them"

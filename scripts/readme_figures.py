@@ -103,6 +103,13 @@ def model_text(params, parameter_count):
             f"batch {params['batch_size']}{size}")
 
 
+def model_key(params):
+    """What makes two runs the same model on the same batch: its shape (vocabulary and heads too:
+    a smaller vocabulary is another model) and the sequences of a step."""
+    return tuple(params.get(name) for name in ("vocab_size", "d_model", "n_heads", "n_layers", "seq_length",
+                                                "batch_size"))
+
+
 def change(low, high, reference):
     """"-26 %" or "-28 % to -26 %": how far other figures lie from the reference."""
     a, b = f"{100 * (low / reference - 1):+.0f} %", f"{100 * (high / reference - 1):+.0f} %"
@@ -136,7 +143,7 @@ def other_campaigns(models, tables):
             if result.get("benchmark") != "train" or params.get("strategy") != "ddp" or params.get("profile") in (
                     True, "true") or params.get("precision", "fp32") != "fp32":
                 continue
-            model = (params.get("d_model"), params.get("n_layers"), params.get("seq_length"), params.get("batch_size"))
+            model = model_key(params)
             if not any((model, ranks) in table for table in tables.values()):
                 continue
             value = metric(db, attempt, "tokens_per_sec")
@@ -253,7 +260,7 @@ def step_profile_text(path, model):
     def profiled(attempts):
         return [result for study, ranks, params, result, _ in attempts
                 if study == "profiled" and ranks == 1 and params.get("precision") == "fp32" and
-                (params["d_model"], params["n_layers"], params["seq_length"], params["batch_size"]) == model]
+                model_key(params) == model]
 
     quiet = profiled(successful_attempts(db, campaign))
     if not quiet:
@@ -304,7 +311,7 @@ def comparison(path):
     order = []
     models = {}
     for study, ranks, params, _, attempt in attempts:
-        model = (params["d_model"], params["n_layers"], params["seq_length"], params["batch_size"])
+        model = model_key(params)
         key = (model, params["precision"], ranks)
         if key not in groups:
             groups[key] = {}

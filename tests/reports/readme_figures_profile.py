@@ -13,7 +13,8 @@ ROOT = Path(os.environ.get("MT_SOURCE_DIR", Path(__file__).resolve().parents[2])
 sys.path.insert(0, str(ROOT / "scripts"))
 import readme_figures  # noqa: E402
 
-UPSTREAM = ("512", "6", "256", "2")  # the 23.2M model, as trial parameters spell it
+# The 23.2M model (vocabulary, width, heads, layers, sequence, batch), as trial parameters spell it.
+UPSTREAM = ("8192", "512", "8", "6", "256", "2")
 work = Path(tempfile.mkdtemp())
 try:
     for name in ("ddp_vs_pytorch_epyc_zen4", "step_profile_cpu_epyc_zen4"):
@@ -28,7 +29,7 @@ try:
     campaign, _ = readme_figures.latest_campaign(db)
     profiled = [a for s, r, p, _, a in readme_figures.successful_attempts(db, campaign, keep_disturbed=True)
                 if s == "profiled" and r == 1 and
-                (p["d_model"], p["n_layers"], p["seq_length"], p["batch_size"]) == UPSTREAM]
+                readme_figures.model_key(p) == UPSTREAM]
     assert profiled, "the committed step profile has no profiled 23.2M run at 1 rank"
     for attempt in profiled:
         db.execute("UPDATE attempt_conditions SET verdict = 'disturbed' WHERE attempt_id = ?", (attempt,))

@@ -304,3 +304,47 @@ TEST_CASE("queue_timeout_s: slurm only, at least a second, kept for rerun and on
   CHECK(first_error(load_with_launcher("{type: slurm, mdoe: sbatch}")) ==
         "unknown key 'mdoe' in launcher (did you mean 'mode'?)");
 }
+
+TEST_CASE("step_args go to the srun step in every mode, args to whichever command allocates") {
+  auto c = context("slurm", 2);
+  c.launcher.extra_args = {"--time=5"};
+  c.launcher.step_args = {"--cpu-bind=cores"};
+  const Argv step = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1", "--cpu-bind=cores"};
+  // srun allocates and steps at once: both.
+  auto cmd = wrap_for_launcher(request(2), c);
+  Argv expected = step;
+  expected.insert(expected.end(),
+                  {"-n", "2", "--job-name", "mtrun-abc-1", "--time=5", "/opt/mtengine", "train", "--steps", "3"});
+  CHECK(cmd.argv == expected);
+  // salloc and sbatch take none of srun's step options: only the step in their shell has them.
+  LaunchRequest first = request(2);
+  first.first = {"/opt/mtrun", "look", "--allocation"};
+  cmd = wrap_for_launcher(first, c);
+  CHECK(cmd.argv == Argv{"salloc", "-n", "2", "--job-name", "mtrun-abc-1", "--time=5", "sh", "-c",
+                         "/opt/mtrun look --allocation; exec srun --mpi=pmix --kill-on-bad-exit=1 --cpu-bind=cores "
+                         "/opt/mtengine train --steps 3"});
+  c.launcher.mode = "sbatch";
+  cmd = wrap_for_launcher(request(2), c);
+  CHECK(cmd.argv == Argv{"sbatch", "--wait", "--output", "batch-job.out", "-n", "2", "--job-name", "mtrun-abc-1",
+                         "--time=5", "--wrap",
+                         "exec srun --mpi=pmix --kill-on-bad-exit=1 --cpu-bind=cores /opt/mtengine train --steps 3"});
+  // A step of the allocation mtrun runs in.
+  c.launcher.mode = "srun";
+  c.slurm_allocation = "77";
+  cmd = wrap_for_launcher(request(2), c);
+  CHECK(std::vector<std::string>(cmd.argv.begin(), cmd.argv.begin() + 4) == step);
+}
+
+TEST_CASE("step_args: slurm only, a list of strings, kept for rerun and only then part of the campaign") {
+  LoadResult r = load_with_launcher("{type: slurm, step_args: [--cpu-bind=cores, --distribution=block]}");
+  REQUIRE(r.experiment);
+  CHECK(r.experiment->launcher.step_args == Argv{"--cpu-bind=cores", "--distribution=block"});
+  CHECK(launcher_from_json(launcher_to_json(r.experiment->launcher)).step_args == r.experiment->launcher.step_args);
+  CHECK(launcher_to_json(load_with_launcher("{type: slurm}").experiment->launcher).find("step") == std::string::npos);
+  CHECK(first_error(load_with_launcher("{type: mpirun, step_args: [--bind-to, core]}")) ==
+        "step_args applies only to launcher slurm (its srun step); 'mpirun' takes its arguments in args");
+  CHECK(load_with_launcher("{type: slurm, step_args: --cpu-bind=cores}").experiment->launcher.step_args ==
+        Argv{"--cpu-bind=cores"});  // one word, as args takes it
+  CHECK(first_error(load_with_launcher("{type: slurm, step_args: {cpu-bind: cores}}"))
+            .find("launcher step_args must be a list of strings") == 0);
+}

@@ -156,12 +156,13 @@ expect_contains "$(cat "$slow_log")" "nothing of the job is left" "the slow batc
 
 # What mtrun reads from a trial's log is there in both modes: a batch job writes its ranks' output
 # to a file of its own, which mtrun appends to the log (a command's regex metric, a failure's
-# reason); the reason is the job's own line, not srun's "task 0: Exited with exit code 2".
+# reason); the reason is the job's own line, not srun's "task 0: Exited with exit code 2". The
+# step's own options (step_args: --label, which salloc and sbatch refuse) reach srun in both modes.
 for mode in srun sbatch; do
   cat > "output_$mode.yaml" <<YAML
 name: output_$mode
 timeout_s: 60
-launcher: {type: slurm, mode: $mode}
+launcher: {type: slurm, mode: $mode, step_args: [--label]}
 studies:
   - name: cmd
     workload: command
@@ -179,6 +180,8 @@ YAML
   expect_eq "$RC" 1 "$mode: exit code with the bad flag"
   expect_eq "$(sql "select m.value from metrics m join attempts a on a.id = m.attempt_id where m.name = 'speed'")" \
     42.0 "$mode: the command's metric, read from the log"
+  expect_contains "$(cat "$(sql "select a.log_path from attempts a join trials t on t.id = a.trial_id where t.study = 'cmd'")")" \
+    "0: speed: 42" "$mode: srun labelled the rank's line (step_args)"
   expect_contains "$(sql "select a.error_reason from attempts a join trials t on t.id = a.trial_id where t.study = 'badflag'")" \
     "--no-such-flag" "$mode: the bad flag's reason"
 done

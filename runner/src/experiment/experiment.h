@@ -92,6 +92,9 @@ struct Study {
 struct LauncherConfig {
   std::string type = "mpirun";
   std::vector<std::string> extra_args;
+  // slurm only: arguments of the srun step that starts the ranks, whichever command allocates
+  // (`--cpu-bind=cores`: salloc and sbatch take none of srun's step options).
+  std::vector<std::string> step_args;
   std::filesystem::path hostfile;  // absolute, or empty for the local machine
   std::string mode = "srun";       // slurm only: each trial through `srun` or `sbatch --wait`
   // OMP_NUM_THREADS of every rank; 0: this machine's cores / ranks (jobs on this machine only).

@@ -21,7 +21,7 @@ const std::vector<std::string> kTopKeys = {"name",  "description", "repeat",    
                                            "order", "seed",        "conditions", "questions", "parallel"};
 const std::vector<std::string> kOrders = {kOrderInterleaved, kOrderShuffled};
 const std::vector<std::string> kLauncherKeys = {
-    "type", "mode", "args", "hostfile", "threads_per_rank", "cpu_sets", "host_sets", "queue_timeout_s"};
+    "type", "mode", "args", "step_args", "hostfile", "threads_per_rank", "cpu_sets", "host_sets", "queue_timeout_s"};
 const std::vector<std::string> kLaunchers = {"mpirun", "slurm", "local"};
 const std::vector<std::string> kSlurmModes = {"srun", "sbatch"};
 
@@ -49,6 +49,14 @@ void read_launcher(YamlReader& r, const YAML::Node& node, const std::filesystem:
     }
   }
   if (node["args"]) exp.launcher.extra_args = r.string_list(node["args"], "launcher args");
+  if (node["step_args"]) {
+    exp.launcher.step_args = r.string_list(node["step_args"], "launcher step_args");
+    if (exp.launcher.type != "slurm") {
+      r.error(pos_of(node["step_args"]),
+              fmt::format("step_args applies only to launcher slurm (its srun step); '{}' takes its arguments in args",
+                          exp.launcher.type));
+    }
+  }
   if (node["threads_per_rank"]) {
     if (auto n = r.integer(node["threads_per_rank"], "threads_per_rank", 1)) exp.launcher.threads_per_rank = *n;
   }

@@ -114,6 +114,7 @@ LaunchCommand slurm(const LaunchRequest& request, const LaunchContext& context) 
 
   // A rank that fails ends the job, as with mpirun, instead of leaving the others waiting.
   std::vector<std::string> step = {"srun", "--mpi=pmix", "--kill-on-bad-exit=1"};
+  step.insert(step.end(), context.launcher.step_args.begin(), context.launcher.step_args.end());
   std::vector<std::string> job = {"-n", std::to_string(request.ranks)};
   if (single_node && request.ranks > context.cores) job.push_back("-O");
   // Beside other trials: whole nodes of its own, so no two trials share a node.

@@ -95,6 +95,7 @@ std::string launcher_to_json(const LauncherConfig& l) {
   j["hostfile"] = l.hostfile.string();
   j["mode"] = l.mode;
   // Only when set: campaigns stored before it keep their identity (experiment_plan hashes this).
+  if (!l.step_args.empty()) j["step_args"] = l.step_args;
   if (l.threads_per_rank > 0) j["threads_per_rank"] = l.threads_per_rank;
   if (!l.cpu_sets.empty()) j["cpu_sets"] = l.cpu_sets;
   if (!l.host_sets.empty()) j["host_sets"] = l.host_sets;
@@ -109,6 +110,7 @@ LauncherConfig launcher_from_json(const std::string& text) {
   l.extra_args = j.at("extra_args").get<std::vector<std::string>>();
   l.hostfile = j.at("hostfile").get<std::string>();
   l.mode = j.value("mode", l.mode);  // absent in campaigns stored before modes existed
+  l.step_args = j.value("step_args", std::vector<std::string>{});
   l.threads_per_rank = j.value("threads_per_rank", 0);
   l.cpu_sets = j.value("cpu_sets", std::vector<std::string>{});
   l.host_sets = j.value("host_sets", std::vector<std::string>{});

@@ -496,6 +496,14 @@ TEST_CASE("answers as text: each question's title and its answers below it, with
     CHECK(contains(answers_as_text(in),
                    "busbw GB/s: operation vs all_reduce — higher is better\n"
                    "  - no trial recorded busbw_gbps with a value of operation\n"));
+    // Where configurations were left out for their disturbed attempts, that is what it lacks.
+    in.disturbed_only = 2;
+    CHECK(contains(answers_as_text(in),
+                   "  - no trial on a quiet machine recorded busbw_gbps with a value of operation: 2 configurations "
+                   "ran only on a disturbed machine and are left out (mtrun report --keep-disturbed keeps them)\n"));
+    CHECK(contains(render_answers(in).section,
+                   "- No trial on a quiet machine recorded `busbw_gbps` with a value of `operation`: 2 configurations "
+                   "ran only on a disturbed machine and are left out (`mtrun report --keep-disturbed` keeps them).\n"));
   }
   SUBCASE("nothing to ask: no text at all") {
     std::vector<ReportTrial> one = {trial("ddp", 1, "", 0, 100), trial("ddp", 1, "", 1, 101)};

@@ -220,6 +220,8 @@ expect_contains "$OUT" "noisy (1 configuration): after 3 rounds, another round o
 capture "$MTRUN" --db "$DB" run "$WORK/adaptive.yaml"
 expect_eq "$RC" 0 "adaptive run"
 expect_contains "$OUT" "adaptive repeats: round 4 of noisy" "the progress says a round was added and why"
+expect_contains "$OUT" "not counted): reached the target: tight (3 rounds, ±0.0 %); stopped at max: noisy (6 rounds" \
+  "the run ends saying who reached the target and who stopped at max"
 expect_eq "$(sql "select study || '=' || count(*) from trials group by study order by study")" "noisy=6
 tight=3" "tight stops at min, noisy reaches max"
 capture "$MTRUN" --db "$DB" run "$WORK/adaptive.yaml"

@@ -177,6 +177,28 @@ std::vector<ConfigurationRounds> adaptive_status(Database& db, const std::string
   return out;
 }
 
+std::string adaptive_outcome(const std::vector<ConfigurationRounds>& configurations, const std::string& quote) {
+  std::map<RoundDecision, std::vector<std::string>> by_decision;
+  for (const auto& c : configurations) {
+    const std::string ci = c.status.ci_pct         ? fmt::format("±{:.1f} %", *c.status.ci_pct)
+                           : c.status.counted == 0 ? "no quiet attempt"
+                                                   : "one quiet attempt: no interval";
+    by_decision[c.status.decision].push_back(
+        fmt::format("{}{}{} ({} rounds, {})", quote, c.label, quote, c.status.rounds, ci));
+  }
+  std::vector<std::string> parts;
+  for (const auto& [decision, heading] :
+       {std::pair{RoundDecision::Reached, "reached the target"}, std::pair{RoundDecision::AtMax, "stopped at max"},
+        std::pair{RoundDecision::More, "not finished (run the experiment again)"},
+        std::pair{RoundDecision::Blocked,
+                  "held back by a round that failed (mtrun rerun --failed, then run the "
+                  "experiment again)"}}) {
+    if (auto it = by_decision.find(decision); it != by_decision.end())
+      parts.push_back(fmt::format("{}: {}", heading, fmt::join(it->second, ", ")));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 PendingTrials next_adaptive_round(Store& store, const std::string& campaign_id,
                                   const std::map<std::string, RepeatPolicy>& policies, std::ostream& out) {
   std::vector<Trial> round;

@@ -67,6 +67,11 @@ struct ConfigurationRounds {
 std::vector<ConfigurationRounds> adaptive_status(Database& db, const std::string& campaign_id,
                                                  const std::map<std::string, RepeatPolicy>& policies);
 
+// What adaptive repeats came to, each configuration with its rounds and interval: "reached the
+// target: A (5 rounds, ±1.6 %); stopped at max: B (8 rounds, ±3.7 %)", and those not finished;
+// labels between `quote`s ("`" in markdown). Empty when there are none.
+std::string adaptive_outcome(const std::vector<ConfigurationRounds>& configurations, const std::string& quote);
+
 // Registers one more round of every configuration that needs it and returns those trials (none when
 // every configuration has reached its target or max), saying so on `out`.
 PendingTrials next_adaptive_round(Store& store, const std::string& campaign_id,

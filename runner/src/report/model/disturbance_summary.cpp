@@ -31,11 +31,6 @@ std::string trial_name(const ReportTrial& t) {
 
 std::string group_name(const Group& g) { return configuration_name(g.study, g.strategy, g.ranks, g.config); }
 
-std::string decision_text(const ConfigurationRounds& c) {
-  const std::string ci = c.status.ci_pct ? fmt::format("±{:.1f} %", *c.status.ci_pct) : "no interval";
-  return fmt::format("`{}` ({} rounds, {})", c.label, c.status.rounds, ci);
-}
-
 }  // namespace
 
 std::vector<std::string> disturbance_warnings(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
@@ -81,22 +76,10 @@ std::string run_conditions_notes(Database& db, const ReportData& data) {
     }
     const auto policies = repeat_policies_from_json(m.measurement);
     if (policies.empty()) continue;
-    std::vector<std::string> reached, at_max, short_of;
-    for (const auto& c : adaptive_status(db, campaign.id, policies)) {
-      (c.status.decision == RoundDecision::Reached ? reached
-       : c.status.decision == RoundDecision::AtMax ? at_max
-                                                   : short_of)
-          .push_back(decision_text(c));
-    }
-    std::vector<std::string> parts;  // a campaign's every adaptive configuration is in one of them
-    if (!reached.empty()) parts.push_back(fmt::format("reached the target: {}", fmt::join(reached, ", ")));
-    if (!at_max.empty()) parts.push_back(fmt::format("stopped at max: {}", fmt::join(at_max, ", ")));
-    if (!short_of.empty())
-      parts.push_back(fmt::format("not finished (run the experiment again): {}", fmt::join(short_of, ", ")));
     out += fmt::format(
         "**Adaptive repeats** (95 % CI of the primary metric against its target, disturbed attempts not counted): "
         "{}.\n\n",
-        fmt::join(parts, "; "));
+        adaptive_outcome(adaptive_status(db, campaign.id, policies), "`"));
   }
   return out;
 }

@@ -48,6 +48,7 @@ AnswerInputs answer_inputs(const ReportModel& m) {
   in.profiled = group_pointers(m.profiled_groups);
   in.reference_strategy = m.data->reference_strategy;
   in.keep_disturbed = m.keep_disturbed;
+  in.disturbed_only = m.keep_disturbed ? 0 : int(disturbed_groups(m.data->trials).size());
   return in;
 }
 

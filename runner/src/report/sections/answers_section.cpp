@@ -185,6 +185,19 @@ AnsweredQuestions answer_questions(const AnswerInputs& in) {
   return out;
 }
 
+// Why a question has no answer at all: no trial recorded its metric with a value of its axis, or
+// those that did ran only on a disturbed machine.
+std::string nothing_to_answer(const Question& q, int disturbed_only, AnswerText kind) {
+  if (disturbed_only == 0) {
+    return fmt::format("no trial recorded {} with a value of {}", name(q.metric, kind), name(q.compare, kind));
+  }
+  return fmt::format(
+      "no trial on a quiet machine recorded {} with a value of {}: {} configuration{} ran only on a disturbed "
+      "machine and {} left out ({} keeps them)",
+      name(q.metric, kind), name(q.compare, kind), disturbed_only, disturbed_only == 1 ? "" : "s",
+      disturbed_only == 1 ? "is" : "are", name("mtrun report --keep-disturbed", kind));
+}
+
 bool summed_up(const QuestionAnswers& qa) { return qa.answers.size() + (qa.skipped.empty() ? 0 : 1) > kListedAnswers; }
 
 // The answers' sides whose step time still moved one way over the measured window
@@ -255,7 +268,9 @@ RenderedAnswers render_answers(const AnswerInputs& in) {
     const Question& q = qa.question;
     md += question_title(q, AnswerText::Markdown) + "\n\n";
     if (qa.answers.empty() && qa.skipped.empty()) {
-      md += fmt::format("- No trial recorded {} with a value of {}.\n\n", code(q.metric), code(q.compare));
+      std::string why = nothing_to_answer(q, in.disturbed_only, AnswerText::Markdown);
+      why[0] = 'N';
+      md += "- " + why + ".\n\n";
       continue;
     }
     if (!summed_up(qa)) {
@@ -288,8 +303,7 @@ std::string answers_as_text(const AnswerInputs& in) {
   for (const auto& qa : answered) {
     out += question_title(qa.question, AnswerText::Plain) + "\n";
     if (qa.answers.empty() && qa.skipped.empty()) {
-      out += fmt::format("{}no trial recorded {} with a value of {}\n", kPlainList.bullet, qa.question.metric,
-                         qa.question.compare);
+      out += kPlainList.bullet + nothing_to_answer(qa.question, in.disturbed_only, AnswerText::Plain) + "\n";
     } else {
       out += summed_up(qa) ? "  " + tally(qa, kPlainList) : full_list(qa, kPlainList);
     }

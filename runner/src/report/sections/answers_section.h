@@ -21,6 +21,9 @@ struct AnswerInputs {
   std::vector<const Group*> profiled;  // answered only by questions scoped to their study
   std::string reference_strategy;      // the default questions' baseline strategy
   bool keep_disturbed = false;         // attempts on a disturbed machine are in the groups
+  // Configurations left out because every successful attempt of theirs ran on a disturbed machine
+  // (none when keep_disturbed): what a question with nothing to answer may be missing.
+  int disturbed_only = 0;
 };
 
 // Questions with more answers than this are summed up in the section and listed in full under "All

@@ -328,12 +328,12 @@ TEST_CASE("answers: a side whose step time still moved over its window is named 
   in.source = "declared in the test";
   in.questions = {{"tokens_per_sec", "ranks", "1", {}, "higher", "", {}, ""}};
   const std::string note =
-      "⚠warming: s ×2 still got faster over its measured steps (the last half 21.5 % faster than the first quarter "
+      "⚠warming: s ddp ×2 still got faster over its measured steps (the last half 21.5 % faster than the first quarter "
       "on average, 3 of 3 repeats that way, p = 0.002): its mean holds some warm-up, and so does every answer it is "
       "a side of";
   CHECK(contains(answers_as_text(in), note + " (`mtrun report`, Measurement conditions)\n"));
   CHECK(contains(render_answers(in).section, note + " (see [Measurement conditions](#measurement-conditions)).\n"));
-  CHECK_FALSE(contains(answers_as_text(in), "s ×1"));  // level: no note
+  CHECK_FALSE(contains(answers_as_text(in), "s ddp ×1"));  // level: no note
   // A group that is no side of any answer is not named under them.
   in.questions[0].where = "ranks > 2";
   CHECK_FALSE(contains(answers_as_text(in), "⚠warming"));

@@ -152,11 +152,11 @@ TEST_CASE("machine: a step time still moving one way over the window, in every r
   CHECK(contains(md, "| -5.0 % | 3 |"));  // mixed: -20 %, +25 %, -20 %
   CHECK(contains(md, "| - | 2 |"));
   CHECK(contains(md,
-                 "- ⚠warming: 1 of 5 configurations still got faster over their measured steps (warm ×1: the last "
+                 "- ⚠warming: 1 of 5 configurations still got faster over their measured steps (warm ddp ×1: the last "
                  "half 21.5 % faster than the first quarter on average, 3 of 3 repeats that way, p = 0.002): their "
                  "means hold some warm-up; more `warmup_steps` leave it out."));
   CHECK(contains(md,
-                 "- ⚠slowing: 1 of 5 configurations got slower over their measured steps (slow ×1: the last half "
+                 "- ⚠slowing: 1 of 5 configurations got slower over their measured steps (slow ddp ×1: the last half "
                  "27.5 % slower than the first quarter on average, 3 of 3 repeats that way"));
   CHECK(contains(md, "- step drift: the last half of a trial's measured steps against its first quarter"));
 }

@@ -15,21 +15,9 @@ namespace {
 // Disturbed attempts named one by one up to this many; beyond it the report counts them.
 constexpr std::size_t kNamedDisturbances = 10;
 
-// "study ddp ×2 sync=every": the strategy with its ranks where there is one, then the other axes.
-std::string configuration_name(const std::string& study, const std::string& strategy, int ranks,
-                               const std::string& config) {
-  std::string name = study;
-  if (!strategy.empty()) name += fmt::format(" {} ×{}", strategy, ranks);
-  if (strategy.empty() && ranks > 1) name += fmt::format(" ×{}", ranks);
-  if (!config.empty()) name += " " + config;
-  return name;
-}
-
 std::string trial_name(const ReportTrial& t) {
   return fmt::format("{} rep {}", configuration_name(t.study, t.strategy, t.ranks, trial_config(t)), t.repeat_index);
 }
-
-std::string group_name(const Group& g) { return configuration_name(g.study, g.strategy, g.ranks, g.config); }
 
 }  // namespace
 
@@ -57,7 +45,7 @@ std::vector<std::string> disturbance_warnings(const std::vector<ReportTrial>& tr
       out.push_back(
           fmt::format("`{}`: every one of its {} successful attempt{} ran on a disturbed machine; it is "
                       "not averaged and appears in no table.",
-                      group_name(g), g.disturbed.size(), g.disturbed.size() == 1 ? "" : "s"));
+                      g.name(), g.disturbed.size(), g.disturbed.size() == 1 ? "" : "s"));
     }
   }
   return out;

@@ -11,7 +11,18 @@
 
 namespace mt {
 
+std::string configuration_name(const std::string& study, const std::string& strategy, int ranks,
+                               const std::string& config) {
+  std::string name = study;
+  if (!strategy.empty()) name += fmt::format(" {} ×{}", strategy, ranks);
+  if (strategy.empty() && ranks > 1) name += fmt::format(" ×{}", ranks);
+  if (!config.empty()) name += " " + config;
+  return name;
+}
+
 std::string Group::label() const { return config.empty() ? study : study + " " + config; }
+
+std::string Group::name() const { return configuration_name(study, strategy, ranks, config); }
 
 Sample Group::sample(const std::string& metric) const {
   Sample s;

@@ -8,6 +8,11 @@
 
 namespace mt {
 
+// A configuration as warnings name it: "strategies fsdp ×4 gradient_sync_mode=every" — the study, the
+// strategy with its ranks where there is one (else the ranks above one), then the other axes.
+std::string configuration_name(const std::string& study, const std::string& strategy, int ranks,
+                               const std::string& config);
+
 // Values of one metric over a group's succeeded trials, with the trial each came from.
 struct Sample {
   std::vector<double> values;
@@ -29,6 +34,8 @@ struct Group {
   const ReportTrial& first() const { return *succeeded.front(); }
   // "ddp_scaling gradient_sync_mode=every": what tells this group from others with the same strategy and ranks.
   std::string label() const;
+  // The configuration in a sentence: "strategies fsdp ×4 gradient_sync_mode=every" (configuration_name).
+  std::string name() const;
   Sample sample(const std::string& metric) const;
   // Distinct values of a result field (dotted path for nested ones), joined with '/'; empty when no
   // trial's result carries it.

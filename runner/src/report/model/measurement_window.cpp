@@ -85,7 +85,7 @@ std::string drift_description(const WindowDrift& d) {
 std::string drift_note(const Group& g) {
   const auto drift = measurement_window(g).drift;
   if (!drift || !drift->marked()) return "";
-  const std::string name = fmt::format("{} ×{}", g.label(), g.ranks);
+  const std::string name = g.name();
   return drift->warming()
              ? fmt::format("{}: {} still got faster over its measured steps ({}): its mean holds some warm-up",
                            kWarmingMark, name, drift_description(*drift))

@@ -170,7 +170,7 @@ std::vector<std::string> drift_warnings(const std::vector<TrainingRow>& rows,
     const auto& drift = windows[i].drift;
     if (!drift || !drift->marked()) continue;
     (drift->warming() ? warming : slowing)
-        .push_back(fmt::format("{} ×{}: {}", rows[i].group->label(), rows[i].group->ranks, drift_description(*drift)));
+        .push_back(fmt::format("{}: {}", rows[i].group->name(), drift_description(*drift)));
   }
   std::vector<std::string> out;
   if (!warming.empty()) {

@@ -178,8 +178,9 @@ TEST_CASE("compare: a matched configuration whose step time still moved over its
   }
   std::string md = render_comparison_of(f, "aaaa", "bbbb");
   CHECK(contains(md,
-                 "- B: ⚠warming: s ddp ×1 still got faster over its measured steps (the last half 21.5 % faster than the "
-                 "first quarter on average, 3 of 3 repeats that way, p = 0.002): its mean holds some warm-up\n"));
+                 "- B: ⚠warming: s ddp ×1 still got faster over its measured steps (the last half 21.5 % faster "
+                 "than the first quarter on average, 3 of 3 repeats that way, p = 0.002): its mean holds some "
+                 "warm-up\n"));
   CHECK_FALSE(contains(md, "- A: ⚠"));
 }
 

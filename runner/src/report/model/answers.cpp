@@ -109,6 +109,40 @@ std::vector<const Cell*> baseline_for(const Cell& c, const Question& q, const st
   return out;
 }
 
+// A trial's value of an axis, as value_of gives a cell's; "" when it has none (a result row's).
+std::string trial_value(const ReportTrial& t, const std::string& axis) {
+  if (axis == kStudyAxis) return t.study;
+  if (axis == "ranks") return std::to_string(t.ranks);
+  if (axis == "strategy" && !t.strategy.empty()) return t.strategy;
+  return t.param(axis);
+}
+
+// Why `c` has no baseline: the trials that would have been one did not succeed (failed, or ran on a
+// disturbed machine), or the campaign has none, the experiment's `where` or `exclude` leaving them out.
+std::string missing_baseline(const Cell& c, const Question& q, const std::string& label,
+                             const std::vector<ReportTrial>* planned) {
+  if (!planned) return fmt::format("{}: no {} configuration to compare with", label, q.baseline);
+  int trials = 0;
+  for (const ReportTrial& t : *planned) {
+    if (trial_value(t, q.compare) != q.baseline) continue;
+    if (q.compare != kStudyAxis && t.study != c.group->study) continue;
+    bool same = true;
+    for (const auto& w : q.within) {
+      const std::string mine = value_of(c, w), theirs = trial_value(t, w);
+      same = same && (mine.empty() || theirs.empty() || mine == theirs);
+    }
+    trials += same;
+  }
+  if (trials == 0) {
+    return fmt::format("{}: the experiment runs no configuration with {} = {} there (its `where` or `exclude`)", label,
+                       q.compare, q.baseline);
+  }
+  return fmt::format(
+      "{}: no configuration with {} = {} succeeded to compare with: its {} trial{} failed or ran on a disturbed "
+      "machine",
+      label, q.compare, q.baseline, trials, trials == 1 ? "" : "s");
+}
+
 // Whether a cell is one of the configurations a question looks at (its `where`); a cell without a
 // value for an axis the expression names is not.
 bool selected(const Cell& c, const std::optional<Expression>& where) {
@@ -225,7 +259,8 @@ std::string answer_verdict(const std::string& metric, const std::string& better,
   return improved ? "better" : "worse";
 }
 
-QuestionAnswers answer_question(const Question& q, const std::vector<const Group*>& groups) {
+QuestionAnswers answer_question(const Question& q, const std::vector<const Group*>& groups,
+                                const std::vector<ReportTrial>* planned) {
   QuestionAnswers out;
   out.question = q;
   std::optional<Expression> where;
@@ -257,7 +292,7 @@ QuestionAnswers answer_question(const Question& q, const std::vector<const Group
     const std::string label = label_of(*c, q, extra);
     std::vector<const Cell*> b = baseline_for(*c, q, base);
     if (b.empty()) {
-      out.skipped.push_back(fmt::format("{}: no {} configuration to compare with", label, q.baseline));
+      out.skipped.push_back(missing_baseline(*c, q, label, planned));
       continue;
     }
     Answer a;

@@ -45,8 +45,11 @@ struct QuestionAnswers {
 };
 
 // The answers to `question` from these groups (profiled groups only when the question is scoped to
-// their study: the caller passes what applies).
-QuestionAnswers answer_question(const Question& question, const std::vector<const Group*>& groups);
+// their study: the caller passes what applies). `planned`, every trial of the campaigns whatever its
+// outcome, tells a baseline that did not succeed from one the experiment never runs (its `where` or
+// `exclude`) when a comparison is left out for want of one.
+QuestionAnswers answer_question(const Question& question, const std::vector<const Group*>& groups,
+                                const std::vector<ReportTrial>* planned = nullptr);
 
 // The verdict of one answer from its ratio and Holm-adjusted p, for a metric where `better` is
 // "higher" or "lower": faster/slower for times and rates, better/worse for anything else.

@@ -49,6 +49,7 @@ AnswerInputs answer_inputs(const ReportModel& m) {
   in.reference_strategy = m.data->reference_strategy;
   in.keep_disturbed = m.keep_disturbed;
   in.disturbed_only = m.keep_disturbed ? 0 : int(disturbed_groups(m.data->trials).size());
+  in.planned = &m.data->trials;
   return in;
 }
 

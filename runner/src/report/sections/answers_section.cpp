@@ -181,7 +181,7 @@ AnsweredQuestions answer_questions(const AnswerInputs& in) {
   std::vector<Question> questions = in.questions;
   out.defaults = questions.empty();
   if (out.defaults) questions = default_questions(in.groups, in.reference_strategy);
-  for (const auto& q : questions) out.answered.push_back(answer_question(q, groups_for(q, in)));
+  for (const auto& q : questions) out.answered.push_back(answer_question(q, groups_for(q, in), in.planned));
   return out;
 }
 

@@ -24,6 +24,8 @@ struct AnswerInputs {
   // Configurations left out because every successful attempt of theirs ran on a disturbed machine
   // (none when keep_disturbed): what a question with nothing to answer may be missing.
   int disturbed_only = 0;
+  // Every trial of the campaigns, whatever its outcome: why a comparison lacks its baseline.
+  const std::vector<ReportTrial>* planned = nullptr;
 };
 
 // Questions with more answers than this are summed up in the section and listed in full under "All

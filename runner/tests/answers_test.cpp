@@ -589,33 +589,44 @@ TEST_CASE("a ratio interval of never-negative figures that Fieller takes below z
   CHECK(answer_line(a, 1).find("CI -") != std::string::npos);
 }
 
-TEST_CASE("answers: a comparison without its baseline says whether the baseline failed or was never planned") {
-  // fsdp at 1, 2 and 4 ranks against ddp: ddp at 1 rank succeeded, at 2 ranks both trials failed,
-  // at 4 ranks the experiment ran none (its `where`, say).
+TEST_CASE("answers: a comparison without its baseline says what became of it, or that none ran there") {
+  // fsdp at 1, 2 and 4 ranks against ddp: ddp at 1 rank succeeded; at 2 ranks one trial failed and
+  // the other ran on a disturbed machine; at 4 ranks the experiment ran none (its `where`, say).
   std::vector<ReportTrial> trials;
   for (int r = 0; r < 2; ++r) {
     for (int ranks : {1, 2, 4}) trials.push_back(trial("fsdp", ranks, "", r, 90.0 * ranks + r));
     trials.push_back(trial("ddp", 1, "", r, 100.0 + r));
-    ReportTrial failed = trial("ddp", 2, "", r, 0);
-    failed.succeeded_attempt.reset();
-    failed.latest_state = "failed";
-    failed.metrics.clear();
-    trials.push_back(failed);
+    ReportTrial unlucky = trial("ddp", 2, "", r, 150);
+    if (r == 0) {
+      unlucky.succeeded_attempt.reset();
+      unlucky.latest_state = "failed";
+      unlucky.metrics.clear();
+    } else {
+      unlucky.verdict = "disturbed";
+    }
+    trials.push_back(unlucky);
   }
   std::vector<Group> groups = group_trials(trials);
-  const Question q{"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""};
-  const QuestionAnswers qa = answer_question(q, group_pointers(groups), &trials);
+  Question q{"tokens_per_sec", "strategy", "ddp", {"ranks"}, "higher", "", {}, ""};
+  QuestionAnswers qa = answer_question(q, group_pointers(groups), &trials);
   REQUIRE(qa.answers.size() == 1);
   CHECK(qa.answers[0].label == "fsdp vs ddp, ranks = 1");
   REQUIRE(qa.skipped.size() == 2);
   CHECK(qa.skipped[0] ==
-        "fsdp vs ddp, ranks = 2: no configuration with strategy = ddp succeeded to compare with: its 2 trials failed "
-        "or ran on a disturbed machine");
+        "fsdp vs ddp, ranks = 2: nothing to compare with: of the 2 trials with strategy = ddp there, 1 did not "
+        "succeed, 1 ran on a disturbed machine");
   CHECK(qa.skipped[1] ==
-        "fsdp vs ddp, ranks = 4: the experiment runs no configuration with strategy = ddp there (its `where` or "
+        "fsdp vs ddp, ranks = 4: no configuration with strategy = ddp ran there (the experiment's `where` or "
         "`exclude`)");
+  // The question's own `where` leaves out the 2-rank baseline: none of it is looked at.
+  q.where = "strategy == 'fsdp' or ranks == 1";
+  qa = answer_question(q, group_pointers(groups), &trials);
+  REQUIRE(qa.skipped.size() == 2);
+  CHECK(qa.skipped[0] ==
+        "fsdp vs ddp, ranks = 2: no configuration with strategy = ddp ran there (the experiment's `where` or "
+        "`exclude`, or the question's `where`)");
   // Without the planned trials, the reason stays general.
+  q.where.clear();
   CHECK(answer_question(q, group_pointers(groups)).skipped[1] ==
-        "fsdp vs ddp, ranks = 4: no ddp configuration to "
-        "compare with");
+        "fsdp vs ddp, ranks = 4: no ddp configuration to compare with");
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "experiment/expression.h"
 #include "experiment/metric_catalogue.h"
@@ -109,6 +110,26 @@ std::vector<const Cell*> baseline_for(const Cell& c, const Question& q, const st
   return out;
 }
 
+// Whether what `value` describes (a cell, a trial) is among the configurations a question looks at
+// (its `where`); one without a value for an axis the expression names is not.
+template <typename Value>
+bool selected_by(const std::optional<Expression>& where, Value value) {
+  if (!where) return true;
+  std::string error;
+  const auto result = where->evaluate(
+      [&value](const std::string& axis) -> std::optional<std::string> {
+        std::string v = value(axis);
+        if (v.empty()) return std::nullopt;
+        return v;
+      },
+      error);
+  return result && result->truthy();
+}
+
+bool selected(const Cell& c, const std::optional<Expression>& where) {
+  return selected_by(where, [&c](const std::string& axis) { return value_of(c, axis); });
+}
+
 // A trial's value of an axis, as value_of gives a cell's; "" when it has none (a result row's).
 std::string trial_value(const ReportTrial& t, const std::string& axis) {
   if (axis == kStudyAxis) return t.study;
@@ -117,45 +138,40 @@ std::string trial_value(const ReportTrial& t, const std::string& axis) {
   return t.param(axis);
 }
 
-// Why `c` has no baseline: the trials that would have been one did not succeed (failed, or ran on a
-// disturbed machine), or the campaign has none, the experiment's `where` or `exclude` leaving them out.
-std::string missing_baseline(const Cell& c, const Question& q, const std::string& label,
-                             const std::vector<ReportTrial>* planned) {
-  if (!planned) return fmt::format("{}: no {} configuration to compare with", label, q.baseline);
-  int trials = 0;
+// Why `c` has no baseline, from every trial the campaigns planned (`planned`): what became of those
+// that would have been it (failed, ran on a disturbed machine, recorded no value of the metric), or
+// that there are none (the experiment's `where` or `exclude`, or the question's `where`). Where the
+// compared axis is a result row's, trials cannot tell: the reason stays general.
+std::string missing_baseline(const Cell& c, const Question& q, const std::optional<Expression>& where,
+                             const std::string& label, const std::vector<ReportTrial>* planned) {
+  if (!planned || is_row_axis(q.compare)) {
+    return fmt::format("{}: no {} configuration to compare with", label, q.baseline);
+  }
+  int failed = 0, disturbed = 0, without_value = 0;
   for (const ReportTrial& t : *planned) {
-    if (trial_value(t, q.compare) != q.baseline) continue;
+    const auto value = [&t](const std::string& axis) { return trial_value(t, axis); };
+    if (value(q.compare) != q.baseline || !selected_by(where, value)) continue;
     if (q.compare != kStudyAxis && t.study != c.group->study) continue;
     bool same = true;
     for (const auto& w : q.within) {
-      const std::string mine = value_of(c, w), theirs = trial_value(t, w);
+      const std::string mine = value_of(c, w), theirs = value(w);
       same = same && (mine.empty() || theirs.empty() || mine == theirs);
     }
-    trials += same;
+    if (!same) continue;
+    ++(!t.succeeded() ? failed : t.disturbed() ? disturbed : without_value);
   }
-  if (trials == 0) {
-    return fmt::format("{}: the experiment runs no configuration with {} = {} there (its `where` or `exclude`)", label,
-                       q.compare, q.baseline);
+  const std::string baseline = fmt::format("{} = {}", q.compare, q.baseline);
+  if (failed + disturbed + without_value == 0) {
+    return fmt::format("{}: no configuration with {} ran there (the experiment's `where` or `exclude`{})", label,
+                       baseline, q.where.empty() ? "" : ", or the question's `where`");
   }
-  return fmt::format(
-      "{}: no configuration with {} = {} succeeded to compare with: its {} trial{} failed or ran on a disturbed "
-      "machine",
-      label, q.compare, q.baseline, trials, trials == 1 ? "" : "s");
-}
-
-// Whether a cell is one of the configurations a question looks at (its `where`); a cell without a
-// value for an axis the expression names is not.
-bool selected(const Cell& c, const std::optional<Expression>& where) {
-  if (!where) return true;
-  std::string error;
-  const auto value = where->evaluate(
-      [&c](const std::string& axis) -> std::optional<std::string> {
-        std::string v = value_of(c, axis);
-        if (v.empty()) return std::nullopt;
-        return v;
-      },
-      error);
-  return value && value->truthy();
+  std::vector<std::string> what;
+  if (failed) what.push_back(fmt::format("{} did not succeed", failed));
+  if (disturbed) what.push_back(fmt::format("{} ran on a disturbed machine", disturbed));
+  if (without_value) what.push_back(fmt::format("{} recorded no {}", without_value, q.metric));
+  const int trials = failed + disturbed + without_value;
+  return fmt::format("{}: nothing to compare with: of the {} trial{} with {} there, {}", label, trials,
+                     trials == 1 ? "" : "s", baseline, fmt::join(what, ", "));
 }
 
 std::string compare_text(const Question& q, const std::string& value) {
@@ -292,7 +308,7 @@ QuestionAnswers answer_question(const Question& q, const std::vector<const Group
     const std::string label = label_of(*c, q, extra);
     std::vector<const Cell*> b = baseline_for(*c, q, base);
     if (b.empty()) {
-      out.skipped.push_back(missing_baseline(*c, q, label, planned));
+      out.skipped.push_back(missing_baseline(*c, q, where, label, planned));
       continue;
     }
     Answer a;

@@ -224,6 +224,9 @@ expect_contains "$OUT" "not counted): reached the target: tight (3 rounds, ±0.0
   "the run ends saying who reached the target and who stopped at max"
 expect_eq "$(sql "select study || '=' || count(*) from trials group by study order by study")" "noisy=6
 tight=3" "tight stops at min, noisy reaches max"
+capture "$MTRUN" --db "$DB" status
+expect_contains "$OUT" "not counted): reached the target: tight (3 rounds, ±0.0 %); stopped at max: noisy (6 rounds" \
+  "status says where each adaptive configuration stands"
 capture "$MTRUN" --db "$DB" run "$WORK/adaptive.yaml"
 expect_eq "$(sql "select count(*) from trials")" 9 "re-running a finished campaign adds no rounds"
 expect_contains "$OUT" "0 to run" "nothing to run again"

@@ -211,15 +211,9 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
     result.lease_lost = more.lease_lost;
   }
   std::string answers = result.stopped || result.lease_lost ? "" : campaign_answers(store.db(), campaign_id);
-  if (adaptive_due && !result.stopped && !result.lease_lost) {
-    // Where a configuration stopped at max, its mean is less certain than the experiment asked for.
-    const std::string outcome = adaptive_outcome(adaptive_status(store.db(), campaign_id, settings.adaptive), "");
-    if (!outcome.empty()) {
-      answers += fmt::format(
-          "adaptive repeats (95 % CI of the primary metric against its target, disturbed attempts not counted): {}.\n",
-          outcome);
-    }
-  }
+  // Where a configuration stopped at max, its mean is less certain than the experiment asked for.
+  if (!result.stopped && !result.lease_lost)
+    answers += adaptive_outcome_line(store.db(), campaign_id, settings.adaptive);
   return finish_campaign(store, campaign_id, result, answers, db, out);
 }
 

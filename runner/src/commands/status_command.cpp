@@ -7,9 +7,11 @@
 #include <fmt/ostream.h>
 
 #include "commands/commands.h"
+#include "run/adaptive_repeats.h"
 #include "run/progress.h"
 #include "run/summary.h"
 #include "store/campaign_lookup.h"
+#include "store/campaign_measurement.h"
 #include "store/store_reader.h"
 #include "table_cell.h"
 #include "text_table.h"
@@ -63,6 +65,9 @@ int print_status(const StatusOptions& options, std::ostream& out) {
   }
   fmt::print(out, "\n{} trials: {} succeeded, {} not succeeded, {} not finished\n", rows.size(), succeeded,
              done - succeeded, rows.size() - done);
+  // Where each adaptive configuration stands against its target (while it runs, more rounds follow).
+  out << adaptive_outcome_line(*db, campaign.id,
+                               repeat_policies_from_json(read_campaign_measurement(*db, campaign.id).measurement));
   for (const auto& r : rows) {  // what is in flight now, and where to follow it
     if (r.state != std::string("running")) continue;
     const std::string what = r.queued ? fmt::format("queued: its job waits in the scheduler's queue ({})", *r.queued)

@@ -199,6 +199,16 @@ std::string adaptive_outcome(const std::vector<ConfigurationRounds>& configurati
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+std::string adaptive_outcome_line(Database& db, const std::string& campaign_id,
+                                  const std::map<std::string, RepeatPolicy>& policies) {
+  if (policies.empty()) return "";
+  const std::string outcome = adaptive_outcome(adaptive_status(db, campaign_id, policies), "");
+  if (outcome.empty()) return "";
+  return fmt::format(
+      "adaptive repeats (95 % CI of the primary metric against its target, disturbed attempts not counted): {}.\n",
+      outcome);
+}
+
 PendingTrials next_adaptive_round(Store& store, const std::string& campaign_id,
                                   const std::map<std::string, RepeatPolicy>& policies, std::ostream& out) {
   std::vector<Trial> round;

@@ -72,6 +72,11 @@ std::vector<ConfigurationRounds> adaptive_status(Database& db, const std::string
 // labels between `quote`s ("`" in markdown). Empty when there are none.
 std::string adaptive_outcome(const std::vector<ConfigurationRounds>& configurations, const std::string& quote);
 
+// The same as a line for the terminal ("adaptive repeats (…): reached the target: …\n", as `mtrun
+// run` ends and `mtrun status` shows it), from the campaign's configurations; "" when it has none.
+std::string adaptive_outcome_line(Database& db, const std::string& campaign_id,
+                                  const std::map<std::string, RepeatPolicy>& policies);
+
 // Registers one more round of every configuration that needs it and returns those trials (none when
 // every configuration has reached its target or max), saying so on `out`.
 PendingTrials next_adaptive_round(Store& store, const std::string& campaign_id,

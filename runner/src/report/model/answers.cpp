@@ -63,14 +63,20 @@ std::vector<Cell> cells_of(const Group& group, const std::string& metric) {
   return out;
 }
 
-// A cell's value of an axis; "" when it has none.
+// A trial's value of an axis (its study, ranks, strategy or parameter); "" when it has none.
+std::string trial_value(const ReportTrial& t, const std::string& axis) {
+  if (axis == kStudyAxis) return t.study;
+  if (axis == "ranks") return std::to_string(t.ranks);
+  if (axis == "strategy" && !t.strategy.empty()) return t.strategy;
+  return t.param(axis);
+}
+
+// A cell's value of an axis: its result row's, else its group's (as any of its trials gives it); ""
+// when it has none.
 std::string value_of(const Cell& c, const std::string& axis) {
-  if (axis == kStudyAxis) return c.group->study;
   if (auto it = c.row.find(axis); it != c.row.end()) return it->second;
   if (is_row_axis(axis) && !c.row.empty()) return "";
-  if (axis == "ranks") return std::to_string(c.group->ranks);
-  if (axis == "strategy" && !c.group->strategy.empty()) return c.group->strategy;
-  return c.group->first().param(axis);
+  return trial_value(c.group->first(), axis);
 }
 
 bool compatible(const Cell& a, const Cell& b, const std::string& axis) {
@@ -128,14 +134,6 @@ bool selected_by(const std::optional<Expression>& where, Value value) {
 
 bool selected(const Cell& c, const std::optional<Expression>& where) {
   return selected_by(where, [&c](const std::string& axis) { return value_of(c, axis); });
-}
-
-// A trial's value of an axis, as value_of gives a cell's; "" when it has none (a result row's).
-std::string trial_value(const ReportTrial& t, const std::string& axis) {
-  if (axis == kStudyAxis) return t.study;
-  if (axis == "ranks") return std::to_string(t.ranks);
-  if (axis == "strategy" && !t.strategy.empty()) return t.strategy;
-  return t.param(axis);
 }
 
 // Why `c` has no baseline, from every trial the campaigns planned (`planned`): what became of those

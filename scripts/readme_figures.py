@@ -111,8 +111,9 @@ def model_key(params):
 
 
 def change(low, high, reference):
-    """"-26 %" or "-28 % to -26 %": how far other figures lie from the reference."""
-    a, b = f"{100 * (low / reference - 1):+.0f} %", f"{100 * (high / reference - 1):+.0f} %"
+    """"-26 %" or "-28 % to -26 %": how far other figures lie from the reference (rounded to whole
+    percents first, so that 0.3 % below reads "+0 %", not "-0 %")."""
+    a, b = (f"{round(100 * (value / reference - 1)):+d} %" for value in (low, high))
     return a if a == b else f"{a} to {b}"
 
 

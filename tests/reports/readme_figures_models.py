@@ -25,4 +25,6 @@ small = {"vocab_size": "4096", "d_model": "256", "n_heads": "4", "n_layers": "4"
          "batch_size": "4"}
 assert readme_figures.model_key(small) != readme_figures.model_key(dict(small, vocab_size="8192"))
 assert readme_figures.model_key(small) != readme_figures.model_key(dict(small, n_heads="8"))
+assert readme_figures.change(997, 997, 1000) == "+0 %", readme_figures.change(997, 997, 1000)  # not "-0 %"
+assert readme_figures.change(720, 1010, 1000) == "-28 % to +1 %", readme_figures.change(720, 1010, 1000)
 print(f"ok: {len(others)} lines, each of a campaign of the table's own model")

@@ -119,12 +119,16 @@ TEST_CASE("report: peers side by side, ratios at 1 MiB and up, verdicts against 
   // 1.8 ÷ 2.0 misses 0.95 at 1 MiB; 4.0 ÷ 0.5 meets it at 4 MiB; Gloo is left 6× and 10× behind.
   CHECK(contains(md,
                  "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI v4.1.4) | 2 | "
-                 "0.90 | 8.00 | ≥ 0.95× | missed ✗ at 1 of 2 sizes |"));
+                 "0.90 | 8.00 | ≥ 0.95× | missed ✗ at 1 of 2 sizes | 1.00× ≤ 1.50× met ✓ |"));
   CHECK(contains(md,
                  "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `gloo` (PyTorch 2.15.0) | 2 | "
-                 "6.00 | 10.00 | ≥ 5.00× | met ✓ |"));
-  // Below 1 MiB there is no ratio; at 1 MiB the ratio carries its 95 % interval from both sides' repeats.
-  CHECK(contains(md, "| 2 | in_place | 256 KiB | 1.000 ± 0.010 | 1.000 ± 0.010 | 0.200 ± 0.002 | - | - |"));
+                 "6.00 | 10.00 | ≥ 5.00× | met ✓ | 0.20× |"));
+  // Below 1 MiB the ratio is the engine's latency ÷ the peer's, marked against bare MPI's latency goal
+  // (Gloo sets none); from 1 MiB the busbw ratio, each with its 95 % interval from both sides' repeats.
+  CHECK(
+      contains(md,
+               "| 2 | in_place | 256 KiB | 1.000 ± 0.010 | 1.000 ± 0.010 | 0.200 ± 0.002 | latency 1.00 (0.98–1.02) ✓ "
+               "| latency 0.20 (0.20–0.20) |"));
   CHECK(contains(md,
                  "| 2 | in_place | 1 MiB | 1.800 ± 0.018 | 2.000 ± 0.020 | 0.300 ± 0.003 | 0.90 (0.88–0.92) ✗ | "
                  "6.00 (5.87–6.14) ✓ |"));
@@ -265,8 +269,8 @@ TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs
       summary,
       "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95× met on 0 of 3 curves, "
       "missed on 3, undecided on 0 (2 ranks: met 0, missed 3, undecided 0; 4 ranks ⚠oversubscribed: not judged); "
-      "below 1 MiB, the engine's latency is "
-      "1.00× the peer's.\n"));
+      "below 1 MiB, the engine's latency is 1.00× the peer's, goal ≤ 1.50× met on 2 of 2 curves, missed on 0, "
+      "undecided on 0 (2 ranks: met 2, missed 0, undecided 0; 4 ranks ⚠oversubscribed: not judged).\n"));
   CHECK(contains(summary,
                  "- `mtengine` ÷ `gloo` (PyTorch 2.15.0): busbw ratio 6.00–10.00, goal ≥ 5.00× met on 2 of 2 curves, "
                  "missed on 0, undecided on 0 (2 ranks: met 2, missed 0, undecided 0; 4 ranks ⚠oversubscribed: not "
@@ -437,6 +441,65 @@ TEST_CASE("report: a size meets a goal only when the ratio's whole interval clea
   CHECK(std::string(goal_mark_text(GoalMark::Undecided)) == "≈");
 }
 
+TEST_CASE("report: below 1 MiB a size meets the latency goal only when the ratio's whole interval is at or under it") {
+  auto ratio = [](double value, std::optional<Interval> ci, bool repeated = true) {
+    CommRatio r;
+    r.ratio = value;
+    r.repeated = repeated;
+    r.ci95 = ci;
+    return r;
+  };
+  CHECK(ceiling_mark(ratio(1.00, Interval{0.90, 1.10}), 1.5) == GoalMark::Met);
+  CHECK(ceiling_mark(ratio(1.50, Interval{1.50, 1.50}), 1.5) == GoalMark::Met);
+  CHECK(ceiling_mark(ratio(1.40, Interval{1.10, 1.70}), 1.5) == GoalMark::Undecided);
+  CHECK(ceiling_mark(ratio(3.00, Interval{2.50, 3.50}), 1.5) == GoalMark::Missed);
+  CHECK(ceiling_mark(ratio(1.00, std::nullopt), 1.5) == GoalMark::Undecided);
+  CHECK(ceiling_mark(ratio(1.50, std::nullopt, false), 1.5) == GoalMark::Met);
+  CHECK(ceiling_mark(ratio(1.60, std::nullopt, false), 1.5) == GoalMark::Missed);
+  CHECK(peer_latency_goal("bare_mpi") == 1.5);
+  CHECK_FALSE(peer_latency_goal("gloo"));
+
+  // One curve against bare MPI, each size with three repeats a side: 1 KiB as fast as the loop, 4 KiB
+  // three times slower, 16 KiB 1.8× on average but one slow call in three; busbw at 1 MiB equal.
+  CommData data;
+  CommStudy engine, peer;
+  engine.label = "e";
+  engine.engine = true;
+  engine.implementation = "mtengine";
+  peer.label = "p";
+  peer.implementation = "bare_mpi";
+  data.studies = {engine, peer};
+  for (int ranks : {2, 4}) {
+    CommCurve& curve = data.series[CommSeriesKey{0, "all_reduce", ranks, "in_place"}];
+    curve[1024][0].latency_us = {1.0, 1.1, 0.9};
+    curve[4096][0].latency_us = {3.0, 3.1, 2.9};
+    curve[16384][0].latency_us = {1.0, 3.0, 1.4};
+    for (double bytes : {1024.0, 4096.0, 16384.0}) curve[bytes][1].latency_us = {1.0, 1.01, 0.99};
+    curve[kMiB][0].busbw_gbps = curve[kMiB][1].busbw_gbps = {1.0, 1.01, 0.99};
+  }
+  data.oversubscribed[4] = true;
+  const auto checks = goal_checks(data);
+  REQUIRE(checks.size() == 2);
+  const CommGoalCheck& two = checks[0];
+  REQUIRE(two.series.ranks == 2);
+  REQUIRE(two.latency.size() == 3);
+  CHECK(two.latency_sizes(GoalMark::Met) == 1);
+  CHECK(two.latency_sizes(GoalMark::Missed) == 1);
+  CHECK(two.latency_sizes(GoalMark::Undecided) == 1);
+  CHECK(two.latency_verdict() == GoalMark::Missed);
+  CHECK(two.latency_ratios()[1] == doctest::Approx(3.0));
+  // Oversubscribed: the ratios are kept, no verdict.
+  CHECK(checks[1].latency.size() == 3);
+  CHECK_FALSE(checks[1].latency_judged());
+  CHECK_FALSE(checks[1].latency_verdict());
+  // The slow size alone would leave the curve undecided.
+  CommGoalCheck undecided = two;
+  undecided.latency.erase(undecided.latency.begin() + 1);
+  CHECK(undecided.latency_verdict() == GoalMark::Undecided);
+  undecided.latency.pop_back();
+  CHECK(undecided.latency_verdict() == GoalMark::Met);
+}
+
 TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a latency ratio; plots per variant") {
   ReportFixture f("comm_judged.sqlite");
   comm_campaign(f);
@@ -484,4 +547,7 @@ TEST_CASE("report: ratio ranges keep two significant digits below 0.1, so a tiny
   CHECK(ratio_range_text({0.84, 13.2}) == "0.84–13×");
   CHECK(ratio_range_text({1.0, 1.0}) == "1.00×");
   CHECK(ratio_range_text({}) == "-");
+  CHECK(ratio_text(0.00049) == "0.00049");
+  CHECK(ratio_text(1.0) == "1.00");
+  CHECK(ratio_text(13.2) == "13");
 }

@@ -127,7 +127,7 @@ capture "$MTRUN" --db "$DB" report --keep-disturbed
 expect_eq "$RC" 0 "report exit code"
 expect_contains "$OUT" "## Communication" "comm section"
 expect_eq "$(grep -c '^Ran on [0-9]* machines' <<<"$OUT")" 0 "one machine, however much each program recorded of it"
-expect_contains "$OUT" "### Goals at ≥ 1 MiB" "goals table"
+expect_contains "$OUT" "### Goals" "goals table"
 expect_contains "$OUT" "÷ \`bare_mpi\` (Open MPI" "ratio against bare MPI with its version"
 expect_contains "$OUT" "÷ \`gloo\` (PyTorch 2." "ratio against Gloo with its version"
 expect_contains "$OUT" "Against \`bare_mpi_multiple\`, the same loop in the engine's thread level" "thread levels explained"

@@ -159,15 +159,32 @@ std::optional<double> peer_goal(const std::string& implementation) {
   return std::nullopt;
 }
 
-std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& peer) {
-  if (engine.busbw_gbps.empty() || peer.busbw_gbps.empty()) return std::nullopt;
-  const double e = mean(engine.busbw_gbps), p = mean(peer.busbw_gbps);
+std::optional<double> peer_latency_goal(const std::string& implementation) {
+  if (implementation == "bare_mpi") return 1.5;
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<CommRatio> ratio_of_means(const std::vector<double>& engine, const std::vector<double>& peer) {
+  if (engine.empty() || peer.empty()) return std::nullopt;
+  const double e = mean(engine), p = mean(peer);
   if (!(p > 0)) return std::nullopt;
   CommRatio r;
   r.ratio = e / p;
-  r.repeated = engine.busbw_gbps.size() >= 2 && peer.busbw_gbps.size() >= 2;
-  r.ci95 = ratio_confidence_interval(engine.busbw_gbps, peer.busbw_gbps);
+  r.repeated = engine.size() >= 2 && peer.size() >= 2;
+  r.ci95 = ratio_confidence_interval(engine, peer);
   return r;
+}
+
+}  // namespace
+
+std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& peer) {
+  return ratio_of_means(engine.busbw_gbps, peer.busbw_gbps);
+}
+
+std::optional<CommRatio> latency_ratio(const CommPoint& engine, const CommPoint& peer) {
+  return ratio_of_means(engine.latency_us, peer.latency_us);
 }
 
 GoalMark goal_mark(const CommRatio& r, double goal) {
@@ -178,6 +195,16 @@ GoalMark goal_mark(const CommRatio& r, double goal) {
   }
   if (r.repeated) return GoalMark::Undecided;
   return r.ratio >= goal ? GoalMark::Met : GoalMark::Missed;
+}
+
+GoalMark ceiling_mark(const CommRatio& r, double ceiling) {
+  if (r.ci95) {
+    if (r.ci95->high <= ceiling) return GoalMark::Met;
+    if (r.ci95->low > ceiling) return GoalMark::Missed;
+    return GoalMark::Undecided;
+  }
+  if (r.repeated) return GoalMark::Undecided;
+  return r.ratio <= ceiling ? GoalMark::Met : GoalMark::Missed;
 }
 
 const char* goal_mark_text(GoalMark mark) {
@@ -199,6 +226,25 @@ size_t CommGoalCheck::sizes_undecided() const {
   if (!judged()) return 0;
   return size_t(std::count_if(ratios.begin(), ratios.end(),
                               [&](const CommRatio& r) { return goal_mark(r, *goal) == GoalMark::Undecided; }));
+}
+
+size_t CommGoalCheck::latency_sizes(GoalMark mark) const {
+  if (!latency_judged()) return 0;
+  return size_t(std::count_if(latency.begin(), latency.end(),
+                              [&](const CommRatio& r) { return ceiling_mark(r, *latency_goal) == mark; }));
+}
+
+std::optional<GoalMark> CommGoalCheck::latency_verdict() const {
+  if (!latency_judged()) return std::nullopt;
+  if (latency_sizes(GoalMark::Missed) > 0) return GoalMark::Missed;
+  if (latency_sizes(GoalMark::Undecided) > 0) return GoalMark::Undecided;
+  return GoalMark::Met;
+}
+
+std::vector<double> CommGoalCheck::latency_ratios() const {
+  std::vector<double> out;
+  for (const auto& r : latency) out.push_back(r.ratio);
+  return out;
 }
 
 double CommGoalCheck::lowest() const {
@@ -228,18 +274,21 @@ std::vector<CommGoalCheck> goal_checks(const CommData& data) {
   const auto pairs = engine_peer_pairs(data);
   for (const auto& [key, curve] : data.series) {
     for (const auto& [e, p] : pairs) {
-      CommGoalCheck check{key, e, p, {}, {}, peer_goal(data.studies[p].implementation), false};
+      CommGoalCheck check;
+      check.series = key;
+      check.engine = e;
+      check.peer = p;
+      check.goal = peer_goal(data.studies[p].implementation);
+      check.latency_goal = peer_latency_goal(data.studies[p].implementation);
       check.oversubscribed = data.oversubscribed.count(key.ranks) && data.oversubscribed.at(key.ranks);
       for (const auto& [bytes, points] : curve) {
         auto ours = points.find(e), theirs = points.find(p);
         if (ours == points.end() || theirs == points.end()) continue;
         if (bytes < kRatioMinBytes) {
-          const auto& a = ours->second.latency_us;
-          const auto& b = theirs->second.latency_us;
-          if (!a.empty() && !b.empty() && mean(b) > 0) check.latency_ratios.push_back(mean(a) / mean(b));
-          continue;
+          if (auto r = latency_ratio(ours->second, theirs->second)) check.latency.push_back(*r);
+        } else if (auto r = busbw_ratio(ours->second, theirs->second)) {
+          check.ratios.push_back(*r);
         }
-        if (auto r = busbw_ratio(ours->second, theirs->second)) check.ratios.push_back(*r);
       }
       if (!check.ratios.empty()) out.push_back(std::move(check));
     }
@@ -266,12 +315,13 @@ std::vector<CommCliff> find_cliffs(const CommData& data) {
   return cliffs;
 }
 
+std::string ratio_text(double v) { return v >= 10 ? fixed(v, 0) : v >= 0.1 ? fixed(v, 2) : fmt::format("{:.2g}", v); }
+
 std::string ratio_range_text(const std::vector<double>& ratios) {
   if (ratios.empty()) return "-";
   const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
-  // Two significant digits below 0.1, so that a ratio of 0.0004 does not read as 0.
-  auto ratio = [](double v) { return v >= 10 ? fixed(v, 0) : v >= 0.1 ? fixed(v, 2) : fmt::format("{:.2g}", v); };
-  return ratio(*lo) == ratio(*hi) ? ratio(*lo) + "×" : ratio(*lo) + "–" + ratio(*hi) + "×";
+  const std::string low = ratio_text(*lo), high = ratio_text(*hi);
+  return low == high ? low + "×" : low + "–" + high + "×";
 }
 
 std::string size_text(double bytes) {

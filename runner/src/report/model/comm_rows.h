@@ -84,38 +84,48 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups);
 // The goal an engine study has against a peer, as a minimum busbw ratio (engine ÷ peer), by the
 // peer's implementation: bare MPI 0.95 (at most 5 % overhead), Gloo 5; none for others.
 std::optional<double> peer_goal(const std::string& implementation);
+// The goal below kRatioMinBytes, where a call costs its fixed overhead, as a maximum latency ratio
+// (engine ÷ peer): bare MPI 1.5 (the engine's queue, progress thread and checks add at most half
+// again what the library itself takes); none for others.
+std::optional<double> peer_latency_goal(const std::string& implementation);
 // Ratios and goals apply from this message size on.
 inline constexpr double kRatioMinBytes = 1 << 20;
 // A size whose mean busbw is below (1 − kCliffDrop) × that of the next smaller size is a cliff.
 inline constexpr double kCliffDrop = 0.30;
 
 struct CommRatio {
-  double ratio = 0;              // mean busbw of the engine ÷ the peer's
+  double ratio = 0;              // mean of the engine's repeats ÷ the peer's
   bool repeated = false;         // both sides measured it in two or more repeats
   std::optional<Interval> ci95;  // of the ratio of means, Fieller, when repeated and bounded
 };
 // Engine ÷ peer busbw at one size; nullopt unless both measured it.
 std::optional<CommRatio> busbw_ratio(const CommPoint& engine, const CommPoint& peer);
+// Engine ÷ peer latency at one size; nullopt unless both measured it.
+std::optional<CommRatio> latency_ratio(const CommPoint& engine, const CommPoint& peer);
 
-// Where a ratio lies against a goal: its whole 95 % interval at or above it (met), all of it below
-// (missed), or the interval straddling it (undecided; more repeats narrow it, where a spread of the
-// repeats themselves would not). Repeated without a bounded interval (the peer's mean not clearly
-// away from zero) is undecided; a side with one repeat has no interval, and the ratio itself decides.
+// Where a ratio lies against a goal: its whole 95 % interval on the goal's side of it (met), all of
+// it on the other side (missed), or the interval straddling it (undecided; more repeats narrow it,
+// where a spread of the repeats themselves would not). Repeated without a bounded interval (the
+// peer's mean not clearly away from zero) is undecided; a side with one repeat has no interval, and
+// the ratio itself decides. A busbw goal is a floor (at or above it meets it), a latency goal a
+// ceiling (at or below it).
 enum class GoalMark { Met, Missed, Undecided };
 GoalMark goal_mark(const CommRatio& ratio, double goal);
+GoalMark ceiling_mark(const CommRatio& ratio, double ceiling);
 // "✓", "✗", "≈".
 const char* goal_mark_text(GoalMark mark);
 
 // The engine study `engine` against the peer `peer` on one curve: the busbw ratio (with its spread)
-// at every size from kRatioMinBytes that both measured, the latency ratio below it, and the goal the
-// peer's implementation sets. A curve whose ranks oversubscribed the cores is not judged: there the
-// bare loop spins while the engine yields, so the ratio measures the scheduler.
+// at every size from kRatioMinBytes that both measured, the latency ratio below it, and the goals the
+// peer's implementation sets for each. A curve whose ranks oversubscribed the cores is not judged:
+// there the bare loop spins while the engine yields, so the ratio measures the scheduler.
 struct CommGoalCheck {
   CommSeriesKey series;
   size_t engine = 0, peer = 0;
-  std::vector<CommRatio> ratios;
-  std::vector<double> latency_ratios;  // engine ÷ peer mean latency at sizes below kRatioMinBytes
-  std::optional<double> goal;
+  std::vector<CommRatio> ratios;       // busbw, from kRatioMinBytes
+  std::vector<CommRatio> latency;      // below kRatioMinBytes
+  std::optional<double> goal;          // busbw floor
+  std::optional<double> latency_goal;  // latency ceiling
   bool oversubscribed = false;
   bool judged() const { return goal && !oversubscribed; }
   size_t sizes_below_goal() const;  // clearly below (the whole interval); 0 when not judged
@@ -123,10 +133,17 @@ struct CommGoalCheck {
   bool met() const { return judged() && sizes_below_goal() == 0 && sizes_undecided() == 0; }
   double lowest() const;
   double highest() const;
+  bool latency_judged() const { return latency_goal && !oversubscribed && !latency.empty(); }
+  // Latency sizes by their mark against latency_goal; 0 when not latency_judged().
+  size_t latency_sizes(GoalMark mark) const;
+  // The latency verdict of the whole curve: missed where any size missed, else undecided where any
+  // straddled, else met; nullopt when not latency_judged().
+  std::optional<GoalMark> latency_verdict() const;
+  std::vector<double> latency_ratios() const;  // the means, size by size
 };
 // Engine studies against the peers, as index pairs (engine first).
 std::vector<std::pair<size_t, size_t>> engine_peer_pairs(const CommData& data);
-// Every curve and pair with at least one ratio, in series order.
+// Every curve and pair with at least one busbw ratio, in series order.
 std::vector<CommGoalCheck> goal_checks(const CommData& data);
 
 struct CommCliff {
@@ -137,6 +154,9 @@ struct CommCliff {
 };
 std::vector<CommCliff> find_cliffs(const CommData& data);
 
+// "0.52", "15", "0.00049": a ratio with two decimals, none from 10, two significant digits below 0.1
+// (so that a ratio of 0.0004 does not read as 0).
+std::string ratio_text(double ratio);
 // "0.52×", "15×", or a range of them "0.52–3.18×": ratios as summaries and goal tables show them.
 std::string ratio_range_text(const std::vector<double>& ratios);
 

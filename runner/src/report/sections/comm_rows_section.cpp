@@ -63,6 +63,19 @@ std::string verdict_text(const CommGoalCheck& c) {
   return fmt::format("undecided ≈ at {} of {} sizes", undecided, c.ratios.size());
 }
 
+// The latency ratios below kRatioMinBytes with the curve's verdict against the peer's latency goal:
+// "0.52–1.20× ≤ 1.50× met ✓", "0.37–3.80× ≤ 1.50× undecided ≈ at 1 of 5 sizes"; the ratios alone
+// where there is no goal or the curve is not judged.
+std::string latency_cell(const CommGoalCheck& c) {
+  const std::string ratios = ratio_range_text(c.latency_ratios());
+  const auto verdict = c.latency_verdict();
+  if (!verdict) return ratios;
+  const std::string against = fmt::format("{} ≤ {}×", ratios, fixed(*c.latency_goal, 2));
+  if (*verdict == GoalMark::Met) return against + " met ✓";
+  return fmt::format("{} {} {} at {} of {} sizes", against, *verdict == GoalMark::Missed ? "missed" : "undecided",
+                     goal_mark_text(*verdict), c.latency_sizes(*verdict), c.latency.size());
+}
+
 // Why a busbw ratio well above 1 against a peer on the same library need not mean the engine outruns
 // it: the engine asked the library for another algorithm than the peer got (its results say which).
 // Empty when it asked for none.
@@ -146,12 +159,14 @@ std::string render_goals(const CommData& data) {
                        {"busbw ratio max", Align::Right},
                        {"goal", Align::Right},
                        {"verdict"},
-                       {"latency ratio < " + size_text(kRatioMinBytes), Align::Right}});
-  int met = 0, judged = 0;
+                       {"latency ratio < " + size_text(kRatioMinBytes) + ", goal, verdict", Align::Right}});
+  int met = 0, judged = 0, latency_met = 0, latency_judged = 0;
   std::vector<std::string> explained;  // notes on engine settings behind ratios well above 1
   for (const auto& c : checks) {
     met += c.met();
     judged += c.judged();
+    latency_met += c.latency_verdict() == GoalMark::Met;
+    latency_judged += c.latency_judged();
     if (c.judged() && *c.goal < 1 && c.highest() > 1.2) {
       add_unique(explained, algorithm_note(c.series.operation, data.studies[c.engine]));
       add_unique(explained, freed_memory_note(data.studies[c.engine], data.studies[c.peer]));
@@ -160,20 +175,20 @@ std::string render_goals(const CommData& data) {
     table.add_row({c.series.operation, c.series.variant, ranks_cell(data, c.series.ranks),
                    versioned(data.studies[c.engine]) + " ÷ " + versioned(data.studies[c.peer]),
                    std::to_string(c.ratios.size()), fixed(c.lowest(), 2), fixed(c.highest(), 2), goal_text(c.goal),
-                   verdict_text(c), ratio_range_text(c.latency_ratios)});
+                   verdict_text(c), latency_cell(c)});
   }
   std::string out = fmt::format(
-      "### Goals at ≥ {}\n\nThe engine against each peer: busbw ratio (mean ÷ mean over the repeats) at every "
-      "message size from {} that both measured. Goals: ≥ 0.95× bare MPI (at most 5 % overhead over the MPI "
-      "library itself) and ≥ 5× Gloo, at every such size; a size meets it (✓) only when the ratio's whole 95 % "
-      "confidence interval (Fieller, over the repeats; in parentheses beside each ratio in the tables below) lies "
-      "at or above the goal, misses it (✗) when all of it lies below, and is undecided (≈) when the interval "
-      "straddles it: more repeats would narrow it. Rank counts that oversubscribed the cores are not judged: there "
-      "the bare loop spins while "
+      "### Goals\n\nThe engine against each peer: busbw ratio (mean ÷ mean over the repeats) at every message size "
+      "from {} that both measured. Goals: ≥ 0.95× bare MPI (at most 5 % overhead over the MPI library itself) and "
+      "≥ 5× Gloo, at every such size; a size meets it (✓) only when the ratio's whole 95 % confidence interval "
+      "(Fieller, over the repeats; in parentheses beside each ratio in the tables below) lies at or above the goal, "
+      "misses it (✗) when all of it lies below, and is undecided (≈) when the interval straddles it: more repeats "
+      "would narrow it. Rank counts that oversubscribed the cores are not judged: there the bare loop spins while "
       "the engine yields the core, so the ratio measures the scheduler. Met in {} of {} judged comparisons. Below "
-      "{} the table gives the engine's latency ÷ the peer's (lower is better): there a call costs its fixed "
-      "overhead, not bandwidth.\n\n",
-      size_text(kRatioMinBytes), size_text(kRatioMinBytes), met, judged, size_text(kRatioMinBytes));
+      "{}, where a call costs its fixed overhead, not bandwidth, the last column gives the engine's latency ÷ the "
+      "peer's (lower is better) and its goal against bare MPI, ≤ 1.5× at every such size, judged alike with the "
+      "interval at or below it: met in {} of {} judged comparisons.\n\n",
+      size_text(kRatioMinBytes), met, judged, size_text(kRatioMinBytes), latency_met, latency_judged);
   add_unique(explained, thread_level_note(data));
   for (const auto& note : explained) out += note + "\n\n";
   return out + table.render() + "\n";
@@ -187,16 +202,23 @@ std::string busbw_cell(const CommPoint* p, const std::map<size_t, double>& cliff
   return out;
 }
 
-// The busbw ratio from kRatioMinBytes, marked against the goal unless the rank count oversubscribed
-// the cores (then it is not judged).
-std::string ratio_cell(double bytes, const CommPoint* ours, const CommPoint* theirs, const std::optional<double>& goal,
+// The busbw ratio from kRatioMinBytes, the latency ratio below it ("latency 0.74 (0.33–1.17)"), each
+// marked against its goal unless the rank count oversubscribed the cores (then it is not judged).
+std::string ratio_cell(double bytes, const CommPoint* ours, const CommPoint* theirs, const CommStudy& peer,
                        bool oversubscribed) {
-  if (bytes < kRatioMinBytes || !ours || !theirs) return "-";
-  auto r = busbw_ratio(*ours, *theirs);
+  if (!ours || !theirs) return "-";
+  const bool latency = bytes < kRatioMinBytes;
+  auto r = latency ? latency_ratio(*ours, *theirs) : busbw_ratio(*ours, *theirs);
   if (!r) return "-";
-  std::string out = fixed(r->ratio, 2);
-  if (r->ci95) out += " (" + fixed(r->ci95->low, 2) + "–" + fixed(r->ci95->high, 2) + ")";
-  if (goal && !oversubscribed) out += std::string(" ") + goal_mark_text(goal_mark(*r, *goal));
+  // Busbw ratios as they always read; latency ratios, which against Gloo fall far below 0.01, keep
+  // two significant digits there.
+  auto number = [latency](double v) { return latency ? ratio_text(std::max(0.0, v)) : fixed(v, 2); };
+  std::string out = (latency ? "latency " : "") + number(r->ratio);
+  if (r->ci95) out += " (" + number(r->ci95->low) + "–" + number(r->ci95->high) + ")";
+  if (oversubscribed) return out;
+  if (const auto goal = latency ? peer_latency_goal(peer.implementation) : peer_goal(peer.implementation)) {
+    out += std::string(" ") + goal_mark_text(latency ? ceiling_mark(*r, *goal) : goal_mark(*r, *goal));
+  }
   return out;
 }
 
@@ -235,8 +257,7 @@ std::string render_operation(const CommData& data, const std::string& op, const 
       std::vector<std::string> row = {ranks_cell(data, key.ranks), key.variant, size_text(bytes)};
       for (size_t s = 0; s < data.studies.size(); ++s) row.push_back(busbw_cell(point_of(points, s), drops, s));
       for (const auto& [e, p] : pairs) {
-        row.push_back(ratio_cell(bytes, point_of(points, e), point_of(points, p),
-                                 peer_goal(data.studies[p].implementation),
+        row.push_back(ratio_cell(bytes, point_of(points, e), point_of(points, p), data.studies[p],
                                  data.oversubscribed.count(key.ranks) && data.oversubscribed.at(key.ranks)));
       }
       table.add_row(std::move(row));
@@ -351,7 +372,9 @@ std::string render_comm_rows(const std::vector<const Group*>& groups, const Prov
   out += fmt::format(
       "{}\n\n- Ratios are the engine's mean busbw ÷ the peer's, with their 95 % confidence interval (Fieller, over "
       "the repeats) in parentheses, from {} on; ✓ meets the goal against that peer (the whole interval at or above "
-      "it), ✗ misses it (all of it below), ≈ undecided.\n- ⚠cliff: busbw more than {} below the next "
+      "it), ✗ misses it (all of it below), ≈ undecided. Below that size the engine's mean latency ÷ the peer's "
+      "(lower is better), against the latency goal: ✓ the whole interval at or below it, ✗ all of it above.\n- "
+      "⚠cliff: busbw more than {} below the next "
       "smaller size of the same curve.\n- Wrong values (✗) are output elements that failed the check; a run with "
       "any fails, so its timing is not used.\n\n",
       kCellLegend, size_text(kRatioMinBytes), percent(kCliffDrop, 0));

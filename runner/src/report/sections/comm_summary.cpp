@@ -36,43 +36,64 @@ struct CurveVerdicts {
 
 struct PairTally {
   double lowest = 0, highest = 0;
-  std::map<int, CurveVerdicts> per_ranks;  // curves with a goal, by rank count
-  std::vector<double> latency_ratios;      // below kRatioMinBytes, every curve
+  std::map<int, CurveVerdicts> per_ranks;          // busbw: curves with a goal, by rank count
+  std::map<int, CurveVerdicts> latency_per_ranks;  // latency: the same below kRatioMinBytes
+  std::vector<double> latency_ratios;              // below kRatioMinBytes, every curve
 };
+
+void count(CurveVerdicts& verdicts, GoalMark mark) {
+  switch (mark) {
+    case GoalMark::Met: ++verdicts.met; break;
+    case GoalMark::Missed: ++verdicts.missed; break;
+    case GoalMark::Undecided: ++verdicts.undecided; break;
+  }
+}
 
 std::string verdicts_text(const CurveVerdicts& v) {
   return fmt::format("met {}, missed {}, undecided {}", v.met, v.missed, v.undecided);
 }
 
-std::string pair_text(const CommData& data, size_t engine, size_t peer, const PairTally& t) {
-  const CommStudy& p = data.studies[peer];
-  const auto goal = peer_goal(p.implementation);
+// "goal ≥ 0.95× met on 5 of 8 curves, missed on 0, undecided on 3 (2 ranks: met 5, …; 4 ranks
+// ⚠oversubscribed: not judged)" over the curves of each rank count.
+std::string goal_verdicts_text(const CommData& data, const std::string& goal,
+                               const std::map<int, CurveVerdicts>& per_ranks) {
   CurveVerdicts all;
-  std::string per_ranks;
+  std::string by_ranks;
   std::set<int> shared_ranks;
-  for (const auto& [ranks, verdicts] : t.per_ranks) {
+  for (const auto& [ranks, verdicts] : per_ranks) {
     if (data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks)) {
       shared_ranks.insert(ranks);
       continue;
     }
     all.add(verdicts);
-    per_ranks += fmt::format("{}{} ranks: {}", per_ranks.empty() ? "" : "; ", ranks, verdicts_text(verdicts));
+    by_ranks += fmt::format("{}{} ranks: {}", by_ranks.empty() ? "" : "; ", ranks, verdicts_text(verdicts));
   }
   if (!shared_ranks.empty()) {
-    per_ranks += fmt::format("{}{} ranks {}: not judged", per_ranks.empty() ? "" : "; ", ranks_list(shared_ranks),
-                             kOversubscribedMark);
+    by_ranks += fmt::format("{}{} ranks {}: not judged", by_ranks.empty() ? "" : "; ", ranks_list(shared_ranks),
+                            kOversubscribedMark);
   }
+  return fmt::format("goal {} met on {} of {} curves, missed on {}, undecided on {} ({})", goal, all.met, all.judged(),
+                     all.missed, all.undecided, by_ranks);
+}
+
+std::string pair_text(const CommData& data, size_t engine, size_t peer, const PairTally& t) {
+  const CommStudy& p = data.studies[peer];
+  const auto goal = peer_goal(p.implementation);
+  const auto latency_goal = peer_latency_goal(p.implementation);
   const std::string who = fmt::format("{} ÷ {}{}", code(data.studies[engine].label), code(p.label),
                                       p.version.empty() ? "" : " (" + p.version + ")");
   std::string latency;
-  if (!t.latency_ratios.empty())
+  if (!t.latency_ratios.empty()) {
     latency = fmt::format("; below {}, the engine's latency is {} the peer's", size_text(kRatioMinBytes),
                           ratio_range_text(t.latency_ratios));
+    if (latency_goal && !t.latency_per_ranks.empty()) {
+      latency += ", " + goal_verdicts_text(data, "≤ " + fixed(*latency_goal, 2) + "×", t.latency_per_ranks);
+    }
+  }
   if (!goal)
     return fmt::format("{}: busbw ratio {}–{} (no goal){}", who, fixed(t.lowest, 2), fixed(t.highest, 2), latency);
-  return fmt::format("{}: busbw ratio {}–{}, goal ≥ {}× met on {} of {} curves, missed on {}, undecided on {} ({}){}",
-                     who, fixed(t.lowest, 2), fixed(t.highest, 2), fixed(*goal, 2), all.met, all.judged(), all.missed,
-                     all.undecided, per_ranks, latency);
+  return fmt::format("{}: busbw ratio {}–{}, {}{}", who, fixed(t.lowest, 2), fixed(t.highest, 2),
+                     goal_verdicts_text(data, "≥ " + fixed(*goal, 2) + "×", t.per_ranks), latency);
 }
 
 }  // namespace
@@ -82,17 +103,22 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
   const CommData data = collect_comm_rows(groups);
   std::map<std::pair<size_t, size_t>, PairTally> tallies;
   for (const auto& c : goal_checks(data)) {
-    auto [it, fresh] = tallies.try_emplace({c.engine, c.peer}, PairTally{c.lowest(), c.highest(), {}, {}});
+    auto [it, fresh] = tallies.try_emplace({c.engine, c.peer}, PairTally{c.lowest(), c.highest(), {}, {}, {}});
     PairTally& t = it->second;
     t.lowest = std::min(t.lowest, c.lowest());
     t.highest = std::max(t.highest, c.highest());
+    // Oversubscribed rank counts are counted here and set aside in the text.
     if (c.goal) {
-      auto& verdicts = t.per_ranks[c.series.ranks];  // oversubscribed rank counts are set aside in the text
-      if (c.sizes_below_goal() > 0) ++verdicts.missed;
-      else if (c.sizes_undecided() > 0) ++verdicts.undecided;
-      else ++verdicts.met;
+      count(t.per_ranks[c.series.ranks], c.sizes_below_goal() > 0  ? GoalMark::Missed
+                                         : c.sizes_undecided() > 0 ? GoalMark::Undecided
+                                                                   : GoalMark::Met);
     }
-    t.latency_ratios.insert(t.latency_ratios.end(), c.latency_ratios.begin(), c.latency_ratios.end());
+    if (c.latency_goal && !c.latency.empty()) {
+      // latency_verdict() is nullopt on oversubscribed curves; they are set aside all the same.
+      count(t.latency_per_ranks[c.series.ranks], c.latency_verdict().value_or(GoalMark::Undecided));
+    }
+    const std::vector<double> latency = c.latency_ratios();
+    t.latency_ratios.insert(t.latency_ratios.end(), latency.begin(), latency.end());
   }
   if (!tallies.empty()) {
     std::string pairs;
@@ -101,12 +127,13 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
     }
     const size_t cliffs = find_cliffs(data).size();
     out.headline = fmt::format(
-        "**Collectives** (see [Communication](#communication)): the engine against its peers at every message "
-        "size from {}, a curve being one operation, variant and rank count; a goal is met on a curve when the "
-        "ratio's whole 95 % confidence interval clears it at every such size, missed when the whole interval lies "
-        "below it at some size, and undecided otherwise (the interval straddles it: more repeats would narrow it), "
-        "and only rank counts that did not oversubscribe the cores are judged. {} in all curves (busbw more than {} "
-        "below the next smaller size).\n\n{}\n",
+        "**Collectives** (see [Communication](#communication)): the engine against its peers, busbw at every "
+        "message size from {} and latency below it, a curve being one operation, variant and rank count; a goal is "
+        "met on a curve when the ratio's whole 95 % confidence interval clears it at every such size (busbw at or "
+        "above it, latency at or below it), missed when the whole interval lies on the wrong side of it at some "
+        "size, and undecided otherwise (the interval straddles it: more repeats would narrow it), and only rank "
+        "counts that did not oversubscribe the cores are judged. {} in all curves (busbw more than {} below the "
+        "next smaller size).\n\n{}\n",
         size_text(kRatioMinBytes), cliffs == 1 ? std::string("1 cliff") : fmt::format("{} cliffs", cliffs),
         percent(kCliffDrop, 0), pairs);
   }

@@ -500,6 +500,32 @@ TEST_CASE("report: below 1 MiB a size meets the latency goal only when the ratio
   CHECK(undecided.latency_verdict() == GoalMark::Met);
 }
 
+TEST_CASE("report: a campaign of messages below 1 MiB only is judged on its latency alone") {
+  ReportFixture f("comm_small_only.sqlite");
+  f.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) {
+    for (const char* implementation : {"mtengine", "bare_mpi"}) {
+      FixtureTrial t = comm_trial(implementation, 2, r);
+      nlohmann::json small = nlohmann::json::array();
+      for (const auto& row : t.result["rows"])
+        if (row["bytes"].get<double>() < kMiB) small.push_back(row);
+      t.result["rows"] = small;
+      f.trial(t);
+    }
+  }
+  f.pin_timestamps();
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md,
+                 "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): below 1 MiB, the engine's latency is 1.00× the peer's, "
+                 "goal ≤ 1.50× met on 2 of 2 curves, missed on 0, undecided on 0 (2 ranks: met 2, missed 0, undecided "
+                 "0).\n"));
+  CHECK(
+      contains(md,
+               "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI v4.1.4) | 0 | - | - "
+               "| - | - | 1.00× ≤ 1.50× met ✓ |"));
+  CHECK_FALSE(contains(md, "(Open MPI v4.1.4): busbw ratio"));  // no busbw range in the summary
+}
+
 TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a latency ratio; plots per variant") {
   ReportFixture f("comm_judged.sqlite");
   comm_campaign(f);

@@ -290,7 +290,7 @@ std::vector<CommGoalCheck> goal_checks(const CommData& data) {
           check.ratios.push_back(*r);
         }
       }
-      if (!check.ratios.empty()) out.push_back(std::move(check));
+      if (!check.ratios.empty() || !check.latency.empty()) out.push_back(std::move(check));
     }
   }
   return out;

@@ -127,12 +127,12 @@ struct CommGoalCheck {
   std::optional<double> goal;          // busbw floor
   std::optional<double> latency_goal;  // latency ceiling
   bool oversubscribed = false;
-  bool judged() const { return goal && !oversubscribed; }
+  bool judged() const { return goal && !oversubscribed && !ratios.empty(); }
   size_t sizes_below_goal() const;  // clearly below (the whole interval); 0 when not judged
   size_t sizes_undecided() const;   // the interval straddles the goal; 0 when not judged
   bool met() const { return judged() && sizes_below_goal() == 0 && sizes_undecided() == 0; }
-  double lowest() const;
-  double highest() const;
+  double lowest() const;   // of the busbw ratios; only where there are any
+  double highest() const;  // likewise
   bool latency_judged() const { return latency_goal && !oversubscribed && !latency.empty(); }
   // Latency sizes by their mark against latency_goal; 0 when not latency_judged().
   size_t latency_sizes(GoalMark mark) const;
@@ -143,7 +143,7 @@ struct CommGoalCheck {
 };
 // Engine studies against the peers, as index pairs (engine first).
 std::vector<std::pair<size_t, size_t>> engine_peer_pairs(const CommData& data);
-// Every curve and pair with at least one busbw ratio, in series order.
+// Every curve and pair with at least one ratio (busbw or latency), in series order.
 std::vector<CommGoalCheck> goal_checks(const CommData& data);
 
 struct CommCliff {

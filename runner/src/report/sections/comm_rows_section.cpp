@@ -55,6 +55,7 @@ std::string studies_line(const CommData& data) {
 }
 
 std::string verdict_text(const CommGoalCheck& c) {
+  if (c.ratios.empty()) return "-";  // no size from kRatioMinBytes
   if (!c.goal) return "no goal";
   if (c.oversubscribed) return "not judged: " + std::string(kOversubscribedMark);
   const size_t below = c.sizes_below_goal(), undecided = c.sizes_undecided();
@@ -174,7 +175,8 @@ std::string render_goals(const CommData& data) {
     }
     table.add_row({c.series.operation, c.series.variant, ranks_cell(data, c.series.ranks),
                    versioned(data.studies[c.engine]) + " ÷ " + versioned(data.studies[c.peer]),
-                   std::to_string(c.ratios.size()), fixed(c.lowest(), 2), fixed(c.highest(), 2), goal_text(c.goal),
+                   std::to_string(c.ratios.size()), c.ratios.empty() ? "-" : fixed(c.lowest(), 2),
+                   c.ratios.empty() ? "-" : fixed(c.highest(), 2), c.ratios.empty() ? "-" : goal_text(c.goal),
                    verdict_text(c), latency_cell(c)});
   }
   std::string out = fmt::format(

@@ -35,7 +35,7 @@ struct CurveVerdicts {
 };
 
 struct PairTally {
-  double lowest = 0, highest = 0;
+  std::vector<double> busbw_ratios;                // from kRatioMinBytes, every curve
   std::map<int, CurveVerdicts> per_ranks;          // busbw: curves with a goal, by rank count
   std::map<int, CurveVerdicts> latency_per_ranks;  // latency: the same below kRatioMinBytes
   std::vector<double> latency_ratios;              // below kRatioMinBytes, every curve
@@ -90,9 +90,11 @@ std::string pair_text(const CommData& data, size_t engine, size_t peer, const Pa
       latency += ", " + goal_verdicts_text(data, "≤ " + fixed(*latency_goal, 2) + "×", t.latency_per_ranks);
     }
   }
+  if (t.busbw_ratios.empty()) return fmt::format("{}: {}", who, latency.substr(2));  // only sizes below
+  const auto [lowest, highest] = std::minmax_element(t.busbw_ratios.begin(), t.busbw_ratios.end());
   if (!goal)
-    return fmt::format("{}: busbw ratio {}–{} (no goal){}", who, fixed(t.lowest, 2), fixed(t.highest, 2), latency);
-  return fmt::format("{}: busbw ratio {}–{}, {}{}", who, fixed(t.lowest, 2), fixed(t.highest, 2),
+    return fmt::format("{}: busbw ratio {}–{} (no goal){}", who, fixed(*lowest, 2), fixed(*highest, 2), latency);
+  return fmt::format("{}: busbw ratio {}–{}, {}{}", who, fixed(*lowest, 2), fixed(*highest, 2),
                      goal_verdicts_text(data, "≥ " + fixed(*goal, 2) + "×", t.per_ranks), latency);
 }
 
@@ -103,12 +105,10 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
   const CommData data = collect_comm_rows(groups);
   std::map<std::pair<size_t, size_t>, PairTally> tallies;
   for (const auto& c : goal_checks(data)) {
-    auto [it, fresh] = tallies.try_emplace({c.engine, c.peer}, PairTally{c.lowest(), c.highest(), {}, {}, {}});
-    PairTally& t = it->second;
-    t.lowest = std::min(t.lowest, c.lowest());
-    t.highest = std::max(t.highest, c.highest());
+    PairTally& t = tallies[{c.engine, c.peer}];
+    for (const auto& r : c.ratios) t.busbw_ratios.push_back(r.ratio);
     // Oversubscribed rank counts are counted here and set aside in the text.
-    if (c.goal) {
+    if (c.goal && !c.ratios.empty()) {
       count(t.per_ranks[c.series.ranks], c.sizes_below_goal() > 0  ? GoalMark::Missed
                                          : c.sizes_undecided() > 0 ? GoalMark::Undecided
                                                                    : GoalMark::Met);

@@ -6,7 +6,7 @@
 #   benchmarks/cpu_reports.sh [--suffix S] [--dry-run] [EXPERIMENT...]
 #
 # EXPERIMENT names a file in experiments/ (default: step_profile_cpu ddp_vs_pytorch comm_cpu
-# comm_goal_cpu; any other re-runs that experiment's report for this CPU).
+# comm_goal_cpu comm_latency_goal_cpu; any other re-runs that experiment's report for this CPU).
 # The suffix keeps one CPU's reports from overwriting another's; by default it follows from
 # /proc/cpuinfo: "" on Intel, _epyc on AMD Zen 3, _epyc_zen4 on Zen 4, _epyc_zen5 on Zen 5 (VMs
 # name all three "AMD EPYC": family and model number tell them apart). A CPU none of these fits
@@ -16,7 +16,7 @@
 # for a quiet machine as their experiment asks (`conditions: settle_s, wait_quiet_s`): no flags.
 # It starts only from a committed tree whose programs were built from HEAD: the reports carry that
 # revision as their provenance.
-# About 14 + 60 + 17 + 16 minutes on an idle 2-vCPU VM (step_profile_cpu's and ddp_vs_pytorch's
+# About 14 + 60 + 17 + 16 + 5 minutes on an idle 2-vCPU VM (step_profile_cpu's and ddp_vs_pytorch's
 # trials each settle 10 s first, comm_goal_cpu's 5 s): run nothing else meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,7 +78,7 @@ while [ $# -gt 0 ]; do
     *) experiments+=("$1"); shift ;;
   esac
 done
-[ ${#experiments[@]} -gt 0 ] || experiments=(step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu)
+[ ${#experiments[@]} -gt 0 ] || experiments=(step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu comm_latency_goal_cpu)
 $suffix_given || suffix=$(suffix_of_this_cpu)
 for e in "${experiments[@]}"; do
   [ -f "experiments/$e.yaml" ] || { echo "cpu_reports: no experiment experiments/$e.yaml" >&2; exit 2; }

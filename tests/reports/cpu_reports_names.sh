@@ -41,7 +41,7 @@ grep -q "mtengine 0000000000000000000000000000000000000000" "$WORK/out" || fail 
 
 # Every committed report of these experiments is rendered with the flags the script would write.
 checked=0
-for e in step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu gemm_backends; do
+for e in step_profile_cpu ddp_vs_pytorch comm_cpu comm_goal_cpu comm_latency_goal_cpu gemm_backends; do
   for args in "$ROOT"/reports/"$e".args "$ROOT"/reports/"$e"_epyc*.args; do
     [ -f "$args" ] || continue
     suffix=$(basename "$args" .args); suffix=${suffix#"$e"}

@@ -104,6 +104,15 @@ void comm_campaign(ReportFixture& f) {
   f.pin_timestamps();
 }
 
+// A ratio as a goal judges it: its value, its 95 % interval, and whether both sides repeated.
+CommRatio ratio(double value, std::optional<Interval> ci, bool repeated = true) {
+  CommRatio r;
+  r.ratio = value;
+  r.repeated = repeated;
+  r.ci95 = ci;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("report: golden communication section from result rows") {
@@ -421,13 +430,6 @@ TEST_CASE("comm rows: ratio spread, cliffs and sizes") {
 }
 
 TEST_CASE("report: a size meets a goal only when the ratio's whole interval clears it") {
-  auto ratio = [](double value, std::optional<Interval> ci, bool repeated = true) {
-    CommRatio r;
-    r.ratio = value;
-    r.repeated = repeated;
-    r.ci95 = ci;
-    return r;
-  };
   CHECK(goal_mark(ratio(1.50, Interval{1.40, 1.60}), 0.95) == GoalMark::Met);
   CHECK(goal_mark(ratio(0.95, Interval{0.95, 0.95}), 0.95) == GoalMark::Met);
   CHECK(goal_mark(ratio(0.95, Interval{0.52, 1.38}), 0.95) == GoalMark::Undecided);
@@ -442,13 +444,6 @@ TEST_CASE("report: a size meets a goal only when the ratio's whole interval clea
 }
 
 TEST_CASE("report: below 1 MiB a size meets the latency goal only when the ratio's whole interval is at or under it") {
-  auto ratio = [](double value, std::optional<Interval> ci, bool repeated = true) {
-    CommRatio r;
-    r.ratio = value;
-    r.repeated = repeated;
-    r.ci95 = ci;
-    return r;
-  };
   CHECK(ceiling_mark(ratio(1.00, Interval{0.90, 1.10}), 1.5) == GoalMark::Met);
   CHECK(ceiling_mark(ratio(1.50, Interval{1.50, 1.50}), 1.5) == GoalMark::Met);
   CHECK(ceiling_mark(ratio(1.40, Interval{1.10, 1.70}), 1.5) == GoalMark::Undecided);

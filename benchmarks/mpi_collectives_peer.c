@@ -8,7 +8,7 @@
  *
  * Flags as mtengine comm: --ops all|LIST, --sizes LIST or --min-bytes/--max-bytes/--step-factor,
  * --warmup, --iters, --timed-bytes, --placement in_place|out_of_place|both, --split equal|uneven|both, --output;
- * and --thread-multiple (below).
+ * and --thread-level, --thread-multiple (below).
  * Rules as mtengine comm (engine/src/workloads/comm/): a message of B bytes is the buffer for
  * all_reduce and broadcast, the gathered buffer for all_gather, the input for reduce_scatter and
  * what a rank sends in all for all_to_all (B / 4 / ranks elements per block, at least one);
@@ -22,7 +22,9 @@
  *
  * --thread-multiple initialises MPI with MPI_THREAD_MULTIPLE, as mtengine must (its progress thread
  * and the caller both call MPI), instead of MPI_Init: Open MPI then locks inside every call, which
- * alone costs a 1 KiB collective about 0.1 µs on 2 ranks. The result's `mpi_thread_level` says which. */
+ * alone costs a 1 KiB collective about 0.1 µs on 2 ranks. --thread-level single|funneled|serialized|
+ * multiple asks MPI_Init_thread for any level (--thread-multiple is --thread-level multiple), to tell
+ * which level that cost comes with. The result's `mpi_thread_level` says which ran (MPI_Init: single). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,7 +42,7 @@ struct config {
   double step_factor;
   long long warmup, iters, timed_bytes;
   char placement[16], split[16], output[4096];
-  int thread_multiple;
+  int thread_level; /* MPI_THREAD_*, or -1: MPI_Init */
 };
 
 struct op {
@@ -245,6 +247,35 @@ static double measure(const struct config* c, const struct op* o, const struct s
   return total_bad;
 }
 
+/* The thread levels by the names --thread-level and the result use. */
+static const struct {
+  const char* name;
+  int level;
+} THREAD_LEVELS[] = {{"single", MPI_THREAD_SINGLE},
+                     {"funneled", MPI_THREAD_FUNNELED},
+                     {"serialized", MPI_THREAD_SERIALIZED},
+                     {"multiple", MPI_THREAD_MULTIPLE}};
+#define N_THREAD_LEVELS (sizeof THREAD_LEVELS / sizeof THREAD_LEVELS[0])
+
+/* MPI_THREAD_* for a name, or -2 for an unknown one. */
+static int thread_level_or_unknown(const char* name) {
+  for (size_t k = 0; k < N_THREAD_LEVELS; ++k)
+    if (!strcmp(name, THREAD_LEVELS[k].name)) return THREAD_LEVELS[k].level;
+  return -2;
+}
+
+static const char* thread_level_name(int level) {
+  for (size_t k = 0; k < N_THREAD_LEVELS; ++k)
+    if (THREAD_LEVELS[k].level == level) return THREAD_LEVELS[k].name;
+  return "single"; /* MPI_Init */
+}
+
+static int thread_level_of(const char* name) {
+  const int level = thread_level_or_unknown(name);
+  if (level == -2) die("--thread-level must be single, funneled, serialized or multiple");
+  return level;
+}
+
 static const char* value_of(int argc, char** argv, int* i) {
   if (*i + 1 >= argc) die("a flag lacks its value (see the comment at the top of mpi_collectives_peer.c)");
   return argv[++*i];
@@ -270,7 +301,8 @@ static void parse(int argc, char** argv, struct config* c) {
                        .iters = 20,
                        .timed_bytes = 0,
                        .placement = "both",
-                       .split = "both"};
+                       .split = "both",
+                       .thread_level = -1};
   for (int i = 1; i < argc; ++i) {
     const char* flag = argv[i];
     if (!strcmp(flag, "--ops")) snprintf(c->ops, sizeof c->ops, "%s", value_of(argc, argv, &i));
@@ -284,7 +316,8 @@ static void parse(int argc, char** argv, struct config* c) {
     else if (!strcmp(flag, "--placement")) snprintf(c->placement, sizeof c->placement, "%s", value_of(argc, argv, &i));
     else if (!strcmp(flag, "--split")) snprintf(c->split, sizeof c->split, "%s", value_of(argc, argv, &i));
     else if (!strcmp(flag, "--output")) snprintf(c->output, sizeof c->output, "%s", value_of(argc, argv, &i));
-    else if (!strcmp(flag, "--thread-multiple")) c->thread_multiple = 1;
+    else if (!strcmp(flag, "--thread-multiple")) c->thread_level = MPI_THREAD_MULTIPLE;
+    else if (!strcmp(flag, "--thread-level")) c->thread_level = thread_level_of(value_of(argc, argv, &i));
     else {
       char message[512];
       snprintf(message, sizeof message, "unknown flag '%s'", flag);
@@ -483,20 +516,28 @@ static void write_environment(FILE* f) {
           atoll(mem) / 1024);
 }
 
-/* Whether argv asks for MPI_THREAD_MULTIPLE: read before MPI starts, as the thread level is
- * chosen then (parse() accepts the flag again after). */
-static int wants_thread_multiple(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (!strcmp(argv[i], "--thread-multiple")) return 1;
-  return 0;
+/* The thread level argv asks for (-1: none, MPI_Init), read before MPI starts, as the level is
+ * chosen then (parse() reads the flags again after); an unknown name waits for parse() to say so. */
+static int requested_thread_level(int argc, char** argv) {
+  int level = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--thread-multiple")) level = MPI_THREAD_MULTIPLE;
+    else if (!strcmp(argv[i], "--thread-level") && i + 1 < argc) {
+      const int named = thread_level_or_unknown(argv[++i]);
+      if (named != -2) level = named;
+    }
+  }
+  return level;
 }
 
 int main(int argc, char** argv) {
-  if (wants_thread_multiple(argc, argv)) {
+  const int level = requested_thread_level(argc, argv);
+  if (level >= 0) {
     int provided = MPI_THREAD_SINGLE;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    if (provided < MPI_THREAD_MULTIPLE) {
-      fprintf(stderr, "mpi_collectives_peer: this MPI library does not provide MPI_THREAD_MULTIPLE\n");
+    MPI_Init_thread(&argc, &argv, level, &provided);
+    if (provided < level) {
+      fprintf(stderr, "mpi_collectives_peer: this MPI library does not provide thread level %s\n",
+              thread_level_name(level));
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   } else {
@@ -551,8 +592,7 @@ int main(int argc, char** argv) {
         "{\"schema_version\": 1, \"benchmark\": \"comm\", \"implementation\": \"bare_mpi\", \"status\": \"%s\", "
         "\"backend\": \"mpi\", \"mpi_thread_level\": \"%s\", \"world_size\": %d, \"warmup\": %lld, \"iters\": %lld, "
         "\"timed_bytes\": %lld,\n  \"rows\": [",
-        total_wrong > 0 ? "error" : "ok", c.thread_multiple ? "multiple" : "single", world_, c.warmup, c.iters,
-        c.timed_bytes);
+        total_wrong > 0 ? "error" : "ok", thread_level_name(c.thread_level), world_, c.warmup, c.iters, c.timed_bytes);
     rewind(rows);
     char chunk[8192];
     for (size_t n; (n = fread(chunk, 1, sizeof chunk, rows)) > 0;) fwrite(chunk, 1, n, out);

@@ -135,3 +135,18 @@ expect_contains "$OUT" "### all_to_all" "a table per operation"
 expect_contains "$OUT" "| 2 | out_of_place uneven | 4100 B |" "uneven rows side by side"
 expect_contains "$OUT" "\`gloo\` cannot measure all_reduce out_of_place (2 ranks)" "unsupported forms named"
 echo "PASS (report)"
+
+# The bare loop at any thread level: --thread-level asks MPI_Init_thread for it and the result names
+# it; an unknown level is refused with the levels it takes, before anything is measured.
+MPIRUN=(mpirun --allow-run-as-root --mca pml ob1 --mca btl self,vader -np 2)
+for level in funneled serialized; do
+  "${MPIRUN[@]}" "$PEER" --ops all_reduce --sizes 1024 --warmup 1 --iters 2 --thread-level "$level" \
+    --output "$WORK/peer_$level.json" >/dev/null 2>&1 || fail "the peer at --thread-level $level"
+  expect_eq "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["mpi_thread_level"])' "$WORK/peer_$level.json")" \
+    "$level" "the result names thread level $level"
+done
+capture "${MPIRUN[@]}" "$PEER" --sizes 1024 --thread-level threaded --output "$WORK/peer_bad.json"
+expect_eq "$RC" 2 "an unknown thread level: exit code"
+expect_contains "$OUT" "--thread-level must be single, funneled, serialized or multiple" "an unknown thread level is named"
+[ ! -e "$WORK/peer_bad.json" ] || fail "an unknown thread level wrote a result"
+echo "PASS (thread levels)"

@@ -35,11 +35,49 @@ struct CurveVerdicts {
 };
 
 struct PairTally {
-  std::vector<double> busbw_ratios;                // from kRatioMinBytes, every curve
-  std::map<int, CurveVerdicts> per_ranks;          // busbw: curves with a goal, by rank count
-  std::map<int, CurveVerdicts> latency_per_ranks;  // latency: the same below kRatioMinBytes
-  std::vector<double> latency_ratios;              // below kRatioMinBytes, every curve
+  std::map<int, std::vector<double>> busbw_ratios;    // from kRatioMinBytes, by rank count
+  std::map<int, CurveVerdicts> per_ranks;             // busbw: curves with a goal, by rank count
+  std::map<int, CurveVerdicts> latency_per_ranks;     // latency: the same below kRatioMinBytes
+  std::map<int, std::vector<double>> latency_ratios;  // below kRatioMinBytes, by rank count
 };
+
+bool oversubscribed(const CommData& data, int ranks) {
+  return data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks);
+}
+
+// A pair's ratios as `range` writes them: over the rank counts that did not oversubscribe the cores,
+// and apart, "4, 8 ranks ⚠oversubscribed: 0.84–4.12": a range over both would mix in ratios that
+// measure the scheduler. Either is empty where no rank count is of its kind.
+struct RatioRanges {
+  std::string judged, oversubscribed;
+};
+
+template <typename Range>
+RatioRanges ratio_ranges(const CommData& data, const std::map<int, std::vector<double>>& by_ranks, Range&& range) {
+  std::vector<double> judged, shared;
+  std::set<int> shared_ranks;
+  for (const auto& [ranks, ratios] : by_ranks) {
+    std::vector<double>& into = oversubscribed(data, ranks) ? shared : judged;
+    into.insert(into.end(), ratios.begin(), ratios.end());
+    if (oversubscribed(data, ranks)) shared_ranks.insert(ranks);
+  }
+  RatioRanges out;
+  if (!judged.empty()) out.judged = range(judged);
+  if (!shared.empty())
+    out.oversubscribed = fmt::format("{} ranks {}: {}", ranks_list(shared_ranks), kOversubscribedMark, range(shared));
+  return out;
+}
+
+// "1.40–5.50 (4, 8 ranks ⚠oversubscribed: 0.84–4.12)", or either part alone.
+std::string ranges_text(const RatioRanges& r) {
+  if (r.oversubscribed.empty()) return r.judged;
+  return r.judged.empty() ? "(" + r.oversubscribed + ")" : r.judged + " (" + r.oversubscribed + ")";
+}
+
+std::string busbw_range(const std::vector<double>& ratios) {
+  const auto [lowest, highest] = std::minmax_element(ratios.begin(), ratios.end());
+  return fixed(*lowest, 2) + "–" + fixed(*highest, 2);
+}
 
 void count(CurveVerdicts& verdicts, GoalMark mark) {
   switch (mark) {
@@ -61,7 +99,7 @@ std::string goal_verdicts_text(const CommData& data, const std::string& goal,
   std::string by_ranks;
   std::set<int> shared_ranks;
   for (const auto& [ranks, verdicts] : per_ranks) {
-    if (data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks)) {
+    if (oversubscribed(data, ranks)) {
       shared_ranks.insert(ranks);
       continue;
     }
@@ -84,17 +122,18 @@ std::string pair_text(const CommData& data, size_t engine, size_t peer, const Pa
                                       p.version.empty() ? "" : " (" + p.version + ")");
   std::string latency;
   if (!t.latency_ratios.empty()) {
+    const RatioRanges ranges = ratio_ranges(data, t.latency_ratios, ratio_range_text);
     latency = fmt::format("; below {}, the engine's latency is {} the peer's", size_text(kRatioMinBytes),
-                          ratio_range_text(t.latency_ratios));
+                          ranges.judged.empty() ? "-" : ranges.judged);
+    if (!ranges.oversubscribed.empty()) latency += " (" + ranges.oversubscribed + ")";
     if (latency_goal && !t.latency_per_ranks.empty()) {
       latency += ", " + goal_verdicts_text(data, "≤ " + fixed(*latency_goal, 2) + "×", t.latency_per_ranks);
     }
   }
   if (t.busbw_ratios.empty()) return fmt::format("{}: {}", who, latency.substr(2));  // only sizes below
-  const auto [lowest, highest] = std::minmax_element(t.busbw_ratios.begin(), t.busbw_ratios.end());
-  if (!goal)
-    return fmt::format("{}: busbw ratio {}–{} (no goal){}", who, fixed(*lowest, 2), fixed(*highest, 2), latency);
-  return fmt::format("{}: busbw ratio {}–{}, {}{}", who, fixed(*lowest, 2), fixed(*highest, 2),
+  const std::string busbw = ranges_text(ratio_ranges(data, t.busbw_ratios, busbw_range));
+  if (!goal) return fmt::format("{}: busbw ratio {} (no goal){}", who, busbw, latency);
+  return fmt::format("{}: busbw ratio {}, {}{}", who, busbw,
                      goal_verdicts_text(data, "≥ " + fixed(*goal, 2) + "×", t.per_ranks), latency);
 }
 
@@ -106,7 +145,7 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
   std::map<std::pair<size_t, size_t>, PairTally> tallies;
   for (const auto& c : goal_checks(data)) {
     PairTally& t = tallies[{c.engine, c.peer}];
-    for (const auto& r : c.ratios) t.busbw_ratios.push_back(r.ratio);
+    for (const auto& r : c.ratios) t.busbw_ratios[c.series.ranks].push_back(r.ratio);
     // Oversubscribed rank counts are counted here and set aside in the text.
     if (c.goal && !c.ratios.empty()) {
       count(t.per_ranks[c.series.ranks], c.sizes_below_goal() > 0  ? GoalMark::Missed
@@ -118,7 +157,8 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
       count(t.latency_per_ranks[c.series.ranks], c.latency_verdict().value_or(GoalMark::Undecided));
     }
     const std::vector<double> latency = c.latency_ratios();
-    t.latency_ratios.insert(t.latency_ratios.end(), latency.begin(), latency.end());
+    std::vector<double>& into = t.latency_ratios[c.series.ranks];
+    into.insert(into.end(), latency.begin(), latency.end());
   }
   if (!tallies.empty()) {
     std::string pairs;

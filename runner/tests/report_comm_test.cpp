@@ -545,6 +545,23 @@ TEST_CASE("report: a campaign of messages below 1 MiB only is judged on its late
                "| all_reduce | in_place | 2 | `mtengine` (Open MPI v4.1.4) ÷ `bare_mpi` (Open MPI v4.1.4) | 0 | - | - "
                "| - | - | 1.00× ≤ 1.50× met ✓ |"));
   CHECK_FALSE(contains(md, "(Open MPI v4.1.4): busbw ratio"));  // no busbw range in the summary
+
+  // And one of 1 MiB and more only says nothing of latency.
+  ReportFixture large("comm_large_only.sqlite");
+  large.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) {
+    for (const char* implementation : {"mtengine", "bare_mpi"}) {
+      FixtureTrial t = comm_trial(implementation, 2, r);
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& row : t.result["rows"])
+        if (row["bytes"].get<double>() >= kMiB) rows.push_back(row);
+      t.result["rows"] = rows;
+      large.trial(t);
+    }
+  }
+  const std::string large_md = render_latest(large).markdown;
+  CHECK(contains(large_md, "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95×"));
+  CHECK_FALSE(contains(large_md, "below 1 MiB, the engine's latency"));
 }
 
 TEST_CASE("report: oversubscribed rank counts are not judged; small sizes get a latency ratio; plots per variant") {

@@ -156,9 +156,7 @@ CommSummary summarize_comm_rows(const std::vector<const Group*>& groups) {
       // latency_verdict() is nullopt on oversubscribed curves; they are set aside all the same.
       count(t.latency_per_ranks[c.series.ranks], c.latency_verdict().value_or(GoalMark::Undecided));
     }
-    const std::vector<double> latency = c.latency_ratios();
-    std::vector<double>& into = t.latency_ratios[c.series.ranks];
-    into.insert(into.end(), latency.begin(), latency.end());
+    for (const auto& r : c.latency) t.latency_ratios[c.series.ranks].push_back(r.ratio);
   }
   if (!tallies.empty()) {
     std::string pairs;

@@ -280,7 +280,7 @@ std::vector<CommGoalCheck> goal_checks(const CommData& data) {
       check.peer = p;
       check.goal = peer_goal(data.studies[p].implementation);
       check.latency_goal = peer_latency_goal(data.studies[p].implementation);
-      check.oversubscribed = data.oversubscribed.count(key.ranks) && data.oversubscribed.at(key.ranks);
+      check.oversubscribed = data.oversubscribes(key.ranks);
       for (const auto& [bytes, points] : curve) {
         auto ours = points.find(e), theirs = points.find(p);
         if (ours == points.end() || theirs == points.end()) continue;

@@ -68,6 +68,10 @@ struct CommData {
   std::vector<CommStudy> studies;  // engine studies first, then peers, each in order of appearance
   std::map<CommSeriesKey, CommCurve> series;
   std::map<int, bool> oversubscribed;  // per rank count: did any study's job share cores
+  bool oversubscribes(int ranks) const {
+    auto it = oversubscribed.find(ranks);
+    return it != oversubscribed.end() && it->second;
+  }
   // Per rank count: the memory copy rate one thread of each engine job measured at its start
   // (environment.memory_copy_gbps_per_thread, GB/s read plus written); peers do not probe.
   std::map<int, std::vector<double>> copy_gbps_per_thread;

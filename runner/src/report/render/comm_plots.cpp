@@ -82,7 +82,7 @@ Plot chart(const CommData& data, const OperationCurves& op, Measure measure, con
   for (size_t study = 0; study < data.studies.size(); ++study) {
     for (size_t ri = 0; ri < op.by_ranks.size(); ++ri) {
       const auto& [ranks, curve] = op.by_ranks[ri];
-      const bool oversubscribed = data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks);
+      const bool oversubscribed = data.oversubscribes(ranks);
       ChartSeries s{fmt::format("{} ×{}{}", data.studies[study].label, ranks, oversubscribed ? " ⚠oversubscribed" : ""),
                     {},
                     {},

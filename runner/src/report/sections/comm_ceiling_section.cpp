@@ -41,8 +41,7 @@ std::string render_memory_ceiling(const CommData& data) {
   MarkdownTable table(columns);
   for (const auto& [key, curve] : data.series) {
     auto copy = data.copy_gbps_per_thread.find(key.ranks);
-    auto shared = data.oversubscribed.find(key.ranks);
-    if (copy == data.copy_gbps_per_thread.end() || (shared != data.oversubscribed.end() && shared->second)) continue;
+    if (copy == data.copy_gbps_per_thread.end() || data.oversubscribes(key.ranks)) continue;
     double bytes = 0;
     const auto* points = largest_measured(curve, bytes);
     if (!points) continue;

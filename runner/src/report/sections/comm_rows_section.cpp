@@ -20,9 +20,7 @@ constexpr int kLatencyDecimals = 1;
 constexpr const char* kNotRecordedVersion = "version not recorded";
 
 std::string ranks_cell(const CommData& data, int ranks) {
-  auto it = data.oversubscribed.find(ranks);
-  const bool shared = it != data.oversubscribed.end() && it->second;
-  return shared ? fmt::format("{} {}", ranks, kOversubscribedMark) : std::to_string(ranks);
+  return data.oversubscribes(ranks) ? fmt::format("{} {}", ranks, kOversubscribedMark) : std::to_string(ranks);
 }
 
 std::string wrong_mark(const CommPoint& p) {
@@ -260,7 +258,7 @@ std::string render_operation(const CommData& data, const std::string& op, const 
       for (size_t s = 0; s < data.studies.size(); ++s) row.push_back(busbw_cell(point_of(points, s), drops, s));
       for (const auto& [e, p] : pairs) {
         row.push_back(ratio_cell(bytes, point_of(points, e), point_of(points, p), data.studies[p],
-                                 data.oversubscribed.count(key.ranks) && data.oversubscribed.at(key.ranks)));
+                                 data.oversubscribes(key.ranks)));
       }
       table.add_row(std::move(row));
       for (const auto& [s, point] : points) {

@@ -41,10 +41,6 @@ struct PairTally {
   std::map<int, std::vector<double>> latency_ratios;  // below kRatioMinBytes, by rank count
 };
 
-bool oversubscribed(const CommData& data, int ranks) {
-  return data.oversubscribed.count(ranks) && data.oversubscribed.at(ranks);
-}
-
 // A pair's ratios as `range` writes them: over the rank counts that did not oversubscribe the cores,
 // and apart, "4, 8 ranks ⚠oversubscribed: 0.84–4.12": a range over both would mix in ratios that
 // measure the scheduler. Either is empty where no rank count is of its kind.
@@ -57,9 +53,9 @@ RatioRanges ratio_ranges(const CommData& data, const std::map<int, std::vector<d
   std::vector<double> judged, shared;
   std::set<int> shared_ranks;
   for (const auto& [ranks, ratios] : by_ranks) {
-    std::vector<double>& into = oversubscribed(data, ranks) ? shared : judged;
+    std::vector<double>& into = data.oversubscribes(ranks) ? shared : judged;
     into.insert(into.end(), ratios.begin(), ratios.end());
-    if (oversubscribed(data, ranks)) shared_ranks.insert(ranks);
+    if (data.oversubscribes(ranks)) shared_ranks.insert(ranks);
   }
   RatioRanges out;
   if (!judged.empty()) out.judged = range(judged);
@@ -99,7 +95,7 @@ std::string goal_verdicts_text(const CommData& data, const std::string& goal,
   std::string by_ranks;
   std::set<int> shared_ranks;
   for (const auto& [ranks, verdicts] : per_ranks) {
-    if (oversubscribed(data, ranks)) {
+    if (data.oversubscribes(ranks)) {
       shared_ranks.insert(ranks);
       continue;
     }

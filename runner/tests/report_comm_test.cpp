@@ -104,6 +104,23 @@ void comm_campaign(ReportFixture& f) {
   f.pin_timestamps();
 }
 
+// Campaign c1: the engine and the bare loop on 2 ranks, three repeats, with only the rows below 1 MiB
+// of comm_result or only those from 1 MiB.
+void engine_and_bare_loop_campaign(ReportFixture& f, bool below_1_mib) {
+  f.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) {
+    for (const char* implementation : {"mtengine", "bare_mpi"}) {
+      FixtureTrial t = comm_trial(implementation, 2, r);
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& row : t.result["rows"])
+        if ((row["bytes"].get<double>() < kMiB) == below_1_mib) rows.push_back(row);
+      t.result["rows"] = rows;
+      f.trial(t);
+    }
+  }
+  f.pin_timestamps();
+}
+
 // A ratio as a goal judges it: its value, its 95 % interval, and whether both sides repeated.
 CommRatio ratio(double value, std::optional<Interval> ci, bool repeated = true) {
   CommRatio r;
@@ -523,18 +540,7 @@ TEST_CASE("report: below 1 MiB a size meets the latency goal only when the ratio
 
 TEST_CASE("report: a campaign of messages below 1 MiB only is judged on its latency alone") {
   ReportFixture f("comm_small_only.sqlite");
-  f.campaign("c1", "comm");
-  for (int r = 0; r < 3; ++r) {
-    for (const char* implementation : {"mtengine", "bare_mpi"}) {
-      FixtureTrial t = comm_trial(implementation, 2, r);
-      nlohmann::json small = nlohmann::json::array();
-      for (const auto& row : t.result["rows"])
-        if (row["bytes"].get<double>() < kMiB) small.push_back(row);
-      t.result["rows"] = small;
-      f.trial(t);
-    }
-  }
-  f.pin_timestamps();
+  engine_and_bare_loop_campaign(f, /*below_1_mib=*/true);
   const std::string md = render_latest(f).markdown;
   CHECK(contains(md,
                  "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): below 1 MiB, the engine's latency is 1.00× the peer's, "
@@ -548,17 +554,7 @@ TEST_CASE("report: a campaign of messages below 1 MiB only is judged on its late
 
   // And one of 1 MiB and more only says nothing of latency.
   ReportFixture large("comm_large_only.sqlite");
-  large.campaign("c1", "comm");
-  for (int r = 0; r < 3; ++r) {
-    for (const char* implementation : {"mtengine", "bare_mpi"}) {
-      FixtureTrial t = comm_trial(implementation, 2, r);
-      nlohmann::json rows = nlohmann::json::array();
-      for (const auto& row : t.result["rows"])
-        if (row["bytes"].get<double>() >= kMiB) rows.push_back(row);
-      t.result["rows"] = rows;
-      large.trial(t);
-    }
-  }
+  engine_and_bare_loop_campaign(large, /*below_1_mib=*/false);
   const std::string large_md = render_latest(large).markdown;
   CHECK(contains(large_md, "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio 0.90–8.00, goal ≥ 0.95×"));
   CHECK_FALSE(contains(large_md, "below 1 MiB, the engine's latency"));

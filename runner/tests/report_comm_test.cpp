@@ -333,6 +333,22 @@ TEST_CASE("report: the summary gives each peer's goal per rank count, the cliffs
   CHECK(contains(slow_md, "below 1 MiB, the engine's latency is 1.00× the peer's (4 ranks ⚠oversubscribed: 2.00×)"));
 }
 
+TEST_CASE("report: a campaign on oversubscribed rank counts only says so instead of judging") {
+  ReportFixture f("comm_oversubscribed_only.sqlite");
+  f.campaign("c1", "comm");
+  for (int r = 0; r < 3; ++r) {
+    for (const char* implementation : {"mtengine", "bare_mpi"}) f.trial(comm_trial(implementation, 4, r));
+  }
+  f.pin_timestamps();
+  const std::string md = render_latest(f).markdown;
+  CHECK(contains(md,
+                 "- `mtengine` ÷ `bare_mpi` (Open MPI v4.1.4): busbw ratio measured on oversubscribed rank counts only "
+                 "(4 ranks ⚠oversubscribed: 0.90–8.00), goal ≥ 0.95× not judged (4 ranks ⚠oversubscribed); below 1 "
+                 "MiB, the engine's latency ÷ the peer's was measured on oversubscribed rank counts only (4 ranks "
+                 "⚠oversubscribed: 1.00×), goal ≤ 1.50× not judged (4 ranks ⚠oversubscribed).\n"));
+  CHECK_FALSE(contains(md, "of 0 curves"));
+}
+
 TEST_CASE("report: a ratio well above 1 is explained by the huge pages the engine's results say its heap is on") {
   auto campaign = [](ReportFixture& f, bool peer_on_huge_pages) {
     f.campaign("c1", "comm");

@@ -64,10 +64,12 @@ RatioRanges ratio_ranges(const CommData& data, const std::map<int, std::vector<d
   return out;
 }
 
-// "1.40–5.50 (4, 8 ranks ⚠oversubscribed: 0.84–4.12)", or either part alone.
+// "1.40–5.50 (4, 8 ranks ⚠oversubscribed: 0.84–4.12)", or either part alone; the oversubscribed part
+// alone says that no rank count was judged.
 std::string ranges_text(const RatioRanges& r) {
   if (r.oversubscribed.empty()) return r.judged;
-  return r.judged.empty() ? "(" + r.oversubscribed + ")" : r.judged + " (" + r.oversubscribed + ")";
+  if (r.judged.empty()) return "measured on oversubscribed rank counts only (" + r.oversubscribed + ")";
+  return r.judged + " (" + r.oversubscribed + ")";
 }
 
 std::string busbw_range(const std::vector<double>& ratios) {
@@ -106,6 +108,11 @@ std::string goal_verdicts_text(const CommData& data, const std::string& goal,
     by_ranks += fmt::format("{}{} ranks {}: not judged", by_ranks.empty() ? "" : "; ", ranks_list(shared_ranks),
                             kOversubscribedMark);
   }
+  if (all.judged() == 0) {
+    return shared_ranks.empty()
+               ? fmt::format("goal {} not judged", goal)
+               : fmt::format("goal {} not judged ({} ranks {})", goal, ranks_list(shared_ranks), kOversubscribedMark);
+  }
   return fmt::format("goal {} met on {} of {} curves, missed on {}, undecided on {} ({})", goal, all.met, all.judged(),
                      all.missed, all.undecided, by_ranks);
 }
@@ -119,9 +126,14 @@ std::string pair_text(const CommData& data, size_t engine, size_t peer, const Pa
   std::string latency;
   if (!t.latency_ratios.empty()) {
     const RatioRanges ranges = ratio_ranges(data, t.latency_ratios, ratio_range_text);
-    latency = fmt::format("; below {}, the engine's latency is {} the peer's", size_text(kRatioMinBytes),
-                          ranges.judged.empty() ? "-" : ranges.judged);
-    if (!ranges.oversubscribed.empty()) latency += " (" + ranges.oversubscribed + ")";
+    if (ranges.judged.empty()) {
+      latency = fmt::format("; below {}, the engine's latency ÷ the peer's was {}", size_text(kRatioMinBytes),
+                            ranges_text(ranges));
+    } else {
+      latency =
+          fmt::format("; below {}, the engine's latency is {} the peer's", size_text(kRatioMinBytes), ranges.judged);
+      if (!ranges.oversubscribed.empty()) latency += " (" + ranges.oversubscribed + ")";
+    }
     if (latency_goal && !t.latency_per_ranks.empty()) {
       latency += ", " + goal_verdicts_text(data, "≤ " + fixed(*latency_goal, 2) + "×", t.latency_per_ranks);
     }

@@ -453,3 +453,25 @@ SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index,
 FROM attempt_conditions ac
 JOIN attempts a ON a.id = ac.attempt_id
 JOIN trials t ON t.id = a.trial_id;
+
+-- @version 14
+-- The round trip of a cache line between mtrun's host's CPUs (ns; the largest over up to three pairs,
+-- each the median of 15 timed batches), read just before the attempt's job started and just after it
+-- ended (docs/measurement.md, "Conditions"): where a host moves or shares a VM's cores it reads
+-- several times its usual figure, and every message between the job's ranks pays for it. NULL where
+-- it was not read: trials run in parallel (it would slow the others), a single CPU, a CPU another
+-- process held for its whole budget, and attempts recorded before version 14.
+ALTER TABLE attempt_conditions ADD COLUMN core_round_trip_ns_before REAL;
+ALTER TABLE attempt_conditions ADD COLUMN core_round_trip_ns_after REAL;
+
+DROP VIEW conditions;
+CREATE VIEW conditions AS
+SELECT t.campaign_id, t.identity AS trial, t.study, t.group_key, t.repeat_index, a.attempt, a.state,
+       ac.verdict, ac.reasons, a.settle_s, a.quiet_wait_s, a.quiet_found, a.quiet_where, ac.job_ranks_here,
+       ac.wall_s, ac.cpus, ac.busy_cpu_s, ac.job_cpu_s, ac.runner_cpu_s, ac.foreign_cpu_pct, ac.steal_pct,
+       ac.context_switches, ac.load1_before, ac.load1_after, ac.load1_max, ac.cpu_mhz_min, ac.cpu_mhz_max,
+       ac.cpu_pressure_pct, ac.memory_pressure_pct, ac.mem_available_mib_min, ac.calibration_gflops,
+       ac.core_round_trip_ns_before, ac.core_round_trip_ns_after, ac.attempt_id
+FROM attempt_conditions ac
+JOIN attempts a ON a.id = ac.attempt_id
+JOIN trials t ON t.id = a.trial_id;

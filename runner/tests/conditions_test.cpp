@@ -1,11 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 
 #include "commands/campaign_command.h"
 #include "experiment/experiment_loader.h"
+#include "launch/core_round_trip.h"
 #include "launch/machine_conditions.h"
 #include "launch/proc_readings.h"
 #include "run/attempt_verdict.h"
@@ -287,6 +289,75 @@ TEST_CASE("the engine's memory bandwidth and latency probes count against the ca
   CHECK_FALSE(judge_attempt(in, t).disturbed);
 }
 
+TEST_CASE("mtrun's core round trip around a job counts against the campaign's median") {
+  ConditionsThresholds t;
+  VerdictInputs in;
+  in.core_round_trip_ns = 512;
+  in.campaign_median_core_round_trip_ns = 103;  // the cores far apart: 397 % above, over 100 %
+  Verdict v = judge_attempt(in, t);
+  REQUIRE(v.reasons.size() == 1);
+  CHECK(v.reasons[0] == "core-to-core round trip 397 % above this campaign's median (512 against 103 ns)");
+  in.core_round_trip_ns = 190;  // 84 % above: within 100 %
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+  in.core_round_trip_ns = 512;
+  t.max_core_round_trip_rise_pct = 500;  // the experiment's threshold
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+  t = ConditionsThresholds{};
+  in.campaign_median_core_round_trip_ns.reset();
+  CHECK_FALSE(judge_attempt(in, t).disturbed);
+}
+
+TEST_CASE("the core round trips of a campaign's attempts are stored and judged against their median") {
+  TempStore t("mt_conditions_round_trip", 5);
+  const ConditionsThresholds thresholds;
+  auto assess = [&](int ordinal, std::optional<double> before, std::optional<double> after, int cpus = 2) {
+    Trial trial;
+    trial.study = "s";
+    trial.workload = "command";
+    trial.identity = trial.group_key = "id" + std::to_string(ordinal);
+    const std::int64_t row = t.store.add_trial_if_new("c", trial, ordinal);
+    const std::int64_t attempt = t.store.begin_attempt(row, 1, "cmd", "/run", "/run/log.txt", std::nullopt);
+    MachineConditions c;
+    c.wall_s = 2;
+    c.cpus = cpus;
+    c.core_round_trip_ns_before = before;
+    c.core_round_trip_ns_after = after;
+    AttemptOutcome o;
+    o.state = AttemptState::Succeeded;
+    return assess_attempt(t.store.db(), "c", attempt, c, o, thresholds);
+  };
+  CHECK_FALSE(assess(0, 100, 110).disturbed);
+  CHECK_FALSE(assess(1, 95, std::nullopt).disturbed);
+  CHECK_FALSE(assess(2, std::nullopt, std::nullopt).disturbed);  // not read: not counted
+  // The larger reading counts: far apart after the job, 110 % above the median of 110, 95 and 231.
+  const Verdict far = assess(3, 105, 231);
+  REQUIRE(far.reasons.size() == 1);
+  CHECK(far.reasons[0] == "core-to-core round trip 110 % above this campaign's median (231 against 110 ns)");
+  // Against the attempts on as many CPUs only: alone on 64, this one is its own median.
+  CHECK_FALSE(assess(4, 900, 900, 64).disturbed);
+  CHECK(campaign_core_round_trips(t.store.db(), "c", 2) == std::vector<double>{110, 95, 231});
+  CHECK(t.query("SELECT group_concat(coalesce(core_round_trip_ns_before, '-') || '/' || "
+                "coalesce(core_round_trip_ns_after, '-'), ' ') FROM conditions") ==
+        "100.0/110.0 95.0/- -/- 105.0/231.0 900.0/900.0");
+}
+
+TEST_CASE("the core round trip is read between CPUs this process may use, and leaves its CPUs as they were") {
+  const std::vector<int> cpus = allowed_cpus();
+  REQUIRE_FALSE(cpus.empty());
+  CHECK_FALSE(core_round_trip_ns({cpus.front()}));  // one CPU: no pair
+  if (cpus.size() >= 2) {
+    const auto ns = core_round_trip_ns(cpus, /*budget_ms=*/2000);
+    REQUIRE(ns);
+    CHECK(*ns > 0);
+    CHECK(*ns < 1e6);  // a round trip well under a millisecond, even on a busy machine
+  }
+  // A CPU this process may not run on cannot be timed.
+  int outside = 0;
+  while (std::find(cpus.begin(), cpus.end(), outside) != cpus.end()) ++outside;
+  CHECK_FALSE(core_round_trip_ns({cpus.front(), outside}));
+  CHECK(allowed_cpus() == cpus);
+}
+
 TEST_CASE("a probe's campaign values are those of attempts laid out alike by the same program") {
   TempStore t("mt_conditions_probe", 7);
   std::vector<std::int64_t> attempts;
@@ -401,6 +472,9 @@ TEST_CASE("conditions thresholds are validated with the other keys") {
         "conditions settle_s must be at least 0, got -1\n");
   CHECK(load_errors(head + "conditions: {settle_s: 7200}\n" + study) == "conditions settle_s must be at most 3600 s\n");
   CHECK(load_errors(head + "conditions: {wait_quiet_s: soon}\n" + study).find("wait_quiet_s") != std::string::npos);
+  CHECK(load_errors(head + "conditions: {max_core_round_trip_rise_pct: -5}\n" + study) ==
+        "conditions max_core_round_trip_rise_pct must be at least 0, got -5\n");
+  CHECK(load_errors(head + "conditions: {max_core_round_trip_rise_pct: 300}\n" + study).empty());
 }
 
 TEST_CASE("an experiment's wait before each trial is loaded, kept with the campaign and read back") {

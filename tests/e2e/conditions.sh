@@ -73,6 +73,12 @@ expect_contains "$("$MTRUN" --db "$DB" report)" \
   "the report says the measured attempts were settled"
 capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials order by ordinal limit 1")"
 expect_contains "$OUT" "before attempt 1: settled 1.5 s" "show says what was done before the attempt"
+# Trials one at a time: mtrun timed its host's cores before and after each job.
+if [ "$CORES" -ge 2 ]; then
+  expect_eq "$(sql "select count(*) from conditions where core_round_trip_ns_before > 0 and core_round_trip_ns_after > 0")" 2 \
+    "each attempt records the core round trip before and after its job"
+  expect_contains "$OUT" "core round trip after" "show gives the core round trips"
+fi
 # --wait-quiet: the look is timed and what it found kept (either, depending on the machine now).
 DB="$WORK/settle_look.sqlite"
 capture "$MTRUN" --db "$DB" run --wait-quiet 3 "$WORK/settle.yaml"

@@ -34,6 +34,8 @@ $(sql "select count(*) from latest_attempts where command like 'taskset -c 1 mpi
 allowed=$(sql "select log_path from attempts" | xargs grep -h Cpus_allowed_list | awk '{print $2}' | sort | tr '\n' ' ')
 expect_eq "$allowed" "0 1 " "each trial's processes kept to its CPU"
 expect_eq "$(sql "select count(*) from attempts")" 2 "one attempt each"
+expect_eq "$(sql "select count(*) from conditions where core_round_trip_ns_before is null and core_round_trip_ns_after is null")" 2 \
+  "the cores are not timed beside another trial's job"
 
 # Two trials that keep their CPUs busy at the same time: each is the other's neighbour only on
 # paper, so neither counts the other's core as foreign load.

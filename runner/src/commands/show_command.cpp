@@ -142,11 +142,13 @@ void print_conditions(Database& db, std::int64_t attempt_id, int number, std::os
     fmt::print(out, "\nconditions of attempt {}: not recorded (the database predates conditions)\n", number);
     return;
   }
-  auto s = db.prepare(
-      fmt::format("SELECT verdict, reasons, wall_s, cpus, foreign_cpu_pct, steal_pct, load1_before, load1_after, "
-                  "load1_max, cpu_mhz_min, cpu_mhz_max, cpu_pressure_pct, memory_pressure_pct, mem_available_mib_min, "
-                  "calibration_gflops, {} FROM attempt_conditions WHERE attempt_id = ?",
-                  db.user_version() >= kJobRanksHereSchemaVersion ? "job_ranks_here" : "NULL"));
+  auto s = db.prepare(fmt::format(
+      "SELECT verdict, reasons, wall_s, cpus, foreign_cpu_pct, steal_pct, load1_before, load1_after, "
+      "load1_max, cpu_mhz_min, cpu_mhz_max, cpu_pressure_pct, memory_pressure_pct, mem_available_mib_min, "
+      "calibration_gflops, {}, {} FROM attempt_conditions WHERE attempt_id = ?",
+      db.user_version() >= kJobRanksHereSchemaVersion ? "job_ranks_here" : "NULL",
+      db.user_version() >= kCoreRoundTripSchemaVersion ? "core_round_trip_ns_before, core_round_trip_ns_after"
+                                                       : "NULL, NULL"));
   s.bind(1, attempt_id);
   if (!s.step()) {
     fmt::print(out, "\nconditions of attempt {}: not recorded\n", number);
@@ -181,6 +183,8 @@ void print_conditions(Database& db, std::int64_t attempt_id, int number, std::os
   add("memory pressure", 12, "%", 1);
   add("memory available, least", 13, "MiB", 0);
   add("SGEMM calibration", 14, "GFLOP/s per thread", 1);
+  add("core round trip before", 16, "ns", 0);
+  add("core round trip after", 17, "ns", 0);
   out << table.render();
   print_job_hosts(db, attempt_id, out);
 }

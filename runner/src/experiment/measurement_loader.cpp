@@ -10,6 +10,7 @@ const std::vector<std::string> kConditionKeys = {"max_foreign_cpu_pct",
                                                  "max_calibration_drop_pct",
                                                  "max_memory_bandwidth_drop_pct",
                                                  "max_latency_rise_pct",
+                                                 "max_core_round_trip_rise_pct",
                                                  "max_cpu_pressure_pct",
                                                  "bimodal_step_ratio",
                                                  "bimodal_min_gap_ms",
@@ -33,6 +34,7 @@ void read_conditions(YamlReader& r, const YAML::Node& node, ConditionsThresholds
   read_number(r, node, "max_calibration_drop_pct", 0, out.max_calibration_drop_pct);
   read_number(r, node, "max_memory_bandwidth_drop_pct", 0, out.max_memory_bandwidth_drop_pct);
   read_number(r, node, "max_latency_rise_pct", 0, out.max_latency_rise_pct);
+  read_number(r, node, "max_core_round_trip_rise_pct", 0, out.max_core_round_trip_rise_pct);
   read_number(r, node, "max_cpu_pressure_pct", 0, out.max_cpu_pressure_pct);
   read_number(r, node, "bimodal_step_ratio", 1, out.bimodal_step_ratio);
   read_number(r, node, "bimodal_min_gap_ms", 0, out.bimodal_min_gap_ms);

@@ -45,6 +45,9 @@ struct MachineConditions {
   std::optional<double> cpu_pressure_pct, memory_pressure_pct;
   std::optional<double> mem_available_mib_min;
   std::optional<double> calibration_gflops;  // set by the caller from the engine's result
+  // The round trip between CPUs just before and just after the job (launch/core_round_trip.h), set
+  // by the caller where it measured them.
+  std::optional<double> core_round_trip_ns_before, core_round_trip_ns_after;
   // Of the job's ranks, those that ran on this machine (by the result's hostnames), set by the
   // caller; nullopt where the result does not say. At 0 the figures above are not the job's host's.
   std::optional<int> job_ranks_here;

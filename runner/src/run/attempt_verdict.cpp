@@ -143,6 +143,15 @@ Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
                       rise, *in.latency_us, *in.campaign_median_latency_us));
     }
   }
+  if (in.core_round_trip_ns && in.campaign_median_core_round_trip_ns && *in.campaign_median_core_round_trip_ns > 0) {
+    const double rise = (*in.core_round_trip_ns / *in.campaign_median_core_round_trip_ns - 1) * 100.0;
+    if (rise > t.max_core_round_trip_rise_pct) {
+      v.reasons.push_back(
+          fmt::format("core-to-core round trip {:.0f} % above this campaign's median ({:.0f} against "
+                      "{:.0f} ns)",
+                      rise, *in.core_round_trip_ns, *in.campaign_median_core_round_trip_ns));
+    }
+  }
   if (auto bimodal = bimodal_steps(in.steps, t.bimodal_step_ratio, t.bimodal_min_gap_ms)) v.reasons.push_back(*bimodal);
   v.disturbed = !v.reasons.empty();
   return v;

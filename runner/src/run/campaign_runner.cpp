@@ -171,14 +171,16 @@ Executed execute(Store& store, const CampaignRun& run, const Prepared& p, const 
     launched = true;
     // The job's processes a scheduler starts outside mtrun's tree carry its name (MTRUN_JOB).
     const std::string marked_job = p.command.marks_job_processes ? p.job_name : "";
+    // The cores are timed only where no other trial's job runs beside this one, which it would slow.
+    const bool time_cores = run.parallel <= 1;
     if (trial.is_chain()) {
-      ConditionsWatch watch(run.conditions.sample_interval_s, marked_job);
+      ConditionsWatch watch(run.conditions.sample_interval_s, marked_job, time_cores);
       ChainOutcome chain = run_chain(store, run, p.attempt, trial, ChainDirs{p.run_dir}, p.log_file, p.job_name);
       e.conditions = watch.finish();
       e.outcome = std::move(chain.outcome);
       e.provenance_result = std::move(chain.provenance_result);
     } else {
-      ConditionsWatch watch(run.conditions.sample_interval_s, marked_job);
+      ConditionsWatch watch(run.conditions.sample_interval_s, marked_job, time_cores);
       e.outcome = run_restarting(run, trial, p.command, p.run_dir, p.job_name, [&](const LaunchCommand& command) {
         std::filesystem::remove(p.result_file);  // never ingest a stale result
         // Only the first launch looks first; a restart's relaunch resumes at once.

@@ -3,21 +3,28 @@
 #include <algorithm>
 #include <map>
 
+#include "launch/core_round_trip.h"
 #include "stats.h"
 #include "store/conditions_rows.h"
 #include "store/lease.h"
 
 namespace mt {
 
-ConditionsWatch::ConditionsWatch(double interval_s, const std::string& marked_job)
-    : before_(read_snapshot()), sampler_(interval_s, {}, marked_job) {
+ConditionsWatch::ConditionsWatch(double interval_s, const std::string& marked_job, bool time_cores)
+    : time_cores_(time_cores),
+      round_trip_before_(time_cores ? core_round_trip_ns(allowed_cpus()) : std::nullopt),
+      before_(read_snapshot()),
+      sampler_(interval_s, {}, marked_job) {
   sampler_.start(before_.t);
 }
 
 std::optional<MachineConditions> ConditionsWatch::finish() {
   auto samples = sampler_.stop();
   auto conditions = conditions_between(before_, read_snapshot(), samples, proc_ticks_per_second());
-  if (conditions) count_marked_processes(*conditions, sampler_.marked_cpu_s());
+  if (!conditions) return conditions;
+  count_marked_processes(*conditions, sampler_.marked_cpu_s());
+  conditions->core_round_trip_ns_before = round_trip_before_;
+  if (time_cores_) conditions->core_round_trip_ns_after = core_round_trip_ns(allowed_cpus());
   return conditions;
 }
 
@@ -69,6 +76,15 @@ Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_
   conditions.calibration_gflops = in.calibration_gflops;
   probe(kMemoryBandwidthMetric, in.memory_gbps, in.campaign_median_memory_gbps);
   probe(kLatencyMetric, in.latency_us, in.campaign_median_latency_us);
+  // mtrun's own reading of its host's cores, judged where the job ran there.
+  const auto& before = conditions.core_round_trip_ns_before;
+  const auto& after = conditions.core_round_trip_ns_after;
+  if (!job_ran_elsewhere && (before || after)) {
+    in.core_round_trip_ns = std::max(before.value_or(0.0), after.value_or(0.0));
+    std::vector<double> all = campaign_core_round_trips(db, campaign_id, conditions.cpus);
+    all.push_back(*in.core_round_trip_ns);  // this attempt's conditions are recorded below
+    in.campaign_median_core_round_trip_ns = median(all);
+  }
   in.oversubscribed = outcome.result_json && job_oversubscribed(*outcome.result_json, conditions.cpus);
   in.steps = measured_steps(outcome);
   if (outcome.result_json)

@@ -15,12 +15,16 @@ namespace mt {
 
 class ConditionsWatch {
  public:
-  // `marked_job`: the job whose processes carry its mark (a Slurm job's), or "".
-  explicit ConditionsWatch(double interval_s, const std::string& marked_job = "");
+  // `marked_job`: the job whose processes carry its mark (a Slurm job's), or "". `time_cores`: read
+  // the round trip between this machine's CPUs before the job and after it (a few ms each, every
+  // CPU it uses busy): only where no other job runs beside this one.
+  explicit ConditionsWatch(double interval_s, const std::string& marked_job = "", bool time_cores = false);
   // Stops sampling; nullopt when /proc/stat could not be read.
   std::optional<MachineConditions> finish();
 
  private:
+  bool time_cores_;
+  std::optional<double> round_trip_before_;  // read before the snapshot, so outside the window
   MachineSnapshot before_;
   MachineSampler sampler_;
 };

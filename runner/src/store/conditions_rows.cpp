@@ -28,7 +28,8 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
       "INSERT OR REPLACE INTO attempt_conditions (attempt_id, wall_s, cpus, busy_cpu_s, job_cpu_s, runner_cpu_s, "
       "foreign_cpu_pct, steal_pct, context_switches, load1_before, load1_after, load1_max, cpu_mhz_min, cpu_mhz_max, "
       "cpu_pressure_pct, memory_pressure_pct, mem_available_mib_min, calibration_gflops, samples, verdict, reasons, "
-      "job_ranks_here) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "job_ranks_here, core_round_trip_ns_before, core_round_trip_ns_after) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, attempt_id)
       .bind(2, c.wall_s)
       .bind(3, c.cpus)
@@ -50,8 +51,23 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
       .bind(19, samples_json(c.samples))
       .bind(20, verdict.name())
       .bind(21, nlohmann::json(verdict.reasons).dump())
-      .bind(22, c.job_ranks_here);
+      .bind(22, c.job_ranks_here)
+      .bind(23, c.core_round_trip_ns_before)
+      .bind(24, c.core_round_trip_ns_after);
   s.run();
+}
+
+std::vector<double> campaign_core_round_trips(Database& db, const std::string& campaign_id, int cpus) {
+  auto s = db.prepare(
+      "SELECT max(coalesce(ac.core_round_trip_ns_before, ac.core_round_trip_ns_after), "
+      "coalesce(ac.core_round_trip_ns_after, ac.core_round_trip_ns_before)) FROM attempt_conditions ac "
+      "JOIN attempts a ON a.id = ac.attempt_id JOIN trials t ON t.id = a.trial_id "
+      "WHERE t.campaign_id = ? AND ac.cpus = ? "
+      "AND coalesce(ac.core_round_trip_ns_before, ac.core_round_trip_ns_after) IS NOT NULL ORDER BY a.id");
+  s.bind(1, campaign_id).bind(2, cpus);
+  std::vector<double> values;
+  while (s.step()) values.push_back(s.real(0));
+  return values;
 }
 
 std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::string& campaign_id,

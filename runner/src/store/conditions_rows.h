@@ -25,6 +25,10 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
 std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::string& campaign_id,
                                                    std::int64_t attempt_id, const std::string& metric);
 
+// The larger of the two core round trips (before and after the job) of each of the campaign's
+// attempts that read one on a host with `cpus` CPUs, in attempt order.
+std::vector<double> campaign_core_round_trips(Database& db, const std::string& campaign_id, int cpus);
+
 struct StoredVerdict {
   std::string verdict;  // "quiet" or "disturbed"
   std::vector<std::string> reasons;
@@ -34,6 +38,8 @@ struct StoredVerdict {
 
 // The schema version that records how many of an attempt's ranks ran on mtrun's host.
 inline constexpr int kJobRanksHereSchemaVersion = 12;
+// The schema version that records mtrun's core round trips around each attempt.
+inline constexpr int kCoreRoundTripSchemaVersion = 14;
 // The verdict of an attempt, if one was recorded (never before schema version 6).
 std::optional<StoredVerdict> read_verdict(Database& db, std::int64_t attempt_id);
 

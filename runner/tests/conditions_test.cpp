@@ -289,17 +289,19 @@ TEST_CASE("the engine's memory bandwidth and latency probes count against the ca
   CHECK_FALSE(judge_attempt(in, t).disturbed);
 }
 
-TEST_CASE("mtrun's core round trip around a job counts against the campaign's median") {
+TEST_CASE("mtrun's core round trip around a job counts against the campaign's usual one") {
   ConditionsThresholds t;
   VerdictInputs in;
   in.core_round_trip_ns = 512;
-  in.campaign_median_core_round_trip_ns = 103;  // the cores far apart: 397 % above, over 100 %
+  in.campaign_median_core_round_trip_ns = 103;  // the cores far apart: 397 % above, over 200 %
   Verdict v = judge_attempt(in, t);
   REQUIRE(v.reasons.size() == 1);
-  CHECK(v.reasons[0] == "core-to-core round trip 397 % above this campaign's median (512 against 103 ns)");
-  in.core_round_trip_ns = 190;  // 84 % above: within 100 %
+  CHECK(v.reasons[0] == "core-to-core round trip 397 % above this campaign's usual (512 against 103 ns)");
+  in.core_round_trip_ns = 110;
+  in.campaign_median_core_round_trip_ns = 53;  // a usual settled at the cores' half-value moments
   CHECK_FALSE(judge_attempt(in, t).disturbed);
   in.core_round_trip_ns = 512;
+  in.campaign_median_core_round_trip_ns = 103;
   t.max_core_round_trip_rise_pct = 500;  // the experiment's threshold
   CHECK_FALSE(judge_attempt(in, t).disturbed);
   t = ConditionsThresholds{};
@@ -307,7 +309,7 @@ TEST_CASE("mtrun's core round trip around a job counts against the campaign's me
   CHECK_FALSE(judge_attempt(in, t).disturbed);
 }
 
-TEST_CASE("the core round trips of a campaign's attempts are stored and judged against their median") {
+TEST_CASE("the core round trips of a campaign's attempts are stored and judged against their usual figure") {
   TempStore t("mt_conditions_round_trip", 5);
   const ConditionsThresholds thresholds;
   auto assess = [&](int ordinal, std::optional<double> before, std::optional<double> after, int cpus = 2) {
@@ -326,19 +328,23 @@ TEST_CASE("the core round trips of a campaign's attempts are stored and judged a
     o.state = AttemptState::Succeeded;
     return assess_attempt(t.store.db(), "c", attempt, c, o, thresholds);
   };
-  CHECK_FALSE(assess(0, 100, 110).disturbed);
-  CHECK_FALSE(assess(1, 95, std::nullopt).disturbed);
-  CHECK_FALSE(assess(2, std::nullopt, std::nullopt).disturbed);  // not read: not counted
-  // The larger reading counts: far apart after the job, 110 % above the median of 110, 95 and 231.
-  const Verdict far = assess(3, 105, 231);
+  // A campaign that starts with the cores far apart: the first attempt is its own usual.
+  CHECK_FALSE(assess(0, 520, 500).disturbed);
+  CHECK(assess(1, 95, std::nullopt).reasons.empty());  // one reading: it is both
+  // Each attempt's smaller reading makes the usual: 105 is the median of 500, 95 and 105.
+  const Verdict far = assess(2, 105, 530);
   REQUIRE(far.reasons.size() == 1);
-  CHECK(far.reasons[0] == "core-to-core round trip 110 % above this campaign's median (231 against 110 ns)");
-  // Against the attempts on as many CPUs only: alone on 64, this one is its own median.
-  CHECK_FALSE(assess(4, 900, 900, 64).disturbed);
-  CHECK(campaign_core_round_trips(t.store.db(), "c", 2) == std::vector<double>{110, 95, 231});
+  CHECK(far.reasons[0] == "core-to-core round trip 405 % above this campaign's usual (530 against 105 ns)");
+  CHECK_FALSE(assess(3, std::nullopt, std::nullopt).disturbed);  // not read: not counted
+  CHECK_FALSE(assess(4, 110, 120).disturbed);
+  // Against the attempts on as many CPUs only: alone on 64, this one is its own usual.
+  CHECK_FALSE(assess(5, 900, 900, 64).disturbed);
+  CHECK(campaign_usual_core_round_trips(t.store.db(), "c", 2) == std::vector<double>{500, 95, 105, 110});
+  CHECK(campaign_usual_core_round_trip(t.store.db(), "c", 2) == 107.5);  // what a look waits for
+  CHECK_FALSE(campaign_usual_core_round_trip(t.store.db(), "c", 64));    // one attempt: no usual yet
   CHECK(t.query("SELECT group_concat(coalesce(core_round_trip_ns_before, '-') || '/' || "
                 "coalesce(core_round_trip_ns_after, '-'), ' ') FROM conditions") ==
-        "100.0/110.0 95.0/- -/- 105.0/231.0 900.0/900.0");
+        "520.0/500.0 95.0/- 105.0/530.0 -/- 110.0/120.0 900.0/900.0");
 }
 
 TEST_CASE("the core round trip is read between CPUs this process may use, and leaves its CPUs as they were") {
@@ -356,6 +362,22 @@ TEST_CASE("the core round trip is read between CPUs this process may use, and le
   while (std::find(cpus.begin(), cpus.end(), outside) != cpus.end()) ++outside;
   CHECK_FALSE(core_round_trip_ns({cpus.front(), outside}));
   CHECK(allowed_cpus() == cpus);
+}
+
+TEST_CASE("a look before a trial reads busy while the cores are far apart from the campaign's usual") {
+  if (allowed_cpus().size() < 2) return;  // one CPU: no round trip to time
+  const ConditionsThresholds t;
+  // Against a usual far below any real round trip the cores read far apart, whatever the load.
+  const QuietCheck far = check_quiet(t, 0, nullptr, {}, /*usual_round_trip_ns=*/0.01);
+  REQUIRE(far.measured);
+  CHECK(far.busy());
+  CHECK(busy_reasons(far).find("cores far apart: round trip ") != std::string::npos);
+  CHECK(busy_reasons(far).find(" ns against this campaign's usual 0") != std::string::npos);
+  // Against one far above, or none, they never do.
+  for (const std::optional<double> usual : {std::optional<double>(1e9), std::optional<double>()}) {
+    const QuietCheck near = check_quiet(t, 0, nullptr, {}, usual);
+    CHECK(busy_reasons(near).find("cores far apart") == std::string::npos);
+  }
 }
 
 TEST_CASE("a probe's campaign values are those of attempts laid out alike by the same program") {

@@ -34,7 +34,7 @@ ConditionsThresholds thresholds_from_json(const std::string& text) {
   number("max_calibration_drop_pct", t.max_calibration_drop_pct);
   number("max_memory_bandwidth_drop_pct", t.max_memory_bandwidth_drop_pct);
   number("max_latency_rise_pct", t.max_latency_rise_pct);
-  number("max_core_round_trip_rise_pct", t.max_core_round_trip_rise_pct);  // absent before it existed: 100
+  number("max_core_round_trip_rise_pct", t.max_core_round_trip_rise_pct);  // absent before it existed: 200
   number("max_cpu_pressure_pct", t.max_cpu_pressure_pct);
   number("bimodal_step_ratio", t.bimodal_step_ratio);
   number("bimodal_min_gap_ms", t.bimodal_min_gap_ms);

@@ -147,7 +147,7 @@ Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
     const double rise = (*in.core_round_trip_ns / *in.campaign_median_core_round_trip_ns - 1) * 100.0;
     if (rise > t.max_core_round_trip_rise_pct) {
       v.reasons.push_back(
-          fmt::format("core-to-core round trip {:.0f} % above this campaign's median ({:.0f} against "
+          fmt::format("core-to-core round trip {:.0f} % above this campaign's usual ({:.0f} against "
                       "{:.0f} ns)",
                       rise, *in.core_round_trip_ns, *in.campaign_median_core_round_trip_ns));
     }

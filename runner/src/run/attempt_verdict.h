@@ -33,7 +33,8 @@ struct VerdictInputs {
   std::optional<double> memory_gbps, campaign_median_memory_gbps;  // memory copy bandwidth per thread
   std::optional<double> latency_us, campaign_median_latency_us;    // 8-byte all-reduce (multi-rank jobs)
   // mtrun's: the larger core round trip of the two it read around the job on its host
-  // (launch/core_round_trip.h), against the median of the campaign's attempts on as many CPUs.
+  // (launch/core_round_trip.h), against the campaign's usual one: the median, over its attempts on
+  // as many CPUs, of the smaller of their two.
   std::optional<double> core_round_trip_ns, campaign_median_core_round_trip_ns;
   // The job ran more threads on a host than it has CPUs: its ranks took turns, so an 8-byte
   // all-reduce waited on the scheduler (56-57 % above the median at 4 ranks on 2 idle vCPUs) and

@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include "launch/machine_sampler.h"
 #include "launch/process.h"
 #include "launch/stage_command.h"
 #include "run/chain_runner.h"
@@ -20,6 +21,7 @@
 #include "run/restarting_job.h"
 #include "run/progress.h"
 #include "store/attempt_files.h"
+#include "store/conditions_rows.h"
 #include "store/result_ingest.h"
 #include "runner_error.h"
 #include "table_cell.h"
@@ -225,6 +227,15 @@ Finished run_one(Store& store, const CampaignRun& run, std::int64_t row, const T
   return complete(store, run, p, execute(store, run, p, trial));
 }
 
+// The campaign's usual core round trip on this machine, which a look before a trial waits for the
+// cores to come back to; none where looks are not taken here or trials run in parallel.
+std::optional<double> usual_core_round_trip(Store& store, const CampaignRun& run) {
+  if (run.wait_quiet_s <= 0 || run.parallel > 1 || run.look_place.where != LookPlace::Where::Here) return std::nullopt;
+  const MachineSnapshot now = read_snapshot();
+  if (!now.stat) return std::nullopt;
+  return campaign_usual_core_round_trip(store.db(), run.campaign_id, now.stat->cpus);
+}
+
 // What each trial is, for the ETA (trial_times.h): built from every trial up front only for a plan
 // small enough to hold them; a larger one is estimated from the mean trial time alone.
 constexpr std::size_t kMostTrialsTimedByKind = 20000;
@@ -381,7 +392,8 @@ CampaignResult run_trials(Store& store, const CampaignRun& campaign, const Pendi
       break;
     }
     const Trial t = trials.trial(i);
-    const TrialWait wait = wait_before_trial(run.settle_s, run.wait_quiet_s, run.conditions, run.stop, run.look_place);
+    const TrialWait wait = wait_before_trial(run.settle_s, run.wait_quiet_s, run.conditions, run.stop, run.look_place,
+                                             usual_core_round_trip(store, run));
     if (run.stop && run.stop->load()) {
       result.stopped = true;
       break;

@@ -76,14 +76,17 @@ Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_
   conditions.calibration_gflops = in.calibration_gflops;
   probe(kMemoryBandwidthMetric, in.memory_gbps, in.campaign_median_memory_gbps);
   probe(kLatencyMetric, in.latency_us, in.campaign_median_latency_us);
-  // mtrun's own reading of its host's cores, judged where the job ran there.
+  // mtrun's own reading of its host's cores, judged where the job ran there: the larger of the
+  // attempt's two against the median of the smaller ones, which a campaign that starts while the
+  // cores are far apart does not take for the usual.
   const auto& before = conditions.core_round_trip_ns_before;
   const auto& after = conditions.core_round_trip_ns_after;
   if (!job_ran_elsewhere && (before || after)) {
-    in.core_round_trip_ns = std::max(before.value_or(0.0), after.value_or(0.0));
-    std::vector<double> all = campaign_core_round_trips(db, campaign_id, conditions.cpus);
-    all.push_back(*in.core_round_trip_ns);  // this attempt's conditions are recorded below
-    in.campaign_median_core_round_trip_ns = median(all);
+    const double first = before.value_or(*after), second = after.value_or(*before);
+    in.core_round_trip_ns = std::max(first, second);
+    std::vector<double> usual = campaign_usual_core_round_trips(db, campaign_id, conditions.cpus);
+    usual.push_back(std::min(first, second));  // this attempt's conditions are recorded below
+    in.campaign_median_core_round_trip_ns = median(usual);
   }
   in.oversubscribed = outcome.result_json && job_oversubscribed(*outcome.result_json, conditions.cpus);
   in.steps = measured_steps(outcome);

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "launch/bounded_capture.h"
+#include "launch/core_round_trip.h"
 #include "launch/machine_sampler.h"
 #include "run/node_look.h"
 
@@ -43,6 +44,16 @@ OneLook look_once(const LookPlace& place, const ConditionsThresholds& thresholds
   auto conditions = measure_machine(kQuietProbeSeconds);
   if (!conditions) return {};
   return {judge_idle_machine(*conditions, thresholds), ""};
+}
+
+// Here, after a quiet look: whether this machine's cores read far apart against `usual`, as an
+// attempt's are judged (conditions_watch.h).
+void judge_cores(double usual_ns, const ConditionsThresholds& thresholds, Verdict& verdict) {
+  const auto now = core_round_trip_ns(allowed_cpus());
+  if (!now || *now <= usual_ns * (1 + thresholds.max_core_round_trip_rise_pct / 100)) return;
+  verdict.disturbed = true;
+  verdict.reasons.push_back(
+      fmt::format("cores far apart: round trip {:.0f} ns against this campaign's usual {:.0f}", *now, usual_ns));
 }
 
 }  // namespace
@@ -98,7 +109,7 @@ std::string describe_look_place(const LookPlace& place) {
 }
 
 QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s, const std::atomic<bool>* stop,
-                       const LookPlace& place) {
+                       const LookPlace& place, std::optional<double> usual_round_trip_ns) {
   QuietCheck check;
   const double start = steady_seconds();
   for (bool first_look = true;; first_look = false) {
@@ -108,6 +119,8 @@ QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s, co
       check.unavailable = look.unavailable;
       return check;
     }
+    if (usual_round_trip_ns && place.where == LookPlace::Where::Here && !look.verdict->disturbed)
+      judge_cores(*usual_round_trip_ns, thresholds, *look.verdict);
     check.measured = true;
     check.verdict = *look.verdict;
     // Only looks after a busy one are waiting: a look takes a little over its second, which is
@@ -131,10 +144,10 @@ double settle(double seconds, const std::atomic<bool>* stop) {
 std::string busy_reasons(const QuietCheck& check) { return fmt::format("{}", fmt::join(check.verdict.reasons, "; ")); }
 
 TrialWait look_before_trial(double wait_quiet_s, const ConditionsThresholds& thresholds, const std::atomic<bool>* stop,
-                            const LookPlace& place) {
+                            const LookPlace& place, std::optional<double> usual_round_trip_ns) {
   TrialWait look;
   const double start = steady_seconds();
-  const QuietCheck quiet = check_quiet(thresholds, wait_quiet_s, stop, place);
+  const QuietCheck quiet = check_quiet(thresholds, wait_quiet_s, stop, place, usual_round_trip_ns);
   look.before.quiet_wait_s = steady_seconds() - start;
   look.before.quiet_where = place.recorded_as;
   if (quiet.measured) look.before.quiet_found = quiet.busy() ? "busy" : "quiet";
@@ -150,7 +163,8 @@ TrialWait look_before_trial(double wait_quiet_s, const ConditionsThresholds& thr
 }
 
 TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const ConditionsThresholds& thresholds,
-                            const std::atomic<bool>* stop, const LookPlace& place) {
+                            const std::atomic<bool>* stop, const LookPlace& place,
+                            std::optional<double> usual_round_trip_ns) {
   TrialWait wait;
   if (settle_s > 0) {
     wait.before.settle_s = settle(settle_s, stop);
@@ -158,7 +172,7 @@ TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const Conditio
     wait.words.push_back(fmt::format("settled {:g} s", settle_s));
   }
   if (wait_quiet_s > 0 && place.where != LookPlace::Where::InJob) {
-    TrialWait look = look_before_trial(wait_quiet_s, thresholds, stop, place);
+    TrialWait look = look_before_trial(wait_quiet_s, thresholds, stop, place, usual_round_trip_ns);
     wait.before.quiet_wait_s = look.before.quiet_wait_s;
     wait.before.quiet_found = look.before.quiet_found;
     wait.before.quiet_where = look.before.quiet_where;

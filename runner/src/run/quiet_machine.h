@@ -53,9 +53,12 @@ struct QuietCheck {
 };
 
 // Looks once at `place`; while busy and `wait_s` has not passed, looks again (stopping early when
-// `stop` is set). Never waits when the machine is quiet.
+// `stop` is set). Never waits when the machine is quiet. Given the campaign's usual core round trip
+// (store/conditions_rows.h), a look here also times the cores, and reads busy while they are far
+// apart as an attempt would be judged: on a VM that state passes in seconds.
 QuietCheck check_quiet(const ConditionsThresholds& thresholds, double wait_s = 0,
-                       const std::atomic<bool>* stop = nullptr, const LookPlace& place = {});
+                       const std::atomic<bool>* stop = nullptr, const LookPlace& place = {},
+                       std::optional<double> usual_round_trip_ns = std::nullopt);
 
 // Waits `seconds` with nothing of ours running (returning early when `stop` is set), so that what
 // the last job left behind settles before the next is timed: on a VM the kernel hands the memory a
@@ -74,12 +77,13 @@ struct TrialWait {
 // Where the look is taken inside the trial's job (InJob), none is taken here or recorded: the run
 // said so once, at its start.
 TrialWait wait_before_trial(double settle_s, double wait_quiet_s, const ConditionsThresholds& thresholds,
-                            const std::atomic<bool>* stop = nullptr, const LookPlace& place = {});
+                            const std::atomic<bool>* stop = nullptr, const LookPlace& place = {},
+                            std::optional<double> usual_round_trip_ns = std::nullopt);
 
 // The look half of wait_before_trial, taken whatever `wait_quiet_s` (0: one look) at a place other
 // than InJob: `mtrun look --allocation` takes it inside a trial's job.
 TrialWait look_before_trial(double wait_quiet_s, const ConditionsThresholds& thresholds, const std::atomic<bool>* stop,
-                            const LookPlace& place);
+                            const LookPlace& place, std::optional<double> usual_round_trip_ns = std::nullopt);
 
 // How long one look at other nodes may take before it is given up: srun may take a while to start
 // a step on a loaded cluster, mpirun to reach its hosts.

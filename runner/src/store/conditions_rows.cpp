@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "stats.h"
 #include "store/campaign_measurement.h"
 
 namespace mt {
@@ -57,9 +58,9 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
   s.run();
 }
 
-std::vector<double> campaign_core_round_trips(Database& db, const std::string& campaign_id, int cpus) {
+std::vector<double> campaign_usual_core_round_trips(Database& db, const std::string& campaign_id, int cpus) {
   auto s = db.prepare(
-      "SELECT max(coalesce(ac.core_round_trip_ns_before, ac.core_round_trip_ns_after), "
+      "SELECT min(coalesce(ac.core_round_trip_ns_before, ac.core_round_trip_ns_after), "
       "coalesce(ac.core_round_trip_ns_after, ac.core_round_trip_ns_before)) FROM attempt_conditions ac "
       "JOIN attempts a ON a.id = ac.attempt_id JOIN trials t ON t.id = a.trial_id "
       "WHERE t.campaign_id = ? AND ac.cpus = ? "
@@ -89,6 +90,12 @@ std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::stri
   std::vector<double> values;
   while (s.step()) values.push_back(s.real(0));
   return values;
+}
+
+std::optional<double> campaign_usual_core_round_trip(Database& db, const std::string& campaign_id, int cpus) {
+  const std::vector<double> usual = campaign_usual_core_round_trips(db, campaign_id, cpus);
+  if (usual.size() < 3) return std::nullopt;
+  return median(usual);
 }
 
 std::optional<StoredVerdict> read_verdict(Database& db, std::int64_t attempt_id) {

@@ -25,9 +25,14 @@ void record_conditions(Database& db, std::int64_t attempt_id, const MachineCondi
 std::vector<double> campaign_metric_laid_out_alike(Database& db, const std::string& campaign_id,
                                                    std::int64_t attempt_id, const std::string& metric);
 
-// The larger of the two core round trips (before and after the job) of each of the campaign's
-// attempts that read one on a host with `cpus` CPUs, in attempt order.
-std::vector<double> campaign_core_round_trips(Database& db, const std::string& campaign_id, int cpus);
+// The smaller of the two core round trips (before and after the job) of each of the campaign's
+// attempts that read one on a host with `cpus` CPUs, in attempt order: what the cores usually take,
+// as a state of far-apart cores that lasts seconds covers one reading of an attempt more often than
+// both.
+std::vector<double> campaign_usual_core_round_trips(Database& db, const std::string& campaign_id, int cpus);
+// Their median, once three attempts have read one: what a look before the next trial waits for the
+// cores to come back to (run/quiet_machine.h).
+std::optional<double> campaign_usual_core_round_trip(Database& db, const std::string& campaign_id, int cpus);
 
 struct StoredVerdict {
   std::string verdict;  // "quiet" or "disturbed"

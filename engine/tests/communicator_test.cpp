@@ -230,6 +230,19 @@ void check_small_collectives(mt::Communicator& comm, mt::ControlChannel& control
   for (int spins = 0; !work->test() && spins < 20000; ++spins)
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   expect(work->test() && wrong_sums(small, n, 6) == 0, "small all_reduce completes by polling", rank);
+  // The work of a small collective is taken again once its caller has let go of it, as if new; one
+  // still held is not.
+  const mt::Work* let_go = work.get();
+  work.reset();
+  work = start_sum(comm, small, rank, 7);
+  const std::string described = work->describe();
+  expect(work.get() == let_go && work->test() && work->ran_blocking() && wrong_sums(small, n, 7) == 0,
+         "a small collective takes the work its caller let go of", rank);
+  auto held = start_sum(comm, other, rank, 8);
+  expect(held.get() != work.get() && work->describe() == described && wrong_sums(other, n, 8) == 0,
+         "a work still held is not taken, nor changed", rank);
+  expect(described.find("all_reduce #") == 0 && described != held->describe(),
+         "a taken work describes its new collective", rank);
 }
 
 }  // namespace
@@ -260,7 +273,7 @@ int main(int argc, char** argv) {
   check_bf16_sum(comm, n, rank);
   check_small_collectives(comm, control, n, rank);
   const auto& c = comm.counts();
-  expect(c.all_reduce == 8 && c.all_gather == 4 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 3,
+  expect(c.all_reduce == 10 && c.all_gather == 4 && c.reduce_scatter == 1 && c.broadcast == 1 && c.all_to_all == 3,
          "collective counts", rank);
   const double total_failures = control.sum(static_cast<double>(failures));
   if (rank == 0) std::printf("communicator checks on %d ranks: %s\n", n, total_failures == 0 ? "ok" : "FAILED");

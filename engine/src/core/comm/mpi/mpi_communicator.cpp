@@ -71,11 +71,14 @@ int int_count(std::size_t count, const char* what) {
   return static_cast<int>(count);
 }
 
-// MPI's count and displacement arrays of an all-to-all-v, in one allocation.
+// MPI's count and displacement arrays of an all-to-all-v, written into `ints` (4 per rank), which
+// the communicator keeps from call to call: a small collective costs no allocation.
 class VArrays {
  public:
-  VArrays(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& recv_counts)
-      : n_(send_counts.size()), ints_(4 * n_) {
+  VArrays(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& recv_counts,
+          std::vector<int>& ints)
+      : n_(send_counts.size()), ints_(ints) {
+    ints_.resize(4 * n_);
     fill(send_counts, ints_.data(), ints_.data() + n_);
     fill(recv_counts, ints_.data() + 2 * n_, ints_.data() + 3 * n_);
   }
@@ -94,7 +97,7 @@ class VArrays {
     }
   }
   std::size_t n_;
-  std::vector<int> ints_;
+  std::vector<int>& ints_;
 };
 
 // All-gather and all-to-all take the same arguments: each rank's n elements of t to or from every
@@ -121,10 +124,20 @@ struct MpiCommunicator::State {
   MPI_Comm gather_comm = MPI_COMM_NULL;  // the point-to-point messages of gather_by_exchange
   MpiProgress progress;
   int rank = 0;
+  // The work of the last collective that ran blocking, taken again by the next one once its caller
+  // has let go of it; and the arrays of the last all-to-all-v. A small collective costs no
+  // allocation: at 1 KiB the call itself takes half a µs.
+  std::shared_ptr<MpiWork> blocking_work;
+  std::vector<int> v_arrays;
 
+  // The work of a collective of `kind` with `bytes` in this rank's send buffer (see submit).
   std::shared_ptr<MpiWork> work(long sequence, CollectiveKind kind, std::size_t count, ElementType type,
-                                std::string label) {
-    return std::make_shared<MpiWork>(progress, MpiWorkDescription{kind, sequence, count, type, std::move(label), rank});
+                                std::string label, std::size_t bytes) {
+    MpiWorkDescription description{kind, sequence, count, type, std::move(label), rank};
+    if (!MpiProgress::runs_blocking(kind, bytes)) return std::make_shared<MpiWork>(progress, std::move(description));
+    if (blocking_work && blocking_work.use_count() == 1) blocking_work->reuse(std::move(description));
+    else blocking_work = std::make_shared<MpiWork>(progress, std::move(description));
+    return blocking_work;
   }
 
   // Runs the collective blocking on this thread where it is small (`bytes` in this rank's send
@@ -211,7 +224,8 @@ std::optional<RequestedAlgorithm> MpiCommunicator::requested_algorithm(std::stri
 }
 
 WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::all_reduce), CollectiveKind::all_reduce, count, type, take_label());
+  auto work = state_->work(issue(CollectiveKind::all_reduce), CollectiveKind::all_reduce, count, type, take_label(),
+                           count * element_bytes(type));
   const void* in = send == recv ? MPI_IN_PLACE : send;
   MPI_Comm comm = state_->comm;
   const MPI_Datatype t = datatype(type);
@@ -243,9 +257,10 @@ WorkHandle MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t
 }
 
 WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::all_gather), CollectiveKind::all_gather, count, type, take_label());
-  const int n = int_count(count, "all_gather");
   const std::size_t block_bytes = count * element_bytes(type);
+  auto work = state_->work(issue(CollectiveKind::all_gather), CollectiveKind::all_gather, count, type, take_label(),
+                           block_bytes);
+  const int n = int_count(count, "all_gather");
   // A send buffer that is this rank's own block of recv means "in place" in MPI's terms.
   if (send == static_cast<char*>(recv) + static_cast<std::size_t>(rank_) * block_bytes) send = MPI_IN_PLACE;
   if (send != MPI_IN_PLACE && !MpiProgress::runs_blocking(CollectiveKind::all_gather, block_bytes))
@@ -255,13 +270,13 @@ WorkHandle MpiCommunicator::all_gather(const void* send, void* recv, std::size_t
 
 WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t count, ElementType type,
                                            StreamRef) {
-  auto work =
-      state_->work(issue(CollectiveKind::reduce_scatter), CollectiveKind::reduce_scatter, count, type, take_label());
+  const std::size_t send_bytes = count * static_cast<std::size_t>(world_size_) * element_bytes(type);
+  auto work = state_->work(issue(CollectiveKind::reduce_scatter), CollectiveKind::reduce_scatter, count, type,
+                           take_label(), send_bytes);
   const int n = int_count(count, "reduce_scatter");
   MPI_Comm comm = state_->comm;
   const MPI_Datatype t = datatype(type);
   const MPI_Op op = sum_op(type);
-  const std::size_t send_bytes = count * static_cast<std::size_t>(world_size_) * element_bytes(type);
   return state_->submit(
       std::move(work), send_bytes,
       [&] {
@@ -273,7 +288,8 @@ WorkHandle MpiCommunicator::reduce_scatter(const void* send, void* recv, std::si
 }
 
 WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType type, int root, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::broadcast), CollectiveKind::broadcast, count, type, take_label());
+  auto work = state_->work(issue(CollectiveKind::broadcast), CollectiveKind::broadcast, count, type, take_label(),
+                           count * element_bytes(type));
   const int n = int_count(count, "broadcast");
   MPI_Comm comm = state_->comm;
   const MPI_Datatype t = datatype(type);
@@ -288,9 +304,10 @@ WorkHandle MpiCommunicator::broadcast(void* data, std::size_t count, ElementType
 }
 
 WorkHandle MpiCommunicator::all_to_all(const void* send, void* recv, std::size_t count, ElementType type, StreamRef) {
-  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type, take_label());
-  const int n = int_count(count, "all_to_all");
   const std::size_t send_bytes = count * static_cast<std::size_t>(world_size_) * element_bytes(type);
+  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, count, type, take_label(),
+                           send_bytes);
+  const int n = int_count(count, "all_to_all");
   return state_->exchange(std::move(work), send_bytes, MPI_Ialltoall, MPI_Alltoall, send, recv, n, datatype(type));
 }
 
@@ -301,20 +318,23 @@ WorkHandle MpiCommunicator::all_to_all_v(const void* send, const std::vector<std
     throw std::invalid_argument("all_to_all_v: one count per rank expected");
   std::size_t total = 0;
   for (std::size_t c : send_counts) total += c;
-  auto work = state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, total, type, take_label());
+  const std::size_t bytes = total * element_bytes(type);
+  auto work =
+      state_->work(issue(CollectiveKind::all_to_all), CollectiveKind::all_to_all, total, type, take_label(), bytes);
   MPI_Comm comm = state_->comm;
   const MPI_Datatype t = datatype(type);
-  VArrays arrays(send_counts, recv_counts);
+  VArrays arrays(send_counts, recv_counts, state_->v_arrays);
   MpiWork& handle = *work;
   return state_->submit(
-      std::move(work), total * element_bytes(type),
+      std::move(work), bytes,
       [&] {
-        // MPI reads the arrays until the operation completes: the work keeps them.
-        auto kept = std::make_shared<VArrays>(std::move(arrays));
-        handle.keep_alive(kept);
+        // MPI reads the arrays until the operation completes: the work keeps arrays of its own.
+        auto ints = std::make_shared<std::vector<int>>();
+        handle.keep_alive(ints);
+        VArrays kept(send_counts, recv_counts, *ints);
         MPI_Request request;
-        MT_MPI_CHECK(MPI_Ialltoallv(send, kept->send_counts(), kept->send_displacements(), t, recv, kept->recv_counts(),
-                                    kept->recv_displacements(), t, comm, &request));
+        MT_MPI_CHECK(MPI_Ialltoallv(send, kept.send_counts(), kept.send_displacements(), t, recv, kept.recv_counts(),
+                                    kept.recv_displacements(), t, comm, &request));
         return std::vector<MPI_Request>{request};
       },
       [&] {

@@ -61,6 +61,16 @@ std::string MpiWork::describe() const {
                      element_type_name(d.type), d.label.empty() ? "" : ", " + d.label, d.rank);
 }
 
+void MpiWork::reuse(MpiWorkDescription description) {
+  description_ = std::move(description);
+  requests_.clear();
+  kept_.clear();
+  ran_blocking_ = false;
+  own_algorithm_ = nullptr;
+  testing_.store(false, std::memory_order_relaxed);
+  done_.store(false, std::memory_order_relaxed);
+}
+
 void MpiWork::wait() {
   if (!done_.load(std::memory_order_acquire)) progress_.wait(*this);
 }

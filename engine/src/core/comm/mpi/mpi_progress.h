@@ -62,6 +62,9 @@ class MpiWork final : public Work {
   CollectiveKind kind() const { return description_.kind; }
   // Keeps `object` alive as long as this work (e.g. argument arrays MPI reads until completion).
   void keep_alive(std::shared_ptr<void> object) { kept_.push_back(std::move(object)); }
+  // Makes a completed work that only its communicator holds the work of a new collective, as if
+  // made afresh.
+  void reuse(MpiWorkDescription description);
 
  private:
   friend class MpiProgress;

@@ -4,7 +4,9 @@
 # needs MPI_THREAD_MULTIPLE: its progress thread and the caller both call MPI), on 2 ranks, taking
 # turns round by round. Prints per operation and size the median latency of each over the rounds
 # (one launch a round), and how many launches ran more than 1.5x the fastest one of theirs (a
-# 2-vCPU VM runs a launch's small calls either fast or about twice as slow throughout).
+# 2-vCPU VM runs small calls about twice as slow while its host keeps the vCPUs far apart, which
+# this script does not tell from the program: mtrun reads it around each attempt, see
+# docs/measurement.md, "Cores far apart").
 #   benchmarks/mpi_thread_levels.sh [ROUNDS] [SIZES]       # default 20 rounds, 1024,4096 bytes
 set -euo pipefail
 ROUNDS=${1:-20}

@@ -204,7 +204,8 @@ echo "PASS (other hosts)"
 cat > "$WORK/adaptive.yaml" <<'YAML'
 name: adaptive
 repeat: {min: 3, max: 6, target_ci_pct: 2}
-conditions: {max_foreign_cpu_pct: 100000, max_steal_pct: 100, max_cpu_pressure_pct: 100000}
+conditions: {max_foreign_cpu_pct: 100000, max_steal_pct: 100, max_cpu_pressure_pct: 100000,
+             max_core_round_trip_rise_pct: 100000}
 studies:
   - name: tight
     workload: command
@@ -249,15 +250,20 @@ if [ "$RC" == 3 ]; then
   exit 77
 fi
 expect_eq "$RC" 0 "quiet run"
-DISTURBED=$(sql "select count(*) from conditions where verdict = 'disturbed'")
+# A VM's host may hold its cores far apart for seconds at a time whatever runs in the VM: an
+# attempt beside that state is disturbed by the host, not by mtrun's CPU rules, which this half tests.
+CORES_APART=$(sql "select count(*) from conditions where verdict = 'disturbed'
+  and reasons like '[\"core-to-core round trip %' and reasons not like '%\",\"%'")
+[ "$CORES_APART" == 0 ] || echo "note: $CORES_APART attempt(s) beside far-apart cores: $(sql "select reasons from conditions")"
+DISTURBED=$(( $(sql "select count(*) from conditions where verdict = 'disturbed'") - CORES_APART ))
 if [ "$DISTURBED" != 0 ]; then
   # A neighbour may have started mid-campaign: if the machine is busy now, that is not mtrun's doing.
   "$MTRUN" doctor | grep -q "warn  load" && { echo "SKIP (quiet machine): it became busy: $(sql "select reasons from conditions")"; exit 77; }
   fail "attempts on a quiet machine were judged disturbed: $(sql "select reasons from conditions")"
 fi
-expect_eq "$(sql "select count(*) from conditions where verdict = 'quiet'")" 4 "every attempt judged quiet"
+expect_eq "$(sql "select count(*) from conditions where verdict = 'quiet'")" $((4 - CORES_APART)) "every attempt judged quiet"
 REPORT=$("$MTRUN" --db "$DB" report)
-grep -q "disturbed machine" <<<"$REPORT" && fail "a quiet campaign's report names disturbances"
+[ "$CORES_APART" == 0 ] && grep -q "disturbed machine" <<<"$REPORT" && fail "a quiet campaign's report names disturbances"
 # --wait-quiet waits for a hog that ends, and says so.
 start_hogs 3
 capture "$MTRUN" --db "$DB" run --force --wait-quiet 30 "$WORK/timed.yaml"

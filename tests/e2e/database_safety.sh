@@ -59,13 +59,15 @@ expect_eq "$(cat "$WORK/q.log")" "mtrun: query interrupted" "interrupt message"
 echo "PASS (query)"
 
 # A database of an older schema (version 10: attempts without what was done before the launch,
-# conditions without where the job's ranks ran, nor where the looks were taken, the conditions
-# view without any of them): a query that
+# conditions without where the job's ranks ran, nor where the looks were taken, nor the core round
+# trips, the conditions view without any of them): a query that
 # needs what came since says why it is missing; run migrates the file and the query works.
 cp "$DB" "$WORK/older.sqlite"
 sqlite3 "$WORK/older.sqlite" "DROP VIEW conditions; ALTER TABLE attempts DROP COLUMN settle_s;
   ALTER TABLE attempts DROP COLUMN quiet_wait_s; ALTER TABLE attempts DROP COLUMN quiet_found;
   ALTER TABLE attempts DROP COLUMN quiet_where; ALTER TABLE attempt_conditions DROP COLUMN job_ranks_here;
+  ALTER TABLE attempt_conditions DROP COLUMN core_round_trip_ns_before;
+  ALTER TABLE attempt_conditions DROP COLUMN core_round_trip_ns_after;
   CREATE VIEW conditions AS SELECT t.study FROM trials t; PRAGMA user_version=10" > /dev/null
 capture "$MTRUN" --db "$WORK/older.sqlite" query "select settle_s from conditions"
 expect_eq "$RC" 2 "a column newer than the database"

@@ -41,6 +41,16 @@ void check_cpu(const MachineConditions& c, const ConditionsThresholds& t, Verdic
   }
 }
 
+// How far a probe reads below (or above) its reference, in % of it; none where either is missing.
+std::optional<double> percent_below(const std::optional<double>& value, const std::optional<double>& reference) {
+  if (!value || !reference || *reference <= 0) return std::nullopt;
+  return (1 - *value / *reference) * 100.0;
+}
+std::optional<double> percent_above(const std::optional<double>& value, const std::optional<double>& reference) {
+  if (!value || !reference || *reference <= 0) return std::nullopt;
+  return (*value / *reference - 1) * 100.0;
+}
+
 }  // namespace
 
 bool job_oversubscribed(const std::string& result_json, int local_cpus) {
@@ -119,38 +129,30 @@ Verdict judge_attempt(const VerdictInputs& in, const ConditionsThresholds& t) {
                                       machine.steal_pct));
     }
   }
-  if (in.calibration_gflops && in.campaign_median_calibration && *in.campaign_median_calibration > 0) {
-    const double drop = (1 - *in.calibration_gflops / *in.campaign_median_calibration) * 100.0;
-    if (drop > t.max_calibration_drop_pct) {
-      v.reasons.push_back(fmt::format("calibration {:.0f} % below this campaign's median", drop));
-    }
+  if (const auto drop = percent_below(in.calibration_gflops, in.campaign_median_calibration);
+      drop && *drop > t.max_calibration_drop_pct) {
+    v.reasons.push_back(fmt::format("calibration {:.0f} % below this campaign's median", *drop));
   }
-  if (in.memory_gbps && in.campaign_median_memory_gbps && *in.campaign_median_memory_gbps > 0) {
-    const double drop = (1 - *in.memory_gbps / *in.campaign_median_memory_gbps) * 100.0;
-    if (drop > t.max_memory_bandwidth_drop_pct) {
-      v.reasons.push_back(
-          fmt::format("memory copy bandwidth {:.0f} % below this campaign's median ({:.1f} against "
-                      "{:.1f} GB/s per thread)",
-                      drop, *in.memory_gbps, *in.campaign_median_memory_gbps));
-    }
+  if (const auto drop = percent_below(in.memory_gbps, in.campaign_median_memory_gbps);
+      drop && *drop > t.max_memory_bandwidth_drop_pct) {
+    v.reasons.push_back(
+        fmt::format("memory copy bandwidth {:.0f} % below this campaign's median ({:.1f} against "
+                    "{:.1f} GB/s per thread)",
+                    *drop, *in.memory_gbps, *in.campaign_median_memory_gbps));
   }
-  if (!in.oversubscribed && in.latency_us && in.campaign_median_latency_us && *in.campaign_median_latency_us > 0) {
-    const double rise = (*in.latency_us / *in.campaign_median_latency_us - 1) * 100.0;
-    if (rise > t.max_latency_rise_pct) {
-      v.reasons.push_back(
-          fmt::format("all-reduce latency floor {:.0f} % above this campaign's median ({:.1f} against "
-                      "{:.1f} µs)",
-                      rise, *in.latency_us, *in.campaign_median_latency_us));
-    }
+  if (const auto rise = percent_above(in.latency_us, in.campaign_median_latency_us);
+      rise && !in.oversubscribed && *rise > t.max_latency_rise_pct) {
+    v.reasons.push_back(
+        fmt::format("all-reduce latency floor {:.0f} % above this campaign's median ({:.1f} against "
+                    "{:.1f} µs)",
+                    *rise, *in.latency_us, *in.campaign_median_latency_us));
   }
-  if (in.core_round_trip_ns && in.campaign_median_core_round_trip_ns && *in.campaign_median_core_round_trip_ns > 0) {
-    const double rise = (*in.core_round_trip_ns / *in.campaign_median_core_round_trip_ns - 1) * 100.0;
-    if (rise > t.max_core_round_trip_rise_pct) {
-      v.reasons.push_back(
-          fmt::format("core-to-core round trip {:.0f} % above this campaign's usual ({:.0f} against "
-                      "{:.0f} ns)",
-                      rise, *in.core_round_trip_ns, *in.campaign_median_core_round_trip_ns));
-    }
+  if (const auto rise = percent_above(in.core_round_trip_ns, in.campaign_median_core_round_trip_ns);
+      rise && *rise > t.max_core_round_trip_rise_pct) {
+    v.reasons.push_back(
+        fmt::format("core-to-core round trip {:.0f} % above this campaign's usual ({:.0f} against "
+                    "{:.0f} ns)",
+                    *rise, *in.core_round_trip_ns, *in.campaign_median_core_round_trip_ns));
   }
   if (auto bimodal = bimodal_steps(in.steps, t.bimodal_step_ratio, t.bimodal_min_gap_ms)) v.reasons.push_back(*bimodal);
   v.disturbed = !v.reasons.empty();

@@ -82,7 +82,8 @@ Verdict assess_attempt(Database& db, const std::string& campaign_id, std::int64_
   const auto& before = conditions.core_round_trip_ns_before;
   const auto& after = conditions.core_round_trip_ns_after;
   if (!job_ran_elsewhere && (before || after)) {
-    const double first = before.value_or(*after), second = after.value_or(*before);
+    // Either reading stands for both where only one was taken (value_or would read the empty one).
+    const double first = before ? *before : *after, second = after ? *after : *before;
     in.core_round_trip_ns = std::max(first, second);
     std::vector<double> usual = campaign_usual_core_round_trips(db, campaign_id, conditions.cpus);
     usual.push_back(std::min(first, second));  // this attempt's conditions are recorded below

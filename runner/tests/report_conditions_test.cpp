@@ -42,7 +42,8 @@ TEST_CASE("disturbed attempts are named with their reasons and left out of the m
   CHECK(contains(md,
                  "- 3 attempts ran on a disturbed machine: `s ddp ×1 rep 2` (other processes used 80 % of a core), "
                  "`s ddp ×2 rep 0` (other processes used 80 % of a core), `s ddp ×2 rep 1` (other processes used "
-                 "80 % of a core). They are left out of the means (`mtrun report --keep-disturbed` keeps them).\n"));
+                 "80 % of a core). They are left out of the means (`mtrun report --keep-disturbed` keeps them, `mtrun "
+                 "rerun --disturbed` measures them again).\n"));
   CHECK(contains(md,
                  "- `s ddp ×2`: every one of its 2 successful attempts ran on a disturbed machine; it is not "
                  "averaged and appears in no table.\n"));

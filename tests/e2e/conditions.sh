@@ -159,7 +159,7 @@ expect_eq "$(sql "select count(*) from conditions where reasons like '[\"other p
 expect_eq "$(sql "select count(*) from attempt_conditions where job_cpu_s > 0.1 and samples like '[{\"%'")" 4 "the job's own CPU time and samples are recorded"
 REPORT=$("$MTRUN" --db "$DB" report)
 expect_contains "$REPORT" "4 attempts ran on a disturbed machine: \`t cfg=10 rep 0\` (other processes used" "the summary names the disturbed attempts"
-expect_contains "$REPORT" "They are left out of the means (\`mtrun report --keep-disturbed\` keeps them)." "and leaves them out"
+expect_contains "$REPORT" "They are left out of the means (\`mtrun report --keep-disturbed\` keeps them, \`mtrun rerun --disturbed\` measures them again)." "and leaves them out"
 expect_contains "$REPORT" "\`t cfg=20\`: every one of its 2 successful attempts ran on a disturbed machine; it is not averaged and appears in no table." "an all-disturbed configuration is shown as such"
 grep -q "Workload command" <<<"$REPORT" && fail "a disturbed configuration was averaged: $REPORT"
 KEPT=$("$MTRUN" --db "$DB" report --keep-disturbed)
@@ -199,6 +199,49 @@ capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials where param
 expect_contains "$OUT" "the job's hosts, as its ranks read them over the job:" "mtrun show of the job on another host"
 expect_eq "$(grep -E "^far-1 +4 +2\.0 +200\.0 +9\.0" <<<"$OUT" | wc -l)" 1 "its host's row: CPUs, window, other processes, steal"
 echo "PASS (other hosts)"
+
+# rerun --disturbed measures again the trials whose reported attempt was disturbed, and only those;
+# --failed leaves them alone. The job says its host (another one) was busy until a file exists, so
+# the verdicts do not depend on this machine; cfg=3 always fails.
+FLAG="$WORK/host_quiet_now"
+printf '%s' '{"hosts": ["far-1"], "rank_host_window": [{"wall_s": 2, "cpus": 4, "busy_cpu_s": 5, "own_cpu_s": 1, "steal_pct": 0, "boot_id": "another-kernel"}]}' > "$WORK/busy_host.json"
+printf '%s' '{"hosts": ["far-1"], "rank_host_window": [{"wall_s": 2, "cpus": 4, "busy_cpu_s": 1.1, "own_cpu_s": 1, "steal_pct": 0, "boot_id": "another-kernel"}]}' > "$WORK/quiet_host.json"
+cat > "$WORK/redo.yaml" <<YAML
+name: redo
+repeat: 2
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: [sh, -c, "if [ -e $FLAG ]; then cat $WORK/quiet_host.json; else cat $WORK/busy_host.json; fi > {result_file}; test {cfg} != 3"]
+    matrix:
+      cfg: [1, 2, 3]
+YAML
+DB="$WORK/redo.sqlite"
+capture "$MTRUN" --db "$DB" run "$WORK/redo.yaml"
+expect_eq "$RC" 1 "a campaign with disturbed and failing trials"
+expect_contains "$OUT" "4 attempt(s) ran on a disturbed machine; the summary, the answers and reports leave them out of means, and \`mtrun rerun --disturbed\` measures them again" \
+  "run says how to measure the disturbed trials again"
+capture "$MTRUN" --db "$DB" rerun
+expect_eq "$RC" 2 "rerun without a selection"
+expect_contains "$OUT" "mtrun: rerun needs --failed, --disturbed or both: which trials to run again" "says what it needs"
+capture "$MTRUN" --db "$DB" rerun --failed
+expect_contains "$OUT" "2 trial(s) to run again (2 did not succeed, 0 never started)" "--failed leaves disturbed trials alone"
+touch "$FLAG"
+capture "$MTRUN" --db "$DB" rerun --disturbed
+expect_eq "$RC" 0 "rerun --disturbed"
+expect_contains "$OUT" "4 trial(s) to run again (4 ran on a disturbed machine)" "--disturbed selects the disturbed trials"
+expect_eq "$(sql "select json_extract(t.parameters, '$.cfg') || ' rep ' || t.repeat_index || ': attempt ' || a.attempt || ' ' ||
+  ac.verdict from attempts a join trials t on t.id = a.trial_id join attempt_conditions ac on ac.attempt_id = a.id
+  where a.state = 'succeeded' and a.attempt > 1 order by t.ordinal" | tr '\n' ,)" \
+  "1 rep 0: attempt 2 quiet,2 rep 0: attempt 2 quiet,1 rep 1: attempt 2 quiet,2 rep 1: attempt 2 quiet," \
+  "each disturbed trial ran once more, as a new attempt, quietly now"
+expect_eq "$("$MTRUN" --db "$DB" report | grep -c 'ran on a disturbed machine' || true)" 0 \
+  "the report's numbers come from the new attempts"
+capture "$MTRUN" --db "$DB" rerun --failed --disturbed
+expect_contains "$OUT" "2 trial(s) to run again (2 did not succeed, 0 never started; 0 ran on a disturbed machine)" \
+  "both selections, each counted"
+echo "PASS (rerun --disturbed)"
 
 # Adaptive repeats, judged whatever the machine does (disturbance thresholds out of reach here).
 cat > "$WORK/adaptive.yaml" <<'YAML'

@@ -434,7 +434,8 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
                "'disturbed'\")\n",
                result.disturbed,
                keep_disturbed ? "the experiment keeps them in means (conditions: keep_disturbed)"
-                              : "the summary, the answers and reports leave them out of means");
+                              : "the summary, the answers and reports leave them out of means, and `mtrun rerun "
+                                "--disturbed` measures them again");
   }
   if (result.lease_lost) {
     fmt::print(out,

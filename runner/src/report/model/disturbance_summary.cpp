@@ -38,7 +38,7 @@ std::vector<std::string> disturbance_warnings(const std::vector<ReportTrial>& tr
                             disturbed.size() == 1 ? "" : "s", fmt::join(named, ", "),
                             keep_disturbed ? "They are averaged in with the rest (kept on request)."
                                            : fmt::format("{} left out of the means (`mtrun report --keep-disturbed` "
-                                                         "keeps them).",
+                                                         "keeps them, `mtrun rerun --disturbed` measures them again).",
                                                          disturbed.size() == 1 ? "It is" : "They are")));
   if (!keep_disturbed) {
     for (const auto& g : disturbed_groups(trials)) {

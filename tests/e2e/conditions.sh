@@ -307,6 +307,21 @@ fi
 expect_eq "$(sql "select count(*) from conditions where verdict = 'quiet'")" $((4 - CORES_APART)) "every attempt judged quiet"
 REPORT=$("$MTRUN" --db "$DB" report)
 [ "$CORES_APART" == 0 ] && grep -q "disturbed machine" <<<"$REPORT" && fail "a quiet campaign's report names disturbances"
+# Its attempts read the cores: look and doctor judge a reading now against that campaign's usual
+# (the cores are timed only after a look that reads quiet, which a neighbour may deny at the moment).
+if [ "$CORES" -ge 2 ]; then
+  CAMPAIGN=$(sql "select id from campaigns")
+  expect_cores_line() {  # OUTPUT TEXT WHAT: the cores' line contains TEXT, where the cores were timed
+    local line
+    line=$(grep -E "^cores: |  core trip " <<<"$1" || true)
+    if [ -z "$line" ]; then echo "note: not checked ($3): the load was not quiet at the look: $1"; return; fi
+    expect_contains "$line" "$2" "$3"
+  }
+  expect_cores_line "$("$MTRUN" --db "$DB" look)" " of campaign $CAMPAIGN" "look judges the cores by the campaign that read them"
+  expect_cores_line "$("$MTRUN" --db "$DB" doctor)" " of campaign $CAMPAIGN" "and so does doctor"
+  expect_cores_line "$("$MTRUN" --db "$WORK/no_such.sqlite" look)" "nothing to judge it by" \
+    "without such a campaign the reading stands alone"
+fi
 # --wait-quiet waits for a hog that ends, and says so.
 start_hogs 3
 capture "$MTRUN" --db "$DB" run --force --wait-quiet 30 "$WORK/timed.yaml"

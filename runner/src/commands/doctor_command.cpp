@@ -12,6 +12,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/commands.h"
+#include "run/cores_now.h"
 #include "run/quiet_machine.h"
 #include "runner_error.h"
 #include "store/store.h"
@@ -80,6 +81,19 @@ Check load_check() {
   return {"load", true, fmt::format("quiet over {:.1f} s", kQuietProbeSeconds), false};
 }
 
+// The cores' round trip against the usual of the latest campaign in the database that read it; a
+// database doctor cannot read is reported by database_check, and the reading then stands alone.
+Check core_trip_check(const std::filesystem::path& db) {
+  CoresNow cores;
+  try {
+    cores = read_cores_now(db);
+  } catch (const RunnerError&) {
+    cores = read_cores_now("");
+  }
+  if (cores.far_apart()) return {"core trip", false, cores.far_apart_reason(), false};
+  return {"core trip", true, cores.describe(), false};
+}
+
 // Inside a Slurm allocation the trials run on its nodes: the same look there, through srun.
 std::optional<Check> nodes_check() {
   const std::optional<LookPlace> allocation = allocation_look_place(mtrun_executable());
@@ -121,6 +135,7 @@ std::vector<Check> run_checks(const GlobalOptions& global) {
        false});
   checks.push_back({"user", true, ::geteuid() == 0 ? "root (mpirun gets --allow-run-as-root)" : "not root", false});
   checks.push_back(load_check());
+  if (checks.back().ok) checks.push_back(core_trip_check(global.db));
   if (auto nodes = nodes_check()) checks.push_back(*nodes);
   return checks;
 }

@@ -1,5 +1,6 @@
 // mtrun look: is this machine quiet enough to time on? One look with nothing of ours running, as
-// `run` takes before timing. Where the ranks run on other nodes (a Slurm allocation, an mpirun
+// `run` takes before timing, then the cores' round trip, judged against the usual of the latest
+// campaign in --db that read it (run/cores_now.h). Where the ranks run on other nodes (a Slurm allocation, an mpirun
 // hostfile), `run` starts it on each of them with --json and judges the readings itself
 // (run/node_look.h). With --allocation it looks at every node of the Slurm allocation it runs in,
 // as a trial's job does first where it gets nodes of its own (run/job_look.h).
@@ -14,6 +15,7 @@
 #include "commands/commands.h"
 #include "launch/machine_sampler.h"
 #include "run/attempt_verdict.h"
+#include "run/cores_now.h"
 #include "run/job_look.h"
 #include "run/node_look.h"
 #include "run/quiet_machine.h"
@@ -29,7 +31,7 @@ std::string optional_pct(const std::optional<double>& value) {
   return value ? fmt::format("{:.1f} %", *value) : std::string("not readable");
 }
 
-int look(double seconds, bool json, std::ostream& out) {
+int look(double seconds, bool json, const std::filesystem::path& db, std::ostream& out) {
   const auto conditions = measure_machine(seconds);
   if (!conditions) throw RunnerError(kExitFailure, "/proc/stat is not readable: the machine's load cannot be measured");
   NodeReading reading;
@@ -44,7 +46,16 @@ int look(double seconds, bool json, std::ostream& out) {
   fmt::print(out, "{}{}: {} CPUs over {:.1f} s: other processes used {:.0f} % of a core, steal {}, CPU pressure {}\n",
              reading.host, reading.node.empty() ? "" : fmt::format(" (Slurm node {})", reading.node), c.cpus, c.wall_s,
              c.foreign_cpu_pct, optional_pct(c.steal_pct), optional_pct(c.cpu_pressure_pct));
-  const Verdict verdict = judge_idle_machine(c, ConditionsThresholds{});
+  Verdict verdict = judge_idle_machine(c, ConditionsThresholds{});
+  // The cores as the next campaign's attempts will read them, where nothing else holds them.
+  if (!verdict.disturbed) {
+    const CoresNow cores = read_cores_now(db);
+    fmt::print(out, "cores: {}\n", cores.describe());
+    if (cores.far_apart()) {
+      verdict.disturbed = true;
+      verdict.reasons.push_back(cores.far_apart_reason());
+    }
+  }
   if (!verdict.disturbed) {
     fmt::print(out, "quiet (the default thresholds of docs/measurement.md, \"Conditions\")\n");
     return kExitOk;
@@ -81,7 +92,7 @@ int look_at_allocation(const AllocationLook& options, std::ostream& out) {
 
 }  // namespace
 
-CommandRunner register_look_command(CLI::App& app, const GlobalOptions&) {
+CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) {
   struct Options {
     double seconds = 1.0;
     bool json = false;
@@ -90,7 +101,9 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions&) {
   };
   auto options = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "look", "look at this machine for a moment: is it quiet enough to time on? (exit 3 when busy)");
+      "look",
+      "look at this machine for a moment: is it quiet enough to time on? (exit 3 when busy; the cores' round trip "
+      "is judged against the latest campaign in --db that read it)");
   cmd->add_option("--seconds", options->seconds, "how long to look (default 1)")
       ->check(CLI::Range(0.1, kLongestLookSeconds));
   cmd->add_flag("--json", options->json,
@@ -120,9 +133,9 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions&) {
   }
   for (CLI::Option* option : needs_allocation) option->needs(allocation);
   allocation->excludes(cmd->get_option("--json"))->excludes(cmd->get_option("--seconds"));
-  return [options](std::ostream& out) {
+  return [options, &global](std::ostream& out) {
     if (options->allocation) return look_at_allocation(options->look, out);
-    return look(options->seconds, options->json, out);
+    return look(options->seconds, options->json, global.db, out);
   };
 }
 

@@ -98,6 +98,18 @@ std::optional<double> campaign_usual_core_round_trip(Database& db, const std::st
   return median(usual);
 }
 
+std::optional<std::string> latest_campaign_reading_cores(Database& db, int cpus) {
+  if (db.user_version() < kCoreRoundTripSchemaVersion) return std::nullopt;
+  auto s = db.prepare(
+      "SELECT t.campaign_id FROM attempt_conditions ac JOIN attempts a ON a.id = ac.attempt_id "
+      "JOIN trials t ON t.id = a.trial_id WHERE ac.cpus = ? "
+      "AND coalesce(ac.core_round_trip_ns_before, ac.core_round_trip_ns_after) IS NOT NULL "
+      "GROUP BY t.campaign_id HAVING count(*) >= 3 ORDER BY max(a.id) DESC LIMIT 1");
+  s.bind(1, cpus);
+  if (!s.step()) return std::nullopt;
+  return s.text(0);
+}
+
 std::optional<StoredVerdict> read_verdict(Database& db, std::int64_t attempt_id) {
   if (!has_measurement_schema(db)) return std::nullopt;
   const bool knows_hosts = db.user_version() >= kJobRanksHereSchemaVersion;

@@ -33,6 +33,10 @@ std::vector<double> campaign_usual_core_round_trips(Database& db, const std::str
 // Their median, once three attempts have read one: what a look before the next trial waits for the
 // cores to come back to (run/quiet_machine.h).
 std::optional<double> campaign_usual_core_round_trip(Database& db, const std::string& campaign_id, int cpus);
+// The campaign with a usual core round trip on `cpus` CPUs whose latest such attempt is the latest
+// of all: the one to judge this machine's cores by before a campaign starts (run/cores_now.h).
+// Nullopt where none has one, or the database predates the readings.
+std::optional<std::string> latest_campaign_reading_cores(Database& db, int cpus);
 
 struct StoredVerdict {
   std::string verdict;  // "quiet" or "disturbed"

@@ -29,7 +29,8 @@ std::string render_answers_text(const ReportData& data) {
         "rows come from where\n",
         mixed_description(provenance));
   }
-  const ReportModel model = build_report_model(data, ReportOptions{});
+  const ReportOptions defaults;  // the model points to it: it must outlive the model
+  const ReportModel model = build_report_model(data, defaults);
   const AnswerInputs inputs = answer_inputs(model);
   std::string out = answers_as_text(inputs);
   // A drift every configuration shared moves the summary's figures, not their interleaved ratios.

@@ -39,7 +39,10 @@ struct ReportModel {
 };
 
 // Throws RunnerError (exit 2) when the results mix revisions or images and allow_mixed is not set.
+// The model points to `data` and `options`, which must outlive it: temporaries are refused.
 ReportModel build_report_model(const ReportData& data, const ReportOptions& options);
+ReportModel build_report_model(const ReportData&&, const ReportOptions&) = delete;
+ReportModel build_report_model(const ReportData&, const ReportOptions&&) = delete;
 
 // The questions to answer and where they were declared (`report --questions`, else the campaign's,
 // else none: the defaults), with the groups they are answered from.

@@ -28,6 +28,35 @@ for strategy in "${STRATEGIES[@]}"; do
   echo "ok: $strategy: SIGKILL at step 8, resumed from 6, step 12 equals the continuous run's"
 done
 
+# A resume computes on the GEMM backends its checkpoint was computed with (metadata.json records
+# them per shape), whatever it would measure now: a run pinned to MKL, killed, and resumed without
+# the pin takes MKL for every shape from its checkpoint and ends where the pinned continuous run
+# ends; a resume pinned to another backend says it cannot repeat the continuous run bit for bit.
+G="$WORK/gemm"
+train --checkpoint-dir "$G/continuous" --save-every 6 --gemm-backend mkl >/dev/null || fail "gemm: continuous run"
+train --checkpoint-dir "$G/faulted" --save-every 6 --gemm-backend mkl --fault kill:rank=1,step=8 >/dev/null 2>&1 &&
+  fail "gemm: the killed run succeeded"
+train --checkpoint-dir "$G/faulted" --save-every 6 --resume latest --output "$WORK/gemm.json" >/dev/null ||
+  fail "gemm: resume without the pin"
+python3 - "$WORK/gemm.json" "$G/faulted/step_00000012/metadata.json" <<'PY' || fail "gemm: backends taken from the checkpoint"
+import json, sys
+result, metadata = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+shapes = result["environment"]["gemm_backends"]
+assert shapes and all(s["backend"] == "mkl" and s["chosen_by"] == "checkpoint" for s in shapes), shapes
+assert result["resume_deterministic"], result["resume_deterministic"]
+recorded = metadata["gemm_backends"]
+assert sorted(r["shape"] for r in recorded) == sorted(s["shape"] for s in shapes), recorded
+assert all(r["backend"] == "mkl" for r in recorded), recorded
+PY
+"${MPIRUN[@]}" "$MTENGINE" verify "$G/continuous/step_00000012" "$G/faulted/step_00000012" >"$WORK/verify.log" ||
+  fail "gemm: resumed != continuous: $(cat "$WORK/verify.log")"
+train --resume "$G/continuous/step_00000006" --gemm-backend onednn \
+  --output "$WORK/gemm_pinned.json" >/dev/null 2>"$WORK/gemm_pinned.log" || fail "gemm: resume pinned to oneDNN"
+grep -qF "mtengine: --gemm-backend onednn runs" "$WORK/gemm_pinned.log" || fail "gemm: $(cat "$WORK/gemm_pinned.log")"
+python3 -c "import json; assert not json.load(open('$WORK/gemm_pinned.json'))['resume_deterministic']" ||
+  fail "gemm: a resume on other backends called deterministic"
+echo "ok: a resume takes its checkpoint's GEMM backends; pinned to others, it says it is not bit-exact"
+
 # Verify tells what differs, and where.
 "${MPIRUN[@]}" "$MTENGINE" verify "$WORK/zero2/continuous/step_00000006" "$WORK/zero2/continuous/step_00000012" \
   >"$WORK/verify.log"

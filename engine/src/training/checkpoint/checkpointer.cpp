@@ -60,9 +60,10 @@ Checkpointer::Checkpointer(CheckpointSettings settings, ControlChannel& control,
                            const FaultPlan& faults)
     : settings_(std::move(settings)), control_(control), identity_(std::move(identity)), faults_(faults) {}
 
-void Checkpointer::describe_contents(nlohmann::json settings, CheckpointLayout layout) {
+void Checkpointer::describe_contents(nlohmann::json settings, CheckpointLayout layout, nlohmann::json gemm_backends) {
   contents_settings_ = std::move(settings);
   contents_layout_ = std::move(layout);
+  contents_gemm_backends_ = std::move(gemm_backends);
 }
 
 // A save in flight: this rank's host copy of its tensors, being written by a background thread.
@@ -123,6 +124,7 @@ uint64_t Checkpointer::publish_step(int64_t global_step, int64_t tokens_seen, co
     metadata.created_at = utc_timestamp();
     metadata.settings = contents_settings_;
     metadata.layout = contents_layout_;
+    metadata.gemm_backends = contents_gemm_backends_;
     for (int r = 0; r < control_.world_size(); ++r) {
       const auto file = nlohmann::json::parse(all[static_cast<std::size_t>(r)]);
       CheckpointFile f{file.at("name"), file.at("bytes"), file.at("sha256")};

@@ -66,7 +66,7 @@ class Checkpointer {
 
   // What every save records beside the shards: the settings behind the fingerprint and where each
   // parameter lives (rank 0's copy is the one written).
-  void describe_contents(nlohmann::json settings, CheckpointLayout layout);
+  void describe_contents(nlohmann::json settings, CheckpointLayout layout, nlohmann::json gemm_backends);
 
   ~Checkpointer();
 
@@ -104,6 +104,7 @@ class Checkpointer {
   const FaultPlan& faults_;
   nlohmann::json contents_settings_;
   std::optional<CheckpointLayout> contents_layout_;
+  nlohmann::json contents_gemm_backends_;
   std::unique_ptr<AsyncSave> async_;
 };
 

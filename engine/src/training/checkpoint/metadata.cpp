@@ -28,6 +28,7 @@ nlohmann::json to_json(const CheckpointMetadata& m) {
                         {"files", files}};
   if (!m.settings.is_null()) out["settings"] = m.settings;
   if (m.layout) out["layout"] = to_json(*m.layout);
+  if (!m.gemm_backends.is_null()) out["gemm_backends"] = m.gemm_backends;
   return out;
 }
 
@@ -65,6 +66,7 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
     m.created_at = doc.at("created_at");
     for (const auto& f : doc.at("files")) m.files.push_back({f.at("name"), f.at("bytes"), f.at("sha256")});
     if (doc.contains("settings")) m.settings = doc.at("settings");
+    if (doc.contains("gemm_backends")) m.gemm_backends = doc.at("gemm_backends");
     if (doc.contains("layout")) {
       try {
         m.layout = layout_from_json(doc.at("layout"), m.identity.world_size);

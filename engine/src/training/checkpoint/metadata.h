@@ -1,7 +1,7 @@
 // A checkpoint step's metadata.json: what it is (format version, strategy, world size, precision,
 // configuration fingerprint, global step, tokens seen, creation time), every file it holds with
 // its size and SHA-256, and (from checkpoints written by this version on) the settings the
-// fingerprint covers and where each parameter lives in the shards. Resuming refuses a step whose identity differs from the run's,
+// fingerprint covers, where each parameter lives in the shards and the GEMM backend of each shape. Resuming refuses a step whose identity differs from the run's,
 // naming the field and both values. Torch-free.
 #pragma once
 
@@ -43,6 +43,9 @@ struct CheckpointMetadata {
   // Optional: absent from checkpoints written before they were recorded.
   nlohmann::json settings;  // the settings the fingerprint is taken over (model shape, batch, ...)
   std::optional<CheckpointLayout> layout;
+  // Per dense-layer shape, the GEMM backend the state was computed with, which a resume takes
+  // again (training/trainer/gemm_setup.h); null where none was chosen.
+  nlohmann::json gemm_backends;
 };
 
 nlohmann::json to_json(const CheckpointMetadata& metadata);

@@ -36,6 +36,7 @@ struct GemmChoice {
   GemmBackend backend = GemmBackend::mkl;
   double mkl_gflops = 0, onednn_gflops = 0;  // as measured when the choice was made
   bool pinned = false;                       // set by --gemm-backend, not by the measurement
+  bool from_checkpoint = false;              // the backend the resumed checkpoint was computed with
   std::string measured_on_busy_machine;      // why the speeds were not kept, where they were not
 };
 

@@ -115,7 +115,9 @@ nlohmann::json gemm_backends_json(const std::vector<GemmTally>& per_step) {
                    {"n", c.shape.n},
                    {"k", c.shape.k},
                    {"backend", gemm_backend_name(c.backend)},
-                   {"chosen_by", c.pinned ? "--gemm-backend" : "measured"},
+                   {"chosen_by", c.pinned            ? "--gemm-backend"
+                                 : c.from_checkpoint ? "checkpoint"
+                                                     : "measured"},
                    {"mkl_gflops", c.mkl_gflops},
                    {"onednn_gflops", c.onednn_gflops}});
     if (!c.measured_on_busy_machine.empty()) out.back()["measured_on_busy_machine"] = c.measured_on_busy_machine;
@@ -125,6 +127,37 @@ nlohmann::json gemm_backends_json(const std::vector<GemmTally>& per_step) {
     }
   }
   return out;
+}
+
+nlohmann::json gemm_backends_for_checkpoint() {
+  nlohmann::json out;
+  for (const auto& c : gemm_choices())
+    out.push_back({{"shape", c.shape.text()}, {"backend", gemm_backend_name(c.backend)}});
+  return out;
+}
+
+std::vector<std::string> adopt_checkpoint_gemm_backends(const nlohmann::json& recorded) {
+  std::vector<GemmChoice> choices = gemm_choices();
+  std::vector<std::string> differing;
+  if (!recorded.is_array()) return differing;
+  for (const auto& entry : recorded) {
+    if (!entry.is_object() || !entry.contains("shape") || !entry.contains("backend") || !entry["shape"].is_string() ||
+        !entry["backend"].is_string())
+      continue;
+    const auto backend = parse_gemm_backend(entry["backend"].get<std::string>());
+    if (!backend) continue;
+    for (auto& c : choices) {
+      if (c.shape.text() != entry["shape"].get<std::string>()) continue;
+      if (c.pinned) {
+        if (c.backend != *backend) differing.push_back(c.shape.text());
+      } else {
+        c.backend = *backend;
+        c.from_checkpoint = true;
+      }
+    }
+  }
+  set_gemm_choices(std::move(choices));
+  return differing;
 }
 
 std::optional<GemmPeak> chosen_gemm_peak() {

@@ -26,6 +26,17 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
 // chosen.
 nlohmann::json gemm_backends_json(const std::vector<GemmTally>& per_step = {});
 
+// The table as a checkpoint records it (metadata.json's gemm_backends): per shape, the backend the
+// state was computed with; null where none was chosen.
+nlohmann::json gemm_backends_for_checkpoint();
+
+// A resumed run computes as the run that wrote its checkpoint did, whatever this run measured:
+// every shape `recorded` names (gemm_backends_for_checkpoint) takes the backend recorded there,
+// unless --gemm-backend pinned one, which holds. Entries it cannot read are passed over. Returns the
+// shapes whose backend still differs from the checkpoint's: where the resumed run cannot repeat
+// the continuous one bit for bit.
+std::vector<std::string> adopt_checkpoint_gemm_backends(const nlohmann::json& recorded);
+
 // The GEMM peak a run's MFU is measured against where the table is set: the fastest any of the
 // model's shapes ran at start-up on its chosen backend (GFLOP/s on one rank's threads), and that
 // backend's name. nullopt where no table was set (GPU, bf16 autocast): the SGEMM probe serves.

@@ -35,7 +35,8 @@ ReshardReport reshard_on_this_rank(const ReshardRequest& request, ProcessGroup& 
                             checkpoint_identity(config, comm.world_size(), schedule, initial_weights), no_faults);
   if (control.rank() == 0)
     checkpointer.describe_contents(checkpoint_settings_json(config, schedule, initial_weights),
-                                   checkpoint_layout_of(*model, *strategy, comm.world_size()));
+                                   checkpoint_layout_of(*model, *strategy, comm.world_size()),
+                                   source.gemm_backends);  // the state was computed with them: a resume takes them
   const auto point = checkpointer.resume_point();
   const auto tensors =
       load_resume_point(checkpointer, *point, *model, *strategy, optimized.size(), comm.rank(), comm.world_size());

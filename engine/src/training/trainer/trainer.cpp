@@ -201,10 +201,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   Checkpointer checkpointer(checkpoint_settings(config), control,
                             checkpoint_identity(config, comm.world_size(), schedule, run.initial_weights_sha256),
                             faults);
-  if (checkpointer.saving() && rank == 0)
-    checkpointer.describe_contents(checkpoint_settings_json(config, schedule, run.initial_weights_sha256),
-                                   checkpoint_layout_of(*model, *strategy, comm.world_size()));
   TrainPosition position;
+  std::vector<std::string> gemm_unlike_checkpoint;  // shapes --gemm-backend runs on another backend
   if (auto point = checkpointer.resume_point()) {
     const auto load_start = std::chrono::steady_clock::now();
     const auto tensors =
@@ -219,10 +217,21 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     all_ranks_or_none(control, restore_problem(tensors, *strategy, point->metadata.global_step));
     position = restore_rank(tensors, *strategy, optimizer, comm, runtime->device());
     run.resumed_from_step = position.global_step;
+    gemm_unlike_checkpoint = adopt_checkpoint_gemm_backends(point->metadata.gemm_backends);
+    if (!gemm_unlike_checkpoint.empty() && rank == 0)
+      std::fprintf(stderr,
+                   "mtengine: --gemm-backend %s runs %zu shape(s) on another backend than the checkpoint was "
+                   "computed with (first: %s): the resumed run will not repeat the continuous one bit for bit\n",
+                   config.gemm_backend.c_str(), gemm_unlike_checkpoint.size(), gemm_unlike_checkpoint.front().c_str());
     run.checkpoint_load_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   }
   run.first_step = position.global_step;
+  // After the resume: a resumed run records the backends it took from its checkpoint.
+  if (checkpointer.saving() && rank == 0)
+    checkpointer.describe_contents(checkpoint_settings_json(config, schedule, run.initial_weights_sha256),
+                                   checkpoint_layout_of(*model, *strategy, comm.world_size()),
+                                   gemm_backends_for_checkpoint());
   ProgressFile progress(rank == 0 ? config.progress_file : std::string());
   progress.record(position.global_step);
   if (comm.world_size() > 1) run.allreduce_8_bytes_us = scalar_allreduce_latency_us(control);
@@ -232,7 +241,8 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
       write_model_file(config.weights_out, config.model, model->named_parameters().keys(), weights,
                        {{"step", std::to_string(position.global_step)}});
   }
-  run.resume_deterministic = !runtime->is_gpu();  // CPU kernels repeat bit for bit at fixed threads
+  // CPU kernels repeat bit for bit at fixed threads, on the backends the checkpoint was computed with.
+  run.resume_deterministic = !runtime->is_gpu() && gemm_unlike_checkpoint.empty();
   // Warmup and measured steps count from step 0 of the training, not from a resume point.
   const int64_t measure_from = std::max<int64_t>(config.warmup_steps, position.global_step);
   const int64_t tokens_per_step = config.batch_size * config.model.seq_length * micro_count * comm.world_size();

@@ -11,10 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_TO_RUN=${1:-60}
-BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
-command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed (apt-get install clang)"; exit 2; }
-CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMT_BUILD_ENGINE=OFF \
-  -DMT_BUILD_TESTS=OFF -DMT_BUILD_FUZZERS=ON >/dev/null
+source scripts/sanitizer_build.sh
+BUILD=$SANITIZER_BUILD
+configure_sanitizer_build fuzz.sh
 cmake --build "$BUILD" --target experiment_fuzzer ingest_fuzzer -j"$(nproc)"
 mkdir -p "$BUILD/corpus" "$BUILD/ingest_corpus" "$BUILD/crashes"
 cp experiments/*.yaml runner/tests/data/*.yaml "$BUILD/corpus/"

@@ -1,8 +1,8 @@
 // mtrun look: is this machine quiet enough to time on? One look with nothing of ours running, as
 // `run` takes before timing, then the cores' round trip, judged against the usual of the latest
-// campaign in --db that read it (run/cores_now.h). Where the ranks run on other nodes (a Slurm allocation, an mpirun
-// hostfile), `run` starts it on each of them with --json and judges the readings itself
-// (run/node_look.h). With --allocation it looks at every node of the Slurm allocation it runs in,
+// campaign in --db that read it (run/cores_now.h). Where the ranks run on other nodes (a Slurm
+// allocation, an mpirun hostfile), `run` starts it on each of them with --json and judges the
+// readings itself (run/node_look.h). With --allocation it looks at every node of the Slurm allocation it runs in,
 // as a trial's job does first where it gets nodes of its own (run/job_look.h).
 #include <cstdlib>
 #include <iostream>

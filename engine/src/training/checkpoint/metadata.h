@@ -1,8 +1,9 @@
 // A checkpoint step's metadata.json: what it is (format version, strategy, world size, precision,
 // configuration fingerprint, global step, tokens seen, creation time), every file it holds with
-// its size and SHA-256, and (from checkpoints written by this version on) the settings the
-// fingerprint covers, where each parameter lives in the shards and the GEMM backend of each shape. Resuming refuses a step whose identity differs from the run's,
-// naming the field and both values. Torch-free.
+// its size and SHA-256, and (from checkpoints written by newer versions on) the settings the
+// fingerprint covers, where each parameter lives in the shards and the GEMM backend of each
+// shape. Resuming refuses a step whose identity differs from the run's, naming the field and both
+// values. Torch-free.
 #pragma once
 
 #include <cstdint>

@@ -113,6 +113,10 @@ TEST_CASE("metadata round-trips, and a newer format is refused clearly") {
   CHECK(back.global_step == 12);
   CHECK(back.files.size() == 2);
   CHECK(back.files[1].bytes == 11);
+  CHECK(back.gemm_backends.is_null());  // not recorded: none
+  m.gemm_backends = nlohmann::json::array({{{"shape", "512×768×256 (A·Bᵀ)"}, {"backend", "onednn"}}});
+  std::ofstream(root / layout::kMetadata) << to_json(m).dump();
+  CHECK(mt::read_metadata(root).gemm_backends == m.gemm_backends);
 
   auto newer = to_json(m);
   newer["format_version"] = mt::kCheckpointFormatVersion + 1;

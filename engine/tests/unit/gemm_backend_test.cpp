@@ -7,10 +7,12 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "float_bounds.h"
 #include "pinned_gemm_backend.h"
 #include "training/model/gemm_backend.h"
+#include "training/trainer/gemm_setup.h"
 
 namespace {
 
@@ -152,4 +154,37 @@ TEST_CASE("gemm backends: each shape's speeds are the best of two passes, the se
     CHECK(choices[i].onednn_gflops == 200);
     CHECK(choices[i].backend == GemmBackend::onednn);  // from the best readings, not the slowed ones
   }
+}
+
+TEST_CASE("gemm backends: a checkpoint records each shape's backend, and a resume takes it unless pinned") {
+  const auto shapes = mt::linear_layer_shapes(512, 256, 768);
+  mt::GemmChoice measured{shapes[0], GemmBackend::mkl, 300, 290};
+  mt::GemmChoice also_measured{shapes[1], GemmBackend::mkl, 300, 290};
+  mt::GemmChoice pinned{shapes[2], GemmBackend::mkl, 300, 290, /*pinned=*/true};
+  mt::set_gemm_choices({measured, also_measured, pinned});
+  auto entry = [](const std::string& shape, const std::string& backend) {
+    return nlohmann::json{{"shape", shape}, {"backend", backend}};
+  };
+  CHECK(mt::gemm_backends_for_checkpoint() ==
+        nlohmann::json::array(
+            {entry(shapes[0].text(), "mkl"), entry(shapes[1].text(), "mkl"), entry(shapes[2].text(), "mkl")}));
+
+  // The checkpoint was computed on oneDNN for the first and the pinned shape; entries it cannot
+  // read, and shapes this run does not have, are passed over.
+  const nlohmann::json recorded = nlohmann::json::array(
+      {entry(shapes[0].text(), "onednn"), entry(shapes[1].text(), "blas"), entry(shapes[2].text(), "onednn"),
+       entry("1×1×1 (A·B)", "onednn"), nlohmann::json{{"backend", "onednn"}}, 7});
+  CHECK(mt::adopt_checkpoint_gemm_backends(recorded) == std::vector<std::string>{shapes[2].text()});
+  CHECK(mt::gemm_backend_for(shapes[0]) == GemmBackend::onednn);
+  CHECK(mt::gemm_backend_for(shapes[1]) == GemmBackend::mkl);
+  CHECK(mt::gemm_backend_for(shapes[2]) == GemmBackend::mkl);  // --gemm-backend holds
+  const nlohmann::json described = mt::gemm_backends_json();
+  CHECK(described[0]["chosen_by"] == "checkpoint");
+  CHECK(described[1]["chosen_by"] == "measured");
+  CHECK(described[2]["chosen_by"] == "--gemm-backend");
+  // A checkpoint that records none (an older mtengine) changes nothing.
+  CHECK(mt::adopt_checkpoint_gemm_backends(nullptr).empty());
+  CHECK(mt::gemm_backend_for(shapes[0]) == GemmBackend::onednn);
+  mt::set_gemm_choices({});
+  CHECK(mt::gemm_backends_for_checkpoint().is_null());  // no table: nothing to record
 }

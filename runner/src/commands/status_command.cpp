@@ -63,15 +63,13 @@ int print_status(const StatusOptions& options, std::ostream& out) {
     if (r.state && *r.state != "running") ++done;
     if (r.state == std::string("succeeded")) ++succeeded, disturbed += r.verdict == std::string("disturbed");
   }
-  const std::string on_disturbed =
-      disturbed == 0 ? ""
-      : keeps_disturbed(*db, campaign.id)
-          ? fmt::format(" ({} on a disturbed machine, kept in means: keep_disturbed)", disturbed)
-          : fmt::format(
-                " ({} on a disturbed machine, left out of means: `mtrun rerun --disturbed` measures them again)",
-                disturbed);
-  fmt::print(out, "\n{} trials: {} succeeded{}, {} not succeeded, {} not finished\n", rows.size(), succeeded,
-             on_disturbed, done - succeeded, rows.size() - done);
+  fmt::print(out, "\n{} trials: {} succeeded, {} not succeeded, {} not finished\n", rows.size(), succeeded,
+             done - succeeded, rows.size() - done);
+  if (disturbed > 0) {
+    fmt::print(out, "{} of the succeeded ran on a disturbed machine: {}\n", disturbed,
+               keeps_disturbed(*db, campaign.id) ? "kept in means (conditions: keep_disturbed)"
+                                                 : "left out of means; `mtrun rerun --disturbed` measures them again");
+  }
   // Where each adaptive configuration stands against its target (while it runs, more rounds follow).
   out << adaptive_outcome_line(*db, campaign.id,
                                repeat_policies_from_json(read_campaign_measurement(*db, campaign.id).measurement));

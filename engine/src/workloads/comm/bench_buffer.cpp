@@ -46,6 +46,7 @@ BenchBuffer::~BenchBuffer() {
 
 void BenchBuffer::upload(const std::vector<float>& host) {
   const std::size_t bytes = std::min(host.size(), floats_) * sizeof(float);
+  if (bytes == 0) return;  // an empty vector's data() may be null, which memcpy must never see
   if (!device_) {
     std::memcpy(data_, host.data(), bytes);
     return;
@@ -57,6 +58,7 @@ void BenchBuffer::upload(const std::vector<float>& host) {
 
 std::vector<float> BenchBuffer::download() const {
   std::vector<float> out(floats_);
+  if (floats_ == 0) return out;  // nothing to copy, and out.data() may be null
   if (!device_) {
     std::memcpy(out.data(), data_, floats_ * sizeof(float));
     return out;

@@ -120,3 +120,22 @@ e = json.load(open(sys.argv[1]))["error"]
 assert e["policy"] == "all_rank_fail_fast" and "before the optimizer step" in e["reason"], e
 print("ok: fsdp non-finite ->", e["reason"])
 PY
+
+# The start-up GEMM measurement sees a busy machine even where a small model's shapes take a few
+# ms (/proc/stat counts 10 ms ticks): with a busy loop on every CPU and a fact cache of its own,
+# every shape says it was measured on a busy machine, and no answer is kept for later launches.
+HOGS=()
+for _ in $(seq "$(nproc)"); do timeout 120 sh -c 'while :; do :; done' & HOGS+=($!); done
+MT_CACHE_DIR="$WORK/busy-cache" "${ONE_RANK[@]}" "$MTENGINE" train "${TINY[@]}" --output "$WORK/busy.json" >/dev/null
+rc=$?
+kill "${HOGS[@]}" 2>/dev/null
+wait "${HOGS[@]}" 2>/dev/null
+[ "$rc" -eq 0 ] || { echo "FAIL: the run beside busy loops: exit $rc"; exit 1; }
+python3 - "$WORK/busy.json" <<'PY' || exit 1
+import json, sys
+shapes = json.load(open(sys.argv[1]))["environment"]["gemm_backends"]
+assert shapes and all("busy" in s.get("measured_on_busy_machine", "") for s in shapes), shapes
+print(f"ok: beside a busy loop on every CPU, all {len(shapes)} shapes were measured on a busy machine")
+PY
+grep -rqs "gemm backends" "$WORK/busy-cache" && { echo "FAIL: a GEMM answer measured on a busy machine was kept"; exit 1; }
+echo "ok: and none was kept"

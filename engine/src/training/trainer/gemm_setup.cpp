@@ -39,6 +39,8 @@ std::string speeds_key(const GemmShape& shape, const std::string& cpu, int threa
                      threads, shape.text());
 }
 
+constexpr std::chrono::milliseconds kShortestQuietWindow{250};
+
 // "mkl_gflops onednn_gflops" per shape, from what this CPU measured before at this thread count or
 // measured now. A measurement is kept only where the machine was quiet while it ran; on a busy
 // machine it is taken again (three tries), and the last is used for this run alone. The second
@@ -57,9 +59,14 @@ std::pair<std::vector<std::string>, std::string> shape_speeds(const std::vector<
   for (int attempt = 0; attempt < 3 && !unknown.empty(); ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
     const CpuWindow window;
+    const auto opened = std::chrono::steady_clock::now();
     const auto measured = measure_gemm_choices(to_measure);
     for (size_t j = 0; j < unknown.size(); ++j)
       speeds[unknown[j]] = fmt::format("{:.6g} {:.6g}", measured[j].mkl_gflops, measured[j].onednn_gflops);
+    // /proc/stat counts whole ticks (10 ms) per CPU: over the few ms a small model's shapes take,
+    // two busy loops on a 2-vCPU VM read as nothing at all. The window is held open, asleep (so
+    // that only others' use counts), until it can see them.
+    std::this_thread::sleep_until(opened + kShortestQuietWindow);
     // Where /proc/stat cannot be read nothing is known either way: the answer is kept, as before.
     const auto use = window.close();
     busy = use ? busy_machine_reason(*use, threads).value_or("") : "";

@@ -82,7 +82,8 @@ Check load_check() {
 }
 
 // The cores' round trip against the usual of the latest campaign in the database that read it; a
-// database doctor cannot read is reported by database_check, and the reading then stands alone.
+// database doctor cannot read is reported by database_check, and the reading then stands alone
+// (read_cores_now throws before it times the cores).
 Check core_trip_check(const std::filesystem::path& db) {
   CoresNow cores;
   try {

@@ -61,7 +61,9 @@ int print_status(const StatusOptions& options, std::ostream& out) {
   int done = 0, succeeded = 0, disturbed = 0;
   for (const auto& r : rows) {
     if (r.state && *r.state != "running") ++done;
-    if (r.state == std::string("succeeded")) ++succeeded, disturbed += r.verdict == std::string("disturbed");
+    if (r.state != std::string("succeeded")) continue;
+    ++succeeded;
+    if (r.verdict == std::string("disturbed")) ++disturbed;
   }
   fmt::print(out, "\n{} trials: {} succeeded, {} not succeeded, {} not finished\n", rows.size(), succeeded,
              done - succeeded, rows.size() - done);

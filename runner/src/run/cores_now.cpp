@@ -1,5 +1,8 @@
 #include "run/cores_now.h"
 
+#include <memory>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "launch/core_round_trip.h"
@@ -38,19 +41,21 @@ std::string CoresNow::far_apart_reason() const {
 
 CoresNow read_cores_now(const std::filesystem::path& db) {
   CoresNow now;
+  const std::vector<int> cpus = allowed_cpus();
   const MachineSnapshot snapshot = read_snapshot();
-  if (!snapshot.stat) return now;
-  now.cpus = snapshot.stat->cpus;
-  now.round_trip_ns = core_round_trip_ns(allowed_cpus());
+  now.cpus = snapshot.stat ? snapshot.stat->cpus : int(cpus.size());  // as attempts record them
+  // The database first: one it cannot read throws before the cores are timed.
   std::error_code ec;
-  if (!now.round_trip_ns || !std::filesystem::exists(db, ec)) return now;
-  const std::unique_ptr<Database> store = open_store_read_only(db);
-  const std::optional<std::string> campaign = latest_campaign_reading_cores(*store, now.cpus);
-  if (!campaign) return now;
-  now.campaign_id = *campaign;
-  now.usual_ns = campaign_usual_core_round_trip(*store, *campaign, now.cpus);
-  const auto recorded = recorded_conditions(read_campaign_measurement(*store, *campaign).measurement);
-  now.max_rise_pct = recorded.value_or(ConditionsThresholds{}).max_core_round_trip_rise_pct;
+  if (std::filesystem::exists(db, ec)) {
+    const std::unique_ptr<Database> store = open_store_read_only(db);
+    if (const std::optional<std::string> campaign = latest_campaign_reading_cores(*store, now.cpus)) {
+      now.campaign_id = *campaign;
+      now.usual_ns = campaign_usual_core_round_trip(*store, *campaign, now.cpus);
+      const auto recorded = recorded_conditions(read_campaign_measurement(*store, *campaign).measurement);
+      now.max_rise_pct = recorded.value_or(ConditionsThresholds{}).max_core_round_trip_rise_pct;
+    }
+  }
+  now.round_trip_ns = core_round_trip_ns(cpus);
   return now;
 }
 

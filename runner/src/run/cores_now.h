@@ -27,7 +27,8 @@ struct CoresNow {
 };
 
 // `db` may not exist, or be older than the core readings: then no campaign's usual judges the reading.
-// The database is only read.
+// The database is only read; one that is not an mtrun database throws RunnerError before the cores
+// are timed.
 CoresNow read_cores_now(const std::filesystem::path& db);
 
 }  // namespace mt

@@ -10,6 +10,7 @@
 #include "launch/bounded_capture.h"
 #include "launch/core_round_trip.h"
 #include "launch/machine_sampler.h"
+#include "run/cores_now.h"
 #include "run/node_look.h"
 
 namespace mt {
@@ -49,11 +50,14 @@ OneLook look_once(const LookPlace& place, const ConditionsThresholds& thresholds
 // Here, after a quiet look: whether this machine's cores read far apart against `usual`, as an
 // attempt's are judged (conditions_watch.h).
 void judge_cores(double usual_ns, const ConditionsThresholds& thresholds, Verdict& verdict) {
-  const auto now = core_round_trip_ns(allowed_cpus());
-  if (!now || *now <= usual_ns * (1 + thresholds.max_core_round_trip_rise_pct / 100)) return;
+  CoresNow cores;
+  cores.round_trip_ns = core_round_trip_ns(allowed_cpus());
+  cores.usual_ns = usual_ns;
+  cores.max_rise_pct = thresholds.max_core_round_trip_rise_pct;
+  if (!cores.far_apart()) return;
   verdict.disturbed = true;
-  verdict.reasons.push_back(
-      fmt::format("cores far apart: round trip {:.0f} ns against this campaign's usual {:.0f}", *now, usual_ns));
+  verdict.reasons.push_back(fmt::format("cores far apart: round trip {:.0f} ns against this campaign's usual {:.0f}",
+                                        *cores.round_trip_ns, usual_ns));
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ struct GemmChoice {
   double mkl_gflops = 0, onednn_gflops = 0;  // as measured when the choice was made
   bool pinned = false;                       // set by --gemm-backend, not by the measurement
   bool from_checkpoint = false;              // the backend the resumed checkpoint was computed with
-  std::string measured_on_busy_machine;      // why the speeds were not kept, where they were not
+  std::string measured_on_busy_machine{};    // why the speeds were not kept, where they were not
+  bool speeds_from_earlier_launch = false;   // busy: the speeds an earlier busy launch measured stand in
 };
 
 // The three products of y = x·Wᵀ (+ b) on `tokens` rows of `in` features into `out`: forward

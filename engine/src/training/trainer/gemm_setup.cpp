@@ -39,18 +39,35 @@ std::string speeds_key(const GemmShape& shape, const std::string& cpu, int threa
                      threads, shape.text());
 }
 
+// Where no quiet measurement is known: the first answer measured on a busy machine, kept apart,
+// stands in for every later launch that finds the machine busy too, until a quiet measurement
+// replaces it. Each busy launch measuring afresh would let two consecutive runs compute on other
+// backends (a killed run and its resume, a run and the one it is compared with bit for bit).
+std::string stand_in_key(const GemmShape& shape, const std::string& cpu, int threads) {
+  return "stand-in measured busy|" + speeds_key(shape, cpu, threads);
+}
+
 constexpr std::chrono::milliseconds kShortestQuietWindow{250};
 
-// "mkl_gflops onednn_gflops" per shape, from what this CPU measured before at this thread count or
-// measured now. A measurement is kept only where the machine was quiet while it ran; on a busy
-// machine it is taken again (three tries), and the last is used for this run alone. The second
-// answer says why nothing was kept ("" when it was, or nothing was measured).
-std::pair<std::vector<std::string>, std::string> shape_speeds(const std::vector<GemmShape>& shapes, int threads) {
+// One shape's speeds for this run: "mkl_gflops onednn_gflops", whether this run measured them on a
+// busy machine (a shape known from before was not), and whether they are an earlier busy launch's
+// stand-in.
+struct ShapeSpeeds {
+  std::string speeds;
+  bool busy = false;
+  bool stand_in = false;
+};
+
+// Every shape's speeds, from what this CPU measured before at this thread count or measured now. A
+// measurement is kept only where the machine was quiet while it ran; on a busy machine it is taken
+// again (three tries), and the last is used only where no stand-in is known (and kept as one). The
+// second answer says why nothing was kept ("" when it was, or nothing was measured).
+std::pair<std::vector<ShapeSpeeds>, std::string> shape_speeds(const std::vector<GemmShape>& shapes, int threads) {
   const std::string cpu = read_cpu_info().identity();
-  std::vector<std::string> speeds(shapes.size());
+  std::vector<ShapeSpeeds> speeds(shapes.size());
   std::vector<size_t> unknown;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    if (auto known = recalled_fact(speeds_key(shapes[i], cpu, threads))) speeds[i] = *known;
+    if (auto known = recalled_fact(speeds_key(shapes[i], cpu, threads))) speeds[i].speeds = *known;
     else unknown.push_back(i);
   }
   std::vector<GemmShape> to_measure;
@@ -62,7 +79,7 @@ std::pair<std::vector<std::string>, std::string> shape_speeds(const std::vector<
     const auto opened = std::chrono::steady_clock::now();
     const auto measured = measure_gemm_choices(to_measure);
     for (size_t j = 0; j < unknown.size(); ++j)
-      speeds[unknown[j]] = fmt::format("{:.6g} {:.6g}", measured[j].mkl_gflops, measured[j].onednn_gflops);
+      speeds[unknown[j]].speeds = fmt::format("{:.6g} {:.6g}", measured[j].mkl_gflops, measured[j].onednn_gflops);
     // /proc/stat counts whole ticks (10 ms) per CPU: over the few ms a small model's shapes take,
     // two busy loops on a 2-vCPU VM read as nothing at all. The window is held open, asleep (so
     // that only others' use counts), until it can see them.
@@ -71,9 +88,15 @@ std::pair<std::vector<std::string>, std::string> shape_speeds(const std::vector<
     const auto use = window.close();
     busy = use ? busy_machine_reason(*use, threads).value_or("") : "";
     if (busy.empty()) {
-      for (const size_t i : unknown) keep_fact(speeds_key(shapes[i], cpu, threads), speeds[i]);
-      break;
+      for (const size_t i : unknown) keep_fact(speeds_key(shapes[i], cpu, threads), speeds[i].speeds);
+      return {speeds, busy};
     }
+  }
+  for (const size_t i : unknown) {
+    const std::string key = stand_in_key(shapes[i], cpu, threads);
+    speeds[i].busy = true;
+    if (auto earlier = recalled_fact(key)) speeds[i] = {*earlier, true, true};
+    else keep_fact(key, speeds[i].speeds);
   }
   return {speeds, busy};
 }
@@ -87,17 +110,21 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
   std::string text;
   if (control.rank() == 0) {
     const auto [speeds, busy] = shape_speeds(shapes, threads);
-    for (const auto& s : speeds) text += s + "\n";
+    for (const auto& s : speeds) text += fmt::format("{} {:d} {:d}\n", s.speeds, s.busy, s.stand_in);
     text += busy + "\n";
   }
   std::vector<char> bytes(text.begin(), text.end());
   control.broadcast_bytes(bytes, /*root=*/0);
   std::istringstream in(std::string(bytes.begin(), bytes.end()));
   std::vector<GemmChoice> choices;
+  std::vector<bool> measured_busy;
   for (const auto& s : shapes) {
     GemmChoice c;
     c.shape = s;
-    in >> c.mkl_gflops >> c.onednn_gflops;
+    int busy = 0, stand_in = 0;
+    in >> c.mkl_gflops >> c.onednn_gflops >> busy >> stand_in;
+    measured_busy.push_back(busy != 0);
+    c.speeds_from_earlier_launch = stand_in != 0;
     const auto pinned = parse_gemm_backend(config.gemm_backend);
     c.pinned = pinned.has_value();
     c.backend = pinned                                         ? *pinned
@@ -106,9 +133,10 @@ void choose_gemm_backends(const TrainConfig& config, ControlChannel& control, in
     choices.push_back(c);
   }
   in >> std::ws;
-  std::string busy;
-  std::getline(in, busy);
-  for (auto& c : choices) c.measured_on_busy_machine = busy;
+  std::string why_busy;
+  std::getline(in, why_busy);
+  for (size_t i = 0; i < choices.size(); ++i)
+    if (measured_busy[i]) choices[i].measured_on_busy_machine = why_busy;
   set_gemm_choices(std::move(choices));
 }
 
@@ -128,6 +156,7 @@ nlohmann::json gemm_backends_json(const std::vector<GemmTally>& per_step) {
                    {"mkl_gflops", c.mkl_gflops},
                    {"onednn_gflops", c.onednn_gflops}});
     if (!c.measured_on_busy_machine.empty()) out.back()["measured_on_busy_machine"] = c.measured_on_busy_machine;
+    if (c.speeds_from_earlier_launch) out.back()["speeds_from_earlier_launch"] = true;
     if (i < per_step.size() && per_step[i].seconds > 0) {
       out.back()["step_ms"] = per_step[i].seconds * 1e3;
       out.back()["step_gflops"] = per_step[i].flops / per_step[i].seconds / 1e9;

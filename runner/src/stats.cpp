@@ -61,6 +61,19 @@ std::optional<double> coefficient_of_variation(const std::vector<double>& xs) {
   return sample_std(xs) / std::fabs(m);
 }
 
+namespace {
+
+// The degrees of freedom of a sum of two squared standard errors `va` and `vb` (of `na` and `nb`
+// values). It depends only on their ratio, so both are scaled by the larger first: squared as they
+// are, values past 1e150 or so overflow and the answer comes out ∞/∞.
+double welch_satterthwaite_df(double va, double na, double vb, double nb) {
+  const double scale = std::max(va, vb);
+  const double a = va / scale, b = vb / scale;
+  return (a + b) * (a + b) / (a * a / (na - 1) + b * b / (nb - 1));
+}
+
+}  // namespace
+
 double student_t_quantile(double p, double df) {
   return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
 }
@@ -70,6 +83,7 @@ std::optional<Interval> mean_confidence_interval(const std::vector<double>& xs, 
   double n = double(xs.size());
   double half = student_t_quantile(1 - (1 - confidence) / 2, n - 1) * sample_std(xs) / std::sqrt(n);
   double m = mean(xs);
+  if (!std::isfinite(half) || !std::isfinite(m)) return std::nullopt;  // values beyond a double's range
   return Interval{m - half, m + half};
 }
 
@@ -79,6 +93,8 @@ std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::v
   double va = sample_std(a) * sample_std(a) / na;  // squared standard errors
   double vb = sample_std(b) * sample_std(b) / nb;
   double diff = mean(a) - mean(b);
+  // Values so far apart that their variance overflows a double: no test can be made of them.
+  if (!std::isfinite(va + vb) || !std::isfinite(diff)) return std::nullopt;
   WelchTest result;
   if (va + vb == 0) {
     result.df = na + nb - 2;
@@ -87,7 +103,8 @@ std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::v
     return result;
   }
   result.t = diff / std::sqrt(va + vb);
-  result.df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
+  result.df = welch_satterthwaite_df(va, na, vb, nb);
+  if (!std::isfinite(result.t) || !std::isfinite(result.df)) return std::nullopt;
   boost::math::students_t_distribution<double> dist(result.df);
   result.p = 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(result.t)));
   return result;
@@ -98,6 +115,7 @@ std::optional<TTest> one_sample_t_test(const std::vector<double>& xs, double mu)
   const double n = double(xs.size());
   const double se = sample_std(xs) / std::sqrt(n);
   const double diff = mean(xs) - mu;
+  if (!std::isfinite(se) || !std::isfinite(diff)) return std::nullopt;  // beyond a double's range
   TTest result;
   result.df = n - 1;
   if (se == 0) {
@@ -122,7 +140,8 @@ std::optional<Interval> ratio_confidence_interval(const std::vector<double>& a, 
   const double ratio = ma / mb;
   if (va + vb == 0) return Interval{ratio, ratio};
   const double wa = va, wb = ratio * ratio * vb;  // the two parts of SE(ρ)² at ρ = ratio
-  const double df = (wa + wb) * (wa + wb) / (wa * wa / (na - 1) + wb * wb / (nb - 1));
+  const double df = welch_satterthwaite_df(wa, na, wb, nb);
+  if (!std::isfinite(ratio) || !std::isfinite(df)) return std::nullopt;  // beyond a double's range
   const double t = student_t_quantile(1 - (1 - confidence) / 2, df);
   const double t2 = t * t;
   // (ma − ρ·mb)² = t²·(va + ρ²·vb), a quadratic A·ρ² − 2B·ρ + C = 0.

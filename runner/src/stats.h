@@ -35,6 +35,8 @@ struct Interval {
   double high = 0;
 };
 // Two-sided confidence interval of the mean, mean ± t(1 − α/2, n − 1)·s/√n; nullopt for n < 2.
+// Here and below, nullopt too where the values' mean or variance overflows a double (a result's
+// hostile 1e300): no figure is better than an infinite or NaN one.
 std::optional<Interval> mean_confidence_interval(const std::vector<double>& xs, double confidence = 0.95);
 
 struct TTest {

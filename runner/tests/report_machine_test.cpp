@@ -214,11 +214,29 @@ TEST_CASE("machine: the conditions say which library ran the dense layers' GEMMs
   busy.result["environment"]["gemm_backends"][1]["measured_on_busy_machine"] =
       "other processes kept 1.00 of 2 CPUs busy";
   f.trial(busy);
+  FixtureTrial stand_in = train_trial("stand-in", "ddp", 1, 0, 1000, 40, 500);
+  stand_in.result["environment"]["gemm_backends"] = shapes("onednn", "measured");
+  for (auto& shape : stand_in.result["environment"]["gemm_backends"]) {
+    shape["measured_on_busy_machine"] = "other processes kept 2.00 of 2 CPUs busy";
+    shape["speeds_from_earlier_launch"] = true;
+  }
+  f.trial(stand_in);
+  // A workload's own values of the wrong type are not taken for anything, and break nothing.
+  FixtureTrial odd = train_trial("odd", "ddp", 1, 0, 1000, 40, 500);
+  odd.result["environment"]["gemm_backends"] = shapes("onednn", "measured");
+  odd.result["environment"]["gemm_backends"][0]["speeds_from_earlier_launch"] = "yes";
+  odd.result["environment"]["gemm_backends"][0]["measured_on_busy_machine"] = "busy";
+  odd.result["environment"]["gemm_backends"][1]["backend"] = 5;
+  odd.result["environment"]["gemm_backends"][2]["chosen_by"] = nullptr;
+  f.trial(odd);
   f.trial(train_trial("older", "ddp", 1, 0, 1000, 40, 500));
   const std::string md = render_latest(f).markdown;
   CHECK(contains(md, "| mkl 2, onednn 1 of 3 shapes |"));
   // A choice made from speeds measured under load says so: it may not be the one a quiet machine makes.
   CHECK(contains(md, "| mkl 3 of 3 shapes, measured on a busy machine |"));
+  // Where an earlier busy launch's answer stood in, the choice is that launch's.
+  CHECK(contains(md, "| mkl 2, onednn 1 of 3 shapes, measured on a busy machine, by an earlier launch |"));
+  CHECK(contains(md, "| ? 1, mkl 1, onednn 1 of 3 shapes, measured on a busy machine |"));
   CHECK(contains(md, "| mkl (pinned) |"));
   CHECK(contains(md, "- dense-layer GEMMs: the library that ran each product shape"));
   // The measured speeds vary per launch: they do not split one build on one machine into stacks.

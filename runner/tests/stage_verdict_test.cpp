@@ -130,6 +130,11 @@ TEST_CASE("the output is searched in the error reason and the log; verify's firs
   const StageVerdict v = judge_stage(same, verify, d.log);
   CHECK_FALSE(v.met);
   CHECK(v.observed == "succeeded; not an exact match (optimizer differs first at optimizer/exp_avg on rank 1)");
+
+  // What a verifier writes is read, not trusted: a `match` that is no boolean claims nothing.
+  verify.result_json = R"({"exact_match": false, "components": {"model": {"match": "no"}, "data": {"match": null},
+      "optimizer": {"match": false, "first_difference": {"rank": "one", "tensor": 5}}}})";
+  CHECK(judge_stage(same, verify, d.log).observed == "succeeded; not an exact match (optimizer differs)");
 }
 
 TEST_CASE("a chain's failure names its first stage that did not do what it expected") {

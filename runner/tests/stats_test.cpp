@@ -106,6 +106,20 @@ TEST_CASE("one-sample t-test against a known mean") {
   CHECK_FALSE(one_sample_t_test({3}).has_value());
 }
 
+TEST_CASE("values beyond a double's range give no interval and no test, and nothing throws") {
+  // 1e300 and −1e300: the mean is 0, the variance overflows to infinity, and the Welch–Satterthwaite
+  // degrees of freedom would be ∞/∞ (NaN), which Boost's t distribution refuses with an exception.
+  const std::vector<double> huge = {1e300, -1e300}, small = {1, 2, 3};
+  CHECK_FALSE(mean_confidence_interval(huge).has_value());
+  CHECK_FALSE(welch_t_test(huge, small).has_value());
+  CHECK_FALSE(welch_t_test(small, huge).has_value());
+  CHECK_FALSE(one_sample_t_test(huge).has_value());
+  CHECK_FALSE(ratio_confidence_interval(huge, small).has_value());
+  CHECK_FALSE(ratio_confidence_interval(small, huge).has_value());
+  // Large but representable values still are tested.
+  CHECK(welch_t_test({1e150, 1.1e150}, {1e150, 1.2e150}).has_value());
+}
+
 TEST_CASE("summary of one metric") {
   auto s = summarize({10, 11, 12, 11, 30});
   CHECK(s.n == 5);

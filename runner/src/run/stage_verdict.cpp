@@ -22,7 +22,9 @@ std::string steps_text(const std::vector<int>& steps) {
 std::string first_difference(const json& result) {
   if (!result.contains("components") || !result["components"].is_object()) return "";
   for (const auto& [name, component] : result["components"].items()) {
-    if (!component.is_object() || component.value("match", true)) continue;
+    if (!component.is_object()) continue;
+    // Only a component that says it does not match differs: anything else there is no claim.
+    if (const auto match = component.find("match"); match == component.end() || *match != false) continue;
     const json d = component.value("first_difference", json::object());
     std::string where =
         d.is_object() && d.contains("tensor") && d["tensor"].is_string() ? d["tensor"].get<std::string>() : "";

@@ -128,7 +128,7 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
       };
       least(study.freed_memory_kept_bytes, "freed_memory_kept_bytes");
       const int64_t advised = least(study.heap_huge_pages_bytes, "heap_huge_pages_bytes");
-      const bool on_huge = advised > 0 || environment.value("malloc_huge_pages", false);
+      const bool on_huge = advised > 0 || flag_field(environment, "malloc_huge_pages");
       study.all_on_huge_pages = study.all_on_huge_pages.value_or(true) && on_huge;
       if (study.engine) {
         add_requested(study.requested, t->result);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/model/json_fields.h"
 #include "table_cell.h"
 
 namespace mt {
@@ -86,7 +87,7 @@ std::string trial_kind(const ReportTrial& t) {
   // `command` study) belongs in the training tables, beside the engine it is compared with.
   // Likewise a peer of the collective benchmarks, beside mtengine comm.
   if (t.workload == "command" && t.result.is_object()) {
-    const std::string benchmark = t.result.value("benchmark", "");
+    const std::string benchmark = text_field(t.result, "benchmark");
     if (benchmark == "train" || benchmark == "comm") return benchmark;
   }
   return t.workload;

@@ -10,6 +10,7 @@
 #include "report/model/machine_context.h"
 #include "report/render/markdown_table.h"
 #include "report/model/campaign_drift.h"
+#include "report/model/json_fields.h"
 #include "report/model/measurement_window.h"
 #include "report/sections/training_tables.h"
 
@@ -40,9 +41,10 @@ std::string drift_cell(const MeasurementWindow& w) {
 
 // Which library ran the dense layers' fp32 GEMMs (the result's environment.gemm_backends, one entry
 // per product shape): "mkl 9, onednn 6 of 15 shapes", "onednn (pinned)", with ", measured on a busy
-// machine" where the choice came from speeds the engine did not trust enough to keep; "" when not
-// recorded. The
-// group's trials agree unless their measurements did; each distinct answer is listed once.
+// machine" where the choice came from speeds the engine did not trust enough to keep as quiet
+// (", by an earlier launch" where a stand-in kept from an earlier busy launch decided); "" when not
+// recorded. The group's trials agree unless their measurements did; each distinct answer is listed
+// once.
 std::string gemm_backends_cell(const Group& g) {
   std::set<std::string> seen;
   std::string out;
@@ -51,12 +53,13 @@ std::string gemm_backends_cell(const Group& g) {
     const auto it = env.find("gemm_backends");
     if (it == env.end() || !it->is_array() || it->empty()) continue;
     std::map<std::string, int> count;
-    bool pinned = true, busy = false;
+    bool pinned = true, busy = false, earlier = false;
     for (const auto& shape : *it) {
       if (!shape.is_object()) continue;
-      ++count[shape.value("backend", "?")];
-      pinned = pinned && shape.value("chosen_by", "") == "--gemm-backend";
+      ++count[text_field(shape, "backend", "?")];
+      pinned = pinned && text_field(shape, "chosen_by") == "--gemm-backend";
       busy = busy || shape.contains("measured_on_busy_machine");
+      earlier = earlier || flag_field(shape, "speeds_from_earlier_launch");
     }
     std::string text;
     if (pinned && count.size() == 1) {
@@ -64,7 +67,7 @@ std::string gemm_backends_cell(const Group& g) {
     } else {
       for (const auto& [backend, n] : count) text += (text.empty() ? "" : ", ") + fmt::format("{} {}", backend, n);
       text += fmt::format(" of {} shapes", it->size());
-      if (busy) text += ", measured on a busy machine";
+      if (busy) text += earlier ? ", measured on a busy machine, by an earlier launch" : ", measured on a busy machine";
     }
     if (seen.insert(text).second) out += (out.empty() ? "" : " / ") + text;
   }

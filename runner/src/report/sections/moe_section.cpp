@@ -42,7 +42,7 @@ double per_rank_mean(const Group& g, const std::vector<std::string>& path, std::
   std::vector<double> values;
   for (const ReportTrial* t : g.succeeded) {
     const nlohmann::json* v = &t->result;
-    for (const auto& key : path) v = v->is_object() && v->contains(key) ? &(*v)[key] : nullptr;
+    for (const auto& key : path) v = v && v->is_object() && v->contains(key) ? &(*v)[key] : nullptr;
     if (v && v->is_array() && rank < v->size() && (*v)[rank].is_number()) values.push_back((*v)[rank].get<double>());
   }
   return values.empty() ? -1 : mean(values);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "report/model/json_fields.h"
 #include "report/render/cells.h"
 #include "report/sections/detail_table.h"
 #include "report/model/machine_context.h"
@@ -34,12 +35,12 @@ std::vector<TensorCheck> tensor_checks(const Group& g) {
   for (const ReportTrial* t : g.succeeded) {
     if (!t->result.contains("checks") || !t->result["checks"].is_array()) continue;
     for (const auto& c : t->result["checks"]) {
-      const std::pair<std::string, std::string> key{c.value("layer", "?"), c.value("tensor", "?")};
+      const std::pair<std::string, std::string> key{text_field(c, "layer", "?"), text_field(c, "tensor", "?")};
       auto [it, fresh] = index.try_emplace(key, out.size());
       if (fresh) out.push_back({key.first, key.second});
       TensorCheck& check = out[it->second];
-      check.worst_error = std::max(check.worst_error, c.value("max_abs_error", 0.0));
-      check.passes += c.value("pass", false) ? 1 : 0;
+      check.worst_error = std::max(check.worst_error, number_field(c, "max_abs_error").value_or(0.0));
+      check.passes += flag_field(c, "pass") ? 1 : 0;
     }
   }
   return out;
@@ -87,9 +88,7 @@ std::string render_groups_section(const std::vector<const Group*>& groups) {
       const std::string prefix = std::string("groups.") + dim + ".";
       int ok = 0;
       for (const ReportTrial* t : g->succeeded)
-        ok += t->result.value("groups", nlohmann::json::object())
-                  .value(dim, nlohmann::json::object())
-                  .value("members_ok", false);
+        ok += flag_field(object_field(object_field(t->result, "groups"), dim), "members_ok");
       dims.add_row({group_name(*g), dim, g->result_text(prefix + "size"), g->result_text(prefix + "members_of_rank_0"),
                     g->result_text(prefix + "collectives_per_step"),
                     mean_std_cell(summarize(g->sample(prefix + "ms_per_step").values), 3),
@@ -97,11 +96,11 @@ std::string render_groups_section(const std::vector<const Group*>& groups) {
     }
     int injected = 0, completed = 0, caught = 0;
     for (const ReportTrial* t : g->succeeded) {
-      const auto h = t->result.value("hazard", nlohmann::json::object());
-      if (!h.value("injected", false)) continue;
+      const nlohmann::json& h = object_field(t->result, "hazard");
+      if (!flag_field(h, "injected")) continue;
       ++injected;
-      completed += h.value("completed_without_error", false);
-      caught += h.value("detected_by_checksum", false);
+      completed += flag_field(h, "completed_without_error");
+      caught += flag_field(h, "detected_by_checksum");
     }
     if (injected > 0) hazard.add_row({group_name(*g), yes_no_cell(completed, injected), yes_no_cell(caught, injected)});
   }

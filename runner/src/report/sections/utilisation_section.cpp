@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "report/model/json_fields.h"
 #include "report/model/machine_context.h"
 #include "report/render/cells.h"
 #include "report/render/markdown_table.h"
@@ -42,10 +43,10 @@ std::string slowest_shape_cell(const Group& g) {
     if (it == env.end() || !it->is_array()) continue;
     for (const auto& shape : *it) {
       if (!shape.is_object() || !shape.contains("step_gflops") || !shape["step_gflops"].is_number()) continue;
-      Speeds& s = by_shape[shape.value("shape", "?")];
-      s.backend = shape.value("backend", "?");
+      Speeds& s = by_shape[text_field(shape, "shape", "?")];
+      s.backend = text_field(shape, "backend", "?");
       s.in_step += shape["step_gflops"].get<double>();
-      s.at_start += shape.value(s.backend + "_gflops", 0.0);
+      s.at_start += number_field(shape, (s.backend + "_gflops").c_str()).value_or(0.0);
       ++s.n;
     }
   }

@@ -1,0 +1,158 @@
+// A result is whatever the program that ran wrote: a peer's script, an older or newer engine, a
+// workload gone wrong. Reports read dozens of its fields; one of the wrong kind must not take the
+// whole report (or a comparison) down with it. Real results of every kind of workload the reports
+// know (runner/tests/data/results, from the committed reports' databases) are damaged one field at a
+// time, every field in turn, to every other kind of value, and removed; each damaged result is
+// stored as `mtrun run` stores it, reported beside two intact twins, and compared with them.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "report/compare/compare.h"
+#include "report/model/results_source.h"
+#include "report_fixture.h"
+#include "store/campaign_lookup.h"
+#include "store/campaign_removal.h"
+
+using namespace mt;
+using namespace mt::testing;
+using nlohmann::json;
+
+namespace {
+
+// Array elements past the first are read the way the first is.
+constexpr std::size_t kElementsDamaged = 1;
+
+json seed(const std::string& name) {
+  std::ifstream in(std::string(MT_TEST_DATA_DIR) + "/results/" + name + ".json");
+  REQUIRE(in);
+  return json::parse(in);
+}
+
+// Every place in `value` below the top, depth first.
+void collect_places(const json& value, const json::json_pointer& at, std::vector<json::json_pointer>& places) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      places.push_back(at / key);
+      collect_places(child, at / key, places);
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size() && i < kElementsDamaged; ++i) {
+      places.push_back(at / i);
+      collect_places(value[i], at / i, places);
+    }
+  }
+}
+
+// What each place becomes in turn: every kind of JSON value (a string stands for a boolean where a
+// number or string is wanted, and the other way round), a number out of every integer's range and a
+// negative one; removal is tried besides.
+const std::vector<json>& damages() {
+  static const std::vector<json> values = {nullptr, "x", -1, 1e300, json::array(), json::object()};
+  return values;
+}
+
+json removed(const json& result, const json::json_pointer& place) {
+  json out = result;
+  json& parent = out[place.parent_pointer()];
+  if (parent.is_object()) parent.erase(place.back());
+  else parent.erase(std::stoul(place.back()));
+  return out;
+}
+
+struct Seed {
+  const char* name;
+  const char* workload;
+  std::map<std::string, std::string> params;
+};
+
+// Renders, for each damaged copy, the report of a campaign holding it and its intact twin, the
+// comparison of that campaign with the intact one, and the answers; returns what threw, where.
+std::vector<std::string> render_each_damage(const Seed& s) {
+  const json intact = seed(s.name);
+  ReportFixture f(fmt::format("hostile_{}.sqlite", s.name));
+  f.store().db().exec("PRAGMA synchronous=OFF");  // thousands of small campaigns, none worth keeping
+  FixtureTrial trial;
+  trial.study = "s";
+  trial.workload = s.workload;
+  trial.params = s.params;
+  trial.result = intact;
+  f.campaign("intact");
+  f.trial(trial, "intact");
+  trial.repeat = 1;
+  f.trial(trial, "intact");
+
+  auto db = open_results(f.path());
+  const ReportData intact_data = load_report_data(*db, {campaign_by_id(*db, "intact")});
+  std::vector<json::json_pointer> places;
+  collect_places(intact, json::json_pointer(), places);
+  std::vector<std::string> failures;
+  std::size_t rendered = 0;
+  trial.repeat = 2;
+  auto render = [&](const json& damaged, const std::string& what) {
+    ++rendered;
+    f.campaign("damaged");
+    trial.result = damaged;
+    f.trial(trial, "damaged");
+    try {
+      // A report over both campaigns pools the damaged repeat with its intact twins.
+      const ReportData data = load_report_data(*db, {campaign_by_id(*db, "intact"), campaign_by_id(*db, "damaged")});
+      ReportOptions options;
+      options.allow_mixed = true;  // a damaged revision or stack is another build: reported beside it
+      if (render_report(data, options).markdown.empty()) failures.push_back(what + ": an empty report");
+      render_answers_text(data);
+      render_comparison(intact_data, data);
+    } catch (const std::exception& e) {
+      failures.push_back(fmt::format("{}: {}", what, e.what()));
+    }
+    delete_campaign_rows(f.store().db(), "damaged");
+  };
+  // The whole result too: a workload may write any JSON at all.
+  for (const json& value : damages()) render(value, fmt::format("{}: the whole result = {}", s.name, value.dump()));
+  for (const auto& place : places) {
+    for (const json& value : damages()) {
+      json damaged = intact;
+      damaged[place] = value;
+      render(damaged, fmt::format("{} {} = {}", s.name, place.to_string(), value.dump()));
+    }
+    render(removed(intact, place), fmt::format("{} {} removed", s.name, place.to_string()));
+  }
+  MESSAGE(fmt::format("{}: {} places, {} damaged results rendered", s.name, places.size(), rendered));
+  return failures;
+}
+
+void check_every_damage(const Seed& s) {
+  const std::vector<std::string> failures = render_each_damage(s);
+  std::string first;
+  for (std::size_t i = 0; i < failures.size() && (i < 20 || std::getenv("MT_HOSTILE_ALL")); ++i)
+    first += failures[i] + "\n";
+  INFO(failures.size(), " damaged results broke the report; the first:\n", first);
+  CHECK(failures.empty());
+}
+
+}  // namespace
+
+TEST_CASE("hostile results: the engine's training, every field damaged in turn") {
+  check_every_damage({"train", "train", {{"ranks", "2"}, {"strategy", "ddp"}}});
+}
+
+TEST_CASE("hostile results: collectives, the engine's and a peer's") {
+  check_every_damage({"comm", "comm", {{"ranks", "8"}}});
+  check_every_damage({"peer_comm", "command", {{"ranks", "8"}}});
+}
+
+TEST_CASE("hostile results: a peer framework's training") {
+  check_every_damage({"peer_train", "command", {{"ranks", "2"}, {"strategy", "ddp"}}});
+}
+
+TEST_CASE("hostile results: tensor parallelism, process groups and experts") {
+  check_every_damage({"tp", "tp", {{"ranks", "4"}}});
+  check_every_damage({"groups", "groups", {{"ranks", "4"}}});
+  check_every_damage({"moe", "moe", {{"ranks", "4"}}});
+}

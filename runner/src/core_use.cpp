@@ -1,18 +1,22 @@
 #include "core_use.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
+#include "checked_int.h"
+
 namespace mt {
 
+// In 64 bits: a result's own thread count may be anything an int holds.
 std::optional<int> CoreUse::total_threads() const {
   if (!threads_per_rank) return std::nullopt;
-  return ranks * *threads_per_rank;
+  return checked_int(double(std::int64_t(ranks) * *threads_per_rank));
 }
 
 bool CoreUse::oversubscribed() const {
-  if (cores) return ranks_per_node * threads_per_rank.value_or(1) > *cores || launcher_oversubscribed;
+  if (cores) return std::int64_t(ranks_per_node) * threads_per_rank.value_or(1) > *cores || launcher_oversubscribed;
   return launcher_oversubscribed;
 }
 

@@ -105,6 +105,7 @@ std::vector<std::string> render_each_damage(const Seed& s) {
       const ReportData data = load_report_data(*db, {campaign_by_id(*db, "intact"), campaign_by_id(*db, "damaged")});
       ReportOptions options;
       options.allow_mixed = true;  // a damaged revision or stack is another build: reported beside it
+      options.plot_dir = "plots";  // the plots are drawn too (into memory)
       if (render_report(data, options).markdown.empty()) failures.push_back(what + ": an empty report");
       render_answers_text(data);
       render_comparison(intact_data, data);

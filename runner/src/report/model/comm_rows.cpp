@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "checked_int.h"
 #include "report/render/cells.h"
 #include "report/sections/comm_table.h"
 #include "report/model/json_fields.h"
@@ -122,7 +123,7 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
       if (study.mpi_thread_level.empty()) study.mpi_thread_level = text_field(t->result, "mpi_thread_level");
       // Memory policies hold for a study only where every trial says so: the least over them.
       auto least = [&](std::optional<int64_t>& so_far, const char* key) {
-        const auto said = static_cast<int64_t>(number(environment, key).value_or(0));
+        const int64_t said = checked_int64(number(environment, key).value_or(0)).value_or(0);
         so_far = std::min(so_far.value_or(said), said);
         return said;
       };

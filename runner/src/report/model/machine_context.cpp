@@ -7,13 +7,14 @@
 
 #include <fmt/format.h>
 
+#include "checked_int.h"
 #include "report/render/cells.h"
 
 namespace mt {
 namespace {
 
 std::optional<int> whole_number(const nlohmann::json& v) {
-  if (v.is_number()) return int(v.get<double>());
+  if (v.is_number()) return checked_int(v.get<double>());
   if (v.is_string()) {
     try {
       size_t used = 0;
@@ -87,7 +88,7 @@ CoreUse core_use(const ReportTrial& t) {
   use.ranks = t.ranks;
   use.ranks_per_node = most_ranks_on_one_host(t.result).value_or(t.ranks);  // this machine unless told otherwise
   if (auto threads = t.metric("threads_per_rank")) {
-    use.threads_per_rank = int(*threads);
+    use.threads_per_rank = checked_int(*threads);
   } else if (auto from_env = env_number(env, "threads_per_rank")) {
     use.threads_per_rank = from_env;
   } else if (env.contains("env_vars") && env["env_vars"].is_object()) {

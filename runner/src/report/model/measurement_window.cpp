@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "checked_int.h"
 #include "report/model/contrast.h"
 #include "report/model/per_step.h"
 #include "report/render/cells.h"
@@ -63,9 +64,10 @@ MeasurementWindow measurement_window(const Group& g) {
   MeasurementWindow w;
   std::vector<double> cvs, drifts;
   for (const ReportTrial* t : g.succeeded) {
-    auto steps = t->metric("steps");
-    if (!steps) continue;
-    int measured = int(*steps);
+    const auto steps = t->metric("steps");
+    const std::optional<int> counted = steps ? checked_int(*steps) : std::nullopt;
+    if (!counted) continue;
+    const int measured = *counted;
     w.measured_steps = w.measured_steps ? std::min(*w.measured_steps, measured) : measured;
     const std::vector<double> times = measured_step_times(*t, measured);
     if (auto cv = coefficient_of_variation(times)) cvs.push_back(*cv);

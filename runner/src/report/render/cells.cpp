@@ -21,7 +21,8 @@ const char* const kSameCoresLegend =
     "its efficiency says how well splitting the same cores into ranks pays, not how the strategy scales.";
 
 std::string fixed(double value, int decimals) {
-  std::string out = fmt::format("{:.{}f}", value, decimals);
+  // fmt refuses a negative precision; one computed from a non-finite value can come out so.
+  std::string out = fmt::format("{:.{}f}", value, std::max(decimals, 0));
   if (out.find_first_not_of("-0.") == std::string::npos && out[0] == '-') out.erase(0, 1);
   return out;
 }

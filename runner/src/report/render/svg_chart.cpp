@@ -49,6 +49,7 @@ struct Axis {
 // A tick label: no more decimals than the value needs.
 std::string tick_text(double v) {
   if (v == 0) return "0";
+  if (!std::isfinite(v)) return fixed(v, 0);  // an axis over values near a double's limit: "inf", "nan"
   const double magnitude = std::fabs(v);
   if (magnitude >= 1) return fixed(v, std::fabs(v - std::round(v)) < 1e-9 ? 0 : 1);
   int decimals = int(std::ceil(-std::log10(magnitude) - 1e-9));

@@ -1,29 +1,17 @@
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
-
 #include "experiment/experiment_loader.h"
 #include "experiment/matrix.h"
+#include "experiment_text.h"
 #include "run/adaptive_repeats.h"
 
 using namespace mt;
+using mt::testing::load_errors;
 
 namespace {
 
-std::string load_errors(const std::string& yaml) {
-  const auto file = std::filesystem::temp_directory_path() / "mt_adaptive_test.yaml";
-  std::ofstream(file) << yaml;
-  LoadResult r = load_experiment(file);
-  std::string out;
-  for (const auto& e : r.errors) out += e.message + "\n";
-  return out;
-}
-
 Experiment load(const std::string& yaml) {
-  const auto file = std::filesystem::temp_directory_path() / "mt_adaptive_test.yaml";
-  std::ofstream(file) << yaml;
-  LoadResult r = load_experiment(file);
+  LoadResult r = testing::load_experiment_text(yaml);
   REQUIRE(r.experiment);
   return *r.experiment;
 }

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 
 #include "commands/campaign_command.h"
 #include "experiment/experiment_loader.h"
+#include "experiment_text.h"
 #include "launch/core_round_trip.h"
 #include "launch/machine_conditions.h"
 #include "launch/proc_readings.h"
@@ -18,6 +18,7 @@
 #include "store_fixture.h"
 
 using namespace mt;
+using mt::testing::load_errors;
 
 namespace {
 
@@ -44,15 +45,6 @@ MachineSnapshot snapshot(double t, const char* stat, double self, double childre
   s.children_cpu_s = children;
   s.cpu_pressure_us = cpu_pressure_us;
   return s;
-}
-
-std::string load_errors(const std::string& yaml) {
-  const auto file = std::filesystem::temp_directory_path() / "mt_conditions_test.yaml";
-  std::ofstream(file) << yaml;
-  LoadResult r = load_experiment(file);
-  std::string out;
-  for (const auto& e : r.errors) out += e.message + "\n";
-  return out;
 }
 
 }  // namespace
@@ -508,10 +500,9 @@ TEST_CASE("conditions thresholds are validated with the other keys") {
 }
 
 TEST_CASE("an experiment's wait before each trial is loaded, kept with the campaign and read back") {
-  const auto file = std::filesystem::temp_directory_path() / "mt_conditions_waits.yaml";
-  std::ofstream(file) << "name: x\nconditions: {settle_s: 10, wait_quiet_s: 30}\n"
-                         "studies:\n  - name: s\n    workload: command\n    command: [echo, 1]\n";
-  LoadResult r = load_experiment(file);
+  LoadResult r = testing::load_experiment_text(
+      "name: x\nconditions: {settle_s: 10, wait_quiet_s: 30}\n"
+      "studies:\n  - name: s\n    workload: command\n    command: [echo, 1]\n");
   REQUIRE(r.experiment);
   CHECK(r.experiment->conditions.settle_s == 10);
   CHECK(r.experiment->conditions.wait_quiet_s == 30);

@@ -1,11 +1,7 @@
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include "experiment/experiment_loader.h"
+#include "experiment_text.h"
 #include "launch/launcher.h"
 #include "launch/trial_command.h"
 #include "store/trial_json.h"
@@ -28,15 +24,11 @@ LaunchContext context(const std::string& type, int cores = 4) {
 
 // Loads an experiment whose launcher section is `launcher` (YAML flow map).
 LoadResult load_with_launcher(const std::string& launcher) {
-  auto file = std::filesystem::temp_directory_path() / ("mtrun_launcher_test_" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(file) << "name: l\nlauncher: " << launcher
-                      << "\nstudies:\n  - name: s\n    workload: train\n    matrix: {ranks: [1]}\n";
-  LoadResult r = load_experiment(file);
-  std::filesystem::remove(file);
-  return r;
+  return testing::load_experiment_text("name: l\nlauncher: " + launcher +
+                                       "\nstudies:\n  - name: s\n    workload: train\n    matrix: {ranks: [1]}\n");
 }
 
-std::string first_error(const LoadResult& r) { return r.errors.empty() ? "" : r.errors[0].message; }
+using testing::first_error;
 
 std::string env_value(const LaunchCommand& cmd, const std::string& name) {
   for (const auto& e : cmd.environment) {

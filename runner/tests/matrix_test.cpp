@@ -1,14 +1,11 @@
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "commands/experiment_plan.h"
 #include "experiment/experiment_loader.h"
 #include "experiment/matrix.h"
+#include "experiment_text.h"
 
 using namespace mt;
 
@@ -19,14 +16,7 @@ Experiment valid() {
   return *r.experiment;
 }
 
-// An experiment from YAML text (written to a scratch file: diagnostics quote the file).
-Experiment from_yaml(const std::string& text) {
-  auto file = std::filesystem::temp_directory_path() / ("mtrun_matrix_test_" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(file) << text;
-  LoadResult r = load_experiment(file);
-  REQUIRE(r.errors.empty());
-  return *r.experiment;
-}
+Experiment from_yaml(const std::string& text) { return testing::experiment_from_text(text); }
 
 // Study `s` with one axis per name, each of `values` values 1..values; a `command` study when
 // `command` is set (any parameter names), else `train`.

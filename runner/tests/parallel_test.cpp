@@ -2,12 +2,8 @@
 // its own nodes, hosts or CPUs, and what is refused and why.
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include "experiment/experiment_loader.h"
+#include "experiment_text.h"
 #include "experiment/parallel_rules.h"
 #include "launch/launcher.h"
 #include "store/trial_json.h"
@@ -19,15 +15,11 @@ namespace {
 
 // Loads an experiment with `top` (YAML lines) before its one study.
 LoadResult load_with(const std::string& top) {
-  auto file = std::filesystem::temp_directory_path() / ("mtrun_parallel_test_" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(file) << "name: p\n"
-                      << top << "\nstudies:\n  - name: s\n    workload: train\n    matrix: {ranks: [1]}\n";
-  LoadResult r = load_experiment(file);
-  std::filesystem::remove(file);
-  return r;
+  return testing::load_experiment_text("name: p\n" + top +
+                                       "\nstudies:\n  - name: s\n    workload: train\n    matrix: {ranks: [1]}\n");
 }
 
-std::string first_error(const LoadResult& r) { return r.errors.empty() ? "" : r.errors[0].message; }
+using testing::first_error;
 
 LaunchRequest request(int ranks) { return {ranks, {}, {"/opt/mtengine", "train"}, "mtrun-abc-1"}; }
 

@@ -1,28 +1,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <set>
 
 #include "experiment/experiment_loader.h"
 #include "experiment/run_order.h"
+#include "experiment_text.h"
 
 using namespace mt;
-
-namespace {
-
-std::string load_errors(const std::string& yaml) {
-  const auto file = std::filesystem::temp_directory_path() / "mt_run_order_test.yaml";
-  std::ofstream(file) << yaml;
-  LoadResult r = load_experiment(file);
-  std::string out;
-  for (const auto& e : r.errors) out += e.message + "\n";
-  return out;
-}
-
-}  // namespace
+using mt::testing::load_errors;
 
 TEST_CASE("a shuffled round is a permutation fixed by its seed and round") {
   auto a = shuffled_round(10, 42, 0);

@@ -5,12 +5,14 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/durable_file.h"
 #include "training/checkpoint/layout.h"
 #include "training/checkpoint/sha256.h"
+#include "training/checkpoint/whole_numbers.h"
 
 namespace mt {
 
@@ -64,7 +66,9 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
     m.global_step = doc.at("global_step");
     m.tokens_seen = doc.at("tokens_seen");
     m.created_at = doc.at("created_at");
-    for (const auto& f : doc.at("files")) m.files.push_back({f.at("name"), f.at("bytes"), f.at("sha256")});
+    for (const auto& f : doc.at("files"))
+      m.files.push_back(
+          {f.at("name"), uint64_t(whole_field(f, "bytes", 0, std::numeric_limits<int64_t>::max())), f.at("sha256")});
     if (doc.contains("settings")) m.settings = doc.at("settings");
     if (doc.contains("gemm_backends")) m.gemm_backends = doc.at("gemm_backends");
     if (doc.contains("layout")) {

@@ -14,6 +14,7 @@
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/durable_file.h"
 #include "training/checkpoint/sha256.h"
+#include "training/checkpoint/whole_numbers.h"
 
 namespace mt {
 namespace {
@@ -128,17 +129,18 @@ OpenShard open_shard(const std::filesystem::path& path) {
   } catch (const std::exception& e) {
     throw CheckpointError(where + ": damaged header: " + e.what());
   }
-  const int version = doc.value("format_version", 0);
-  if (version > kShardFormatVersion)
-    throw CheckpointError(where + " has format version " + std::to_string(version) + "; this mtengine reads up to " +
-                          std::to_string(kShardFormatVersion) + ": use a newer mtengine");
   try {
+    const int64_t version = doc.contains("format_version") ? whole_field(doc, "format_version", 0, 1 << 30) : 0;
+    if (version > kShardFormatVersion)
+      throw CheckpointError(where + " has format version " + std::to_string(version) + "; this mtengine reads up to " +
+                            std::to_string(kShardFormatVersion) + ": use a newer mtengine");
+    constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
     for (const auto& e : doc.at("tensors")) {
       ShardEntry entry{e.at("name"),
                        e.at("dtype"),
-                       e.at("shape").get<std::vector<int64_t>>(),
-                       e.at("offset").get<uint64_t>(),
-                       e.at("bytes").get<uint64_t>(),
+                       shape_field(e, "shape", std::numeric_limits<int64_t>::min()),
+                       uint64_t(whole_field(e, "offset", 0, kMost)),
+                       uint64_t(whole_field(e, "bytes", 0, kMost)),
                        e.at("sha256")};
       // Every dimension non-negative and the element count bounded by the bytes the file holds,
       // before any allocation: a forged shape is damage, not a request for 2^64 bytes.
@@ -154,6 +156,11 @@ OpenShard open_shard(const std::filesystem::path& path) {
     }
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(where + ": damaged header: " + e.what());
+  } catch (const CheckpointError& e) {
+    // Said of the file here, unless already (a newer format, a cut-off tensor).
+    const std::string what = e.what();
+    if (what.rfind(where, 0) == 0) throw;
+    throw CheckpointError(where + ": damaged header: " + what);
   }
   shard.data_start = data_start;
   shard.head.append(magic, sizeof(magic));

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "training/checkpoint/checkpoint_error.h"
+#include "training/checkpoint/whole_numbers.h"
 
 namespace mt {
 namespace {
@@ -84,20 +85,38 @@ nlohmann::json to_json(const CheckpointLayout& layout) {
 CheckpointLayout layout_from_json(const nlohmann::json& json, int world_size) {
   CheckpointLayout layout;
   try {
+    constexpr int64_t kMost = int64_t(1) << 62;  // elements or offsets: sums of two stay in range
     for (const auto& p : json.at("parameters")) {
-      LogicalTensor t{p.at("name").get<std::string>(), p.at("shape").get<std::vector<int64_t>>(), {}};
-      for (auto d : t.shape)
-        if (d < 0) throw CheckpointError(fmt::format("layout of {}: negative dimension {}", t.name, d));
+      const std::string name = p.at("name").get<std::string>();
+      // What is wrong with a number is said of its parameter.
+      auto whole = [&](const nlohmann::json& value, const char* what, int64_t lowest, int64_t highest) {
+        try {
+          return whole_number(value, what, lowest, highest);
+        } catch (const CheckpointError& e) {
+          throw CheckpointError(fmt::format("layout of {}: {}", name, e.what()));
+        }
+      };
+      LogicalTensor t{name, {}, {}};
+      for (const auto& d : p.at("shape")) t.shape.push_back(whole(d, "dimension", 0, kMost));
+      int64_t elements = 1;
+      for (auto d : t.shape) {
+        if (d > 0 && elements > kMost / d)
+          throw CheckpointError(fmt::format("layout of {}: more than 2^62 elements", name));
+        elements *= d;
+      }
       int64_t covered = 0;
       for (const auto& q : p.at("pieces")) {
-        TensorPiece piece{q.at("rank").get<int>(),       q.at("tensor").get<std::string>(),
-                          q.at("offset").get<int64_t>(), q.at("numel").get<int64_t>(),
-                          q.at("at").get<int64_t>(),     q.at("moment_offset").get<int64_t>()};
-        if (piece.rank < 0 || piece.rank >= world_size)
-          throw CheckpointError(
-              fmt::format("layout of {}: rank {} outside a world of {}", t.name, piece.rank, world_size));
-        if (piece.at != covered || piece.numel <= 0 || piece.offset < 0 || piece.moment_offset < 0)
-          throw CheckpointError(fmt::format("layout of {}: pieces do not cover its elements in order", t.name));
+        const int64_t rank = whole(q.at("rank"), "rank", 0, kMost);
+        if (rank >= world_size)
+          throw CheckpointError(fmt::format("layout of {}: rank {} outside a world of {}", name, rank, world_size));
+        TensorPiece piece{int(rank),
+                          q.at("tensor").get<std::string>(),
+                          whole(q.at("offset"), "offset", 0, kMost),
+                          whole(q.at("numel"), "numel", 1, kMost),
+                          whole(q.at("at"), "at", 0, kMost),
+                          whole(q.at("moment_offset"), "moment_offset", 0, kMost)};
+        if (piece.at != covered || piece.numel > kMost - covered)
+          throw CheckpointError(fmt::format("layout of {}: pieces do not cover its elements in order", name));
         covered += piece.numel;
         t.pieces.push_back(std::move(piece));
       }

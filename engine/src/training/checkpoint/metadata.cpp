@@ -8,11 +8,11 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/job/whole_numbers.h"
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/durable_file.h"
 #include "training/checkpoint/layout.h"
 #include "training/checkpoint/sha256.h"
-#include "training/checkpoint/whole_numbers.h"
 
 namespace mt {
 

@@ -11,10 +11,10 @@
 #include <numeric>
 #include <nlohmann/json.hpp>
 
+#include "core/job/whole_numbers.h"
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/durable_file.h"
 #include "training/checkpoint/sha256.h"
-#include "training/checkpoint/whole_numbers.h"
 
 namespace mt {
 namespace {
@@ -156,7 +156,7 @@ OpenShard open_shard(const std::filesystem::path& path) {
     }
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(where + ": damaged header: " + e.what());
-  } catch (const CheckpointError& e) {
+  } catch (const InputError& e) {
     // Said of the file here, unless already (a newer format, a cut-off tensor).
     const std::string what = e.what();
     if (what.rfind(where, 0) == 0) throw;

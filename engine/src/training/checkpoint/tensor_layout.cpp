@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/job/whole_numbers.h"
 #include "training/checkpoint/checkpoint_error.h"
-#include "training/checkpoint/whole_numbers.h"
 
 namespace mt {
 namespace {
@@ -92,7 +92,7 @@ CheckpointLayout layout_from_json(const nlohmann::json& json, int world_size) {
       auto whole = [&](const nlohmann::json& value, const char* what, int64_t lowest, int64_t highest) {
         try {
           return whole_number(value, what, lowest, highest);
-        } catch (const CheckpointError& e) {
+        } catch (const InputError& e) {
           throw CheckpointError(fmt::format("layout of {}: {}", name, e.what()));
         }
       };

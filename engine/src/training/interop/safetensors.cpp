@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/job/input_error.h"
+#include "core/job/whole_numbers.h"
 #include "training/checkpoint/durable_file.h"
 
 namespace mt {
@@ -111,8 +113,17 @@ SafetensorsIndex read_safetensors_index(const fs::path& path) {
       const auto* known = std::find_if(kDtypes.begin(), kDtypes.end(), [&](const auto& d) { return dtype == d.name; });
       if (known == kDtypes.end()) throw InputError(where + ": dtype '" + dtype + "' is not supported");
       entry.dtype = known->dtype;
-      entry.shape = value.at("shape").get<std::vector<int64_t>>();
-      const auto offsets = value.at("data_offsets").get<std::vector<uint64_t>>();
+      // Whole numbers, before anything is sized by them (1.5 would truncate, 1e300 convert with
+      // undefined behaviour); a negative dimension is named below.
+      std::vector<uint64_t> offsets;
+      try {
+        entry.shape = shape_field(value, "shape", std::numeric_limits<int64_t>::min());
+        if (value.at("data_offsets").is_array())
+          for (const auto& offset : value.at("data_offsets"))
+            offsets.push_back(uint64_t(whole_number(offset, "data_offsets", 0, std::numeric_limits<int64_t>::max())));
+      } catch (const InputError& e) {
+        throw InputError(where + ": " + e.what());
+      }
       if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_bytes)
         throw InputError(fmt::format("{}: data_offsets {} outside the {} data bytes", where,
                                      value.at("data_offsets").dump(), data_bytes));

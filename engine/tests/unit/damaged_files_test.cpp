@@ -1,8 +1,9 @@
-// A checkpoint is read back from disk, where anything can happen to it: every field of its
-// metadata.json and of a shard file's header is damaged in turn, to every kind of JSON value, or
-// removed. Reading it must either succeed or refuse it with a CheckpointError (exit 2, naming the
-// file), never fail another way: a JSON type error escaping as a crash of the run, an allocation
-// sized by a forged number, or (under scripts/sanitize.sh --engine) undefined behaviour.
+// Files the engine reads back from disk, where anything can happen to them: every field of a
+// checkpoint's metadata.json, of a checkpoint shard's header and of a safetensors file's header
+// (--init-from) is damaged in turn, to every kind of JSON value, or removed. Reading must either
+// succeed or refuse the file with the input error of its kind (exit 2, naming the file), never fail
+// another way: a JSON type error escaping as a crash of the run, an allocation sized by a forged
+// number, or (under scripts/sanitize.sh --engine) undefined behaviour.
 #include "torch_doctest.h"
 
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/metadata.h"
 #include "training/checkpoint/shard_file.h"
+#include "training/interop/safetensors.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -62,22 +64,33 @@ void for_each_damage(const json& intact, const std::function<void(const json&, c
   for (const json& value : damages) use(value, "the whole document = " + value.dump());
 }
 
-// Runs `read`; a CheckpointError or success is fine, anything else is recorded against `what`.
-void expect_checkpoint_error_or_nothing(const std::function<void()>& read, const std::string& what,
-                                        std::vector<std::string>& failures) {
+// Runs `read`; success or an `Expected` error is fine, anything else is recorded against `what`.
+template <typename Expected>
+void expect_refusal_or_nothing(const std::function<void()>& read, const std::string& what,
+                               std::vector<std::string>& failures) {
   try {
     read();
-  } catch (const mt::CheckpointError&) {
+  } catch (const Expected&) {
   } catch (const std::exception& e) {
     failures.push_back(fmt::format("{}: {}", what, e.what()));
   }
 }
+constexpr auto expect_checkpoint_error_or_nothing = expect_refusal_or_nothing<mt::CheckpointError>;
 
 void check_no_failures(const std::vector<std::string>& failures) {
   std::string first;
   for (std::size_t i = 0; i < failures.size() && i < 20; ++i) first += failures[i] + "\n";
-  INFO(failures.size(), " damaged files failed otherwise than with a CheckpointError; the first:\n", first);
+  INFO(failures.size(), " damaged files failed otherwise than with the input error of their kind; the first:\n", first);
   CHECK(failures.empty());
+}
+
+// The 8-byte little-endian header length, the header, the data: a safetensors file.
+void write_raw_safetensors(const fs::path& path, const json& header, const std::string& data) {
+  const std::string text = header.dump();
+  const uint64_t length = text.size();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(&length), sizeof(length));  // little-endian, as the format is
+  out << text << data;
 }
 
 mt::CheckpointMetadata full_metadata() {
@@ -165,6 +178,34 @@ TEST_CASE("a shard file with a damaged header is read or refused with a Checkpoi
         what + " (element by element)", failures);
   });
   MESSAGE(tried, " damaged shard headers read");
+  check_no_failures(failures);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a safetensors file with a damaged header is read or refused with an InputError, whatever the damage") {
+  const auto dir = scratch("safetensors");
+  const auto path = dir / "model.safetensors";
+  mt::write_safetensors(
+      path,
+      {{"wte.weight", torch::arange(12, torch::kFloat).reshape({3, 4})}, {"steps", torch::tensor({7}, torch::kLong)}},
+      {{"format", "pt"}});
+  std::ifstream in(path, std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint64_t length = 0;
+  std::memcpy(&length, raw.data(), sizeof(length));
+  const json intact = json::parse(raw.substr(sizeof(length), length));
+  const std::string data = raw.substr(sizeof(length) + length);
+  write_raw_safetensors(path, intact, data);
+  REQUIRE(mt::read_safetensors(path).size() == 2);  // taken apart and put together faithfully
+
+  std::vector<std::string> failures;
+  std::size_t tried = 0;
+  for_each_damage(intact, [&](const json& damaged, const std::string& what) {
+    ++tried;
+    write_raw_safetensors(path, damaged, data);
+    expect_refusal_or_nothing<mt::InputError>([&] { mt::read_safetensors(path); }, what, failures);
+  });
+  MESSAGE(tried, " damaged safetensors headers read");
   check_no_failures(failures);
   fs::remove_all(dir);
 }

@@ -6,6 +6,8 @@
 #include <limits>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 namespace mt {
 
 template <typename Int>
@@ -18,5 +20,11 @@ std::optional<Int> checked_integer(double value) {
 
 inline std::optional<int> checked_int(double value) { return checked_integer<int>(value); }
 inline std::optional<std::int64_t> checked_int64(double value) { return checked_integer<std::int64_t>(value); }
+
+// A JSON integer that fits an int (a step or a rank a program wrote); nullopt for anything else:
+// 4294967308 must not read as 12.
+inline std::optional<int> json_int(const nlohmann::json& value) {
+  return value.is_number_integer() ? checked_int(value.get<double>()) : std::nullopt;
+}
 
 }  // namespace mt

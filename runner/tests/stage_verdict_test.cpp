@@ -106,6 +106,17 @@ TEST_CASE("every part that differs is named: outcome, result fields, output, che
         "expected output has \"cannot resume\", observed output lacks \"cannot resume\"; "
         "expected resumed from step 6, observed started fresh; "
         "expected READY steps 6, observed READY steps 6 12");
+
+  // A step past int's range is no step, not the step it would wrap to (2^32 + 6 is not 6).
+  StageExpectation resumed;
+  resumed.outcome = "succeeded";
+  resumed.resumed_from_step = 6;
+  o.result_json = R"({"status": "ok", "resumed_from_step": 4294967302})";
+  const StageVerdict wrapped = judge_stage(resumed, o, d.log);
+  CHECK_FALSE(wrapped.met);
+  CHECK(wrapped.observed == "succeeded; resumed_from_step 4294967302 is no step");
+  o.result_json = R"({"status": "ok", "resumed_from_step": 6})";
+  CHECK(judge_stage(resumed, o, d.log).met);
 }
 
 TEST_CASE("the output is searched in the error reason and the log; verify's first difference is shown") {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "launch/trial_command.h"
+#include "checked_int.h"
 #include "run/checkpoint_scan.h"
 
 namespace mt {
@@ -25,7 +26,7 @@ std::optional<int> resumed_from_step(const AttemptOutcome& o) {
   const json result = json::parse(*o.result_json, nullptr, false);
   if (!result.is_object()) return std::nullopt;
   auto it = result.find("resumed_from_step");
-  return it != result.end() && it->is_number_integer() ? std::optional<int>(it->get<int>()) : std::nullopt;
+  return it != result.end() ? json_int(*it) : std::nullopt;
 }
 
 LaunchRecord record_of(const AttemptOutcome& o, int number) {

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "checked_int.h"
 #include "run/checkpoint_scan.h"
 #include "store/log_scan.h"
 
@@ -28,9 +29,8 @@ std::string first_difference(const json& result) {
     const json d = component.value("first_difference", json::object());
     std::string where =
         d.is_object() && d.contains("tensor") && d["tensor"].is_string() ? d["tensor"].get<std::string>() : "";
-    if (d.is_object() && d.contains("rank") && d["rank"].is_number_integer()) {
-      where += fmt::format(" on rank {}", d["rank"].get<int>());
-    }
+    if (const auto rank = d.is_object() && d.contains("rank") ? json_int(d["rank"]) : std::nullopt)
+      where += fmt::format(" on rank {}", *rank);
     return where.empty() ? name + " differs" : fmt::format("{} differs first at {}", name, where);
   }
   return "";
@@ -106,11 +106,12 @@ class Judge {
 
   void check_resume() {
     const json v = result_.value("resumed_from_step", json());
-    std::string seen = v.is_number_integer()                   ? fmt::format("resumed from step {}", v.get<int>())
-                       : result_.contains("resumed_from_step") ? std::string("started fresh")
-                                                               : std::string("no resumed_from_step in the result");
-    observe(v.is_number_integer() && v.get<int>() == *e_.resumed_from_step, seen,
-            fmt::format("resumed from step {}", *e_.resumed_from_step));
+    const std::optional<int> step = json_int(v);
+    std::string seen = step ? fmt::format("resumed from step {}", *step)
+                       : v.is_null() && result_.contains("resumed_from_step") ? std::string("started fresh")
+                       : v.is_null() ? std::string("no resumed_from_step in the result")
+                                     : fmt::format("resumed_from_step {:.40} is no step", v.dump());
+    observe(step == e_.resumed_from_step, seen, fmt::format("resumed from step {}", *e_.resumed_from_step));
   }
 
   void check_exact_match() {

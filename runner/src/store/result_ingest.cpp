@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "checked_int.h"
 #include "store/bounded_json.h"
 #include "store/log_scan.h"
 #include "store/result_rows.h"
@@ -60,19 +61,12 @@ std::vector<StepValue> step_series(const json& result) {
   return out;
 }
 
-std::optional<int> small_int(const json& node) {
-  if (!node.is_number_integer()) return std::nullopt;
-  auto v = node.get<std::int64_t>();
-  if (v < INT_MIN || v > INT_MAX) return std::nullopt;
-  return int(v);
-}
-
 // The engine's own account of a failure: error.rank, error.step, error.reason.
 void read_error(const json& result, AttemptOutcome& o) {
   if (!result.contains("error") || !result["error"].is_object()) return;
   const json& e = result["error"];
-  if (e.contains("rank")) o.error_rank = small_int(e["rank"]);
-  if (e.contains("step")) o.error_step = small_int(e["step"]);
+  if (e.contains("rank")) o.error_rank = json_int(e["rank"]);
+  if (e.contains("step")) o.error_step = json_int(e["step"]);
   if (e.contains("reason") && e["reason"].is_string())
     o.error_reason = e["reason"].get<std::string>().substr(0, kReasonLength);
 }

@@ -156,11 +156,10 @@ OpenShard open_shard(const std::filesystem::path& path) {
     }
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(where + ": damaged header: " + e.what());
+  } catch (const CheckpointError&) {
+    throw;  // said of the file already (a newer format, a cut-off tensor)
   } catch (const InputError& e) {
-    // Said of the file here, unless already (a newer format, a cut-off tensor).
-    const std::string what = e.what();
-    if (what.rfind(where, 0) == 0) throw;
-    throw CheckpointError(where + ": damaged header: " + what);
+    throw CheckpointError(where + ": damaged header: " + e.what());  // a number that is none
   }
   shard.data_start = data_start;
   shard.head.append(magic, sizeof(magic));

@@ -120,9 +120,8 @@ CheckpointLayout layout_from_json(const nlohmann::json& json, int world_size) {
         covered += piece.numel;
         t.pieces.push_back(std::move(piece));
       }
-      if (covered != t.numel())
-        throw CheckpointError(
-            fmt::format("layout of {}: pieces cover {} of its {} elements", t.name, covered, t.numel()));
+      if (covered != elements)
+        throw CheckpointError(fmt::format("layout of {}: pieces cover {} of its {} elements", name, covered, elements));
       layout.parameters.push_back(std::move(t));
     }
   } catch (const CheckpointError&) {

@@ -1,7 +1,6 @@
 #include "report/model/comm_rows.h"
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -15,13 +14,6 @@
 
 namespace mt {
 namespace {
-
-std::optional<double> number(const nlohmann::json& row, const char* key) {
-  auto it = row.find(key);
-  if (it == row.end() || !it->is_number()) return std::nullopt;
-  double v = it->get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
 
 std::string variant_of(const nlohmann::json& row) {
   auto in_place = row.find("in_place");
@@ -60,12 +52,13 @@ void add_row(CommPoint& point, const nlohmann::json& row, const ReportTrial& t) 
   }
   // busbw as the program that measured it computed it (mtengine describe lists the engine's
   // factors); a row without one has none here either.
-  auto algbw = number(row, "algbw_gbps");
-  auto busbw = number(row, "busbw_gbps");
-  if (auto v = number(row, "latency_us")) point.latency_us.push_back(*v);
+  auto algbw = number_field(row, "algbw_gbps");
+  auto busbw = number_field(row, "busbw_gbps");
+  if (auto v = number_field(row, "latency_us")) point.latency_us.push_back(*v);
   if (algbw) point.algbw_gbps.push_back(*algbw);
   if (busbw) point.busbw_gbps.push_back(*busbw);
-  if (auto wrong = number(row, "wrong_values")) point.worst_wrong = std::max(point.worst_wrong.value_or(0), *wrong);
+  if (auto wrong = number_field(row, "wrong_values"))
+    point.worst_wrong = std::max(point.worst_wrong.value_or(0), *wrong);
 }
 
 // The first description each operation's requested algorithm has among a study's results.
@@ -123,7 +116,7 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
       if (study.mpi_thread_level.empty()) study.mpi_thread_level = text_field(t->result, "mpi_thread_level");
       // Memory policies hold for a study only where every trial says so: the least over them.
       auto least = [&](std::optional<int64_t>& so_far, const char* key) {
-        const int64_t said = checked_int64(number(environment, key).value_or(0)).value_or(0);
+        const int64_t said = checked_int64(number_field(environment, key).value_or(0)).value_or(0);
         so_far = std::min(so_far.value_or(said), said);
         return said;
       };
@@ -133,12 +126,12 @@ CommData collect_comm_rows(const std::vector<const Group*>& groups) {
       study.all_on_huge_pages = study.all_on_huge_pages.value_or(true) && on_huge;
       if (study.engine) {
         add_requested(study.requested, t->result);
-        if (auto copy = number(environment, "memory_copy_gbps_per_thread"); copy && *copy > 0)
+        if (auto copy = number_field(environment, "memory_copy_gbps_per_thread"); copy && *copy > 0)
           data.copy_gbps_per_thread[g->ranks].push_back(*copy);
       }
       for (const auto& row : t->rows) {
         auto op = row.find("operation");
-        auto bytes = number(row, "bytes");
+        auto bytes = number_field(row, "bytes");
         if (op == row.end() || !op->is_string() || !bytes) continue;
         const std::string name = op->get<std::string>();
         // Operations in the order they first appear: the order the engine (or the peer) ran them.

@@ -11,7 +11,7 @@ using Argv = std::vector<std::string>;
 
 namespace {
 LaunchRequest request(int ranks) {
-  return {ranks, {{"NCCL_ALGO", "ring"}}, {"/opt/mtengine", "train", "--steps", "3"}, "mtrun-abc-1"};
+  return {ranks, {{"NCCL_ALGO", "ring"}}, {"/opt/mtengine", "train", "--steps", "3"}, "mtrun-abc-1", {}};
 }
 
 LaunchContext context(const std::string& type, int cores = 4) {

@@ -21,7 +21,7 @@ LoadResult load_with(const std::string& top) {
 
 using testing::first_error;
 
-LaunchRequest request(int ranks) { return {ranks, {}, {"/opt/mtengine", "train"}, "mtrun-abc-1"}; }
+LaunchRequest request(int ranks) { return {ranks, {}, {"/opt/mtengine", "train"}, "mtrun-abc-1", {}}; }
 
 }  // namespace
 

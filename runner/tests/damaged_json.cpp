@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <vector>
 
@@ -62,6 +63,14 @@ void for_each_damage(const json& intact, const DamageVisitor& each) {
     }
     each(removed(intact, place), place, place.to_string() + " removed");
   }
+}
+
+void check_every_damage_read(const std::vector<std::string>& failures) {
+  std::string first;
+  for (std::size_t i = 0; i < failures.size() && (i < 20 || std::getenv("MT_HOSTILE_ALL")); ++i)
+    first += failures[i] + "\n";
+  INFO(failures.size(), " damaged copies were misread; the first:\n", first);
+  CHECK(failures.empty());
 }
 
 }  // namespace mt::testing

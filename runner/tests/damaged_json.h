@@ -4,6 +4,7 @@
 // removed, and the whole document replaced too.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,5 +19,9 @@ nlohmann::json result_seed(const std::string& name);
 using DamageVisitor = std::function<void(const nlohmann::json& damaged, const nlohmann::json::json_pointer& place,
                                          const std::string& what)>;
 void for_each_damage(const nlohmann::json& intact, const DamageVisitor& each);
+
+// A doctest check that `failures` (what each damaged copy's reader got wrong) is empty, showing the
+// first 20 (all of them with MT_HOSTILE_ALL set).
+void check_every_damage_read(const std::vector<std::string>& failures);
 
 }  // namespace mt::testing

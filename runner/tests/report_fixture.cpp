@@ -152,6 +152,21 @@ std::string render_comparison_of(const ReportFixture& fixture, const std::string
                            load_report_data(*db, {campaign_by_id(*db, b)}));
 }
 
+std::string read_with_every_reader(Database& db, const ReportData& intact) {
+  try {
+    const ReportData pooled = load_report_data(db, {campaign_by_id(db, "intact"), campaign_by_id(db, "damaged")});
+    ReportOptions options;
+    options.allow_mixed = true;
+    options.plot_dir = "plots";
+    if (render_report(pooled, options).markdown.empty()) return "an empty report";
+    render_answers_text(pooled);
+    render_comparison(intact, pooled);
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 static std::string read_text(const std::filesystem::path& file) {

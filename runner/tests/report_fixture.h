@@ -66,6 +66,12 @@ RenderedReport render_latest(const ReportFixture& fixture, bool allow_mixed = fa
 // `mtrun compare A B` over the fixture's database.
 std::string render_comparison_of(const ReportFixture& fixture, const std::string& a, const std::string& b);
 
+// What every reader of `db` makes of its campaign "damaged" pooled with its campaign "intact" (whose
+// data alone is `intact`): the loaded data, the report with its plots (drawn into memory; other
+// revisions reported beside), the answers, and the comparison with the intact campaign. Empty when
+// all of them read it, else what went wrong.
+std::string read_with_every_reader(Database& db, const ReportData& intact);
+
 bool contains(const std::string& text, const std::string& part);
 
 // `actual` against tests/golden/NAME, byte for byte (a doctest check). Set MT_UPDATE_GOLDEN=1 to

@@ -57,7 +57,7 @@ double probe_copy_gbps_per_thread() {
   // every cache before each copy reads the same rate there (14.4-14.9 GB/s against 13.9-14.5 for
   // 64 MiB) in about 12 ms. Where the flush instruction is missing, the large buffers.
   const bool evict = can_evict();
-  const std::size_t bytes = std::size_t{evict ? 8 : 64} << 20;
+  const std::size_t bytes = std::size_t{evict ? 8u : 64u} << 20;
   ProbeBuffer from(bytes), to(bytes);
   if (!from.data() || !to.data()) return 0;
   std::memset(from.data(), 1, bytes);

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "training/checkpoint/checkpoint_error.h"
 
 namespace mt {
@@ -45,7 +47,7 @@ void write_durable_file(const std::filesystem::path& path, const std::string& by
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot create", path);
   try {
-    write_all(fd, bytes.data(), bytes.size(), "'" + path.string() + "'");
+    write_all(fd, bytes.data(), bytes.size(), fmt::format("'{}'", path.string()));
   } catch (...) {
     ::close(fd);
     throw;

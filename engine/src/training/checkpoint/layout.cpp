@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 
 std::string step_name(int64_t step) { return fmt::format("step_{:08d}", step); }
 fs::path step_dir(const fs::path& root, int64_t step) { return root / step_name(step); }
-fs::path temp_dir(const fs::path& root, int64_t step) { return root / ("." + step_name(step) + ".tmp"); }
+fs::path temp_dir(const fs::path& root, int64_t step) { return root / fmt::format(".{}.tmp", step_name(step)); }
 std::string shard_name(int rank) { return fmt::format("rank_{:05d}.shard", rank); }
 
 std::optional<int64_t> parse_step_name(const std::string& name) {
@@ -100,7 +100,7 @@ fs::path free_unready_name(const fs::path& root, const std::string& name) {
 
 }  // namespace
 
-fs::path pruning_dir(const fs::path& root, int64_t step) { return root / ("." + step_name(step) + ".pruning"); }
+fs::path pruning_dir(const fs::path& root, int64_t step) { return root / fmt::format(".{}.pruning", step_name(step)); }
 
 Leftovers clean_incomplete(const fs::path& root) {
   Leftovers out;

@@ -68,7 +68,7 @@ std::string safetensors_dtype_name(torch::ScalarType dtype) {
 }
 
 SafetensorsIndex read_safetensors_index(const fs::path& path) {
-  const std::string file = "'" + path.string() + "'";
+  const std::string file = fmt::format("'{}'", path.string());
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(file + " does not exist");
   if (!fs::is_regular_file(path, ec)) throw InputError(file + " is not a regular file");

@@ -10,6 +10,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "json_fields.h"
+
 namespace mt {
 namespace {
 
@@ -20,9 +22,8 @@ struct RankWindow {
 };
 
 std::optional<double> number(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
-  const double value = j[key].get<double>();
-  if (!(value >= 0 && value <= 1e12)) return std::nullopt;
+  const std::optional<double> value = number_field(j, key);
+  if (!value || !(*value >= 0 && *value <= 1e12)) return std::nullopt;
   return value;
 }
 
@@ -34,7 +35,7 @@ std::optional<RankWindow> rank_window(const nlohmann::json& j, const std::string
   if (!wall || !cpus || !busy || !own || !steal || *wall <= 0 || *cpus < 1 || *cpus > 1e6) return std::nullopt;
   RankWindow w;
   w.host = host;
-  const std::string boot_id = j.contains("boot_id") && j["boot_id"].is_string() ? j["boot_id"].get<std::string>() : "";
+  const std::string boot_id = text_field(j, "boot_id");
   w.machine = boot_id.empty() ? "host:" + host : boot_id;
   w.wall_s = *wall;
   w.cpus = int(*cpus);

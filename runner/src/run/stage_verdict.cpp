@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checked_int.h"
+#include "json_fields.h"
 #include "run/checkpoint_scan.h"
 #include "store/log_scan.h"
 
@@ -21,16 +22,13 @@ std::string steps_text(const std::vector<int>& steps) {
 
 // "optimizer differs first at optimizer/exp_avg on rank 1", from verify's result.
 std::string first_difference(const json& result) {
-  if (!result.contains("components") || !result["components"].is_object()) return "";
-  for (const auto& [name, component] : result["components"].items()) {
+  for (const auto& [name, component] : object_field(result, "components").items()) {
     if (!component.is_object()) continue;
     // Only a component that says it does not match differs: anything else there is no claim.
     if (const auto match = component.find("match"); match == component.end() || *match != false) continue;
-    const json d = component.value("first_difference", json::object());
-    std::string where =
-        d.is_object() && d.contains("tensor") && d["tensor"].is_string() ? d["tensor"].get<std::string>() : "";
-    if (const auto rank = d.is_object() && d.contains("rank") ? json_int(d["rank"]) : std::nullopt)
-      where += fmt::format(" on rank {}", *rank);
+    const json& d = object_field(component, "first_difference");
+    std::string where = text_field(d, "tensor");
+    if (const auto rank = json_int(d.value("rank", json()))) where += fmt::format(" on rank {}", *rank);
     return where.empty() ? name + " differs" : fmt::format("{} differs first at {}", name, where);
   }
   return "";

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_fields.h"
+
 namespace mt {
 
 std::string questions_to_json(const std::vector<Question>& questions) {
@@ -25,9 +27,7 @@ std::optional<std::vector<Question>> questions_from_measurement(const std::strin
   std::vector<Question> out;
   for (const auto& e : j["questions"]) {
     if (!e.is_object()) continue;
-    auto text = [&e](const char* key) {
-      return e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : std::string();
-    };
+    auto text = [&e](const char* key) { return text_field(e, key); };
     Question q{text("metric"), text("compare"), text("baseline"), {}, text("better"), text("study"), {}, text("where")};
     if (e.contains("within") && e["within"].is_array()) {
       for (const auto& w : e["within"]) {

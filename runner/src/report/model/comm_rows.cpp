@@ -9,7 +9,7 @@
 #include "checked_int.h"
 #include "report/render/cells.h"
 #include "report/sections/comm_table.h"
-#include "report/model/json_fields.h"
+#include "json_fields.h"
 #include "report/model/machine_context.h"
 
 namespace mt {

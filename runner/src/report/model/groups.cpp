@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "report/model/json_fields.h"
+#include "json_fields.h"
 #include "table_cell.h"
 
 namespace mt {

@@ -10,7 +10,7 @@
 #include "report/model/machine_context.h"
 #include "report/render/markdown_table.h"
 #include "report/model/campaign_drift.h"
-#include "report/model/json_fields.h"
+#include "json_fields.h"
 #include "report/model/measurement_window.h"
 #include "report/sections/training_tables.h"
 

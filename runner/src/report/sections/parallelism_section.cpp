@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "report/model/json_fields.h"
+#include "json_fields.h"
 #include "report/render/cells.h"
 #include "report/sections/detail_table.h"
 #include "report/model/machine_context.h"

@@ -10,7 +10,7 @@
 
 #include "report/render/cells.h"
 #include "report/model/comm_rows.h"
-#include "report/model/json_fields.h"
+#include "json_fields.h"
 #include "report/model/machine_context.h"
 #include "report/render/markdown_table.h"
 #include "stats.h"

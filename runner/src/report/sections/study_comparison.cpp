@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "report/render/cells.h"
-#include "report/model/json_fields.h"
+#include "json_fields.h"
 #include "report/model/machine_context.h"
 #include "report/render/markdown_table.h"
 #include "report/render/series_names.h"

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "report/model/json_fields.h"
+#include "json_fields.h"
 #include "report/model/machine_context.h"
 #include "report/render/cells.h"
 #include "report/render/markdown_table.h"

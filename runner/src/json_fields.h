@@ -1,7 +1,7 @@
 #pragma once
-// Reading one field of a result's JSON object the way reports do: missing or of another type reads
-// as absent, never as an error (results come from many programs and versions, and a workload may
-// write anything).
+// Reading one field of a JSON object a program wrote (a result, a stage's result, a rank's window):
+// missing or of another type reads as absent, never as an error (results come from many programs
+// and versions, and a workload may write anything).
 #include <optional>
 #include <string>
 

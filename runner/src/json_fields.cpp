@@ -1,4 +1,4 @@
-#include "report/model/json_fields.h"
+#include "json_fields.h"
 
 #include <cmath>
 

@@ -163,3 +163,24 @@ if ! grep -q measured_on_busy_machine "$WORK/quiet.json"; then
   grep -q "^gemm backends" <<<"$(cache_keys)" || { echo "FAIL: the quiet launch kept no answer"; exit 1; }
   echo "ok: and kept its answer"
 fi
+
+# A kept answer is two speeds as the engine wrote them. One damaged or edited by hand (a word, a
+# lone number, a non-finite speed, a negative one) is no answer: that shape is measured again, and
+# every other shape still reads its own (a misread line once left every later shape at zero).
+damaged=0
+for fact in "$WORK"/busy-cache/fact-*; do
+  grep -q "gemm backends" <<<"$(head -n1 "$fact")" || continue
+  values=("x" "12" "inf nan" "-1 5" "7 8 9")
+  printf '%s\n%s\n' "$(head -n1 "$fact")" "${values[$((damaged % ${#values[@]}))]}" >"$fact"
+  damaged=$((damaged + 1))
+done
+[ "$damaged" -gt 0 ] || { echo "FAIL: no kept GEMM answer to damage"; exit 1; }
+MT_CACHE_DIR="$WORK/busy-cache" "${ONE_RANK[@]}" "$MTENGINE" train "${TINY[@]}" --output "$WORK/damaged.json" \
+  >/dev/null || { echo "FAIL: a run over a damaged fact cache"; exit 1; }
+python3 - "$WORK/damaged.json" "$damaged" <<'PY' || exit 1
+import json, math, sys
+shapes = json.load(open(sys.argv[1]))["environment"]["gemm_backends"]
+for s in shapes:
+    assert all(math.isfinite(s[k]) and s[k] > 0 for k in ("mkl_gflops", "onednn_gflops")), s
+print(f"ok: over {sys.argv[2]} damaged answers in the fact cache, all {len(shapes)} shapes have speeds of their own")
+PY

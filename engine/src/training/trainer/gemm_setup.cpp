@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -49,6 +51,20 @@ std::string stand_in_key(const GemmShape& shape, const std::string& cpu, int thr
 
 constexpr std::chrono::milliseconds kShortestQuietWindow{250};
 
+// A kept answer as this file writes it: two finite speeds, "mkl_gflops onednn_gflops". Anything else
+// (a cache file damaged or edited by hand) is no answer: the shape is measured again, where reading
+// it would have left every later shape's speeds unread (zero) and their backends chosen from that.
+std::optional<std::string> recalled_speeds(const std::string& key) {
+  const auto text = recalled_fact(key);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
+  double mkl = 0, onednn = 0;
+  std::string rest;
+  const bool two_speeds = in >> mkl >> onednn && !(in >> rest);
+  if (!two_speeds || !std::isfinite(mkl) || !std::isfinite(onednn) || mkl < 0 || onednn < 0) return std::nullopt;
+  return text;
+}
+
 // One shape's speeds for this run: "mkl_gflops onednn_gflops", whether this run measured them on a
 // busy machine (a shape known from before was not), and whether they are an earlier busy launch's
 // stand-in.
@@ -67,7 +83,7 @@ std::pair<std::vector<ShapeSpeeds>, std::string> shape_speeds(const std::vector<
   std::vector<ShapeSpeeds> speeds(shapes.size());
   std::vector<size_t> unknown;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    if (auto known = recalled_fact(speeds_key(shapes[i], cpu, threads))) speeds[i].speeds = *known;
+    if (auto known = recalled_speeds(speeds_key(shapes[i], cpu, threads))) speeds[i].speeds = *known;
     else unknown.push_back(i);
   }
   std::vector<GemmShape> to_measure;
@@ -95,7 +111,7 @@ std::pair<std::vector<ShapeSpeeds>, std::string> shape_speeds(const std::vector<
   for (const size_t i : unknown) {
     const std::string key = stand_in_key(shapes[i], cpu, threads);
     speeds[i].busy = true;
-    if (auto earlier = recalled_fact(key)) speeds[i] = {*earlier, true, true};
+    if (auto earlier = recalled_speeds(key)) speeds[i] = {*earlier, true, true};
     else keep_fact(key, speeds[i].speeds);
   }
   return {speeds, busy};

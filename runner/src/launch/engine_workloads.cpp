@@ -69,14 +69,18 @@ void load(const std::filesystem::path& engine, const std::string& subcommand) {
   const std::string hash = file_hash(engine);
   const auto dir = cache_dir();
   const auto cached = dir.empty() ? dir : dir / fmt::format("{}-{}.json", hash.substr(hash.find(':') + 1), subcommand);
-  std::string text;
-  if (!cached.empty() && std::filesystem::is_regular_file(cached)) text = read_file(cached);
-  if (text.empty()) {
-    text = describe(engine, subcommand);
-    parse_workload_description(text);  // never cache what cannot be read back
-    if (!cached.empty()) store_in_cache(cached, text);
+  if (!cached.empty() && std::filesystem::is_regular_file(cached)) {
+    try {
+      register_engine_workload(parse_workload_description(read_file(cached)));
+      return;
+    } catch (const std::exception&) {
+      // A cache file cut short, damaged or edited by hand: the engine is asked again and the file rewritten.
+    }
   }
-  register_engine_workload(parse_workload_description(text));
+  const std::string text = describe(engine, subcommand);
+  WorkloadSpec spec = parse_workload_description(text);  // never cache what cannot be read back
+  if (!cached.empty()) store_in_cache(cached, text);
+  register_engine_workload(std::move(spec));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cli/closest_names.h"
 #include "core/env/omp_wait_policy.h"
 #include "workloads/workload_table.h"
 
@@ -35,12 +36,21 @@ std::string unknown_word_message(const CLI::App& cli) {
   if (left.empty()) return "";
   if (cli.get_subcommands().empty()) {
     if (left.front().rfind('-', 0) == 0) return "";
-    return "mtengine: unknown command '" + left.front() + "'; `mtengine --help` lists the commands";
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : cli.get_subcommands([](const CLI::App*) { return true; }))
+      commands.push_back(sub->get_name());
+    return "mtengine: unknown command '" + left.front() + "'" + mt::did_you_mean_text(left.front(), commands) +
+           "; `mtengine --help` lists the commands";
   }
-  const std::string command = "mtengine " + cli.get_subcommands().back()->get_name();
+  const CLI::App& sub = *cli.get_subcommands().back();
+  const std::string command = "mtengine " + sub.get_name();
   for (const auto& word : left) {
     if (word.rfind("--", 0) == 0 && word.size() > 2) {
-      return command + ": unknown option '" + word.substr(0, word.find('=')) + "'; `" + command +
+      const std::string flag = word.substr(0, word.find('='));
+      std::vector<std::string> flags;
+      for (const CLI::Option* option : sub.get_options())
+        for (const auto& name : option->get_lnames()) flags.push_back("--" + name);
+      return command + ": unknown option '" + flag + "'" + mt::did_you_mean_text(flag, flags) + "; `" + command +
              " --help` lists its options";
     }
   }

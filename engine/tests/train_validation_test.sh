@@ -73,8 +73,10 @@ assert 0 < m["host_need_lower_bound_bytes"] <= m["peak_rss_bytes"], m
 print(f"ok: lower bound {m['host_need_lower_bound_bytes'] / 2**20:.1f} MiB <= peak {m['peak_rss_bytes'] / 2**20:.1f} MiB")
 PY
 expect 2 "mtengine train: unknown option '--no-such-flag'; \`mtengine train --help\` lists its options" train --no-such-flag 3
-expect 2 "mtengine train: unknown option '--d-modle'" train --d-modle=64
-expect 2 "mtengine: unknown command 'trian'; \`mtengine --help\` lists the commands" trian
+expect 2 "mtengine train: unknown option '--d-modle' (did you mean '--d-model'?); \`mtengine train --help\` lists its options" train --d-modle=64
+expect 2 "mtengine train: unknown option '--layers' (did you mean '--n-layers'?)" train --layers 2
+expect 2 "mtengine comm: unknown option '--op' (did you mean '--ops'?)" comm --op all_reduce
+expect 2 "mtengine: unknown command 'trian' (did you mean 'train'?); \`mtengine --help\` lists the commands" trian
 expect 2 "mtengine version does not take 'a', 'b'" version a b
 expect 2 "--steps" train --steps notanumber
 

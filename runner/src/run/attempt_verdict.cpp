@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "checked_int.h"
 #include "core_use.h"
+#include "json_fields.h"
 #include "stats.h"
 
 namespace mt {
@@ -57,17 +59,18 @@ bool job_oversubscribed(const std::string& result_json, int local_cpus) {
   const auto result = nlohmann::json::parse(result_json, nullptr, /*allow_exceptions=*/false);
   const auto most = most_ranks_on_one_host(result);
   if (!most) return false;
-  auto number = [](const nlohmann::json& object, const char* key) -> std::optional<double> {
-    if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
-    return object[key].get<double>();
+  // A count the result states: a whole number of at least one that an int holds; else not stated.
+  auto count = [](const nlohmann::json& object, const char* key) -> std::optional<int> {
+    const std::optional<double> value = number_field(object, key);
+    const std::optional<int> whole = value ? checked_int(*value) : std::nullopt;
+    return whole && *whole >= 1 ? whole : std::nullopt;
   };
-  const nlohmann::json environment = result.contains("environment") ? result["environment"] : nlohmann::json();
+  const nlohmann::json& environment = object_field(result, "environment");
   CoreUse use;
   use.ranks_per_node = *most;
-  use.threads_per_rank =
-      int(number(result, "threads_per_rank").value_or(number(environment, "threads_per_rank").value_or(1)));
-  const double cpus = number(environment, "cpu_cores").value_or(local_cpus);
-  if (cpus > 0) use.cores = int(cpus);
+  use.threads_per_rank = count(result, "threads_per_rank").value_or(count(environment, "threads_per_rank").value_or(1));
+  const std::optional<int> cpus = count(environment, "cpu_cores");
+  if (cpus || local_cpus > 0) use.cores = cpus.value_or(local_cpus);
   return use.oversubscribed();
 }
 

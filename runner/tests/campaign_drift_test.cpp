@@ -66,6 +66,28 @@ TEST_CASE("campaign drift: a machine slowing over the campaign is fitted and mar
   CHECK_FALSE(campaign_drifts(group_pointers(small_groups)).at(0).marked());
 }
 
+TEST_CASE("campaign drift: re-runs among the attempts are counted in its words") {
+  auto trials = interleaved(3, 5, 0.10);
+  const auto first = campaign_drifts(group_pointers(group_trials(trials)));
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].reruns == 0);
+  CHECK(campaign_drift_text(first[0], false).find("re-run") == std::string::npos);
+  // The last round's two trials failed and were run again: their second attempts are reported.
+  trials[trials.size() - 1].succeeded_attempt = 2;
+  trials[trials.size() - 2].succeeded_attempt = 3;
+  const auto groups = group_trials(trials);
+  const auto rerun = campaign_drifts(group_pointers(groups));
+  REQUIRE(rerun.size() == 1);
+  CHECK(rerun[0].reruns == 2);
+  CHECK(rerun[0].change == doctest::Approx(first[0].change));  // counted, not left out of the fit
+  CHECK(campaign_drift_text(rerun[0], false).find("in the order they started, 2 of them re-runs; p ") !=
+        std::string::npos);
+  trials[trials.size() - 2].succeeded_attempt = 1;
+  const auto one_groups = group_trials(trials);
+  CHECK(campaign_drift_text(campaign_drifts(group_pointers(one_groups))[0], false).find(", one of them a re-run; p ") !=
+        std::string::npos);
+}
+
 TEST_CASE("campaign drift: each campaign of a pooled report is fitted on its own; too little to fit is none") {
   auto trials = interleaved(3, 4, -0.08, "a");
   for (auto& t : interleaved(3, 4, 0.0, "b")) trials.push_back(t);

@@ -18,6 +18,7 @@ struct Point {
   std::size_t configuration = 0;
   double deviation = 0;  // step time ÷ the configuration's mean − 1
   double place = 0;      // in the campaign's start order, 0 to 1; then less its configuration's mean place
+  bool rerun = false;    // the trial's second attempt or later
 };
 
 // The fit through one campaign's points, each configuration's places centred on their own mean.
@@ -44,6 +45,7 @@ std::optional<CampaignDrift> fit(const std::string& campaign_id, std::vector<Poi
   drift.campaign_id = campaign_id;
   drift.attempts = n;
   drift.configurations = configurations;
+  drift.reruns = std::size_t(std::count_if(points.begin(), points.end(), [](const Point& p) { return p.rerun; }));
   drift.change = sxy / sxx;
   double residuals = 0;
   for (const auto& p : points) residuals += std::pow(p.deviation - drift.change * p.place, 2);
@@ -68,23 +70,29 @@ std::vector<CampaignDrift> campaign_drifts(const std::vector<const Group*>& grou
   for (const Group* g : groups) {
     // The group's attempts by campaign (a report over several campaigns pools their repeats): when
     // each started and its step time.
-    std::map<std::string, std::vector<std::pair<std::string, double>>> by_campaign;
+    std::map<std::string, std::vector<Point>> by_campaign;
     for (const ReportTrial* t : g->succeeded) {
       const auto step = t->metric("step_time_ms");
       if (step && std::isfinite(*step) && *step > 0 && !t->succeeded_started_at.empty()) {
-        by_campaign[t->campaign_id].emplace_back(t->succeeded_started_at, *step);
+        Point p;
+        p.started_at = t->succeeded_started_at;
+        p.deviation = *step;  // made relative to the configuration's mean below
+        p.rerun = t->succeeded_attempt.value_or(1) > 1;
+        by_campaign[t->campaign_id].push_back(p);
       }
     }
     for (const auto& [campaign, attempts] : by_campaign) {
       if (attempts.size() < kMinCampaignDriftRepeats) continue;
       double sum = 0;
-      for (const auto& attempt : attempts) sum += attempt.second;
+      for (const auto& attempt : attempts) sum += attempt.deviation;
       const double m = sum / double(attempts.size());
       if (!std::isfinite(m)) continue;
       if (std::find(campaigns.begin(), campaigns.end(), campaign) == campaigns.end()) campaigns.push_back(campaign);
       const std::size_t configuration = configurations[campaign]++;
-      for (const auto& [started_at, step] : attempts) {
-        points[campaign].push_back({started_at, configuration, step / m - 1, 0});
+      for (Point p : attempts) {
+        p.configuration = configuration;
+        p.deviation = p.deviation / m - 1;
+        points[campaign].push_back(p);
       }
     }
   }
@@ -96,11 +104,14 @@ std::vector<CampaignDrift> campaign_drifts(const std::vector<const Group*>& grou
 }
 
 std::string campaign_drift_text(const CampaignDrift& d, bool name_campaign) {
+  const std::string reruns = d.reruns == 0   ? ""
+                             : d.reruns == 1 ? ", one of them a re-run"
+                                             : fmt::format(", {} of them re-runs", d.reruns);
   return fmt::format(
       "{}step times moved {} from the first attempt to the last ({} attempts of {} configurations, each against its "
-      "own mean, in the order they started; p {})",
+      "own mean, in the order they started{}; p {})",
       name_campaign ? fmt::format("in campaign `{}`, ", d.campaign_id) : "", signed_percent(d.change), d.attempts,
-      d.configurations, d.p ? p_relation(*d.p) : "unknown");
+      d.configurations, reruns, d.p ? p_relation(*d.p) : "unknown");
 }
 
 }  // namespace mt

@@ -23,6 +23,10 @@ struct CampaignDrift {
   std::string campaign_id;
   std::size_t attempts = 0;        // the attempts the line went through
   std::size_t configurations = 0;  // the configurations they belong to
+  // Of those attempts, the re-runs (a trial's second attempt or later: `mtrun rerun`, or `run` again
+  // after a stop), which start after the rounds they were missing from, at the end of the order,
+  // whatever the machine does by then.
+  std::size_t reruns = 0;
   // The fitted step time at the last attempt ÷ at the first, − 1: the slope of each attempt's step
   // time ÷ its configuration's mean over its place in the campaign's start order (0 to 1), fitted
   // within configurations.
@@ -41,7 +45,7 @@ std::vector<CampaignDrift> campaign_drifts(const std::vector<const Group*>& grou
 
 // "step times moved +22.3 % from the first attempt to the last (217 attempts of 24 configurations,
 // each against its own mean, in the order they started; p < 0.001)", of `drift`'s campaign, named
-// when `name_campaign`.
+// when `name_campaign`; re-runs among them are counted after the order ("…, 3 of them re-runs; p …").
 std::string campaign_drift_text(const CampaignDrift& drift, bool name_campaign);
 
 }  // namespace mt

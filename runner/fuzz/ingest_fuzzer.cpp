@@ -1,8 +1,10 @@
 // libFuzzer target over what mtrun reads from a finished trial: the result JSON (bounded size and
 // depth, non-finite numbers, metrics, per-step series, result rows, error fields), the log (Open
 // MPI's rank-death line, metric regexes, failure reasons) and storing the outcome with its
-// provenance; each host's load as the ranks read it; what the nodes print when mtrun looks at them
-// for a quiet machine, and the record a trial's job leaves of its own look (read as the result).
+// provenance; each host's load as the ranks read it, the ranks and CPU time on mtrun's host and
+// whether the job oversubscribed its cores; a chain stage's verdict on it; what the nodes print when
+// mtrun looks at them for a quiet machine, and the record a trial's job leaves of its own look (read
+// as the result).
 // Input: result file bytes, a NUL byte, log bytes. Whatever a trial wrote, ingest must end in an
 // outcome the store accepts, never in a crash or an exception.
 #include <unistd.h>
@@ -14,9 +16,11 @@
 #include <string>
 
 #include "launch/provenance.h"
+#include "run/attempt_verdict.h"
 #include "run/host_loads.h"
 #include "run/job_look.h"
 #include "run/node_look.h"
+#include "run/stage_verdict.h"
 #include "store/bounded_json.h"
 #include "store/result_ingest.h"
 #include "store/store.h"
@@ -63,6 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The hosts' load as a result's ranks read it; the log as the nodes' readings of a look for a
   // quiet machine (the launcher's output, one per line).
   mt::other_machines_load(result_text, "a-kernel", "a-host");
+  mt::ranks_on_host(result_text, "a-host");
+  mt::job_oversubscribed(result_text, 2);
   mt::judge_node_readings(log_text, 2, mt::ConditionsThresholds{});
   mt::ProcessOutcome process;
   process.end = mt::ProcessEnd::Exited;
@@ -70,6 +76,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const char* workload : {"command", "train", "comm"}) {
     mt::AttemptOutcome outcome =
         mt::classify_attempt(process, kDir + "/result.json", kDir + "/log.txt", trial(workload));
+    static const mt::StageExpectation expect = [] {
+      mt::StageExpectation e;
+      e.resumed_from_step = 6;
+      e.exact_match = false;  // reads verify's first difference too
+      return e;
+    }();
+    mt::judge_stage(expect, outcome, kDir + "/log.txt");
     std::optional<mt::Provenance> provenance;
     const mt::LaunchCommand command{{"prog"}};
     const mt::ProgramIdentity program{"prog"};

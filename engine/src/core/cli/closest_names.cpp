@@ -5,8 +5,6 @@
 #include <cstddef>
 #include <optional>
 #include <utility>
-#include <optional>
-#include <utility>
 
 namespace mt {
 namespace {

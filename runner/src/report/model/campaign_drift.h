@@ -45,7 +45,7 @@ std::vector<CampaignDrift> campaign_drifts(const std::vector<const Group*>& grou
 
 // "step times moved +22.3 % from the first attempt to the last (217 attempts of 24 configurations,
 // each against its own mean, in the order they started; p < 0.001)", of `drift`'s campaign, named
-// when `name_campaign`; re-runs among them are counted after the order ("…, 3 of them re-runs; p …").
+// when `name_campaign`, with how many of the attempts are re-runs ("…, 3 of them re-runs; p …").
 std::string campaign_drift_text(const CampaignDrift& drift, bool name_campaign);
 
 }  // namespace mt

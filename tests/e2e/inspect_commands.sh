@@ -3,7 +3,8 @@
 # line name the program; an unknown option is named with what was meant; `campaigns` lists every campaign (state, trial counts, when, revision) as
 # a table, CSV or JSON; `show TRIAL` prints one trial (parameters, attempts, conditions, metrics,
 # per-step series, --steps-csv); a trial past its time limit is told so with the limit; a failure
-# whose message names a rank has that rank on record. No engine is launched.
+# whose message names a rank has that rank on record; `doctor` quotes a program that is there but
+# fails. No engine is launched.
 source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 
@@ -181,3 +182,18 @@ expect_contains "$OUT" "(the first 2 steps are warmup, not measured)" "show: war
 expect_contains "$OUT" "step time drift: the last half of the measured steps 20.0 % faster than the first quarter" \
   "show: the drift over the measured steps"
 echo "PASS (show)"
+
+# doctor tells a program that is missing from one that is there but fails, in its own words: an
+# srun without a Slurm configuration is not "srun not found".
+mkdir -p "$WORK/bin"
+printf '#!/bin/sh\necho "srun: fatal: Could not establish a configuration source" >&2\nexit 1\n' > "$WORK/bin/srun"
+chmod +x "$WORK/bin/srun"
+capture env PATH="$WORK/bin:$PATH" "$MTRUN" --db "$DB" doctor
+expect_contains "$OUT" "warn  slurm     \`srun --version\` exited with 1: srun: fatal: Could not establish a configuration source (needed only for launcher: slurm)" \
+  "doctor: an srun that fails"
+mkdir -p "$WORK/empty"
+capture env PATH="$WORK/empty" "$MTRUN" --db "$DB" doctor
+expect_eq "$RC" 1 "doctor without mpirun"
+expect_contains "$OUT" "FAIL  mpirun    not found on PATH" "doctor: no mpirun"
+expect_contains "$OUT" "warn  slurm     srun not found (needed only for launcher: slurm)" "doctor: no srun"
+echo "PASS (doctor)"

@@ -7,11 +7,12 @@
 #include <thread>
 
 #include <CLI/CLI.hpp>
-#include <boost/process.hpp>
+#include <boost/process/search_path.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "commands/commands.h"
+#include "launch/bounded_capture.h"
 #include "run/cores_now.h"
 #include "run/quiet_machine.h"
 #include "runner_error.h"
@@ -22,6 +23,9 @@ namespace bp = boost::process;
 
 namespace mt {
 namespace {
+
+// How long a program may take to say its version: srun may wait on DNS for its configuration.
+constexpr double kProbeSeconds = 10;
 
 struct Check {
   std::string name;
@@ -54,22 +58,31 @@ Check database_check(const std::filesystem::path& db) {
   }
 }
 
-// First line of `program args…`'s output, or nullopt if it cannot be run or fails.
-std::optional<std::string> first_line_of(const std::vector<std::string>& argv) {
-  boost::filesystem::path exe = argv[0].find('/') == std::string::npos ? bp::search_path(argv[0]) : argv[0];
-  if (exe.empty()) return std::nullopt;
+// What `program args…` says of itself, asked for its version: its first line where it runs; where it
+// is missing, nothing; where it is there but fails or hangs, why, in its own words (an srun without
+// a Slurm configuration, an mpirun that cannot start).
+struct Probe {
+  bool found = false;
+  std::optional<std::string> first_line;  // it ran and exited 0
+  std::string failure;                    // found, but it did not
+};
+
+Probe probe(const std::vector<std::string>& argv) {
+  Probe p;
   std::error_code ec;
-  bp::ipstream out;
-  bp::child child(exe, bp::args(std::vector<std::string>(argv.begin() + 1, argv.end())),
-                  (bp::std_out & bp::std_err) > out, bp::std_in < bp::null, ec);
-  if (ec) return std::nullopt;
-  std::string line, first;
-  while (std::getline(out, line)) {
-    if (first.empty() && !line.empty()) first = line;
+  p.found =
+      argv[0].find('/') == std::string::npos ? !bp::search_path(argv[0]).empty() : std::filesystem::exists(argv[0], ec);
+  if (!p.found) return p;
+  try {
+    CaptureLimits limits;
+    limits.timeout_s = kProbeSeconds;
+    limits.max_bytes = 1u << 20;
+    const std::vector<std::string> lines = nonblank_lines(capture_output(argv, limits));
+    p.first_line = lines.empty() ? std::string() : lines.front();
+  } catch (const std::exception& e) {
+    p.failure = e.what();
   }
-  child.wait(ec);
-  if (ec || child.exit_code() != 0) return std::nullopt;
-  return first;
+  return p;
 }
 
 // The machine measured for a moment with the default thresholds: a warning, not a failure — a busy
@@ -111,25 +124,35 @@ std::optional<Check> nodes_check() {
 
 std::vector<Check> run_checks(const GlobalOptions& global) {
   std::vector<Check> checks;
-  auto mpirun = first_line_of({"mpirun", "--version"});
-  checks.push_back({"mpirun", mpirun.has_value(),
-                    mpirun.value_or("not found on PATH: apt-get install openmpi-bin (scripts/setup.sh does)")});
+  const Probe mpirun = probe({"mpirun", "--version"});
+  checks.push_back({"mpirun", mpirun.first_line.has_value(),
+                    mpirun.first_line ? *mpirun.first_line
+                    : mpirun.found    ? mpirun.failure
+                                      : "not found on PATH: apt-get install openmpi-bin (scripts/setup.sh does)"});
   try {
-    auto engine = locate_engine(std::nullopt);
-    auto version = first_line_of({engine.string(), "version"});
-    checks.push_back({"mtengine", version.has_value(),
-                      version ? fmt::format("{} ({})", engine.string(), *version)
-                              : fmt::format("{} does not run: try `{} doctor`", engine.string(), engine.string())});
+    const std::filesystem::path engine = locate_engine(std::nullopt);
+    const Probe version = probe({engine.string(), "version"});
+    checks.push_back({"mtengine", version.first_line.has_value(),
+                      version.first_line
+                          ? fmt::format("{} ({})", engine.string(), *version.first_line)
+                          : fmt::format("{} does not run ({}): try `{} doctor`", engine.string(),
+                                        version.found ? version.failure : "not found", engine.string())});
   } catch (const RunnerError& e) {
     checks.push_back({"mtengine", false, e.what()});
   }
   checks.push_back(database_check(global.db));
-  auto git = first_line_of({"git", "--version"});
-  checks.push_back({"git", git.has_value(),
-                    git.value_or("not found: source revisions will be 'unknown' and provenance incomplete"), false});
-  auto srun = first_line_of({"srun", "--version"});
-  checks.push_back(
-      {"slurm", srun.has_value(), srun.value_or("srun not found (needed only for launcher: slurm)"), false});
+  const Probe git = probe({"git", "--version"});
+  checks.push_back({"git", git.first_line.has_value(),
+                    git.first_line ? *git.first_line
+                    : git.found    ? git.failure + ": source revisions will be 'unknown' and provenance incomplete"
+                                   : "not found: source revisions will be 'unknown' and provenance incomplete",
+                    false});
+  const Probe srun = probe({"srun", "--version"});
+  checks.push_back({"slurm", srun.first_line.has_value(),
+                    srun.first_line ? *srun.first_line
+                    : srun.found    ? srun.failure + " (needed only for launcher: slurm)"
+                                    : "srun not found (needed only for launcher: slurm)",
+                    false});
   checks.push_back(
       {"cores", true,
        fmt::format("{} (default threads per rank: cores / ranks)", std::max(1u, std::thread::hardware_concurrency())),

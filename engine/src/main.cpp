@@ -29,17 +29,19 @@ void choose_omp_waiting(int argc, char** argv) {
 
 // CLI11 lists the words it did not expect last first ("The following arguments were not expected: 3
 // --no-such-flag") and says only "A subcommand is required" for a mistyped one: name the first
-// unknown option or command instead, and where the right ones are listed. Empty when CLI11's own
-// message is the better one.
+// unknown option or command instead, the ones meant, and where the right ones are listed. Empty
+// when nothing was left unparsed.
 std::string unknown_word_message(const CLI::App& cli) {
   const std::vector<std::string> left = cli.remaining(true);
   if (left.empty()) return "";
   if (cli.get_subcommands().empty()) {
-    if (left.front().rfind('-', 0) == 0) return "";
     std::vector<std::string> commands;
     for (const CLI::App* sub : cli.get_subcommands([](const CLI::App*) { return true; }))
       commands.push_back(sub->get_name());
-    return "mtengine: unknown command '" + left.front() + "'" + mt::did_you_mean_text(left.front(), commands) +
+    const std::string word = left.front().substr(0, left.front().find('='));
+    // An option before any command may be a command written as a flag (`--version`).
+    const std::string what = word.rfind('-', 0) == 0 ? "option" : "command";
+    return "mtengine: unknown " + what + " '" + word + "'" + mt::did_you_mean_text(word, commands) +
            "; `mtengine --help` lists the commands";
   }
   const CLI::App& sub = *cli.get_subcommands().back();
@@ -57,6 +59,18 @@ std::string unknown_word_message(const CLI::App& cli) {
   std::string words;
   for (const auto& word : left) words += (words.empty() ? "'" : ", '") + word + "'";
   return command + " does not take " + words + "; `" + command + " --help` says what it takes";
+}
+
+// CLI11's other messages ("Could not convert: --steps = x", "OUT is required") name neither the
+// program nor the command: both are added, and where the right flags are listed.
+std::string parse_error_message(const CLI::App& cli, const CLI::ParseError& e) {
+  const auto parsed = cli.get_subcommands();
+  if (parsed.empty()) {
+    const std::string what = dynamic_cast<const CLI::RequiredError*>(&e) ? "a command is required" : e.what();
+    return "mtengine: " + what + "; `mtengine --help` lists the commands";
+  }
+  const std::string command = "mtengine " + parsed.back()->get_name();
+  return command + ": " + e.what() + "; `" + command + " --help` says what it takes";
 }
 
 }  // namespace
@@ -82,8 +96,9 @@ int main(int argc, char** argv) {
       std::cerr << unknown << '\n';
       return 2;
     }
-    const int code = cli.exit(e);  // prints help or the error
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return cli.exit(e);  // --help: prints it
+    std::cerr << parse_error_message(cli, e) << '\n';
+    return 2;
   }
   for (auto& [app, command] : commands)
     if (app->parsed()) return command->run();

@@ -78,7 +78,10 @@ expect 2 "mtengine train: unknown option '--layers' (did you mean '--n-layers'?)
 expect 2 "mtengine comm: unknown option '--op' (did you mean '--ops'?)" comm --op all_reduce
 expect 2 "mtengine: unknown command 'trian' (did you mean 'train'?); \`mtengine --help\` lists the commands" trian
 expect 2 "mtengine version does not take 'a', 'b'" version a b
-expect 2 "--steps" train --steps notanumber
+expect 2 "mtengine train: Could not convert: --steps = notanumber; \`mtengine train --help\` says what it takes" train --steps notanumber
+expect 2 "mtengine export: OUT is required; \`mtengine export --help\` says what it takes" export step_00000001
+expect 2 "mtengine: a command is required; \`mtengine --help\` lists the commands"
+expect 2 "mtengine: unknown option '--version' (did you mean 'version'?); \`mtengine --help\` lists the commands" --version
 
 # Version information is JSON with the build facts.
 "$MTENGINE" version --json >"$WORK/version.json" || failures=$((failures + 1))

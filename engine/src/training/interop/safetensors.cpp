@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -180,8 +181,12 @@ SafetensorsWriter::SafetensorsWriter(fs::path path, std::vector<Declared> tensor
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // the data section starts 8-byte aligned
+  errno = 0;
   out_.open(temp_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw InputError("cannot write '" + temp_.string() + "'");
+  // Named by the file asked for, not the temporary one beside it, with the system's reason.
+  if (!out_)
+    throw InputError(
+        fmt::format("cannot write '{}': {}", path_.string(), errno ? std::strerror(errno) : "cannot create it"));
   std::array<char, 8> length{};
   for (int i = 0; i < 8; ++i) length[static_cast<std::size_t>(i)] = static_cast<char>((text.size() >> (8 * i)) & 0xff);
   out_.write(length.data(), 8);

@@ -122,13 +122,22 @@ std::optional<Check> nodes_check() {
   return Check{"nodes", true, fmt::format("{} quiet over {:.1f} s", place.nodes_words, kQuietProbeSeconds), false};
 }
 
+// A program's check: its version line where it runs; else what it said, then `after_failure`; else
+// `missing`.
+Check program_check(const std::string& name, const std::vector<std::string>& argv, const std::string& after_failure,
+                    const std::string& missing, bool required) {
+  const Probe p = probe(argv);
+  return {name, p.first_line.has_value(),
+          p.first_line ? *p.first_line
+          : p.found    ? p.failure + after_failure
+                       : missing,
+          required};
+}
+
 std::vector<Check> run_checks(const GlobalOptions& global) {
   std::vector<Check> checks;
-  const Probe mpirun = probe({"mpirun", "--version"});
-  checks.push_back({"mpirun", mpirun.first_line.has_value(),
-                    mpirun.first_line ? *mpirun.first_line
-                    : mpirun.found    ? mpirun.failure
-                                      : "not found on PATH: apt-get install openmpi-bin (scripts/setup.sh does)"});
+  checks.push_back(program_check("mpirun", {"mpirun", "--version"}, "",
+                                 "not found on PATH: apt-get install openmpi-bin (scripts/setup.sh does)", true));
   try {
     const std::filesystem::path engine = locate_engine(std::nullopt);
     const Probe version = probe({engine.string(), "version"});
@@ -141,18 +150,10 @@ std::vector<Check> run_checks(const GlobalOptions& global) {
     checks.push_back({"mtengine", false, e.what()});
   }
   checks.push_back(database_check(global.db));
-  const Probe git = probe({"git", "--version"});
-  checks.push_back({"git", git.first_line.has_value(),
-                    git.first_line ? *git.first_line
-                    : git.found    ? git.failure + ": source revisions will be 'unknown' and provenance incomplete"
-                                   : "not found: source revisions will be 'unknown' and provenance incomplete",
-                    false});
-  const Probe srun = probe({"srun", "--version"});
-  checks.push_back({"slurm", srun.first_line.has_value(),
-                    srun.first_line ? *srun.first_line
-                    : srun.found    ? srun.failure + " (needed only for launcher: slurm)"
-                                    : "srun not found (needed only for launcher: slurm)",
-                    false});
+  const std::string without_git = "source revisions will be 'unknown' and provenance incomplete";
+  checks.push_back(program_check("git", {"git", "--version"}, ": " + without_git, "not found: " + without_git, false));
+  checks.push_back(program_check("slurm", {"srun", "--version"}, " (needed only for launcher: slurm)",
+                                 "srun not found (needed only for launcher: slurm)", false));
   checks.push_back(
       {"cores", true,
        fmt::format("{} (default threads per rank: cores / ranks)", std::max(1u, std::thread::hardware_concurrency())),

@@ -154,8 +154,9 @@ refused "does not exist" "$MTENGINE" train "${MODEL[@]}" --steps 1 --init-from "
 refused "outside a world of 2" "$MTENGINE" tokens --step 0 --rank 2 --world-size 2 --output "$WORK/t.safetensors"
 cp -r "$dir/ckpt/step_00000002" "$WORK/unready" && rm "$WORK/unready/READY"
 refused "no READY" "$MTENGINE" export "$WORK/unready" "$WORK/x.safetensors"
-refused "cannot write '$WORK/no-such-dir/x.safetensors': No such file or directory" \
+refused "OUT '$WORK/no-such-dir/x.safetensors': directory '$WORK/no-such-dir' does not exist" \
   "$MTENGINE" export "$dir/ckpt/step_00000002" "$WORK/no-such-dir/x.safetensors"
+refused "OUT '$WORK' names a directory, not a file" "$MTENGINE" export "$dir/ckpt/step_00000002" "$WORK"
 cp -r "$dir/ckpt/step_00000002" "$WORK/step_00000002"
 python3 - "$WORK/step_00000002/metadata.json" <<'PY'
 import json, sys

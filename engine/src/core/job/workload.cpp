@@ -39,17 +39,17 @@ int write_result(const Workload& workload, const nlohmann::json& document) {
 
 }  // namespace
 
-std::optional<std::string> output_path_problem(const std::string& path) {
+std::optional<std::string> output_path_problem(const std::string& path, const std::string& argument) {
   namespace fs = std::filesystem;
   const fs::path file(path);
   std::error_code ec;
   if (file.filename().empty() || fs::is_directory(file, ec))
-    return fmt::format("--output '{}' names a directory, not a file", path);
+    return fmt::format("{} '{}' names a directory, not a file", argument, path);
   const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   if (!fs::is_directory(dir, ec))
-    return fmt::format("--output '{}': directory '{}' does not exist", path, dir.string());
+    return fmt::format("{} '{}': directory '{}' does not exist", argument, path, dir.string());
   if (access(dir.c_str(), W_OK) != 0)
-    return fmt::format("--output '{}': directory '{}' is not writable", path, dir.string());
+    return fmt::format("{} '{}': directory '{}' is not writable", argument, path, dir.string());
   return std::nullopt;
 }
 

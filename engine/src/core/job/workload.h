@@ -62,7 +62,8 @@ int run_workload(Workload& workload);
 // partial file. Throws std::runtime_error naming the path on failure.
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
 
-// Why `path` cannot receive a result file (its directory is missing or not writable), or nothing.
-std::optional<std::string> output_path_problem(const std::string& path);
+// Why `path` cannot receive an output file (it names a directory, or its directory is missing or not
+// writable), or nothing; `argument` names it in the message (--output, OUT).
+std::optional<std::string> output_path_problem(const std::string& path, const std::string& argument = "--output");
 
 }  // namespace mt

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/job/input_error.h"
+#include "core/job/workload.h"
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/logical_checkpoint.h"
 #include "training/interop/nanogpt_names.h"
@@ -26,6 +27,8 @@ const char* prefix_of(StatePart part) {
 }
 
 void export_checkpoint(const ExportConfig& config) {
+  // Before the checkpoint is read and checked, which may take a while.
+  if (const auto problem = output_path_problem(config.output, "OUT")) throw InputError(*problem);
   LogicalCheckpoint checkpoint(config.step_dir);
   const CheckpointMetadata& metadata = checkpoint.metadata();
   check_files(checkpoint.dir(), metadata);  // every byte against its SHA-256 before anything is trusted

@@ -56,18 +56,20 @@ def campaign_report(report, campaign, work):
     return run.stdout
 
 
+def not_given(decimals, counts, text):
+    """The figures and counts `text` (one or more reports) does not give."""
+    numbers = numbers_in(text)
+    return [f for f in decimals if not gives(numbers, f)] + [c for c in counts if c not in text]
+
+
 def check_row(name, report, description, work):
     """What the row quotes that its report does not give, in words."""
     decimals, counts = figures(description)
     text = (ROOT / f"{report}.md").read_text()
-    numbers = numbers_in(text)
-    missing = [f for f in decimals if not gives(numbers, f)] + [c for c in counts if c not in text]
+    missing = not_given(decimals, counts, text)
     if missing:  # perhaps from a campaign the row names
-        for campaign in CAMPAIGN.findall(description):
-            other = campaign_report(report, campaign, work)
-            numbers |= numbers_in(other)
-            text += other
-        missing = [f for f in decimals if not gives(numbers, f)] + [c for c in counts if c not in text]
+        text += "".join(campaign_report(report, c, work) for c in CAMPAIGN.findall(description))
+        missing = not_given(decimals, counts, text)
     return [f"{name}: '{m}' is in no report of {report}.sqlite the row names" for m in missing]
 
 

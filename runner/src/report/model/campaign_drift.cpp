@@ -70,29 +70,24 @@ std::vector<CampaignDrift> campaign_drifts(const std::vector<const Group*>& grou
   for (const Group* g : groups) {
     // The group's attempts by campaign (a report over several campaigns pools their repeats): when
     // each started and its step time.
-    std::map<std::string, std::vector<Point>> by_campaign;
+    std::map<std::string, std::vector<std::pair<const ReportTrial*, double>>> by_campaign;
     for (const ReportTrial* t : g->succeeded) {
       const auto step = t->metric("step_time_ms");
       if (step && std::isfinite(*step) && *step > 0 && !t->succeeded_started_at.empty()) {
-        Point p;
-        p.started_at = t->succeeded_started_at;
-        p.deviation = *step;  // made relative to the configuration's mean below
-        p.rerun = t->succeeded_attempt.value_or(1) > 1;
-        by_campaign[t->campaign_id].push_back(p);
+        by_campaign[t->campaign_id].emplace_back(t, *step);
       }
     }
     for (const auto& [campaign, attempts] : by_campaign) {
       if (attempts.size() < kMinCampaignDriftRepeats) continue;
       double sum = 0;
-      for (const auto& attempt : attempts) sum += attempt.deviation;
+      for (const auto& attempt : attempts) sum += attempt.second;
       const double m = sum / double(attempts.size());
       if (!std::isfinite(m)) continue;
       if (std::find(campaigns.begin(), campaigns.end(), campaign) == campaigns.end()) campaigns.push_back(campaign);
       const std::size_t configuration = configurations[campaign]++;
-      for (Point p : attempts) {
-        p.configuration = configuration;
-        p.deviation = p.deviation / m - 1;
-        points[campaign].push_back(p);
+      for (const auto& [t, step] : attempts) {
+        points[campaign].push_back(
+            {t->succeeded_started_at, configuration, step / m - 1, 0, t->succeeded_attempt.value_or(1) > 1});
       }
     }
   }

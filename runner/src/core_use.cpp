@@ -1,11 +1,13 @@
 #include "core_use.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
 
 #include "checked_int.h"
+#include "json_fields.h"
 
 namespace mt {
 
@@ -28,6 +30,33 @@ std::optional<int> most_ranks_on_one_host(const nlohmann::json& result) {
   int most = 0;
   for (const auto& [host, n] : per_host) most = std::max(most, n);
   return most;
+}
+
+std::optional<int> stated_count(const nlohmann::json& object, const char* key) {
+  std::optional<int> whole;
+  if (const std::optional<double> number = number_field(object, key); number && *number == std::floor(*number)) {
+    whole = checked_int(*number);
+  } else if (const std::string text = text_field(object, key); !text.empty()) {
+    try {
+      std::size_t used = 0;
+      const int n = std::stoi(text, &used);
+      if (used == text.size()) whole = n;
+    } catch (const std::exception&) {  // not a number, or beyond an int
+    }
+  }
+  return whole && *whole >= 1 ? whole : std::nullopt;
+}
+
+CoreUse stated_core_use(const nlohmann::json& result, const nlohmann::json& environment, int ranks) {
+  CoreUse use;
+  use.cores = stated_count(environment, "cpu_cores");
+  use.ranks = ranks;
+  use.ranks_per_node = most_ranks_on_one_host(result).value_or(ranks);
+  use.threads_per_rank = stated_count(result, "threads_per_rank");
+  if (!use.threads_per_rank) use.threads_per_rank = stated_count(environment, "threads_per_rank");
+  if (!use.threads_per_rank)
+    use.threads_per_rank = stated_count(object_field(environment, "env_vars"), "OMP_NUM_THREADS");
+  return use;
 }
 
 }  // namespace mt

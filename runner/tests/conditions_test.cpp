@@ -10,6 +10,7 @@
 #include "launch/core_round_trip.h"
 #include "launch/machine_conditions.h"
 #include "launch/proc_readings.h"
+#include "core_use.h"
 #include "run/attempt_verdict.h"
 #include "run/conditions_watch.h"
 #include "run/quiet_machine.h"
@@ -536,6 +537,40 @@ TEST_CASE("a job is oversubscribed when one host ran more threads than it has CP
   CHECK(job_oversubscribed(R"({"hosts": ["a", "a", "a"]})", 2));  // no cores said: this machine's
   CHECK_FALSE(job_oversubscribed(R"({"status": "ok"})", 2));      // nothing said: judged as before
   CHECK_FALSE(job_oversubscribed("not json", 2));
+  // A workload that says its threads only through the environment it ran in, as a report reads it.
+  CHECK(job_oversubscribed(R"({"hosts": ["a", "a"], "environment": {"env_vars": {"OMP_NUM_THREADS": "2"}}})", 2));
+  // Counts that are not whole numbers of at least one are not stated: the machine's own CPUs judge.
+  CHECK_FALSE(job_oversubscribed(R"({"hosts": ["a", "a"], "environment": {"cpu_cores": 0}})", 2));
+  CHECK_FALSE(job_oversubscribed(R"({"hosts": ["a", "a"], "threads_per_rank": -3, "environment": {}})", 2));
+}
+
+TEST_CASE("a stated count is a whole number of at least one, as a number or as decimal text") {
+  const auto counts = nlohmann::json::parse(
+      R"({"n": 4, "text": "8", "zero": 0, "negative": -1, "half": 2.5, "huge": 1e300, "words": "4 cores",
+          "beyond": "99999999999", "null": null, "list": [4]})");
+  CHECK(stated_count(counts, "n") == 4);
+  CHECK(stated_count(counts, "text") == 8);
+  for (std::string key : {"zero", "negative", "half", "huge", "words", "beyond", "null", "list", "missing"}) {
+    CAPTURE(key);
+    CHECK_FALSE(stated_count(counts, key.c_str()));
+  }
+  CHECK_FALSE(stated_count(nlohmann::json::array(), "n"));
+}
+
+TEST_CASE("a job's use of its cores is read alike by the verdict and by reports") {
+  const auto result = nlohmann::json::parse(
+      R"({"hosts": ["a", "a", "b"], "threads_per_rank": 3,
+          "environment": {"cpu_cores": 8, "threads_per_rank": 5, "env_vars": {"OMP_NUM_THREADS": "7"}}})");
+  const CoreUse use = stated_core_use(result, result["environment"], 3);
+  CHECK(use.cores == 8);
+  CHECK(use.ranks_per_node == 2);
+  CHECK(use.threads_per_rank == 3);  // the result's own count first, then the environment's
+  CHECK(stated_core_use({}, result["environment"], 3).threads_per_rank == 5);
+  CHECK(stated_core_use({}, {{"env_vars", {{"OMP_NUM_THREADS", "7"}}}}, 3).threads_per_rank == 7);
+  const CoreUse nothing_said = stated_core_use({}, {}, 4);
+  CHECK(nothing_said.ranks_per_node == 4);  // no hosts named: every rank on one
+  CHECK_FALSE(nothing_said.cores);
+  CHECK_FALSE(nothing_said.threads_per_rank);
 }
 
 TEST_CASE("settling waits the time asked for, and stops early when told to") {

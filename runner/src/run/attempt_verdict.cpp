@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "checked_int.h"
 #include "core_use.h"
 #include "json_fields.h"
 #include "stats.h"
@@ -59,18 +58,8 @@ bool job_oversubscribed(const std::string& result_json, int local_cpus) {
   const auto result = nlohmann::json::parse(result_json, nullptr, /*allow_exceptions=*/false);
   const auto most = most_ranks_on_one_host(result);
   if (!most) return false;
-  // A count the result states: a whole number of at least one that an int holds; else not stated.
-  auto count = [](const nlohmann::json& object, const char* key) -> std::optional<int> {
-    const std::optional<double> value = number_field(object, key);
-    const std::optional<int> whole = value ? checked_int(*value) : std::nullopt;
-    return whole && *whole >= 1 ? whole : std::nullopt;
-  };
-  const nlohmann::json& environment = object_field(result, "environment");
-  CoreUse use;
-  use.ranks_per_node = *most;
-  use.threads_per_rank = count(result, "threads_per_rank").value_or(count(environment, "threads_per_rank").value_or(1));
-  const std::optional<int> cpus = count(environment, "cpu_cores");
-  if (cpus || local_cpus > 0) use.cores = cpus.value_or(local_cpus);
+  CoreUse use = stated_core_use(result, object_field(result, "environment"), *most);
+  if (!use.cores && local_cpus > 0) use.cores = local_cpus;
   return use.oversubscribed();
 }
 

@@ -7,28 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "checked_int.h"
 #include "report/render/cells.h"
 
 namespace mt {
 namespace {
-
-std::optional<int> whole_number(const nlohmann::json& v) {
-  if (v.is_number()) return checked_int(v.get<double>());
-  if (v.is_string()) {
-    try {
-      size_t used = 0;
-      int n = std::stoi(v.get<std::string>(), &used);
-      if (used == v.get<std::string>().size()) return n;
-    } catch (const std::exception&) {}
-  }
-  return std::nullopt;
-}
-
-std::optional<int> env_number(const nlohmann::json& env, const std::string& key) {
-  auto it = env.find(key);
-  return it == env.end() ? std::nullopt : whole_number(*it);
-}
 
 // The runner adds these exactly when a single-node job has more ranks than the machine has cores.
 bool asked_to_oversubscribe(const std::string& command) {
@@ -82,18 +64,7 @@ bool is_per_launch_field(const std::string& key) {
 }
 
 CoreUse core_use(const ReportTrial& t) {
-  CoreUse use;
-  const nlohmann::json env = trial_environment(t);
-  use.cores = env_number(env, "cpu_cores");
-  use.ranks = t.ranks;
-  use.ranks_per_node = most_ranks_on_one_host(t.result).value_or(t.ranks);  // this machine unless told otherwise
-  if (auto threads = t.metric("threads_per_rank")) {
-    use.threads_per_rank = checked_int(*threads);
-  } else if (auto from_env = env_number(env, "threads_per_rank")) {
-    use.threads_per_rank = from_env;
-  } else if (env.contains("env_vars") && env["env_vars"].is_object()) {
-    use.threads_per_rank = env_number(env["env_vars"], "OMP_NUM_THREADS");
-  }
+  CoreUse use = stated_core_use(t.result, trial_environment(t), t.ranks);
   use.launcher_oversubscribed = asked_to_oversubscribe(t.command);
   return use;
 }

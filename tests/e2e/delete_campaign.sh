@@ -2,11 +2,12 @@
 # `mtrun delete CAMPAIGN`: nothing goes without --yes (--dry-run says what would); with it every
 # row of the campaign leaves the database and its run directory leaves the disk, while another
 # campaign stays whole; a campaign a baseline points at, or one a live runner is running, is
-# refused and left as it was. No engine is launched.
+# refused and left as it was; two databases in one folder keep their runs apart. No engine is
+# launched.
 source "$(dirname "$0")/lib.sh"
 export MTENGINE=/bin/true
 DB="$WORK/results/mtrun.sqlite"
-RUNS="$WORK/results/runs"
+RUNS="$WORK/results/runs/mtrun.sqlite"  # each database keeps its runs in a folder of its own
 experiment() {  # experiment NAME COMMAND...: a study of two trials running COMMAND
   local name=$1; shift
   printf 'name: %s\nstudies:\n  - name: s\n    workload: command\n    launch: direct\n    command: [%s]\n    matrix: {n: [1, 2]}\n    metrics: {value: {regex: %s}}\n' \
@@ -22,6 +23,19 @@ GONE=$(sql "select id from campaigns where experiment = 'gone'")
 KEPT=$(sql "select id from campaigns where experiment = 'kept'")
 [ -d "$RUNS/$GONE" ] && [ -d "$RUNS/$KEPT" ] || fail "no run directories: $(ls "$RUNS")"
 rows_kept_before=$(sql "select count(*) from metrics m join attempts a on a.id = m.attempt_id join trials t on t.id = a.trial_id where t.campaign_id = '$KEPT'")
+
+# An id left empty (an unset variable) or of one or two characters names no campaign to delete.
+for short in "" "${GONE:0:1}" "${GONE:0:3}"; do
+  capture "$MTRUN" --db "$DB" delete "$short" --yes
+  expect_eq "$RC" 2 "delete '$short'"
+  expect_eq "$(sql "select count(*) from campaigns")" 2 "delete '$short' deleted nothing"
+done
+expect_contains "$OUT" "give at least 4 characters of the campaign's id" "a short prefix is refused, saying why"
+capture "$MTRUN" --db "$DB" report --campaign ""
+expect_eq "$RC" 2 "an empty campaign id is no prefix of every campaign"
+expect_contains "$OUT" "the campaign id is empty" "the empty id is named"
+capture "$MTRUN" --db "$DB" status --campaign "_"
+expect_eq "$RC" 2 "'_' is a character of an id, not a wildcard"
 
 capture "$MTRUN" --db "$DB" delete "$GONE"
 expect_eq "$RC" 2 "delete without --yes"
@@ -86,6 +100,40 @@ expect_eq "$RC" 0 "an orphan directory with --yes"
 expect_contains "$OUT" "removed its run directory $RUNS/$KEPT" "the removal is said"
 [ ! -e "$RUNS/$KEPT" ] || fail "the orphan directory is still there"
 echo "PASS (keep files, then the orphan directory)"
+
+# Two databases in one folder running the same experiment: the same campaign id in each, but each
+# keeps its attempts' files apart, and deleting from one leaves the other's.
+OTHER="$WORK/results/other.sqlite"
+experiment twice 'sh, -c, "echo value: {n}"'
+capture "$MTRUN" --db "$DB" run "$WORK/twice.yaml"
+expect_eq "$RC" 0 "run twice, first database"
+capture "$MTRUN" --db "$OTHER" run "$WORK/twice.yaml"
+expect_eq "$RC" 0 "run twice, second database"
+TWICE=$(sql "select id from campaigns where experiment = 'twice'")
+expect_eq "$(sqlite3 "$OTHER" "select id from campaigns")" "$TWICE" "the same campaign in both databases"
+expect_eq "$(sql "select count(*) from attempts where run_dir like '$RUNS/$TWICE/%'")" 2 "the first database's runs"
+expect_eq "$(sqlite3 "$OTHER" "select count(*) from attempts where run_dir like '$WORK/results/runs/other.sqlite/$TWICE/%'")" 2 \
+  "the second database's runs, in a folder of their own"
+capture "$MTRUN" --db "$OTHER" delete "$TWICE" --yes
+expect_eq "$RC" 0 "delete from the second database"
+[ -d "$RUNS/$TWICE" ] || fail "deleting from the second database removed the first's run directory"
+capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials where campaign_id = '$TWICE' limit 1")"
+expect_contains "$OUT" "succeeded" "the first database's attempt is whole"
+# A campaign run before each database had its folder wrote to runs/<campaign>/: its own attempts
+# name it, so it is counted and removed with the campaign; an older folder no attempt of this
+# database names is another database's, and stays.
+LEGACY="$WORK/results/runs/$TWICE"
+mv "$RUNS/$TWICE" "$LEGACY"
+sql "update attempts set run_dir = replace(run_dir, '$RUNS/', '$WORK/results/runs/'), log_path = replace(log_path, '$RUNS/', '$WORK/results/runs/')"
+capture "$MTRUN" --db "$DB" delete "$TWICE" --dry-run
+expect_contains "$OUT" "and its run directory $LEGACY (" "an older campaign's directory is its own"
+capture "$MTRUN" --db "$OTHER" delete "$TWICE" --dry-run
+expect_eq "$RC" 2 "the second database holds no such campaign now"
+capture "$MTRUN" --db "$DB" delete "$TWICE" --yes
+expect_eq "$RC" 0 "delete an older campaign"
+expect_contains "$OUT" "removed its run directory $LEGACY" "its older directory is removed"
+[ ! -e "$LEGACY" ] || fail "the older run directory is still there"
+echo "PASS (two databases in one folder)"
 
 # --vacuum: the file gives back what the campaign held (SQLite keeps freed pages otherwise).
 cat > "$WORK/steps.py" <<'PY'

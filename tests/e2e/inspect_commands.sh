@@ -117,15 +117,15 @@ assert type(row["run_files_mib"]) is float and row["run_files_mib"] > 0, row  # 
 PY
 # A campaign whose run directory is gone says so (null), and sizes follow the files.
 MIXED=$(sql "select id from campaigns where experiment = 'mixed'")
-head -c 3145728 /dev/zero > "$WORK/results/runs/$ECHOES/padding"
-mv "$WORK/results/runs/$MIXED" "$WORK/mixed_runs"
+head -c 3145728 /dev/zero > "$WORK/results/runs/mtrun.sqlite/$ECHOES/padding"
+mv "$WORK/results/runs/mtrun.sqlite/$MIXED" "$WORK/mixed_runs"
 capture "$MTRUN" --db "$DB" campaigns --csv
 expect_eq "$(grep "^$MIXED," <<<"$OUT" | awk -F, '{print $NF}')" "" "no run directory: null"
 python3 - "$(grep "^$ECHOES," <<<"$OUT" | awk -F, '{print $NF}')" <<'PY' || fail "campaigns --csv: $OUT"
 import sys
 assert 3.0 <= float(sys.argv[1]) < 3.1, sys.argv[1]  # 3 MiB of padding and a few KiB of logs
 PY
-mv "$WORK/mixed_runs" "$WORK/results/runs/$MIXED"
+mv "$WORK/mixed_runs" "$WORK/results/runs/mtrun.sqlite/$MIXED"
 capture "$MTRUN" --db "$DB" campaigns --csv
 expect_eq "$(head -n 1 <<<"$OUT")" "campaign,experiment,state,trials,succeeded,failed,unfinished,started,finished,revision,run_files_mib" \
   "campaigns --csv header"
@@ -197,3 +197,28 @@ expect_eq "$RC" 1 "doctor without mpirun"
 expect_contains "$OUT" "FAIL  mpirun    not found on PATH" "doctor: no mpirun"
 expect_contains "$OUT" "warn  slurm     srun not found (needed only for launcher: slurm)" "doctor: no srun"
 echo "PASS (doctor)"
+
+# An output path is the user's, but never the database a command reads: named, by a link, or as a
+# file SQLite keeps beside it, it is refused before anything is read, and the database stays whole.
+sql "pragma wal_checkpoint(TRUNCATE)" > /dev/null
+db_sum=$(md5sum < "$DB")
+ln -s "$DB" "$WORK/link.sqlite"
+for writing in "report -o $DB" "report -o $WORK/link.sqlite" "history echoes --svg $DB" "history echoes -o $DB-wal" \
+               "compare $ECHOES $MIXED -o $DB" "show $ECHO_ID --steps-csv $DB"; do
+  # shellcheck disable=SC2086 # the words of one command
+  capture "$MTRUN" --db "$DB" $writing
+  expect_eq "$RC" 2 "$writing"
+  expect_contains "$OUT" "this command reads; write it elsewhere" "$writing: refused, saying why"
+done
+expect_eq "$(md5sum < "$DB")" "$db_sum" "the database is whole"
+# A report's plots go to a folder named as the report without its extension: a name without one is
+# refused (it would be that folder), and "-" is standard output.
+capture "$MTRUN" --db "$DB" report --campaign "$ECHOES" -o "$WORK/plain"
+expect_eq "$RC" 2 "report -o without an extension"
+expect_contains "$OUT" "name the report's file with its extension" "the extension asked for"
+[ ! -e "$WORK/plain" ] || fail "report -o without an extension left $WORK/plain"
+capture "$MTRUN" --db "$DB" report --campaign "$ECHOES" -o -
+expect_eq "$RC" 0 "report -o -"
+expect_contains "$OUT" "# echoes" "report -o - prints the report"
+[ ! -e "-" ] || fail "report -o - left a file or folder named -"
+echo "PASS (outputs never over the database)"

@@ -46,7 +46,7 @@ int list(const CampaignsOptions& options, std::ostream& out) {
   // unfinished: trials whose latest attempt has not ended (running, or never run, or left by a gone runner).
   // run_files_mib: what its run directory holds on disk (`mtrun delete` removes it); null: none.
   for (const auto& c : campaigns) {
-    const auto bytes = run_files_bytes(campaign_runs_dir(options.db, c.id));
+    const auto bytes = run_files_bytes(campaign_file_dirs(*db, options.db, c.id));
     const double mib = bytes ? double(*bytes) / (1024.0 * 1024.0) : 0;
     // A table shows a revision as status does (short_revision); CSV and JSON keep all of it.
     rows.add({QueryCell::of(c.id), QueryCell::of(c.experiment), QueryCell::of(c.state()), QueryCell::of(c.trials),

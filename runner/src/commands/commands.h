@@ -51,7 +51,9 @@ extern std::atomic<int> g_running_launchers[kMostParallel];
 // so the first one exits at once (130). Commands that watch g_stop_requested set it.
 extern std::atomic<const char*> g_stop_notice;
 
-// Where a campaign's attempt directories go: beside the database, runs/<campaign>/.
+// Where a campaign's attempt directories go: beside the database, runs/<database file name>/<campaign>/.
+// A campaign's id is the same in every database (the same experiment at the same revision), so
+// each database keeps its runs apart: two in one folder never write over each other's attempts.
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id);
 
 // This mtrun's own executable (jobs start under it as their guard; mtengine is looked for beside it).

@@ -11,6 +11,7 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
+#include "output_path.h"
 #include "report/compare/compare.h"
 #include "report/model/results_source.h"
 #include "runner_error.h"
@@ -61,6 +62,7 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
     throw RunnerError(kExitUsage, fmt::format("--fail-on-regression takes a percentage from 0 to 1000, got {}",
                                               *options.fail_on_regression));
   }
+  if (options.output) refuse_output_onto_database(*options.output, options.db, "-o");
   auto db = open_results(options.db);
   const Sides sides = choose_sides(*db, options);
   // A campaign against itself always "passes": as a gate that would hide that nothing new ran.

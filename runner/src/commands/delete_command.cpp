@@ -1,5 +1,5 @@
 // mtrun delete CAMPAIGN --yes: removes a campaign from the results database, every row of it in one
-// transaction, then its run directories (runs/<campaign>/ beside the database). --dry-run says
+// transaction, then its run directories (runs/<database>/<campaign>/ beside it). --dry-run says
 // what would go. A campaign a runner is running, or a baseline points at, is refused. The run
 // directory of a campaign no longer in the database (kept, or left by a stopped delete) is removed
 // the same way.
@@ -55,15 +55,18 @@ void vacuum_database(Store& store, const std::filesystem::path& db, std::ostream
   }
 }
 
-// Removes `runs` (a run directory), or throws RunnerError naming it.
-void remove_run_directory(const std::filesystem::path& runs, const std::string& campaign_id, const char* state) {
-  std::error_code ec;
-  if (!std::filesystem::exists(runs, ec)) return;
-  std::filesystem::remove_all(runs, ec);
-  if (ec) {
-    throw RunnerError(kExitWrite, fmt::format("campaign {} is {}, but its run directory {} could not be removed ({}): "
-                                              "remove it by hand",
-                                              campaign_id, state, runs.string(), ec.message()));
+// Removes `dirs` (run directories), or throws RunnerError naming the one that stayed.
+void remove_run_directories(const std::vector<std::filesystem::path>& dirs, const std::string& campaign_id,
+                            const char* state) {
+  for (const auto& runs : dirs) {
+    std::error_code ec;
+    if (!std::filesystem::exists(runs, ec)) continue;
+    std::filesystem::remove_all(runs, ec);
+    if (ec) {
+      throw RunnerError(kExitWrite, fmt::format("campaign {} is {}, but its run directory {} could not be removed "
+                                                "({}): remove it by hand",
+                                                campaign_id, state, runs.string(), ec.message()));
+    }
   }
 }
 
@@ -78,19 +81,27 @@ int delete_orphan_directory(Store& store, const DeleteOptions& options, const st
                             std::ostream& out) {
   if (options.dry_run || !options.yes) {
     fmt::print(out, "campaign {} is not in the database, but its {} is: --yes removes it\n", options.campaign,
-               run_files_text(runs));
+               run_files_text({runs}, runs));
     if (options.dry_run) return kExitOk;
     throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to remove {}", runs.string()));
   }
   // A runner starting the campaign again holds its lease before it records it and writes here.
   CampaignLease lease(store.db(), options.campaign, RunnerId::self(), std::time(nullptr));
-  const std::string files = run_files_text(runs);
-  remove_run_directory(runs, options.campaign, "not in the database");
+  const std::string files = run_files_text({runs}, runs);
+  remove_run_directories({runs}, options.campaign, "not in the database");
   fmt::print(out, "campaign {} is not in the database; removed its {}\n", options.campaign, files);
   return kExitOk;
 }
 
+// The fewest characters of a campaign's id `delete` takes: one or two match a campaign by chance.
+constexpr std::size_t kShortestDeletePrefix = 4;
+
 int delete_campaign(const DeleteOptions& options, std::ostream& out) {
+  if (options.campaign.size() < kShortestDeletePrefix) {
+    throw RunnerError(kExitUsage, fmt::format("delete '{}': give at least {} characters of the campaign's id (mtrun "
+                                              "campaigns lists them)",
+                                              options.campaign, kShortestDeletePrefix));
+  }
   require_database(options.db);
   Store store(options.db);
   Campaign campaign;
@@ -103,12 +114,16 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
     return delete_orphan_directory(store, options, orphan, out);
   }
   const std::filesystem::path runs = campaign_runs_dir(options.db, campaign.id);
+  const std::vector<std::filesystem::path> dirs = campaign_file_dirs(store.db(), options.db, campaign.id);
+  // "and its run directory …", "and no run directory (… does not exist)"
+  const std::string files = run_files_text(dirs, runs);
+  const std::string its_files = (dirs.empty() ? "" : "its ") + files;
   const std::string what = fmt::format("campaign {} of {} (created {}, revision {})", campaign.id, campaign.experiment,
                                        campaign.created_at, short_revision(campaign.source_revision));
   if (options.dry_run || !options.yes) {
     const CampaignRows rows = count_campaign_rows(store.db(), campaign.id);
     fmt::print(out, "would delete {}: {} trials, {} attempts, {} rows in all, {}\n", what, rows.trials, rows.attempts,
-               rows.rows, options.keep_files ? "but not its run directory" : "and its " + run_files_text(runs));
+               rows.rows, options.keep_files ? "but not its run directory" : "and " + its_files);
     if (const auto names = baselines_of(store.db(), campaign.id); !names.empty())
       fmt::print(out, "but baseline {} points at it: it would be refused\n", fmt::join(names, ", "));
     if (const auto held = read_lease(store.db(), campaign.id); held && held->live(this_host(), std::time(nullptr))) {
@@ -121,14 +136,15 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
   // Held until the files are gone: no runner is running the campaign now, and none starts it again
   // (the same experiment at the same revision is the same campaign) while its directory is removed.
   CampaignLease lease(store.db(), campaign.id, RunnerId::self(), std::time(nullptr));
-  const std::string files = run_files_text(runs);
   const CampaignRows rows = delete_campaign_rows(store.db(), campaign.id);
   fmt::print(out, "deleted {}: {} trials, {} attempts, {} rows in all\n", what, rows.trials, rows.attempts, rows.rows);
-  if (options.keep_files) {
-    fmt::print(out, "kept its {}\n", files);
+  if (dirs.empty()) {
+    fmt::print(out, "it had {}\n", files);
+  } else if (options.keep_files) {
+    fmt::print(out, "kept {}\n", its_files);
   } else {
-    remove_run_directory(runs, campaign.id, "deleted from the database");
-    fmt::print(out, "removed its {}\n", files);
+    remove_run_directories(dirs, campaign.id, "deleted from the database");
+    fmt::print(out, "removed {}\n", its_files);
   }
   // Last: a tidy-up of the file, which a failure leaves as it was, with the campaign gone.
   if (options.vacuum) vacuum_database(store, options.db, out);

@@ -10,6 +10,7 @@
 #include "checked_output.h"
 #include "commands/campaign_selection.h"
 #include "commands/commands.h"
+#include "output_path.h"
 #include "report/compare/history.h"
 #include "report/model/results_source.h"
 #include "runner_error.h"
@@ -33,6 +34,8 @@ int run_history(const HistoryCommandOptions& options, std::ostream& out) {
     throw RunnerError(kExitUsage,
                       fmt::format("--min-change takes a percentage from 0 to 1000, got {}", options.min_change_pct));
   }
+  if (options.output) refuse_output_onto_database(*options.output, options.db, "-o");
+  if (options.svg) refuse_output_onto_database(*options.svg, options.db, "--svg");
   auto db = open_results(options.db);
   const ReportData data = load_report_data(*db, experiment_campaigns(*db, experiment_named(*db, options.experiment)));
   const RenderedHistory history =

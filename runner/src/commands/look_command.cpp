@@ -13,6 +13,7 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
+#include "output_path.h"
 #include "launch/machine_sampler.h"
 #include "run/attempt_verdict.h"
 #include "run/cores_now.h"
@@ -72,7 +73,8 @@ struct AllocationLook {
 
 // Every node of the allocation this runs in, through srun, until quiet or `wait_s` has passed:
 // exit 0 quiet, 3 busy, 1 when it could not look. Says what it found, and records it where asked.
-int look_at_allocation(const AllocationLook& options, std::ostream& out) {
+int look_at_allocation(const AllocationLook& options, const std::filesystem::path& db, std::ostream& out) {
+  if (!options.record.empty()) refuse_output_onto_database(options.record, db, "--record");
   std::optional<LookPlace> allocation = allocation_look_place(mtrun_executable());
   if (!allocation) {
     throw RunnerError(kExitUsage, "look --allocation: not inside a Slurm allocation (SLURM_JOB_ID is not set)");
@@ -134,7 +136,7 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) 
   for (CLI::Option* option : needs_allocation) option->needs(allocation);
   allocation->excludes(cmd->get_option("--json"))->excludes(cmd->get_option("--seconds"));
   return [options, &global](std::ostream& out) {
-    if (options->allocation) return look_at_allocation(options->look, out);
+    if (options->allocation) return look_at_allocation(options->look, global.db, out);
     return look(options->seconds, options->json, global.db, out);
   };
 }

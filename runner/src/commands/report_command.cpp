@@ -10,6 +10,7 @@
 #include "checked_output.h"
 #include "commands/campaign_selection.h"
 #include "commands/commands.h"
+#include "output_path.h"
 #include "experiment/question_file.h"
 #include "report/model/references.h"
 #include "report/report.h"
@@ -32,7 +33,22 @@ struct ReportCommandOptions {
   std::optional<std::filesystem::path> references;  // published figures to hold the groups against
 };
 
+// The report's file: its plots go to a folder of the same name without the extension, so a name
+// without one would be that folder. "-" is standard output, as for most programs.
+std::optional<std::filesystem::path> report_file(const ReportCommandOptions& options) {
+  if (!options.output || *options.output == "-") return std::nullopt;
+  const std::filesystem::path& file = *options.output;
+  if (file.stem().empty() || file.extension().empty() || file.filename() == "..") {
+    throw RunnerError(kExitUsage, fmt::format("-o {}: name the report's file with its extension (NAME.md, or "
+                                              "NAME.html for one page): its plots go to a folder NAME beside it",
+                                              file.string()));
+  }
+  refuse_output_onto_database(file, options.db, "-o");
+  return file;
+}
+
 int run_report(const ReportCommandOptions& options, std::ostream& out) {
+  const std::optional<std::filesystem::path> output = report_file(options);
   // The references file first: a mistake in it is reported before anything else is read.
   std::optional<ReferenceFile> references;
   if (options.references) references = read_references(*options.references);
@@ -48,8 +64,8 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   report_options.references = std::move(references);
   report_options.allow_mixed = options.allow_mixed;
   report_options.keep_disturbed = options.keep_disturbed;
-  const bool html = options.html || (options.output && options.output->extension() == ".html");
-  if (options.output) report_options.plot_dir = options.output->stem().string();
+  const bool html = options.html || (output && output->extension() == ".html");
+  if (output) report_options.plot_dir = output->stem().string();
   // A page draws its plots inline, so they are made even when it goes to standard output.
   if (html && report_options.plot_dir.empty()) report_options.plot_dir = "plots";
   if (options.questions) {
@@ -61,11 +77,11 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   }
   RenderedReport report = render_report(data, report_options);
   const std::string page = html ? render_report_html(report, report_options.plot_dir) : "";
-  if (!options.output) {
+  if (!output) {
     out << (html ? page : report.markdown);
     return kExitOk;
   }
-  const std::filesystem::path& file = *options.output;
+  const std::filesystem::path& file = *output;
   std::filesystem::path plot_dir = file.parent_path() / report_options.plot_dir;
   // The plot folder only when there are plots: a report without any (chains only) is one file, and
   // so is a page, which holds its plots (only kept traces go beside it).
@@ -105,7 +121,8 @@ CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global
                                      "every campaign of this experiment (its name or its file), repeats pooled");
   campaign->excludes(experiment);
   cmd->add_option("-o,--output", options->output,
-                  "write the report here (plots go to a folder beside it; NAME.html: one HTML page)");
+                  "write the report here (NAME.md: plots go to a folder NAME beside it; NAME.html: one HTML page; -: "
+                  "standard output)");
   cmd->add_flag("--html", options->html, "one self-contained HTML page: plots inline, sortable tables");
   cmd->add_flag("--keep-disturbed", options->keep_disturbed,
                 "average attempts run on a disturbed machine in with the rest (docs/measurement.md)");

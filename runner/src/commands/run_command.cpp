@@ -239,7 +239,8 @@ void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
 }
 
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id) {
-  return std::filesystem::absolute(db).parent_path() / "runs" / campaign_id;
+  const std::filesystem::path file = std::filesystem::absolute(db);
+  return file.parent_path() / "runs" / file.filename() / campaign_id;
 }
 
 CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
+#include "output_path.h"
 #include "commands/query_output.h"
 #include "run/host_loads.h"
 #include "runner_error.h"
@@ -289,10 +291,14 @@ void write_steps_csv(Database& db, std::int64_t attempt_id, const std::filesyste
   s.bind(1, attempt_id);
   std::string text = "series,rank,step,value\n";
   while (s.step()) text += fmt::format("{},{},{},{}\n", csv_field(s.text(0)), s.integer(1), s.integer(2), s.real(3));
-  write_file_or_throw(file, text);
+  write_file_in_new_folder_or_throw(file, text);
 }
 
-int show(const ShowOptions& options, std::ostream& out) {
+// The whole account is composed before any of it is printed: a trial without the attempt asked for,
+// or a CSV file that cannot be written, is an error alone, not one after pages of output.
+int show(const ShowOptions& options, std::ostream& printed) {
+  std::ostringstream out;
+  if (options.steps_csv) refuse_output_onto_database(*options.steps_csv, options.db, "--steps-csv");
   auto db = open_store_read_only(options.db);
   const TrialRef trial = find_trial(*db, options.trial, options.campaign);
   print_header(*db, trial, out);
@@ -300,6 +306,7 @@ int show(const ShowOptions& options, std::ostream& out) {
   const auto attempt = print_attempts(*db, trial, options.attempt, out);
   if (!attempt) {
     if (options.steps_csv) throw RunnerError(kExitUsage, "--steps-csv: the trial has not run yet, so it has no steps");
+    printed << out.str();
     return 0;
   }
   const auto [attempt_id, number] = *attempt;
@@ -312,6 +319,7 @@ int show(const ShowOptions& options, std::ostream& out) {
     write_steps_csv(*db, attempt_id, *options.steps_csv);
     fmt::print(out, "per-step values of attempt {} written to {}\n", number, options.steps_csv->string());
   }
+  printed << out.str();
   return 0;
 }
 

@@ -11,16 +11,20 @@
 namespace mt {
 
 Campaign campaign_by_id(Database& db, const std::string& id) {
+  // An empty id is a prefix of every campaign: a variable left unset, never a choice.
+  if (id.empty()) throw RunnerError(kExitUsage, "the campaign id is empty (mtrun campaigns lists them)");
+  // A prefix compared as text: LIKE would read '_' and '%' in it as wildcards, and ignore case.
   auto s =
-      db.prepare(fmt::format("SELECT {} FROM campaigns c WHERE c.id = ? OR c.id LIKE ? || '%' "
-                             "ORDER BY c.id = ? DESC, c.id LIMIT 2",
+      db.prepare(fmt::format("SELECT {} FROM campaigns c WHERE substr(c.id, 1, length(?1)) = ?1 "
+                             "ORDER BY c.id = ?1 DESC, c.id LIMIT 3",
                              kCampaignColumns));
-  s.bind(1, id).bind(2, id).bind(3, id);
+  s.bind(1, id);
   if (!s.step()) throw RunnerError(kExitUsage, fmt::format("no campaign '{}' in the database", id));
   Campaign first = campaign_from_row(s);
   if (first.id != id && s.step()) {
-    throw RunnerError(kExitUsage, fmt::format("campaign prefix '{}' is ambiguous ({}, {}, …); give more characters", id,
-                                              first.id, s.text(0)));
+    const std::string second = s.text(0);
+    throw RunnerError(kExitUsage, fmt::format("campaign prefix '{}' is ambiguous ({}, {}{}); give more characters", id,
+                                              first.id, second, s.step() ? ", …" : ""));
   }
   return first;
 }

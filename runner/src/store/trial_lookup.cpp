@@ -21,9 +21,12 @@ TrialRef find_trial(Database& db, const std::string& prefix, const std::optional
   while (s.step()) {
     if (!found) {
       found = TrialRef{s.integer(0), s.text(1), s.text(2), 0};
-    } else if (s.text(1) != found->identity) {
-      throw RunnerError(kExitUsage, fmt::format("trial prefix '{}' is ambiguous ({}, {}, …); give more characters",
-                                                prefix, found->identity.substr(0, 16), s.text(1).substr(0, 16)));
+    } else if (const std::string second = s.text(1); second != found->identity) {
+      bool more = false;  // a third trial, named only as "…"
+      while (!more && s.step()) more = s.text(1) != found->identity && s.text(1) != second;
+      throw RunnerError(kExitUsage,
+                        fmt::format("trial prefix '{}' is ambiguous ({}, {}{}); give more characters", prefix,
+                                    found->identity.substr(0, 16), second.substr(0, 16), more ? ", …" : ""));
     } else {
       ++found->other_campaigns;
     }

@@ -222,3 +222,13 @@ expect_eq "$RC" 0 "report -o -"
 expect_contains "$OUT" "# echoes" "report -o - prints the report"
 [ ! -e "-" ] || fail "report -o - left a file or folder named -"
 echo "PASS (outputs never over the database)"
+
+# Numeric flags take finite numbers within their bounds: "nan" is no number of seconds (it passes
+# any comparison-based range), and the bounds are said as numbers.
+capture "$MTRUN" --db "$DB" look --seconds nan
+expect_eq "$RC" 2 "look --seconds nan"
+expect_contains "$OUT" "--seconds: 'nan' is not a number from 0.1 to 600" "look --seconds nan: the bounds"
+capture "$MTRUN" --db "$DB" show "$ECHO_ID" --attempt 0
+expect_eq "$RC" 2 "show --attempt 0"
+expect_contains "$OUT" "--attempt: '0' is not a whole number from 1 to" "show --attempt 0: a whole number from 1"
+echo "PASS (numeric flags)"

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "commands/commands.h"
+#include "commands/number_options.h"
 #include "experiment/experiment_check.h"
 #include "experiment/identity.h"
 #include "experiment/matrix.h"
@@ -46,7 +47,7 @@ void add_max_trials_option(CLI::App& command, ExpansionLimits& limits) {
   command
       .add_option("--max-trials", limits.max_trials,
                   fmt::format("refuse experiments expanding to more trials than this (default {})", kDefaultMaxTrials))
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_from_to(1, kMostMaxTrials));
 }
 
 LaunchContext local_launch_context(const LauncherConfig& launcher, const std::optional<std::filesystem::path>& engine,

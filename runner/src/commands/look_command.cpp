@@ -13,6 +13,7 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
+#include "commands/number_options.h"
 #include "output_path.h"
 #include "launch/machine_sampler.h"
 #include "run/attempt_verdict.h"
@@ -107,7 +108,7 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) 
       "look at this machine for a moment: is it quiet enough to time on? (exit 3 when busy; the cores' round trip "
       "is judged against the latest campaign in --db that read it)");
   cmd->add_option("--seconds", options->seconds, "how long to look (default 1)")
-      ->check(CLI::Range(0.1, kLongestLookSeconds));
+      ->check(number_from_to(0.1, kLongestLookSeconds));
   cmd->add_flag("--json", options->json,
                 "print the reading as one line of JSON (what `run` reads from each node of a Slurm allocation or "
                 "an mpirun hostfile) and exit 0; the caller judges it");
@@ -117,7 +118,7 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) 
                     "trial's job does first where each trial gets nodes of its own; exit 1 when it cannot look");
   auto* wait = cmd->add_option("--wait", options->look.wait_s,
                                "with --allocation: look again while the nodes are busy, for up to this many seconds")
-                   ->check(CLI::Range(0.0, 7 * 24 * 3600.0));
+                   ->check(number_from_to(0, 7 * 24 * 3600.0));
   auto* record = cmd->add_option("--record", options->look.record,
                                  "with --allocation: write what the look found to this file (JSON), as mtrun records "
                                  "it with the attempt");
@@ -131,7 +132,7 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) 
                         fmt::format("with --allocation: the most {} a quiet node may show, % (default {:g}, as an "
                                     "experiment's `conditions`)",
                                     words, *value))
-            ->check(CLI::Range(0.0, 1e6)));
+            ->check(number_from_to(0, 1e6)));
   }
   for (CLI::Option* option : needs_allocation) option->needs(allocation);
   allocation->excludes(cmd->get_option("--json"))->excludes(cmd->get_option("--seconds"));

@@ -15,6 +15,7 @@
 #include <fmt/ostream.h>
 
 #include "commands/commands.h"
+#include "commands/number_options.h"
 #include "commands/query_output.h"
 #include "runner_error.h"
 #include "store/sqlite_db.h"
@@ -23,6 +24,9 @@
 
 namespace mt {
 namespace {
+
+// The longest --timeout: a week (0, the default, is no limit).
+constexpr double kLongestQuerySeconds = 7 * 24 * 3600;
 
 struct QueryOptions {
   std::filesystem::path db;
@@ -144,7 +148,7 @@ CommandRunner register_query_command(CLI::App& app, const GlobalOptions& global)
   auto* json = cmd->add_flag("--json", "JSON array of row objects");
   csv->excludes(json);
   cmd->add_option("--timeout", options->timeout_s, "stop the query after this many seconds (default: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_from_to(0, kLongestQuerySeconds));
   return [options, csv, json, &global](std::ostream& out) {
     options->db = global.db;
     g_stop_notice = "";  // the first Ctrl-C stops the query

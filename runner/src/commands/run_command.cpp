@@ -15,6 +15,7 @@
 #include "run/lease_keeper.h"
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
+#include "commands/number_options.h"
 #include "commands/experiment_plan.h"
 #include "experiment/parallel_rules.h"
 #include "experiment/run_order.h"
@@ -222,12 +223,12 @@ void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
       .add_option("--settle", settings.settle_s,
                   "before each trial, first wait SECONDS with nothing running, so that what the last job left "
                   "behind settles (default: the experiment's conditions: settle_s, else 0; docs/measurement.md)")
-      ->check(CLI::Range(0.0, kMostSettleSeconds));
+      ->check(number_from_to(0, kMostSettleSeconds));
   command
       .add_option("--wait-quiet", settings.wait_quiet_s,
                   "before each trial, wait up to SECONDS for a quiet machine (default: the experiment's conditions: "
                   "wait_quiet_s, else 0; docs/measurement.md)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_from_to(0, kMostWaitQuietSeconds));
   command.add_flag("--require-quiet", settings.require_quiet,
                    "refuse to start timing on a busy machine (exit 3); after waiting, where trials wait for a quiet "
                    "machine (--wait-quiet, wait_quiet_s)");
@@ -235,7 +236,7 @@ void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
       .add_option("--parallel", settings.parallel,
                   "trials in flight at once (default: the experiment's `parallel`, else 1); only where they cannot "
                   "disturb each other: Slurm, or disjoint cpu_sets/host_sets")
-      ->check(CLI::Range(1, kMostParallel));
+      ->check(whole_number_from_to(1, kMostParallel));
 }
 
 std::filesystem::path campaign_runs_dir(const std::filesystem::path& db, const std::string& campaign_id) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -15,6 +16,7 @@
 
 #include "checked_output.h"
 #include "commands/commands.h"
+#include "commands/number_options.h"
 #include "output_path.h"
 #include "commands/query_output.h"
 #include "run/host_loads.h"
@@ -331,7 +333,7 @@ CommandRunner register_show_command(CLI::App& app, const GlobalOptions& global) 
   cmd->add_option("TRIAL", options->trial, "trial id or a prefix of it (as status prints it)")->required();
   cmd->add_option("--campaign", options->campaign, "campaign id or prefix (default: the one that ran the trial last)");
   cmd->add_option("--attempt", options->attempt, "attempt number to detail (default: the latest)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_from_to(1, std::numeric_limits<int>::max()));
   cmd->add_option("--steps-csv", options->steps_csv, "also write the attempt's per-step values to this CSV file");
   return [options, &global](std::ostream& out) {
     options->db = global.db;

@@ -16,6 +16,8 @@ namespace mt {
 // How many trials (combinations × repeats, before exclude and where) an experiment may expand
 // to unless the user raises the limit (`--max-trials`): the count is checked before expanding.
 constexpr std::uint64_t kDefaultMaxTrials = 100000;
+// The most `--max-trials` may allow: beyond it no campaign is a plan anyone would run.
+constexpr std::uint64_t kMostMaxTrials = 100000000;
 
 struct ExpansionLimits {
   std::uint64_t max_trials = kDefaultMaxTrials;

@@ -44,6 +44,10 @@ void read_conditions(YamlReader& r, const YAML::Node& node, ConditionsThresholds
   if (node["settle_s"] && out.settle_s > kMostSettleSeconds) {
     r.error(pos_of(node["settle_s"]), fmt::format("conditions settle_s must be at most {:g} s", kMostSettleSeconds));
   }
+  if (node["wait_quiet_s"] && out.wait_quiet_s > kMostWaitQuietSeconds) {
+    r.error(pos_of(node["wait_quiet_s"]),
+            fmt::format("conditions wait_quiet_s must be at most {:g} s (a week)", kMostWaitQuietSeconds));
+  }
   for (const char* drop : {"max_calibration_drop_pct", "max_memory_bandwidth_drop_pct"}) {
     const double value = drop == std::string("max_calibration_drop_pct") ? out.max_calibration_drop_pct
                                                                          : out.max_memory_bandwidth_drop_pct;

@@ -33,6 +33,8 @@ struct ConditionsThresholds {
 
 // The most a trial may be made to settle, in seconds (`settle_s`, `run --settle`).
 inline constexpr double kMostSettleSeconds = 3600;
+// The longest a trial may wait for a quiet machine, in seconds (`wait_quiet_s`, `run --wait-quiet`): a week.
+inline constexpr double kMostWaitQuietSeconds = 7 * 24 * 3600;
 
 // `repeat: N` is min = max = N; `repeat: {min, max, target_ci_pct}` keeps adding rounds after `min`
 // while the primary metric's 95 % confidence interval is wider than ±target_ci_pct % of its mean.

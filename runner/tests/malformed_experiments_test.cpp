@@ -42,6 +42,10 @@ const Case kCases[] = {
      "      where: rank == 2", "             ^"},
     {"heads_divide", "8:20: n_heads 3 does not divide d_model 64", "        n_heads: [2, 3]", "                     ^"},
     {"set_twice", "8:7: 'ranks' is set twice (also at line 6); keep one", "        ranks: [1, 2]", "        ^"},
+    // A key given twice anywhere: YAML leaves it to the reader, which would keep the first.
+    {"studies_twice", "6:1: 'studies' is set twice in the experiment (also at line 2); keep one", "  studies:", "  ^"},
+    {"study_key_twice", "6:5: 'timeout_s' is set twice in study #1 (also at line 5); keep one", "      timeout_s: 5",
+     "      ^"},
     {"duplicate_value", "6:23: axis 'strategy' lists 'ddp' twice", "        strategy: [ddp, ddp]",
      "                        ^"},
     {"bad_repeat", "2:9: repeat must be at least 1, got 0", "  repeat: 0", "          ^"},

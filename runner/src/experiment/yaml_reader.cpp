@@ -1,6 +1,7 @@
 #include "experiment/yaml_reader.h"
 
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <regex>
 
@@ -41,10 +42,16 @@ bool YamlReader::check_map(const YAML::Node& map, const std::string& what, const
     error(pos_of(map), fmt::format("{} must be a mapping, got {}", what, kind_name(map)));
     return false;
   }
+  // YAML leaves a key given twice to the reader, which would take the first and drop the rest: a
+  // second `studies:` block would never run.
+  std::map<std::string, SourcePos> seen;
   for (const auto& kv : map) {
     std::string key = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       left_out(pos_of(kv.first), fmt::format("unknown key '{}' in {}{}", key, what, did_you_mean(key, allowed)));
+    } else if (const auto [first, fresh] = seen.emplace(key, pos_of(kv.first)); !fresh) {
+      error(pos_of(kv.first),
+            fmt::format("'{}' is set twice in {} (also at line {}); keep one", key, what, first->second.line));
     }
   }
   return true;

@@ -113,6 +113,7 @@ struct Experiment {
   std::string name;
   std::string description;
   std::filesystem::path file;  // absolute path of the YAML file
+  std::string file_as_given;   // the path as the user gave it: what messages about the file name
   LauncherConfig launcher;
   std::string order = "interleaved";  // within a round: "interleaved" (matrix order) or "shuffled"
   std::uint64_t seed = 0;             // of the shuffled order (experiment/run_order.h)

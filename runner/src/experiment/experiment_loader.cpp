@@ -1,6 +1,10 @@
 #include "experiment/experiment_loader.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
@@ -178,6 +182,24 @@ void read_experiment(YamlReader& r, const YAML::Node& root, Experiment& exp, std
   for (const auto& [node, index] : study_questions) read_questions(r, node, exp, &exp.studies[index], exp.questions);
 }
 
+// Why `file` cannot be read as an experiment ("" when it can): missing, not a regular file (a
+// directory, a pipe, a device: read once, or never ending, while a campaign reads its file again),
+// or not readable, in the system's words.
+std::string experiment_file_problem(const std::filesystem::path& file) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(file, ec);
+  if (!std::filesystem::exists(status)) return "experiment file not found";
+  if (std::filesystem::is_directory(status)) return "is a directory, not an experiment file";
+  if (!std::filesystem::is_regular_file(status)) {
+    return "is not a regular file (a pipe or a device): save the experiment to a file and give that";
+  }
+  if (std::FILE* opened = std::fopen(file.c_str(), "rb")) {
+    std::fclose(opened);
+    return "";
+  }
+  return fmt::format("cannot be read: {}", std::strerror(errno));
+}
+
 }  // namespace
 
 LoadResult load_experiment(const std::filesystem::path& file) {
@@ -185,15 +207,15 @@ LoadResult load_experiment(const std::filesystem::path& file) {
   YamlReader r(file.string());
   std::error_code ec;
   std::filesystem::path absolute = std::filesystem::absolute(file, ec);
-  if (!std::filesystem::is_regular_file(absolute, ec)) {
-    r.error({}, "experiment file not found");
+  if (const std::string problem = experiment_file_problem(absolute); !problem.empty()) {
+    r.error({}, problem);
     result.errors = r.errors();
     return result;
   }
   if (const auto bytes = std::filesystem::file_size(absolute, ec); !ec && bytes > kMaxExperimentFileBytes) {
-    r.error({}, fmt::format("experiment file is {:.1f} MiB; experiment files are at most {} MiB (split large "
-                            "axes into several studies or files)",
-                            double(bytes) / (1024.0 * 1024.0), kMaxExperimentFileBytes / (1024 * 1024)));
+    r.error({}, fmt::format("experiment file is {} bytes; experiment files are at most {} MiB ({} bytes; split "
+                            "large axes into several studies or files)",
+                            bytes, kMaxExperimentFileBytes / (1024 * 1024), kMaxExperimentFileBytes));
     result.errors = r.errors();
     return result;
   }
@@ -207,6 +229,7 @@ LoadResult load_experiment(const std::filesystem::path& file) {
   }
   Experiment exp;
   exp.file = absolute;
+  exp.file_as_given = file.string();
   std::vector<bool> checkable;
   if (root.IsNull()) {
     r.error({}, "experiment file is empty");

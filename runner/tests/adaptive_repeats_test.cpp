@@ -43,8 +43,25 @@ TEST_CASE("adaptive repeat keys are validated with the other keys") {
   CHECK(load_errors(head + "repeat: {min: 3, max: 5}\n" + study) ==
         "repeat needs 'target_ci_pct' (repeat: {min: 3, max: 20, target_ci_pct: 2}, or a number of repeats)\n");
   CHECK(load_errors(head + "repeat: {min: 3, max: 5, target_ci_pct: 0}\n" + study) ==
-        "repeat target_ci_pct must be above 0\n");
+        "repeat target_ci_pct must be above 0, got 0\n");
+  // Below zero is said the same way, and every bad bound at once.
+  CHECK(load_errors(head + "repeat: {min: 1, max: 5, target_ci_pct: -3}\n" + study) ==
+        "repeat min must be at least 2, got 1\nrepeat target_ci_pct must be above 0, got -3\n");
   CHECK(load_errors(head + "repeat: 5\n" + study).empty());
+}
+
+TEST_CASE("the trial limit counts the rounds adaptive repeats may add") {
+  const std::string yaml =
+      "name: x\nstudies:\n  - name: s\n    workload: command\n    command: [echo, 1]\n"
+      "    matrix: {n: [1, 2, 3, 4]}\n    repeat: {min: 2, max: 100000000, target_ci_pct: 1}\n";
+  const Experiment e = load(yaml);
+  const Expansion plan = expand_experiment(e);
+  REQUIRE(plan.errors.size() == 1);
+  CHECK(plan.errors[0].message ==
+        "the experiment expands to up to 400000000 trials, more than the limit of 100000; study 's' has 4 "
+        "combinations × up to 100000000 repeats (narrow the matrix or repeat's max, or raise the limit with "
+        "--max-trials)");
+  CHECK(expand_experiment(e, ExpansionLimits{400000000}).errors.empty());
 }
 
 TEST_CASE("a plan says what its adaptive studies may add, study by study in plan order") {

@@ -97,7 +97,13 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) { return b > kSat
 
 std::string count_text(std::uint64_t n) { return n == kSaturated ? fmt::format("over {}", n) : std::to_string(n); }
 
-// Trials a study expands to before exclude and where: cross product plus includes, per repeat.
+// The most rounds a study may run: `repeat`, or up to an adaptive policy's `max`, which the limit
+// counts as the plan may grow to it.
+int most_rounds(const Study& study) {
+  return study.repeat_policy.adaptive() ? std::max(study.repeat, study.repeat_policy.max) : study.repeat;
+}
+
+// Trials a study expands to before exclude and where: cross product plus includes, per round.
 std::uint64_t study_size(const Study& study, std::string* shape = nullptr) {
   std::uint64_t combinations = 1;
   std::vector<std::string> sizes;
@@ -109,7 +115,7 @@ std::uint64_t study_size(const Study& study, std::string* shape = nullptr) {
     *shape = sizes.empty() ? "1" : fmt::format("{}", fmt::join(sizes, " × "));
     if (!study.include.empty()) *shape += fmt::format(" + {} included", study.include.size());
   }
-  return saturating_mul(saturating_add(combinations, study.include.size()), std::uint64_t(study.repeat));
+  return saturating_mul(saturating_add(combinations, study.include.size()), std::uint64_t(most_rounds(study)));
 }
 
 // One positioned error, at the largest study, when the experiment expands to more than the limit.
@@ -124,11 +130,15 @@ std::optional<Diagnostic> check_size(const Experiment& experiment, const Expansi
   if (total <= limits.max_trials) return std::nullopt;
   std::string shape;
   study_size(*biggest, &shape);
-  return Diagnostic{experiment.file.string(), biggest->pos,
-                    fmt::format("the experiment expands to {} trials, more than the limit of {}; study '{}' has {} "
-                                "combinations × {} repeat{} (narrow the matrix, or raise the limit with --max-trials)",
-                                count_text(total), limits.max_trials, biggest->name, shape, biggest->repeat,
-                                biggest->repeat == 1 ? "" : "s")};
+  const int rounds = most_rounds(*biggest);
+  const std::string repeats =
+      fmt::format("{}{} repeat{}", biggest->repeat_policy.adaptive() ? "up to " : "", rounds, rounds == 1 ? "" : "s");
+  return Diagnostic{
+      experiment.file_as_given, biggest->pos,
+      fmt::format("the experiment expands to {}{} trials, more than the limit of {}; study '{}' has {} "
+                  "combinations × {} (narrow the matrix{}, or raise the limit with --max-trials)",
+                  biggest->repeat_policy.adaptive() ? "up to " : "", count_text(total), limits.max_trials,
+                  biggest->name, shape, repeats, biggest->repeat_policy.adaptive() ? " or repeat's max" : "")};
 }
 
 bool matches(const Combination& c, const Assignment& a) {
@@ -285,7 +295,7 @@ struct StudyExpander {
   Expansion& result;
 
   void error(SourcePos pos, std::string message) {
-    Diagnostic d{experiment.file.string(), pos, std::move(message)};
+    Diagnostic d{experiment.file_as_given, pos, std::move(message)};
     for (const auto& e : result.errors) {
       if (e.pos.line == d.pos.line && e.pos.column == d.pos.column && e.message == d.message) return;
     }

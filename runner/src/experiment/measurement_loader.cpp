@@ -1,5 +1,7 @@
 #include "experiment/measurement_loader.h"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 namespace mt {
@@ -80,18 +82,19 @@ std::optional<RepeatPolicy> read_repeat(YamlReader& r, const YAML::Node& node) {
     }
   }
   if (!complete) return std::nullopt;
+  // Every problem at once: each bound is checked whether or not the others hold.
   auto min = r.integer(node["min"], "repeat min", 2);
   auto max = r.integer(node["max"], "repeat max", 2);
-  auto target = r.number(node["target_ci_pct"], "repeat target_ci_pct", 0);
-  if (!min || !max || !target) return std::nullopt;
-  if (*max < *min) {
+  auto target = r.number(node["target_ci_pct"], "repeat target_ci_pct", std::numeric_limits<double>::lowest());
+  if (target && *target <= 0) {
+    r.error(pos_of(node["target_ci_pct"]), fmt::format("repeat target_ci_pct must be above 0, got {:g}", *target));
+    target.reset();
+  }
+  if (min && max && *max < *min) {
     r.error(pos_of(node["max"]), fmt::format("repeat max ({}) is below min ({})", *max, *min));
     return std::nullopt;
   }
-  if (*target <= 0) {
-    r.error(pos_of(node["target_ci_pct"]), "repeat target_ci_pct must be above 0");
-    return std::nullopt;
-  }
+  if (!min || !max || !target) return std::nullopt;
   return RepeatPolicy{*min, *max, *target};
 }
 

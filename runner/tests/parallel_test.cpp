@@ -2,6 +2,8 @@
 // its own nodes, hosts or CPUs, and what is refused and why.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include "experiment/experiment_loader.h"
 #include "experiment_text.h"
 #include "experiment/parallel_rules.h"
@@ -96,4 +98,16 @@ TEST_CASE("each trial in flight keeps to its slot: exclusive nodes, its CPUs, it
   c.slot = 0;
   CHECK(wrap_for_launcher(request(2), c).argv ==
         Argv{"mpirun", "-np", "2", "--hostfile", "/cluster/hosts", "--host", "n1,n2", "/opt/mtengine", "train"});
+}
+
+TEST_CASE("cpu sets must name CPUs this machine gives mtrun") {
+  const std::set<int> here = cpus_of_this_process();
+  REQUIRE_FALSE(here.empty());
+  const std::string first = std::to_string(*here.begin());
+  CHECK(cpu_sets_beyond_this_machine({first}).empty());
+  const int beyond = *here.rbegin() + 1;
+  const std::string message = cpu_sets_beyond_this_machine({first, std::to_string(beyond)});
+  CHECK(message.rfind(fmt::format("cpu set '{}' names CPU {}, which this machine does not give mtrun (it may use CPUs ",
+                                  beyond, beyond),
+                      0) == 0);
 }

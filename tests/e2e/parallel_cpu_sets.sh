@@ -23,6 +23,16 @@ cd "$WORK"
 capture "$MTRUN" --db "$DB" plan cpus.yaml
 expect_eq "$RC" 0 "plan"
 expect_contains "$OUT" "parallel: up to 2 trials in flight; each command above then keeps to the CPU set of its slot" "plan"
+# A set naming a CPU the machine does not give mtrun, or trials in flight with nothing to keep
+# them apart, is refused before the database is touched: no campaign is left behind.
+sed 's/cpu_sets: \["0", "1"\]/cpu_sets: ["0", "4000"]/' cpus.yaml > beyond.yaml
+capture "$MTRUN" --db "$WORK/refused.sqlite" run beyond.yaml
+expect_eq "$RC" 2 "a CPU set beyond the machine"
+expect_contains "$OUT" "cpu set '4000' names CPU 4000, which this machine does not give mtrun" "the CPU named"
+capture "$MTRUN" --db "$WORK/refused.sqlite" run cpus.yaml --parallel 3
+expect_eq "$RC" 2 "more trials in flight than CPU sets"
+[ ! -e "$WORK/refused.sqlite" ] || fail "a refused run created the database: $(sqlite3 "$WORK/refused.sqlite" "select id from campaigns")"
+
 capture "$MTRUN" --db "$DB" run cpus.yaml
 echo "$OUT"
 expect_eq "$RC" 0 "two trials at once on disjoint CPUs"

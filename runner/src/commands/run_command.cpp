@@ -54,8 +54,31 @@ std::string measurement_json(const Experiment& experiment) {
                      repeat_policies_to_json(adaptive_studies(experiment)));
 }
 
+// Trials in flight at once where they cannot disturb each other, on CPUs this machine has: else a
+// usage error, before anything runs.
+void check_parallel(const LauncherConfig& launcher, int parallel) {
+  if (std::string why = parallel_problem(launcher, std::max(1, parallel)); !why.empty()) {
+    throw RunnerError(kExitUsage, why);
+  }
+  if (parallel > kMostParallel) {
+    throw RunnerError(kExitUsage,
+                      fmt::format("parallel is {}; at most {} trials run at once", parallel, kMostParallel));
+  }
+  if (launcher.hostfile.empty()) {
+    if (std::string why = cpu_sets_beyond_this_machine(launcher.cpu_sets); !why.empty()) {
+      throw RunnerError(kExitUsage, why);
+    }
+  }
+}
+
 int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine, options.limits);
+  MeasurementSettings measurement = options.measurement;
+  measurement.conditions = plan.experiment.conditions;
+  measurement.adaptive = adaptive_studies(plan.experiment);
+  if (measurement.parallel == 0) measurement.parallel = plan.experiment.parallel;
+  // Before the database is touched: a run refused for how it would run leaves no campaign behind.
+  check_parallel(plan.context.launcher, measurement.parallel);
   Store store(options.db);
   CampaignLease lease(store.db(), plan.campaign_id, RunnerId::self(), std::time(nullptr));
   recover_stale_attempts(store, lease, out);
@@ -96,10 +119,6 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }
-  MeasurementSettings measurement = options.measurement;
-  measurement.conditions = plan.experiment.conditions;
-  measurement.adaptive = adaptive_studies(plan.experiment);
-  if (measurement.parallel == 0) measurement.parallel = plan.experiment.parallel;
   return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, measurement, options.db, out);
 }
 
@@ -161,11 +180,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                         const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out) {
   const std::string& campaign_id = lease.campaign_id();
   const int parallel = std::max(1, settings.parallel);
-  if (std::string why = parallel_problem(context.launcher, parallel); !why.empty()) throw RunnerError(kExitUsage, why);
-  if (parallel > kMostParallel) {
-    throw RunnerError(kExitUsage,
-                      fmt::format("parallel is {}; at most {} trials run at once", parallel, kMostParallel));
-  }
+  check_parallel(context.launcher, parallel);
   const bool adaptive_due = !settings.adaptive.empty();
   std::vector<std::string> per_trial_waits;
   if (settings.settle_seconds() > 0) per_trial_waits.push_back("settling (settle_s, --settle)");

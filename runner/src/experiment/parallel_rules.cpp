@@ -1,9 +1,12 @@
 #include "experiment/parallel_rules.h"
 
+#include <sched.h>
+
 #include <charconv>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace mt {
 namespace {
@@ -72,6 +75,38 @@ std::string host_sets_problem(const std::vector<std::string>& sets) {
       if (!seen.insert(h).second) {
         return fmt::format("host '{}' is in more than one host set: the sets must be disjoint", h);
       }
+    }
+  }
+  return "";
+}
+
+std::set<int> cpus_of_this_process() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  std::set<int> cpus;
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &mask)) cpus.insert(c);
+  }
+  return cpus;
+}
+
+std::string cpu_sets_beyond_this_machine(const std::vector<std::string>& sets) {
+  const std::set<int> here = cpus_of_this_process();
+  if (here.empty()) return "";
+  for (const std::string& set : sets) {
+    const auto cpus = parse_cpu_list(set);
+    if (!cpus) continue;  // cpu_sets_problem says so
+    for (int c : *cpus) {
+      if (here.count(c)) continue;
+      std::vector<std::string> ranges;  // "0-1,4": what it may use, as a CPU list
+      for (auto it = here.begin(); it != here.end();) {
+        int first = *it, last = first;
+        while (++it != here.end() && *it == last + 1) last = *it;
+        ranges.push_back(first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
+      }
+      return fmt::format("cpu set '{}' names CPU {}, which this machine does not give mtrun (it may use CPUs {})", set,
+                         c, fmt::join(ranges, ","));
     }
   }
   return "";

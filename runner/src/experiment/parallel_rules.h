@@ -24,4 +24,10 @@ std::set<std::string> hosts_of(const std::string& text);
 std::string cpu_sets_problem(const std::vector<std::string>& sets);
 std::string host_sets_problem(const std::vector<std::string>& sets);
 
+// The CPUs this process may run on (its affinity mask), in order; empty where it cannot be read.
+std::set<int> cpus_of_this_process();
+// Why these sets name CPUs this machine does not give this process (taskset would refuse them when
+// the first trial starts), or "" (also where its CPUs cannot be read).
+std::string cpu_sets_beyond_this_machine(const std::vector<std::string>& sets);
+
 }  // namespace mt

@@ -133,6 +133,10 @@ TEST_CASE("questions: each mistake is named at its place, with what would be rig
   CHECK(problems_with("questions:\n  - {metric: grad_norm, compare: strategy, baseline: ddp}\n") ==
         "10:14: question #1: which way is better for metric 'grad_norm' is not known: add better: higher or "
         "better: lower\n");
+  // A mistyped metric is named with the one meant, before better: is asked for.
+  CHECK(problems_with("questions:\n  - {metric: tokens_per_sek, compare: strategy, baseline: ddp}\n") ==
+        "10:14: question #1: which way is better for metric 'tokens_per_sek' is not known (did you mean "
+        "'tokens_per_sec'?): add better: higher or better: lower\n");
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, better: lower}\n") ==
         "10:72: question #1 says better: lower, but higher is better for metric 'tokens_per_sec'; drop better\n");
   CHECK(problems_with("questions:\n  - {metric: tokens_per_sec, compare: strategy, baseline: ddp, within: "

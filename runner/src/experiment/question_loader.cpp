@@ -9,6 +9,7 @@
 #include "experiment/expression.h"
 #include "experiment/expression_reader.h"
 #include "experiment/metric_catalogue.h"
+#include "experiment/suggestion.h"
 #include "experiment/workload_params.h"
 
 namespace mt {
@@ -89,6 +90,16 @@ std::string declared_direction(const std::vector<const Study*>& studies, const s
     }
   }
   return "";
+}
+
+// Metric names a question may use for "did you mean": those mtrun knows and those the studies declare.
+std::vector<std::string> metric_names(const std::vector<const Study*>& studies) {
+  std::set<std::string> names;
+  for (const MetricInfo& m : metric_catalogue()) names.insert(m.name);
+  for (const Study* s : studies) {
+    for (const auto& m : s->metrics) names.insert(m.name);
+  }
+  return {names.begin(), names.end()};
 }
 
 // Checks an axis name; returns false (after an error) when no study of these knows it.
@@ -188,8 +199,8 @@ std::optional<Question> read_question(YamlReader& r, const YAML::Node& node, con
   if (known.empty()) known = declared_direction(studies, q.metric);
   if (known.empty() && q.better.empty()) {
     r.error(pos_of(node["metric"]),
-            fmt::format("{}: which way is better for metric '{}' is not known: add better: higher or better: lower",
-                        what, q.metric));
+            fmt::format("{}: which way is better for metric '{}' is not known{}: add better: higher or better: lower",
+                        what, q.metric, did_you_mean(q.metric, metric_names(studies))));
   } else if (!known.empty() && !q.better.empty() && known != q.better) {
     r.error(pos_of(node["better"]), fmt::format("{} says better: {}, but {} is better for metric '{}'; drop better",
                                                 what, q.better, known, q.metric));

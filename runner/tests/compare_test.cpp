@@ -2,9 +2,14 @@
 // and the refusal to compare different machines or stacks.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "report/compare/compare.h"
 #include "report/compare/config_matching.h"
 #include "report/compare/regression_gate.h"
+#include "report/render/cells.h"
 #include "runner_error.h"
 #include "store/campaign_lookup.h"
 #include "report_fixture.h"
@@ -138,6 +143,58 @@ TEST_CASE("gate: lower-is-better metrics regress upwards; nothing to judge is an
                        "--fail-on-regression: nothing could be judged (s ddp ×1 tokens_per_sec: fewer than two "
                        "successful repeats on a side)",
                        RunnerError);
+}
+
+TEST_CASE("gate: a configuration whose values are not finite is named as such and fails the gate, never passes") {
+  ReportFixture f("gate_not_finite.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  f.campaign("cccc", "exp", "2024-05-03T09:00:00Z");
+  const double a[] = {1000, 1010, 990, 1005, 995};
+  for (int r = 0; r < 5; ++r) {
+    f.trial(train_trial("s", "ddp", 1, r, a[r], 40, 500), "aaaa");
+    // A `command` metric's regex can capture 1e300, and a database edited by hand hold inf: the
+    // variance overflows.
+    f.trial(train_trial("s", "ddp", 1, r, r == 0 ? 1e300 : a[r], 40, 500), "bbbb");
+    const std::int64_t attempt = f.trial(train_trial("s", "ddp", 1, r, a[r], 40, 500), "cccc");
+    if (r == 0) {
+      f.store().db().exec(
+          fmt::format("UPDATE metrics SET value = 9e999 WHERE attempt_id = {} AND name = 'tokens_per_sec'", attempt));
+    }
+  }
+  ComparisonOptions gate;
+  gate.fail_on_regression_pct = 5;
+  for (const char* b : {"bbbb", "cccc"}) {
+    CAPTURE(b);
+    ComparisonOutcome outcome = compare_of(f, "aaaa", b, gate);
+    REQUIRE(outcome.gate);
+    CHECK_FALSE(outcome.gate->passed());
+    CHECK(outcome.gate->not_finite == std::vector<std::string>{"s ddp ×1 tokens_per_sec"});
+    CHECK(outcome.gate->not_judged.empty());
+    CHECK(gate_summary(*outcome.gate) ==
+          "regression gate (5 %): FAILED (0 of 0 judged, 1 not judged: values not finite): s ddp ×1 tokens_per_sec "
+          "not judged (values not finite)");
+    CHECK(contains(outcome.markdown,
+                   "**Failed**: 1 comparison could not be judged, and the gate does not pass what "
+                   "it cannot judge: values beyond a double's range"));
+    CHECK_FALSE(contains(outcome.markdown, "Passed"));
+    CHECK_FALSE(contains(outcome.markdown, "too few repeats"));
+    CHECK_FALSE(contains(outcome.markdown, "fewer than two"));
+    CHECK_FALSE(contains(outcome.markdown, "-nan"));
+    CHECK(contains(outcome.markdown, "| not finite |"));
+  }
+  // 1e300 among four values near 1000: the mean in the cell has an exponent, not 300 digits.
+  CHECK(contains(compare_of(f, "aaaa", "bbbb", gate).markdown, "| 2e+299 ± inf ⚑1 (5) |"));
+  CHECK(contains(compare_of(f, "aaaa", "cccc", gate).markdown, "| inf ± nan ⚑1 (5) |"));
+}
+
+TEST_CASE("cells: a number past a double's fixed range has an exponent; one not finite is inf or nan") {
+  CHECK(fixed(1e300, 2) == "1e+300");
+  CHECK(fixed(-1.23456e20, 1) == "-1.235e+20");
+  CHECK(fixed(999999999999999.0, 0) == "999999999999999");
+  CHECK(fixed(-std::nan(""), 2) == "nan");
+  CHECK(fixed(-HUGE_VAL, 2) == "-inf");
+  CHECK(auto_number(3e20) == "3e+20");
 }
 
 TEST_CASE("compare: a changed parameter is named with both values, and its configurations are compared") {

@@ -157,7 +157,7 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   if (!only.empty()) out += "Configurations with successful trials in one campaign only:\n\n" + only + "\n";
   if (options.fail_on_regression_pct) {
     GateOutcome gate = judge_regressions(rows, *options.fail_on_regression_pct);
-    if (gate.judged == 0) {
+    if (gate.judged == 0 && gate.not_finite.empty()) {
       std::string why = gate.not_judged.empty() ? "no configuration with successful, undisturbed attempts was found "
                                                   "in both campaigns"
                                                 : fmt::format("{}", fmt::join(gate.not_judged, "; "));

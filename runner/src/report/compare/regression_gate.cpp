@@ -4,7 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "report/render/cells.h"
+
 namespace mt {
+namespace {
+
+const char* const kNotFiniteWords = "not judged (values not finite)";
+
+}  // namespace
 
 std::optional<double> worsening(double ratio, Better better) {
   switch (better) {
@@ -25,8 +32,11 @@ GateOutcome judge_regressions(const std::vector<ContrastRow>& rows, double thres
       gate.not_judged.push_back(what + ": no direction (declare `better: higher|lower` beside its regex/json)");
       continue;
     }
-    if (!r.adjusted_p || !r.contrast.ratio) {
-      gate.not_judged.push_back(what + ": fewer than two successful repeats on a side");
+    if (const Untested why = untested(r); why == Untested::NotFinite) {
+      gate.not_finite.push_back(what);
+      continue;
+    } else if (why != Untested::No) {
+      gate.not_judged.push_back(what + ": " + untested_text(why));
       continue;
     }
     ++gate.judged;
@@ -49,10 +59,15 @@ std::string gate_summary(const GateOutcome& gate) {
   std::string failed;
   for (const auto& f : gate.failed) {
     failed +=
-        fmt::format("{}{} {} {:.1f} % worse", failed.empty() ? "" : "; ", f.configuration, f.metric, f.worse_by * 100);
+        fmt::format("{}{} {} {} worse", failed.empty() ? "" : "; ", f.configuration, f.metric, percent(f.worse_by));
   }
-  return fmt::format("regression gate ({:g} %): FAILED ({} of {} judged): {}", gate.threshold_pct, gate.failed.size(),
-                     gate.judged, failed);
+  for (const auto& what : gate.not_finite) {
+    failed += fmt::format("{}{} {}", failed.empty() ? "" : "; ", what, kNotFiniteWords);
+  }
+  const std::string unjudged =
+      gate.not_finite.empty() ? "" : fmt::format(", {} not judged: values not finite", gate.not_finite.size());
+  return fmt::format("regression gate ({:g} %): FAILED ({} of {} judged{}): {}", gate.threshold_pct, gate.failed.size(),
+                     gate.judged, unjudged, failed);
 }
 
 std::string render_gate(const GateOutcome& gate) {
@@ -65,13 +80,20 @@ std::string render_gate(const GateOutcome& gate) {
   if (gate.passed()) {
     out += fmt::format("**Passed**: none of {} judged comparison{} is worse by more than {:g} % beyond noise.\n",
                        gate.judged, gate.judged == 1 ? "" : "s", gate.threshold_pct);
-  } else {
+  } else if (!gate.failed.empty()) {
     out += fmt::format("**Failed**: {} of {} judged comparison{} worse by more than {:g} % beyond noise:\n\n",
                        gate.failed.size(), gate.judged, gate.judged == 1 ? " is" : "s are", gate.threshold_pct);
     for (const auto& f : gate.failed) {
-      out += fmt::format("- {} — {}: {:.1f} % worse (B/A {:.3f}, p (Holm) {})\n", f.configuration, f.metric,
-                         f.worse_by * 100, f.ratio, p_text(f.adjusted_p));
+      out += fmt::format("- {} — {}: {} worse (B/A {}, p (Holm) {})\n", f.configuration, f.metric, percent(f.worse_by),
+                         fixed(f.ratio, 3), p_text(f.adjusted_p));
     }
+  }
+  if (!gate.not_finite.empty()) {
+    out += fmt::format(
+        "{}**Failed**: {} comparison{} could not be judged, and the gate does not pass what it cannot judge: {}\n\n",
+        gate.failed.empty() ? "" : "\n", gate.not_finite.size(), gate.not_finite.size() == 1 ? "" : "s",
+        untested_text(Untested::NotFinite));
+    for (const auto& what : gate.not_finite) out += "- " + what + "\n";
   }
   if (!gate.not_judged.empty()) {
     out += "\nNot judged:\n\n";

@@ -3,7 +3,9 @@
 // PCT % with a difference beyond noise? Judges the comparison's tested rows (contrast.h): a row is
 // a regression when its metric has a direction, B is worse than A by more than PCT % of A's mean,
 // and its Holm-adjusted Welch p is below kNoiseThreshold. Both conditions: a large change that the
-// noise could explain is not a regression, nor is a real change smaller than PCT.
+// noise could explain is not a regression, nor is a real change smaller than PCT. A row whose
+// values overflow a double (its mean, spread, ratio or test not finite) fails the gate: it cannot
+// be judged, and passing it would hide it.
 #include <string>
 #include <vector>
 
@@ -24,7 +26,10 @@ struct GateOutcome {
   int judged = 0;                       // tested rows with a direction and a p-value
   std::vector<Regression> failed;       // worst first
   std::vector<std::string> not_judged;  // "configuration metric: why", for rows it could not judge
-  bool passed() const { return failed.empty(); }
+  // "configuration metric", for rows with enough repeats whose values are not finite: a gate that
+  // cannot judge what ran fails rather than pass it unseen.
+  std::vector<std::string> not_finite;
+  bool passed() const { return failed.empty() && not_finite.empty(); }
 };
 
 GateOutcome judge_regressions(const std::vector<ContrastRow>& rows, double threshold_pct);

@@ -1,5 +1,6 @@
 #include "report/model/contrast.h"
 
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -21,7 +22,12 @@ std::string verdict(const ContrastRow& r) {
     case MetricRole::Context: return "context, not tested";
     case MetricRole::Tested: break;
   }
-  if (!r.adjusted_p || !r.contrast.ratio) return "too few repeats";
+  switch (untested(r)) {
+    case Untested::No: break;
+    case Untested::FewRepeats: return "too few repeats";
+    case Untested::ZeroMean: return "no ratio (mean 0)";
+    case Untested::NotFinite: return "not finite";
+  }
   if (*r.adjusted_p >= kNoiseThreshold) return "within noise";
   bool higher = *r.contrast.ratio > 1;
   if (r.metric.higher_is_better) return higher ? "faster" : "slower";
@@ -30,6 +36,26 @@ std::string verdict(const ContrastRow& r) {
 }
 
 }  // namespace
+
+Untested untested(const ContrastRow& r) {
+  if (r.adjusted_p && r.contrast.ratio) return Untested::No;
+  const Summary &a = r.contrast.a, &b = r.contrast.b;
+  if (a.n < 2 || b.n < 2) return Untested::FewRepeats;
+  const bool finite = std::isfinite(a.mean) && std::isfinite(a.std) && std::isfinite(b.mean) && std::isfinite(b.std);
+  if (finite && b.mean == 0) return Untested::ZeroMean;
+  return Untested::NotFinite;  // a mean, a spread, the ratio or the test overflowed
+}
+
+std::string untested_text(Untested why) {
+  switch (why) {
+    case Untested::No: break;
+    case Untested::FewRepeats: return "fewer than two successful repeats on a side";
+    case Untested::ZeroMean: return "the mean divided by is 0, so there is no ratio";
+    case Untested::NotFinite:
+      return "values beyond a double's range: a mean, spread, ratio or test is not finite (infinite or NaN)";
+  }
+  return "";
+}
 
 KeyMetric catalogue_metric(const std::string& name, MetricRole role, std::string restates) {
   const auto info = known_metric(name);
@@ -81,7 +107,9 @@ Contrast contrast(const std::vector<double>& a, const std::vector<double>& b) {
   Contrast out;
   out.a = summarize(a);
   out.b = summarize(b);
-  if (out.a.n && out.b.n && out.b.mean != 0) out.ratio = out.a.mean / out.b.mean;
+  if (out.a.n && out.b.n && out.b.mean != 0 && std::isfinite(out.a.mean / out.b.mean)) {
+    out.ratio = out.a.mean / out.b.mean;
+  }
   out.test = welch_t_test(a, b);
   return out;
 }

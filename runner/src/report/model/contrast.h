@@ -47,7 +47,7 @@ std::vector<KeyMetric> key_metrics(const Group& a, const Group& b);
 
 struct Contrast {
   Summary a, b;
-  std::optional<double> ratio;    // mean a ÷ mean b
+  std::optional<double> ratio;    // mean a ÷ mean b; nullopt for a zero or non-finite result
   std::optional<WelchTest> test;  // nullopt unless both sides have two or more values
 };
 Contrast contrast(const std::vector<double>& a, const std::vector<double>& b);
@@ -59,9 +59,17 @@ struct ContrastRow {
   KeyMetric metric;
   Contrast contrast;
   std::optional<double> adjusted_p;  // Holm over every tested row of the table
-  // "faster", "slower", "better", "worse", "higher", "lower", "within noise", "too few repeats", or the role
+  // "faster", "slower", "better", "worse", "higher", "lower", "within noise", "too few repeats",
+  // "no ratio (mean 0)", "not finite", or the role
   std::string verdict;
 };
+
+// Why a tested row has no verdict beyond noise or within it: too few repeats, a zero mean to divide
+// by, or values whose mean, spread, ratio or test overflowed a double (a result's 1e300 or inf).
+enum class Untested { No, FewRepeats, ZeroMean, NotFinite };
+Untested untested(const ContrastRow& r);
+// The reason in words: "fewer than two successful repeats on a side", …; "" for Untested::No.
+std::string untested_text(Untested why);
 
 // Fills adjusted p-values and verdicts, correcting over every tested row with a p-value.
 std::vector<ContrastRow> decide(std::vector<ContrastRow> rows);

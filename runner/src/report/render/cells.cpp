@@ -21,6 +21,10 @@ const char* const kSameCoresLegend =
     "its efficiency says how well splitting the same cores into ranks pays, not how the strategy scales.";
 
 std::string fixed(double value, int decimals) {
+  // A result can hold any double: NaN's sign means nothing, and 1e300 in fixed notation is 301 digits.
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (std::fabs(value) >= kFixedLimit) return fmt::format("{:.4g}", value);
   // fmt refuses a negative precision; one computed from a non-finite value can come out so.
   std::string out = fmt::format("{:.{}f}", value, std::max(decimals, 0));
   if (out.find_first_not_of("-0.") == std::string::npos && out[0] == '-') out.erase(0, 1);
@@ -28,7 +32,7 @@ std::string fixed(double value, int decimals) {
 }
 
 std::string auto_number(double value) {
-  if (value == std::floor(value) && std::fabs(value) < 1e15) return fixed(value, 0);  // counts stay counts
+  if (value == std::floor(value) && std::fabs(value) < kFixedLimit) return fixed(value, 0);  // counts stay counts
   return fixed(value, auto_decimals(value));
 }
 

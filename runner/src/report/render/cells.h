@@ -32,7 +32,10 @@ extern const char* const kOversubscribedLegend;
 extern const char* const kOversubscribedScalingNote;  // after kOversubscribedLegend, in training tables only
 extern const char* const kSameCoresLegend;
 
-// `value` with `decimals` digits after the point ("-0.0" is printed as "0.0").
+// Beyond this magnitude fixed() writes a number with an exponent ("1e+300"), not its digits.
+inline constexpr double kFixedLimit = 1e15;
+// `value` with `decimals` digits after the point ("-0.0" is printed as "0.0"); "1.235e+20" from
+// kFixedLimit up; "inf", "-inf" or "nan" for a value that is not finite.
 std::string fixed(double value, int decimals);
 // Decimals chosen by magnitude (auto_decimals, table_cell.h), for metrics whose scale the report
 // does not know.

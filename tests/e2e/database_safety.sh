@@ -151,6 +151,19 @@ expect_eq "$RC" 0 "status of a WAL database in a read-only directory"
 capture as_reader "$MTRUN" --db "$WORK/locked/mtrun.sqlite" run "$WORK/exp.yaml"
 expect_eq "$RC" 2 "run on a database it cannot write"
 expect_contains "$OUT" "$WORK/locked/mtrun.sqlite is read-only, and this command writes to it" "read-only database message"
+# A database it may write in a folder it may not (SQLite keeps the log beside it), or a new one
+# there: the folder is named, not "unable to open database file".
+chmod 755 "$WORK/locked"
+cp "$DB" "$WORK/locked/writable.sqlite"
+chmod 666 "$WORK/locked/writable.sqlite"
+chmod 555 "$WORK/locked"
+for db in writable new; do
+  capture as_reader "$MTRUN" --db "$WORK/locked/$db.sqlite" run "$WORK/exp.yaml"
+  expect_eq "$RC" 2 "run on a $db database in a folder it cannot write"
+  expect_contains "$OUT" "cannot write the database $WORK/locked/$db.sqlite: its folder $WORK/locked is not writable" \
+    "the folder named ($db)"
+done
+[ ! -e "$WORK/locked/new.sqlite" ] || fail "a refused run created a database"
 chmod 755 "$WORK/locked"
 
 # An older (version 1) database is read as it is: status does not migrate it.

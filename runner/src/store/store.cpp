@@ -6,7 +6,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <thread>
 
@@ -94,12 +96,24 @@ std::string utc_now_ms() {
 // The path itself, after creating its directory: a first run may name a database in a new folder.
 const std::filesystem::path& with_parent_created(const std::filesystem::path& file) {
   refuse_directory(file);
-  if (!file.has_parent_path()) return file;
   std::error_code error;
-  std::filesystem::create_directories(file.parent_path(), error);
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
   if (error) {
     throw RunnerError(kExitUsage,
                       fmt::format("cannot create the folder of the database {}: {}", file.string(), error.message()));
+  }
+  // SQLite creates the database, and beside it its write-ahead log (FILE-wal, FILE-shm), in this
+  // folder: one it may not write to reads as "unable to open database file" or "attempt to write a
+  // readonly database" otherwise, naming neither the folder nor why.
+  const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
+  auto writable = [](const std::filesystem::path& path) { return ::access(path.c_str(), W_OK) == 0; };
+  const bool log_there = writable(file.string() + "-wal") && writable(file.string() + "-shm");
+  const bool file_read_only = std::filesystem::exists(file, error) && !writable(file);  // said as such below
+  if (::access(folder.c_str(), W_OK | X_OK) != 0 && !log_there && !file_read_only) {
+    const int why = errno;
+    throw RunnerError(kExitUsage, fmt::format("cannot write the database {}: its folder {} is not writable ({}), "
+                                              "and SQLite keeps the database's log beside it",
+                                              file.string(), folder.string(), std::strerror(why)));
   }
   return file;
 }

@@ -62,4 +62,15 @@ expect_eq "$("$MTRUN" --db "$DB" query --json "select 1 as one, 9007199254740993
   }
 ]' "JSON numbers keep SQLite's type per value"
 expect_eq "$("$MTRUN" --db "$DB" query --json "select 1 where 0")" "[]" "JSON of no rows"
+# Blobs are written as SQL writes them, every byte in hex, in every format; text that is not UTF-8
+# still gives valid JSON, the whole array, with the bad bytes replaced.
+BYTES="select 1 as n, x'00ff41' as b, cast(x'fffe41' as text) as t union all select 2, x'', 'ok'"
+capture "$MTRUN" --db "$DB" query --json "$BYTES"
+expect_eq "$RC" 0 "JSON of blobs and bytes that are not UTF-8"
+expect_eq "$(python3 -c 'import json, sys; print(ascii(json.loads(sys.stdin.read())))' <<<"$OUT")" \
+  "[{'n': 1, 'b': \"x'00ff41'\", 't': '\ufffd\ufffdA'}, {'n': 2, 'b': \"x''\", 't': 'ok'}]" "JSON blobs and replaced bytes"
+expect_eq "$("$MTRUN" --db "$DB" query --csv "select x'00ff41' as b, 'a' || char(0) || 'b' as t" | tr '\0' '0')" "b,t
+x'00ff41',a0b" "CSV blobs in hex, text past a NUL"
+capture "$MTRUN" --db "$DB" query "select x'00ff41' as b"
+expect_eq "$(tail -n 1 <<<"$OUT")" "x'00ff41'" "table blobs in hex"
 echo "PASS (CSV and JSON stream)"

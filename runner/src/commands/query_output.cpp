@@ -33,8 +33,10 @@ class StatementRows final : public RowSource {
         cell = QueryCell::of(std::int64_t(s_.integer(i)));
       } else if (s_.is_number(i)) {
         cell = QueryCell::of_real(s_.real(i), s_.text(i));
+      } else if (s_.is_blob(i)) {
+        cell = QueryCell::of_blob(s_.blob(i));
       } else {
-        cell = QueryCell::of(s_.text(i));
+        cell = QueryCell::of(s_.blob(i));  // every byte of the text, past a NUL too
       }
     }
     return true;
@@ -61,7 +63,8 @@ nlohmann::ordered_json json_value(const QueryCell& cell) {
     case QueryCell::Kind::Null: return nullptr;
     case QueryCell::Kind::Integer: return cell.integer;  // 1, not 1.0
     case QueryCell::Kind::Real: return cell.real;
-    case QueryCell::Kind::Text: return cell.text;
+    case QueryCell::Kind::Text:
+    case QueryCell::Kind::Blob: return cell.text;
   }
   return nullptr;
 }
@@ -74,7 +77,9 @@ void write_json(RowSource& rows, std::ostream& out) {
   while (out && rows.next(cells)) {
     nlohmann::ordered_json row = nlohmann::ordered_json::object();
     for (size_t i = 0; i < cells.size(); ++i) row[header[i]] = json_value(cells[i]);
-    std::string text = row.dump(2);  // strings escape their newlines, so every '\n' starts a line
+    // Strings escape their newlines, so every '\n' starts a line; text that is not UTF-8 (SQLite
+    // stores whatever bytes it is given) is replaced, not an error halfway through the array.
+    std::string text = row.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     std::string indented = "  ";
     for (char c : text) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
     out << (first ? "[\n" : ",\n") << indented;
@@ -113,6 +118,12 @@ std::string csv_field(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+QueryCell QueryCell::of_blob(const std::string& bytes) {
+  std::string hex = "x'";
+  for (unsigned char b : bytes) hex += fmt::format("{:02x}", b);
+  return {Kind::Blob, 0, 0, hex + "'"};
 }
 
 bool RowList::next(std::vector<QueryCell>& row) {

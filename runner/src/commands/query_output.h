@@ -4,7 +4,9 @@
 // needs no more memory than one row; an aligned table must see every row before the first is
 // printed, so it holds at most kTableRowLimit of them and then stops, saying how to get the rest.
 // Every format stops as soon as the output cannot be written. JSON keeps each value's own type:
-// an integer stays an integer (1, not 1.0), a real a real, text a string, NULL null.
+// an integer stays an integer (1, not 1.0), a real a real, text a string, NULL null. A blob is
+// written as SQL writes one, x'00ff41', in every format: its bytes need be neither text nor
+// UTF-8. JSON output is valid whatever the bytes of text: invalid UTF-8 becomes U+FFFD.
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -21,7 +23,7 @@ inline constexpr std::size_t kTableRowLimit = 10000;
 
 // One value of a row, typed as SQLite types values.
 struct QueryCell {
-  enum class Kind { Null, Integer, Real, Text };
+  enum class Kind { Null, Integer, Real, Text, Blob };
   Kind kind = Kind::Null;
   std::int64_t integer = 0;
   double real = 0;
@@ -30,6 +32,8 @@ struct QueryCell {
   static QueryCell null() { return {}; }
   static QueryCell of(std::int64_t value) { return {Kind::Integer, value, double(value), std::to_string(value)}; }
   static QueryCell of(std::string value) { return {Kind::Text, 0, 0, std::move(value)}; }
+  // x'00ff41' of the bytes 00 ff 41.
+  static QueryCell of_blob(const std::string& bytes);
   // `shown` is the text tables and CSV print (a real's digits are the caller's to choose).
   static QueryCell of_real(double value, std::string shown) { return {Kind::Real, 0, value, std::move(shown)}; }
 };

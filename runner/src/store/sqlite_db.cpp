@@ -83,6 +83,7 @@ bool Statement::is_number(int i) const {
   return type == SQLITE_INTEGER || type == SQLITE_FLOAT;
 }
 bool Statement::is_integer(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_INTEGER; }
+bool Statement::is_blob(int i) const { return sqlite3_column_type(stmt_, i) == SQLITE_BLOB; }
 std::string Statement::text(int i) const {
   const unsigned char* t = sqlite3_column_text(stmt_, i);
   return t ? reinterpret_cast<const char*>(t) : "";

@@ -52,6 +52,7 @@ class Statement {
   bool is_null(int i) const;
   bool is_number(int i) const;   // INTEGER or REAL
   bool is_integer(int i) const;  // INTEGER: the value's own type, not the column's
+  bool is_blob(int i) const;     // BLOB: the value's own type
   std::string text(int i) const;
   std::string blob(int i) const;  // every byte, NULs included
   std::int64_t integer(int i) const;

@@ -509,6 +509,17 @@ TEST_CASE("answers as text: each question's title and its answers below it, with
                    "- No trial on a quiet machine recorded `busbw_gbps` with a value of `operation`: 2 configurations "
                    "ran only on a disturbed machine and are left out (`mtrun report --keep-disturbed` keeps them).\n"));
   }
+  SUBCASE("a metric no trial records at all is named so, with the one meant, whatever was disturbed") {
+    in.planned = &trials;
+    in.disturbed_only = 2;
+    in.questions = {{"tokens_per_sek", "strategy", "ddp", {}, "higher", "", {}, ""}};
+    CHECK(contains(answers_as_text(in),
+                   "  - no trial recorded a metric named tokens_per_sek (did you mean 'tokens_per_sec'?)\n"));
+    // A metric they record, with nothing quiet to answer from, is still said as before.
+    in.questions = {{"tokens_per_sec", "seed", "1", {}, "higher", "", {}, ""}};
+    CHECK(
+        contains(answers_as_text(in), "  - no trial on a quiet machine recorded tokens_per_sec with a value of seed"));
+  }
   SUBCASE("nothing to ask: no text at all") {
     std::vector<ReportTrial> one = {trial("ddp", 1, "", 0, 100), trial("ddp", 1, "", 1, 101)};
     std::vector<Group> single = group_trials(one);

@@ -133,12 +133,12 @@ std::optional<Diagnostic> check_size(const Experiment& experiment, const Expansi
   const int rounds = most_rounds(*biggest);
   const std::string repeats =
       fmt::format("{}{} repeat{}", biggest->repeat_policy.adaptive() ? "up to " : "", rounds, rounds == 1 ? "" : "s");
-  return Diagnostic{
-      experiment.file_as_given, biggest->pos,
-      fmt::format("the experiment expands to {}{} trials, more than the limit of {}; study '{}' has {} "
-                  "combinations × {} (narrow the matrix{}, or raise the limit with --max-trials)",
-                  biggest->repeat_policy.adaptive() ? "up to " : "", count_text(total), limits.max_trials,
-                  biggest->name, shape, repeats, biggest->repeat_policy.adaptive() ? " or repeat's max" : "")};
+  return Diagnostic{experiment.file_as_given, biggest->pos,
+                    fmt::format("the experiment expands to {}{} trials, more than the limit of {}; study '{}' has {} "
+                                "combination{} × {} (narrow the matrix{}, or raise the limit with --max-trials)",
+                                biggest->repeat_policy.adaptive() ? "up to " : "", count_text(total), limits.max_trials,
+                                biggest->name, shape, shape == "1" ? "" : "s", repeats,
+                                biggest->repeat_policy.adaptive() ? " or repeat's max" : "")};
 }
 
 bool matches(const Combination& c, const Assignment& a) {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "experiment/metric_catalogue.h"
+#include "experiment/suggestion.h"
 #include "report/render/cells.h"
 #include "report/render/markdown_table.h"
 #include "report/model/contrast.h"
@@ -185,9 +187,32 @@ AnsweredQuestions answer_questions(const AnswerInputs& in) {
   return out;
 }
 
-// Why a question has no answer at all: no trial recorded its metric with a value of its axis, or
-// those that did ran only on a disturbed machine.
-std::string nothing_to_answer(const Question& q, int disturbed_only, AnswerText kind) {
+// The names trials recorded values under (their metrics and their result rows' fields), whether
+// or not their machine was quiet.
+std::set<std::string> recorded_names(const std::vector<ReportTrial>& trials) {
+  std::set<std::string> names;
+  for (const ReportTrial& t : trials) {
+    for (const auto& [name, value] : t.metrics) names.insert(name);
+    for (const auto& row : t.rows) {
+      if (!row.is_object()) continue;
+      for (const auto& [key, value] : row.items()) names.insert(key);
+    }
+  }
+  return names;
+}
+
+// Why a question has no answer at all: no trial recorded its metric (a name none of them records,
+// with the one meant), none with a value of its axis, or those that did ran only on a disturbed
+// machine.
+std::string nothing_to_answer(const Question& q, const AnswerInputs& in, AnswerText kind) {
+  if (in.planned) {
+    const std::set<std::string> names = recorded_names(*in.planned);
+    if (!names.empty() && !names.count(q.metric)) {
+      return fmt::format("no trial recorded a metric named {}{}", name(q.metric, kind),
+                         did_you_mean(q.metric, {names.begin(), names.end()}));
+    }
+  }
+  const int disturbed_only = in.disturbed_only;
   if (disturbed_only == 0) {
     return fmt::format("no trial recorded {} with a value of {}", name(q.metric, kind), name(q.compare, kind));
   }
@@ -268,7 +293,7 @@ RenderedAnswers render_answers(const AnswerInputs& in) {
     const Question& q = qa.question;
     md += question_title(q, AnswerText::Markdown) + "\n\n";
     if (qa.answers.empty() && qa.skipped.empty()) {
-      std::string why = nothing_to_answer(q, in.disturbed_only, AnswerText::Markdown);
+      std::string why = nothing_to_answer(q, in, AnswerText::Markdown);
       why[0] = 'N';
       md += "- " + why + ".\n\n";
       continue;
@@ -303,7 +328,7 @@ std::string answers_as_text(const AnswerInputs& in) {
   for (const auto& qa : answered) {
     out += question_title(qa.question, AnswerText::Plain) + "\n";
     if (qa.answers.empty() && qa.skipped.empty()) {
-      out += kPlainList.bullet + nothing_to_answer(qa.question, in.disturbed_only, AnswerText::Plain) + "\n";
+      out += kPlainList.bullet + nothing_to_answer(qa.question, in, AnswerText::Plain) + "\n";
     } else {
       out += summed_up(qa) ? "  " + tally(qa, kPlainList) : full_list(qa, kPlainList);
     }

@@ -10,8 +10,12 @@
 #include <filesystem>
 
 #include "launch/queue_note.h"
+#include "report/report.h"
+#include "report/sections/failures_section.h"
 #include "run/summary.h"
 #include "runner_error.h"
+#include "store/campaign_list.h"
+#include "store/campaign_lookup.h"
 #include "store/lease.h"
 #include "store/store.h"
 #include "store/store_reader.h"
@@ -175,6 +179,43 @@ TEST_CASE("status shows a gone runner's attempt as interrupted without changing 
   CHECK(*running_s < 60);
   f.store.db().exec("UPDATE attempts SET started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-65 seconds')");
   CHECK(*campaign_trials(*db, "c")[0].running_s > 64.9);  // julianday keeps time as a fraction of a day
+}
+
+TEST_CASE("report and campaigns say what status says: a live runner's attempt runs, a gone runner's was interrupted") {
+  Fixture f("report_running.sqlite");
+  RunnerId dead = RunnerId::self();
+  dead.pid = dead_pid();
+  f.running_attempt(dead);
+  {
+    auto db = open_store_read_only(f.path);
+    const ReportData data = load_report_data(*db, {campaign_by_id(*db, "c")});
+    REQUIRE(data.trials.size() == 1);
+    CHECK(data.trials[0].latest_state == std::string("interrupted"));
+    CHECK_FALSE(still_running(data.trials[0]));
+    const std::string md = render_report(data, {}).markdown;
+    CHECK(md.find("1 trial: 0 succeeded, 1 did not (see [Failures](#failures)).") != std::string::npos);
+    CHECK(md.find("| interrupted |") != std::string::npos);
+    const auto campaigns = list_campaigns(*db, std::nullopt, std::time(nullptr));
+    REQUIRE(campaigns.size() == 1);
+    CHECK(campaigns[0].failed == 1);  // interrupted, as status says: not unfinished
+    CHECK(campaigns[0].not_run == 0);
+    CHECK(campaigns[0].state() == "failed");
+  }
+  f.store.db().exec("DELETE FROM attempts");
+  CampaignLease mine(f.store.db(), "c", RunnerId::self(), std::time(nullptr));
+  f.running_attempt(RunnerId::self());
+  auto db = open_store_read_only(f.path);
+  const ReportData data = load_report_data(*db, {campaign_by_id(*db, "c")});
+  REQUIRE(data.trials.size() == 1);
+  CHECK(still_running(data.trials[0]));
+  const std::string md = render_report(data, {}).markdown;
+  CHECK(md.find("1 trial: 0 succeeded, 1 still running.") != std::string::npos);
+  CHECK(md.find("did not") == std::string::npos);
+  CHECK(md.find("No trial has failed; 1 is still running.") != std::string::npos);
+  const auto campaigns = list_campaigns(*db, std::nullopt, std::time(nullptr));
+  CHECK(campaigns[0].running == 1);
+  CHECK(campaigns[0].failed == 0);
+  CHECK(campaigns[0].state() == "running");
 }
 
 TEST_CASE("status shows a running attempt whose job waits in the scheduler's queue as queued, and since when") {

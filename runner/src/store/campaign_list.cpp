@@ -51,8 +51,9 @@ std::vector<CampaignSummary> list_campaigns(Database& db, const std::optional<st
     running.reset();
     running.bind(1, c.id);
     while (running.step()) {
+      // One whose runner is gone is interrupted, as status says: it ended without success.
       if (attempt_runner_alive(db, c.id, running.text(0), running.integer(1), now)) ++c.running;
-      else ++c.not_run;
+      else ++c.failed;
     }
     if (c.running > 0) c.finished_at.reset();
   }

@@ -18,9 +18,10 @@ struct CampaignSummary {
   std::optional<std::string> finished_at;  // the last attempt's end, once nothing runs
   std::int64_t trials = 0;
   std::int64_t succeeded = 0;  // by each trial's latest attempt
-  std::int64_t failed = 0;     // failed, timed out, crashed, not launched, interrupted
-  std::int64_t running = 0;    // with a live runner
-  std::int64_t not_run = 0;    // no attempt yet, or left running by a runner that is gone
+  // failed, timed out, crashed, not launched, interrupted (or left running by a runner that is gone)
+  std::int64_t failed = 0;
+  std::int64_t running = 0;  // with a live runner
+  std::int64_t not_run = 0;  // no attempt yet
   // "running", "succeeded" (every trial), "failed" (every trial ran, some did not succeed),
   // "incomplete" (some trials have not run to an end), "not started".
   std::string state() const;

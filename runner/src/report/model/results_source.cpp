@@ -1,5 +1,7 @@
 #include "report/model/results_source.h"
 
+#include <ctime>
+
 #include <fmt/format.h>
 
 #include "runner_error.h"
@@ -11,6 +13,7 @@
 #include "store/campaign_measurement.h"
 #include "store/question_json.h"
 #include "store/conditions_rows.h"
+#include "store/lease.h"
 #include "store/store_reader.h"
 
 namespace mt {
@@ -50,13 +53,24 @@ struct TrialRowIds {
   std::optional<std::int64_t> latest_id;
 };
 
+// An attempt recorded as running runs only while its runner lives (lease.h); one whose runner is
+// gone is interrupted, as `mtrun status` says and the next run records.
+void settle_running(Database& db, ReportTrial& t, const std::string& runner_host, std::int64_t runner_pid) {
+  if (attempt_runner_alive(db, t.campaign_id, runner_host, runner_pid, std::time(nullptr))) return;
+  t.latest_state = "interrupted";
+  t.error_reason =
+      fmt::format("mtrun (pid {} on {}) is gone; the next `mtrun run` or `mtrun rerun --failed` runs this trial again",
+                  runner_pid, runner_host);
+}
+
 std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
   auto s = db.prepare(R"sql(
     SELECT t.identity, t.group_key, t.ordinal, t.study, t.workload, coalesce(t.strategy, ''), t.ranks,
            t.repeat_index, t.parameters, t.axes,
            a.state, (SELECT count(*) FROM attempts x WHERE x.trial_id = t.id),
            a.error_rank, a.error_step, coalesce(a.error_reason, ''), coalesce(a.log_path, ''),
-           ok.id, ok.attempt, coalesce(ok.command, ''), a.id, t.spec, coalesce(ok.started_at, '')
+           ok.id, ok.attempt, coalesce(ok.command, ''), a.id, t.spec, coalesce(ok.started_at, ''),
+           coalesce(a.runner_host, ''), coalesce(a.runner_pid, 0)
     FROM trials t
     LEFT JOIN latest_attempts a ON a.trial_id = t.id
     LEFT JOIN attempts ok ON ok.id = (SELECT y.id FROM attempts y WHERE y.trial_id = t.id
@@ -81,6 +95,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
     if (params.is_object()) t.parameters = std::move(params);
     t.axes = string_array(s.text(9));
     if (!s.is_null(10)) t.latest_state = s.text(10);
+    if (t.latest_state == std::string("running")) settle_running(db, t, s.text(22), s.integer(23));
     t.attempts = int(s.integer(11));
     t.error_rank = optional_int(s, 12);
     t.error_step = optional_int(s, 13);

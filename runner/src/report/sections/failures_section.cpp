@@ -9,6 +9,8 @@
 
 namespace mt {
 
+bool still_running(const ReportTrial& t) { return !t.succeeded() && t.latest_state == std::string("running"); }
+
 std::string render_failures_section(const std::vector<ReportTrial>& trials) {
   MarkdownTable table({{"trial"},
                        {"study"},
@@ -21,8 +23,10 @@ std::string render_failures_section(const std::vector<ReportTrial>& trials) {
                        {"step", Align::Right},
                        {"reason"},
                        {"log"}});
+  size_t running = 0;
   for (const auto& t : trials) {
-    if (t.succeeded()) continue;
+    running += still_running(t) ? 1 : 0;
+    if (t.succeeded() || still_running(t)) continue;
     std::string config = trial_config(t);
     // Attempts recorded before the rank was read from the engine's message carry it only there.
     const std::optional<int> rank = t.error_rank ? t.error_rank : rank_named_in(t.error_reason);
@@ -32,6 +36,10 @@ std::string render_failures_section(const std::vector<ReportTrial>& trials) {
                    t.error_reason.empty() ? "-" : t.error_reason, t.log_path.empty() ? "-" : code(t.log_path)});
   }
   std::string out = "## Failures\n\n";
+  if (table.empty() && running > 0) {
+    return out + fmt::format("No trial has failed; {} still running.\n\n",
+                             running == 1 ? "1 is" : fmt::format("{} are", running));
+  }
   if (table.empty()) return out + "Every trial succeeded.\n\n";
   return out +
          "Trials with no successful attempt, as their latest attempt ended. They contribute no numbers above; "

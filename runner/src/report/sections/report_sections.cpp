@@ -52,14 +52,23 @@ void header(const ReportModel& m, RenderedReport& r) {
     }
     out += table.render() + "\n";
   }
-  size_t succeeded = 0;
-  for (const auto& t : data.trials) succeeded += t.succeeded() ? 1 : 0;
+  size_t succeeded = 0, running = 0;
+  for (const auto& t : data.trials) {
+    succeeded += t.succeeded() ? 1 : 0;
+    running += still_running(t) ? 1 : 0;
+  }
+  const size_t failed = data.trials.size() - succeeded - running;
+  // A trial in flight is neither: "did not" is said of those that ended without success.
+  std::string outcomes = fmt::format("{} succeeded", succeeded);
+  if (failed > 0 || running == 0) {
+    outcomes += fmt::format(", {} did not{}", failed, failed == 0 ? "" : " (see [Failures](#failures))");
+  }
+  if (running > 0) outcomes += fmt::format(", {} still running", running);
   out += fmt::format(
-      "{} trial{}: {} succeeded, {} did not{}. Every number below comes from the latest successful attempt of a "
+      "{} trial{}: {}. Every number below comes from the latest successful attempt of a "
       "trial; trials that differ only in their repeat index form a group, summarised as mean ± sample std over "
       "its n repeats.\n\n",
-      data.trials.size(), data.trials.size() == 1 ? "" : "s", succeeded, data.trials.size() - succeeded,
-      succeeded == data.trials.size() ? "" : " (see [Failures](#failures))");
+      data.trials.size(), data.trials.size() == 1 ? "" : "s", outcomes);
   out += machine_line(data);
 }
 

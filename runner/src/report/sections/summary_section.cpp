@@ -12,6 +12,7 @@
 #include "report/model/contrast.h"
 #include "report/render/cells.h"
 #include "report/sections/comm_summary.h"
+#include "report/sections/failures_section.h"
 #include "report/model/machine_context.h"
 #include "report/render/markdown_table.h"
 #include "report/model/measurement_window.h"
@@ -311,9 +312,13 @@ std::vector<std::string> general_warnings(const SummaryInputs& in) {
   }
   if (p.mixed()) out.push_back("Results from different builds are shown together (`--allow-mixed`).");
   for (const auto& w : in.measurement_warnings) out.push_back(w);
-  size_t failed = 0;
-  for (const auto& t : *in.trials) failed += t.succeeded() ? 0 : 1;
+  size_t failed = 0, running = 0;
+  for (const auto& t : *in.trials) {
+    running += still_running(t) ? 1 : 0;
+    failed += t.succeeded() || still_running(t) ? 0 : 1;
+  }
   if (failed) out.push_back(fmt::format("{} did not succeed (see [Failures](#failures)).", plural(failed, "trial")));
+  if (running) out.push_back(fmt::format("{} still running, not yet in the figures below.", plural(running, "trial")));
   return out;
 }
 

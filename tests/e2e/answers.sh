@@ -95,4 +95,8 @@ YAML
 capture "$MTRUN" --db "$DB" report --questions "$WORK/typo.yaml"
 [ "$RC" != 0 ] || fail "report accepted a question on an unknown axis"
 expect_contains "$OUT" "did you mean 'speed'?" "typo named"
+# A folder for a file is named, as bad input.
+capture "$MTRUN" --db "$DB" report --questions "$WORK"
+expect_eq "$RC" 2 "report --questions DIRECTORY"
+expect_eq "$OUT" "mtrun: --questions $WORK: a directory; name a file" "the directory named"
 echo "PASS"

@@ -47,8 +47,18 @@ std::optional<std::filesystem::path> report_file(const ReportCommandOptions& opt
   return file;
 }
 
+// A folder named where a file is wanted, refused in words rather than a stream's failure to read it.
+void refuse_directory(const std::optional<std::filesystem::path>& file, const char* option) {
+  std::error_code error;
+  if (file && std::filesystem::is_directory(*file, error)) {
+    throw RunnerError(kExitUsage, fmt::format("{} {}: a directory; name a file", option, file->string()));
+  }
+}
+
 int run_report(const ReportCommandOptions& options, std::ostream& out) {
   const std::optional<std::filesystem::path> output = report_file(options);
+  refuse_directory(options.references, "--references");
+  refuse_directory(options.questions, "--questions");
   // The references file first: a mistake in it is reported before anything else is read.
   std::optional<ReferenceFile> references;
   if (options.references) references = read_references(*options.references);

@@ -24,12 +24,26 @@ struct BaselineOptions {
   std::string campaign;
 };
 
+// Where `name` points now, if anywhere.
+std::optional<Baseline> baseline_named(Database& db, const std::string& name) {
+  for (auto& b : list_baselines(db)) {
+    if (b.name == name) return std::move(b);
+  }
+  return std::nullopt;
+}
+
 int set_command(const BaselineOptions& options, std::ostream& out) {
   Store store(options.db);
   const Campaign campaign = campaign_by_id(store.db(), options.campaign);
+  const std::optional<Baseline> before = baseline_named(store.db(), options.name);
   set_baseline(store.db(), options.name, campaign.id);
   fmt::print(out, "baseline {} is campaign {} of {} (created {})\n", options.name, campaign.id, campaign.experiment,
              campaign.created_at);
+  // A name repointed is said, with where it pointed: a comparison with it now means another campaign.
+  if (before && before->campaign_id != campaign.id) {
+    fmt::print(out, "it pointed at campaign {} of {} (set {}) before\n", before->campaign_id, before->experiment,
+               before->set_at);
+  }
   return kExitOk;
 }
 

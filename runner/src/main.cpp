@@ -86,6 +86,28 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv, const CL
 
 void print_error(const std::string& message) { std::cerr << "mtrun: " << message << '\n'; }
 
+// An option before the command that mtrun does not take (`mtrun --dbb x.sqlite campaigns`), named
+// as mtrun's own: otherwise the file after it would be taken for an experiment to run, and the
+// option blamed on `mtrun run`. Empty when every word before the command is one of mtrun's options.
+std::string unknown_global_option(const std::vector<std::string>& args, const CLI::App& app) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--" || word.rfind("-", 0) != 0 || word.size() == 1) return "";  // the command, or a file
+    const std::string name = word.substr(0, word.find('='));
+    if (const CLI::Option* option = app.get_option_no_throw(name)) {
+      if (option->get_type_size() > 0 && name.size() == word.size()) ++i;  // its value follows
+      continue;
+    }
+    std::vector<std::string> known;
+    for (const CLI::Option* option : app.get_options()) {
+      for (const auto& long_name : option->get_lnames()) known.push_back("--" + long_name);
+    }
+    return "unknown option '" + mt::escape_control_characters(name) + "'" + mt::did_you_mean(name, known) +
+           "; `mtrun --help` lists the options and commands";
+  }
+  return "";
+}
+
 // The names of `app`'s commands.
 std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> names;
@@ -176,7 +198,7 @@ std::string unknown_word_message(const CLI::App& app) {
 }
 
 // Runs the chosen subcommand, printing to `out`; returns its exit code, having printed its error.
-int run_command(const mt::CommandRunner& run, std::ostream& out) {
+int run_command(const mt::CommandRunner& run, const std::filesystem::path& db, std::ostream& out) {
   auto failed = [&](const std::string& message, int exit_code) {
     out.flush();  // what the command printed comes before why it stopped
     print_error(message);
@@ -190,7 +212,9 @@ int run_command(const mt::CommandRunner& run, std::ostream& out) {
     // A database that cannot be opened or read at all is bad input; anything else failed on the way.
     const bool unusable = e.code() == SQLITE_NOTADB || e.code() == SQLITE_CORRUPT || e.code() == SQLITE_CANTOPEN ||
                           e.code() == SQLITE_READONLY || e.code() == SQLITE_PERM;
-    return failed(std::string("database error: ") + e.what(), unusable ? mt::kExitUsage : mt::kExitFailure);
+    // Named, since --db may have been left at its default: which file is damaged is the first question.
+    return failed(fmt::format("database error in {}: {}", mt::escape_control_characters(db.string()), e.what()),
+                  unusable ? mt::kExitUsage : mt::kExitFailure);
   } catch (const std::exception& e) {
     return failed(e.what(), mt::kExitFailure);
   }
@@ -222,13 +246,17 @@ int main(int argc, char** argv) {
   std::ostream out(&stdout_buffer);
   int rc = mt::kExitUsage;
   try {
+    if (std::string unknown = unknown_global_option({argv + 1, argv + argc}, app); !unknown.empty()) {
+      print_error(unknown);
+      return mt::kExitUsage;
+    }
     auto args = with_default_subcommand(argc, argv, app);
     std::reverse(args.begin(), args.end());  // CLI11 takes them last first
     app.parse(args);
     install_signal_handlers();
     for (auto& [subcommand, run] : commands) {
       if (*subcommand) {
-        rc = run_command(run, out);
+        rc = run_command(run, global.db, out);
         break;
       }
     }

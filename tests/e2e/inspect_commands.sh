@@ -56,6 +56,14 @@ expect_eq "$RC" 2 "mtrun alone"
 expect_eq "$OUT" "mtrun: \`mtrun\` needs a command, or an experiment file to run (\`mtrun FILE\`); \`mtrun --help\` lists the commands" "mtrun alone says what it takes"
 capture "$MTRUN" --no-such
 expect_eq "$OUT" "mtrun: unknown option '--no-such'; \`mtrun --help\` lists the options and commands" "unknown option before any command"
+# A mistyped option before the command is mtrun's, even when a file follows it (not `mtrun run FILE`).
+touch "$WORK/there.sqlite"
+capture "$MTRUN" --dbb "$WORK/there.sqlite" campaigns
+expect_eq "$RC" 2 "a mistyped global option"
+expect_eq "$OUT" "mtrun: unknown option '--dbb' (did you mean '--db'?); \`mtrun --help\` lists the options and commands" "the global option named"
+capture "$MTRUN" -db "$WORK/there.sqlite" campaigns
+expect_eq "$RC" 2 "a global option with one dash"
+expect_eq "$OUT" "mtrun: unknown option '-db' (did you mean '--db'?); \`mtrun --help\` lists the options and commands" "one dash named"
 echo "PASS (version and usage)"
 
 capture "$MTRUN" --db "$DB" campaigns
@@ -101,6 +109,14 @@ expect_eq "$(head -n 1 <<<"$OUT" | tr -s ' ')" \
 expect_eq "$(grep echoes <<<"$OUT" | awk '{print $3, $4, $5, $6, $7}')" "succeeded 2 2 0 0" "the echo campaign"
 expect_eq "$(grep mixed <<<"$OUT" | awk '{print $3, $4, $5, $6, $7}')" "failed 3 1 2 0" "the mixed campaign"
 ECHOES=$(sql "select id from campaigns where experiment = 'echoes'")
+set +e
+"$MTRUN" --db "$DB" campaigns --experiment echoess > "$WORK/nosuch.out" 2> "$WORK/nosuch.err"
+RC=$?
+set -e
+expect_eq "$RC" 2 "campaigns of an experiment the database does not hold"
+expect_eq "$(cat "$WORK/nosuch.out")" "" "nothing listed for it"
+expect_contains "$(cat "$WORK/nosuch.err")" "mtrun: no campaign of experiment 'echoess' in the database (did you mean 'echoes'?)" \
+  "the refusal says what was meant, on stderr"
 expect_eq "$(sed -n 3p <<<"$OUT" | awk '{print $1}')" "$ECHOES" "oldest first"
 capture "$MTRUN" --db "$DB" campaigns --experiment mixed --json
 expect_eq "$RC" 0 "campaigns --json"
@@ -131,7 +147,8 @@ expect_eq "$(head -n 1 <<<"$OUT")" "campaign,experiment,state,trials,succeeded,f
   "campaigns --csv header"
 expect_eq "$(grep -c ',echoes,succeeded,2,2,0,0,' <<<"$OUT")" 1 "campaigns --csv row"
 capture "$MTRUN" --db "$DB" campaigns --experiment nothing
-expect_eq "$OUT" "no campaign of experiment 'nothing' in the database" "no such experiment"
+expect_eq "$RC$OUT" "2mtrun: no campaign of experiment 'nothing' in the database; it holds campaigns of: echoes, mixed" \
+  "no such experiment, as report says it"
 echo "PASS (campaigns)"
 
 ID=$(sql "select identity from trials where study = 'stepped'")

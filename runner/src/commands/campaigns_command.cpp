@@ -10,7 +10,6 @@
 #include "commands/commands.h"
 #include "commands/query_output.h"
 #include "commands/run_files.h"
-#include "experiment/suggestion.h"
 #include "store/campaign_lookup.h"
 #include "store/campaign_list.h"
 #include "store/store.h"
@@ -32,18 +31,20 @@ QueryCell optional_text(const std::optional<std::string>& text) {
 int list(const CampaignsOptions& options, std::ostream& out) {
   auto db = open_store_read_only(options.db);
   std::optional<std::string> experiment;
-  if (options.experiment) experiment = experiment_named(*db, *options.experiment);
+  if (options.experiment) {
+    experiment = experiment_named(*db, *options.experiment);
+    experiment_campaigns(*db, *experiment);  // an experiment with no campaign is refused, as report refuses it
+  }
   const auto campaigns = list_campaigns(*db, experiment, std::int64_t(std::time(nullptr)));
   const bool table = options.format == QueryFormat::Table;
   if (table && campaigns.empty()) {
-    out << (experiment ? fmt::format("no campaign of experiment '{}' in the database{}\n", *experiment,
-                                     did_you_mean(*experiment, experiment_names(*db)))
-                       : std::string("no campaign in the database yet\n"));
+    out << "no campaign in the database yet\n";
     return 0;
   }
   RowList rows({"campaign", "experiment", "state", "trials", "succeeded", "failed", "unfinished", "started", "finished",
                 "revision", "run_files_mib"});
-  // unfinished: trials whose latest attempt has not ended (running, or never run, or left by a gone runner).
+  // unfinished: trials whose latest attempt has not ended (running under a live runner, or never run); one
+  // left running by a runner that is gone was interrupted, and counts as failed.
   // run_files_mib: what its run directory holds on disk (`mtrun delete` removes it); null: none.
   for (const auto& c : campaigns) {
     const auto bytes = run_files_bytes(campaign_file_dirs(*db, options.db, c.id));

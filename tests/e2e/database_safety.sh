@@ -44,6 +44,12 @@ expect_eq "$RC$OUT" "0n
 capture "$MTRUN" --db "$DB" query --csv "pragma user_version"
 expect_eq "$OUT" "user_version
 $CURRENT" "reading pragma"
+capture "$MTRUN" --db "$DB" query --csv "pragma integrity_check"
+expect_eq "$RC$OUT" "0integrity_check
+ok" "a check that reads"
+# SQL that prepares but fails as it runs: the query failed (1), not bad input.
+capture "$MTRUN" --db "$DB" query "select abs(-9223372036854775807 - 1)"
+expect_eq "$RC$OUT" "1mtrun: query failed: SQL error: integer overflow" "a query that fails as it runs"
 
 RUNAWAY="with recursive r(i) as (select 1 union all select i + 1 from r) select count(*) from r"
 capture "$MTRUN" --db "$DB" query --timeout 0.5 "$RUNAWAY"
@@ -73,6 +79,8 @@ capture "$MTRUN" --db "$WORK/older.sqlite" query "select settle_s from condition
 expect_eq "$RC" 2 "a column newer than the database"
 expect_contains "$OUT" "no such column: settle_s (this database has schema version 10, this mtrun's is $CURRENT" \
   "the older schema is named"
+capture "$MTRUN" --db "$WORK/older.sqlite" query "selec 1"
+expect_eq "$RC$OUT" "2mtrun: query failed: near \"selec\": syntax error" "a syntax error says nothing of the schema"
 capture "$MTRUN" --db "$WORK/older.sqlite" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run on the older database: $OUT"
 expect_eq "$(sqlite3 "$WORK/older.sqlite" 'PRAGMA user_version')" "$CURRENT" "migrated by run"
@@ -111,6 +119,16 @@ expect_eq "$(sha256sum "$WORK/notes.sqlite" "$WORK/text.sqlite")" "$BEFORE" "for
 expect_eq "$(sqlite3 "$WORK/notes.sqlite" "select group_concat(name) from sqlite_master")" notes "no tables added"
 expect_eq "$(sqlite3 "$WORK/notes.sqlite" 'PRAGMA journal_mode')" delete "foreign database not switched to WAL"
 
+# A damaged database is named: --db may have been left at its default.
+cp "$DB" "$WORK/damaged.sqlite"
+PAGE=$(sqlite3 "$WORK/damaged.sqlite" "pragma page_size")
+ROOT=$(sqlite3 "$WORK/damaged.sqlite" "select rootpage from sqlite_master where name = 'trials'")
+python3 -c "import sys; f = open(sys.argv[1], 'r+b'); f.seek((int(sys.argv[3]) - 1) * int(sys.argv[2])); f.write(b'\xff' * int(sys.argv[2]))" \
+  "$WORK/damaged.sqlite" "$PAGE" "$ROOT"
+capture "$MTRUN" --db "$WORK/damaged.sqlite" status
+expect_eq "$RC" 2 "status on a damaged database"
+expect_contains "$OUT" "mtrun: database error in $WORK/damaged.sqlite: SQL error: database disk image is malformed" "the damaged file named"
+
 # A directory given for the database, or a database whose folder cannot be made: exit 2, named.
 for cmd in "status" "run $WORK/exp.yaml"; do
   capture "$MTRUN" --db "$WORK" $cmd
@@ -120,6 +138,13 @@ done
 capture "$MTRUN" --db "$WORK/text.sqlite/mtrun.sqlite" run "$WORK/exp.yaml"
 expect_eq "$RC" 2 "a database inside a file"
 expect_contains "$OUT" "cannot create the folder of the database $WORK/text.sqlite/mtrun.sqlite: Not a directory" "folder message"
+# doctor says so before a run fails on it: a database under a file, or in a folder nothing can be created in.
+capture "$MTRUN" --db "$WORK/text.sqlite/x.sqlite" doctor
+expect_eq "$RC" 2 "doctor on a database under a file"
+expect_contains "$OUT" "$WORK/text.sqlite/x.sqlite cannot be created: $WORK/text.sqlite is not a folder; pass --db" "doctor names the file in the way"
+capture "$MTRUN" --db /proc/x.sqlite doctor
+expect_eq "$RC" 2 "doctor on a database in /proc"
+expect_contains "$OUT" "/proc/x.sqlite does not exist and /proc is not writable; pass --db" "doctor tries the folder"
 
 # A missing database: reading commands say so (exit 2) and create nothing; doctor creates nothing.
 mkdir "$WORK/empty"

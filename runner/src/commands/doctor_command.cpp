@@ -2,6 +2,7 @@
 // started, each with what to do when it is missing.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -35,6 +36,17 @@ struct Check {
   bool bad_input = false;  // a failure the user must fix in what they passed (exit 2)
 };
 
+// Whether this process can create a file in `dir`: tried (a file made and removed at once), since
+// mode bits do not say it: root's access() passes them, and /proc refuses what they allow.
+bool can_create_in(const std::filesystem::path& dir) {
+  std::string name = (dir / ".mtrun-doctor-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return false;
+  ::close(fd);
+  ::unlink(name.c_str());
+  return true;
+}
+
 // Looks at the database without creating or changing it: a missing one is fine where it can be
 // created; an existing one must be an mtrun database this mtrun can read.
 Check database_check(const std::filesystem::path& db) {
@@ -42,7 +54,12 @@ Check database_check(const std::filesystem::path& db) {
   if (!std::filesystem::exists(db, ec)) {
     std::filesystem::path dir = std::filesystem::absolute(db, ec).parent_path();
     while (!dir.empty() && dir != dir.root_path() && !std::filesystem::exists(dir, ec)) dir = dir.parent_path();
-    const bool writable = ::access(dir.c_str(), W_OK) == 0;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      return {"database", false,
+              fmt::format("{} cannot be created: {} is not a folder; pass --db", db.string(), dir.string()), true,
+              true};
+    }
+    const bool writable = can_create_in(dir);
     return {"database", writable,
             writable ? fmt::format("{} does not exist yet; the first run creates it", db.string())
                      : fmt::format("{} does not exist and {} is not writable; pass --db", db.string(), dir.string()),

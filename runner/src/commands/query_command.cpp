@@ -39,9 +39,12 @@ using Clock = std::chrono::steady_clock;
 
 // Pragmas that describe the schema (their argument names a table or index) and pragmas read
 // without a value; any other pragma, or one of the latter given a value, is refused.
-const std::set<std::string> kSchemaPragmas = {"table_info", "table_xinfo", "table_list",      "index_list",
-                                              "index_info", "index_xinfo", "foreign_key_list"};
-const std::set<std::string> kValuePragmas = {"user_version", "schema_version"};
+// The checks read only, whatever their argument (a table, or how many errors to list).
+const std::set<std::string> kSchemaPragmas = {"table_info",       "table_xinfo",     "table_list",
+                                              "index_list",       "index_info",      "index_xinfo",
+                                              "foreign_key_list", "integrity_check", "quick_check"};
+const std::set<std::string> kValuePragmas = {"user_version", "schema_version", "page_size",
+                                             "page_count",   "freelist_count", "application_id"};
 
 // Reads only: every action SQLite asks about is refused unless it reads.
 int authorize(void*, int action, const char* first, const char* second, const char*, const char*) {
@@ -103,10 +106,13 @@ Statement prepare_one_read(Database& db, const std::string& sql) {
   return statement;
 }
 
-// After a failed statement: views and columns newer than the file's schema are not in it yet.
-std::string older_schema_note(Database& db) {
+// After a statement that names a table or column the database lacks: views and columns newer than
+// the file's schema are not in it yet. Other errors (syntax, a function's) have nothing to do with it.
+std::string older_schema_note(Database& db, const std::string& error) {
   const int version = db.user_version();
-  if (version >= Store::kSchemaVersion) return "";
+  const bool missing =
+      error.find("no such table") != std::string::npos || error.find("no such column") != std::string::npos;
+  if (!missing || version >= Store::kSchemaVersion) return "";
   return fmt::format(
       " (this database has schema version {}, this mtrun's is {}: views and columns added since are missing "
       "until a command that writes, such as run or rerun, migrates it; schemas/store.sql says what each version added)",
@@ -126,14 +132,16 @@ int run_query(const QueryOptions& options, std::ostream& out) {
     write_query_rows(s, options.format, out);
   } catch (const RunnerError& e) {
     if (e.exit_code() != kExitUsage || std::string(e.what()).rfind("query failed: ", 0) != 0) throw;
-    throw RunnerError(kExitUsage, std::string(e.what()) + older_schema_note(*db));
+    throw RunnerError(kExitUsage, std::string(e.what()) + older_schema_note(*db, e.what()));
   } catch (const SqliteError& e) {
     if (e.code() == SQLITE_INTERRUPT && watch.timed_out) {
       throw RunnerError(kExitTimeout,
                         fmt::format("query stopped at its time limit of {} s (--timeout)", options.timeout_s));
     }
     if (e.code() == SQLITE_INTERRUPT) throw RunnerError(kExitInterrupted, "query interrupted");
-    throw RunnerError(kExitUsage, std::string("query failed: ") + e.what() + older_schema_note(*db));
+    if (e.code() == SQLITE_CORRUPT || e.code() == SQLITE_NOTADB) throw;  // a damaged file: bad input, named
+    // SQL that prepared but failed as it ran (an overflow, malformed JSON): the query failed.
+    throw RunnerError(kExitFailure, std::string("query failed: ") + e.what() + older_schema_note(*db, e.what()));
   }
   return 0;
 }

@@ -4,7 +4,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -73,6 +76,18 @@ std::string parse_error_message(const CLI::App& cli, const CLI::ParseError& e) {
   return command + ": " + e.what() + "; `" + command + " --help` says what it takes";
 }
 
+// What a command prints is its result (version --json, --describe, a table): one lost to a full
+// disk or a closed pipe is a failure, not a success with nothing to show.
+int with_standard_output_checked(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || std::cout.fail();
+  if (!failed) return code;
+  std::fprintf(stderr, "mtengine: cannot write to standard output%s%s\n", errno ? ": " : "",
+               errno ? std::strerror(errno) : "");
+  return code != 0 ? code : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,6 +116,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (auto& [app, command] : commands)
-    if (app->parsed()) return command->run();
+    if (app->parsed()) return with_standard_output_checked(command->run());
   return 2;
 }

@@ -1,11 +1,8 @@
 #include "core/job/workload.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "core/comm/backends.h"
@@ -16,6 +13,7 @@
 #include "core/env/resources.h"
 #include "core/process/job_abort.h"
 #include "core/job/input_error.h"
+#include "core/job/output_file.h"
 
 namespace mt {
 namespace {
@@ -40,17 +38,7 @@ int write_result(const Workload& workload, const nlohmann::json& document) {
 }  // namespace
 
 std::optional<std::string> output_path_problem(const std::string& path, const std::string& argument) {
-  namespace fs = std::filesystem;
-  const fs::path file(path);
-  std::error_code ec;
-  if (file.filename().empty() || fs::is_directory(file, ec))
-    return fmt::format("{} '{}' names a directory, not a file", argument, path);
-  const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
-  if (!fs::is_directory(dir, ec))
-    return fmt::format("{} '{}': directory '{}' does not exist", argument, path, dir.string());
-  if (access(dir.c_str(), W_OK) != 0)
-    return fmt::format("{} '{}': directory '{}' is not writable", argument, path, dir.string());
-  return std::nullopt;
+  return output_file_problem(argument, path);
 }
 
 nlohmann::json error_json(const RunError& error) {
@@ -177,21 +165,7 @@ int run_workload(Workload& workload) {
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& document) {
-  // The pid keeps concurrent writers (several failing ranks) off each other's temporary file.
-  const std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << document.dump(2) << '\n';
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw std::runtime_error("cannot write result file '" + temporary + "'");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot rename '" + temporary + "' to '" + path + "'");
-  }
+  write_text_atomically(path, document.dump(2) + "\n");
 }
 
 }  // namespace mt

@@ -58,12 +58,13 @@ nlohmann::json error_json(const RunError& error);
 // The skeleton: returns the process exit code.
 int run_workload(Workload& workload);
 
-// Writes to a temporary file beside `path` and renames it into place, so a reader never sees a
-// partial file. Throws std::runtime_error naming the path on failure.
+// Writes to a temporary file beside `path` (beside the file a symlink names) and renames it into
+// place, so a reader never sees a partial file. Throws std::runtime_error naming the path on failure.
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
 
-// Why `path` cannot receive an output file (it names a directory, or its directory is missing or not
-// writable), or nothing; `argument` names it in the message (--output, OUT).
+// Why `path` cannot receive an output file (it names a directory or another non-regular file, or its
+// directory is missing or not writable), or nothing; `argument` names it in the message (--output,
+// OUT). See output_file.h.
 std::optional<std::string> output_path_problem(const std::string& path, const std::string& argument = "--output");
 
 }  // namespace mt

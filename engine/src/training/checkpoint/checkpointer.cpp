@@ -13,6 +13,7 @@
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/durable_file.h"
 #include "training/checkpoint/layout.h"
+#include "training/checkpoint/save_directory.h"
 #include "training/checkpoint/sha256.h"
 
 namespace mt {
@@ -42,6 +43,14 @@ nlohmann::json agree(ControlChannel& control, const std::function<nlohmann::json
 }
 
 }  // namespace
+
+void rank0_decides(ControlChannel& control, const std::function<std::string()>& problem) {
+  agree(control, [&]() -> nlohmann::json {
+    const std::string found = problem();
+    if (!found.empty()) return {{"error", found}};
+    return {{"ok", true}};
+  });
+}
 
 void all_ranks_or_none(ControlChannel& control, const std::string& local_error) {
   const double failed = control.min(local_error.empty() ? control.world_size() : control.rank());
@@ -252,6 +261,11 @@ std::optional<ResumePoint> Checkpointer::resume_point() {
   point.metadata = read_metadata(point.step_dir);
   point.reshard = decision.at("reshard").get<bool>();
   return point;
+}
+
+void Checkpointer::check_save_directory(bool resumed) {
+  if (!saving()) return;
+  rank0_decides(control_, [&] { return save_directory_problem(settings_.dir, identity_, resumed); });
 }
 
 std::map<std::string, torch::Tensor> Checkpointer::load(const ResumePoint& point) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,6 +57,10 @@ struct ResumePoint {
 // leave the others waiting in a collective.
 void all_ranks_or_none(ControlChannel& control, const std::string& local_error);
 
+// Rank 0 evaluates `problem` ("" for none); when it finds one, every rank throws CheckpointError
+// with rank 0's message (collective).
+void rank0_decides(ControlChannel& control, const std::function<std::string()>& problem);
+
 class Checkpointer {
  public:
   Checkpointer(CheckpointSettings settings, ControlChannel& control, CheckpointIdentity identity,
@@ -85,6 +90,9 @@ class Checkpointer {
   // Where to resume from; nothing when there is nothing to resume (no --resume, or `latest` in an
   // empty directory). Throws CheckpointError on every rank when the choice is unusable.
   std::optional<ResumePoint> resume_point();
+  // Before the first save (collective): throws CheckpointError on every rank when the checkpoint
+  // directory holds steps this run must not overwrite (save_directory.h). Nothing when not saving.
+  void check_save_directory(bool resumed);
   // This rank's tensors of a resume point, by name. Throws CheckpointError on every rank when any
   // rank's shard is missing or damaged.
   std::map<std::string, torch::Tensor> load(const ResumePoint& point);

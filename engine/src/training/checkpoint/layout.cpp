@@ -26,6 +26,18 @@ bool is_ready(const fs::path& dir) {
   return fs::is_regular_file(dir / kReady, ec);
 }
 
+std::optional<fs::path> enclosing_step_dir(const fs::path& path) {
+  std::error_code ec;
+  const fs::path absolute = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) return std::nullopt;
+  for (fs::path dir = absolute; !dir.empty(); dir = dir.parent_path()) {
+    if (parse_step_name(dir.filename().string()) && (fs::exists(dir / kReady, ec) || fs::exists(dir / kMetadata, ec)))
+      return dir;
+    if (dir == dir.root_path()) break;
+  }
+  return std::nullopt;
+}
+
 std::vector<int64_t> ready_steps(const fs::path& root) {
   std::vector<int64_t> steps;
   std::error_code ec;

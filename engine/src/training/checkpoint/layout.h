@@ -32,6 +32,10 @@ inline constexpr const char* kUnready = "unready";
 std::optional<int64_t> parse_step_name(const std::string& name);
 bool is_ready(const std::filesystem::path& dir);
 
+// The checkpoint step directory `path` lies in (a step_N directory holding READY or metadata.json,
+// symlinks resolved), or nothing: what a run reads from, never a place to write to.
+std::optional<std::filesystem::path> enclosing_step_dir(const std::filesystem::path& path);
+
 // Published steps (with READY), oldest first.
 std::vector<int64_t> ready_steps(const std::filesystem::path& root);
 // What `--resume latest` means: the step `latest` names if it is READY, else the newest READY step.

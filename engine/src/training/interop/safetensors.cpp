@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/job/input_error.h"
+#include "core/job/output_file.h"
 #include "core/job/whole_numbers.h"
 #include "training/checkpoint/durable_file.h"
 
@@ -168,7 +169,16 @@ std::map<std::string, torch::Tensor> read_safetensors(const fs::path& path) {
 
 SafetensorsWriter::SafetensorsWriter(fs::path path, std::vector<Declared> tensors,
                                      const std::map<std::string, std::string>& metadata)
-    : path_(std::move(path)), temp_(path_.string() + fmt::format(".tmp.{}", getpid())), tensors_(std::move(tensors)) {
+    : path_(std::move(path)),
+      target_(output_target(path_)),
+      temp_(target_.string() + fmt::format(".tmp.{}", getpid())),
+      tensors_(std::move(tensors)) {
+  // Renaming over a device, FIFO or directory would replace it, not write to it.
+  try {
+    require_replaceable(path_);
+  } catch (const std::runtime_error& e) {
+    throw InputError(e.what());
+  }
   nlohmann::json header = nlohmann::json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   uint64_t offset = 0;
@@ -215,8 +225,8 @@ void SafetensorsWriter::finish() {
   out_.close();
   if (!out_) throw InputError("cannot write '" + temp_.string() + "' (disk full?)");
   fsync_path(temp_);
-  fs::rename(temp_, path_);
-  fsync_path(path_.parent_path().empty() ? fs::path(".") : path_.parent_path());
+  fs::rename(temp_, target_);
+  fsync_path(target_.parent_path().empty() ? fs::path(".") : target_.parent_path());
   finished_ = true;
 }
 

@@ -64,7 +64,9 @@ class SafetensorsWriter {
   void finish();
 
  private:
-  std::filesystem::path path_, temp_;
+  std::filesystem::path path_;    // as asked for: messages name it
+  std::filesystem::path target_;  // the file a symlink names, or path_: renamed over
+  std::filesystem::path temp_;
   std::vector<Declared> tensors_;
   std::size_t next_ = 0;
   std::ofstream out_;

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <regex>
+#include <stdexcept>
 
 #include "core/env/resources.h"
+#include "core/job/output_file.h"
 #include "training/profile/step_analysis.h"
 
 namespace mt {
@@ -247,6 +249,17 @@ void Profiler::optimizer_step(Clock::time_point start, Clock::time_point end) {
   recorder_.add({"optimizer step", "optimizer", TraceTrack::compute, recorder_.us(start), recorder_.us(end)});
 }
 
+Profiler::Profiler(int rank, std::string dir) : recorder_(rank), dir_(std::move(dir)) {
+  if (rank != 0) return;
+  namespace fs = std::filesystem;
+  const std::regex ours(R"(rank_\d{5}\.(trace|operators)\.json|profile\.json)");
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(dir_, ec))
+    if (std::regex_match(entry.path().filename().string(), ours)) stale.push_back(entry.path());
+  for (const auto& path : stale) fs::remove(path, ec);
+}
+
 nlohmann::json Profiler::finish(ControlChannel& control, int64_t first_measured_step) {
   const std::string& dir = dir_;
   const auto spans = recorder_.spans();
@@ -257,11 +270,17 @@ nlohmann::json Profiler::finish(ControlChannel& control, int64_t first_measured_
   try {
     std::filesystem::create_directories(dir);
     const auto path = std::filesystem::path(dir) / fmt::format("rank_{:05d}.trace.json", control.rank());
-    std::ofstream(path) << recorder_.chrome_trace().dump() << '\n';
+    write_text_atomically(path, recorder_.chrome_trace().dump() + "\n");
     mine["trace"] = path.filename().string();
   } catch (const std::exception& e) {
     error = e.what();
   }
+  // A profile missing a rank's trace is no profile: every rank fails together, as a run-time failure.
+  const double first_failed = control.min(error.empty() ? control.world_size() : control.rank());
+  if (first_failed < control.world_size())
+    throw std::runtime_error(
+        error.empty() ? fmt::format("--profile: rank {} could not write its trace", static_cast<int>(first_failed))
+                      : "--profile: " + error);
   const auto all = control.gather_text_to_root(mine.dump());
   if (control.rank() != 0) return {};
   nlohmann::json ranks = nlohmann::json::array();
@@ -277,8 +296,11 @@ nlohmann::json Profiler::finish(ControlChannel& control, int64_t first_measured_
       {"ranks", ranks},
       {"step_ms_across_ranks", {{"min", percentile(step_means, 0)}, {"p50", p50}, {"max", percentile(step_means, 1)}}},
       {"straggler_ratio", p50 > 0 ? percentile(step_means, 1) / p50 : 1.0}};
-  if (!error.empty()) summary["error"] = error;
-  std::ofstream(std::filesystem::path(dir) / "profile.json") << summary.dump(2) << '\n';
+  try {
+    write_text_atomically(std::filesystem::path(dir) / "profile.json", summary.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("--profile: ") + e.what());
+  }
   return summary;
 }
 

@@ -27,7 +27,10 @@ namespace mt {
 
 class Profiler {
  public:
-  Profiler(int rank, std::string dir) : recorder_(rank), dir_(std::move(dir)) {}
+  // Rank 0 removes what an earlier profile left in `dir` (its per-rank traces, profile.json): a
+  // profile of fewer ranks would otherwise sit beside the old run's extra rank files. Every rank
+  // writes its files only after the first step's barrier, so none is removed once written.
+  Profiler(int rank, std::string dir);
 
   TraceRecorder& recorder() { return recorder_; }
 
@@ -48,7 +51,8 @@ class Profiler {
   void optimizer_step(TraceRecorder::Clock::time_point start, TraceRecorder::Clock::time_point end);
 
   // Collective: writes this rank's trace, gathers every rank's summary to rank 0, which writes
-  // DIR/profile.json. Returns the summary for the result JSON (rank 0; others get {}).
+  // DIR/profile.json. Returns the summary for the result JSON (rank 0; others get {}). A file that
+  // cannot be written (a full disk) fails the run on every rank, naming the file.
   nlohmann::json finish(ControlChannel& control, int64_t first_measured_step);
 
  private:

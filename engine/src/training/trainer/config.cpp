@@ -7,6 +7,7 @@
 #include "core/comm/backends.h"
 #include "core/job/path_checks.h"
 #include "training/faults/faults.h"
+#include "training/trainer/output_paths.h"
 #include "training/trainer/train_options.h"
 
 namespace mt {
@@ -28,6 +29,7 @@ std::optional<std::string> validate(const TrainConfig& config) {
     if (auto problem = output_directory_problem("--checkpoint-dir", config.checkpoint_dir)) return problem;
   if (!config.profile_dir.empty())
     if (auto problem = output_directory_problem("--profile", config.profile_dir)) return problem;
+  if (auto problem = train_output_problem(config)) return problem;
   for (const auto& entry : backend_table())
     if (config.job.backend == entry.name && !entry.available)
       return fmt::format("--backend {} is not supported in this build (supported: {})", config.job.backend,

@@ -1,6 +1,9 @@
 #include "training/trainer/reshard_job.h"
 
+#include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/checkpointer.h"
+#include "training/checkpoint/layout.h"
+#include "training/checkpoint/save_directory.h"
 #include "training/model/gpt.h"
 #include "training/optim/fused_adamw.h"
 #include "training/optim/lr_schedule.h"
@@ -13,8 +16,15 @@ namespace mt {
 ReshardReport reshard_on_this_rank(const ReshardRequest& request, ProcessGroup& group) {
   ControlChannel& control = group.control;
   Communicator& comm = group.collectives;
+  // Named as reshard's own argument: the checks resume_point() makes would speak of --resume.
+  if (!std::filesystem::is_directory(request.source))
+    throw CheckpointError("SRC '" + request.source + "': no such directory");
+  if (!checkpoint_layout::is_ready(request.source))
+    throw CheckpointError("SRC '" + request.source + "' is not a published checkpoint (no READY)");
   // The source's settings make the run whose checkpoint this becomes: its fingerprint is the source's.
   const CheckpointMetadata source = read_metadata(request.source);
+  rank0_decides(control,
+                [&] { return reshard_destination_problem(request.destination, source.global_step, request.source); });
   TrainConfig config;
   apply_checkpoint_settings(source, config);
   config.strategy = request.strategy;

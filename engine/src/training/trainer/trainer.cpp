@@ -203,7 +203,9 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
                             faults);
   TrainPosition position;
   std::vector<std::string> gemm_unlike_checkpoint;  // shapes --gemm-backend runs on another backend
-  if (auto point = checkpointer.resume_point()) {
+  const auto point = checkpointer.resume_point();
+  checkpointer.check_save_directory(point.has_value());
+  if (point) {
     const auto load_start = std::chrono::steady_clock::now();
     const auto tensors =
         load_resume_point(checkpointer, *point, *model, *strategy, optimized.size(), rank, comm.world_size());

@@ -6,8 +6,10 @@
 #include <map>
 
 #include "core/job/input_error.h"
+#include "core/job/output_file.h"
 #include "core/job/workload.h"
 #include "training/checkpoint/checkpoint_error.h"
+#include "training/checkpoint/layout.h"
 #include "training/checkpoint/logical_checkpoint.h"
 #include "training/interop/nanogpt_names.h"
 #include "training/interop/safetensors.h"
@@ -29,6 +31,11 @@ const char* prefix_of(StatePart part) {
 void export_checkpoint(const ExportConfig& config) {
   // Before the checkpoint is read and checked, which may take a while.
   if (const auto problem = output_path_problem(config.output, "OUT")) throw InputError(*problem);
+  // The step being read above all: renaming OUT over one of its shards would destroy it.
+  if (const auto step = checkpoint_layout::enclosing_step_dir(output_target(config.output)))
+    throw InputError(
+        fmt::format("OUT '{}' lies inside checkpoint step '{}': a checkpoint is only read, never written into",
+                    config.output, step->string()));
   LogicalCheckpoint checkpoint(config.step_dir);
   const CheckpointMetadata& metadata = checkpoint.metadata();
   check_files(checkpoint.dir(), metadata);  // every byte against its SHA-256 before anything is trusted

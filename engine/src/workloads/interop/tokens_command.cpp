@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/job/input_error.h"
+#include "core/job/output_file.h"
 #include "training/data/synthetic.h"
 #include "training/interop/safetensors.h"
 
@@ -12,6 +13,7 @@ int run_tokens_command(const TokensConfig& c) {
   try {
     if (c.rank < 0 || c.rank >= c.world_size)
       throw InputError("--rank " + std::to_string(c.rank) + " is outside a world of " + std::to_string(c.world_size));
+    if (const auto problem = output_file_problem("--output", c.output)) throw InputError(*problem);
     std::vector<torch::Tensor> inputs, targets;
     for (int64_t micro = 0; micro < c.grad_accum_steps; ++micro) {
       const auto batch = synthetic_batch(c.seed, c.step * c.grad_accum_steps + micro, c.rank, c.batch_size,

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/job/path_checks.h"
 #include "core/job/workload.h"
 #include "training/strategy/strategy_table.h"
 
@@ -18,7 +19,10 @@ class ReshardWorkload final : public Workload {
   std::optional<std::string> validate() const override {
     if (!find_strategy(config_.request.strategy))
       return fmt::format("--strategy '{}' is not one of {}", config_.request.strategy, available_strategies());
-    if (config_.request.bucket_cap_mb < 0) return std::string("--bucket-cap-mb must not be negative");
+    // As train takes it: finite, 0 (the strategy's default) up to 1 TiB; `nan` fails every comparison.
+    if (!(config_.request.bucket_cap_mb >= 0 && config_.request.bucket_cap_mb <= 1048576))
+      return fmt::format("--bucket-cap-mb {} must be a number from 0 to 1048576", config_.request.bucket_cap_mb);
+    if (auto problem = output_directory_problem("DST", config_.request.destination)) return problem;
     return std::nullopt;
   }
   const JobOptions& job() const override { return config_.job; }

@@ -58,7 +58,23 @@ expect 2 "mtengine train: --fault 'sleep:rank=1,step=3,seconds=nan': seconds=nan
   train --fault sleep:rank=1,step=3,seconds=nan
 expect 2 "mtengine train: --fault 'sleep:rank=1,step=3,seconds=1e300': seconds=1e300 is longer than a day (86400 s)" \
   train --fault sleep:rank=1,step=3,seconds=1e300
+# A fault that can never fire is refused, saying why.
+expect 2 "--fault kill:rank=0,step=99 can never fire: the run's last step is 7" \
+  train --warmup-steps 0 --steps 8 --fault kill:rank=0,step=99
+expect 2 "--fault save-kill:rank=1,step=4 can never fire: this run saves no checkpoint" \
+  train --steps 8 --fault save-kill:rank=1,step=4
+expect 2 "--fault save-kill:rank=1,step=3 can never fire: step 3 is not a save step (every 2 steps" \
+  train --steps 8 --checkpoint-dir "$WORK/ck" --save-every 2 --fault save-kill:rank=1,step=3
+# `tokens` takes the batch bounds `train` takes.
+expect 2 "not in range" tokens --step 0 --grad-accum-steps 9999999 --output "$WORK/t.safetensors"
+expect 2 "not in range" tokens --step 0 --batch-size 1048577 --output "$WORK/t.safetensors"
+# Whole numbers beyond their type are refused as written, not clamped to its limit.
+expect 2 "--seed: 99999999999999999999 must be at most 18446744073709551615" train --seed 99999999999999999999
+expect 2 "--d-model: 99999999999999999999 must be at most 65536" train --d-model 99999999999999999999
 # A model that cannot fit in the host's memory is refused before it is built, naming the need.
+# Even one whose estimate is beyond any whole number of bytes (converted, it would pass the check).
+expect 2 "train with this model and batch needs about" train --n-layers 4096 --d-model 65536 --n-heads 1 \
+  --seq-length 1048576 --batch-size 1048576 --vocab-size 128 --steps 2
 expect 2 "train with this model and batch needs about" train --vocab-size 16777216 --d-model 8192 --n-heads 8 --steps 1
 expect 2 "lower --vocab-size, --d-model, --n-layers, --seq-length or --batch-size" \
   train --vocab-size 1048576 --d-model 65536 --n-heads 8 --n-layers 1 --steps 1

@@ -76,19 +76,20 @@ class TokensCommand : public Subcommand {
     app.add_option("--step", config_.step, "optimizer step (0-based)")->required()->check(CLI::NonNegativeNumber);
     app.add_option("--rank", config_.rank, "the rank whose batch to write")->check(CLI::NonNegativeNumber);
     app.add_option("--world-size", config_.world_size, "ranks in the run")->check(CLI::PositiveNumber);
+    // The bounds `train` takes, so every batch a run can train on can be written, and no other.
     app.add_option("--batch-size", config_.batch_size, "sequences per rank per micro-batch")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(1, 1 << 20));
     app.add_option("--seq-length", config_.seq_length, "tokens per sequence")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(1, 1 << 20));
     app.add_option("--vocab-size", config_.vocab_size, "vocabulary size")
         ->capture_default_str()
         ->check(CLI::Range(2, 1 << 24));
     app.add_option("--grad-accum-steps,--gradient-accumulation-steps", config_.grad_accum_steps,
                    "micro-batches per optimizer step")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(1, 65536));
     app.add_option("--output", config_.output, "the safetensors file to write")->required();
   }
   int run() override { return run_tokens_command(config_); }

@@ -5,7 +5,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <nlohmann/json.hpp>
@@ -142,6 +144,21 @@ void register_options(CLI::App& command, const OptionTable& table) {
               if (!option.choices.empty())
                 added->type_name("{" + fmt::format("{}", fmt::join(option.choices, ",")) + "}");
             }
+            // A whole number beyond the target's type would be clamped to its limit and then run (or
+            // be misquoted as that limit): refused here, as written, against the flag's own bound.
+            if constexpr (std::is_integral_v<T>)
+              added->check(CLI::Validator(
+                  [minimum = option.minimum, maximum = option.maximum](std::string& value) -> std::string {
+                    T parsed{};
+                    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+                    if (ec != std::errc::result_out_of_range) return "";
+                    if (value.rfind('-', 0) == 0)
+                      return fmt::format("{} must be at least {}", value,
+                                         minimum ? *minimum : double(std::numeric_limits<T>::min()));
+                    if (maximum) return fmt::format("{} must be at most {}", value, *maximum);
+                    return fmt::format("{} must be at most {}", value, std::numeric_limits<T>::max());
+                  },
+                  ""));
             // Unsigned parsing wraps "-1" to 2^64 - 1: a negative value is refused as written.
             if constexpr (std::is_unsigned_v<T>)
               added->check(CLI::Validator(

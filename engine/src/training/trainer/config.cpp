@@ -15,11 +15,28 @@ namespace mt {
 std::optional<std::string> validate(const TrainConfig& config) {
   TrainConfig copy = config;  // the table binds to a mutable config; reading is all it does here
   if (auto problem = check_options(train_option_table(copy))) return problem;
+  const int64_t total_steps = config.warmup_steps + config.steps;
   for (const auto& spec : config.faults) {
+    Fault fault{};
     try {
-      parse_fault(spec);
+      fault = parse_fault(spec);
     } catch (const std::invalid_argument& e) {
       return std::string(e.what());
+    }
+    // A fault that cannot fire would let a test of recovery pass without anything to recover from.
+    if (fault.kind == FaultKind::save_kill) {
+      if (config.save_every <= 0 || config.checkpoint_dir.empty())
+        return fmt::format(
+            "--fault {} can never fire: this run saves no checkpoint (needs --checkpoint-dir and "
+            "--save-every)",
+            spec);
+      if (fault.step < 1 || fault.step > total_steps || fault.step % config.save_every != 0)
+        return fmt::format("--fault {} can never fire: step {} is not a save step (every {} steps up to step {})", spec,
+                           fault.step, config.save_every, total_steps);
+    } else if (fault.step >= total_steps) {
+      return fmt::format(
+          "--fault {} can never fire: the run's last step is {} (warmup and measured steps count from 0)", spec,
+          total_steps - 1);
     }
   }
   if (config.save_every > 0 && config.checkpoint_dir.empty()) return std::string("--save-every needs --checkpoint-dir");

@@ -229,6 +229,14 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   }
   run.first_step = position.global_step;
+  if (position.global_step >= total_steps) {
+    run.nothing_to_train = fmt::format(
+        "resumed from step {}, {} the run's end (--warmup-steps {} + --steps {} = step {}): nothing left to "
+        "train, so no throughput, step time or loss was measured",
+        position.global_step, position.global_step == total_steps ? "which is" : "past", config.warmup_steps,
+        config.steps, total_steps);
+    if (rank == 0) std::fprintf(stderr, "mtengine train: %s\n", run.nothing_to_train.c_str());
+  }
   // After the resume: a resumed run records the backends it took from its checkpoint.
   if (checkpointer.saving() && rank == 0)
     checkpointer.describe_contents(checkpoint_settings_json(config, schedule, run.initial_weights_sha256),

@@ -57,6 +57,9 @@ struct RankRun {
   std::optional<Layout> resharded_from;  // the resumed checkpoint's, when it differs from this run's
   bool resume_deterministic = false;
   double checkpoint_load_ms = 0;
+  // A resume at or past the run's last step trains nothing: why, in words; empty when steps ran.
+  // Such a run measured no throughput, step time or loss, and its result carries none.
+  std::string nothing_to_train;
   struct CheckpointSave {
     int64_t step;
     double ms;  // what training waited for

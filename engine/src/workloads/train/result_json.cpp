@@ -181,6 +181,16 @@ nlohmann::json train_result_json(const TrainConfig& c, int world_size, const Ran
     out["environment"]["gemm_backends"] = std::move(gemm);
     out["environment"]["gemm_onednn_entry"] = gemm_onednn_entry();
   }
+  // A resume at the run's end ran no step: its zeros are no measurement, so they are null (a
+  // store records no value rather than a throughput of 0), and the result says why.
+  out["nothing_to_train"] = !run.nothing_to_train.empty();
+  if (!run.nothing_to_train.empty()) {
+    out["note"] = run.nothing_to_train;
+    for (const char* measured : {"tokens_per_sec", "step_time_ms", "data_time_ms", "forward_backward_ms",
+                                 "optimizer_step_ms", "rank_wait_ms", "mfu", "loss", "grad_norm", "peak_memory_mb",
+                                 "cuda_max_allocated_mb", "cuda_max_reserved_mb", "collectives_per_step", "memory"})
+      if (out.contains(measured)) out[measured] = nullptr;
+  }
   return out;
 }
 

@@ -14,6 +14,12 @@ namespace mt {
 namespace {
 
 void print_summary(const TrainConfig& c, int world_size, const RankRun& run, const TrainSummary& s) {
+  if (!run.nothing_to_train.empty()) {  // no step ran: no figures to print
+    fmt::print("mtengine train: {} x{} params={} resumed from step {}: nothing left to train\n", c.strategy, world_size,
+               run.parameters, run.first_step);
+    std::fflush(stdout);
+    return;
+  }
   fmt::print(
       "mtengine train: {} x{} params={} tokens/s={:.1f} step={:.2f} ms (data {:.2f}, fwd+bwd {:.2f}, "
       "opt {:.2f}) loss={:.4f} peak_rss={:.1f} MiB sync={}/{} rounds/step\n",

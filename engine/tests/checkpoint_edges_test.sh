@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Checkpoints at the edges: a resume at the run's end succeeds but trains nothing, and its result
+# carries no throughput, step time or loss (null, never 0: a store would keep 0 as a measurement).
+set -uo pipefail
+MTENGINE=${1:?usage: checkpoint_edges_test.sh PATH/TO/mtengine}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 2)
+TINY=(--vocab-size 128 --d-model 32 --n-heads 2 --n-layers 1 --seq-length 16 --batch-size 2 --warmup-steps 0
+      --threads 1 --collective-timeout 60)
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+train() { "${MPIRUN[@]}" "$MTENGINE" train "${TINY[@]}" "$@"; }
+
+C="$WORK/ck"
+train --steps 4 --checkpoint-dir "$C" --save-every 2 >/dev/null 2>"$WORK/saved.log" ||
+  fail "the run that saves: $(cat "$WORK/saved.log")"
+
+# Resuming at the run's end, by `latest` and by the step's path.
+for resume in latest "$C/step_00000004"; do
+  before=$failures dir_args=()
+  [ "$resume" = latest ] && dir_args=(--checkpoint-dir "$C")
+  train --steps 4 "${dir_args[@]}" --resume "$resume" --output "$WORK/end.json" >"$WORK/end.out" 2>"$WORK/end.err"
+  rc=$?
+  [ "$rc" -eq 0 ] || fail "resume $resume at the run's end: exit $rc, want 0: $(cat "$WORK/end.err")"
+  grep -qF "resumed from step 4, which is the run's end" "$WORK/end.err" &&
+    grep -qF "nothing left to train" "$WORK/end.err" ||
+    fail "resume $resume at the run's end: stderr does not say nothing was left to train: $(cat "$WORK/end.err")"
+  grep -q "tokens/s=" "$WORK/end.out" && fail "resume $resume at the run's end printed a throughput: $(cat "$WORK/end.out")"
+  python3 - "$WORK/end.json" <<'PY' || fail "resume $resume at the run's end: result"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "ok" and r["resumed_from_step"] == 4, (r["status"], r["resumed_from_step"])
+assert r["nothing_to_train"] is True and "nothing left to train" in r["note"], r.get("note")
+for name in ("tokens_per_sec", "step_time_ms", "data_time_ms", "forward_backward_ms", "optimizer_step_ms",
+             "rank_wait_ms", "loss", "grad_norm", "mfu", "collectives_per_step"):
+    assert r.get(name) is None, f"{name}: {r.get(name)!r}, want null"
+def zeros(node, path=""):  # a measurement of zero anywhere outside the per-step series and settings
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k not in ("per_step", "environment", "lr_scheduler", "model_config", "buckets"):
+                yield from zeros(v, f"{path}.{k}")
+    elif isinstance(node, (int, float)) and not isinstance(node, bool) and node == 0 and path.split(".")[-1] in (
+            "tokens_per_sec", "step_time_ms", "loss", "achieved_gflops", "sync_rounds"):
+        yield path
+bad = list(zeros(r))
+assert not bad, bad
+PY
+  [ "$failures" -eq "$before" ] && echo "ok: resume $resume at the run's end: success, nothing trained, no figures"
+done
+
+# A resume with steps left is measured as before.
+train --steps 6 --checkpoint-dir "$C" --resume "$C/step_00000004" --lr-decay-steps 4 --output "$WORK/more.json" \
+  >/dev/null 2>"$WORK/more.err"
+python3 -c "import json, sys; r = json.load(open(sys.argv[1])); assert r['tokens_per_sec'] > 0 and not r['nothing_to_train'], r.get('tokens_per_sec')" \
+  "$WORK/more.json" 2>>"$WORK/more.err" || fail "a resume with steps left: $(cat "$WORK/more.err")"
+
+[ "$failures" -eq 0 ] || exit 1
+echo "all checkpoint edge checks passed"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Checkpoints at the edges: a resume at the run's end succeeds but trains nothing, and its result
 # carries no throughput, step time or loss (null, never 0: a store would keep 0 as a measurement).
+# verify calls checkpoints whose parameter shapes differ a mismatch of the model and of the
+# optimizer (moments of another shape cannot match), and refuses a step without READY (exit 2)
+# like resume, reshard and export do.
 set -uo pipefail
 MTENGINE=${1:?usage: checkpoint_edges_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 2)
-TINY=(--vocab-size 128 --d-model 32 --n-heads 2 --n-layers 1 --seq-length 16 --batch-size 2 --warmup-steps 0
+TINY=(--vocab-size 128 --n-heads 2 --n-layers 1 --seq-length 16 --batch-size 2 --warmup-steps 0
       --threads 1 --collective-timeout 60)
 failures=0
 
@@ -14,7 +17,7 @@ fail() {
   echo "FAIL: $*" >&2
   failures=$((failures + 1))
 }
-train() { "${MPIRUN[@]}" "$MTENGINE" train "${TINY[@]}" "$@"; }
+train() { "${MPIRUN[@]}" "$MTENGINE" train "${TINY[@]}" --d-model "${D_MODEL:-32}" "$@"; }
 
 C="$WORK/ck"
 train --steps 4 --checkpoint-dir "$C" --save-every 2 >/dev/null 2>"$WORK/saved.log" ||
@@ -58,6 +61,38 @@ train --steps 6 --checkpoint-dir "$C" --resume "$C/step_00000004" --lr-decay-ste
   >/dev/null 2>"$WORK/more.err"
 python3 -c "import json, sys; r = json.load(open(sys.argv[1])); assert r['tokens_per_sec'] > 0 and not r['nothing_to_train'], r.get('tokens_per_sec')" \
   "$WORK/more.json" 2>>"$WORK/more.err" || fail "a resume with steps left: $(cat "$WORK/more.err")"
+
+verify() { "${MPIRUN[@]}" "$MTENGINE" verify "$@"; }
+
+# Another model shape, saved by another strategy (so verify compares logical states).
+W="$WORK/wide"
+D_MODEL=64 train --steps 4 --strategy zero1 --checkpoint-dir "$W" --save-every 4 >/dev/null 2>"$WORK/wide.log" ||
+  fail "the wider run: $(cat "$WORK/wide.log")"
+before=$failures
+verify "$C/step_00000004" "$W/step_00000004" --output "$WORK/shapes.json" >"$WORK/shapes.out" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "verify of different shapes: exit $rc, want 1: $(cat "$WORK/shapes.out")"
+grep -q "optimizer    differs first at optimizer/" "$WORK/shapes.out" ||
+  fail "verify of different shapes: the optimizer is not a mismatch: $(cat "$WORK/shapes.out")"
+python3 -c "import json, sys; c = json.load(open(sys.argv[1]))['components']; assert not c['model']['match'] and not c['optimizer']['match'], c" \
+  "$WORK/shapes.json" || fail "verify of different shapes: result"
+[ "$failures" -eq "$before" ] && echo "ok: verify of different parameter shapes: model and optimizer mismatch"
+
+# A step without READY: same layout and another layout, as A and as B.
+U="$WORK/unready"
+cp -r "$C" "$U"
+rm "$U/step_00000004/READY"
+for pair in "$C/step_00000004 $U/step_00000004" "$U/step_00000004 $C/step_00000004" \
+  "$U/step_00000004 $W/step_00000004"; do
+  read -r a b <<<"$pair"
+  verify "$a" "$b" >"$WORK/unready.out" 2>&1
+  rc=$?
+  if [ "$rc" -ne 2 ] || ! grep -qF "'$U/step_00000004' is unusable: step 4 has no READY" "$WORK/unready.out"; then
+    fail "verify $a $b (no READY): exit $rc, want 2 naming the step: $(cat "$WORK/unready.out")"
+  else
+    echo "ok: verify $a $b: a step without READY is refused"
+  fi
+done
 
 [ "$failures" -eq 0 ] || exit 1
 echo "all checkpoint edge checks passed"

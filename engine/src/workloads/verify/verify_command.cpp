@@ -62,8 +62,9 @@ class LogicalComparison {
     if (a_.layout().parameters.size() != b_.layout().parameters.size()) note("model", "model (parameter count)");
     for (const auto& pa : a_.layout().parameters) {
       const LogicalTensor* pb = b_.find_parameter(pa.name);
-      if (!pb || pb->shape != pa.shape) {
+      if (!pb || pb->shape != pa.shape) {  // its moments cannot match either
         note("model", "model/" + pa.name);
+        note("optimizer", "optimizer/exp_avg/" + pa.name);
         continue;
       }
       if (!torch::equal(a_.assemble(pa, StatePart::weights), b_.assemble(*pb, StatePart::weights)))
@@ -72,6 +73,11 @@ class LogicalComparison {
         if (!torch::equal(a_.assemble(pa, part), b_.assemble(*pb, part)))
           note("optimizer", fmt::format("optimizer/{}/{}", name, pa.name));
     }
+    for (const auto& pb : b_.layout().parameters)  // only in B
+      if (!a_.find_parameter(pb.name)) {
+        note("model", "model/" + pb.name);
+        note("optimizer", "optimizer/exp_avg/" + pb.name);
+      }
     if (a_.optimizer_steps() != b_.optimizer_steps()) note("optimizer", "optimizer/steps");
     for (const char* name : kGlobalStateTensors)
       if (!same(a_.saved(0, name), b_.saved(0, name))) note(component_of(name), name);
@@ -109,6 +115,8 @@ class VerifyWorkload final : public Workload {
     bool logical = false;
     try {
       const auto meta_a = read_metadata(config_.a), meta_b = read_metadata(config_.b);
+      require_published(config_.a, meta_a);
+      require_published(config_.b, meta_b);
       logical = meta_a.identity.strategy != meta_b.identity.strategy ||
                 meta_a.identity.world_size != meta_b.identity.world_size;
     } catch (const std::exception& e) {
@@ -183,6 +191,15 @@ class VerifyWorkload final : public Workload {
     outcome.exit_code = exact ? 0 : 1;
     print(outcome.result);
     return outcome;
+  }
+
+  // A step without READY may be incomplete: resume, reshard and export refuse it, and so does verify.
+  static void require_published(const std::string& dir, const CheckpointMetadata& metadata) {
+    if (!checkpoint_layout::is_ready(dir))
+      throw CheckpointError(fmt::format(
+          "'{}' is unusable: step {} has no READY (never published, or its save did not finish), so it may be "
+          "incomplete",
+          dir, metadata.global_step));
   }
 
   // This rank's shard of a checkpoint: the whole file checked against the metadata first.

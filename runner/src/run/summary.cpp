@@ -138,10 +138,7 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
     if (r.state == std::string("running") &&
         !attempt_runner_alive(db, campaign_id, s.text(14), s.integer(15), std::time(nullptr))) {
       r.state = "interrupted";
-      r.error_reason = fmt::format(
-          "mtrun (pid {} on {}) is gone; the next `mtrun run` or `mtrun rerun --failed` runs "
-          "this trial again",
-          s.integer(15), s.text(14));
+      r.error_reason = gone_runner_reason(s.text(14), s.integer(15));
     } else if (r.state == std::string("running")) {
       if (!s.is_null(19)) r.running_s = std::max(0.0, s.real(19));
       if (auto note = read_queue_note(std::filesystem::path(s.text(18)) / kQueueNoteName)) {

@@ -63,6 +63,12 @@ std::optional<Lease> read_lease(Database& db, const std::string& campaign_id) {
   return Lease{campaign_id, {s.text(0), s.integer(1), s.text(2)}, s.text(3), s.integer(4)};
 }
 
+std::string gone_runner_reason(const std::string& runner_host, std::int64_t runner_pid) {
+  return fmt::format(
+      "mtrun (pid {} on {}) is gone; the next `mtrun run` or `mtrun rerun --failed` runs this trial again", runner_pid,
+      runner_host);
+}
+
 bool attempt_runner_alive(Database& db, const std::string& campaign_id, const std::string& runner_host,
                           std::int64_t runner_pid, std::int64_t now) {
   if (!db.has_table("leases")) return runner_host != this_host() || is_mtrun(runner_pid);

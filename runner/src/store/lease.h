@@ -44,6 +44,10 @@ std::optional<Lease> read_lease(Database& db, const std::string& campaign_id);
 bool attempt_runner_alive(Database& db, const std::string& campaign_id, const std::string& runner_host,
                           std::int64_t runner_pid, std::int64_t now);
 
+// Why an attempt recorded as running is not: "mtrun (pid 12 on node7) is gone; the next `mtrun run` or
+// `mtrun rerun --failed` runs this trial again", as status, the summary and reports say it.
+std::string gone_runner_reason(const std::string& runner_host, std::int64_t runner_pid);
+
 // Held for the lifetime of the object; released by the destructor.
 class CampaignLease {
  public:

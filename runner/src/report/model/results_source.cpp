@@ -58,9 +58,7 @@ struct TrialRowIds {
 void settle_running(Database& db, ReportTrial& t, const std::string& runner_host, std::int64_t runner_pid) {
   if (attempt_runner_alive(db, t.campaign_id, runner_host, runner_pid, std::time(nullptr))) return;
   t.latest_state = "interrupted";
-  t.error_reason =
-      fmt::format("mtrun (pid {} on {}) is gone; the next `mtrun run` or `mtrun rerun --failed` runs this trial again",
-                  runner_pid, runner_host);
+  t.error_reason = gone_runner_reason(runner_host, runner_pid);
 }
 
 std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {

@@ -3,7 +3,8 @@
 # carries no throughput, step time or loss (null, never 0: a store would keep 0 as a measurement).
 # verify calls checkpoints whose parameter shapes differ a mismatch of the model and of the
 # optimizer (moments of another shape cannot match), and refuses a step without READY (exit 2)
-# like resume, reshard and export do.
+# like resume, reshard and export do. A resume refused for its configuration fingerprint names
+# each setting that differs, with both values.
 set -uo pipefail
 MTENGINE=${1:?usage: checkpoint_edges_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
@@ -93,6 +94,18 @@ for pair in "$C/step_00000004 $U/step_00000004" "$U/step_00000004 $C/step_000000
     echo "ok: verify $a $b: a step without READY is refused"
   fi
 done
+
+train --steps 6 --seed 7 --checkpoint-dir "$C" --resume latest >"$WORK/seed.log" 2>&1
+rc=$?
+if [ "$rc" -ne 2 ] ||
+  ! grep -qF "config_fingerprint: checkpoint has" "$WORK/seed.log" ||
+  ! grep -qE "seed \(--seed\): checkpoint [0-9]+, this run 7" "$WORK/seed.log" ||
+  ! grep -qF "lr_schedule.decay_steps (--lr-decay-steps, by default --warmup-steps + --steps - --lr-warmup-steps): checkpoint 4, this run 6" "$WORK/seed.log" ||
+  grep -qF "d_model" "$WORK/seed.log"; then
+  fail "resume with another seed and --steps: exit $rc, want 2 naming each setting that differs: $(cat "$WORK/seed.log")"
+else
+  echo "ok: a fingerprint refusal names each setting that differs"
+fi
 
 [ "$failures" -eq 0 ] || exit 1
 echo "all checkpoint edge checks passed"

@@ -89,20 +89,50 @@ TEST_CASE("publish renames into place and moves latest; prune keeps the newest K
 }
 
 TEST_CASE("an identity mismatch names the field and both values") {
-  const mt::CheckpointIdentity saved{"fsdp", 2, "fp32", "aaaa"};
+  const mt::CheckpointIdentity saved{"fsdp", 2, "fp32", "aaaa", {}};
   CHECK(mt::identity_mismatch(saved, saved).empty());
-  CHECK(mt::identity_mismatch(saved, {"ddp", 2, "fp32", "aaaa"}) == "strategy: checkpoint has 'fsdp', this run 'ddp'");
-  CHECK(mt::identity_mismatch(saved, {"fsdp", 4, "fp32", "aaaa"}) == "world_size: checkpoint has 2, this run 4");
-  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "bf16", "aaaa"}) ==
+  CHECK(mt::identity_mismatch(saved, {"ddp", 2, "fp32", "aaaa", {}}) ==
+        "strategy: checkpoint has 'fsdp', this run 'ddp'");
+  CHECK(mt::identity_mismatch(saved, {"fsdp", 4, "fp32", "aaaa", {}}) == "world_size: checkpoint has 2, this run 4");
+  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "bf16", "aaaa", {}}) ==
         "precision: checkpoint has 'fp32', this run 'bf16'");
-  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb"})
+  CHECK(mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb", {}})
             .rfind("config_fingerprint: checkpoint has aaaa, this run bbbb", 0) == 0);
+}
+
+TEST_CASE("a fingerprint mismatch names each setting that differs, with both values") {
+  const nlohmann::json settings = {{"model", {{"d_model", 32}, {"n_layers", 1}}},
+                                   {"seed", 1},
+                                   {"lr_schedule", {{"kind", "cosine"}, {"decay_steps", 4}}}};
+  nlohmann::json other = settings;
+  other["seed"] = 7;
+  other["lr_schedule"]["decay_steps"] = 6;
+  const mt::CheckpointIdentity saved{"fsdp", 2, "fp32", "aaaa", settings};
+  const std::string message = mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb", other});
+  CHECK(message.rfind("config_fingerprint: checkpoint has aaaa, this run bbbb: ", 0) == 0);
+  CHECK(message.find("seed (--seed): checkpoint 1, this run 7") != std::string::npos);
+  CHECK(message.find("lr_schedule.decay_steps (--lr-decay-steps, by default --warmup-steps + --steps - "
+                     "--lr-warmup-steps): checkpoint 4, this run 6") != std::string::npos);
+  CHECK(message.find("d_model") == std::string::npos);  // only what differs
+  CHECK(message.find("; ") != std::string::npos);
+  // A setting only one side records, and a nested one.
+  other = settings;
+  other["model"]["d_model"] = 64;
+  other["initial_weights_sha256"] = "abc";
+  const std::string nested = mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb", other});
+  CHECK(nested.find("model.d_model (--d-model): checkpoint 32, this run 64") != std::string::npos);
+  CHECK(nested.find("initial_weights_sha256 (--init-from): checkpoint (absent), this run \"abc\"") !=
+        std::string::npos);
+  // A checkpoint that does not record its settings: the digests alone, and what kind of setting differs.
+  const std::string unrecorded =
+      mt::identity_mismatch({"fsdp", 2, "fp32", "aaaa", {}}, {"fsdp", 2, "fp32", "bbbb", other});
+  CHECK(unrecorded.find("a setting that changes the training math differs") != std::string::npos);
 }
 
 TEST_CASE("metadata round-trips, and a newer format is refused clearly") {
   const auto root = scratch("metadata");
   mt::CheckpointMetadata m;
-  m.identity = {"zero2", 2, "bf16", "f00d"};
+  m.identity = {"zero2", 2, "bf16", "f00d", {}};
   m.global_step = 12;
   m.tokens_seen = 12288;
   m.created_at = "2026-12-01T00:00:00Z";
@@ -132,7 +162,7 @@ TEST_CASE("metadata fields are checked against each other and the directory, not
   const auto root = parent / "step_00000012";
   fs::create_directories(root);
   mt::CheckpointMetadata m;
-  m.identity = {"ddp", 2, "fp32", "f00d"};
+  m.identity = {"ddp", 2, "fp32", "f00d", {}};
   m.global_step = 12;
   m.tokens_seen = 12288;
   m.created_at = "2026-12-01T00:00:00Z";

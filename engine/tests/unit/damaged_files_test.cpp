@@ -95,7 +95,7 @@ void write_raw_safetensors(const fs::path& path, const json& header, const std::
 
 mt::CheckpointMetadata full_metadata() {
   mt::CheckpointMetadata m;
-  m.identity = {"fsdp", 2, "fp32", "f00d"};
+  m.identity = {"fsdp", 2, "fp32", "f00d", {}};
   m.global_step = 12;
   m.tokens_seen = 12288;
   m.created_at = "2026-12-01T00:00:00Z";

@@ -22,7 +22,7 @@ fs::path scratch(const std::string& name) {
 }
 
 mt::CheckpointIdentity identity(const std::string& fingerprint, const std::string& strategy = "ddp") {
-  return {strategy, 1, "fp32", fingerprint};
+  return {strategy, 1, "fp32", fingerprint, {}};
 }
 
 // A published step with a readable metadata.json (its shard is not needed by these checks).

@@ -1,11 +1,14 @@
 #include "training/checkpoint/metadata.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <ctime>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core/job/whole_numbers.h"
@@ -62,7 +65,8 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
           fmt::format("'{}' has checkpoint format version {}; this mtengine reads up to {}: "
                       "use a newer mtengine",
                       path.string(), m.format_version, kCheckpointFormatVersion));
-    m.identity = {doc.at("strategy"), doc.at("world_size"), doc.at("precision"), doc.at("config_fingerprint")};
+    m.identity = {doc.at("strategy"), doc.at("world_size"), doc.at("precision"), doc.at("config_fingerprint"),
+                  doc.contains("settings") ? doc.at("settings") : nlohmann::json()};
     m.global_step = doc.at("global_step");
     m.tokens_seen = doc.at("tokens_seen");
     m.created_at = doc.at("created_at");
@@ -99,6 +103,58 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
   }
 }
 
+namespace {
+
+// The option that sets a fingerprinted setting (training/trainer/checkpoint_state.cpp), by its
+// path in the settings; "" for one without an option of its own.
+std::string option_of(const std::string& path) {
+  static const std::map<std::string, std::string> options = {
+      {"model.vocab_size", "--vocab-size"},
+      {"model.d_model", "--d-model"},
+      {"model.n_heads", "--n-heads"},
+      {"model.n_layers", "--n-layers"},
+      {"model.seq_length", "--seq-length"},
+      {"model.dropout", "--dropout"},
+      {"batch_size", "--batch-size"},
+      {"grad_accum_steps", "--grad-accum-steps"},
+      {"gradient_sync_mode", "--gradient-sync-mode"},
+      {"grad_reduce_dtype", "--grad-reduce-dtype"},
+      {"learning_rate", "--learning-rate"},
+      {"lr_schedule.kind", "--lr-scheduler"},
+      {"lr_schedule.warmup_steps", "--lr-warmup-steps"},
+      // Unless given, the decay runs to the last step: --warmup-steps + --steps - --lr-warmup-steps.
+      {"lr_schedule.decay_steps", "--lr-decay-steps, by default --warmup-steps + --steps - --lr-warmup-steps"},
+      {"lr_schedule.min_learning_rate", "--min-learning-rate"},
+      {"max_grad_norm", "--max-grad-norm"},
+      {"seed", "--seed"},
+      {"keep_denormals", "--keep-denormals"},
+      {"initial_weights_sha256", "--init-from"}};
+  const auto it = options.find(path);
+  return it == options.end() ? "" : it->second;
+}
+
+// Each leaf of two settings documents that differs, as "seed: checkpoint 1, this run 7"; a setting
+// only one side has reads "(absent)" on the other.
+void setting_differences(const nlohmann::json& c, const nlohmann::json& r, const std::string& path,
+                         std::vector<std::string>& out) {
+  if (c.is_object() && r.is_object()) {
+    std::set<std::string> keys;
+    for (const auto& [key, value] : c.items()) keys.insert(key);
+    for (const auto& [key, value] : r.items()) keys.insert(key);
+    for (const auto& key : keys)
+      setting_differences(c.contains(key) ? c.at(key) : nlohmann::json(),
+                          r.contains(key) ? r.at(key) : nlohmann::json(), path.empty() ? key : path + "." + key, out);
+    return;
+  }
+  if (c == r) return;
+  const std::string option = option_of(path);
+  auto value = [](const nlohmann::json& v) { return v.is_null() ? std::string("(absent)") : v.dump(); };
+  out.push_back(fmt::format("{}{}: checkpoint {}, this run {}", path, option.empty() ? "" : " (" + option + ")",
+                            value(c), value(r)));
+}
+
+}  // namespace
+
 std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdentity& r) {
   if (c.strategy != r.strategy)
     return fmt::format("strategy: checkpoint has '{}', this run '{}'", c.strategy, r.strategy);
@@ -106,12 +162,16 @@ std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdent
     return fmt::format("world_size: checkpoint has {}, this run {}", c.world_size, r.world_size);
   if (c.precision != r.precision)
     return fmt::format("precision: checkpoint has '{}', this run '{}'", c.precision, r.precision);
-  if (c.fingerprint != r.fingerprint)
+  if (c.fingerprint == r.fingerprint) return "";
+  std::vector<std::string> differences;
+  if (c.settings.is_object() && r.settings.is_object()) setting_differences(c.settings, r.settings, "", differences);
+  if (differences.empty())  // settings unrecorded (an older checkpoint), or the same settings under another digest
     return fmt::format(
         "config_fingerprint: checkpoint has {}, this run {} (a setting that changes the "
         "training math differs: model shape, batch, accumulation, optimizer or schedule)",
         c.fingerprint.substr(0, 16), r.fingerprint.substr(0, 16));
-  return "";
+  return fmt::format("config_fingerprint: checkpoint has {}, this run {}: {}", c.fingerprint.substr(0, 16),
+                     r.fingerprint.substr(0, 16), fmt::join(differences, "; "));
 }
 
 bool differs_only_in_layout(const CheckpointIdentity& c, const CheckpointIdentity& r) {

@@ -26,6 +26,9 @@ struct CheckpointIdentity {
   int world_size = 1;
   std::string precision;
   std::string fingerprint;  // SHA-256 of the canonical JSON of the settings that change the math
+  // The settings the fingerprint is taken over, where known (null in checkpoints that predate
+  // them): a fingerprint mismatch names each setting that differs. Not itself compared.
+  nlohmann::json settings;
 };
 
 struct CheckpointFile {
@@ -54,7 +57,8 @@ nlohmann::json to_json(const CheckpointMetadata& metadata);
 CheckpointMetadata read_metadata(const std::filesystem::path& step_dir);
 
 // The first difference between a checkpoint and the resuming run, as "strategy: checkpoint has
-// 'fsdp', this run 'ddp'", or "" when they agree.
+// 'fsdp', this run 'ddp'", or "" when they agree. A fingerprint mismatch names every setting that
+// differs with both values, where both sides record their settings.
 std::string identity_mismatch(const CheckpointIdentity& checkpoint, const CheckpointIdentity& run);
 
 // Whether a checkpoint differs from the run only in how the state is laid out (strategy, world

@@ -56,8 +56,8 @@ nlohmann::json checkpoint_settings_json(const TrainConfig& c, const LrSchedule& 
 
 CheckpointIdentity checkpoint_identity(const TrainConfig& c, int world_size, const LrSchedule& schedule,
                                        const std::string& initial_weights_sha256) {
-  return {c.strategy, world_size, c.precision,
-          fingerprint_of(checkpoint_settings_json(c, schedule, initial_weights_sha256))};
+  const nlohmann::json settings = checkpoint_settings_json(c, schedule, initial_weights_sha256);
+  return {c.strategy, world_size, c.precision, fingerprint_of(settings), settings};
 }
 
 void apply_checkpoint_settings(const CheckpointMetadata& metadata, TrainConfig& c) {

@@ -87,6 +87,27 @@ assert env["heap_huge_pages_bytes"] == 0, env  # the heap is trimmed as the user
 PY
 echo "ok: MALLOC_MMAP_THRESHOLD_ left to the user and recorded"
 
+# Each size is measured once: sizes rounded down to whole elements (whole per-rank blocks where the
+# message is split among the ranks) that land on a size already measured add no row, and stderr
+# says sizes were rounded.
+"${MPIRUN[@]}" "$MTENGINE" comm --min-bytes 4 --max-bytes 64 --step-factor 1.0001 --warmup 0 --iters 1 \
+  --output "$WORK/sweep.json" >/dev/null 2>"$WORK/err" || fail "fine sweep: $(cat "$WORK/err")"
+grep -qF "were rounded down" "$WORK/err" || fail "fine sweep: rounding not said: $(cat "$WORK/err")"
+python3 - "$WORK/sweep.json" <<'PY' || fail "fine sweep: rows"
+import collections, json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+keys = collections.Counter((r["operation"], r["bytes"], r["in_place"], r["split"]) for r in rows)
+assert max(keys.values()) == 1, [k for k, n in keys.items() if n > 1][:5]
+sizes = sorted({r["bytes"] for r in rows if r["operation"] == "all_reduce"})
+assert sizes == list(range(4, 64, 4)), sizes
+PY
+"${MPIRUN[@]}" "$MTENGINE" comm --sizes 5,6 --ops all_reduce --placement in_place --warmup 0 --iters 1 \
+  --output "$WORK/sizes.json" >/dev/null 2>"$WORK/err" || fail "--sizes 5,6: $(cat "$WORK/err")"
+grep -qF "were rounded down" "$WORK/err" || fail "--sizes 5,6: rounding not said: $(cat "$WORK/err")"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r["rows"]) == 1 and r["bytes"] == 4, r["rows"]' \
+  "$WORK/sizes.json" || fail "--sizes 5,6: want one row of 4 bytes"
+echo "ok: each size measured once; rounding said on stderr"
+
 expect_refusal() {  # MESSAGE ARGS...
   local message=$1
   shift

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "workloads/comm/bench_buffer.h"
@@ -22,19 +24,30 @@ struct Measurement {
   BenchShape shape;
 };
 
+// Collectives whose message is split among the ranks, one block each.
+bool per_rank_blocks(const CollectiveBench& bench) {
+  const std::string name = bench.name();
+  return name == "all_gather" || name == "reduce_scatter" || name == "all_to_all";
+}
+
 // A message of `bytes` as each collective counts elements (nccl-tests' convention: the gathered or
 // scattered buffer is the message, so a rank's own part is bytes / world).
 std::size_t elements_for(const CollectiveBench& bench, int64_t bytes, int world) {
-  const std::string name = bench.name();
-  const bool per_rank_blocks = name == "all_gather" || name == "reduce_scatter" || name == "all_to_all";
   const auto floats = static_cast<std::size_t>(bytes) / sizeof(float);
-  const auto count = per_rank_blocks ? floats / static_cast<std::size_t>(world) : floats;
+  const auto count = per_rank_blocks(bench) ? floats / static_cast<std::size_t>(world) : floats;
   return count == 0 ? 1 : count;
 }
 
+// Each size a collective measures, once: a size is rounded down to whole elements (whole per-rank
+// blocks where the message is split among the ranks), and one that rounds to a size already
+// planned for that collective adds no row. Rank 0 says so on stderr when it happened.
 std::vector<Measurement> plan(const CommConfig& c, int rank, int world) {
   std::vector<Measurement> out;
-  for (const auto& op : selected_ops(c)) {
+  const std::vector<int64_t> sizes = message_sizes(c);
+  std::size_t rounded = 0, repeated = 0;
+  const std::vector<std::string> names = selected_ops(c);
+  const std::size_t ops = names.size();
+  for (const auto& op : names) {
     const auto* bench = find_collective_bench(op);
     std::vector<bool> placements;
     if (c.placement != "out_of_place" && bench->supports_in_place()) placements.push_back(true);
@@ -44,14 +57,29 @@ std::vector<Measurement> plan(const CommConfig& c, int rank, int world) {
     std::vector<std::string> splits = {"equal"};
     if (bench->has_splits())
       splits = c.split == "both" ? std::vector<std::string>{"equal", "uneven"} : std::vector<std::string>{c.split};
-    for (int64_t bytes : message_sizes(c))
+    std::set<std::size_t> planned;  // element counts
+    for (int64_t bytes : sizes) {
+      const std::size_t count = elements_for(*bench, bytes, world);
+      const auto whole = static_cast<int64_t>(count * sizeof(float)) * (per_rank_blocks(*bench) ? world : 1);
+      if (whole != bytes) ++rounded;
+      if (!planned.insert(count).second) {
+        ++repeated;
+        continue;
+      }
       for (bool in_place : placements)
         for (const auto& split : splits) {
-          BenchShape shape{rank, world, elements_for(*bench, bytes, world), in_place, split};
+          BenchShape shape{rank, world, count, in_place, split};
           bench->prepare(shape);
           out.push_back({bench, std::move(shape)});
         }
+    }
   }
+  if (rank == 0 && (rounded > 0 || repeated > 0))
+    fmt::print(stderr,
+               "mtengine comm: message sizes are whole f32 elements (whole per-rank blocks of {} ranks for "
+               "all_gather, reduce_scatter and all_to_all): {} of {} (collective, size) pairs were rounded down, and "
+               "the {} that rounded to a size already measured were dropped: each size is measured once\n",
+               world, rounded, sizes.size() * ops, repeated);
   return out;
 }
 

@@ -49,6 +49,8 @@ TEST_CASE("disturbed attempts are named with their reasons and left out of the m
                  "averaged and appears in no table.\n"));
   CHECK(contains(md, "1005 ± 7"));      // the quiet repeats alone
   CHECK_FALSE(contains(md, "837 ± "));  // not the mean with the disturbed one
+  // n counts the attempt left out, and the legend says why (not only failures make n a fraction).
+  CHECK(contains(md, "n shows succeeded/total when some failed, or ran on a disturbed machine and are left out)"));
 
   auto db = open_results(f.path());
   ReportOptions keep;
@@ -57,6 +59,7 @@ TEST_CASE("disturbed attempts are named with their reasons and left out of the m
   CHECK(contains(kept, "They are averaged in with the rest (kept on request)."));
   CHECK(contains(kept, "837 ± "));
   CHECK_FALSE(contains(kept, "it is not averaged"));
+  CHECK(contains(kept, "n shows succeeded/total when some failed)"));
 }
 
 TEST_CASE("a database without recorded conditions reports no disturbance and no order") {

@@ -192,12 +192,14 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
   if (stacks) columns.push_back({"stack"});
   MarkdownTable table(columns);
   bool oversubscribed = false, same_cores = false;  // which machine marks appear, to explain them
+  bool left_out = false;  // a row's n counts attempts on a disturbed machine that it leaves out
   // Each row named by what tells it from the others: the study only when several are shown.
   const auto names = distinct_names(groups, false, false);
   for (const auto& r : training_rows(groups, reference)) {
     const Group& g = *r.group;
     bool is_reference = r.reference == &g;
     oversubscribed = oversubscribed || r.cores.oversubscribed();
+    left_out = left_out || !g.disturbed.empty();
     same_cores = same_cores || r.scaling_basis == ScalingBasis::SameCores;
     std::vector<std::string> row = {
         g.strategy,
@@ -234,8 +236,8 @@ std::string render_training_section(const std::vector<const Group*>& groups, con
   out += table.render();
   out += fmt::format(
       "\nCells are mean ± sample std over the n successful repeats (n shows succeeded/total when some "
-      "failed). {}{}\n\n",
-      kCellLegend,
+      "failed{}). {}{}\n\n",
+      left_out ? ", or ran on a disturbed machine and are left out" : "", kCellLegend,
       std::string(oversubscribed ? std::string(" ") + kOversubscribedLegend + " " + kOversubscribedScalingNote : "") +
           (same_cores ? std::string(" ") + kSameCoresLegend : ""));
   // What each derived column means, for the columns this table kept.

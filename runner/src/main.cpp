@@ -34,7 +34,7 @@ constexpr mt::CommandRegistration kCommands[] = {
     mt::register_delete_command,    mt::register_look_command,
 };
 
-// First Ctrl-C/SIGTERM: a command that stops cleanly (run, rerun, query) is told so and says what
+// First Ctrl-C/SIGTERM/SIGHUP: a command that stops cleanly (run, rerun, query) is told so and says what
 // it does (run: stop launching, terminate the running trial); any other exits at once. Second:
 // kill the running job's process group at once and exit.
 void on_stop_signal(int) {
@@ -62,6 +62,9 @@ void install_signal_handlers() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A closed terminal: stop as for Ctrl-C, so the running attempt is recorded as interrupted rather
+  // than left `running` by a runner that died.
+  sigaction(SIGHUP, &action, nullptr);
 }
 
 // `mtrun FILE [options]` means `mtrun run FILE [options]`, as users type it: when the first

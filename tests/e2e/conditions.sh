@@ -145,6 +145,17 @@ expect_eq "$RC" 3 "--require-quiet refuses a busy machine"
 expect_contains "$OUT" "mtrun: the machine is busy (other processes used" "refusal message"
 expect_contains "$OUT" "; not starting (--require-quiet)" "refusal says why"
 expect_eq "$(sql "select count(*) from attempts")" 0 "nothing timed after a refusal"
+# Ctrl-C while it waits for a quiet machine stops it cleanly: what it printed is kept (the output is
+# a pipe here), it says it stopped, and no attempt is left behind.
+"$MTRUN" --db "$DB" run --require-quiet --wait-quiet 60 "$WORK/timed.yaml" > "$WORK/waiting.out" 2> "$WORK/waiting.err" &
+WAITING=$!
+sleep 3
+kill -INT "$WAITING"
+wait "$WAITING" && RC=0 || RC=$?
+expect_eq "$RC" 130 "Ctrl-C while waiting for a quiet machine"
+expect_contains "$(cat "$WORK/waiting.out")" "experiment timed: campaign" "what it printed before is kept"
+expect_contains "$(cat "$WORK/waiting.err")" "mtrun: stopped before any trial started" "it says it stopped"
+expect_eq "$(sql "select count(*) from attempts")" 0 "nothing timed after a stop"
 capture "$MTRUN" --db "$DB" run --wait-quiet 1.5 "$WORK/timed.yaml"
 expect_eq "$RC" 0 "a busy run still runs"
 expect_contains "$OUT" "warning: the machine is busy: other processes used" "run warns at the start"

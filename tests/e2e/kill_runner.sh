@@ -57,6 +57,18 @@ expect_eq "$(ranks_alive)" 0 "engine processes left after Ctrl-C"
 expect_eq "$(sql "select count(*) from attempts where state='running'")" 0 "nothing left running after Ctrl-C"
 expect_eq "$(sql "select count(*) from attempts where state='interrupted'")" 2 "both stopped attempts interrupted"
 
+# 2b. SIGHUP (the terminal closed) is Ctrl-C too: the running attempt is recorded interrupted, not
+#     left running by a runner that died.
+"$MTRUN" --db "$DB" run "$WORK/kill.yaml" > "$WORK/run3.log" 2>&1 &
+RUNNER=$!
+wait_for_sql "select count(*) from attempts where state='running'" 1
+kill -HUP $RUNNER
+set +e; wait $RUNNER; RC=$?; set -e
+expect_eq "$RC" 130 "exit code after SIGHUP"
+expect_eq "$(ranks_alive)" 0 "engine processes left after SIGHUP"
+expect_eq "$(sql "select count(*) from attempts where state='running'")" 0 "nothing left running after SIGHUP"
+expect_eq "$(sql "select count(*) from attempts where state='interrupted'")" 3 "the hung-up attempt interrupted"
+
 # 3. rerun --failed completes the campaign.
 capture "$MTRUN" --db "$DB" rerun --failed
 echo "$OUT"

@@ -142,6 +142,7 @@ void look_at_machine(const MeasurementSettings& settings, int parallel, const Lo
   }
   QuietCheck check = check_quiet(settings.conditions, settings.require_quiet ? settings.wait_quiet_seconds() : 0,
                                  &g_stop_requested, place);
+  if (g_stop_requested) return;  // stopped while waiting: the caller says so
   const std::string where = describe_look_place(place);
   if (!check.measured && !check.unavailable.empty()) {
     if (settings.require_quiet) {
@@ -193,7 +194,10 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
                fmt::join(per_trial_waits, " and "), per_trial_waits.size() > 1 ? "are" : "is", parallel);
   }
   const LookPlace place = look_place(context, mtrun_executable());
+  // Looking (and waiting) for a quiet machine stops cleanly too: what was printed stays printed.
+  g_stop_notice = "\nmtrun: stopping before any trial starts (again to exit now)\n";
   if (!trials.rows.empty() || adaptive_due) look_at_machine(settings, parallel, place, out);
+  if (g_stop_requested) throw RunnerError(kExitInterrupted, "stopped before any trial started");
   LeaseKeeper keeper(db, campaign_id, lease.holder());
   CampaignRun run;
   run.campaign_id = campaign_id;
@@ -202,8 +206,11 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   run.runs_dir = campaign_runs_dir(db, campaign_id);
   run.live_progress = ::isatty(STDOUT_FILENO) == 1;
   run.stop = &g_stop_requested;
-  g_stop_notice = parallel > 1 ? "\nmtrun: stopping after the running trials are terminated (again to exit now)\n"
-                               : "\nmtrun: stopping after the running trial is terminated (again to exit now)\n";
+  // Also while a trial settles or waits for a quiet machine, with none running.
+  g_stop_notice = parallel > 1 ? "\nmtrun: stopping: no trial starts, and those running are terminated (again to "
+                                 "exit now)\n"
+                               : "\nmtrun: stopping: no trial starts, and one running is terminated (again to exit "
+                                 "now)\n";
   run.running_launcher = &g_running_launcher;
   run.running_launchers = g_running_launchers;
   run.parallel = parallel;

@@ -1,7 +1,5 @@
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
@@ -10,18 +8,14 @@
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/layout.h"
 #include "training/checkpoint/metadata.h"
+#include "scratch_folder.h"
 
 namespace fs = std::filesystem;
 namespace layout = mt::checkpoint_layout;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("mt_ckpt_layout_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return mt::testing::scratch_folder("mt_ckpt_layout", name); }
 
 void make_step(const fs::path& root, int64_t step, bool ready) {
   fs::create_directories(layout::step_dir(root, step));

@@ -8,17 +8,13 @@
 #include <sstream>
 
 #include "core/job/output_file.h"
+#include "scratch_folder.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("mt_output_file_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return mt::testing::scratch_folder("mt_output_file", name); }
 
 std::string contents(const fs::path& path) {
   std::ifstream in(path);

@@ -1,25 +1,19 @@
 #include <doctest/doctest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include "training/checkpoint/layout.h"
 #include "training/checkpoint/metadata.h"
 #include "training/checkpoint/save_directory.h"
+#include "scratch_folder.h"
 
 namespace fs = std::filesystem;
 namespace layout = mt::checkpoint_layout;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("mt_save_directory_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return mt::testing::scratch_folder("mt_save_directory", name); }
 
 mt::CheckpointIdentity identity(const std::string& fingerprint, const std::string& strategy = "ddp") {
   return {strategy, 1, "fp32", fingerprint, {}};

@@ -89,28 +89,6 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv, const CL
 
 void print_error(const std::string& message) { std::cerr << "mtrun: " << message << '\n'; }
 
-// An option before the command that mtrun does not take (`mtrun --dbb x.sqlite campaigns`), named
-// as mtrun's own: otherwise the file after it would be taken for an experiment to run, and the
-// option blamed on `mtrun run`. Empty when every word before the command is one of mtrun's options.
-std::string unknown_global_option(const std::vector<std::string>& args, const CLI::App& app) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& word = args[i];
-    if (word == "--" || word.rfind("-", 0) != 0 || word.size() == 1) return "";  // the command, or a file
-    const std::string name = word.substr(0, word.find('='));
-    if (const CLI::Option* option = app.get_option_no_throw(name)) {
-      if (option->get_type_size() > 0 && name.size() == word.size()) ++i;  // its value follows
-      continue;
-    }
-    std::vector<std::string> known;
-    for (const CLI::Option* option : app.get_options()) {
-      for (const auto& long_name : option->get_lnames()) known.push_back("--" + long_name);
-    }
-    return "unknown option '" + mt::escape_control_characters(name) + "'" + mt::did_you_mean(name, known) +
-           "; `mtrun --help` lists the options and commands";
-  }
-  return "";
-}
-
 // The names of `app`'s commands.
 std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> names;
@@ -142,6 +120,29 @@ std::vector<std::string> option_names(const std::vector<const CLI::App*>& path) 
   return names;
 }
 
+// "unknown option '--dbb' (did you mean '--db'?); ...": an option mtrun itself does not take.
+std::string unknown_mtrun_option(const std::string& name, const CLI::App& app) {
+  return "unknown option '" + mt::escape_control_characters(name) + "'" + mt::did_you_mean(name, option_names({&app})) +
+         "; `mtrun --help` lists the options and commands";
+}
+
+// An option before the command that mtrun does not take (`mtrun --dbb x.sqlite campaigns`), named
+// as mtrun's own: otherwise the file after it would be taken for an experiment to run, and the
+// option blamed on `mtrun run`. Empty when every word before the command is one of mtrun's options.
+std::string unknown_global_option(const std::vector<std::string>& args, const CLI::App& app) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--" || word.rfind("-", 0) != 0 || word.size() == 1) return "";  // the command, or a file
+    const std::string name = word.substr(0, word.find('='));
+    if (const CLI::Option* option = app.get_option_no_throw(name)) {
+      if (option->get_type_size() > 0 && name.size() == word.size()) ++i;  // its value follows
+      continue;
+    }
+    return unknown_mtrun_option(name, app);
+  }
+  return "";
+}
+
 // CLI11 says "CAMPAIGN is required" or "--min-change: Value x could not be converted" without the
 // command it is about, and "A subcommand is required" to a bare `mtrun`: name the command, or say
 // what mtrun takes.
@@ -165,8 +166,7 @@ std::string unknown_word_message(const CLI::App& app) {
     if (left.empty()) return "";
     if (left.front().rfind("--", 0) == 0 && left.front().size() > 2) {
       const std::string name = left.front().substr(0, left.front().find('='));
-      return "unknown option '" + mt::escape_control_characters(name) + "'" +
-             mt::did_you_mean(name, option_names({&app})) + "; `mtrun --help` lists the options and commands";
+      return unknown_mtrun_option(name, app);
     }
     if (left.front().rfind("-", 0) == 0) return "";
     return "unknown command '" + mt::escape_control_characters(left.front()) + "'" +

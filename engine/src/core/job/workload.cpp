@@ -37,10 +37,6 @@ int write_result(const Workload& workload, const nlohmann::json& document) {
 
 }  // namespace
 
-std::optional<std::string> output_path_problem(const std::string& path, const std::string& argument) {
-  return output_file_problem(argument, path);
-}
-
 nlohmann::json error_json(const RunError& error) {
   return {{"reason", error.reason},
           {"rank", error.rank ? nlohmann::json(*error.rank) : nlohmann::json()},
@@ -73,7 +69,7 @@ int run_workload(Workload& workload) {
   // Only rank 0 writes, so only its view of the output directory counts: it decides for all.
   std::optional<std::string> output_problem;
   if (control.rank() == 0 && !workload.job().output.empty())
-    output_problem = output_path_problem(workload.job().output);
+    output_problem = output_file_problem("--output", workload.job().output);
   if (control.max(output_problem ? 1.0 : 0.0) > 0) {
     if (output_problem) print_error(workload, *output_problem);
     return 2;

@@ -62,9 +62,4 @@ int run_workload(Workload& workload);
 // place, so a reader never sees a partial file. Throws std::runtime_error naming the path on failure.
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
 
-// Why `path` cannot receive an output file (it names a directory or another non-regular file, or its
-// directory is missing or not writable), or nothing; `argument` names it in the message (--output,
-// OUT). See output_file.h.
-std::optional<std::string> output_path_problem(const std::string& path, const std::string& argument = "--output");
-
 }  // namespace mt

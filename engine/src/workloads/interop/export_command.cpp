@@ -30,7 +30,7 @@ const char* prefix_of(StatePart part) {
 
 void export_checkpoint(const ExportConfig& config) {
   // Before the checkpoint is read and checked, which may take a while.
-  if (const auto problem = output_path_problem(config.output, "OUT")) throw InputError(*problem);
+  if (const auto problem = output_file_problem("OUT", config.output)) throw InputError(*problem);
   // The step being read above all: renaming OUT over one of its shards would destroy it.
   if (const auto step = checkpoint_layout::enclosing_step_dir(output_target(config.output)))
     throw InputError(

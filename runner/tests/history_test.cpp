@@ -5,6 +5,8 @@
 #include "report/compare/change_point.h"
 #include "report/compare/history.h"
 #include "report_fixture.h"
+#include "runner_error.h"
+#include "store/conditions_rows.h"
 
 using namespace mt;
 
@@ -92,4 +94,56 @@ TEST_CASE("history: a campaign whose every configuration drifted as it ran is na
   CHECK(md.find("- ⚠campaign drift: in campaign `c2`, step times moved +16.3 % from the first attempt to the last") !=
         std::string::npos);
   CHECK(md.find("in campaign `c1`") == std::string::npos);
+}
+
+namespace {
+
+void mark_disturbed(mt::testing::ReportFixture& f, std::int64_t attempt) {
+  MachineConditions c;
+  c.wall_s = 1;
+  c.cpus = 2;
+  c.foreign_cpu_pct = 80;
+  Verdict v;
+  v.disturbed = true;
+  v.reasons = {"other processes used 80 % of a core"};
+  record_conditions(f.store().db(), attempt, c, v);
+}
+
+}  // namespace
+
+TEST_CASE("history: configurations run only on a disturbed machine are named, not silently missing") {
+  mt::testing::ReportFixture f("history_disturbed.sqlite");
+  f.campaign("c1", "exp", "2024-05-01T10:00:00Z");
+  for (int r = 0; r < 3; ++r) f.trial(mt::testing::train_trial("s", "ddp", 1, r, 1000 + r, 40, 500), "c1");
+  for (int r = 0; r < 2; ++r)
+    mark_disturbed(f, f.trial(mt::testing::train_trial("s", "ddp", 2, r, 1900, 40, 500), "c1"));
+  auto db = open_results(f.path());
+  const auto data = load_report_data(*db, experiment_campaigns(*db, "exp"));
+  const std::string md = render_history(data, {}).markdown;
+  CHECK(md.find("Attempts on a disturbed machine are left out (2 of 5 successful attempts here), as in reports") !=
+        std::string::npos);
+  CHECK(md.find("- `s ddp ×2`: every one of its 2 successful attempts ran on a disturbed machine; it has no series") !=
+        std::string::npos);
+  HistoryOptions keep;
+  keep.keep_disturbed = true;
+  const std::string kept = render_history(data, keep).markdown;
+  CHECK(kept.find("has no series") == std::string::npos);
+  CHECK(kept.find("are kept in (2 of 5 successful attempts here)") != std::string::npos);
+}
+
+TEST_CASE("history: when every attempt ran on a disturbed machine it says so, also for a metric asked by name") {
+  mt::testing::ReportFixture f("history_all_disturbed.sqlite");
+  f.campaign("c1", "exp", "2024-05-01T10:00:00Z");
+  for (int r = 0; r < 2; ++r)
+    mark_disturbed(f, f.trial(mt::testing::train_trial("s", "ddp", 1, r, 1000, 40, 500), "c1"));
+  auto db = open_results(f.path());
+  const auto data = load_report_data(*db, experiment_campaigns(*db, "exp"));
+  CHECK(render_history(data, {}).markdown.find("No configuration has successful trials on a quiet machine.") !=
+        std::string::npos);
+  HistoryOptions by_name;
+  by_name.metric = "tokens_per_sec";
+  CHECK(render_history(data, by_name).markdown.find("every one of its 2 successful attempts") != std::string::npos);
+  by_name.metric = "tokens_per_second";
+  CHECK_THROWS_WITH_AS(render_history(data, by_name), doctest::Contains("has metric 'tokens_per_second' (it has: "),
+                       RunnerError);
 }

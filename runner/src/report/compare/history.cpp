@@ -201,16 +201,47 @@ std::set<std::string> metric_names(const std::vector<Group>& groups) {
   return out;
 }
 
+// "left out (3 of 12 attempts here)": how many successful attempts the means do without.
+std::string disturbed_attempts_word(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
+  const std::string word = keep_disturbed ? "kept in" : "left out";
+  std::size_t succeeded = 0;
+  std::size_t disturbed = 0;
+  for (const auto& t : trials) {
+    if (!t.succeeded()) continue;
+    ++succeeded;
+    if (t.disturbed()) ++disturbed;
+  }
+  if (disturbed == 0) return word;
+  return fmt::format("{} ({} of {} successful attempt{} here)", word, disturbed, succeeded, succeeded == 1 ? "" : "s");
+}
+
+// Configurations that ran only on a disturbed machine have no series; each is named rather than missing.
+std::string disturbed_configurations(const std::vector<ReportTrial>& trials) {
+  std::string out;
+  for (const auto& g : disturbed_groups(trials)) {
+    out += fmt::format(
+        "- {}: every one of its {} successful attempt{} ran on a disturbed machine; it has no series "
+        "(`--keep-disturbed` averages them in, `mtrun rerun --disturbed` measures them again).\n",
+        code(g.name()), g.disturbed.size(), g.disturbed.size() == 1 ? "" : "s");
+  }
+  return out;
+}
+
 }  // namespace
 
 RenderedHistory render_history(const ReportData& data, const HistoryOptions& options) {
   const std::vector<Revision> revisions = revisions_of(data);
-  const std::vector<Group> groups = group_trials(data.trials, data.keep_disturbed || options.keep_disturbed);
+  const bool keep_disturbed = data.keep_disturbed || options.keep_disturbed;
+  const std::vector<Group> groups = group_trials(data.trials, keep_disturbed);
   const std::vector<Series> series = build_series(groups, revisions, options);
   const std::string experiment = data.campaigns.front().experiment;
   if (options.metric && series.empty()) {
-    throw RunnerError(kExitUsage, fmt::format("no configuration of experiment '{}' has metric '{}' (it has: {})",
-                                              experiment, *options.metric, fmt::join(metric_names(groups), ", ")));
+    // Named against every successful attempt: a metric recorded only on a disturbed machine exists.
+    const std::set<std::string> recorded = metric_names(group_trials(data.trials, true));
+    if (!recorded.count(*options.metric)) {
+      throw RunnerError(kExitUsage, fmt::format("no configuration of experiment '{}' has metric '{}' (it has: {})",
+                                                experiment, *options.metric, fmt::join(recorded, ", ")));
+    }
   }
   RenderedHistory out;
   std::string md = fmt::format("# History of {}\n\n", code(experiment));
@@ -223,8 +254,7 @@ RenderedHistory render_history(const ReportData& data, const HistoryOptions& opt
       "boundaries (Holm) below {:.2f}, by at least {:g} % of the earlier mean (docs/measurement.md).\n\n",
       data.campaigns.size(), data.campaigns.size() == 1 ? "" : "s", revisions.size(), revisions.size() == 1 ? "" : "s",
       uncommitted ? "; a revision with uncommitted changes is its commit + the hash of its diff" : "",
-      data.keep_disturbed || options.keep_disturbed ? "kept in" : "left out", kNoiseThreshold,
-      options.min_change * 100);
+      disturbed_attempts_word(data.trials, keep_disturbed), kNoiseThreshold, options.min_change * 100);
   md += "## Change points\n\n" + change_points_section(series, revisions, out.change_points);
   // A campaign that drifted as it ran moves its revision's mean by when its attempts ran.
   std::string drifted;
@@ -238,7 +268,14 @@ RenderedHistory render_history(const ReportData& data, const HistoryOptions& opt
         drifted + "\n";
   }
   md += "## Every revision\n\n";
-  md += series.empty() ? "No configuration has successful trials.\n" : series_table(series, revisions);
+  const std::string left_out = keep_disturbed ? "" : disturbed_configurations(data.trials);
+  if (series.empty()) {
+    md += left_out.empty() ? "No configuration has successful trials.\n"
+                           : "No configuration has successful trials on a quiet machine.\n";
+  } else {
+    md += series_table(series, revisions);
+  }
+  if (!left_out.empty()) md += "\n" + left_out;
   out.markdown = md;
   if (!series.empty()) out.svg = history_chart(series, revisions, experiment);
   return out;

@@ -4,7 +4,7 @@
 # a table, CSV or JSON; `show TRIAL` prints one trial (parameters, attempts, conditions, metrics,
 # per-step series, --steps-csv); a trial past its time limit is told so with the limit; a failure
 # whose message names a rank has that rank on record; `doctor` quotes a program that is there but
-# fails. No engine is launched.
+# fails; `look --json` carries the cores and the verdict. No engine is launched.
 source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 
@@ -249,3 +249,22 @@ capture "$MTRUN" --db "$DB" show "$ECHO_ID" --attempt 0
 expect_eq "$RC" 2 "show --attempt 0"
 expect_contains "$OUT" "--attempt: '0' is not a whole number from 1 to" "show --attempt 0: a whole number from 1"
 echo "PASS (numeric flags)"
+
+# look --json tells what the lines tell: the cores (null where the load read busy: they are not
+# timed then) and the verdict with its reasons, and exits 0 whatever it found (`run` judges it).
+capture "$MTRUN" --db "$DB" look --json --seconds 0.2
+expect_eq "$RC" 0 "look --json"
+python3 - "$OUT" <<'PY' || fail "look --json: $OUT"
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["verdict"] in ("quiet", "busy"), j
+assert (j["verdict"] == "quiet") == (j["reasons"] == []), j
+if j["cores"] is None:
+    assert j["verdict"] == "busy", j
+else:
+    assert set(j["cores"]) == {"round_trip_ns", "usual_ns", "campaign", "max_rise_pct", "far_apart", "says"}, j
+    assert j["cores"]["far_apart"] == any(r.startswith("cores far apart") for r in j["reasons"]), j
+for key in ("host", "node", "wall_s", "cpus", "foreign_cpu_pct", "steal_pct", "cpu_pressure_pct"):
+    assert key in j, key
+PY
+echo "PASS (look --json)"

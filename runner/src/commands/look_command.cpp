@@ -1,10 +1,9 @@
 // mtrun look: is this machine quiet enough to time on? One look with nothing of ours running, as
 // `run` takes before timing, then the cores' round trip, judged against the usual of the latest
-// campaign in --db that read it (run/cores_now.h). Where the ranks run on other nodes (a Slurm
+// campaign in --db that read it (run/machine_look.h). Where the ranks run on other nodes (a Slurm
 // allocation, an mpirun hostfile), `run` starts it on each of them with --json and judges the
 // readings itself (run/node_look.h). With --allocation it looks at every node of the Slurm allocation it runs in,
 // as a trial's job does first where it gets nodes of its own (run/job_look.h).
-#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -15,55 +14,25 @@
 #include "commands/commands.h"
 #include "commands/number_options.h"
 #include "output_path.h"
-#include "launch/machine_sampler.h"
-#include "run/attempt_verdict.h"
-#include "run/cores_now.h"
 #include "run/job_look.h"
-#include "run/node_look.h"
+#include "run/machine_look.h"
 #include "run/quiet_machine.h"
 #include "runner_error.h"
-#include "store/lease.h"
 
 namespace mt {
 namespace {
 
 constexpr double kLongestLookSeconds = 600;
 
-std::string optional_pct(const std::optional<double>& value) {
-  return value ? fmt::format("{:.1f} %", *value) : std::string("not readable");
-}
-
 int look(double seconds, bool json, const std::filesystem::path& db, std::ostream& out) {
-  const auto conditions = measure_machine(seconds);
-  if (!conditions) throw RunnerError(kExitFailure, "/proc/stat is not readable: the machine's load cannot be measured");
-  NodeReading reading;
-  reading.host = this_host();
-  if (const char* node = std::getenv("SLURMD_NODENAME")) reading.node = node;
-  reading.conditions = *conditions;
+  const MachineLook look = look_at_this_machine(seconds, db);
   if (json) {
-    fmt::print(out, "{}\n", reading_json(reading));
+    // Exit 0 whatever the verdict: `run` starts this on each node and judges the reading itself.
+    fmt::print(out, "{}\n", machine_look_json(look));
     return kExitOk;
   }
-  const MachineConditions& c = reading.conditions;
-  fmt::print(out, "{}{}: {} CPUs over {:.1f} s: other processes used {:.0f} % of a core, steal {}, CPU pressure {}\n",
-             reading.host, reading.node.empty() ? "" : fmt::format(" (Slurm node {})", reading.node), c.cpus, c.wall_s,
-             c.foreign_cpu_pct, optional_pct(c.steal_pct), optional_pct(c.cpu_pressure_pct));
-  Verdict verdict = judge_idle_machine(c, ConditionsThresholds{});
-  // The cores as the next campaign's attempts will read them, where nothing else holds them.
-  if (!verdict.disturbed) {
-    const CoresNow cores = read_cores_now(db);
-    fmt::print(out, "cores: {}\n", cores.describe());
-    if (cores.far_apart()) {
-      verdict.disturbed = true;
-      verdict.reasons.push_back(cores.far_apart_reason());
-    }
-  }
-  if (!verdict.disturbed) {
-    fmt::print(out, "quiet (the default thresholds of docs/measurement.md, \"Conditions\")\n");
-    return kExitOk;
-  }
-  for (const std::string& reason : verdict.reasons) fmt::print(out, "busy: {}\n", reason);
-  return kExitBusy;
+  fmt::print(out, "{}", machine_look_text(look));
+  return look.verdict.disturbed ? kExitBusy : kExitOk;
 }
 
 struct AllocationLook {
@@ -110,8 +79,8 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) 
   cmd->add_option("--seconds", options->seconds, "how long to look (default 1)")
       ->check(number_from_to(0.1, kLongestLookSeconds));
   cmd->add_flag("--json", options->json,
-                "print the reading as one line of JSON (what `run` reads from each node of a Slurm allocation or "
-                "an mpirun hostfile) and exit 0; the caller judges it");
+                "print the reading, the cores and the verdict as one line of JSON (what `run` reads from each node "
+                "of a Slurm allocation or an mpirun hostfile) and exit 0 whatever the verdict");
   auto* allocation =
       cmd->add_flag("--allocation", options->allocation,
                     "look at every node of the Slurm allocation this runs in (through srun), not this machine, as a "

@@ -80,7 +80,7 @@ TEST_CASE("matching: --ignore leaves out a parameter of several values, unless t
                        "the match (ranks=1 seed=1 and ranks=2 seed=2); name the parameters to match on with --match",
                        RunnerError);
   CHECK_THROWS_WITH_AS(
-      match_configurations(a, b, {{"sede"}, {}}),
+      check_named_parameters(a, b, {{"sede"}, {}}),
       "--match sede: no configuration of either campaign has a parameter 'sede' (they have: ranks, seed)", RunnerError);
 }
 
@@ -216,6 +216,33 @@ TEST_CASE("compare: a changed parameter is named with both values, and its confi
   CHECK(contains(md, "- `bucket_cap_mb` (study `s`): A 25, B 50\n"));
   CHECK(contains(md, "| s ddp ×2 | tokens_per_sec | 1101 ± 1 (3) | 1001 ± 1 (3) | 1.100 |"));
   CHECK_FALSE(contains(md, "only in A"));
+}
+
+TEST_CASE("compare: a campaign that ran only on a disturbed machine is said to, not to share no configuration") {
+  ReportFixture f("disturbed_compare.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  for (int r = 0; r < 2; ++r) {
+    FixtureTrial a = train_trial("s", "ddp", 2, r, 1000 + r, 40, 500);
+    a.params["steps"] = "6";
+    FixtureTrial b = train_trial("s", "ddp", 2, r, 1100 + r, 40, 500);
+    b.params["steps"] = "7";
+    f.trial(a, "aaaa");
+    mark_disturbed(f, f.trial(b, "bbbb"));
+  }
+  const std::string md = render_comparison_of(f, "aaaa", "bbbb");
+  CHECK(contains(md,
+                 "Nothing is compared: campaign B has no configuration with successful attempts on a quiet "
+                 "machine (see above)."));
+  CHECK_FALSE(contains(md, "no configuration in common"));
+  // A parameter that only the disturbed side's configurations show is a parameter, not a typo.
+  ComparisonOptions ignore_steps;
+  ignore_steps.allow_different_stack = true;
+  ignore_steps.match.ignore = {"steps"};
+  CHECK_NOTHROW(compare_of(f, "aaaa", "bbbb", ignore_steps));
+  ignore_steps.match.ignore = {"stpes"};
+  CHECK_THROWS_WITH_AS(compare_of(f, "aaaa", "bbbb", ignore_steps), doctest::Contains("has a parameter 'stpes'"),
+                       RunnerError);
 }
 
 TEST_CASE("compare: a matched configuration whose step time still moved over its window is named with its side") {

@@ -6,7 +6,6 @@
 #include "report/compare/history.h"
 #include "report_fixture.h"
 #include "runner_error.h"
-#include "store/conditions_rows.h"
 
 using namespace mt;
 
@@ -96,27 +95,12 @@ TEST_CASE("history: a campaign whose every configuration drifted as it ran is na
   CHECK(md.find("in campaign `c1`") == std::string::npos);
 }
 
-namespace {
-
-void mark_disturbed(mt::testing::ReportFixture& f, std::int64_t attempt) {
-  MachineConditions c;
-  c.wall_s = 1;
-  c.cpus = 2;
-  c.foreign_cpu_pct = 80;
-  Verdict v;
-  v.disturbed = true;
-  v.reasons = {"other processes used 80 % of a core"};
-  record_conditions(f.store().db(), attempt, c, v);
-}
-
-}  // namespace
-
 TEST_CASE("history: configurations run only on a disturbed machine are named, not silently missing") {
   mt::testing::ReportFixture f("history_disturbed.sqlite");
   f.campaign("c1", "exp", "2024-05-01T10:00:00Z");
   for (int r = 0; r < 3; ++r) f.trial(mt::testing::train_trial("s", "ddp", 1, r, 1000 + r, 40, 500), "c1");
   for (int r = 0; r < 2; ++r)
-    mark_disturbed(f, f.trial(mt::testing::train_trial("s", "ddp", 2, r, 1900, 40, 500), "c1"));
+    mt::testing::mark_disturbed(f, f.trial(mt::testing::train_trial("s", "ddp", 2, r, 1900, 40, 500), "c1"));
   auto db = open_results(f.path());
   const auto data = load_report_data(*db, experiment_campaigns(*db, "exp"));
   const std::string md = render_history(data, {}).markdown;
@@ -135,7 +119,7 @@ TEST_CASE("history: when every attempt ran on a disturbed machine it says so, al
   mt::testing::ReportFixture f("history_all_disturbed.sqlite");
   f.campaign("c1", "exp", "2024-05-01T10:00:00Z");
   for (int r = 0; r < 2; ++r)
-    mark_disturbed(f, f.trial(mt::testing::train_trial("s", "ddp", 1, r, 1000, 40, 500), "c1"));
+    mt::testing::mark_disturbed(f, f.trial(mt::testing::train_trial("s", "ddp", 1, r, 1000, 40, 500), "c1"));
   auto db = open_results(f.path());
   const auto data = load_report_data(*db, experiment_campaigns(*db, "exp"));
   CHECK(render_history(data, {}).markdown.find("No configuration has successful trials on a quiet machine.") !=

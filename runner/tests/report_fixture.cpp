@@ -14,6 +14,7 @@
 #include "report/compare/compare.h"
 #include "report/model/results_source.h"
 #include "store/result_ingest.h"
+#include "store/conditions_rows.h"
 #include "store/result_rows.h"
 
 namespace mt::testing {
@@ -185,6 +186,17 @@ void check_golden(const std::string& name, const std::string& actual) {
   REQUIRE_MESSAGE(std::filesystem::exists(file), "missing golden file " << file << " (run with MT_UPDATE_GOLDEN=1)");
   std::string expected = read_text(file);
   CHECK_MESSAGE(actual == expected, "output differs from " << file << "; if intended, rerun with MT_UPDATE_GOLDEN=1");
+}
+
+void mark_disturbed(ReportFixture& f, std::int64_t attempt) {
+  MachineConditions c;
+  c.wall_s = 1;
+  c.cpus = 2;
+  c.foreign_cpu_pct = 80;
+  Verdict v;
+  v.disturbed = true;
+  v.reasons = {"other processes used 80 % of a core"};
+  record_conditions(f.store().db(), attempt, c, v);
 }
 
 void rounds_with_growth(ReportFixture& f, const std::string& campaign, double growth) {

@@ -87,6 +87,10 @@ void engine_and_peer_campaign(ReportFixture& fixture);
 // for the drift over a campaign (campaign_drift.h). Pin the timestamps after adding them all.
 void rounds_with_growth(ReportFixture& fixture, const std::string& campaign, double growth);
 
+// Records that `attempt` ran on a disturbed machine (another process used 80 % of a core), as the
+// runner records a machine's conditions.
+void mark_disturbed(ReportFixture& fixture, std::int64_t attempt);
+
 class ReportFixture {
  public:
   explicit ReportFixture(const std::string& name);

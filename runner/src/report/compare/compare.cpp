@@ -75,6 +75,17 @@ std::string stack_section(const std::vector<StackDifference>& differences, const
   return out;
 }
 
+// Why the comparison has no rows: a side with no configuration averaged (all failed, or all ran on
+// a disturbed machine, as the warnings above name) is not "nothing in common".
+std::string nothing_compared(const std::vector<Group>& groups_a, const std::vector<Group>& groups_b) {
+  if (!groups_a.empty() && !groups_b.empty()) return "The two campaigns have no configuration in common.\n\n";
+  const char* who = groups_a.empty() && groups_b.empty() ? "neither campaign has a"
+                    : groups_a.empty()                   ? "campaign A has no"
+                                                         : "campaign B has no";
+  return fmt::format(
+      "Nothing is compared: {} configuration with successful attempts on a quiet machine (see above).\n\n", who);
+}
+
 }  // namespace
 
 ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, const ComparisonOptions& options) {
@@ -89,6 +100,8 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   const bool keep_a = a.keep_disturbed || options.keep_disturbed, keep_b = b.keep_disturbed || options.keep_disturbed;
   std::vector<Group> groups_a = group_trials(a.trials, keep_a), groups_b = group_trials(b.trials, keep_b);
   const std::vector<Configuration> configs_a = configurations_of(groups_a), configs_b = configurations_of(groups_b);
+  check_named_parameters(configurations_of(group_trials(a.trials, true)),
+                         configurations_of(group_trials(b.trials, true)), options.match);
   const ConfigurationMatch match = match_configurations(configs_a, configs_b, options.match);
 
   std::vector<ContrastRow> rows;
@@ -144,7 +157,7 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
       "Configurations are matched by study and parameters{}. Ratio = mean B ÷ mean A; the verdict says "
       "how B compares with A. {}\n\n",
       match.changed.empty() ? "" : " (those above left out)", verdict_rules(tested_count(rows)));
-  out += rows.empty() ? "The two campaigns have no configuration in common.\n\n"
+  out += rows.empty() ? nothing_compared(groups_a, groups_b)
                       : render_contrasts(rows, {"configuration", "B mean ± std (n)", "A mean ± std (n)", "B/A"}) +
                             "\n" + kCellLegend + "\n\n";
   std::string only;

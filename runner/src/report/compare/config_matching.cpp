@@ -42,30 +42,6 @@ ValueSet values_of(const std::vector<Configuration>& side, const std::string& st
   return out;
 }
 
-void check_named_parameters(const std::vector<Configuration>& a, const std::vector<Configuration>& b,
-                            const MatchRules& rules) {
-  std::set<std::string> known;
-  for (const auto* side : {&a, &b}) {
-    for (const auto& c : *side) {
-      for (const auto& [name, value] : c.params) known.insert(name);
-    }
-  }
-  for (const auto* names : {&rules.match, &rules.ignore}) {
-    for (const auto& name : *names) {
-      if (known.count(name)) continue;
-      throw RunnerError(kExitUsage,
-                        fmt::format("--{} {}: no configuration of either campaign has a parameter '{}' "
-                                    "(they have: {})",
-                                    names == &rules.match ? "match" : "ignore", name, name, fmt::join(known, ", ")));
-    }
-  }
-  for (const auto& name : rules.match) {
-    if (rules.ignore.count(name)) {
-      throw RunnerError(kExitUsage, fmt::format("parameter '{}' is given to both --match and --ignore", name));
-    }
-  }
-}
-
 // The key two configurations share when they match: the study and every parameter not left out.
 std::string match_key(const Configuration& c, const std::set<std::string>& left_out) {
   std::string key = c.study;
@@ -95,6 +71,30 @@ std::map<std::string, std::size_t> index_by_key(const std::vector<Configuration>
 
 }  // namespace
 
+void check_named_parameters(const std::vector<Configuration>& a, const std::vector<Configuration>& b,
+                            const MatchRules& rules) {
+  std::set<std::string> known;
+  for (const auto* side : {&a, &b}) {
+    for (const auto& c : *side) {
+      for (const auto& [name, value] : c.params) known.insert(name);
+    }
+  }
+  for (const auto* names : {&rules.match, &rules.ignore}) {
+    for (const auto& name : *names) {
+      if (known.count(name)) continue;
+      throw RunnerError(kExitUsage,
+                        fmt::format("--{} {}: no configuration of either campaign has a parameter '{}' "
+                                    "(they have: {})",
+                                    names == &rules.match ? "match" : "ignore", name, name, fmt::join(known, ", ")));
+    }
+  }
+  for (const auto& name : rules.match) {
+    if (rules.ignore.count(name)) {
+      throw RunnerError(kExitUsage, fmt::format("parameter '{}' is given to both --match and --ignore", name));
+    }
+  }
+}
+
 std::string parameter_text(const Configuration& c, const std::set<std::string>& names) {
   std::string out;
   for (const auto& name : names) {
@@ -106,7 +106,6 @@ std::string parameter_text(const Configuration& c, const std::set<std::string>& 
 
 ConfigurationMatch match_configurations(const std::vector<Configuration>& a, const std::vector<Configuration>& b,
                                         const MatchRules& rules) {
-  check_named_parameters(a, b, rules);
   ConfigurationMatch out;
   std::set<std::string> studies_a, studies_b;
   for (const auto& c : a) studies_a.insert(c.study);

@@ -42,7 +42,13 @@ struct ConfigurationMatch {
 };
 
 // Throws RunnerError (usage) when a --match/--ignore name is no parameter of any configuration, or
-// when leaving parameters out makes two configurations of one campaign indistinguishable.
+// names both. Given every configuration that succeeded, also those left out of the match for running
+// on a disturbed machine: a parameter they alone have is not a typo.
+void check_named_parameters(const std::vector<Configuration>& a, const std::vector<Configuration>& b,
+                            const MatchRules& rules);
+
+// Throws RunnerError (usage) when leaving parameters out makes two configurations of one campaign
+// indistinguishable. The names in `rules` are not checked here (check_named_parameters).
 ConfigurationMatch match_configurations(const std::vector<Configuration>& a, const std::vector<Configuration>& b,
                                         const MatchRules& rules);
 

@@ -30,6 +30,24 @@ ComparisonOutcome compare_of(const ReportFixture& f, const std::string& a, const
                            load_report_data(*db, {campaign_by_id(*db, b)}), options);
 }
 
+// Campaigns aaaa and bbbb of `s ddp ×2`, `repeats` trials each, B 10 % faster; each side's trials
+// carry its extra parameters. Returns B's attempts.
+std::vector<std::int64_t> a_and_b(ReportFixture& f, int repeats, const std::map<std::string, std::string>& a_params,
+                                  const std::map<std::string, std::string>& b_params) {
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  std::vector<std::int64_t> b_attempts;
+  for (int r = 0; r < repeats; ++r) {
+    FixtureTrial a = train_trial("s", "ddp", 2, r, 1000 + r, 40, 500);
+    a.params.insert(a_params.begin(), a_params.end());
+    FixtureTrial b = train_trial("s", "ddp", 2, r, 1100 + r, 40, 500);
+    b.params.insert(b_params.begin(), b_params.end());
+    f.trial(a, "aaaa");
+    b_attempts.push_back(f.trial(b, "bbbb"));
+  }
+  return b_attempts;
+}
+
 }  // namespace
 
 TEST_CASE("matching: a parameter with one value in each campaign is what changed; the others match") {
@@ -199,16 +217,7 @@ TEST_CASE("cells: a number past a double's fixed range has an exponent; one not 
 
 TEST_CASE("compare: a changed parameter is named with both values, and its configurations are compared") {
   ReportFixture f("changed.sqlite");
-  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
-  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
-  for (int r = 0; r < 3; ++r) {
-    FixtureTrial a = train_trial("s", "ddp", 2, r, 1000 + r, 40, 500);
-    a.params["bucket_cap_mb"] = "25";
-    FixtureTrial b = train_trial("s", "ddp", 2, r, 1100 + r, 40, 500);
-    b.params["bucket_cap_mb"] = "50";
-    f.trial(a, "aaaa");
-    f.trial(b, "bbbb");
-  }
+  a_and_b(f, 3, {{"bucket_cap_mb", "25"}}, {{"bucket_cap_mb", "50"}});
   std::string md = render_comparison_of(f, "aaaa", "bbbb");
   CHECK(contains(md,
                  "- **A**: campaign `aaaa` of `exp`, created 2024-05-01T09:00:00Z at source revision "
@@ -220,22 +229,13 @@ TEST_CASE("compare: a changed parameter is named with both values, and its confi
 
 TEST_CASE("compare: a campaign that ran only on a disturbed machine is said to, not to share no configuration") {
   ReportFixture f("disturbed_compare.sqlite");
-  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
-  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
-  for (int r = 0; r < 2; ++r) {
-    FixtureTrial a = train_trial("s", "ddp", 2, r, 1000 + r, 40, 500);
-    a.params["steps"] = "6";
-    FixtureTrial b = train_trial("s", "ddp", 2, r, 1100 + r, 40, 500);
-    b.params["steps"] = "7";
-    f.trial(a, "aaaa");
-    mark_disturbed(f, f.trial(b, "bbbb"));
-  }
+  for (std::int64_t attempt : a_and_b(f, 2, {}, {{"steps", "7"}})) mark_disturbed(f, attempt);
   const std::string md = render_comparison_of(f, "aaaa", "bbbb");
   CHECK(contains(md,
                  "Nothing is compared: campaign B has no configuration with successful attempts on a quiet "
                  "machine (see above)."));
   CHECK_FALSE(contains(md, "no configuration in common"));
-  // A parameter that only the disturbed side's configurations show is a parameter, not a typo.
+  // A parameter that only the disturbed side's configurations have is a parameter, not a typo.
   ComparisonOptions ignore_steps;
   ignore_steps.allow_different_stack = true;
   ignore_steps.match.ignore = {"steps"};

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
+#include "report/render/report_html.h"
 #include "report/model/step_profile.h"
 #include "report_fixture.h"
 
@@ -159,6 +160,7 @@ TEST_CASE("profile: where a step's time goes, per profiled configuration, with o
 
   // The traces and the chart are written into the report's folder.
   REQUIRE(report.files.size() == 4);
+  CHECK(report.files_left_out == 0);
   CHECK(report.files[0].attempt_id == traced->succeeded_attempt_id);
   CHECK(report.files[0].name == "profile/rank_00000.trace.json");
   CHECK(report.files[0].path == "traces/" + id + "/rank_00000.trace.json");
@@ -173,6 +175,26 @@ TEST_CASE("profile: where a step's time goes, per profiled configuration, with o
   CHECK(chart->chart.series[2].values[1] == 9);   // 20 − 11 exposed
   CHECK(chart->chart.series[3].values[1] == 11);
   CHECK(contains(chart->svg, "exposed communication"));
+}
+
+TEST_CASE("profile: a page on standard output draws its chart but links no trace, having nowhere to write them") {
+  ReportFixture f("profile_stdout.sqlite");
+  bucket_campaign(f);
+  auto db = open_results(f.path());
+  ReportOptions options;
+  options.plot_dir = "plots";  // as `report --html -o -` draws its plots inline
+  options.writes_kept_files = false;
+  const RenderedReport report = render_report(load_report_data(*db, {latest_campaign(*db)}), options);
+  const std::string md = section(report.markdown, "Where a step's time goes");
+  CHECK(contains(md, "![Where a step's time goes](plots/step_profile.svg)\n"));
+  CHECK_FALSE(contains(report.markdown, "traces/"));
+  CHECK(contains(md, "| 2 (saved with `-o`) |"));
+  CHECK(contains(md,
+                 "- The trace files are written beside the page only when it is saved with `-o FILE.html`: on "
+                 "standard output it has no folder for them, so none is linked.\n"));
+  CHECK(report.files.empty());
+  CHECK(report.files_left_out == 4);
+  CHECK_FALSE(contains(render_report_html(report, options.plot_dir), "traces/"));
 }
 
 TEST_CASE("profile: profiled runs stay out of the other sections; their overhead is set against the twin") {

@@ -2,7 +2,8 @@
 # A profiled study end to end: `profile: true` runs real mpirun jobs of the real engine with
 # --profile into each attempt's run directory, the database keeps the first repeat's traces, and
 # the report shows where a step's time goes and the top operators LibTorch's profiler saw, links
-# those traces (valid Chrome trace JSON) and sets the profiled runs against their unprofiled twins.
+# those traces (valid Chrome trace JSON; none on standard output, which has no folder for them) and
+# sets the profiled runs against their unprofiled twins.
 source "$(dirname "$0")/lib.sh"
 DB="$WORK/results/mtrun.sqlite"
 cat > "$WORK/tiny.yaml" <<'YAML'
@@ -63,4 +64,16 @@ expect_eq "$(wc -l <<<"$TRACES")" 2 "two ranks linked"
 for t in $TRACES; do [ -f "$WORK/reports/$t" ] || fail "linked trace $t missing"; done
 python3 "$MT_SOURCE_DIR/tests/profile/check_trace.py" $(sed "s#^#$WORK/reports/#" <<<"$TRACES") || fail "trace check"
 cmp "$WORK/reports/$(head -1 <<<"$TRACES")" "$RUN_DIR/profile/rank_00000.trace.json" || fail "the linked trace is not the run's"
+# On standard output there is no folder for the traces: a page (plots inline) and a markdown report
+# link none, say so in the page, and note it on standard error.
+for format in --html --markdown; do
+  PAGE=$("$MTRUN" --db "$DB" report --keep-disturbed ${format/--markdown/} -o - 2>"$WORK/report.err") ||
+    fail "report $format -o -"
+  grep -qF "traces/" <<<"$PAGE" && fail "report $format -o - links traces it does not write"
+  expect_contains "$(cat "$WORK/report.err")" "links none of its 2 trace files: there is no folder to write them into" \
+    "report $format -o - says so on standard error"
+  [ "$format" == --html ] && expect_contains "$PAGE" "<code>-o FILE.html</code>: on standard output it has no folder" \
+    "the page says where its traces go"
+done
+expect_contains "$PAGE" "trace files are written beside the report when it is saved with" "the markdown says where they go"
 echo "PASS"

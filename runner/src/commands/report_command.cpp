@@ -55,7 +55,17 @@ void refuse_directory(const std::optional<std::filesystem::path>& file, const ch
   }
 }
 
-int run_report(const ReportCommandOptions& options, std::ostream& out) {
+// The traces a report on standard output does not link, said on standard error, away from the report.
+void note_traces_left_out(const RenderedReport& report, bool html, std::ostream& notes) {
+  if (report.files_left_out == 0) return;
+  fmt::print(notes,
+             "mtrun: note: the {} on standard output links none of its {} trace file{}: there is no folder to "
+             "write them into; save it with -o FILE.{} to have them beside it\n",
+             html ? "page" : "report", report.files_left_out, report.files_left_out == 1 ? "" : "s",
+             html ? "html" : "md");
+}
+
+int run_report(const ReportCommandOptions& options, std::ostream& out, std::ostream& notes) {
   const std::optional<std::filesystem::path> output = report_file(options);
   refuse_directory(options.references, "--references");
   refuse_directory(options.questions, "--questions");
@@ -76,8 +86,10 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   report_options.keep_disturbed = options.keep_disturbed;
   const bool html = options.html || (output && output->extension() == ".html");
   if (output) report_options.plot_dir = output->stem().string();
-  // A page draws its plots inline, so they are made even when it goes to standard output.
+  // A page draws its plots inline, so they are made even when it goes to standard output; its
+  // traces are files of their own, which have nowhere to go there.
   if (html && report_options.plot_dir.empty()) report_options.plot_dir = "plots";
+  report_options.writes_kept_files = output.has_value();
   if (options.questions) {
     QuestionFile file = read_question_file(*options.questions);
     if (!file.errors.empty()) throw RunnerError(kExitUsage, format_diagnostics(file.errors));
@@ -89,6 +101,7 @@ int run_report(const ReportCommandOptions& options, std::ostream& out) {
   const std::string page = html ? render_report_html(report, report_options.plot_dir) : "";
   if (!output) {
     out << (html ? page : report.markdown);
+    note_traces_left_out(report, html, notes);
     return kExitOk;
   }
   const std::filesystem::path& file = *output;
@@ -144,7 +157,7 @@ CommandRunner register_report_command(CLI::App& app, const GlobalOptions& global
                 "report results from different revisions or images together (tables say so)");
   return [options, &global](std::ostream& out) {
     options->db = global.db;
-    return run_report(*options, out);
+    return run_report(*options, out, std::cerr);
   };
 }
 

@@ -18,6 +18,9 @@ struct ReportOptions {
   // Folder the plots are linked from, relative to the report ("quickstart" for reports/quickstart.md);
   // empty: the report is not saved, so no plots are made.
   std::string plot_dir;
+  // Whether the kept files it links (traces) are written into that folder: not for a page on
+  // standard output (`report --html -o -`), which draws its plots inline but has no folder beside it.
+  bool writes_kept_files = true;
   // Average attempts run on a disturbed machine in with the rest (`report --keep-disturbed`, or the
   // experiment's `conditions: {keep_disturbed: true}`); by default they are named and left out.
   bool keep_disturbed = false;
@@ -31,8 +34,9 @@ struct ReportOptions {
 
 struct RenderedReport {
   std::string markdown;
-  std::vector<Plot> plots;        // written beside the report, in the folder plot_dir names
-  std::vector<ReportFile> files;  // kept files it links to (traces), written into that folder too
+  std::vector<Plot> plots;         // written beside the report, in the folder plot_dir names
+  std::vector<ReportFile> files;   // kept files it links to (traces), written into that folder too
+  std::size_t files_left_out = 0;  // kept files it would link, had it a folder to write them into
 };
 
 // Throws RunnerError (exit 2) when the results mix revisions or images and allow_mixed is not set.

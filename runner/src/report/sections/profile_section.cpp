@@ -158,8 +158,10 @@ std::string trace_path(const ReportTrial& trial, const std::string& stored_name)
 }
 
 ProfileSection render_profile_section(const std::vector<const Group*>& profiled, const ProvenanceAnalysis& provenance,
-                                      const std::string& report_dir) {
+                                      const std::string& report_dir, bool link_traces) {
   ProfileSection out;
+  // Where the traces are linked from: nowhere when they will not be written.
+  const std::string trace_dir = link_traces ? report_dir : "";
   if (profiled.empty()) return out;
   std::vector<StepProfileRow> rows = step_profile_rows(profiled);
   std::string& md = out.markdown;
@@ -192,12 +194,16 @@ ProfileSection render_profile_section(const std::vector<const Group*>& profiled,
       "trace; buckets and the largest bucket are the gradient buckets the strategy reduces (DDP's buckets; FSDP's "
       "units, one reduce-scatter each). Step ms across ranks: the fastest, median and slowest rank's mean step "
       "(mean over repeats); straggler ratio = slowest ÷ median.\n\n";
-  md += pace_table(rows, report_dir) + "\n";
+  md += pace_table(rows, trace_dir) + "\n";
   constexpr std::size_t kOperatorsShown = 5;
   const std::string operators = render_operator_table(profiled, kOperatorsShown);
   std::string notes;
   if (report_dir.empty()) {
     notes += "- The chart and the trace files are written beside the report when it is saved with `-o FILE`.\n";
+  } else if (trace_dir.empty()) {
+    notes +=
+        "- The trace files are written beside the page only when it is saved with `-o FILE.html`: on standard output "
+        "it has no folder for them, so none is linked.\n";
   } else {
     notes +=
         "- Traces are Chrome trace JSON: open them in Perfetto (ui.perfetto.dev) or chrome://tracing; tracks: "
@@ -216,7 +222,10 @@ ProfileSection render_profile_section(const std::vector<const Group*>& profiled,
     for (const auto& name : r.traces)
       out.files.push_back({r.traced->succeeded_attempt_id, name, trace_path(*r.traced, name)});
   }
-  if (report_dir.empty()) out.files.clear();
+  if (trace_dir.empty()) {
+    out.traces_left_out = out.files.size();
+    out.files.clear();
+  }
   md += "\n" + notes + "\n";
   md += operators;
   return out;

@@ -119,10 +119,12 @@ void runtime(const ReportModel& m, RenderedReport& r) {
 
 bool has_profiled(const ReportModel& m) { return !m.profiled.empty(); }
 void profile(const ReportModel& m, RenderedReport& r) {
-  ProfileSection profile = render_profile_section(m.profiled, m.provenance, m.options->plot_dir);
+  ProfileSection profile =
+      render_profile_section(m.profiled, m.provenance, m.options->plot_dir, m.options->writes_kept_files);
   r.markdown += profile.markdown;
   for (auto& p : profile.plots) r.plots.push_back(std::move(p));
   r.files = std::move(profile.files);
+  r.files_left_out = profile.traces_left_out;
   r.markdown += render_profiler_overhead(m.profiled, m.training);
 }
 

@@ -81,6 +81,28 @@ expect_eq "$(latest "source_commit, source_repository")" "unknown|" "no reposito
 expect_contains "$(latest missing_fields)" '"source_commit"' "source commit missing"
 capture "$MTRUN" --db "$DB" report
 expect_contains "$OUT" '(`source_commit`): keep the experiment file in a git repository and commit it' "the fix for a plain folder"
+# There the revision ("unknown") cannot tell two engines apart, so the engine binary does: another
+# build starts a campaign of its own, and run says which one it would otherwise have joined.
+PLAIN=$(sql "select id from campaigns where source_revision = 'unknown'")
+cp "${MTENGINE:-$MT_BUILD_DIR/bin/mtengine}" "$WORK/other_mtengine"
+printf '\n' >> "$WORK/other_mtengine"   # the same program, another binary
+capture env GIT_CEILING_DIRECTORIES="$WORK" "$MTRUN" --db "$DB" plan --engine "$WORK/other_mtengine" plain/p.yaml
+expect_contains "$OUT" "(revision unknown, so the engine binary fnv1a64:" "plan: the engine binary tells campaigns apart"
+capture env GIT_CEILING_DIRECTORIES="$WORK" "$MTRUN" --db "$DB" run --engine "$WORK/other_mtengine" plain/p.yaml
+expect_eq "$RC" 0 "run in a plain folder with another engine binary"
+expect_eq "$(sql "select count(*) from campaigns where source_revision = 'unknown'")" 2 "another engine binary, another campaign"
+expect_contains "$OUT" "note: a new campaign: the experiment is in no git repository, so its revision (unknown) cannot tell two builds of the engine apart and the engine binary does: this one (fnv1a64:" \
+  "run says why it is a new campaign"
+expect_contains "$OUT" "is not the one campaign $PLAIN of the same plan ran (fnv1a64:" "and which campaign it would have joined"
+capture env GIT_CEILING_DIRECTORIES="$WORK" "$MTRUN" --db "$DB" run --engine "$WORK/other_mtengine" plain/p.yaml
+expect_contains "$OUT" "2 trial(s) already succeeded in this campaign" "the same binary again: the same campaign"
+grep -qF "note: a new campaign" <<<"$OUT" && fail "the same binary again is no new campaign: $OUT"
+# A known revision names the code: another binary keeps today's campaign.
+campaign_planned() { grep -oE 'trials in campaign [0-9a-f]{12}' <<<"$1"; }
+capture "$MTRUN" plan p.yaml
+SAME=$(campaign_planned "$OUT")
+capture "$MTRUN" plan --engine "$WORK/other_mtengine" p.yaml
+expect_eq "$(campaign_planned "$OUT")" "$SAME" "a known revision: another engine binary, the same campaign"
 
 # The engine's own repository: once the experiment's repository holds the commit the engine was
 # built from, the experiment must be at that commit.

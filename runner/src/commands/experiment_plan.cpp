@@ -33,14 +33,23 @@ ExperimentPlan make_plan(const std::filesystem::path& experiment_file,
   plan.provenance = capture_provenance_context(plan.experiment.file.parent_path(), plan.context.engine);
   plan.source_revision = plan.provenance.source.revision();
   plan.plan_hash = mt::plan_hash(plan.trials);
-  plan.campaign_id = campaign_id_of(plan.experiment.name, plan.plan_hash, plan.source_revision, plan.context.launcher);
+  plan.program = program_beside_revision(plan.provenance);
+  plan.campaign_id =
+      campaign_id_of(plan.experiment.name, plan.plan_hash, plan.source_revision, plan.context.launcher, plan.program);
   return plan;
 }
 
 std::string campaign_id_of(const std::string& experiment, const std::string& plan_hash,
-                           const std::string& source_revision, const LauncherConfig& launcher) {
-  return content_hash(experiment + "@" + plan_hash + "@" + source_revision + "@" + launcher_to_json(launcher))
-      .substr(0, 12);
+                           const std::string& source_revision, const LauncherConfig& launcher,
+                           const std::string& program) {
+  std::string identity = experiment + "@" + plan_hash + "@" + source_revision + "@" + launcher_to_json(launcher);
+  if (!program.empty()) identity += "@" + program;
+  return content_hash(identity).substr(0, 12);
+}
+
+std::string program_beside_revision(const ProvenanceContext& provenance) {
+  if (provenance.source.revision() != "unknown") return "";
+  return provenance.bare_metal() ? provenance.engine_binary_hash : provenance.image_id;
 }
 
 void add_max_trials_option(CLI::App& command, ExpansionLimits& limits) {

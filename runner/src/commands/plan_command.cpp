@@ -69,9 +69,13 @@ int print_plan(const std::filesystem::path& experiment, const std::optional<std:
     }
   }
   const bool uncommitted = plan.source_revision.find('+') != std::string::npos;
-  fmt::print(out, "{} trials in campaign {} (revision {}{}); {} combination(s) excluded, {} filtered by where\n",
+  const std::string program = plan.program.empty()
+                                  ? ""
+                                  : fmt::format(", so the engine {} {} tells campaigns apart",
+                                                plan.provenance.bare_metal() ? "binary" : "image", plan.program);
+  fmt::print(out, "{} trials in campaign {} (revision {}{}{}); {} combination(s) excluded, {} filtered by where\n",
              plan.trials.size(), plan.campaign_id, plan.source_revision.substr(0, 12),
-             uncommitted ? " with uncommitted changes" : "", plan.excluded, plan.filtered);
+             uncommitted ? " with uncommitted changes" : "", program, plan.excluded, plan.filtered);
   fmt::print(out, "order: {}, as listed\n", order_text(plan.experiment.order, plan.experiment.seed));
   if (const auto lines = adaptive_plan_lines(adaptive_studies(plan.experiment), plan.trials); !lines.empty()) {
     fmt::print(out, "adaptive repeats (repeat: {{min, max, target_ci_pct}}), beyond the trials listed:\n");

@@ -17,6 +17,7 @@
 #include "commands/commands.h"
 #include "commands/number_options.h"
 #include "commands/experiment_plan.h"
+#include "commands/new_program_note.h"
 #include "experiment/parallel_rules.h"
 #include "experiment/run_order.h"
 #include "experiment/workload_params.h"
@@ -80,6 +81,8 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   // Before the database is touched: a run refused for how it would run leaves no campaign behind.
   check_parallel(plan.context.launcher, measurement.parallel);
   Store store(options.db);
+  // Before the campaign is added: afterwards it is no longer new.
+  const std::string program_note = new_program_note(store.db(), plan);
   CampaignLease lease(store.db(), plan.campaign_id, RunnerId::self(), std::time(nullptr));
   recover_stale_attempts(store, lease, out);
   store.add_campaign_if_new(
@@ -116,6 +119,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run, order {}; engine {}\n", plan.experiment.name,
              plan.campaign_id, plan.trials.size(), to_run.rows.size(),
              order_text(plan.experiment.order, plan.experiment.seed), plan.context.engine.string());
+  if (!program_note.empty()) fmt::print(out, "{}\n", program_note);
   if (skipped > 0) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
   }

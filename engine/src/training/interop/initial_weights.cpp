@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <set>
+#include <vector>
 
 #include "core/job/input_error.h"
 #include "training/checkpoint/sha256.h"
@@ -22,11 +23,33 @@ bool is_mask_buffer(const std::string& name) {
   return ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias");
 }
 
+// A NaN or an infinity in a starting weight soon makes the loss non-finite, and training would stop
+// as a failure that every retry meets again: the file is at fault, so it is refused as bad input.
+std::string non_finite_problem(const torch::Tensor& values) {
+  const auto not_finite = torch::logical_not(torch::isfinite(values)).flatten();
+  const int64_t count = not_finite.sum().item<int64_t>();
+  if (count == 0) return "";
+  int64_t flat = not_finite.to(torch::kByte).argmax().item<int64_t>();  // the first one
+  const float first = values.flatten()[flat].item<float>();
+  std::vector<int64_t> index(values.dim());  // its row-major position
+  for (int64_t d = values.dim() - 1; d >= 0; --d) {
+    index[d] = flat % values.size(d);
+    flat /= values.size(d);
+  }
+  return fmt::format("{} value(s) that are not finite, the first {} at [{}]", count, first, fmt::join(index, ", "));
+}
+
 }  // namespace
 
 InitialWeights load_initial_weights(GptImpl& model, const std::filesystem::path& path) {
   const std::string file = "--init-from '" + path.string() + "'";
-  const auto index = read_safetensors_index(path);
+  const auto index = [&] {
+    try {
+      return read_safetensors_index(path);
+    } catch (const InputError& e) {  // the reader names the file; the flag says which one it is
+      throw InputError(std::string("--init-from: ") + e.what());
+    }
+  }();
   std::set<std::string> expected;
   for (const auto& item : model.named_parameters()) expected.insert(*nanogpt_name(item.key()));
   for (const auto& entry : index.tensors) {
@@ -49,7 +72,10 @@ InitialWeights load_initial_weights(GptImpl& model, const std::filesystem::path&
     if (entry->dtype != target.scalar_type())
       throw InputError(fmt::format("{}: '{}' is {}, this model keeps {} weights", file, name,
                                    safetensors_dtype_name(entry->dtype), safetensors_dtype_name(target.scalar_type())));
-    copies.emplace_back(target, read_safetensors_tensor(path, index, *entry));
+    auto values = read_safetensors_tensor(path, index, *entry);
+    if (const auto problem = non_finite_problem(values); !problem.empty())
+      throw InputError(fmt::format("{}: '{}' holds {}; a model cannot start from them", file, name, problem));
+    copies.emplace_back(target, std::move(values));
   }
   if (const auto* head = index.find(kTiedHead)) {
     // Tied: a file may repeat the embedding under the head's name, but not hold another matrix.

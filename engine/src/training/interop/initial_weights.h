@@ -1,7 +1,7 @@
 // `train --init-from FILE.safetensors`: a model's starting weights from a file under nanoGPT's
 // names (as `mtengine export` writes them, or as PyTorch code saves a nanoGPT-style model),
 // checked against the configuration before anything is copied: every parameter present, no
-// tensor the model lacks, shapes and dtypes equal. The first problem is named.
+// tensor the model lacks, shapes and dtypes equal, every value finite. The first problem is named.
 #pragma once
 
 #include <filesystem>

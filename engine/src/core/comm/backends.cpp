@@ -8,6 +8,7 @@ namespace mt {
 
 #if MT_WITH_NCCL
 std::unique_ptr<Communicator> make_nccl_communicator(ControlChannel& control, double timeout_s);
+std::string nccl_devices_problem(ControlChannel& control);
 #endif
 
 namespace {
@@ -20,11 +21,11 @@ std::unique_ptr<Communicator> make_mpi(ControlChannel&, double timeout_s) {
 
 const std::vector<BackendEntry>& backend_table() {
   static const std::vector<BackendEntry> table = {
-    {"mpi", true, &make_mpi},
+    {"mpi", true, &make_mpi, nullptr},
 #if MT_WITH_NCCL
-    {"nccl", true, &make_nccl_communicator},
+    {"nccl", true, &make_nccl_communicator, &nccl_devices_problem},
 #else
-    {"nccl", false, nullptr},
+    {"nccl", false, nullptr, nullptr},
 #endif
   };
   return table;
@@ -38,6 +39,14 @@ std::string available_backends() {
     out += entry.name;
   }
   return out;
+}
+
+std::optional<std::string> backend_problem_here(const std::string& name, ControlChannel& control) {
+  for (const auto& entry : backend_table()) {
+    if (name != entry.name || !entry.available || !entry.problem_here) continue;
+    if (std::string problem = entry.problem_here(control); !problem.empty()) return problem;
+  }
+  return std::nullopt;
 }
 
 std::unique_ptr<Communicator> make_communicator(const std::string& name, ControlChannel& control, double timeout_s) {

@@ -91,6 +91,7 @@ int run_workload(Workload& workload) {
   WorkloadOutcome outcome;
   const int rank = control.rank(), world_size = control.world_size();
   try {
+    if (auto problem = backend_problem_here(workload.job().backend, control)) throw InputError(*problem);
     auto collectives = make_communicator(workload.job().backend, control, workload.job().collective_timeout_s);
     ProcessGroup group{control, *collectives};
     outcome = workload.run(group);

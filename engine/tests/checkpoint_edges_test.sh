@@ -4,7 +4,8 @@
 # verify calls checkpoints whose parameter shapes differ a mismatch of the model and of the
 # optimizer (moments of another shape cannot match), and refuses a step without READY (exit 2)
 # like resume, reshard and export do. A resume refused for its configuration fingerprint names
-# each setting that differs, with both values.
+# each setting that differs, with both values. A resume from an older step never saves over the
+# newer steps of its checkpoint directory.
 set -uo pipefail
 MTENGINE=${1:?usage: checkpoint_edges_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
@@ -62,6 +63,25 @@ train --steps 6 --checkpoint-dir "$C" --resume "$C/step_00000004" --lr-decay-ste
   >/dev/null 2>"$WORK/more.err"
 python3 -c "import json, sys; r = json.load(open(sys.argv[1])); assert r['tokens_per_sec'] > 0 and not r['nothing_to_train'], r.get('tokens_per_sec')" \
   "$WORK/more.json" 2>>"$WORK/more.err" || fail "a resume with steps left: $(cat "$WORK/more.err")"
+
+# A resume from an older step must not save into a directory holding newer steps of the run: it
+# would overwrite them and move `latest` back. Refused before training; a branch elsewhere works.
+before=$failures
+latest_before=$(readlink "$C/latest") step4_before=$(sha256sum "$C"/step_00000004/*)
+train --steps 4 --checkpoint-dir "$C" --save-every 2 --resume "$C/step_00000002" >"$WORK/older.out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] &&
+  grep -qF "mtengine train: --checkpoint-dir '$C' holds step_00000004 of this run, newer than step 2 that this run resumes from ('$C/step_00000002')" "$WORK/older.out" &&
+  grep -qF "resume from its newest step (--resume latest); to branch from step 2, choose another --checkpoint-dir" "$WORK/older.out" ||
+  fail "resume from an older step into its own directory: exit $rc, want 2 naming the newer step: $(cat "$WORK/older.out")"
+grep -q "tokens/s=" "$WORK/older.out" && fail "the refused resume trained"
+[ "$(readlink "$C/latest")" = "$latest_before" ] || fail "the refused resume moved latest to $(readlink "$C/latest")"
+[ "$(sha256sum "$C"/step_00000004/*)" = "$step4_before" ] || fail "the refused resume changed step 4"
+train --steps 4 --checkpoint-dir "$WORK/branch" --save-every 2 --resume "$C/step_00000002" >"$WORK/branch.out" 2>&1 ||
+  fail "resume from an older step into another directory: $(cat "$WORK/branch.out")"
+"${MPIRUN[@]}" "$MTENGINE" verify "$C/step_00000004" "$WORK/branch/step_00000004" >"$WORK/branch.verify" 2>&1 ||
+  fail "the branch's step 4 differs from the run's: $(cat "$WORK/branch.verify")"
+[ "$failures" -eq "$before" ] && echo "ok: a resume from an older step is refused into its own directory, branches elsewhere"
 
 verify() { "${MPIRUN[@]}" "$MTENGINE" verify "$@"; }
 

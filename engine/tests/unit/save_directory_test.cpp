@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "training/checkpoint/layout.h"
 #include "training/checkpoint/metadata.h"
@@ -31,12 +32,22 @@ void publish_step(const fs::path& root, int64_t step, const mt::CheckpointIdenti
   std::ofstream(dir / layout::kReady);
 }
 
+// A run resumed from step `step` of the checkpoint directory `root`.
+std::optional<mt::ResumedStep> from(const fs::path& root, int64_t step) {
+  return mt::ResumedStep{layout::step_dir(root, step), step};
+}
+
+void point_latest_at(const fs::path& root, int64_t step) {
+  fs::remove(root / layout::kLatest);
+  fs::create_directory_symlink(layout::step_name(step), root / layout::kLatest);
+}
+
 }  // namespace
 
 TEST_CASE("a run may save into an empty or missing directory") {
   const auto root = scratch("empty");
-  CHECK(mt::save_directory_problem(root, identity("aa"), false).empty());
-  CHECK(mt::save_directory_problem(root / "missing", identity("aa"), false).empty());
+  CHECK(mt::save_directory_problem(root, identity("aa"), std::nullopt).empty());
+  CHECK(mt::save_directory_problem(root / "missing", identity("aa"), std::nullopt).empty());
   fs::remove_all(root);
 }
 
@@ -44,26 +55,52 @@ TEST_CASE("a fresh run refuses a directory holding another run's published steps
   const auto root = scratch("foreign");
   publish_step(root, 2, identity("aaaa"));
   publish_step(root, 4, identity("bbbb"));
-  const auto problem = mt::save_directory_problem(root, identity("cccc"), false);
+  const auto problem = mt::save_directory_problem(root, identity("cccc"), std::nullopt);
   CHECK(problem.find("--checkpoint-dir '" + root.string() +
                      "' holds checkpoints of another run (step_00000004: "
                      "config_fingerprint: checkpoint has bbbb, this run cccc") == 0);
   CHECK(problem.find("choose another --checkpoint-dir") != std::string::npos);
   // Resumed from elsewhere, a run still must not mix its steps with another run's.
-  CHECK_FALSE(mt::save_directory_problem(root, identity("cccc"), true).empty());
+  CHECK_FALSE(mt::save_directory_problem(root, identity("cccc"), from(root / "elsewhere", 4)).empty());
   fs::remove_all(root);
 }
 
 TEST_CASE("a fresh run of the same configuration is told to resume; a resumed one saves on") {
   const auto root = scratch("same");
   publish_step(root, 2, identity("aaaa", "fsdp"));  // another layout of the same math is the same run
-  const auto problem = mt::save_directory_problem(root, identity("aaaa"), false);
+  const auto problem = mt::save_directory_problem(root, identity("aaaa"), std::nullopt);
   CHECK(problem.find("already holds step_00000002 of this configuration") != std::string::npos);
   CHECK(problem.find("pass --resume latest") != std::string::npos);
-  CHECK(mt::save_directory_problem(root, identity("aaaa"), true).empty());
+  CHECK(mt::save_directory_problem(root, identity("aaaa"), from(root, 2)).empty());
   // A step without READY was never published: nothing to protect.
   fs::create_directories(layout::step_dir(root / "unpublished", 6));
-  CHECK(mt::save_directory_problem(root / "unpublished", identity("zz"), false).empty());
+  CHECK(mt::save_directory_problem(root / "unpublished", identity("zz"), std::nullopt).empty());
+  fs::remove_all(root);
+}
+
+TEST_CASE("a run resumed from an older step refuses a directory holding newer steps of its own run") {
+  const auto root = scratch("newer");
+  for (int64_t step : {2, 4, 6}) publish_step(root, step, identity("aaaa"));
+  point_latest_at(root, 6);
+  const auto problem = mt::save_directory_problem(root, identity("aaaa"), from(root, 2));
+  CHECK(problem.find("--checkpoint-dir '" + root.string() +
+                     "' holds step_00000004, step_00000006 of this run, newer than step 2 that this run resumes "
+                     "from ('" +
+                     layout::step_dir(root, 2).string() + "')") == 0);
+  CHECK(problem.find("move `latest` back") != std::string::npos);
+  CHECK(problem.find("resume from its newest step (--resume latest)") != std::string::npos);
+  CHECK(problem.find("to branch from step 2, choose another --checkpoint-dir") != std::string::npos);
+  // From a copy of the older step elsewhere, the same steps would be overwritten.
+  CHECK(mt::save_directory_problem(root, identity("aaaa"), from(root / "copy", 4)).find("holds step_00000006 of") !=
+        std::string::npos);
+  // The newest step continues; so does a branch into a directory of its own.
+  CHECK(mt::save_directory_problem(root, identity("aaaa"), from(root, 6)).empty());
+  CHECK(mt::save_directory_problem(root / "branch", identity("aaaa"), from(root, 2)).empty());
+  // `latest` behind a newer READY step: a save cut short before `latest` moved. Continuing from
+  // `latest` recomputes that step; any older step is still refused.
+  point_latest_at(root, 4);
+  CHECK(mt::save_directory_problem(root, identity("aaaa"), from(root, 4)).empty());
+  CHECK_FALSE(mt::save_directory_problem(root, identity("aaaa"), from(root, 2)).empty());
   fs::remove_all(root);
 }
 

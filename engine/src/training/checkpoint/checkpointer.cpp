@@ -263,9 +263,11 @@ std::optional<ResumePoint> Checkpointer::resume_point() {
   return point;
 }
 
-void Checkpointer::check_save_directory(bool resumed) {
+void Checkpointer::check_save_directory(const std::optional<ResumePoint>& resumed) {
   if (!saving()) return;
-  rank0_decides(control_, [&] { return save_directory_problem(settings_.dir, identity_, resumed); });
+  std::optional<ResumedStep> from;
+  if (resumed) from = ResumedStep{resumed->step_dir, resumed->metadata.global_step};
+  rank0_decides(control_, [&] { return save_directory_problem(settings_.dir, identity_, from); });
 }
 
 std::map<std::string, torch::Tensor> Checkpointer::load(const ResumePoint& point) {

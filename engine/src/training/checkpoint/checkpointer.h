@@ -91,8 +91,9 @@ class Checkpointer {
   // empty directory). Throws CheckpointError on every rank when the choice is unusable.
   std::optional<ResumePoint> resume_point();
   // Before the first save (collective): throws CheckpointError on every rank when the checkpoint
-  // directory holds steps this run must not overwrite (save_directory.h). Nothing when not saving.
-  void check_save_directory(bool resumed);
+  // directory holds steps this run, resumed from `resumed` or from step 0, must not overwrite
+  // (save_directory.h). Nothing when not saving.
+  void check_save_directory(const std::optional<ResumePoint>& resumed);
   // This rank's tensors of a resume point, by name. Throws CheckpointError on every rank when any
   // rank's shard is missing or damaged.
   std::map<std::string, torch::Tensor> load(const ResumePoint& point);

@@ -1,8 +1,10 @@
 #include "training/checkpoint/save_directory.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "training/checkpoint/layout.h"
 
@@ -11,8 +13,21 @@ namespace mt {
 namespace fs = std::filesystem;
 namespace layout = checkpoint_layout;
 
-std::string save_directory_problem(const fs::path& root, const CheckpointIdentity& run, bool resumed) {
+namespace {
+
+// Whether `resumed` is the step ROOT/latest resolves to: what `--resume latest` continues.
+bool resumes_latest(const fs::path& root, const ResumedStep& resumed) {
+  const auto latest = layout::resolve_latest(root);
+  std::error_code ec;
+  return latest && *latest == resumed.step && fs::equivalent(layout::step_dir(root, *latest), resumed.dir, ec);
+}
+
+}  // namespace
+
+std::string save_directory_problem(const fs::path& root, const CheckpointIdentity& run,
+                                   const std::optional<ResumedStep>& resumed) {
   const auto steps = layout::ready_steps(root);
+  std::vector<std::string> newer;  // steps of this run past the one resumed from, oldest first
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     const fs::path dir = layout::step_dir(root, *it);
     std::string differs;
@@ -36,8 +51,15 @@ std::string save_directory_problem(const fs::path& root, const CheckpointIdentit
           "--checkpoint-dir '{}' already holds {} of this configuration: a run from step 0 would overwrite its "
           "steps and move `latest` back; pass --resume latest to continue it, or choose another --checkpoint-dir",
           root.string(), layout::step_name(*it));
+    if (*it > resumed->step) newer.insert(newer.begin(), layout::step_name(*it));
   }
-  return "";
+  if (newer.empty() || resumes_latest(root, *resumed)) return "";
+  return fmt::format(
+      "--checkpoint-dir '{}' holds {} of this run, newer than step {} that this run resumes from ('{}'): saving "
+      "there would overwrite {} and move `latest` back; to continue the run, resume from its newest step "
+      "(--resume latest); to branch from step {}, choose another --checkpoint-dir",
+      root.string(), fmt::join(newer, ", "), resumed->step, resumed->dir.string(), newer.size() == 1 ? "it" : "them",
+      resumed->step);
 }
 
 std::string reshard_destination_problem(const fs::path& root, int64_t step, const fs::path& source_step) {

@@ -6,16 +6,27 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "training/checkpoint/metadata.h"
 
 namespace mt {
 
-// Why a training run (`resumed`: from a checkpoint; else from step 0) must not save into `root`,
+// The checkpoint step a run resumes from.
+struct ResumedStep {
+  std::filesystem::path dir;
+  int64_t step = 0;
+};
+
+// Why a training run (`resumed`: from that step; nothing: from step 0) must not save into `root`,
 // or "": a fresh run refuses any published step (of another configuration: name what differs; of
-// its own: a rerun must say --resume latest), a resumed one refuses steps of another configuration.
-std::string save_directory_problem(const std::filesystem::path& root, const CheckpointIdentity& run, bool resumed);
+// its own: a rerun must say --resume latest), a resumed one refuses steps of another configuration
+// and steps of its own newer than the one it resumes from (a branch from an older step would
+// overwrite them and move `latest` back), unless it resumes from the step `latest` names there:
+// newer steps beside that one are a save cut short before `latest` moved, recomputed alike.
+std::string save_directory_problem(const std::filesystem::path& root, const CheckpointIdentity& run,
+                                   const std::optional<ResumedStep>& resumed);
 
 // Why `reshard` must not write step `step` of `source_step` into `root`, or "": the destination
 // lies inside a checkpoint step (the source's or another's), or it already holds that step or a

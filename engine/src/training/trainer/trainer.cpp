@@ -204,7 +204,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   TrainPosition position;
   std::vector<std::string> gemm_unlike_checkpoint;  // shapes --gemm-backend runs on another backend
   const auto point = checkpointer.resume_point();
-  checkpointer.check_save_directory(point.has_value());
+  checkpointer.check_save_directory(point);
   if (point) {
     const auto load_start = std::chrono::steady_clock::now();
     const auto tensors =

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `train --init-from FILE`: a file that can never start this run (missing, not safetensors, a
 # weight of another shape, a weight that is NaN or infinite) is bad input, refused with exit 2 on
-# every rank and a message naming the file and the tensor, so mtrun does not retry it.
+# every rank and a message naming the file and the tensor, so mtrun does not retry it. A file
+# `export --with-optimizer` wrote starts the run from its weights; its AdamW moments are unread.
 set -uo pipefail
 MTENGINE=${1:?usage: init_from_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
@@ -18,7 +19,8 @@ fail() {
 # expect CODE MESSAGE [mpirun] ARGS...: runs `mtengine train MODEL ARGS` on 1 rank, or 2 with mpirun;
 # D_MODEL and N_LAYERS change the model's shape.
 expect() {
-  local code=$1 message=$2 launcher=()
+  local code=$1 message=$2 launcher=() file
+  file=$(sed -n 's/.*--init-from \([^ ]*\).*/\1/p' <<<"$*")
   shift 2
   if [ "$1" = mpirun ]; then
     launcher=("${MPIRUN[@]}")
@@ -30,7 +32,7 @@ expect() {
   if [[ $rc != "$code" ]] || ! grep -qF -- "$message" "$WORK/out"; then
     fail "train $* -> exit $rc (want $code with '$message'): $(cat "$WORK/out")"
   else
-    echo "ok: ${launcher:+2 ranks: }--init-from ${*: -1} -> $code: $message"
+    echo "ok: ${launcher:+2 ranks: }--init-from $file -> $code: $message"
   fi
 }
 
@@ -80,5 +82,57 @@ D_MODEL=64 expect 2 "'transformer.wte.weight' has shape [96, 32], this configura
   mpirun --steps 1 --init-from "$W"
 N_LAYERS=3 expect 2 "lacks 'transformer.h.2.ln_1.weight'" --steps 1 --init-from "$W"
 
+# A file `export --with-optimizer` wrote starts a run from its weights, its AdamW moments unread;
+# its weights are checked as any file's are.
+"${MPIRUN[@]}" "$MTENGINE" train "${MODEL[@]}" --d-model 32 --n-layers 2 --steps 2 --strategy fsdp \
+  --checkpoint-dir "$WORK/ck" --save-every 2 >"$WORK/out" 2>&1 || fail "the run to export: $(cat "$WORK/out")"
+E="$WORK/exported.safetensors"
+"$MTENGINE" export "$WORK/ck/step_00000002" "$E" --with-optimizer >"$WORK/out" 2>&1 || fail "export: $(cat "$WORK/out")"
+expect 0 "mtengine: --init-from '$E': took its weights; its 56 AdamW moment tensors are not used" \
+  mpirun --steps 1 --init-from "$E" --weights-out "$WORK/started.safetensors"
+python3 - "$E" "$WORK/started.safetensors" <<'PY' || fail "the run did not start from the exported weights"
+import json, struct, sys
+def tensors(path):
+    raw = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    header.pop("__metadata__", None)
+    return {k: raw[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]] for k, v in header.items()}
+exported, started = tensors(sys.argv[1]), tensors(sys.argv[2])
+weights = {k: v for k, v in exported.items() if not k.startswith("optimizer.")}
+assert len(weights) == 28 and len(exported) == 3 * 28, (len(weights), len(exported))
+assert started == weights, sorted(k for k in weights if started.get(k) != weights[k])
+PY
+# drop_tensors FILE OUT PREFIX...: FILE without the tensors whose names start with a PREFIX.
+drop_tensors() {
+  python3 - "$@" <<'PY'
+import json, struct, sys
+path, out, prefixes = sys.argv[1], sys.argv[2], tuple(sys.argv[3:])
+raw = open(path, "rb").read()
+(n,) = struct.unpack("<Q", raw[:8])
+header, data = json.loads(raw[8:8 + n]), raw[8 + n:]
+kept, offset = bytearray(), 0
+for key in [k for k in header if k != "__metadata__"]:
+    if key.startswith(prefixes):
+        del header[key]
+        continue
+    begin, end = header[key]["data_offsets"]
+    kept += data[begin:end]
+    header[key]["data_offsets"] = [offset, offset + end - begin]
+    offset += end - begin
+text = json.dumps(header).encode()
+open(out, "wb").write(struct.pack("<Q", len(text)) + text + kept)
+PY
+}
+drop_tensors "$E" "$WORK/no_weight.safetensors" transformer.h.0.mlp.c_fc.weight
+expect 2 "--init-from '$WORK/no_weight.safetensors': lacks 'transformer.h.0.mlp.c_fc.weight'" \
+  --steps 1 --init-from "$WORK/no_weight.safetensors"
+D_MODEL=64 expect 2 "'transformer.wte.weight' has shape [96, 32], this configuration needs [96, 64]" \
+  --steps 1 --init-from "$E"
+N_LAYERS=1 expect 2 "tensor 'transformer.h.1." --steps 1 --init-from "$E"
+# Moments of a parameter the model lacks are not this model's either.
+drop_tensors "$E" "$WORK/orphan_moments.safetensors" transformer.h.1.
+N_LAYERS=1 expect 2 "tensor 'optimizer.exp_avg.transformer.h.1." --steps 1 --init-from "$WORK/orphan_moments.safetensors"
+
 [ "$failures" -eq 0 ] || exit 1
-echo "PASS: --init-from refuses what can never start the run with exit 2, naming the file and tensor"
+echo "PASS: --init-from takes exported weights (moments unread) and refuses what can never start the run with exit 2"

@@ -52,8 +52,13 @@ InitialWeights load_initial_weights(GptImpl& model, const std::filesystem::path&
   }();
   std::set<std::string> expected;
   for (const auto& item : model.named_parameters()) expected.insert(*nanogpt_name(item.key()));
+  std::size_t ignored_moments = 0;
   for (const auto& entry : index.tensors) {
     if (expected.count(entry.name) || entry.name == kTiedHead || is_mask_buffer(entry.name)) continue;
+    if (const auto parameter = moment_parameter(entry.name); parameter && expected.count(*parameter)) {
+      ++ignored_moments;  // a starting point, not a resume: the weights alone
+      continue;
+    }
     throw InputError(
         fmt::format("{}: tensor '{}' is not a parameter of this model (names follow nanoGPT: {}, "
                     "transformer.h.N.attn.c_attn.weight, ...)",
@@ -87,7 +92,7 @@ InitialWeights load_initial_weights(GptImpl& model, const std::filesystem::path&
                                    file, kTiedHead, kTiedTo));
   }
   for (auto& [target, values] : copies) target.copy_(values);
-  return {path.string(), sha256_file(path)};
+  return {path.string(), sha256_file(path), ignored_moments};
 }
 
 }  // namespace mt

@@ -2,8 +2,11 @@
 // names (as `mtengine export` writes them, or as PyTorch code saves a nanoGPT-style model),
 // checked against the configuration before anything is copied: every parameter present, no
 // tensor the model lacks, shapes and dtypes equal, every value finite. The first problem is named.
+// A file `export --with-optimizer` wrote is taken too: its weights start the model, and its AdamW
+// moments are left unread (the optimizer of a new run starts from zero).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
@@ -13,7 +16,8 @@ namespace mt {
 
 struct InitialWeights {
   std::string path;
-  std::string sha256;  // of the file: part of the run's configuration fingerprint
+  std::string sha256;               // of the file: part of the run's configuration fingerprint
+  std::size_t ignored_moments = 0;  // AdamW moment tensors in the file, not used
 };
 
 // Throws InputError naming the file and the first mismatch.

@@ -66,6 +66,12 @@ std::optional<std::string> translate(const std::string& name, bool forward) {
 std::optional<std::string> nanogpt_name(const std::string& engine_name) { return translate(engine_name, true); }
 std::optional<std::string> engine_name(const std::string& nanogpt_name) { return translate(nanogpt_name, false); }
 
+std::optional<std::string> moment_parameter(const std::string& file_name) {
+  for (const std::string prefix : {kExpAvgPrefix, kExpAvgSqPrefix})
+    if (starts_with(file_name, prefix)) return file_name.substr(prefix.size());
+  return std::nullopt;
+}
+
 std::map<std::string, std::string> nanogpt_config_metadata(const ModelConfig& c) {
   const nlohmann::json config = {
       {"vocab_size", c.vocab_size}, {"block_size", c.seq_length}, {"n_layer", c.n_layers}, {"n_head", c.n_heads},

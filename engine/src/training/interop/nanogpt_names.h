@@ -23,6 +23,13 @@ std::optional<std::string> engine_name(const std::string& nanogpt_name);
 inline constexpr const char* kTiedHead = "lm_head.weight";
 inline constexpr const char* kTiedTo = "transformer.wte.weight";
 
+// `export --with-optimizer` files carry AdamW's moments beside the weights, each under its
+// parameter's name behind one of these prefixes: "optimizer.exp_avg.transformer.wte.weight".
+inline constexpr const char* kExpAvgPrefix = "optimizer.exp_avg.";
+inline constexpr const char* kExpAvgSqPrefix = "optimizer.exp_avg_sq.";
+// The parameter a moment's name belongs to ("transformer.wte.weight"), or nothing for another name.
+std::optional<std::string> moment_parameter(const std::string& file_name);
+
 // The model's configuration as file metadata: {"config": JSON with nanoGPT's keys (vocab_size,
 // block_size, n_layer, n_head, n_embd, dropout, bias) and layer_norm_eps}.
 std::map<std::string, std::string> nanogpt_config_metadata(const ModelConfig& config);

@@ -161,6 +161,11 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
     const InitialWeights initial = load_initial_weights(*model, config.init_from);
     run.initial_weights_path = initial.path;
     run.initial_weights_sha256 = initial.sha256;
+    if (initial.ignored_moments > 0 && control.rank() == 0)
+      std::fprintf(stderr,
+                   "mtengine: --init-from '%s': took its weights; its %zu AdamW moment tensors are not used (the "
+                   "optimizer starts from zero; --resume a checkpoint to continue with its optimizer)\n",
+                   initial.path.c_str(), initial.ignored_moments);
   }
   model->to(runtime->device());
   model->train();

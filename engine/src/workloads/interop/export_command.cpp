@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 
 const char* prefix_of(StatePart part) {
   switch (part) {
-    case StatePart::exp_avg: return "optimizer.exp_avg.";
-    case StatePart::exp_avg_sq: return "optimizer.exp_avg_sq.";
+    case StatePart::exp_avg: return kExpAvgPrefix;
+    case StatePart::exp_avg_sq: return kExpAvgSqPrefix;
     default: return "";
   }
 }

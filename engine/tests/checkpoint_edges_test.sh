@@ -4,7 +4,8 @@
 # verify calls checkpoints whose parameter shapes differ a mismatch of the model and of the
 # optimizer (moments of another shape cannot match), and refuses a step without READY (exit 2)
 # like resume, reshard and export do. A resume refused for its configuration fingerprint names
-# each setting that differs, with both values. A resume from an older step never saves over the
+# each setting that differs, with both values, leaving out what the schedule never reads (a constant
+# rate's decay length, which --steps changes). A resume from an older step never saves over the
 # newer steps of its checkpoint directory.
 set -uo pipefail
 MTENGINE=${1:?usage: checkpoint_edges_test.sh PATH/TO/mtengine}
@@ -58,11 +59,15 @@ PY
   [ "$failures" -eq "$before" ] && echo "ok: resume $resume at the run's end: success, nothing trained, no figures"
 done
 
-# A resume with steps left is measured as before.
-train --steps 6 --checkpoint-dir "$C" --resume "$C/step_00000004" --lr-decay-steps 4 --output "$WORK/more.json" \
+# A resume with steps left is measured as before. The constant learning rate never reads the decay
+# length that --steps changes, so a run extended by more --steps resumes, and saves on beside the
+# steps it continues (a copy of them: the checks below keep using $C).
+cp -r "$C" "$WORK/extended"
+train --steps 6 --checkpoint-dir "$WORK/extended" --save-every 2 --resume latest --output "$WORK/more.json" \
   >/dev/null 2>"$WORK/more.err"
-python3 -c "import json, sys; r = json.load(open(sys.argv[1])); assert r['tokens_per_sec'] > 0 and not r['nothing_to_train'], r.get('tokens_per_sec')" \
-  "$WORK/more.json" 2>>"$WORK/more.err" || fail "a resume with steps left: $(cat "$WORK/more.err")"
+python3 -c "import json, sys; r = json.load(open(sys.argv[1])); assert r['tokens_per_sec'] > 0 and not r['nothing_to_train'] and r['resumed_from_step'] == 4, r.get('tokens_per_sec')" \
+  "$WORK/more.json" 2>>"$WORK/more.err" || fail "a constant-rate run extended by --steps: $(cat "$WORK/more.err")"
+[ "$(readlink "$WORK/extended/latest")" = step_00000006 ] || fail "the extended run did not save step 6"
 
 # A resume from an older step must not save into a directory holding newer steps of the run: it
 # would overwrite them and move `latest` back. Refused before training; a branch elsewhere works.
@@ -120,11 +125,21 @@ rc=$?
 if [ "$rc" -ne 2 ] ||
   ! grep -qF "config_fingerprint: checkpoint has" "$WORK/seed.log" ||
   ! grep -qE "seed \(--seed\): checkpoint [0-9]+, this run 7" "$WORK/seed.log" ||
-  ! grep -qF "lr_schedule.decay_steps (--lr-decay-steps, by default --warmup-steps + --steps - --lr-warmup-steps): checkpoint 4, this run 6" "$WORK/seed.log" ||
-  grep -qF "d_model" "$WORK/seed.log"; then
+  grep -qF "decay_steps" "$WORK/seed.log" || grep -qF "d_model" "$WORK/seed.log"; then
   fail "resume with another seed and --steps: exit $rc, want 2 naming each setting that differs: $(cat "$WORK/seed.log")"
 else
-  echo "ok: a fingerprint refusal names each setting that differs"
+  echo "ok: a fingerprint refusal names each setting that differs (not the decay length a constant rate ignores)"
+fi
+# A cosine schedule reads its decay length: --steps changes it, and the refusal names it.
+train --steps 4 --lr-scheduler cosine --checkpoint-dir "$WORK/cosine" --save-every 4 >/dev/null 2>&1 ||
+  fail "the cosine run"
+train --steps 6 --lr-scheduler cosine --checkpoint-dir "$WORK/cosine" --resume latest >"$WORK/cosine.log" 2>&1
+rc=$?
+if [ "$rc" -ne 2 ] ||
+  ! grep -qF "lr_schedule.decay_steps (--lr-decay-steps, by default --warmup-steps + --steps - --lr-warmup-steps): checkpoint 4, this run 6" "$WORK/cosine.log"; then
+  fail "a cosine run resumed with more --steps: exit $rc, want 2 naming the decay length: $(cat "$WORK/cosine.log")"
+else
+  echo "ok: a cosine run resumed with more --steps is refused for its decay length"
 fi
 
 [ "$failures" -eq 0 ] || exit 1

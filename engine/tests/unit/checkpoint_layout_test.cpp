@@ -123,6 +123,49 @@ TEST_CASE("a fingerprint mismatch names each setting that differs, with both val
   CHECK(unrecorded.find("a setting that changes the training math differs") != std::string::npos);
 }
 
+TEST_CASE("a constant learning rate makes no run differ by the decay length or floor it never reads") {
+  // As a constant-rate run of 4 steps recorded them (metadata.json of mtengine bb132bb, which also
+  // recorded decay_steps): the digest stays what it was, and a longer run still matches it.
+  const auto saved_settings = nlohmann::json::parse(R"({"batch_size": 2, "grad_accum_steps": 1,
+      "grad_reduce_dtype": "fp32", "gradient_sync_mode": "auto", "keep_denormals": false, "learning_rate": 0.0003,
+      "lr_schedule": {"decay_steps": 4, "kind": "constant", "min_learning_rate": 0.0, "warmup_steps": 0},
+      "max_grad_norm": 0.0, "model": {"d_model": 32, "dropout": 0.0, "n_heads": 2, "n_layers": 1, "seq_length": 16,
+      "vocab_size": 128}, "seed": 1337})");
+  const std::string saved_fingerprint = "fff121c7a62511b7faf9ccd11175c6fe8de1e0ee10c2e0d1e6c9178e8c4c88e8";
+  CHECK(mt::fingerprint_of(saved_settings) == saved_fingerprint);
+  const mt::CheckpointIdentity saved{"ddp", 1, "fp32", saved_fingerprint, saved_settings};
+  auto run_with = [](nlohmann::json settings) {
+    return mt::CheckpointIdentity{"ddp", 1, "fp32", mt::fingerprint_of(settings), settings};
+  };
+  nlohmann::json longer = saved_settings;  // --steps 6: the decay would run 6 steps
+  longer["lr_schedule"]["decay_steps"] = 6;
+  longer["lr_schedule"]["min_learning_rate"] = 1e-5;
+  CHECK(mt::identity_mismatch(saved, run_with(longer)).empty());
+  CHECK(mt::identity_mismatch(run_with(longer), saved).empty());
+  // The same math at another layout reshards.
+  CHECK(mt::differs_only_in_layout(saved, {"fsdp", 2, "fp32", run_with(longer).fingerprint, longer}));
+
+  // What the constant schedule reads still counts.
+  nlohmann::json warmer = longer;
+  warmer["lr_schedule"]["warmup_steps"] = 2;
+  CHECK(mt::identity_mismatch(saved, run_with(warmer))
+            .find("lr_schedule.warmup_steps (--lr-warmup-steps): "
+                  "checkpoint 0, this run 2") != std::string::npos);
+  CHECK(mt::identity_mismatch(saved, run_with(warmer)).find("decay_steps") == std::string::npos);
+  // A cosine schedule reads the decay length; a run switching schedules differs in its kind.
+  nlohmann::json cosine = saved_settings, cosine_longer;
+  cosine["lr_schedule"]["kind"] = "cosine";
+  cosine_longer = cosine;
+  cosine_longer["lr_schedule"]["decay_steps"] = 6;
+  CHECK(mt::identity_mismatch(run_with(cosine), run_with(cosine_longer)).find("lr_schedule.decay_steps") !=
+        std::string::npos);
+  CHECK(mt::identity_mismatch(saved, run_with(cosine))
+            .find("lr_schedule.kind (--lr-scheduler): checkpoint "
+                  "\"constant\", this run \"cosine\"") != std::string::npos);
+  // Settings edited apart from their digest are not taken at their word.
+  CHECK_FALSE(mt::identity_mismatch({"ddp", 1, "fp32", "aaaa", saved_settings}, run_with(longer)).empty());
+}
+
 TEST_CASE("metadata round-trips, and a newer format is refused clearly") {
   const auto root = scratch("metadata");
   mt::CheckpointMetadata m;

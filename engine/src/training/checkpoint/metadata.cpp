@@ -133,24 +133,58 @@ std::string option_of(const std::string& path) {
   return it == options.end() ? "" : it->second;
 }
 
+// Settings a learning-rate schedule never reads, by its kind: the constant schedule (warmup, then
+// the base rate) ignores the cosine's decay length and floor. They are recorded and fingerprinted
+// all the same (so checkpoints keep their fingerprints), but never make two runs differ.
+bool ignored_by_schedule(const nlohmann::json& settings, const std::string& path) {
+  static const std::map<std::string, std::set<std::string>> ignored = {
+      {"constant", {"lr_schedule.decay_steps", "lr_schedule.min_learning_rate"}}};
+  const auto schedule = settings.find("lr_schedule");
+  if (schedule == settings.end() || !schedule->is_object()) return false;
+  const auto kind = schedule->find("kind");
+  if (kind == schedule->end() || !kind->is_string()) return false;
+  const auto it = ignored.find(kind->get<std::string>());
+  return it != ignored.end() && it->second.count(path) > 0;
+}
+
 // Each leaf of two settings documents that differs, as "seed: checkpoint 1, this run 7"; a setting
-// only one side has reads "(absent)" on the other.
-void setting_differences(const nlohmann::json& c, const nlohmann::json& r, const std::string& path,
-                         std::vector<std::string>& out) {
+// only one side has reads "(absent)" on the other. A setting both sides' schedules ignore is skipped.
+void setting_differences(const nlohmann::json& c_root, const nlohmann::json& r_root, const nlohmann::json& c,
+                         const nlohmann::json& r, const std::string& path, std::vector<std::string>& out) {
   if (c.is_object() && r.is_object()) {
     std::set<std::string> keys;
     for (const auto& [key, value] : c.items()) keys.insert(key);
     for (const auto& [key, value] : r.items()) keys.insert(key);
     for (const auto& key : keys)
-      setting_differences(c.contains(key) ? c.at(key) : nlohmann::json(),
+      setting_differences(c_root, r_root, c.contains(key) ? c.at(key) : nlohmann::json(),
                           r.contains(key) ? r.at(key) : nlohmann::json(), path.empty() ? key : path + "." + key, out);
     return;
   }
-  if (c == r) return;
+  if (c == r || (ignored_by_schedule(c_root, path) && ignored_by_schedule(r_root, path))) return;
   const std::string option = option_of(path);
   auto value = [](const nlohmann::json& v) { return v.is_null() ? std::string("(absent)") : v.dump(); };
   out.push_back(fmt::format("{}{}: checkpoint {}, this run {}", path, option.empty() ? "" : " (" + option + ")",
                             value(c), value(r)));
+}
+
+// The settings of both sides that differ, where both record settings their fingerprints were
+// taken over; nothing when either side cannot be compared setting by setting.
+std::optional<std::vector<std::string>> comparable_differences(const CheckpointIdentity& c,
+                                                               const CheckpointIdentity& r) {
+  if (!c.settings.is_object() || !r.settings.is_object()) return std::nullopt;  // an older checkpoint
+  if (fingerprint_of(c.settings) != c.fingerprint || fingerprint_of(r.settings) != r.fingerprint)
+    return std::nullopt;  // settings edited apart from the digest: only the digest speaks
+  std::vector<std::string> differences;
+  setting_differences(c.settings, r.settings, c.settings, r.settings, "", differences);
+  return differences;
+}
+
+// The same training math: the same fingerprint, or settings that differ only where neither
+// side's schedule looks (a constant-rate run extended by --steps changes its decay length).
+bool same_math(const CheckpointIdentity& c, const CheckpointIdentity& r) {
+  if (c.fingerprint == r.fingerprint) return true;
+  const auto differences = comparable_differences(c, r);
+  return differences && differences->empty();
 }
 
 }  // namespace
@@ -162,9 +196,10 @@ std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdent
     return fmt::format("world_size: checkpoint has {}, this run {}", c.world_size, r.world_size);
   if (c.precision != r.precision)
     return fmt::format("precision: checkpoint has '{}', this run '{}'", c.precision, r.precision);
-  if (c.fingerprint == r.fingerprint) return "";
+  if (same_math(c, r)) return "";
   std::vector<std::string> differences;
-  if (c.settings.is_object() && r.settings.is_object()) setting_differences(c.settings, r.settings, "", differences);
+  if (c.settings.is_object() && r.settings.is_object())
+    setting_differences(c.settings, r.settings, c.settings, r.settings, "", differences);
   if (differences.empty())  // settings unrecorded (an older checkpoint), or the same settings under another digest
     return fmt::format(
         "config_fingerprint: checkpoint has {}, this run {} (a setting that changes the "
@@ -175,8 +210,7 @@ std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdent
 }
 
 bool differs_only_in_layout(const CheckpointIdentity& c, const CheckpointIdentity& r) {
-  return c.precision == r.precision && c.fingerprint == r.fingerprint &&
-         (c.strategy != r.strategy || c.world_size != r.world_size);
+  return c.precision == r.precision && same_math(c, r) && (c.strategy != r.strategy || c.world_size != r.world_size);
 }
 
 std::string fingerprint_of(const nlohmann::json& settings) { return sha256_hex(settings.dump()); }

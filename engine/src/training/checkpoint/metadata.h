@@ -58,11 +58,13 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir);
 
 // The first difference between a checkpoint and the resuming run, as "strategy: checkpoint has
 // 'fsdp', this run 'ddp'", or "" when they agree. A fingerprint mismatch names every setting that
-// differs with both values, where both sides record their settings.
+// differs with both values, where both sides record their settings; settings that both sides'
+// learning-rate schedules ignore (a constant schedule's decay length and floor) never differ.
 std::string identity_mismatch(const CheckpointIdentity& checkpoint, const CheckpointIdentity& run);
 
 // Whether a checkpoint differs from the run only in how the state is laid out (strategy, world
-// size): the same math (fingerprint) and precision, so it can be resharded on load.
+// size): the same math (fingerprint, or settings as identity_mismatch compares them) and precision,
+// so it can be resharded on load.
 bool differs_only_in_layout(const CheckpointIdentity& checkpoint, const CheckpointIdentity& run);
 
 // SHA-256 over the canonical JSON (sorted keys, no spaces) of `settings`.

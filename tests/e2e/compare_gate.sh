@@ -79,9 +79,16 @@ expect_eq "$RC" 2 "unknown baseline"
 expect_contains "$OUT" "no baseline 'nightly' in the database (there are: main)" "unknown baseline"
 # A campaign is not compared with itself: as a gate it would pass on nothing new.
 capture "$MTRUN" --db "$DB" baseline set now "$SECOND"
+# Another experiment run since in the same database is no new version of `gate`.
+cat > "$WORK/other.yaml" <<'YAML'
+name: other
+studies: [{name: o, workload: command, launch: direct, command: [/bin/true]}]
+YAML
+capture "$MTRUN" --db "$DB" run "$WORK/other.yaml"
+expect_eq "$RC" 0 "another experiment: $OUT"
 capture "$MTRUN" --db "$DB" compare --baseline now --fail-on-regression 10
 expect_eq "$RC" 2 "the latest campaign is the baseline: $OUT"
-expect_contains "$OUT" "the latest campaign, $SECOND, is baseline \`now\` itself: nothing to compare it with yet" "baseline itself"
+expect_contains "$OUT" "the latest campaign of \`gate\`, $SECOND, is baseline \`now\` itself: nothing to compare it with yet" "baseline itself"
 capture "$MTRUN" --db "$DB" baseline delete now
 capture "$MTRUN" --db "$DB" compare "$FIRST" "${FIRST:0:6}"
 expect_eq "$RC" 2 "a campaign with itself"

@@ -45,11 +45,12 @@ Sides choose_sides(Database& db, const CompareOptions& options) {
     if (options.b) {
       throw RunnerError(kExitUsage,
                         "with --baseline, give one campaign: the one compared with the baseline "
-                        "(default: the latest)");
+                        "(default: the latest campaign of the baseline's experiment)");
     }
     const Baseline baseline = find_baseline(db, *options.baseline);
-    return {campaign_by_id(db, baseline.campaign_id), select_campaign(db, options.a),
-            fmt::format("baseline `{}`", baseline.name)};
+    Campaign a = campaign_by_id(db, baseline.campaign_id);
+    Campaign b = options.a ? campaign_by_id(db, *options.a) : latest_campaign_of(db, a.experiment);
+    return {std::move(a), std::move(b), fmt::format("baseline `{}`", baseline.name)};
   }
   if (!options.a || !options.b) {
     throw RunnerError(kExitUsage, "compare needs two campaigns (A B), or --baseline NAME and a campaign");
@@ -70,8 +71,9 @@ int run_compare(const CompareOptions& options, std::ostream& out) {
     if (!options.baseline) {
       throw RunnerError(kExitUsage, fmt::format("A and B are the same campaign, {}: compare needs two", sides.a.id));
     }
-    const std::string subject =
-        options.a ? fmt::format("campaign {}", sides.b.id) : fmt::format("the latest campaign, {},", sides.b.id);
+    const std::string subject = options.a
+                                    ? fmt::format("campaign {}", sides.b.id)
+                                    : fmt::format("the latest campaign of `{}`, {},", sides.b.experiment, sides.b.id);
     throw RunnerError(kExitUsage, fmt::format("{} is {} itself: nothing to compare it with{}", subject, sides.a_label,
                                               options.a ? "" : " yet (run the experiment at the revision to judge)"));
   }
@@ -104,7 +106,7 @@ CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& globa
       "Welch p-value; --fail-on-regression PCT exits 1 when one got worse beyond noise");
   cmd->add_option("A", options->a,
                   "baseline campaign id or prefix (with --baseline: the campaign compared with it, "
-                  "default the latest)");
+                  "default the latest of the baseline's experiment)");
   cmd->add_option("B", options->b, "campaign compared with A");
   cmd->add_option("--baseline", options->baseline, "compare with the campaign of this named baseline (mtrun baseline)");
   cmd->add_option("--match", options->match,

@@ -29,13 +29,29 @@ Campaign campaign_by_id(Database& db, const std::string& id) {
   return first;
 }
 
-Campaign latest_campaign(Database& db) {
+namespace {
+
+// Latest by activity: the campaign whose latest attempt started last, then by creation.
+Campaign latest_where(Database& db, const std::string& where, const std::optional<std::string>& value,
+                      const std::string& none) {
   auto s = db.prepare(
-      fmt::format("SELECT {} FROM campaigns c ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
+      fmt::format("SELECT {} FROM campaigns c {} ORDER BY (SELECT max(a.started_at) FROM attempts a JOIN trials t "
                   "ON t.id = a.trial_id WHERE t.campaign_id = c.id) DESC, c.created_at DESC, c.rowid DESC LIMIT 1",
-                  kCampaignColumns));
-  if (!s.step()) throw RunnerError(kExitUsage, "the database holds no campaign yet");
+                  kCampaignColumns, where));
+  if (value) s.bind(1, *value);
+  if (!s.step()) throw RunnerError(kExitUsage, none);
   return campaign_from_row(s);
+}
+
+}  // namespace
+
+Campaign latest_campaign(Database& db) {
+  return latest_where(db, "", std::nullopt, "the database holds no campaign yet");
+}
+
+Campaign latest_campaign_of(Database& db, const std::string& experiment) {
+  return latest_where(db, "WHERE c.experiment = ?", experiment,
+                      fmt::format("the database holds no campaign of experiment '{}'", experiment));
 }
 
 std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment) {

@@ -17,6 +17,9 @@ Campaign campaign_by_id(Database& db, const std::string& id);
 // those created in the same second, the one added last); throws RunnerError (usage) when there is
 // none.
 Campaign latest_campaign(Database& db);
+// The same among the campaigns of one experiment: what a baseline of that experiment is compared
+// with when no campaign is named (another experiment's latest run is no later version of it).
+Campaign latest_campaign_of(Database& db, const std::string& experiment);
 // Every campaign of an experiment, oldest first (those created in the same second in the order they
 // were added); throws RunnerError (usage) when there is none, naming the experiments there are.
 std::vector<Campaign> experiment_campaigns(Database& db, const std::string& experiment);

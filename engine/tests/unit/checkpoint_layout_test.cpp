@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,15 @@ namespace layout = mt::checkpoint_layout;
 namespace {
 
 fs::path scratch(const std::string& name) { return mt::testing::scratch_folder("mt_ckpt_layout", name); }
+
+// The options a run names its settings by (training/trainer/setting_options.h gives train's).
+const std::map<std::string, std::string> kOptions = {
+    {"seed", "--seed"},
+    {"model.d_model", "--d-model"},
+    {"lr_schedule.kind", "--lr-scheduler"},
+    {"lr_schedule.warmup_steps", "--lr-warmup-steps"},
+    {"lr_schedule.decay_steps", "--lr-decay-steps, by default --warmup-steps + --steps - --lr-warmup-steps"},
+    {"initial_weights_sha256", "--init-from"}};
 
 void make_step(const fs::path& root, int64_t step, bool ready) {
   fs::create_directories(layout::step_dir(root, step));
@@ -102,7 +112,7 @@ TEST_CASE("a fingerprint mismatch names each setting that differs, with both val
   other["seed"] = 7;
   other["lr_schedule"]["decay_steps"] = 6;
   const mt::CheckpointIdentity saved{"fsdp", 2, "fp32", "aaaa", settings};
-  const std::string message = mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb", other});
+  const std::string message = mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb", other, kOptions});
   CHECK(message.rfind("config_fingerprint: checkpoint has aaaa, this run bbbb: ", 0) == 0);
   CHECK(message.find("seed (--seed): checkpoint 1, this run 7") != std::string::npos);
   CHECK(message.find("lr_schedule.decay_steps (--lr-decay-steps, by default --warmup-steps + --steps - "
@@ -113,7 +123,7 @@ TEST_CASE("a fingerprint mismatch names each setting that differs, with both val
   other = settings;
   other["model"]["d_model"] = 64;
   other["initial_weights_sha256"] = "abc";
-  const std::string nested = mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb", other});
+  const std::string nested = mt::identity_mismatch(saved, {"fsdp", 2, "fp32", "bbbb", other, kOptions});
   CHECK(nested.find("model.d_model (--d-model): checkpoint 32, this run 64") != std::string::npos);
   CHECK(nested.find("initial_weights_sha256 (--init-from): checkpoint (absent), this run \"abc\"") !=
         std::string::npos);
@@ -135,7 +145,7 @@ TEST_CASE("a constant learning rate makes no run differ by the decay length or f
   CHECK(mt::fingerprint_of(saved_settings) == saved_fingerprint);
   const mt::CheckpointIdentity saved{"ddp", 1, "fp32", saved_fingerprint, saved_settings};
   auto run_with = [](nlohmann::json settings) {
-    return mt::CheckpointIdentity{"ddp", 1, "fp32", mt::fingerprint_of(settings), settings};
+    return mt::CheckpointIdentity{"ddp", 1, "fp32", mt::fingerprint_of(settings), settings, kOptions};
   };
   nlohmann::json longer = saved_settings;  // --steps 6: the decay would run 6 steps
   longer["lr_schedule"]["decay_steps"] = 6;

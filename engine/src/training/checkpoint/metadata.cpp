@@ -105,34 +105,6 @@ CheckpointMetadata read_metadata(const std::filesystem::path& step_dir) {
 
 namespace {
 
-// The option that sets a fingerprinted setting (training/trainer/checkpoint_state.cpp), by its
-// path in the settings; "" for one without an option of its own.
-std::string option_of(const std::string& path) {
-  static const std::map<std::string, std::string> options = {
-      {"model.vocab_size", "--vocab-size"},
-      {"model.d_model", "--d-model"},
-      {"model.n_heads", "--n-heads"},
-      {"model.n_layers", "--n-layers"},
-      {"model.seq_length", "--seq-length"},
-      {"model.dropout", "--dropout"},
-      {"batch_size", "--batch-size"},
-      {"grad_accum_steps", "--grad-accum-steps"},
-      {"gradient_sync_mode", "--gradient-sync-mode"},
-      {"grad_reduce_dtype", "--grad-reduce-dtype"},
-      {"learning_rate", "--learning-rate"},
-      {"lr_schedule.kind", "--lr-scheduler"},
-      {"lr_schedule.warmup_steps", "--lr-warmup-steps"},
-      // Unless given, the decay runs to the last step: --warmup-steps + --steps - --lr-warmup-steps.
-      {"lr_schedule.decay_steps", "--lr-decay-steps, by default --warmup-steps + --steps - --lr-warmup-steps"},
-      {"lr_schedule.min_learning_rate", "--min-learning-rate"},
-      {"max_grad_norm", "--max-grad-norm"},
-      {"seed", "--seed"},
-      {"keep_denormals", "--keep-denormals"},
-      {"initial_weights_sha256", "--init-from"}};
-  const auto it = options.find(path);
-  return it == options.end() ? "" : it->second;
-}
-
 // Settings a learning-rate schedule never reads, by its kind: the constant schedule (warmup, then
 // the base rate) ignores the cosine's decay length and floor. They are recorded and fingerprinted
 // all the same (so checkpoints keep their fingerprints), but never make two runs differ.
@@ -147,24 +119,33 @@ bool ignored_by_schedule(const nlohmann::json& settings, const std::string& path
   return it != ignored.end() && it->second.count(path) > 0;
 }
 
-// Each leaf of two settings documents that differs, as "seed: checkpoint 1, this run 7"; a setting
-// only one side has reads "(absent)" on the other. A setting both sides' schedules ignore is skipped.
-void setting_differences(const nlohmann::json& c_root, const nlohmann::json& r_root, const nlohmann::json& c,
+// Each leaf of two identities' settings that differs, as "seed (--seed): checkpoint 1, this run 7",
+// below `path` (c and r: the settings there); a setting only one side has reads "(absent)" on the
+// other. A setting both sides' schedules ignore is skipped.
+void setting_differences(const CheckpointIdentity& checkpoint, const CheckpointIdentity& run, const nlohmann::json& c,
                          const nlohmann::json& r, const std::string& path, std::vector<std::string>& out) {
   if (c.is_object() && r.is_object()) {
     std::set<std::string> keys;
     for (const auto& [key, value] : c.items()) keys.insert(key);
     for (const auto& [key, value] : r.items()) keys.insert(key);
     for (const auto& key : keys)
-      setting_differences(c_root, r_root, c.contains(key) ? c.at(key) : nlohmann::json(),
+      setting_differences(checkpoint, run, c.contains(key) ? c.at(key) : nlohmann::json(),
                           r.contains(key) ? r.at(key) : nlohmann::json(), path.empty() ? key : path + "." + key, out);
     return;
   }
-  if (c == r || (ignored_by_schedule(c_root, path) && ignored_by_schedule(r_root, path))) return;
-  const std::string option = option_of(path);
+  if (c == r || (ignored_by_schedule(checkpoint.settings, path) && ignored_by_schedule(run.settings, path))) return;
+  const auto option = run.setting_options.find(path);
   auto value = [](const nlohmann::json& v) { return v.is_null() ? std::string("(absent)") : v.dump(); };
-  out.push_back(fmt::format("{}{}: checkpoint {}, this run {}", path, option.empty() ? "" : " (" + option + ")",
-                            value(c), value(r)));
+  out.push_back(fmt::format("{}{}: checkpoint {}, this run {}", path,
+                            option == run.setting_options.end() ? "" : " (" + option->second + ")", value(c),
+                            value(r)));
+}
+
+std::vector<std::string> setting_differences(const CheckpointIdentity& c, const CheckpointIdentity& r) {
+  std::vector<std::string> differences;
+  if (c.settings.is_object() && r.settings.is_object())
+    setting_differences(c, r, c.settings, r.settings, "", differences);
+  return differences;
 }
 
 // The settings of both sides that differ, where both record settings their fingerprints were
@@ -174,9 +155,7 @@ std::optional<std::vector<std::string>> comparable_differences(const CheckpointI
   if (!c.settings.is_object() || !r.settings.is_object()) return std::nullopt;  // an older checkpoint
   if (fingerprint_of(c.settings) != c.fingerprint || fingerprint_of(r.settings) != r.fingerprint)
     return std::nullopt;  // settings edited apart from the digest: only the digest speaks
-  std::vector<std::string> differences;
-  setting_differences(c.settings, r.settings, c.settings, r.settings, "", differences);
-  return differences;
+  return setting_differences(c, r);
 }
 
 // The same training math: the same fingerprint, or settings that differ only where neither
@@ -197,9 +176,7 @@ std::string identity_mismatch(const CheckpointIdentity& c, const CheckpointIdent
   if (c.precision != r.precision)
     return fmt::format("precision: checkpoint has '{}', this run '{}'", c.precision, r.precision);
   if (same_math(c, r)) return "";
-  std::vector<std::string> differences;
-  if (c.settings.is_object() && r.settings.is_object())
-    setting_differences(c.settings, r.settings, c.settings, r.settings, "", differences);
+  const auto differences = setting_differences(c, r);
   if (differences.empty())  // settings unrecorded (an older checkpoint), or the same settings under another digest
     return fmt::format(
         "config_fingerprint: checkpoint has {}, this run {} (a setting that changes the "

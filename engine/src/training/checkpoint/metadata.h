@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct CheckpointIdentity {
   // The settings the fingerprint is taken over, where known (null in checkpoints that predate
   // them): a fingerprint mismatch names each setting that differs. Not itself compared.
   nlohmann::json settings;
+  // A run's only, for messages (neither stored nor compared): the option that sets each setting,
+  // by its path in `settings` ("seed" -> "--seed").
+  std::map<std::string, std::string> setting_options = {};
 };
 
 struct CheckpointFile {

@@ -9,6 +9,7 @@
 
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/model/model_config_json.h"
+#include "training/trainer/setting_options.h"
 
 namespace mt {
 namespace {
@@ -57,7 +58,7 @@ nlohmann::json checkpoint_settings_json(const TrainConfig& c, const LrSchedule& 
 CheckpointIdentity checkpoint_identity(const TrainConfig& c, int world_size, const LrSchedule& schedule,
                                        const std::string& initial_weights_sha256) {
   const nlohmann::json settings = checkpoint_settings_json(c, schedule, initial_weights_sha256);
-  return {c.strategy, world_size, c.precision, fingerprint_of(settings), settings};
+  return {c.strategy, world_size, c.precision, fingerprint_of(settings), settings, fingerprinted_setting_options()};
 }
 
 void apply_checkpoint_settings(const CheckpointMetadata& metadata, TrainConfig& c) {

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -89,4 +91,17 @@ TEST_CASE("look --json: cores not timed on a busy machine, and nothing to judge 
   CHECK(j["cores"]["campaign"].is_null());
   CHECK(j["cores"]["max_rise_pct"].is_null());
   CHECK(j["cores"]["says"] == "the round trip between CPUs could not be timed: no CPU was free long enough");
+}
+
+TEST_CASE("look --load-only, as run asks of each node: no cores timed and no database read, even a damaged one") {
+  const auto damaged = std::filesystem::temp_directory_path() / "mtrun_look_load_only_not_a_database.sqlite";
+  {
+    std::ofstream out(damaged);
+    out << "not an SQLite database\n";
+  }
+  const MachineLook look = look_at_this_machine(0.1, damaged, true);
+  CHECK_FALSE(look.cores);
+  CHECK(nlohmann::json::parse(machine_look_json(look))["cores"].is_null());
+  CHECK(look.reading.conditions.wall_s > 0);
+  std::filesystem::remove(damaged);
 }

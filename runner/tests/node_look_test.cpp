@@ -115,17 +115,17 @@ TEST_CASE("a node without a reading leaves the look unknown, never quiet") {
 TEST_CASE("a launcher starts one look per node: srun beside any step still running, mpirun per host") {
   CHECK(node_look_command(srun_look_launcher(3), "/opt/mt/mtrun", 1.0) ==
         std::vector<std::string>{"srun", "--overlap", "--mpi=none", "--ntasks-per-node=1", "--job-name=mtrun-look",
-                                 "--quiet", "--nodes=3", "--ntasks=3", "/opt/mt/mtrun", "look", "--json", "--seconds",
-                                 "1"});
+                                 "--quiet", "--nodes=3", "--ntasks=3", "/opt/mt/mtrun", "look", "--json", "--load-only",
+                                 "--seconds", "1"});
   const auto unknown = node_look_command(srun_look_launcher(0), "/opt/mt/mtrun", 0.5);
   CHECK(std::find_if(unknown.begin(), unknown.end(), [](const std::string& w) { return w.rfind("--nodes", 0) == 0; }) ==
         unknown.end());
   CHECK(unknown.back() == "0.5");
   CHECK(node_look_command(mpirun_look_launcher("/c/hosts", true, {"--mca", "btl_tcp_if_include", "mt0"}),
-                          "/opt/mt/mtrun",
-                          1.0) == std::vector<std::string>{"mpirun", "--hostfile", "/c/hosts", "--map-by", "ppr:1:node",
-                                                           "--allow-run-as-root", "--mca", "btl_tcp_if_include", "mt0",
-                                                           "/opt/mt/mtrun", "look", "--json", "--seconds", "1"});
+                          "/opt/mt/mtrun", 1.0) ==
+        std::vector<std::string>{"mpirun", "--hostfile", "/c/hosts", "--map-by", "ppr:1:node", "--allow-run-as-root",
+                                 "--mca", "btl_tcp_if_include", "mt0", "/opt/mt/mtrun", "look", "--json", "--load-only",
+                                 "--seconds", "1"});
   const auto not_root = mpirun_look_launcher("/c/hosts", false, {});
   CHECK(std::find(not_root.begin(), not_root.end(), "--allow-run-as-root") == not_root.end());
 }

@@ -24,8 +24,8 @@ namespace {
 
 constexpr double kLongestLookSeconds = 600;
 
-int look(double seconds, bool json, const std::filesystem::path& db, std::ostream& out) {
-  const MachineLook look = look_at_this_machine(seconds, db);
+int look(double seconds, bool json, bool load_only, const std::filesystem::path& db, std::ostream& out) {
+  const MachineLook look = look_at_this_machine(seconds, db, load_only);
   if (json) {
     // Exit 0 whatever the verdict: `run` starts this on each node and judges the reading itself.
     fmt::print(out, "{}\n", machine_look_json(look));
@@ -68,6 +68,7 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) 
   struct Options {
     double seconds = 1.0;
     bool json = false;
+    bool load_only = false;
     bool allocation = false;
     AllocationLook look;
   };
@@ -81,6 +82,9 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) 
   cmd->add_flag("--json", options->json,
                 "print the reading, the cores and the verdict as one line of JSON (what `run` reads from each node "
                 "of a Slurm allocation or an mpirun hostfile) and exit 0 whatever the verdict");
+  cmd->add_flag("--load-only", options->load_only,
+                "the load alone: neither time the cores nor read --db (what `run` asks of each node, judging the "
+                "loads itself)");
   auto* allocation =
       cmd->add_flag("--allocation", options->allocation,
                     "look at every node of the Slurm allocation this runs in (through srun), not this machine, as a "
@@ -104,10 +108,12 @@ CommandRunner register_look_command(CLI::App& app, const GlobalOptions& global) 
             ->check(number_from_to(0, 1e6)));
   }
   for (CLI::Option* option : needs_allocation) option->needs(allocation);
-  allocation->excludes(cmd->get_option("--json"))->excludes(cmd->get_option("--seconds"));
+  allocation->excludes(cmd->get_option("--json"))
+      ->excludes(cmd->get_option("--seconds"))
+      ->excludes(cmd->get_option("--load-only"));
   return [options, &global](std::ostream& out) {
     if (options->allocation) return look_at_allocation(options->look, global.db, out);
-    return look(options->seconds, options->json, global.db, out);
+    return look(options->seconds, options->json, options->load_only, global.db, out);
   };
 }
 

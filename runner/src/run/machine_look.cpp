@@ -33,7 +33,7 @@ nlohmann::json cores_json(const CoresNow& cores) {
 
 }  // namespace
 
-MachineLook look_at_this_machine(double seconds, const std::filesystem::path& db) {
+MachineLook look_at_this_machine(double seconds, const std::filesystem::path& db, bool load_only) {
   const auto conditions = measure_machine(seconds);
   if (!conditions) throw RunnerError(kExitFailure, "/proc/stat is not readable: the machine's load cannot be measured");
   MachineLook look;
@@ -42,7 +42,7 @@ MachineLook look_at_this_machine(double seconds, const std::filesystem::path& db
   look.reading.conditions = *conditions;
   look.verdict = judge_idle_machine(*conditions, ConditionsThresholds{});
   // The cores as the next campaign's attempts will read them, where nothing else holds them.
-  if (!look.verdict.disturbed) {
+  if (!look.verdict.disturbed && !load_only) {
     look.cores = read_cores_now(db);
     if (look.cores->far_apart()) {
       look.verdict.disturbed = true;

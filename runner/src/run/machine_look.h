@@ -22,8 +22,10 @@ struct MachineLook {
 };
 
 // Looks at this machine for `seconds`; the cores are judged by campaigns in `db` (read only).
-// Throws RunnerError where /proc/stat cannot be read or `db` is not an mtrun database.
-MachineLook look_at_this_machine(double seconds, const std::filesystem::path& db);
+// Throws RunnerError where /proc/stat cannot be read or `db` is not an mtrun database. With
+// `load_only` neither the cores are timed nor `db` read: a node's look for `run`, which judges the
+// loads itself, costs no more than the load and depends on no database there.
+MachineLook look_at_this_machine(double seconds, const std::filesystem::path& db, bool load_only = false);
 
 // The lines `mtrun look` prints: the load, `cores: ...` where timed, then `quiet (...)` or a
 // `busy: REASON` line per reason.

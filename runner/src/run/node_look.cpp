@@ -94,8 +94,8 @@ std::vector<std::string> mpirun_look_launcher(const std::filesystem::path& hostf
 std::vector<std::string> node_look_command(const std::vector<std::string>& launcher, const std::filesystem::path& mtrun,
                                            double seconds) {
   std::vector<std::string> argv = launcher;
-  for (const std::string& word : {mtrun.string(), std::string("look"), std::string("--json"), std::string("--seconds"),
-                                  fmt::format("{:g}", seconds)}) {
+  for (const std::string& word : {mtrun.string(), std::string("look"), std::string("--json"),
+                                  std::string("--load-only"), std::string("--seconds"), fmt::format("{:g}", seconds)}) {
     argv.push_back(word);
   }
   return argv;

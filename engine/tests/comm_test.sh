@@ -120,6 +120,8 @@ expect_refusal "--ops: unknown collective 'all_redcue'" --ops all_redcue
 expect_refusal "--min-bytes 8192 must be at most --max-bytes 4096" --min-bytes 8192 --max-bytes 4096
 expect_refusal "--sizes: 'x' is not a size of at least 4 bytes" --sizes 4096,x
 expect_refusal "--sizes ',' names no size" --sizes ,
+expect_refusal "--sizes '4096,,8192' has an empty item between commas" --sizes 4096,,8192
+expect_refusal "--sizes: 4096 is given twice (each size is measured once)" --sizes 4096,8192,4096
 expect_refusal "--sizes: 1099511627776 is larger than 8 GiB (8589934592)" --sizes 1099511627776
 # 8 GiB all-gathers on 3 ranks of this host need far more memory than a test machine has: refused
 # before a buffer exists, naming the need, instead of waking the OOM killer.

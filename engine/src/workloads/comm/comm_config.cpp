@@ -1,5 +1,7 @@
 #include "workloads/comm/comm_config.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -84,16 +86,22 @@ OptionTable comm_option_table(CommConfig& c) {
 std::vector<int64_t> message_sizes(const CommConfig& c) {
   std::vector<int64_t> sizes;
   if (!c.sizes.empty()) {
-    for (const auto& item : split_list(c.sizes)) {
+    const std::vector<std::string> items = split_list(c.sizes);
+    if (items.empty()) throw std::invalid_argument(fmt::format("--sizes '{}' names no size", c.sizes));
+    // A list with a hole ("1024,,4096") lost a size in editing: say so rather than measure the rest.
+    if (c.sizes.front() == ',' || c.sizes.back() == ',' || c.sizes.find(",,") != std::string::npos)
+      throw std::invalid_argument(fmt::format("--sizes '{}' has an empty item between commas", c.sizes));
+    for (const auto& item : items) {
       char* end = nullptr;
       const long long v = std::strtoll(item.c_str(), &end, 10);
       if (*end != '\0' || v < 4)
         throw std::invalid_argument(fmt::format("--sizes: '{}' is not a size of at least 4 bytes", item));
       if (v > kMaxMessageBytes)
         throw std::invalid_argument(fmt::format("--sizes: {} is larger than 8 GiB ({})", item, kMaxMessageBytes));
+      if (std::find(sizes.begin(), sizes.end(), v) != sizes.end())
+        throw std::invalid_argument(fmt::format("--sizes: {} is given twice (each size is measured once)", v));
       sizes.push_back(v);
     }
-    if (sizes.empty()) throw std::invalid_argument(fmt::format("--sizes '{}' names no size", c.sizes));
     return sizes;
   }
   for (double bytes = static_cast<double>(c.min_bytes); bytes <= static_cast<double>(c.max_bytes) * (1 + 1e-9);

@@ -155,7 +155,8 @@ OptionTable train_option_table(TrainConfig& c) {
                      &c.profile_dir});
   o.push_back(Option{"init-from", OptionType::text,
                      "start from these weights (safetensors, nanoGPT names, as `mtengine export` writes them) "
-                     "instead of the seed's initialisation",
+                     "instead of the seed's initialisation; AdamW moments from `export --with-optimizer` are not "
+                     "used (the optimizer starts fresh)",
                      &c.init_from});
   {
     Option weights{"weights-out", OptionType::text,

@@ -233,6 +233,8 @@ capture "$MTRUN" --db "$DB" run "$WORK/redo.yaml"
 expect_eq "$RC" 1 "a campaign with disturbed and failing trials"
 expect_contains "$OUT" "4 attempt(s) ran on a disturbed machine; the summary, the answers and reports leave them out of means, and \`mtrun rerun --disturbed\` measures them again" \
   "run says how to measure the disturbed trials again"
+expect_contains "$OUT" "measures them again (with --wait-quiet SECONDS, on a quiet machine: without it they run as soon as they can, busy or not" \
+  "and that waiting for a quiet machine is what makes that measurement differ"
 STATUS=$("$MTRUN" --db "$DB" status)
 expect_contains "$STATUS" "6 trials: 4 succeeded, 2 not succeeded, 0 not finished" "status counts the trials"
 expect_contains "$STATUS" "4 of the succeeded ran on a disturbed machine: left out of means; \`mtrun rerun --disturbed\` measures them again" \

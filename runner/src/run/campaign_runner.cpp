@@ -434,8 +434,13 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
                "'disturbed'\")\n",
                result.disturbed,
                keep_disturbed ? "the experiment keeps them in means (conditions: keep_disturbed)"
-                              : "the summary, the answers and reports leave them out of means, and `mtrun rerun "
-                                "--disturbed` measures them again");
+                              : fmt::format("the summary, the answers and reports leave them out of means, and `mtrun "
+                                            "rerun --disturbed` measures them again{}",
+                                            result.waited_for_quiet
+                                                ? ""
+                                                : " (with --wait-quiet SECONDS, on a quiet machine: without it they "
+                                                  "run as soon as they can, busy or not; `mtrun look` says what "
+                                                  "keeps the machine busy)"));
   }
   if (result.lease_lost) {
     fmt::print(out,

@@ -56,6 +56,7 @@ struct CampaignResult {
   int not_run = 0;    // left when stopped
   bool stopped = false;
   bool lease_lost = false;
+  bool waited_for_quiet = false;  // each trial waited for a quiet machine first (--wait-quiet)
 };
 
 // What a job runs before its ranks (its look for quiet nodes, run/job_look.h): the file it writes

@@ -163,7 +163,8 @@ expect_contains "$OUT" "(still busy after 2 s: other processes used" "--wait-qui
 expect_contains "$OUT" "disturbed: other processes used" "the progress line names the disturbance"
 # The run's summary, like reports, leaves them out of means and counts them apart.
 expect_contains "$(grep '^t  *cfg=10 ' <<<"$OUT")" "0/2 (2 disturbed)" "the summary counts disturbed attempts apart"
-expect_contains "$OUT" "4 attempt(s) ran on a disturbed machine; the summary, the answers and reports leave them out of means" "and says so"
+expect_contains "$OUT" "4 attempt(s) ran on a disturbed machine (mtrun query \"select * from conditions where verdict = 'disturbed'\"); the summary, the answers and reports leave them out of means" "and says so"
+! grep -qF -- "--wait-quiet SECONDS (without it" <<<"$OUT" || fail "trials that waited for a quiet machine are not told to wait: $OUT"
 stop_hogs
 expect_eq "$(sql "select count(*) from conditions where verdict = 'disturbed'")" 4 "every attempt under the hogs is disturbed"
 expect_eq "$(sql "select count(*) from conditions where reasons like '[\"other processes used %'")" 4 "the reason is recorded"
@@ -231,9 +232,9 @@ YAML
 DB="$WORK/redo.sqlite"
 capture "$MTRUN" --db "$DB" run "$WORK/redo.yaml"
 expect_eq "$RC" 1 "a campaign with disturbed and failing trials"
-expect_contains "$OUT" "4 attempt(s) ran on a disturbed machine; the summary, the answers and reports leave them out of means, and \`mtrun rerun --disturbed\` measures them again" \
+expect_contains "$OUT" "the summary, the answers and reports leave them out of means, and \`mtrun rerun --disturbed\` measures them again" \
   "run says how to measure the disturbed trials again"
-expect_contains "$OUT" "measures them again (with --wait-quiet SECONDS, on a quiet machine: without it they run as soon as they can, busy or not" \
+expect_contains "$OUT" "measures them again, on a quiet machine with --wait-quiet SECONDS (without it they run at once, busy or not;" \
   "and that waiting for a quiet machine is what makes that measurement differ"
 STATUS=$("$MTRUN" --db "$DB" status)
 expect_contains "$STATUS" "6 trials: 4 succeeded, 2 not succeeded, 0 not finished" "status counts the trials"

@@ -430,17 +430,17 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
   fmt::print(out, "\nresults: {}  ({})\n", db.string(), where_to_look(rows));
   if (result.disturbed > 0) {
     fmt::print(out,
-               "{} attempt(s) ran on a disturbed machine; {} (mtrun query \"select * from conditions where verdict = "
-               "'disturbed'\")\n",
+               "{} attempt(s) ran on a disturbed machine (mtrun query \"select * from conditions where verdict = "
+               "'disturbed'\"); {}\n",
                result.disturbed,
                keep_disturbed ? "the experiment keeps them in means (conditions: keep_disturbed)"
                               : fmt::format("the summary, the answers and reports leave them out of means, and `mtrun "
                                             "rerun --disturbed` measures them again{}",
                                             result.waited_for_quiet
                                                 ? ""
-                                                : " (with --wait-quiet SECONDS, on a quiet machine: without it they "
-                                                  "run as soon as they can, busy or not; `mtrun look` says what "
-                                                  "keeps the machine busy)"));
+                                                : ", on a quiet machine with --wait-quiet SECONDS (without it they "
+                                                  "run at once, busy or not; `mtrun look` says what keeps the "
+                                                  "machine busy)"));
   }
   if (result.lease_lost) {
     fmt::print(out,

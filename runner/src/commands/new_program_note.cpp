@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "store/alike_campaign.h"
+#include "store/campaign_lookup.h"
 #include "store/trial_json.h"
 
 namespace mt {

@@ -237,12 +237,11 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
     result.stopped = more.stopped;
     result.lease_lost = more.lease_lost;
   }
-  result.waited_for_quiet = settings.wait_quiet_seconds() > 0;
   std::string answers = result.stopped || result.lease_lost ? "" : campaign_answers(store.db(), campaign_id);
   // Where a configuration stopped at max, its mean is less certain than the experiment asked for.
   if (!result.stopped && !result.lease_lost)
     answers += adaptive_outcome_line(store.db(), campaign_id, settings.adaptive);
-  return finish_campaign(store, campaign_id, result, answers, db, out);
+  return finish_campaign(store, campaign_id, result, answers, db, settings.wait_quiet_seconds(), out);
 }
 
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {

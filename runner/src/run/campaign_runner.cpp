@@ -422,7 +422,8 @@ std::string trial_label(const Trial& t) {
 }
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
-                    const std::string& answers, const std::filesystem::path& db, std::ostream& out) {
+                    const std::string& answers, const std::filesystem::path& db, double wait_quiet_s,
+                    std::ostream& out) {
   const std::vector<TrialRow> rows = campaign_trials(store.db(), campaign_id);
   const bool keep_disturbed = keeps_disturbed(store.db(), campaign_id);
   fmt::print(out, "\n{}", render_summary(rows, keep_disturbed));
@@ -433,14 +434,14 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
                "{} attempt(s) ran on a disturbed machine (mtrun query \"select * from conditions where verdict = "
                "'disturbed'\"); {}\n",
                result.disturbed,
-               keep_disturbed ? "the experiment keeps them in means (conditions: keep_disturbed)"
-                              : fmt::format("the summary, the answers and reports leave them out of means, and `mtrun "
-                                            "rerun --disturbed` measures them again{}",
-                                            result.waited_for_quiet
-                                                ? ""
-                                                : ", on a quiet machine with --wait-quiet SECONDS (without it they "
-                                                  "run at once, busy or not; `mtrun look` says what keeps the "
-                                                  "machine busy)"));
+               keep_disturbed
+                   ? "the experiment keeps them in means (conditions: keep_disturbed)"
+                   : fmt::format("the summary, the answers and reports leave them out of means, and `mtrun "
+                                 "rerun --disturbed` measures them again{}",
+                                 wait_quiet_s > 0 ? ""
+                                                  : ", on a quiet machine with --wait-quiet SECONDS (without it they "
+                                                    "run at once, busy or not; `mtrun look` says what keeps the "
+                                                    "machine busy)"));
   }
   if (result.lease_lost) {
     fmt::print(out,

@@ -56,7 +56,6 @@ struct CampaignResult {
   int not_run = 0;    // left when stopped
   bool stopped = false;
   bool lease_lost = false;
-  bool waited_for_quiet = false;  // each trial waited for a quiet machine first (--wait-quiet)
 };
 
 // What a job runs before its ranks (its look for quiet nodes, run/job_look.h): the file it writes
@@ -85,8 +84,10 @@ std::string trial_label(const Trial& trial);
 
 // Exit code and closing lines shared by run and rerun: summary table, the answers to the
 // campaign's questions (`answers`, printed as they are), where the results are, and what to do about
-// failures or an interruption.
+// failures or an interruption. `wait_quiet_s`: how long each trial waited for a quiet machine at most
+// (0: none), which decides how attempts run on a disturbed one can be measured again.
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
-                    const std::string& answers, const std::filesystem::path& db, std::ostream& out);
+                    const std::string& answers, const std::filesystem::path& db, double wait_quiet_s,
+                    std::ostream& out);
 
 }  // namespace mt

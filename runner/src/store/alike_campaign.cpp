@@ -2,12 +2,6 @@
 
 namespace mt {
 
-bool has_campaign(Database& db, const std::string& id) {
-  auto s = db.prepare("SELECT 1 FROM campaigns WHERE id = ?");
-  s.bind(1, id);
-  return s.step();
-}
-
 std::optional<AlikeCampaign> latest_alike_campaign(Database& db, const Campaign& campaign) {
   auto s = db.prepare(
       "SELECT id FROM campaigns WHERE experiment = ? AND plan_hash = ? AND launcher = ? AND source_revision = ? "

@@ -18,9 +18,6 @@ struct AlikeCampaign {
   std::vector<std::string> programs;
 };
 
-// Whether `id` is a campaign of the database.
-bool has_campaign(Database& db, const std::string& id);
-
 // The latest campaign other than `campaign` of the same experiment, plan, launcher and source
 // revision; nullopt where there is none.
 std::optional<AlikeCampaign> latest_alike_campaign(Database& db, const Campaign& campaign);

@@ -45,6 +45,12 @@ Campaign latest_where(Database& db, const std::string& where, const std::optiona
 
 }  // namespace
 
+bool has_campaign(Database& db, const std::string& id) {
+  auto s = db.prepare("SELECT 1 FROM campaigns WHERE id = ?");
+  s.bind(1, id);
+  return s.step();
+}
+
 Campaign latest_campaign(Database& db) {
   return latest_where(db, "", std::nullopt, "the database holds no campaign yet");
 }

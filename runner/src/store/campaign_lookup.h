@@ -13,6 +13,8 @@ namespace mt {
 // The campaign named by id or unique prefix; throws RunnerError (usage) when there is none or
 // the prefix is ambiguous.
 Campaign campaign_by_id(Database& db, const std::string& id);
+// Whether `id` (in full) is a campaign of the database.
+bool has_campaign(Database& db, const std::string& id);
 // The campaign whose latest attempt started last (of those with none, the one created last; of
 // those created in the same second, the one added last); throws RunnerError (usage) when there is
 // none.

@@ -7,7 +7,8 @@ set -uo pipefail
 MTENGINE=${1:?usage: init_from_test.sh PATH/TO/mtengine}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-MPIRUN=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader -np 2)
+LAUNCH=(mpirun --allow-run-as-root --oversubscribe --mca pml ob1 --mca btl self,vader)
+MPIRUN=("${LAUNCH[@]}" -np 2)
 MODEL=(--vocab-size 96 --n-heads 4 --seq-length 16 --batch-size 2 --threads 1 --warmup-steps 0 --collective-timeout 60)
 failures=0
 
@@ -134,5 +135,42 @@ N_LAYERS=1 expect 2 "tensor 'transformer.h.1." --steps 1 --init-from "$E"
 drop_tensors "$E" "$WORK/orphan_moments.safetensors" transformer.h.1.
 N_LAYERS=1 expect 2 "tensor 'optimizer.exp_avg.transformer.h.1." --steps 1 --init-from "$WORK/orphan_moments.safetensors"
 
+# Each rank reads its own host's copy: ranks in different folders here, one relative path. All decide
+# together, so one rank's bad copy stops the job at once with exit 2 (not a rank waiting in a
+# collective until --collective-timeout), rank 0 naming that rank; copies that differ are refused.
+# ranks_in FOLDER0 FOLDER1 ARGS...: rank 0 starts in FOLDER0, rank 1 in FOLDER1.
+ranks_in() {
+  local first=$1 second=$2
+  shift 2
+  local engine=("$MTENGINE" train "${MODEL[@]}" --d-model 32 --n-layers 2 --steps 1 "$@")
+  timeout 50 "${LAUNCH[@]}" -np 1 -wdir "$first" "${engine[@]}" : -np 1 -wdir "$second" "${engine[@]}" \
+    >"$WORK/out" 2>&1
+}
+mkdir -p "$WORK/host_a" "$WORK/host_b" "$WORK/host_c"
+cp "$W" "$WORK/host_a/w.safetensors"
+cp "$WORK/nan.safetensors" "$WORK/host_b/w.safetensors"
+"$MTENGINE" train "${MODEL[@]}" --d-model 32 --n-layers 2 --steps 1 --seed 5 --weights-out "$WORK/host_c/w.safetensors" \
+  >"$WORK/out" 2>&1 || fail "writing other weights: $(cat "$WORK/out")"
+expect_ranks() {  # expect_ranks FOLDER0 FOLDER1 MESSAGE
+  ranks_in "$1" "$2" --init-from w.safetensors --output "$WORK/ranks.json"
+  local rc=$?
+  if [[ $rc != 2 ]] || ! grep -qF -- "$3" "$WORK/out"; then
+    fail "ranks in $1 and $2 -> exit $rc (want 2 with '$3'): $(cat "$WORK/out")"
+  elif ! python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["status"] == "error" and sys.argv[2] in r["error"]["reason"]' \
+    "$WORK/ranks.json" "$3"; then
+    fail "ranks in $1 and $2: no error result naming it: $(cat "$WORK/ranks.json" 2>&1)"
+  else
+    echo "ok: ranks in $(basename "$1") and $(basename "$2") -> 2: $3"
+  fi
+  rm -f "$WORK/ranks.json"
+}
+expect_ranks "$WORK/host_a" "$WORK/host_b" \
+  "rank 1 on host '$(hostname)': --init-from 'w.safetensors': 'transformer.h.1.attn.c_attn.weight' holds 2 value(s) that are not finite"
+expect_ranks "$WORK/host_b" "$WORK/host_a" \
+  "--init-from 'w.safetensors': 'transformer.h.1.attn.c_attn.weight' holds 2 value(s) that are not finite"
+expect_ranks "$WORK/host_a" "$WORK/host_c" \
+  "--init-from 'w.safetensors' is not the same file on every rank: rank 1 on host '$(hostname)' read sha256 $(sha256sum "$WORK/host_c/w.safetensors" | cut -c1-64)"
+ranks_in "$WORK/host_a" "$WORK/host_a" --init-from w.safetensors || fail "ranks with the same copy: $(cat "$WORK/out")"
+
 [ "$failures" -eq 0 ] || exit 1
-echo "PASS: --init-from takes exported weights (moments unread) and refuses what can never start the run with exit 2"
+echo "PASS: --init-from takes exported weights (moments unread) and refuses what can never start the run, on any rank, with exit 2"

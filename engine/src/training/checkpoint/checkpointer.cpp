@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/comm/first_rank_problem.h"
 #include "training/checkpoint/checkpoint_error.h"
 #include "training/checkpoint/durable_file.h"
 #include "training/checkpoint/layout.h"
@@ -53,16 +54,12 @@ void rank0_decides(ControlChannel& control, const std::function<std::string()>& 
 }
 
 void all_ranks_or_none(ControlChannel& control, const std::string& local_error) {
-  const double failed = control.min(local_error.empty() ? control.world_size() : control.rank());
-  if (failed >= control.world_size()) return;
-  // Rank 0 speaks for the job (mpirun may stop the others before they print), so it carries the
-  // failing rank's own words.
-  const auto errors = control.gather_text_to_root(local_error);
-  const int first = static_cast<int>(failed);
-  if (control.rank() == 0 && first != 0)
-    throw CheckpointError(fmt::format("rank {}: {}", first, errors[static_cast<std::size_t>(first)]));
+  const auto failed = first_rank_problem(control, local_error);
+  if (!failed) return;
+  if (control.rank() == 0 && failed->rank != 0)
+    throw CheckpointError(fmt::format("rank {}: {}", failed->rank, failed->words));
   if (!local_error.empty()) throw CheckpointError(local_error);
-  throw CheckpointError(fmt::format("rank {} could not read its checkpoint shard", first));
+  throw CheckpointError(fmt::format("rank {} could not read its checkpoint shard", failed->rank));
 }
 
 Checkpointer::Checkpointer(CheckpointSettings settings, ControlChannel& control, CheckpointIdentity identity,

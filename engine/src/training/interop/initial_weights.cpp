@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "core/comm/first_rank_problem.h"
 #include "core/job/input_error.h"
 #include "training/checkpoint/sha256.h"
 #include "training/interop/nanogpt_names.h"
@@ -93,6 +94,44 @@ InitialWeights load_initial_weights(GptImpl& model, const std::filesystem::path&
   }
   for (auto& [target, values] : copies) target.copy_(values);
   return {path.string(), sha256_file(path), ignored_moments};
+}
+
+InitialWeights load_initial_weights_on_every_rank(GptImpl& model, const std::filesystem::path& path,
+                                                  ControlChannel& control) {
+  InitialWeights loaded;
+  std::string mine;
+  try {
+    loaded = load_initial_weights(model, path);
+  } catch (const InputError& e) {
+    mine = e.what();
+  }
+  if (const auto failed = first_rank_problem(control, mine)) {
+    const auto hosts = control.hostnames();  // every rank is here: the decision was joint
+    if (control.rank() == 0 && failed->rank != 0)
+      throw InputError(fmt::format("rank {} on host '{}': {}", failed->rank,
+                                   hosts[static_cast<std::size_t>(failed->rank)], failed->words));
+    throw InputError(!mine.empty() ? mine : fmt::format("rank {} cannot start from --init-from", failed->rank));
+  }
+  // Every rank read a usable file; a copy that differs would start its rank from other weights.
+  const auto digests = control.gather_text_to_root(loaded.sha256);  // on rank 0
+  int differing = 0;                                                // the first rank whose copy differs
+  for (std::size_t rank = 1; rank < digests.size() && differing == 0; ++rank) {
+    if (digests[rank] != digests[0]) differing = static_cast<int>(rank);
+  }
+  const auto first_differing = static_cast<std::size_t>(control.max(differing));
+  if (first_differing > 0) {
+    const auto hosts = control.hostnames();
+    const std::string which =
+        digests.empty()
+            ? ""
+            : fmt::format(": rank {} on host '{}' read sha256 {}, rank 0 on host '{}' read {}", first_differing,
+                          hosts[first_differing], digests[first_differing], hosts[0], digests[0]);
+    throw InputError(
+        fmt::format("--init-from '{}' is not the same file on every rank{}; every rank must start from "
+                    "the same weights: give each host the same file",
+                    path.string(), which));
+  }
+  return loaded;
 }
 
 }  // namespace mt

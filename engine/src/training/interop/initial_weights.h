@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/comm/control_channel.h"
 #include "training/model/gpt.h"
 
 namespace mt {
@@ -22,5 +23,12 @@ struct InitialWeights {
 
 // Throws InputError naming the file and the first mismatch.
 InitialWeights load_initial_weights(GptImpl& model, const std::filesystem::path& path);
+
+// The same on every rank of a job, each reading its own host's copy, decided together (a
+// collective): a file that one rank cannot use stops every rank as bad input, rank 0 naming that
+// rank, its host and the problem, instead of leaving the others waiting in a collective; and ranks
+// that read different bytes are refused, since they would start from different weights.
+InitialWeights load_initial_weights_on_every_rank(GptImpl& model, const std::filesystem::path& path,
+                                                  ControlChannel& control);
 
 }  // namespace mt

@@ -158,7 +158,7 @@ void train_on_this_rank(const TrainConfig& config, ProcessGroup& group, RankRun&
   if (profiler) runtime = profiler->traced(std::move(runtime));
   Gpt model = make_gpt(config.model, config.seed);
   if (!config.init_from.empty()) {
-    const InitialWeights initial = load_initial_weights(*model, config.init_from);
+    const InitialWeights initial = load_initial_weights_on_every_rank(*model, config.init_from, control);
     run.initial_weights_path = initial.path;
     run.initial_weights_sha256 = initial.sha256;
     if (initial.ignored_moments > 0 && control.rank() == 0)

@@ -58,6 +58,17 @@ def parse_args():
     unknown = [op for op in a.ops.split(",") if a.ops != "all" and op and op not in OPS]
     if unknown:
         p.error(f"--ops: unknown collective '{unknown[0]}' (known: {', '.join(OPS)})")
+    if a.sizes:
+        items = a.sizes.split(",")
+        if "" in items:
+            p.error(f"--sizes '{a.sizes}' has an empty item between commas")
+        sizes = []
+        for item in items:
+            if not item.isdigit() or int(item) < 4:
+                p.error(f"--sizes: '{item}' is not a size of at least 4 bytes")
+            if int(item) in sizes:
+                p.error(f"--sizes: {int(item)} is given twice (each size is measured once)")
+            sizes.append(int(item))
     if a.step_factor <= 1 or a.min_bytes < 4 or a.min_bytes > a.max_bytes or a.iters < 1 or a.warmup < 0 \
             or a.timed_bytes < 0:
         p.error("need 4 <= --min-bytes <= --max-bytes, --step-factor > 1, --iters >= 1, --warmup >= 0, "
@@ -67,7 +78,7 @@ def parse_args():
 
 def message_sizes(a):
     if a.sizes:
-        return [int(item) for item in a.sizes.split(",") if item]
+        return [int(item) for item in a.sizes.split(",")]  # checked by parse_args
     sizes, size = [], float(a.min_bytes)
     while size <= a.max_bytes * (1 + 1e-9):
         sizes.append(int(size))

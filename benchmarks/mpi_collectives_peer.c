@@ -281,6 +281,16 @@ static const char* value_of(int argc, char** argv, int* i) {
   return argv[++*i];
 }
 
+/* A flag's text into its field, whole: a value cut short would measure something else unnoticed. */
+static void copy_value(char* field, size_t size, const char* value, const char* flag) {
+  if (strlen(value) >= size) {
+    char message[256];
+    snprintf(message, sizeof message, "%s is too long (at most %zu characters)", flag, size - 1);
+    die(message);
+  }
+  memcpy(field, value, strlen(value) + 1);
+}
+
 static long long number(const char* text, const char* flag, long long minimum) {
   char* end = NULL;
   long long v = strtoll(text, &end, 10);
@@ -305,17 +315,18 @@ static void parse(int argc, char** argv, struct config* c) {
                        .thread_level = -1};
   for (int i = 1; i < argc; ++i) {
     const char* flag = argv[i];
-    if (!strcmp(flag, "--ops")) snprintf(c->ops, sizeof c->ops, "%s", value_of(argc, argv, &i));
-    else if (!strcmp(flag, "--sizes")) snprintf(c->sizes, sizeof c->sizes, "%s", value_of(argc, argv, &i));
+    if (!strcmp(flag, "--ops")) copy_value(c->ops, sizeof c->ops, value_of(argc, argv, &i), flag);
+    else if (!strcmp(flag, "--sizes")) copy_value(c->sizes, sizeof c->sizes, value_of(argc, argv, &i), flag);
     else if (!strcmp(flag, "--min-bytes")) c->min_bytes = number(value_of(argc, argv, &i), flag, 4);
     else if (!strcmp(flag, "--max-bytes")) c->max_bytes = number(value_of(argc, argv, &i), flag, 4);
     else if (!strcmp(flag, "--step-factor")) c->step_factor = atof(value_of(argc, argv, &i));
     else if (!strcmp(flag, "--warmup")) c->warmup = number(value_of(argc, argv, &i), flag, 0);
     else if (!strcmp(flag, "--iters")) c->iters = number(value_of(argc, argv, &i), flag, 1);
     else if (!strcmp(flag, "--timed-bytes")) c->timed_bytes = number(value_of(argc, argv, &i), flag, 0);
-    else if (!strcmp(flag, "--placement")) snprintf(c->placement, sizeof c->placement, "%s", value_of(argc, argv, &i));
-    else if (!strcmp(flag, "--split")) snprintf(c->split, sizeof c->split, "%s", value_of(argc, argv, &i));
-    else if (!strcmp(flag, "--output")) snprintf(c->output, sizeof c->output, "%s", value_of(argc, argv, &i));
+    else if (!strcmp(flag, "--placement"))
+      copy_value(c->placement, sizeof c->placement, value_of(argc, argv, &i), flag);
+    else if (!strcmp(flag, "--split")) copy_value(c->split, sizeof c->split, value_of(argc, argv, &i), flag);
+    else if (!strcmp(flag, "--output")) copy_value(c->output, sizeof c->output, value_of(argc, argv, &i), flag);
     else if (!strcmp(flag, "--thread-multiple")) c->thread_level = MPI_THREAD_MULTIPLE;
     else if (!strcmp(flag, "--thread-level")) c->thread_level = thread_level_of(value_of(argc, argv, &i));
     else {
@@ -337,9 +348,22 @@ static int message_sizes(const struct config* c, long long* sizes) {
   if (c->sizes[0]) {
     char list[sizeof c->sizes];
     snprintf(list, sizeof list, "%s", c->sizes);
+    const size_t length = strlen(list);
+    if (list[0] == ',' || list[length - 1] == ',' || strstr(list, ",,")) {
+      char message[sizeof c->sizes + 64];
+      snprintf(message, sizeof message, "--sizes '%s' has an empty item between commas", c->sizes);
+      die(message);
+    }
     for (char* item = strtok(list, ","); item; item = strtok(NULL, ",")) {
       if (n == MAX_SIZES) die("--sizes lists too many sizes");
-      sizes[n++] = number(item, "--sizes", 4);
+      sizes[n] = number(item, "--sizes", 4);
+      for (int k = 0; k < n; ++k) {
+        if (sizes[k] != sizes[n]) continue;
+        char message[128];
+        snprintf(message, sizeof message, "--sizes: %lld is given twice (each size is measured once)", sizes[n]);
+        die(message);
+      }
+      ++n;
     }
     return n;
   }

@@ -150,3 +150,24 @@ expect_eq "$RC" 2 "an unknown thread level: exit code"
 expect_contains "$OUT" "--thread-level must be single, funneled, serialized or multiple" "an unknown thread level is named"
 [ ! -e "$WORK/peer_bad.json" ] || fail "an unknown thread level wrote a result"
 echo "PASS (thread levels)"
+
+# The peers read --sizes as the engine does: an empty item or a size given twice is refused (exit 2,
+# the item named, nothing written), not measured as what is left.
+for sizes in "1024,,2048" "1024,2048,1024"; do
+  capture "${MPIRUN[@]}" "$PEER" --sizes "$sizes" --output "$WORK/peer_sizes.json"
+  expect_eq "$RC" 2 "the bare loop with --sizes $sizes: exit code"
+  capture "$PYTHON" "$MT_SOURCE_DIR/benchmarks/gloo_collectives_peer.py" --sizes "$sizes" --output "$WORK/peer_sizes.json"
+  expect_eq "$RC" 2 "the Gloo peer with --sizes $sizes: exit code"
+  [ ! -e "$WORK/peer_sizes.json" ] || fail "--sizes $sizes wrote a result"
+done
+expect_contains "$OUT" "--sizes: 1024 is given twice (each size is measured once)" "the Gloo peer names the duplicate"
+capture "${MPIRUN[@]}" "$PEER" --sizes "1024,,2048"
+expect_contains "$OUT" "mpi_collectives_peer: --sizes '1024,,2048' has an empty item between commas" "the bare loop names the empty item"
+capture "$PYTHON" "$MT_SOURCE_DIR/benchmarks/gloo_collectives_peer.py" --sizes "1024,,2048"
+expect_contains "$OUT" "--sizes '1024,,2048' has an empty item between commas" "the Gloo peer names the empty item"
+capture "${MPIRUN[@]}" "$PEER" --sizes 1024,1024
+expect_contains "$OUT" "mpi_collectives_peer: --sizes: 1024 is given twice" "the bare loop names the duplicate"
+capture "${MPIRUN[@]}" "$PEER" --sizes "$(printf '4096,%.0s' $(seq 300))4"
+expect_eq "$RC" 2 "a --sizes list longer than the peer holds: exit code"
+expect_contains "$OUT" "--sizes is too long (at most 1023 characters)" "a list the peer would cut short is refused"
+echo "PASS (peer --sizes)"

@@ -165,6 +165,10 @@ expect_contains "$OUT" "disturbed: other processes used" "the progress line name
 expect_contains "$(grep '^t  *cfg=10 ' <<<"$OUT")" "0/2 (2 disturbed)" "the summary counts disturbed attempts apart"
 expect_contains "$OUT" "4 attempt(s) ran on a disturbed machine (mtrun query \"select * from conditions where verdict = 'disturbed'\"); the summary, the answers and reports leave them out of means" "and says so"
 ! grep -qF -- "--wait-quiet SECONDS (without it" <<<"$OUT" || fail "trials that waited for a quiet machine are not told to wait: $OUT"
+STATUS=$("$MTRUN" --db "$DB" status)
+expect_contains "$STATUS" "ran on a disturbed machine: left out of means; \`mtrun rerun --disturbed\` measures them again" \
+  "status says how to measure the disturbed ones again"
+! grep -qF -- "--wait-quiet SECONDS" <<<"$STATUS" || fail "status tells attempts that waited for a quiet machine to wait: $STATUS"
 stop_hogs
 expect_eq "$(sql "select count(*) from conditions where verdict = 'disturbed'")" 4 "every attempt under the hogs is disturbed"
 expect_eq "$(sql "select count(*) from conditions where reasons like '[\"other processes used %'")" 4 "the reason is recorded"
@@ -238,8 +242,8 @@ expect_contains "$OUT" "measures them again, on a quiet machine with --wait-quie
   "and that waiting for a quiet machine is what makes that measurement differ"
 STATUS=$("$MTRUN" --db "$DB" status)
 expect_contains "$STATUS" "6 trials: 4 succeeded, 2 not succeeded, 0 not finished" "status counts the trials"
-expect_contains "$STATUS" "4 of the succeeded ran on a disturbed machine: left out of means; \`mtrun rerun --disturbed\` measures them again" \
-  "and says how to measure the disturbed ones again"
+expect_contains "$STATUS" "4 of the succeeded ran on a disturbed machine: left out of means; \`mtrun rerun --disturbed\` measures them again, on a quiet machine with --wait-quiet SECONDS (without it" \
+  "and says how to measure the disturbed ones again: they did not wait for a quiet machine"
 capture "$MTRUN" --db "$DB" rerun
 expect_eq "$RC" 2 "rerun without a selection"
 expect_contains "$OUT" "mtrun: rerun needs --failed, --disturbed or both: which trials to run again" "says what it needs"

@@ -69,8 +69,9 @@ int print_status(const StatusOptions& options, std::ostream& out) {
              done - succeeded, rows.size() - done);
   if (disturbed > 0) {
     fmt::print(out, "{} of the succeeded ran on a disturbed machine: {}\n", disturbed,
-               keeps_disturbed(*db, campaign.id) ? "kept in means (conditions: keep_disturbed)"
-                                                 : "left out of means; `mtrun rerun --disturbed` measures them again");
+               keeps_disturbed(*db, campaign.id)
+                   ? "kept in means (conditions: keep_disturbed)"
+                   : "left out of means; " + rerun_disturbed_advice(disturbed_attempts_waited(*db, rows)));
   }
   // Where each adaptive configuration stands against its target (while it runs, more rounds follow).
   out << adaptive_outcome_line(*db, campaign.id,

@@ -434,14 +434,9 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
                "{} attempt(s) ran on a disturbed machine (mtrun query \"select * from conditions where verdict = "
                "'disturbed'\"); {}\n",
                result.disturbed,
-               keep_disturbed
-                   ? "the experiment keeps them in means (conditions: keep_disturbed)"
-                   : fmt::format("the summary, the answers and reports leave them out of means, and `mtrun "
-                                 "rerun --disturbed` measures them again{}",
-                                 wait_quiet_s > 0 ? ""
-                                                  : ", on a quiet machine with --wait-quiet SECONDS (without it they "
-                                                    "run at once, busy or not; `mtrun look` says what keeps the "
-                                                    "machine busy)"));
+               keep_disturbed ? "the experiment keeps them in means (conditions: keep_disturbed)"
+                              : "the summary, the answers and reports leave them out of means, and " +
+                                    rerun_disturbed_advice(wait_quiet_s > 0));
   }
   if (result.lease_lost) {
     fmt::print(out,

@@ -11,6 +11,7 @@
 #include "experiment/metric_catalogue.h"
 #include "launch/queue_note.h"
 #include "run/progress.h"
+#include "store/before_launch.h"
 #include "stats.h"
 #include "store/campaign_measurement.h"
 #include "store/conditions_rows.h"
@@ -159,6 +160,20 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
 bool keeps_disturbed(Database& db, const std::string& campaign_id) {
   const auto conditions = recorded_conditions(read_campaign_measurement(db, campaign_id).measurement);
   return conditions && conditions->keep_disturbed;
+}
+
+std::string rerun_disturbed_advice(bool waited_for_quiet) {
+  return fmt::format("`mtrun rerun --disturbed` measures them again{}",
+                     waited_for_quiet ? ""
+                                      : ", on a quiet machine with --wait-quiet SECONDS (without it they run at once, "
+                                        "busy or not; `mtrun look` says what keeps the machine busy)");
+}
+
+bool disturbed_attempts_waited(Database& db, const std::vector<TrialRow>& rows) {
+  return std::all_of(rows.begin(), rows.end(), [&db](const TrialRow& r) {
+    return r.state != std::string("succeeded") || !r.disturbed() || !r.attempt_id ||
+           read_before_launch(db, *r.attempt_id).quiet_wait_s.has_value();
+  });
 }
 
 std::string render_summary(const std::vector<TrialRow>& rows, bool keep_disturbed) {

@@ -238,7 +238,7 @@ capture "$MTRUN" --db "$DB" run "$WORK/redo.yaml"
 expect_eq "$RC" 1 "a campaign with disturbed and failing trials"
 expect_contains "$OUT" "the summary, the answers and reports leave them out of means, and \`mtrun rerun --disturbed\` measures them again" \
   "run says how to measure the disturbed trials again"
-expect_contains "$OUT" "measures them again, on a quiet machine with --wait-quiet SECONDS (without it they run at once, busy or not;" \
+expect_contains "$OUT" "measures them again, on a quiet machine with --wait-quiet SECONDS (without it they run at once, busy or not, as do trials run in parallel;" \
   "and that waiting for a quiet machine is what makes that measurement differ"
 STATUS=$("$MTRUN" --db "$DB" status)
 expect_contains "$STATUS" "6 trials: 4 succeeded, 2 not succeeded, 0 not finished" "status counts the trials"

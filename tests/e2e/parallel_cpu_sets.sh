@@ -71,6 +71,30 @@ for pct in $foreign; do
   fi
 done
 
+# Trials in flight together never wait for a quiet machine, --wait-quiet or not: where they ran on a
+# disturbed one (here a host of another kernel that their result says was busy), run and status say
+# that measuring them again on a quiet machine takes --wait-quiet, one trial at a time.
+printf '%s' '{"hosts": ["far-1"], "rank_host_window": [{"wall_s": 2, "cpus": 4, "busy_cpu_s": 5, "own_cpu_s": 1, "steal_pct": 0, "boot_id": "another-kernel"}]}' > busy_host.json
+cat > busy.yaml <<YAML
+name: busy
+timeout_s: 120
+parallel: 2
+launcher: {type: mpirun, cpu_sets: ["0", "1"]}
+studies:
+  - name: s
+    workload: command
+    command: [sh, -c, "cat $WORK/busy_host.json > {result_file}; echo {n}"]
+    matrix: {n: [1, 2]}
+YAML
+capture "$MTRUN" --db "$WORK/busy.sqlite" run --wait-quiet 1 busy.yaml
+expect_eq "$RC" 0 "trials in parallel on a disturbed host"
+expect_contains "$OUT" "waiting for a quiet machine (wait_quiet_s, --wait-quiet) is not applied before each trial when 2 run at once" \
+  "the run says its trials do not wait"
+expect_contains "$OUT" "2 attempt(s) ran on a disturbed machine" "both were disturbed"
+hint="measures them again, on a quiet machine with --wait-quiet SECONDS (without it they run at once, busy or not, as do trials run in parallel;"
+expect_contains "$OUT" "$hint" "run says how to measure them on a quiet machine, though it was given --wait-quiet"
+expect_contains "$("$MTRUN" --db "$WORK/busy.sqlite" status)" "$hint" "and so does status"
+
 # Starts the campaign of $1.yaml (two long trials) in the background as $RUNNER; returns when both run.
 start_both() {
   sed -e "s/name: cpus/name: $1/" -e 's/sleep: \[2, 3\]/sleep: [60, 61]/' cpus.yaml > "$1.yaml"

@@ -241,7 +241,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   // Where a configuration stopped at max, its mean is less certain than the experiment asked for.
   if (!result.stopped && !result.lease_lost)
     answers += adaptive_outcome_line(store.db(), campaign_id, settings.adaptive);
-  return finish_campaign(store, campaign_id, result, answers, db, settings.wait_quiet_seconds(), out);
+  return finish_campaign(store, campaign_id, result, answers, db, out);
 }
 
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {

@@ -422,8 +422,7 @@ std::string trial_label(const Trial& t) {
 }
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
-                    const std::string& answers, const std::filesystem::path& db, double wait_quiet_s,
-                    std::ostream& out) {
+                    const std::string& answers, const std::filesystem::path& db, std::ostream& out) {
   const std::vector<TrialRow> rows = campaign_trials(store.db(), campaign_id);
   const bool keep_disturbed = keeps_disturbed(store.db(), campaign_id);
   fmt::print(out, "\n{}", render_summary(rows, keep_disturbed));
@@ -436,7 +435,7 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
                result.disturbed,
                keep_disturbed ? "the experiment keeps them in means (conditions: keep_disturbed)"
                               : "the summary, the answers and reports leave them out of means, and " +
-                                    rerun_disturbed_advice(wait_quiet_s > 0));
+                                    rerun_disturbed_advice(disturbed_attempts_waited(store.db(), rows)));
   }
   if (result.lease_lost) {
     fmt::print(out,

@@ -84,10 +84,9 @@ std::string trial_label(const Trial& trial);
 
 // Exit code and closing lines shared by run and rerun: summary table, the answers to the
 // campaign's questions (`answers`, printed as they are), where the results are, and what to do about
-// failures or an interruption. `wait_quiet_s`: how long each trial waited for a quiet machine at most
-// (0: none), which decides how attempts run on a disturbed one can be measured again.
+// failures, attempts on a disturbed machine (as each attempt's record says whether it waited for a
+// quiet one) or an interruption.
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
-                    const std::string& answers, const std::filesystem::path& db, double wait_quiet_s,
-                    std::ostream& out);
+                    const std::string& answers, const std::filesystem::path& db, std::ostream& out);
 
 }  // namespace mt

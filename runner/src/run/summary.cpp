@@ -166,7 +166,8 @@ std::string rerun_disturbed_advice(bool waited_for_quiet) {
   return fmt::format("`mtrun rerun --disturbed` measures them again{}",
                      waited_for_quiet ? ""
                                       : ", on a quiet machine with --wait-quiet SECONDS (without it they run at once, "
-                                        "busy or not; `mtrun look` says what keeps the machine busy)");
+                                        "busy or not, as do trials run in parallel; `mtrun look` says what keeps the "
+                                        "machine busy)");
 }
 
 bool disturbed_attempts_waited(Database& db, const std::vector<TrialRow>& rows) {

@@ -51,11 +51,13 @@ bool keeps_disturbed(Database& db, const std::string& campaign_id);
 
 // What measures attempts on a disturbed machine again, as `run` and `status` say it: "`mtrun rerun
 // --disturbed` measures them again", and where they did not wait for a quiet machine, that the
-// rerun waits for one only with --wait-quiet (without it, it runs at once and is disturbed again).
+// rerun waits for one only with --wait-quiet, one trial at a time (without it, or with trials in
+// parallel, it runs at once and is disturbed again).
 std::string rerun_disturbed_advice(bool waited_for_quiet);
 
 // Whether every succeeded trial's latest attempt on a disturbed machine had looked for a quiet one
-// first (`run --wait-quiet`, the experiment's `wait_quiet_s`), as recorded with the attempt.
+// first (`run --wait-quiet`, the experiment's `wait_quiet_s`), as recorded with the attempt: trials
+// run in parallel do not look, whatever was asked.
 bool disturbed_attempts_waited(Database& db, const std::vector<TrialRow>& rows);
 
 // Per (study, configuration): n succeeded of total, then as mean ± std tokens/s and step ms (where

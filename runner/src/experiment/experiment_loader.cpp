@@ -16,6 +16,7 @@
 #include "experiment/question_loader.h"
 #include "experiment/run_order.h"
 #include "experiment/study_loader.h"
+#include "experiment/yaml_documents.h"
 #include "experiment/yaml_reader.h"
 
 namespace mt {
@@ -233,6 +234,10 @@ LoadResult load_experiment(const std::filesystem::path& file) {
   std::vector<bool> checkable;
   if (root.IsNull()) {
     r.error({}, "experiment file is empty");
+  } else if (const auto second = second_document(absolute.string())) {
+    r.error(*second,
+            "a second YAML document starts here (after a `---` line, or where a line is indented less than the "
+            "file's first): an experiment file is one document, and this would be ignored");
   } else {
     read_experiment(r, root, exp, checkable);
   }

@@ -84,7 +84,10 @@ std::vector<AliasedAnchor> aliased_anchors(const std::string& file) {
   AnchorEvents events;
   try {
     YAML::Parser parser(in);
-    while (parser.HandleNextDocument(events)) {}
+    // The first document alone, as YAML::LoadFile reads it (yaml_documents.h refuses more). Asked
+    // for further documents, yaml-cpp can hand out empty ones for ever on some text (`, b` after
+    // a `---`).
+    parser.HandleNextDocument(events);
   } catch (const YAML::Exception&) {
     return {};
   }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "experiment/experiment_check.h"
+#include "experiment/question_file.h"
 #include "experiment/yaml_anchors.h"
 #include "experiment/yaml_documents.h"
 
@@ -24,6 +25,14 @@ TEST_CASE("a second document in an experiment file is refused where it starts") 
             "the file's first): an experiment file is one document, and this would be ignored\n" +
             "    - name: two\n" +  //
             "    ^");
+}
+
+TEST_CASE("report --questions refuses a second document too: questions there would be left unasked") {
+  const QuestionFile questions = read_question_file(data("second_document"));
+  REQUIRE(questions.errors.size() == 1);
+  CHECK(questions.errors[0].pos.line == 7);
+  CHECK(questions.errors[0].message.find("a second YAML document starts here") == 0);
+  CHECK(questions.questions.empty());
 }
 
 TEST_CASE("text after a `---` on which yaml-cpp hands out empty documents for ever is refused, not looped on") {

@@ -235,9 +235,7 @@ LoadResult load_experiment(const std::filesystem::path& file) {
   if (root.IsNull()) {
     r.error({}, "experiment file is empty");
   } else if (const auto second = second_document(absolute.string())) {
-    r.error(*second,
-            "a second YAML document starts here (after a `---` line, or where a line is indented less than the "
-            "file's first): an experiment file is one document, and this would be ignored");
+    r.error(*second, second_document_problem());
   } else {
     read_experiment(r, root, exp, checkable);
   }

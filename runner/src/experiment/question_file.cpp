@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "experiment/question_loader.h"
+#include "experiment/yaml_documents.h"
 #include "experiment/yaml_reader.h"
 
 namespace mt {
@@ -76,6 +77,11 @@ QuestionFile read_question_file(const std::filesystem::path& file) {
     return out;
   } catch (const YAML::Exception& e) {
     r.error({e.mark.line + 1, e.mark.column + 1}, fmt::format("invalid YAML: {}", e.msg));
+    out.errors = r.errors();
+    return out;
+  }
+  if (const auto second = second_document(file.string())) {  // its questions could be there
+    r.error(*second, second_document_problem());
     out.errors = r.errors();
     return out;
   }

@@ -63,4 +63,9 @@ std::optional<SourcePos> second_document(const std::string& file) {
   }
 }
 
+std::string second_document_problem() {
+  return "a second YAML document starts here (after a `---` line, or where a line is indented less than the file's "
+         "first): an experiment file is one document, and this would be ignored";
+}
+
 }  // namespace mt

@@ -15,4 +15,7 @@ namespace mt {
 // why).
 std::optional<SourcePos> second_document(const std::string& file);
 
+// What a loader says there.
+std::string second_document_problem();
+
 }  // namespace mt

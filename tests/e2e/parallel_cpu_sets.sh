@@ -75,17 +75,7 @@ done
 # disturbed one (here a host of another kernel that their result says was busy), run and status say
 # that measuring them again on a quiet machine takes --wait-quiet, one trial at a time.
 printf '%s' '{"hosts": ["far-1"], "rank_host_window": [{"wall_s": 2, "cpus": 4, "busy_cpu_s": 5, "own_cpu_s": 1, "steal_pct": 0, "boot_id": "another-kernel"}]}' > busy_host.json
-cat > busy.yaml <<YAML
-name: busy
-timeout_s: 120
-parallel: 2
-launcher: {type: mpirun, cpu_sets: ["0", "1"]}
-studies:
-  - name: s
-    workload: command
-    command: [sh, -c, "cat $WORK/busy_host.json > {result_file}; echo {n}"]
-    matrix: {n: [1, 2]}
-YAML
+sed -e 's/name: cpus/name: busy/' -e "s|sleep {sleep}|cat $WORK/busy_host.json > {result_file}; sleep {sleep}|" cpus.yaml > busy.yaml
 capture "$MTRUN" --db "$WORK/busy.sqlite" run --wait-quiet 1 busy.yaml
 expect_eq "$RC" 0 "trials in parallel on a disturbed host"
 expect_contains "$OUT" "waiting for a quiet machine (wait_quiet_s, --wait-quiet) is not applied before each trial when 2 run at once" \

@@ -177,6 +177,9 @@ references:
     applies_to: {workload: train, gpu_model: A100}
 )");
   CHECK(contains(missing, "refs_no_source_"));
+  CHECK(contains(load_error("refs_two_documents", "version: 1\nreferences: []\n---\n- id: late\n"),
+                 ".yaml:4: a second YAML document starts here (after a `---` line, or where a line is indented less "
+                 "than the file's first): a references file is one document, and this would be ignored"));
   CHECK(contains(missing, ".yaml:8: missing field `source`"));
   const std::string metric = load_error("refs_bad_metric", R"(version: 1
 references:

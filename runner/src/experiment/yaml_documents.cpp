@@ -1,6 +1,7 @@
 #include "experiment/yaml_documents.h"
 
 #include <fstream>
+#include <string>
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
@@ -63,9 +64,10 @@ std::optional<SourcePos> second_document(const std::string& file) {
   }
 }
 
-std::string second_document_problem() {
+std::string second_document_problem(const std::string& kind) {
   return "a second YAML document starts here (after a `---` line, or where a line is indented less than the file's "
-         "first): an experiment file is one document, and this would be ignored";
+         "first): " +
+         kind + " is one document, and this would be ignored";
 }
 
 }  // namespace mt

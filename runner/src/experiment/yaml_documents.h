@@ -15,7 +15,7 @@ namespace mt {
 // why).
 std::optional<SourcePos> second_document(const std::string& file);
 
-// What a loader says there.
-std::string second_document_problem();
+// What a loader says there, of a `kind` of file: "an experiment file", "a references file".
+std::string second_document_problem(const std::string& kind = "an experiment file");
 
 }  // namespace mt

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "experiment/yaml_documents.h"
 #include "runner_error.h"
 
 namespace mt {
@@ -155,6 +156,9 @@ ReferenceFile read_references(const std::filesystem::path& file) {
   } catch (const YAML::Exception& e) {
     throw RunnerError(kExitUsage, fmt::format("{}:{}: not valid YAML: {}", out.path, e.mark.line + 1, e.msg));
   }
+  if (const auto second = second_document(out.path))  // a figure there would go unused
+    throw RunnerError(kExitUsage,
+                      fmt::format("{}:{}: {}", out.path, second->line, second_document_problem("a references file")));
   if (!root.IsMap())
     throw RunnerError(kExitUsage, fmt::format("{}: must be a mapping with `version` and `references`", out.path));
   reader.only(root, "the references file", {"version", "references"});

@@ -112,7 +112,7 @@ InitialWeights load_initial_weights_on_every_rank(GptImpl& model, const std::fil
                                    hosts[static_cast<std::size_t>(failed->rank)], failed->words));
     throw InputError(!mine.empty() ? mine : fmt::format("rank {} cannot start from --init-from", failed->rank));
   }
-  // Every rank read a usable file; a copy that differs would start its rank from other weights.
+  // Every rank read a usable file; where copies differ, the run would quietly start from rank 0's.
   const auto digests = control.gather_text_to_root(loaded.sha256);  // on rank 0
   int differing = 0;                                                // the first rank whose copy differs
   for (std::size_t rank = 1; rank < digests.size() && differing == 0; ++rank) {

@@ -27,7 +27,8 @@ InitialWeights load_initial_weights(GptImpl& model, const std::filesystem::path&
 // The same on every rank of a job, each reading its own host's copy, decided together (a
 // collective): a file that one rank cannot use stops every rank as bad input, rank 0 naming that
 // rank, its host and the problem, instead of leaving the others waiting in a collective; and ranks
-// that read different bytes are refused, since they would start from different weights.
+// that read different bytes are refused: the strategies start every rank from rank 0's weights, so
+// the run would quietly take whichever copy rank 0's host holds.
 InitialWeights load_initial_weights_on_every_rank(GptImpl& model, const std::filesystem::path& path,
                                                   ControlChannel& control);
 

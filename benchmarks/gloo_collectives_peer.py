@@ -62,13 +62,13 @@ def parse_args():
         items = a.sizes.split(",")
         if "" in items:
             p.error(f"--sizes '{a.sizes}' has an empty item between commas")
-        sizes = []
+        a.size_list = []
         for item in items:
             if not item.isdigit() or int(item) < 4:
                 p.error(f"--sizes: '{item}' is not a size of at least 4 bytes")
-            if int(item) in sizes:
+            if int(item) in a.size_list:
                 p.error(f"--sizes: {int(item)} is given twice (each size is measured once)")
-            sizes.append(int(item))
+            a.size_list.append(int(item))
     if a.step_factor <= 1 or a.min_bytes < 4 or a.min_bytes > a.max_bytes or a.iters < 1 or a.warmup < 0 \
             or a.timed_bytes < 0:
         p.error("need 4 <= --min-bytes <= --max-bytes, --step-factor > 1, --iters >= 1, --warmup >= 0, "
@@ -78,7 +78,7 @@ def parse_args():
 
 def message_sizes(a):
     if a.sizes:
-        return [int(item) for item in a.sizes.split(",")]  # checked by parse_args
+        return a.size_list  # read and checked by parse_args
     sizes, size = [], float(a.min_bytes)
     while size <= a.max_bytes * (1 + 1e-9):
         sizes.append(int(size))

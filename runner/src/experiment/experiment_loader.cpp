@@ -224,7 +224,7 @@ LoadResult load_experiment(const std::filesystem::path& file) {
   try {
     root = YAML::LoadFile(absolute.string());
   } catch (const YAML::Exception& e) {
-    r.error({e.mark.line + 1, e.mark.column + 1}, fmt::format("invalid YAML: {}", e.msg));
+    r.error(pos_of(e.mark), fmt::format("invalid YAML: {}", e.msg));
     result.errors = r.errors();
     return result;
   }

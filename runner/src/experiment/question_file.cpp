@@ -76,7 +76,7 @@ QuestionFile read_question_file(const std::filesystem::path& file) {
     out.errors = r.errors();
     return out;
   } catch (const YAML::Exception& e) {
-    r.error({e.mark.line + 1, e.mark.column + 1}, fmt::format("invalid YAML: {}", e.msg));
+    r.error(pos_of(e.mark), fmt::format("invalid YAML: {}", e.msg));
     out.errors = r.errors();
     return out;
   }

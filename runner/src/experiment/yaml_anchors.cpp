@@ -9,10 +9,10 @@
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
+#include "experiment/yaml_reader.h"
+
 namespace mt {
 namespace {
-
-SourcePos pos_of(const YAML::Mark& mark) { return {mark.line + 1, mark.column + 1}; }
 
 bool before(SourcePos a, SourcePos b) { return std::tie(a.line, a.column) < std::tie(b.line, b.column); }
 

@@ -7,6 +7,8 @@
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
+#include "experiment/yaml_reader.h"
+
 namespace mt {
 namespace {
 
@@ -32,7 +34,6 @@ class FirstNode : public YAML::EventHandler {
   void OnMapEnd() override {}
 
  private:
-  static SourcePos pos_of(const YAML::Mark& mark) { return {mark.line + 1, mark.column + 1}; }
   void node(const YAML::Mark& mark) {
     if (!found) found = pos_of(mark);
   }
@@ -60,7 +61,7 @@ std::optional<SourcePos> second_document(const std::string& file) {
     if (!parser.HandleNextDocument(third)) return std::nullopt;
     return third.found ? third.found : third.empty;
   } catch (const YAML::Exception& e) {
-    return SourcePos{e.mark.line + 1, e.mark.column + 1};
+    return pos_of(e.mark);
   }
 }
 

@@ -11,11 +11,12 @@
 
 namespace mt {
 
-SourcePos pos_of(const YAML::Node& node) {
-  YAML::Mark m = node.Mark();
-  if (m.line < 0) return {};
-  return {m.line + 1, m.column + 1};
+SourcePos pos_of(const YAML::Mark& mark) {
+  if (mark.line < 0) return {};
+  return {mark.line + 1, mark.column + 1};
 }
+
+SourcePos pos_of(const YAML::Node& node) { return pos_of(node.Mark()); }
 
 bool is_valid_name(const std::string& s) {
   static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9_.-]*");

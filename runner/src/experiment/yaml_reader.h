@@ -12,6 +12,8 @@
 
 namespace mt {
 
+// 1-based; {0, 0} where yaml-cpp has no position (a node built in code).
+SourcePos pos_of(const YAML::Mark& mark);
 SourcePos pos_of(const YAML::Node& node);
 // Names of experiments, studies and stages: a letter or digit, then letters, digits, '_', '.', '-'.
 bool is_valid_name(const std::string& s);

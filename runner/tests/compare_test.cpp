@@ -312,3 +312,86 @@ TEST_CASE("compare: different machines or stacks are refused unless allowed, and
                  "B `GCC 13.1.0`."));
   CHECK(outcome.stack_note == "libtorch: A `1.13.1`, B `2.15.0`");
 }
+
+TEST_CASE(
+    "gate: a configuration that failed in B where it succeeded in A fails it; one B has not finished is not judged") {
+  ReportFixture f("gate_failed_in_b.sqlite");
+  for (const char* id : {"aaaa", "bbbb", "cccc", "dddd"})
+    f.campaign(id, "exp", fmt::format("2024-05-0{}T09:00:00Z", id[0] - 'a' + 1));
+  std::map<std::string, std::int64_t> ranks2_attempts;
+  for (int r = 0; r < 3; ++r) {
+    for (const char* id : {"aaaa", "bbbb", "cccc", "dddd"}) {
+      f.trial(train_trial("s", "ddp", 1, r, 1000 + r, 40, 500), id);
+      FixtureTrial two = train_trial("s", "ddp", 2, r, 1800 + r, 40, 500);
+      // B crashed in every repeat; C in one of three; D's were interrupted before they finished.
+      if (id == std::string("bbbb") || (id == std::string("cccc") && r == 0)) {
+        two.state = AttemptState::Crashed;
+        two.error_reason = "rank 1 killed by signal 11\n(core dumped)";
+      }
+      const std::int64_t attempt = f.trial(two, id);
+      if (id == std::string("dddd")) {
+        f.store().db().exec(fmt::format("UPDATE attempts SET state = 'interrupted' WHERE id = {}", attempt));
+      }
+    }
+  }
+  ComparisonOptions gate;
+  gate.fail_on_regression_pct = 10;
+  ComparisonOutcome crashed = compare_of(f, "aaaa", "bbbb", gate);
+  REQUIRE(crashed.gate);
+  CHECK_FALSE(crashed.gate->passed());
+  CHECK(crashed.gate->judged == 1);
+  const std::string every =
+      "s ddp ×2: in B 3 of 3 trials failed (the latest attempt of one: crashed: rank 1 killed by signal 11\\n(core "
+      "dumped))";
+  CHECK(crashed.gate->failed_in_b == std::vector<std::string>{every});
+  CHECK(contains(crashed.markdown, "- only in A: s ddp ×2; in B 3 of 3 trials failed"));
+  CHECK(contains(crashed.markdown, "**Failed**: 1 configuration failed in B where it succeeded in A"));
+  CHECK_FALSE(contains(crashed.markdown, "Passed"));
+  CHECK(gate_summary(*crashed.gate) == "regression gate (10 %): FAILED (0 of 1 judged, 1 failed in B): " + every);
+  // Figures on both sides, but a failure in B that A did not have.
+  ComparisonOutcome flaky = compare_of(f, "aaaa", "cccc", gate);
+  CHECK(flaky.gate->judged == 2);
+  REQUIRE(flaky.gate->failed_in_b.size() == 1);
+  CHECK(
+      contains(flaky.gate->failed_in_b[0], "s ddp ×2: in B 1 of 3 trials failed (the latest attempt of one: crashed"));
+  CHECK(contains(flaky.gate->failed_in_b[0], ", in A none"));
+  // B failing where A failed too, or A failing where B succeeded, is no regression.
+  CHECK(compare_of(f, "bbbb", "cccc", gate).gate->failed_in_b.empty());
+  // Not finished in B: named as not judged, and the gate judges the rest.
+  ComparisonOutcome unfinished = compare_of(f, "aaaa", "dddd", gate);
+  CHECK(unfinished.gate->passed());
+  CHECK(unfinished.gate->not_judged ==
+        std::vector<std::string>{"s ddp ×2: in B not run to the end (3 trials not run, running or interrupted)"});
+  CHECK(contains(gate_summary(*unfinished.gate), "(1 judged, 1 not judged)"));
+}
+
+TEST_CASE("compare: stacks are held against each other study by study; a study with no figures in B is no difference") {
+  ReportFixture f("stacks_by_study.sqlite");
+  f.campaign("aaaa", "exp", "2024-05-01T09:00:00Z");
+  f.campaign("bbbb", "exp", "2024-05-02T09:00:00Z");
+  FixtureProvenance engine, peer;  // the peer's program spells its LibTorch its own way
+  peer.software_stack = R"({"libtorch":"2.15.0+cpu","mpi":"Open MPI 4.1.4","compiler":"GCC 12.2.0"})";
+  engine.software_stack = R"({"libtorch":"2.15.0","mpi":"Open MPI 4.1.4","compiler":"GCC 12.2.0"})";
+  for (int r = 0; r < 2; ++r) {
+    for (const char* id : {"aaaa", "bbbb"}) {
+      f.provenance(f.trial(train_trial("engine", "ddp", 1, r, 1000 + r, 40, 500), id), engine);
+      FixtureTrial p = peer_trial("peer", 1, r, 900 + r, 45);
+      if (id == std::string("bbbb")) p.state = AttemptState::Failed;
+      f.provenance(f.trial(p, id), peer);
+    }
+  }
+  CHECK_NOTHROW(compare_of(f, "aaaa", "bbbb", {}));
+  // A real difference in a study both ran is still refused.
+  f.campaign("cccc", "exp", "2024-05-03T09:00:00Z");
+  FixtureProvenance newer = engine;
+  newer.software_stack = R"({"libtorch":"2.16.0","mpi":"Open MPI 4.1.4","compiler":"GCC 12.2.0"})";
+  for (int r = 0; r < 2; ++r)
+    f.provenance(f.trial(train_trial("engine", "ddp", 1, r, 1000 + r, 40, 500), "cccc"), newer);
+  try {
+    compare_of(f, "aaaa", "cccc", {});
+    FAIL("different LibTorch versions in one study were compared without being asked to");
+  } catch (const RunnerError& e) {
+    CHECK(e.exit_code() == kExitIncomparable);
+    CHECK(contains(e.what(), "libtorch: A `2.15.0`, B `2.16.0`"));
+  }
+}

@@ -121,7 +121,8 @@ CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& globa
       ->delimiter(',');
   cmd->add_option("--fail-on-regression", options->fail_on_regression,
                   "exit 1 when a configuration is worse by more than PCT % of A's mean and beyond noise "
-                  "(Holm-adjusted Welch p < 0.05), or cannot be judged because its values are not finite")
+                  "(Holm-adjusted Welch p < 0.05), cannot be judged because its values are not finite, or failed "
+                  "in B where it succeeded in A")
       ->option_text("PCT");
   cmd->add_flag("--allow-different-stack", options->allow_different_stack,
                 "compare campaigns run on different machines or software stacks (refused with exit 4 otherwise)");
@@ -130,7 +131,8 @@ CommandRunner register_compare_command(CLI::App& app, const GlobalOptions& globa
   cmd->add_option("-o,--output", options->output, "write the comparison here instead of printing it");
   cmd->footer(
       "Exit status: 0 compared (and the gate passed); 1 the gate failed: a configuration got worse beyond "
-      "noise, or its values were not finite so it could not be judged; 2 bad input, or a gate with nothing it could "
+      "noise, its values were not finite so it could not be judged, or it failed in B where it succeeded in A; 2 bad "
+      "input, or a gate with nothing it could "
       "judge; 4 different machines or software stacks. "
       "Rules: docs/measurement.md, \"Comparing campaigns, the regression gate and history\".");
   return [options, &global](std::ostream& out) {

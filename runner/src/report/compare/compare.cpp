@@ -14,6 +14,7 @@
 #include "report/model/machine_context.h"
 #include "report/model/measurement_window.h"
 #include "report/render/markdown_table.h"
+#include "table_cell.h"
 #include "report/model/provenance_check.h"
 #include "report/compare/stack_difference.h"
 #include "runner_error.h"
@@ -38,8 +39,36 @@ std::string describe(const char* letter, const ReportData& data, const std::stri
 Configuration configuration_of(const Group& g) {
   Configuration c;
   c.study = g.study;
-  for (const auto& [name, value] : g.first().parameters.items()) c.params[name] = g.first().param(name);
+  for (const auto& [name, value] : g.planned->parameters.items()) c.params[name] = g.planned->param(name);
   return c;
+}
+
+// Whether a group has figures to compare: succeeded trials (on a quiet machine unless kept).
+bool averaged(const Group& g) { return !g.succeeded.empty(); }
+
+std::vector<Group> averaged_only(const std::vector<Group>& groups) {
+  std::vector<Group> out;
+  for (const auto& g : groups) {
+    if (averaged(g)) out.push_back(g);
+  }
+  return out;
+}
+
+// What became of a configuration a side planned but has no figures for: "3 of 3 trials failed (the
+// latest attempt of one: crashed: segfault)", "ran only on a disturbed machine", "not run".
+std::string without_figures(const Group& g, const std::vector<ReportTrial>& trials) {
+  if (g.failed > 0) {
+    for (const auto& t : trials) {
+      if (t.group_key != g.key || t.succeeded() || !attempt_failed(t.latest_state)) continue;
+      std::string reason = escape_control_characters(t.error_reason);
+      if (reason.size() > 120) reason = reason.substr(0, 117) + "...";
+      return fmt::format("{} of {} trials failed (the latest attempt of one: {}{})", g.failed, g.total, *t.latest_state,
+                         reason.empty() ? "" : ": " + reason);
+    }
+  }
+  if (!g.disturbed.empty()) return "ran only on a disturbed machine (rerun it on a quiet one, or --keep-disturbed)";
+  return fmt::format("not run to the end ({} trial{} not run, running or interrupted)", g.total,
+                     g.total == 1 ? "" : "s");
 }
 
 std::vector<Configuration> configurations_of(const std::vector<Group>& groups) {
@@ -75,6 +104,42 @@ std::string stack_section(const std::vector<StackDifference>& differences, const
   return out;
 }
 
+// The configurations of both campaigns that only one has figures for, and what the gate makes of them.
+struct OneSided {
+  std::string listed;                    // the markdown list items
+  std::vector<std::string> failed_in_b;  // A's succeeded, B's failed: fails the gate
+  std::vector<std::string> not_judged;   // A's succeeded, B has none (disturbed, not run)
+};
+
+OneSided one_sided(const std::vector<Group>& groups_a, const std::vector<Group>& groups_b,
+                   const std::vector<Configuration>& configs_a, const std::vector<Configuration>& configs_b,
+                   const ConfigurationMatch& match, const ReportData& a, const ReportData& b) {
+  OneSided out;
+  for (const auto& [i, j] : match.pairs) {
+    const Group &ga = groups_a[i], &gb = groups_b[j];
+    const std::string name = group_name(gb);
+    if (averaged(ga) && !averaged(gb)) {
+      const std::string what = without_figures(gb, b.trials);
+      out.listed += fmt::format("- only in A: {}; in B {}\n", name, what);
+      (gb.failed > 0 ? out.failed_in_b : out.not_judged).push_back(fmt::format("{}: in B {}", name, what));
+    } else if (!averaged(ga) && averaged(gb)) {
+      out.listed += fmt::format("- only in B: {}; in A {}\n", name, without_figures(ga, a.trials));
+    } else if (averaged(ga) && gb.failed > 0 && ga.failed == 0) {
+      // Figures on both sides, but some of B's trials fail where none of A's did.
+      out.failed_in_b.push_back(fmt::format("{}: in B {}, in A none", name, without_figures(gb, b.trials)));
+    }
+  }
+  for (size_t i : match.only_a) {
+    if (averaged(groups_a[i]))
+      out.listed += fmt::format("- only in A: {}\n", unmatched_name(groups_a[i], configs_a[i], match));
+  }
+  for (size_t j : match.only_b) {
+    if (averaged(groups_b[j]))
+      out.listed += fmt::format("- only in B: {}\n", unmatched_name(groups_b[j], configs_b[j], match));
+  }
+  return out;
+}
+
 // Why the comparison has no rows: a side with no configuration averaged (all failed, or all ran on
 // a disturbed machine, as the warnings above name) is not "nothing in common".
 std::string nothing_compared(const std::vector<Group>& groups_a, const std::vector<Group>& groups_b) {
@@ -98,15 +163,17 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
                                   describe_differences(differences, true)));
   }
   const bool keep_a = a.keep_disturbed || options.keep_disturbed, keep_b = b.keep_disturbed || options.keep_disturbed;
-  std::vector<Group> groups_a = group_trials(a.trials, keep_a), groups_b = group_trials(b.trials, keep_b);
+  // Every configuration either campaign planned is matched, also those without figures: one that
+  // failed in B where it succeeded in A is the largest regression there is, not "only in A".
+  std::vector<Group> groups_a = every_group(a.trials, keep_a), groups_b = every_group(b.trials, keep_b);
   const std::vector<Configuration> configs_a = configurations_of(groups_a), configs_b = configurations_of(groups_b);
-  check_named_parameters(configurations_of(group_trials(a.trials, true)),
-                         configurations_of(group_trials(b.trials, true)), options.match);
+  check_named_parameters(configs_a, configs_b, options.match);
   const ConfigurationMatch match = match_configurations(configs_a, configs_b, options.match);
 
   std::vector<ContrastRow> rows;
   for (const auto& [i, j] : match.pairs) {
     const Group &ga = groups_a[i], &gb = groups_b[j];
+    if (!averaged(ga) || !averaged(gb)) continue;
     std::string name = group_name(gb);
     if (core_use(ga).oversubscribed() || core_use(gb).oversubscribed()) name += std::string(" ") + kOversubscribedMark;
     for (const auto& m : key_metrics(ga, gb)) {
@@ -135,12 +202,14 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
   // A matched configuration whose step time still moved over its window: its ratio leans with it.
   std::string drifted;
   for (const auto& [i, j] : match.pairs) {
+    if (!averaged(groups_a[i]) || !averaged(groups_b[j])) continue;
     if (std::string note = drift_note(groups_a[i]); !note.empty()) drifted += "- A: " + note + "\n";
     if (std::string note = drift_note(groups_b[j]); !note.empty()) drifted += "- B: " + note + "\n";
   }
   // A campaign whose every configuration drifted as it ran: its absolute figures, and so the
   // ratios against the other campaign, depend on when they ran.
-  for (const auto& [side, groups] : {std::pair{"A", &groups_a}, std::pair{"B", &groups_b}}) {
+  const std::vector<Group> averaged_a = averaged_only(groups_a), averaged_b = averaged_only(groups_b);
+  for (const auto& [side, groups] : {std::pair{"A", &averaged_a}, std::pair{"B", &averaged_b}}) {
     for (const auto& d : campaign_drifts(group_pointers(*groups))) {
       if (d.marked()) {
         drifted += fmt::format("- {}: {}: {}: its figures depend on when they ran, and so do the ratios below\n", side,
@@ -157,20 +226,16 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
       "Configurations are matched by study and parameters{}. Ratio = mean B ÷ mean A; the verdict says "
       "how B compares with A. {}\n\n",
       match.changed.empty() ? "" : " (those above left out)", verdict_rules(tested_count(rows)));
-  out += rows.empty() ? nothing_compared(groups_a, groups_b)
+  out += rows.empty() ? nothing_compared(averaged_a, averaged_b)
                       : render_contrasts(rows, {"configuration", "B mean ± std (n)", "A mean ± std (n)", "B/A"}) +
                             "\n" + kCellLegend + "\n\n";
-  std::string only;
-  for (size_t i : match.only_a) {
-    only += fmt::format("- only in A: {}\n", unmatched_name(groups_a[i], configs_a[i], match));
-  }
-  for (size_t j : match.only_b) {
-    only += fmt::format("- only in B: {}\n", unmatched_name(groups_b[j], configs_b[j], match));
-  }
-  if (!only.empty()) out += "Configurations with successful trials in one campaign only:\n\n" + only + "\n";
+  const OneSided one = one_sided(groups_a, groups_b, configs_a, configs_b, match, a, b);
+  if (!one.listed.empty()) out += "Configurations with successful trials in one campaign only:\n\n" + one.listed + "\n";
   if (options.fail_on_regression_pct) {
     GateOutcome gate = judge_regressions(rows, *options.fail_on_regression_pct);
-    if (gate.judged == 0 && gate.not_finite.empty()) {
+    gate.failed_in_b = one.failed_in_b;
+    gate.not_judged.insert(gate.not_judged.end(), one.not_judged.begin(), one.not_judged.end());
+    if (gate.judged == 0 && gate.not_finite.empty() && gate.failed_in_b.empty()) {
       std::string why = gate.not_judged.empty() ? "no configuration with successful, undisturbed attempts was found "
                                                   "in both campaigns"
                                                 : fmt::format("{}", fmt::join(gate.not_judged, "; "));

@@ -53,8 +53,9 @@ GateOutcome judge_regressions(const std::vector<ContrastRow>& rows, double thres
 std::string gate_summary(const GateOutcome& gate) {
   if (gate.passed()) {
     return fmt::format(
-        "regression gate ({:g} %): passed; nothing is worse by more than {:g} % beyond noise ({} judged)",
-        gate.threshold_pct, gate.threshold_pct, gate.judged);
+        "regression gate ({:g} %): passed; nothing is worse by more than {:g} % beyond noise ({} judged{})",
+        gate.threshold_pct, gate.threshold_pct, gate.judged,
+        gate.not_judged.empty() ? "" : fmt::format(", {} not judged", gate.not_judged.size()));
   }
   std::string failed;
   for (const auto& f : gate.failed) {
@@ -64,8 +65,10 @@ std::string gate_summary(const GateOutcome& gate) {
   for (const auto& what : gate.not_finite) {
     failed += fmt::format("{}{} {}", failed.empty() ? "" : "; ", what, kNotFiniteWords);
   }
-  const std::string unjudged =
+  for (const auto& what : gate.failed_in_b) failed += fmt::format("{}{}", failed.empty() ? "" : "; ", what);
+  std::string unjudged =
       gate.not_finite.empty() ? "" : fmt::format(", {} not judged: values not finite", gate.not_finite.size());
+  if (!gate.failed_in_b.empty()) unjudged += fmt::format(", {} failed in B", gate.failed_in_b.size());
   return fmt::format("regression gate ({:g} %): FAILED ({} of {} judged{}): {}", gate.threshold_pct, gate.failed.size(),
                      gate.judged, unjudged, failed);
 }
@@ -94,6 +97,14 @@ std::string render_gate(const GateOutcome& gate) {
         gate.failed.empty() ? "" : "\n", gate.not_finite.size(), gate.not_finite.size() == 1 ? "" : "s",
         untested_text(Untested::NotFinite));
     for (const auto& what : gate.not_finite) out += "- " + what + "\n";
+  }
+  if (!gate.failed_in_b.empty()) {
+    out += fmt::format(
+        "{}**Failed**: {} configuration{} failed in B where {} succeeded in A; a failure is a regression "
+        "at any threshold:\n\n",
+        gate.failed.empty() && gate.not_finite.empty() ? "" : "\n", gate.failed_in_b.size(),
+        gate.failed_in_b.size() == 1 ? "" : "s", gate.failed_in_b.size() == 1 ? "it" : "they");
+    for (const auto& what : gate.failed_in_b) out += "- " + what + "\n";
   }
   if (!gate.not_judged.empty()) {
     out += "\nNot judged:\n\n";

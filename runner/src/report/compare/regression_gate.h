@@ -29,7 +29,10 @@ struct GateOutcome {
   // "configuration metric", for rows with enough repeats whose values are not finite: a gate that
   // cannot judge what ran fails rather than pass it unseen.
   std::vector<std::string> not_finite;
-  bool passed() const { return failed.empty() && not_finite.empty(); }
+  // "configuration: in B 3 of 3 trials failed (…)", for configurations whose trials failed in B
+  // where A's did not: a crash is the largest regression there is, so it fails at any threshold.
+  std::vector<std::string> failed_in_b;
+  bool passed() const { return failed.empty() && not_finite.empty() && failed_in_b.empty(); }
 };
 
 GateOutcome judge_regressions(const std::vector<ContrastRow>& rows, double threshold_pct);

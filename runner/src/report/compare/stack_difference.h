@@ -1,7 +1,8 @@
 #pragma once
 // Did two campaigns run on the same kind of machine with the same software? Reads the software stack
 // each succeeded trial recorded (its provenance row, else its result's environment) and names every
-// field whose values differ between the campaigns. A different CPU or GPU model, or a different
+// field whose values differ between the campaigns, study by study (each study runs one program, and
+// programs spell a library their own way; campaigns without a study in common, as wholes). A different CPU or GPU model, or a different
 // LibTorch, BLAS (vendor, version, core), MPI, CUDA, NCCL or floating-point mode changes the numbers
 // by itself: such a difference blocks a comparison unless it is asked for. Others (OS, kernel,
 // compiler, driver, Python) are only named.

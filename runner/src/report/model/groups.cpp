@@ -172,9 +172,13 @@ std::vector<Group> all_groups(const std::vector<ReportTrial>& trials, bool keep_
       g.strategy = t.strategy;
       g.ranks = t.ranks;
       g.config = trial_config(t);
+      g.planned = &t;
     }
     ++g.total;
-    if (!t.succeeded()) continue;
+    if (!t.succeeded()) {
+      g.failed += attempt_failed(t.latest_state) ? 1 : 0;
+      continue;
+    }
     (t.disturbed() && !keep_disturbed ? g.disturbed : g.succeeded).push_back(&t);
   }
   std::vector<Group> out;
@@ -190,6 +194,14 @@ std::vector<Group> group_trials(const std::vector<ReportTrial>& trials, bool kee
     if (!g.succeeded.empty()) out.push_back(std::move(g));
   }
   return out;
+}
+
+bool attempt_failed(const std::optional<std::string>& state) {
+  return state == "failed" || state == "timed_out" || state == "crashed" || state == "launch_failed";
+}
+
+std::vector<Group> every_group(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
+  return all_groups(trials, keep_disturbed);
 }
 
 std::vector<const Group*> group_pointers(const std::vector<Group>& groups) {

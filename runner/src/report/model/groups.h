@@ -30,6 +30,8 @@ struct Group {
   std::vector<const ReportTrial*> succeeded;  // the trials whose numbers are used
   int total = 0;                              // trials in the group, succeeded or not
   std::vector<const ReportTrial*> disturbed;  // succeeded on a disturbed machine, left out of `succeeded`
+  const ReportTrial* planned = nullptr;       // its first trial, whatever became of it: the parameters
+  int failed = 0;  // trials without a succeeded attempt whose latest failed (also timed out, crashed, not launched)
 
   const ReportTrial& first() const { return *succeeded.front(); }
   // "ddp_scaling gradient_sync_mode=every": what tells this group from others with the same strategy and ranks.
@@ -69,6 +71,14 @@ bool natural_less(const std::string& a, const std::string& b);
 // Trials whose machine was disturbed are left out of `succeeded` (and listed in `disturbed`) unless
 // `keep_disturbed`; a group left with none is not returned (disturbed_groups lists it).
 std::vector<Group> group_trials(const std::vector<ReportTrial>& trials, bool keep_disturbed = false);
+
+// Whether an attempt's state is a failure (failed, timed out, crashed, not launched), as against one
+// that succeeded, was interrupted or still runs.
+bool attempt_failed(const std::optional<std::string>& state);
+
+// Every group, also those without a succeeded trial (see `failed`, `disturbed` and `total` for what
+// became of it): the configurations a campaign planned.
+std::vector<Group> every_group(const std::vector<ReportTrial>& trials, bool keep_disturbed = false);
 
 // Pointers to each of `groups`, in order: what the functions over a selection of groups take.
 std::vector<const Group*> group_pointers(const std::vector<Group>& groups);

@@ -33,4 +33,11 @@ void refuse_output_onto_database(const std::filesystem::path& output, const std:
   }
 }
 
+void refuse_one_file_for_two_outputs(const std::filesystem::path& a, std::string_view option_a,
+                                     const std::filesystem::path& b, std::string_view option_b) {
+  if (!same_file(a, b)) return;
+  throw RunnerError(kExitUsage, fmt::format("{} {} and {} {} name the same file: one would replace the other", option_a,
+                                            a.string(), option_b, b.string()));
+}
+
 }  // namespace mt

@@ -13,4 +13,9 @@ namespace mt {
 void refuse_output_onto_database(const std::filesystem::path& output, const std::filesystem::path& db,
                                  std::string_view option);
 
+// Throws RunnerError(kExitUsage) when two outputs of one command (given with `option_a` and
+// `option_b`) name the same file, by name or as a link: the second written would replace the first.
+void refuse_one_file_for_two_outputs(const std::filesystem::path& a, std::string_view option_a,
+                                     const std::filesystem::path& b, std::string_view option_b);
+
 }  // namespace mt

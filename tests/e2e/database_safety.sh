@@ -81,6 +81,17 @@ expect_contains "$OUT" "no such column: settle_s (this database has schema versi
   "the older schema is named"
 capture "$MTRUN" --db "$WORK/older.sqlite" query "selec 1"
 expect_eq "$RC$OUT" "2mtrun: query failed: near \"selec\": syntax error" "a syntax error says nothing of the schema"
+# What would write but is only asked to preview, or is refused, leaves the older file unmigrated.
+OLDER_ID=$(sqlite3 "$WORK/older.sqlite" "select id from campaigns limit 1")
+for cmd in "delete $OLDER_ID --dry-run" "delete $OLDER_ID" "baseline set main zzzz" "baseline set b@d $OLDER_ID" \
+           "baseline delete none"; do
+  # shellcheck disable=SC2086 # the words of one command
+  capture "$MTRUN" --db "$WORK/older.sqlite" $cmd
+  expect_eq "$(sqlite3 "$WORK/older.sqlite" 'PRAGMA user_version')" 10 "$cmd left the older database as it was ($OUT)"
+done
+capture "$MTRUN" --db "$WORK/older.sqlite" delete "$OLDER_ID" --dry-run
+expect_eq "$RC" 0 "delete --dry-run on an older database"
+expect_contains "$OUT" "would delete campaign $OLDER_ID of first" "the preview on an older database"
 capture "$MTRUN" --db "$WORK/older.sqlite" run "$WORK/exp.yaml"
 expect_eq "$RC" 0 "run on the older database: $OUT"
 expect_eq "$(sqlite3 "$WORK/older.sqlite" 'PRAGMA user_version')" "$CURRENT" "migrated by run"
@@ -149,7 +160,8 @@ expect_contains "$OUT" "/proc/x.sqlite does not exist and /proc is not writable;
 # A missing database: reading commands say so (exit 2) and create nothing; doctor creates nothing.
 mkdir "$WORK/empty"
 cd "$WORK/empty"
-for cmd in "status" "query select(1)" "report" "rerun --failed"; do
+for cmd in "status" "query select(1)" "report" "rerun --failed" "baseline set main abcd" "baseline delete main" \
+           "delete abcd --dry-run" "delete abcd --yes"; do
   capture "$MTRUN" $cmd
   expect_eq "$RC" 2 "$cmd without a database"
   expect_contains "$OUT" "no database at results/mtrun.sqlite (run an experiment first, or pass --db)" "$cmd message"

@@ -228,6 +228,60 @@ for writing in "report -o $DB" "report -o $WORK/link.sqlite" "history echoes --s
   expect_contains "$OUT" "this command reads; write it elsewhere" "$writing: refused, saying why"
 done
 expect_eq "$(md5sum < "$DB")" "$db_sum" "the database is whole"
+# The same for the files a report writes beside it: a plot named as a link to the database,
+# symbolic or hard, is refused before anything is written. (A peer's training result has plots.)
+cat > "$WORK/plotted.yaml" <<YAML
+name: plotted
+studies:
+  - name: p
+    workload: command
+    launch: direct
+    command: [cp, "$MT_SOURCE_DIR/runner/tests/data/results/peer_train.json", "{result_file}"]
+YAML
+PLOTTED="$WORK/plotted.sqlite"
+capture "$MTRUN" run "$WORK/plotted.yaml" --db "$PLOTTED"
+expect_eq "$RC" 0 "a campaign of a peer's training: $OUT"
+capture "$MTRUN" --db "$PLOTTED" report -o "$WORK/plotted.md"
+expect_eq "$RC" 0 "a report with plots: $OUT"
+plot=$(find "$WORK/plotted" -name '*.svg' -printf '%f\n' | head -n 1)
+[ -n "$plot" ] || fail "the report wrote no plot: $OUT"
+sqlite3 "$PLOTTED" "pragma wal_checkpoint(TRUNCATE)" > /dev/null
+plotted_sum=$(md5sum < "$PLOTTED")
+mkdir "$WORK/symbolic" "$WORK/hard"
+ln -s "$PLOTTED" "$WORK/symbolic/$plot"
+ln "$PLOTTED" "$WORK/hard/$plot"
+for link in symbolic hard; do
+  capture "$MTRUN" --db "$PLOTTED" report -o "$WORK/$link.md"
+  expect_eq "$RC" 2 "a plot named as a $link link to the database"
+  expect_contains "$OUT" "plot $WORK/$link/$plot: that is the database $PLOTTED this command reads" "$link link refused"
+  [ ! -e "$WORK/$link.md" ] || fail "the report was written beside a $link link to the database"
+done
+expect_eq "$(md5sum < "$PLOTTED")" "$plotted_sum" "the database is whole after its links were named as plots"
+# Two outputs of one command on one file: the second would replace the first.
+capture "$MTRUN" --db "$DB" history echoes -o "$WORK/history.md" --svg "$WORK/./history.md"
+expect_eq "$RC" 2 "history -o and --svg naming one file"
+expect_contains "$OUT" "-o $WORK/history.md and --svg $WORK/./history.md name the same file" "the two outputs named"
+[ ! -e "$WORK/history.md" ] || fail "history wrote the file both outputs name"
+# A chart asked of an experiment with nothing to chart is refused before anything is written; the
+# history itself says why it is empty.
+cat > "$WORK/nothing.yaml" <<'YAML'
+name: nothing
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: ["false"]
+YAML
+capture "$MTRUN" run "$WORK/nothing.yaml" --db "$WORK/nothing.sqlite"
+expect_eq "$RC" 1 "a campaign whose only trial fails"
+capture "$MTRUN" --db "$WORK/nothing.sqlite" history nothing -o "$WORK/nothing.md" --svg "$WORK/nothing.svg"
+expect_eq "$RC" 2 "history --svg with nothing to chart"
+expect_contains "$OUT" "--svg $WORK/nothing.svg: nothing to chart: no configuration of nothing has successful trials" \
+  "nothing to chart, said"
+[ ! -e "$WORK/nothing.md" ] && [ ! -e "$WORK/nothing.svg" ] || fail "history wrote a file with nothing to chart"
+capture "$MTRUN" --db "$WORK/nothing.sqlite" history nothing
+expect_eq "$RC" 0 "history with nothing to chart"
+expect_contains "$OUT" "No configuration has successful trials." "the empty history says why"
 # A report's plots go to a folder named as the report without its extension: a name without one is
 # refused (it would be that folder), and "-" is standard output.
 capture "$MTRUN" --db "$DB" report --campaign "$ECHOES" -o "$WORK/plain"

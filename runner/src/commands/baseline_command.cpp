@@ -32,10 +32,18 @@ std::optional<Baseline> baseline_named(Database& db, const std::string& name) {
   return std::nullopt;
 }
 
+// Setting and deleting check what they are given read-only first: a mistyped --db is named rather
+// than created, and a refused request leaves an older database unmigrated.
 int set_command(const BaselineOptions& options, std::ostream& out) {
+  check_baseline_name(options.name);
+  Campaign campaign;
+  std::optional<Baseline> before;
+  {
+    auto db = open_store_read_only(options.db);
+    campaign = campaign_by_id(*db, options.campaign);
+    before = baseline_named(*db, options.name);
+  }
   Store store(options.db);
-  const Campaign campaign = campaign_by_id(store.db(), options.campaign);
-  const std::optional<Baseline> before = baseline_named(store.db(), options.name);
   set_baseline(store.db(), options.name, campaign.id);
   fmt::print(out, "baseline {} is campaign {} of {} (created {})\n", options.name, campaign.id, campaign.experiment,
              campaign.created_at);
@@ -61,6 +69,7 @@ int list_command(const BaselineOptions& options, std::ostream& out) {
 }
 
 int delete_command(const BaselineOptions& options, std::ostream& out) {
+  find_baseline(*open_store_read_only(options.db), options.name);
   Store store(options.db);
   delete_baseline(store.db(), options.name);
   fmt::print(out, "baseline {} deleted\n", options.name);

@@ -22,6 +22,7 @@
 #include "store/lease.h"
 #include "store/sqlite_db.h"
 #include "store/store.h"
+#include "store/store_reader.h"
 
 namespace mt {
 namespace {
@@ -79,12 +80,6 @@ bool full_campaign_id(const std::string& id) {
 // by a delete stopped after its rows went. Removed with --yes, like a campaign's.
 int delete_orphan_directory(Store& store, const DeleteOptions& options, const std::filesystem::path& runs,
                             std::ostream& out) {
-  if (options.dry_run || !options.yes) {
-    fmt::print(out, "campaign {} is not in the database, but its {} is: --yes removes it\n", options.campaign,
-               run_files_text({runs}, runs));
-    if (options.dry_run) return kExitOk;
-    throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to remove {}", runs.string()));
-  }
   // A runner starting the campaign again holds its lease before it records it and writes here.
   CampaignLease lease(store.db(), options.campaign, RunnerId::self(), std::time(nullptr));
   const std::string files = run_files_text({runs}, runs);
@@ -96,6 +91,58 @@ int delete_orphan_directory(Store& store, const DeleteOptions& options, const st
 // The fewest characters of a campaign's id `delete` takes: one or two match a campaign by chance.
 constexpr std::size_t kShortestDeletePrefix = 4;
 
+// What `delete` is about: a campaign in the database, or else (nullopt) the run directory of one
+// that is no longer there. Throws RunnerError (usage) when it is neither.
+std::optional<Campaign> campaign_to_delete(Database& db, const DeleteOptions& options) {
+  try {
+    return campaign_by_id(db, options.campaign);
+  } catch (const RunnerError&) {
+    std::error_code ec;
+    const bool orphan = full_campaign_id(options.campaign) && !options.keep_files &&
+                        std::filesystem::is_directory(campaign_runs_dir(options.db, options.campaign), ec);
+    if (!orphan) throw;
+    return std::nullopt;
+  }
+}
+
+std::string campaign_words(const Campaign& campaign) {
+  return fmt::format("campaign {} of {} (created {}, revision {})", campaign.id, campaign.experiment,
+                     campaign.created_at, short_revision(campaign.source_revision));
+}
+
+// "and its run directory …", "and no run directory (… does not exist)"
+std::string its_files_text(const std::vector<std::filesystem::path>& dirs, const std::filesystem::path& runs) {
+  return (dirs.empty() ? "" : "its ") + run_files_text(dirs, runs);
+}
+
+// Without --yes, or with --dry-run: what would go and what would refuse it, read without writing
+// (a preview neither needs write access nor migrates an older database).
+int preview_delete(const DeleteOptions& options, std::ostream& out) {
+  auto db = open_store_read_only(options.db);
+  const std::optional<Campaign> campaign = campaign_to_delete(*db, options);
+  if (!campaign) {
+    const std::filesystem::path runs = campaign_runs_dir(options.db, options.campaign);
+    fmt::print(out, "campaign {} is not in the database, but its {} is: --yes removes it\n", options.campaign,
+               run_files_text({runs}, runs));
+    if (options.dry_run) return kExitOk;
+    throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to remove {}", runs.string()));
+  }
+  const std::vector<std::filesystem::path> dirs = campaign_file_dirs(*db, options.db, campaign->id);
+  const CampaignRows rows = count_campaign_rows(*db, campaign->id);
+  fmt::print(out, "would delete {}: {} trials, {} attempts, {} rows in all, {}\n", campaign_words(*campaign),
+             rows.trials, rows.attempts, rows.rows,
+             options.keep_files ? "but not its run directory"
+                                : "and " + its_files_text(dirs, campaign_runs_dir(options.db, campaign->id)));
+  if (const auto names = baselines_of(*db, campaign->id); !names.empty())
+    fmt::print(out, "but baseline {} points at it: it would be refused\n", fmt::join(names, ", "));
+  if (const auto held = read_lease(*db, campaign->id); held && held->live(this_host(), std::time(nullptr))) {
+    fmt::print(out, "but mtrun (pid {} on {}) is running it: it would be refused\n", held->holder.pid,
+               held->holder.host);
+  }
+  if (options.dry_run) return kExitOk;
+  throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to delete campaign {}", campaign->id));
+}
+
 int delete_campaign(const DeleteOptions& options, std::ostream& out) {
   if (options.campaign.size() < kShortestDeletePrefix) {
     throw RunnerError(kExitUsage, fmt::format("delete '{}': give at least {} characters of the campaign's id (mtrun "
@@ -103,47 +150,24 @@ int delete_campaign(const DeleteOptions& options, std::ostream& out) {
                                               options.campaign, kShortestDeletePrefix));
   }
   require_database(options.db);
+  if (options.dry_run || !options.yes) return preview_delete(options, out);
   Store store(options.db);
-  Campaign campaign;
-  try {
-    campaign = campaign_by_id(store.db(), options.campaign);
-  } catch (const RunnerError&) {
-    const std::filesystem::path orphan = campaign_runs_dir(options.db, options.campaign);
-    std::error_code ec;
-    if (!full_campaign_id(options.campaign) || options.keep_files || !std::filesystem::is_directory(orphan, ec)) throw;
-    return delete_orphan_directory(store, options, orphan, out);
-  }
-  const std::filesystem::path runs = campaign_runs_dir(options.db, campaign.id);
-  const std::vector<std::filesystem::path> dirs = campaign_file_dirs(store.db(), options.db, campaign.id);
-  // "and its run directory …", "and no run directory (… does not exist)"
-  const std::string files = run_files_text(dirs, runs);
-  const std::string its_files = (dirs.empty() ? "" : "its ") + files;
-  const std::string what = fmt::format("campaign {} of {} (created {}, revision {})", campaign.id, campaign.experiment,
-                                       campaign.created_at, short_revision(campaign.source_revision));
-  if (options.dry_run || !options.yes) {
-    const CampaignRows rows = count_campaign_rows(store.db(), campaign.id);
-    fmt::print(out, "would delete {}: {} trials, {} attempts, {} rows in all, {}\n", what, rows.trials, rows.attempts,
-               rows.rows, options.keep_files ? "but not its run directory" : "and " + its_files);
-    if (const auto names = baselines_of(store.db(), campaign.id); !names.empty())
-      fmt::print(out, "but baseline {} points at it: it would be refused\n", fmt::join(names, ", "));
-    if (const auto held = read_lease(store.db(), campaign.id); held && held->live(this_host(), std::time(nullptr))) {
-      fmt::print(out, "but mtrun (pid {} on {}) is running it: it would be refused\n", held->holder.pid,
-                 held->holder.host);
-    }
-    if (options.dry_run) return kExitOk;
-    throw RunnerError(kExitUsage, fmt::format("nothing deleted: add --yes to delete campaign {}", campaign.id));
-  }
+  const std::optional<Campaign> campaign = campaign_to_delete(store.db(), options);
+  if (!campaign) return delete_orphan_directory(store, options, campaign_runs_dir(options.db, options.campaign), out);
+  const std::vector<std::filesystem::path> dirs = campaign_file_dirs(store.db(), options.db, campaign->id);
+  const std::string its_files = its_files_text(dirs, campaign_runs_dir(options.db, campaign->id));
   // Held until the files are gone: no runner is running the campaign now, and none starts it again
   // (the same experiment at the same revision is the same campaign) while its directory is removed.
-  CampaignLease lease(store.db(), campaign.id, RunnerId::self(), std::time(nullptr));
-  const CampaignRows rows = delete_campaign_rows(store.db(), campaign.id);
-  fmt::print(out, "deleted {}: {} trials, {} attempts, {} rows in all\n", what, rows.trials, rows.attempts, rows.rows);
+  CampaignLease lease(store.db(), campaign->id, RunnerId::self(), std::time(nullptr));
+  const CampaignRows rows = delete_campaign_rows(store.db(), campaign->id);
+  fmt::print(out, "deleted {}: {} trials, {} attempts, {} rows in all\n", campaign_words(*campaign), rows.trials,
+             rows.attempts, rows.rows);
   if (dirs.empty()) {
-    fmt::print(out, "it had {}\n", files);
+    fmt::print(out, "it had {}\n", its_files);
   } else if (options.keep_files) {
     fmt::print(out, "kept {}\n", its_files);
   } else {
-    remove_run_directories(dirs, campaign.id, "deleted from the database");
+    remove_run_directories(dirs, campaign->id, "deleted from the database");
     fmt::print(out, "removed {}\n", its_files);
   }
   // Last: a tidy-up of the file, which a failure leaves as it was, with the campaign gone.

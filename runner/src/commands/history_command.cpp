@@ -36,10 +36,17 @@ int run_history(const HistoryCommandOptions& options, std::ostream& out) {
   }
   if (options.output) refuse_output_onto_database(*options.output, options.db, "-o");
   if (options.svg) refuse_output_onto_database(*options.svg, options.db, "--svg");
+  if (options.output && options.svg) refuse_one_file_for_two_outputs(*options.output, "-o", *options.svg, "--svg");
   auto db = open_results(options.db);
   const ReportData data = load_report_data(*db, experiment_campaigns(*db, experiment_named(*db, options.experiment)));
   const RenderedHistory history =
       render_history(data, {options.metric, options.min_change_pct / 100, options.keep_disturbed});
+  // Asked for a chart there is nothing to draw: refused before anything is written.
+  if (options.svg && history.svg.empty()) {
+    throw RunnerError(kExitUsage,
+                      fmt::format("--svg {}: nothing to chart: no configuration of {} has successful trials",
+                                  options.svg->string(), options.experiment));
+  }
   if (options.output) {
     write_file_in_new_folder_or_throw(*options.output, history.markdown);
     out << "wrote " << options.output->string() << '\n';
@@ -47,7 +54,6 @@ int run_history(const HistoryCommandOptions& options, std::ostream& out) {
     out << history.markdown;
   }
   if (options.svg) {
-    if (history.svg.empty()) throw RunnerError(kExitFailure, "no configuration has successful trials to chart");
     write_file_in_new_folder_or_throw(*options.svg, history.svg);
     out << "wrote " << options.svg->string() << '\n';
   }

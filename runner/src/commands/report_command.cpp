@@ -110,6 +110,12 @@ int run_report(const ReportCommandOptions& options, std::ostream& out, std::ostr
   // so is a page, which holds its plots (only kept traces go beside it).
   const bool plot_files = !html && !report.plots.empty();
   const std::filesystem::path folder = plot_files ? plot_dir : file.parent_path();
+  // A plot or trace whose name is a link to the database would replace it as surely as -o would:
+  // every file is checked before the first is written.
+  if (plot_files) {
+    for (const auto& plot : report.plots) refuse_output_onto_database(plot_dir / plot.file, options.db, "plot");
+  }
+  for (const auto& kept : report.files) refuse_output_onto_database(plot_dir / kept.path, options.db, "trace file");
   create_folder_or_throw(folder);
   write_file_or_throw(file, html ? page : report.markdown);
   if (plot_files) {

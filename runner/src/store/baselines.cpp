@@ -45,12 +45,15 @@ Baseline find_baseline(Database& db, const std::string& name) {
   throw RunnerError(kExitUsage, fmt::format("no baseline '{}' in the database ({})", name, known_names(db)));
 }
 
+void check_baseline_name(const std::string& name) {
+  if (plain_name(name)) return;
+  throw RunnerError(kExitUsage, fmt::format("baseline name '{}' must be a plain word: letters, digits, '.', '_' or "
+                                            "'-', at most 100 characters",
+                                            name));
+}
+
 void set_baseline(Database& db, const std::string& name, const std::string& campaign_id) {
-  if (!plain_name(name)) {
-    throw RunnerError(kExitUsage, fmt::format("baseline name '{}' must be a plain word: letters, digits, '.', '_' or "
-                                              "'-', at most 100 characters",
-                                              name));
-  }
+  check_baseline_name(name);
   db.prepare(
         "INSERT INTO baselines (name, campaign_id, set_at) VALUES (?, ?, ?) "
         "ON CONFLICT (name) DO UPDATE SET campaign_id = excluded.campaign_id, set_at = excluded.set_at")

@@ -25,8 +25,11 @@ std::vector<Baseline> list_baselines(Database& db);
 // The baseline called `name`; throws RunnerError (usage) when there is none, listing those there are.
 Baseline find_baseline(Database& db, const std::string& name);
 
-// Points `name` at `campaign_id` (a campaign of the database), replacing where it pointed before.
 // Throws RunnerError (usage) for a name that is not a plain word (letters, digits, '.', '_', '-').
+void check_baseline_name(const std::string& name);
+
+// Points `name` at `campaign_id` (a campaign of the database), replacing where it pointed before.
+// Throws as check_baseline_name does.
 void set_baseline(Database& db, const std::string& name, const std::string& campaign_id);
 
 // Removes `name`; throws RunnerError (usage) when there is none.

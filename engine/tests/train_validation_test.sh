@@ -71,6 +71,12 @@ expect 2 "not in range" tokens --step 0 --batch-size 1048577 --output "$WORK/t.s
 # Whole numbers beyond their type are refused as written, not clamped to its limit.
 expect 2 "--seed: 99999999999999999999 must be at most 18446744073709551615" train --seed 99999999999999999999
 expect 2 "--d-model: 99999999999999999999 must be at most 65536" train --d-model 99999999999999999999
+# A leading 0 would make CLI11 read a number as octal (010 steps: 8), and 0x as hexadecimal, where
+# mtrun and a reader of the command see decimal: refused in every subcommand.
+expect 2 "--steps: 010: write a whole number in plain decimal, without a leading 0" train --steps 010
+expect 2 "--seed: 0x10: write a whole number in plain decimal" train --seed 0x10
+expect 2 "--step: 07: write a whole number in plain decimal" tokens --step 07 --output "$WORK/t.safetensors"
+expect 2 "--iters: 010: write a whole number in plain decimal" comm --iters 010
 # A model that cannot fit in the host's memory is refused before it is built, naming the need.
 # Even one whose estimate is beyond any whole number of bytes (converted, it would pass the check).
 expect 2 "train with this model and batch needs about" train --n-layers 4096 --d-model 65536 --n-heads 1 \

@@ -29,6 +29,9 @@ const Case kCases[] = {
      "6:7: unknown parameter 'sync_mode' for workload 'train' (did you mean 'gradient_sync_mode'?)",
      "        sync_mode: [every, last]", "        ^"},
     {"bad_type", "6:18: ranks must be an integer, got 'two'", "        ranks: [1, two]", "                   ^"},
+    // mtengine's flag parser would read 010 as octal 8: what is checked here must be what trains.
+    {"leading_zero", "6:19: steps '010' has a leading 0, which mtengine would read as octal: write it without",
+     "        steps: [10, 010]", "                    ^"},
     {"empty_axis", "6:14: axis 'ranks' has no values", "        ranks: []", "               ^"},
     {"bad_workload", "4:15: unknown workload 'trian' (did you mean 'train'?)", "      workload: trian",
      "                ^"},

@@ -90,6 +90,10 @@ class TokensCommand : public Subcommand {
                    "micro-batches per optimizer step")
         ->capture_default_str()
         ->check(CLI::Range(1, 65536));
+    // Every number here is the same batch's coordinates as `train` reads them: decimal, as there.
+    for (const char* name : {"--seed", "--step", "--rank", "--world-size", "--batch-size", "--seq-length",
+                             "--vocab-size", "--grad-accum-steps"})
+      app.get_option(name)->check(decimal_whole_number());
     app.add_option("--output", config_.output, "the safetensors file to write")->required();
   }
   int run() override { return run_tokens_command(config_); }

@@ -146,6 +146,12 @@ std::optional<std::string> check_param_value(const ParamSpec& spec, const std::s
       errno = 0;
       long long v = std::strtoll(begin, &end, 10);
       if (value.empty() || *end != '\0') return fmt::format("{} must be an integer, got '{}'", spec.name, value);
+      // The engine's flag parser reads a leading 0 as octal (and 0x as hexadecimal): "010" would
+      // check here as 10 and train 8 steps.
+      if (const std::string_view digits = std::string_view(value).substr(value[0] == '-' || value[0] == '+');
+          digits.size() > 1 && digits.front() == '0')
+        return fmt::format("{} '{}' has a leading 0, which mtengine would read as octal: write it without", spec.name,
+                           value);
       const bool overflow = errno == ERANGE;  // v is then LLONG_MIN or LLONG_MAX: the sign is right
       if (auto problem = bound_problem(spec, static_cast<double>(v), value, overflow)) return problem;
       return std::nullopt;

@@ -122,6 +122,20 @@ void add_job_options(std::vector<Option>& options, JobOptions& job) {
   options.push_back(output_option);
 }
 
+CLI::Validator decimal_whole_number() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::string_view digits =
+            std::string_view(value).substr(value.rfind('-', 0) == 0 || value.rfind('+', 0) == 0);
+        if (digits.size() < 2 || digits.front() != '0') return "";
+        return fmt::format(
+            "{}: write a whole number in plain decimal, without a leading 0 (017 would be read as "
+            "octal, 0x10 as hexadecimal)",
+            value);
+      },
+      "");
+}
+
 void register_options(CLI::App& command, const OptionTable& table) {
   for (const auto& option : table.options) {
     const std::string name = "--" + option.flag;
@@ -146,6 +160,7 @@ void register_options(CLI::App& command, const OptionTable& table) {
             }
             // A whole number beyond the target's type would be clamped to its limit and then run (or
             // be misquoted as that limit): refused here, as written, against the flag's own bound.
+            if constexpr (std::is_integral_v<T>) added->check(decimal_whole_number());
             if constexpr (std::is_integral_v<T>)
               added->check(CLI::Validator(
                   [minimum = option.minimum, maximum = option.maximum](std::string& value) -> std::string {

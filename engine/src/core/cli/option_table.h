@@ -15,7 +15,8 @@
 
 namespace CLI {
 class App;
-}
+class Validator;
+}  // namespace CLI
 
 namespace mt {
 
@@ -57,6 +58,11 @@ std::string param_name(const std::string& flag);  // "vocab-size" -> "vocab_size
 void add_job_options(std::vector<Option>& options, JobOptions& job);
 
 void register_options(CLI::App& command, const OptionTable& table);
+
+// Refuses a whole number not written in plain decimal: CLI11 reads "017" as octal 15 and "0x10" as
+// 16, where the runner (and a reader of the command) takes them for 17 and 10. register_options
+// adds it to every integer flag; a subcommand that adds integer options of its own adds it too.
+CLI::Validator decimal_whole_number();
 
 // The first problem with the current values, as "--flag value must ..." (no program prefix), or
 // nothing when every value and relation holds.

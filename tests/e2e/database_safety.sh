@@ -149,6 +149,18 @@ done
 capture "$MTRUN" --db "$WORK/text.sqlite/mtrun.sqlite" run "$WORK/exp.yaml"
 expect_eq "$RC" 2 "a database inside a file"
 expect_contains "$OUT" "cannot create the folder of the database $WORK/text.sqlite/mtrun.sqlite: Not a directory" "folder message"
+# A device or a FIFO given for the database: named as such (SQLite would fail on its I/O with exit 1,
+# after creating a journal beside it).
+mkfifo "$WORK/fifo.sqlite"
+for db in /dev/null "$WORK/fifo.sqlite"; do
+  for cmd in "run $WORK/exp.yaml" "status" "baseline set x abcd"; do
+    capture "$MTRUN" --db "$db" $cmd
+    expect_eq "$RC" 2 "$cmd on $db"
+    expect_contains "$OUT" "$db is a " "$cmd on $db: what it is"
+    expect_contains "$OUT" ", not a file; --db names the database file" "$cmd on $db: said"
+  done
+  [ ! -e "$db-journal" ] && [ ! -e "$db-wal" ] || fail "a journal was created beside $db"
+done
 # doctor says so before a run fails on it: a database under a file, or in a folder nothing can be created in.
 capture "$MTRUN" --db "$WORK/text.sqlite/x.sqlite" doctor
 expect_eq "$RC" 2 "doctor on a database under a file"

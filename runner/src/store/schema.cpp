@@ -38,11 +38,20 @@ RunnerError unusable(const std::filesystem::path& file, const std::string& why) 
 
 }  // namespace
 
-void refuse_directory(const std::filesystem::path& file) {
+void refuse_unless_file(const std::filesystem::path& file) {
   std::error_code error;
-  if (std::filesystem::is_directory(file, error)) {
+  const auto type = std::filesystem::status(file, error).type();
+  if (type == std::filesystem::file_type::directory) {
     throw unusable(file, "is a directory; --db names the database file (e.g. results/mtrun.sqlite)");
   }
+  // SQLite would fail on a device or a FIFO with "disk I/O error", after creating its journal
+  // beside it (/dev/null-journal).
+  const char* what = type == std::filesystem::file_type::character ? "a character device"
+                     : type == std::filesystem::file_type::block   ? "a block device"
+                     : type == std::filesystem::file_type::fifo    ? "a FIFO"
+                     : type == std::filesystem::file_type::socket  ? "a socket"
+                                                                   : nullptr;
+  if (what) throw unusable(file, fmt::format("is {}, not a file; --db names the database file", what));
 }
 
 std::vector<std::string> schema_sections() {

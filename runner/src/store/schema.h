@@ -14,8 +14,9 @@ namespace mt {
 std::vector<std::string> schema_sections();
 int latest_schema_version();
 
-// Throws RunnerError (usage) where `file` is a directory: SQLite would say only that it cannot open it.
-void refuse_directory(const std::filesystem::path& file);
+// Throws RunnerError (usage) where `file` is a directory, a device, a FIFO or a socket: SQLite would
+// say only that it cannot open it, or fail on its I/O.
+void refuse_unless_file(const std::filesystem::path& file);
 
 // The schema version of an mtrun database, read without writing. Throws RunnerError (usage) for a
 // file that is not an SQLite database, an SQLite database that is not mtrun's, one written by a

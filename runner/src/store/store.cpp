@@ -95,7 +95,7 @@ std::string utc_now_ms() {
 
 // The path itself, after creating its directory: a first run may name a database in a new folder.
 const std::filesystem::path& with_parent_created(const std::filesystem::path& file) {
-  refuse_directory(file);
+  refuse_unless_file(file);
   std::error_code error;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
   if (error) {

@@ -16,7 +16,7 @@ std::unique_ptr<Database> open_store_read_only(const std::filesystem::path& file
     throw RunnerError(kExitUsage,
                       fmt::format("no database at {} (run an experiment first, or pass --db)", file.string()));
   }
-  refuse_directory(file);
+  refuse_unless_file(file);
   auto db = std::make_unique<Database>(file, Database::Mode::ReadOnly);
   try {
     checked_schema_version(*db, file, /*empty_ok=*/false);

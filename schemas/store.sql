@@ -28,7 +28,7 @@ CREATE TABLE trials (
   strategy     TEXT,
   ranks        INTEGER NOT NULL,
   repeat_index INTEGER NOT NULL,
-  parameters   TEXT NOT NULL,                 -- JSON object: every resolved parameter
+  parameters   TEXT NOT NULL,                 -- JSON object: every resolved parameter, and as env.NAME each environment variable set
   axes         TEXT NOT NULL,                 -- JSON array: the names of the study's axes
   spec         TEXT NOT NULL,                 -- JSON: everything needed to relaunch it (rerun)
   UNIQUE (campaign_id, identity)

@@ -237,6 +237,10 @@ std::int64_t ReportFixture::trial(const FixtureTrial& f) {
   t.axis_names = f.axes;
   std::string text = fmt::format("study={}\nworkload={}\n", t.study, t.workload);
   for (const auto& p : t.params) text += p.name + "=" + p.value + "\n";
+  for (const auto& [name, value] : f.environment) {
+    t.environment.push_back({name, value});
+    text += "env." + name + "=" + value + "\n";
+  }
   t.group_key = content_hash(text);
   t.identity = content_hash(text + fmt::format("repeat={}\n", f.repeat));
   auto row = store_.add_trial_if_new(f.campaign, t, ordinal_++);

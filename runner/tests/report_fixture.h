@@ -20,6 +20,7 @@ struct FixtureTrial {
   std::string workload = "train";
   std::map<std::string, std::string> params;  // every resolved parameter; ranks defaults to 1
   std::vector<std::string> axes;
+  std::map<std::string, std::string> environment;  // variables the trial sets (its env.NAME values)
   int repeat = 0;
   AttemptState state = AttemptState::Succeeded;
   nlohmann::json result = nlohmann::json::object();  // metrics are flattened from it and rows kept, as ingest does

@@ -64,3 +64,59 @@ expect_contains "$OUT" "[1/3] 0 failed" "live progress line"
 expect_contains "$OUT" "ETA" "progress line has an ETA"
 expect_contains "$OUT" "[3/3] done, 0 failed" "final progress line"
 echo "PASS (terminal progress)"
+
+# An axis that sets an environment variable: its values tell the configurations apart wherever
+# they are shown (run, status, show, report, compare, history) and its question is answered, also
+# from a database that, as one written before, keeps them only in each trial's spec.
+DB="$WORK/env.sqlite"
+env_experiment() {  # env_experiment REPEATS
+  cat > "$WORK/env.yaml" <<YAML
+name: envy
+repeat: $1
+conditions: {keep_disturbed: true}   # a shared test machine: judge every attempt
+questions: [{metric: tokens_per_sec, compare: env.SPEED, baseline: "1"}]
+studies:
+  - name: e
+    workload: command
+    launch: direct
+    command: [sh, -c, 'printf "tokens/s: %s\n" "\$SPEED"']
+    matrix: {env.SPEED: ["1", "2"]}
+    metrics: {tokens_per_sec: {regex: 'tokens/s: ([0-9.]+)'}}
+YAML
+}
+env_experiment 2
+capture "$MTRUN" --db "$DB" run "$WORK/env.yaml"
+expect_eq "$RC" 0 "env axis run: $OUT"
+ENV_A=$(sed -n 's/^experiment envy: campaign \([0-9a-f]*\),.*/\1/p' <<<"$OUT")
+expect_contains "$OUT" "env.SPEED=2" "run summary names the env value"
+expect_eq "$(sql "select group_concat(v, ',') from (select json_extract(t.parameters, '\$.\"env.SPEED\"') || ':' || m.value as v from trials t join attempts a on a.trial_id = t.id join metrics m on m.attempt_id = a.id where m.name = 'tokens_per_sec' order by t.ordinal)")" \
+  "1:1.0,2:2.0,1:1.0,2:2.0" "env values recorded as parameters, and reached the program"
+expect_eq "$(sql "select count(*) from trials where json_extract(spec, '\$.params.\"env.SPEED\"') is not null")" 0 "env values are no parameters of the spec"
+check_env_labels() {  # check_env_labels WHAT
+  capture "$MTRUN" --db "$DB" status
+  expect_contains "$OUT" "env.SPEED=2" "status ($1)"
+  grep -qF "env.SPEED=?" <<<"$OUT" && fail "status shows an unknown env value ($1): $OUT"
+  capture "$MTRUN" --db "$DB" report
+  expect_eq "$RC" 0 "report ($1): $OUT"
+  expect_contains "$OUT" "env.SPEED = 2 vs 1: 2.00× tokens/s" "the env question answered ($1)"
+  grep -qF "env.SPEED=?" <<<"$OUT" && fail "report shows an unknown env value ($1): $OUT"
+  capture "$MTRUN" --db "$DB" show "$(sql "select identity from trials where ordinal = 1")"
+  expect_contains "$OUT" "env.SPEED" "show lists the env value ($1)"
+}
+check_env_labels "as recorded"
+sql "update trials set parameters = json_remove(parameters, '\$.\"env.SPEED\"')"
+check_env_labels "only in the spec"
+# A second campaign (one more repeat): compare and history keep the two values apart.
+env_experiment 3
+capture "$MTRUN" --db "$DB" run "$WORK/env.yaml"
+expect_eq "$RC" 0 "second env campaign: $OUT"
+ENV_B=$(sed -n 's/^experiment envy: campaign \([0-9a-f]*\),.*/\1/p' <<<"$OUT")
+[ -n "$ENV_A" ] && [ -n "$ENV_B" ] && [ "$ENV_A" != "$ENV_B" ] || fail "two env campaigns expected: '$ENV_A' '$ENV_B'"
+capture "$MTRUN" --db "$DB" compare "$ENV_A" "$ENV_B"
+expect_eq "$RC" 0 "compare of env campaigns: $OUT"
+expect_contains "$OUT" "env.SPEED=1" "compare names env value 1"
+expect_contains "$OUT" "env.SPEED=2" "compare names env value 2"
+capture "$MTRUN" --db "$DB" history envy
+expect_eq "$RC" 0 "history of env campaigns: $OUT"
+expect_contains "$OUT" "env.SPEED=2" "history names the env value"
+echo "PASS (env axes)"

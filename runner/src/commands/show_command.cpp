@@ -31,6 +31,7 @@
 #include "store/conditions_rows.h"
 #include "store/log_scan.h"
 #include "store/store_reader.h"
+#include "store/trial_json.h"
 #include "store/trial_lookup.h"
 #include "table_cell.h"
 #include "text_table.h"
@@ -72,10 +73,10 @@ void print_header(Database& db, const TrialRef& trial, std::ostream& out) {
 }
 
 void print_parameters(Database& db, const TrialRef& trial, std::ostream& out) {
-  auto s = db.prepare("SELECT parameters, axes FROM trials WHERE id = ?");
+  auto s = db.prepare("SELECT parameters, axes, spec FROM trials WHERE id = ?");
   s.bind(1, trial.row);
   s.step();
-  const auto params = nlohmann::ordered_json::parse(s.text(0), nullptr, /*allow_exceptions=*/false);
+  const auto params = stored_parameters(s.text(0), s.text(2));  // env.NAME values too
   const auto axes = nlohmann::json::parse(s.text(1), nullptr, /*allow_exceptions=*/false);
   auto is_axis = [&](const std::string& name) {
     return axes.is_array() && std::find(axes.begin(), axes.end(), name) != axes.end();

@@ -19,17 +19,19 @@
 #include "store/lease.h"
 #include "store/question_json.h"
 #include "store/stage_rows.h"
+#include "store/trial_json.h"
 #include "table_cell.h"
 #include "text_table.h"
 
 namespace mt {
 namespace {
 
-std::string config_label(const std::string& parameters_json, const std::string& axes_json) {
-  auto params = nlohmann::json::parse(parameters_json, nullptr, false);
+// "ranks=1 env.OMP_NUM_THREADS=2": the trial's value of each axis, from its recorded parameters
+// (stored_parameters: `env.*` axes included).
+std::string config_label(const nlohmann::ordered_json& params, const std::string& axes_json) {
   auto axes = nlohmann::json::parse(axes_json, nullptr, false);
   std::string label;
-  if (!params.is_object() || !axes.is_array()) return label;
+  if (!axes.is_array()) return label;
   for (const auto& axis : axes) {
     std::string name = axis.get<std::string>();
     if (!label.empty()) label += ' ';
@@ -114,7 +116,7 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'tokens_per_sec'),
            (SELECT value FROM metrics m WHERE m.attempt_id = a.id AND m.name = 'step_time_ms'),
            a.log_path, a.error_reason, a.runner_host, a.runner_pid, t.workload, a.id, a.run_dir,
-           (julianday('now') - julianday(a.started_at)) * 86400.0
+           (julianday('now') - julianday(a.started_at)) * 86400.0, t.spec
     FROM trials t LEFT JOIN latest_attempts a ON a.trial_id = t.id
     WHERE t.campaign_id = ? ORDER BY t.ordinal)sql");
   s.bind(1, campaign_id);
@@ -124,7 +126,7 @@ std::vector<TrialRow> campaign_trials(Database& db, const std::string& campaign_
     r.identity = s.text(0);
     r.group_key = s.text(1);
     r.study = s.text(2);
-    r.config = config_label(s.text(3), s.text(4));
+    r.config = config_label(stored_parameters(s.text(3), s.text(20)), s.text(4));
     r.repeat_index = int(s.integer(5));
     if (!s.is_null(6)) r.state = s.text(6);
     r.attempts = int(s.integer(7));

@@ -168,8 +168,6 @@ void Store::record_reference_strategy(const std::string& campaign_id, const std:
 }
 
 std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial& t, int ordinal) {
-  nlohmann::ordered_json params = nlohmann::ordered_json::object();
-  for (const auto& p : t.params) params[p.name] = p.value;
   db_.prepare(
          "INSERT OR IGNORE INTO trials (campaign_id, identity, group_key, ordinal, study, workload, strategy, "
          "ranks, repeat_index, parameters, axes, spec) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
@@ -182,7 +180,7 @@ std::int64_t Store::add_trial_if_new(const std::string& campaign_id, const Trial
       .bind(7, t.param(kStrategyParam, param_default(t.workload, kStrategyParam)))
       .bind(8, t.ranks)
       .bind(9, t.repeat_index)
-      .bind(10, params.dump())
+      .bind(10, recorded_parameters(t).dump())
       .bind(11, nlohmann::json(t.axis_names).dump())
       .bind(12, trial_to_json(t))
       .run();

@@ -88,6 +88,24 @@ Trial trial_from_json(const std::string& text) {
   return t;
 }
 
+nlohmann::ordered_json recorded_parameters(const Trial& t) {
+  json params = params_to_json(t.params);
+  for (const auto& e : t.environment) params[kEnvAxisPrefix + e.name] = e.value;
+  return params;
+}
+
+nlohmann::ordered_json stored_parameters(const std::string& parameters_json, const std::string& spec_json) {
+  json params = json::parse(parameters_json, nullptr, /*allow_exceptions=*/false);
+  if (!params.is_object()) params = json::object();
+  const json spec = json::parse(spec_json, nullptr, /*allow_exceptions=*/false);
+  if (!spec.is_object() || !spec.contains("environment") || !spec["environment"].is_object()) return params;
+  for (const auto& [name, value] : spec["environment"].items()) {
+    const std::string axis = kEnvAxisPrefix + name;
+    if (value.is_string() && !params.contains(axis)) params[axis] = value;
+  }
+  return params;
+}
+
 std::string launcher_to_json(const LauncherConfig& l) {
   json j;
   j["type"] = l.type;

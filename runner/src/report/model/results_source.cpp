@@ -15,6 +15,7 @@
 #include "store/conditions_rows.h"
 #include "store/lease.h"
 #include "store/store_reader.h"
+#include "store/trial_json.h"
 
 namespace mt {
 namespace {
@@ -89,8 +90,7 @@ std::vector<TrialRowIds> read_trials(Database& db, const Campaign& campaign) {
     t.strategy = s.text(5);
     t.ranks = int(s.integer(6));
     t.repeat_index = int(s.integer(7));
-    auto params = nlohmann::ordered_json::parse(s.text(8), nullptr, false);
-    if (params.is_object()) t.parameters = std::move(params);
+    t.parameters = stored_parameters(s.text(8), s.text(20));  // with env.NAME, also for older rows
     t.axes = string_array(s.text(9));
     if (!s.is_null(10)) t.latest_state = s.text(10);
     if (t.latest_state == std::string("running")) settle_running(db, t, s.text(22), s.integer(23));

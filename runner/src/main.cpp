@@ -20,6 +20,7 @@
 #include "launch/job_guard.h"
 #include "program_version.h"
 #include "runner_error.h"
+#include "store/schema.h"
 #include "store/sqlite_db.h"
 #include "table_cell.h"
 
@@ -216,8 +217,9 @@ int run_command(const mt::CommandRunner& run, const std::filesystem::path& db, s
     const bool unusable = e.code() == SQLITE_NOTADB || e.code() == SQLITE_CORRUPT || e.code() == SQLITE_CANTOPEN ||
                           e.code() == SQLITE_READONLY || e.code() == SQLITE_PERM;
     // Named, since --db may have been left at its default: which file is damaged is the first question.
-    return failed(fmt::format("database error in {}: {}", mt::escape_control_characters(db.string()), e.what()),
-                  unusable ? mt::kExitUsage : mt::kExitFailure);
+    std::string message = fmt::format("database error in {}: {}", mt::escape_control_characters(db.string()), e.what());
+    if (e.code() == SQLITE_CORRUPT) message += mt::escape_control_characters(mt::foreign_wal_hint(db));
+    return failed(message, unusable ? mt::kExitUsage : mt::kExitFailure);
   } catch (const std::exception& e) {
     return failed(e.what(), mt::kExitFailure);
   }

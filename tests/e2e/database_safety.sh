@@ -44,6 +44,11 @@ expect_eq "$RC$OUT" "0n
 capture "$MTRUN" --db "$DB" query --csv "pragma user_version"
 expect_eq "$OUT" "user_version
 $CURRENT" "reading pragma"
+# journal_mode and wal_checkpoint, even without a value, are writes to SQLite (the second does write).
+for pragma in "journal_mode" "journal_mode = delete" "wal_checkpoint"; do
+  capture "$MTRUN" --db "$DB" query "pragma $pragma"
+  expect_eq "$RC" 2 "pragma $pragma refused"
+done
 capture "$MTRUN" --db "$DB" query --csv "pragma integrity_check"
 expect_eq "$RC$OUT" "0integrity_check
 ok" "a check that reads"
@@ -139,6 +144,24 @@ python3 -c "import sys; f = open(sys.argv[1], 'r+b'); f.seek((int(sys.argv[3]) -
 capture "$MTRUN" --db "$WORK/damaged.sqlite" status
 expect_eq "$RC" 2 "status on a damaged database"
 expect_contains "$OUT" "mtrun: database error in $WORK/damaged.sqlite: SQL error: database disk image is malformed" "the damaged file named"
+# A write-ahead log copied in with another database reads as valid to SQLite, which replays it onto
+# this one: the refusal names the log as what to move aside.
+sqlite3 "$DB" "pragma wal_checkpoint(TRUNCATE)" > /dev/null
+cp "$DB" "$WORK/foreign_wal.sqlite"
+python3 - "$WORK/other.sqlite" "$WORK/foreign_wal.sqlite-wal" <<'PY'
+import shutil, sqlite3, sys
+other = sqlite3.connect(sys.argv[1])
+other.execute("pragma journal_mode=wal")
+other.execute("pragma wal_autocheckpoint=0")
+other.execute("create table t(x)")
+other.commit()
+shutil.copy(sys.argv[1] + "-wal", sys.argv[2])  # while it is open: closing checkpoints it away
+other.close()
+PY
+capture "$MTRUN" --db "$WORK/foreign_wal.sqlite" status
+expect_eq "$RC" 2 "status with another database's -wal"
+expect_contains "$OUT" "(if $WORK/foreign_wal.sqlite-wal is not this database's own log, as one copied in with another database, move it aside and try again)" \
+  "the log named"
 
 # A directory given for the database, or a database whose folder cannot be made: exit 2, named.
 for cmd in "status" "run $WORK/exp.yaml"; do
@@ -256,3 +279,27 @@ capture "$MTRUN" --db "$DB" report --experiment renamed
 expect_eq "$RC" 0 "report --experiment with the new name"
 expect_contains "$OUT" "$(sql "select id from campaigns where experiment = 'renamed'")" "the report is of the renamed campaign"
 echo "PASS (global options, renamed experiment)"
+
+# A writer waits for another connection's lock (a VACUUM, a shell's open transaction) rather than
+# lose what it ran: a trial while a transaction holds the database for 12 s (past SQLite's usual
+# 10 s) is recorded, and the wait is said.
+cat > "$WORK/held.yaml" <<'YAML'
+name: held
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: [sh, -c, "sleep 2; echo 'value: 7'"]
+    metrics: {value: {regex: 'value: ([0-9]+)'}}
+YAML
+"$MTRUN" --db "$DB" run "$WORK/held.yaml" > "$WORK/held.out" 2>&1 &
+RUNNER=$!
+sleep 1
+(echo "BEGIN EXCLUSIVE; SELECT 1;"; sleep 12; echo "COMMIT;") | sqlite3 "$DB" > /dev/null
+set +e; wait $RUNNER; RC=$?; set -e
+OUT=$(cat "$WORK/held.out")
+expect_eq "$RC" 0 "a run while another connection held the database: $OUT"
+expect_contains "$OUT" "mtrun: waiting for $DB: another connection holds its lock" "the wait said"
+expect_eq "$(sql "select m.value from metrics m join attempts a on a.id = m.attempt_id join trials t on t.id = a.trial_id
+  join campaigns c on c.id = t.campaign_id where c.experiment = 'held' and m.name = 'value'")" 7.0 "the measurement recorded"
+echo "PASS (a writer waits for the lock)"

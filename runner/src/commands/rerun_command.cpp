@@ -54,6 +54,7 @@ int rerun(const RerunOptions& options, std::ostream& out) {
     throw RunnerError(kExitUsage, "rerun needs --failed, --disturbed or both: which trials to run again");
   require_database(options.db);
   Store store(options.db);
+  store.db().wait_for_locks(Store::kLockPatience, &g_stop_requested);  // Ctrl-C stops a wait for the lock
   const Campaign campaign = select_campaign(store.db(), options.campaign);
   CampaignLease lease(store.db(), campaign.id, RunnerId::self(), std::time(nullptr));
   recover_stale_attempts(store, lease, out);

@@ -81,6 +81,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   // Before the database is touched: a run refused for how it would run leaves no campaign behind.
   check_parallel(plan.context.launcher, measurement.parallel);
   Store store(options.db);
+  store.db().wait_for_locks(Store::kLockPatience, &g_stop_requested);  // Ctrl-C stops a wait for the lock
   // Before the campaign is added: afterwards it is no longer new.
   const std::string program_note = new_program_note(store.db(), plan);
   CampaignLease lease(store.db(), plan.campaign_id, RunnerId::self(), std::time(nullptr));

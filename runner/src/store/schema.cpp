@@ -38,6 +38,16 @@ RunnerError unusable(const std::filesystem::path& file, const std::string& why) 
 
 }  // namespace
 
+std::string foreign_wal_hint(const std::filesystem::path& file) {
+  std::error_code error;
+  const std::filesystem::path wal = file.string() + "-wal";
+  if (!std::filesystem::is_regular_file(wal, error) || std::filesystem::file_size(wal, error) == 0 || error) return "";
+  return fmt::format(
+      " (if {} is not this database's own log, as one copied in with another database, move it "
+      "aside and try again)",
+      wal.string());
+}
+
 void refuse_unless_file(const std::filesystem::path& file) {
   std::error_code error;
   const auto type = std::filesystem::status(file, error).type();
@@ -87,7 +97,8 @@ int checked_schema_version(Database& db, const std::filesystem::path& file, bool
                                      "database",
                                      state.version));
   }
-  if (state.version == 0 || state.mtrun_tables != 3) throw unusable(file, "is not an mtrun results database");
+  if (state.version == 0 || state.mtrun_tables != 3)
+    throw unusable(file, "is not an mtrun results database" + foreign_wal_hint(file));
   check_schema_objects(db, file, state.version);
   return state.version;
 }

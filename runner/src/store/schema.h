@@ -14,6 +14,11 @@ namespace mt {
 std::vector<std::string> schema_sections();
 int latest_schema_version();
 
+// " (if FILE-wal is not this database's own log, … move it aside …)" where a non-empty -wal lies
+// beside `file`, else "": a log copied in with another database reads as valid to SQLite, which
+// replays it onto this one, and the file then looks damaged or foreign through no fault of its own.
+std::string foreign_wal_hint(const std::filesystem::path& file);
+
 // Throws RunnerError (usage) where `file` is a directory, a device, a FIFO or a socket: SQLite would
 // say only that it cannot open it, or fail on its I/O.
 void refuse_unless_file(const std::filesystem::path& file);

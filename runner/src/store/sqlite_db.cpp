@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
+#include <thread>
+
 #include <fmt/format.h>
 
 namespace mt {
@@ -96,7 +99,7 @@ std::string Statement::blob(int i) const {
 std::int64_t Statement::integer(int i) const { return sqlite3_column_int64(stmt_, i); }
 double Statement::real(int i) const { return sqlite3_column_double(stmt_, i); }
 
-Database::Database(const std::filesystem::path& file, Mode mode) {
+Database::Database(const std::filesystem::path& file, Mode mode) : file_(file) {
   int flags = mode == Mode::ReadWrite ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY;
   std::string name = file.string();
   if (mode == Mode::Immutable) {
@@ -112,6 +115,37 @@ Database::Database(const std::filesystem::path& file, Mode mode) {
   }
   // A campaign writer and a reader (status, query) may overlap; wait for each other briefly.
   sqlite3_busy_timeout(db_, 10000);
+}
+
+void Database::wait_for_locks(std::chrono::seconds limit, const std::atomic<bool>* stop) {
+  patience_ = limit;
+  stop_ = stop;
+  sqlite3_busy_handler(db_, &Database::on_busy, this);
+}
+
+// SQLite's busy handler: nonzero to try again. `tries` is 0 at the start of each wait.
+int Database::on_busy(void* self, int tries) {
+  auto& db = *static_cast<Database*>(self);
+  const auto now = std::chrono::steady_clock::now();
+  if (tries == 0) {
+    db.busy_since_ = now;
+    db.said_waiting_ = false;
+  }
+  if (db.stop_ && db.stop_->load()) return 0;
+  const auto waited = now - db.busy_since_;
+  if (waited >= db.patience_) return 0;
+  if (waited >= std::chrono::seconds(10) && !db.said_waiting_) {
+    db.said_waiting_ = true;
+    std::fprintf(
+        stderr,
+        "mtrun: waiting for %s: another connection holds its lock (waiting up to %lld s more; Ctrl-C "
+        "stops)\n",
+        db.file_.c_str(),
+        static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(db.patience_ - waited).count()));
+  }
+  // Short sleeps first, as SQLite's own handler: most waits are for a commit a moment away.
+  std::this_thread::sleep_for(std::chrono::milliseconds(tries < 10 ? 5 : 100));
+  return 1;
 }
 
 Database::~Database() {

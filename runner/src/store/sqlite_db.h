@@ -1,6 +1,8 @@
 #pragma once
 // A thin RAII layer over the SQLite C API: a connection, prepared statements, and errors as
 // exceptions that carry SQLite's own message.
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -84,10 +86,21 @@ class Database {
   sqlite3* handle() { return db_; }
   // A private directory (a copy of the file) removed, with everything in it, once this closes.
   void remove_on_close(const std::filesystem::path& directory) { private_dir_ = directory; }
+  // Waits up to `limit` for another connection's lock, where the default gives up after 10 s: a
+  // writer that records a finished measurement must not lose it to a long transaction elsewhere (a
+  // VACUUM, a shell's open transaction). Once a wait passes 10 s it says on stderr what it waits
+  // for; it gives up at once when `stop` turns true (Ctrl-C).
+  void wait_for_locks(std::chrono::seconds limit, const std::atomic<bool>* stop = nullptr);
 
  private:
+  static int on_busy(void* self, int tries);
   sqlite3* db_ = nullptr;
+  std::filesystem::path file_;
   std::filesystem::path private_dir_;
+  std::chrono::seconds patience_{0};
+  const std::atomic<bool>* stop_ = nullptr;
+  std::chrono::steady_clock::time_point busy_since_;
+  bool said_waiting_ = false;
 };
 
 // Commits on commit(), rolls back if destroyed before — so an exception never leaves half a write.

@@ -122,6 +122,7 @@ Store::Store(const std::filesystem::path& file) : db_(with_parent_created(file),
   if (db_.read_only()) {
     throw RunnerError(kExitUsage, fmt::format("{} is read-only, and this command writes to it", file.string()));
   }
+  db_.wait_for_locks(kLockPatience);
   const int version = checked_schema_version(db_, file, /*empty_ok=*/true);  // before anything is written
   use_wal(db_);
   db_.exec("PRAGMA synchronous=NORMAL");

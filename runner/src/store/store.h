@@ -114,6 +114,8 @@ Campaign campaign_from_row(const Statement& row);
 class Store {
  public:
   static constexpr int kSchemaVersion = 14;  // sections of schemas/store.sql (a test checks)
+  // How long a writer waits for another connection's lock before it fails (Database::wait_for_locks).
+  static constexpr std::chrono::seconds kLockPatience{600};
 
   // Opens for writing (creating the file and its directory if needed) and migrates to
   // kSchemaVersion. Throws RunnerError (usage), having changed nothing, for a read-only file, a

@@ -120,3 +120,38 @@ capture "$MTRUN" --db "$DB" history envy
 expect_eq "$RC" 0 "history of env campaigns: $OUT"
 expect_contains "$OUT" "env.SPEED=2" "history names the env value"
 echo "PASS (env axes)"
+
+# A program launched directly that dies of a signal is named as the program, with the signal's name:
+# there is no launcher to blame.
+cat > "$WORK/segv.yaml" <<'YAML'
+name: segv
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: [sh, -c, "kill -SEGV $$"]
+YAML
+capture "$MTRUN" --db "$DB" run "$WORK/segv.yaml"
+expect_eq "$RC" 1 "a program that dies of a signal"
+expect_eq "$(sql "select a.state || ': ' || a.error_reason from attempts a join trials t on t.id = a.trial_id
+  join campaigns c on c.id = t.campaign_id where c.experiment = 'segv'")" \
+  "crashed: the program (launch: direct) was killed by signal 11 (Segmentation fault)" "the program and its signal named"
+echo "PASS (a direct program's signal)"
+
+# A program that cannot be executed did not launch; it did not fail as it ran.
+printf '#!/bin/sh\necho never\n' > "$WORK/not_executable.sh"
+chmod 644 "$WORK/not_executable.sh"
+cat > "$WORK/noexec.yaml" <<YAML
+name: noexec
+studies:
+  - name: s
+    workload: command
+    launch: direct
+    command: ["$WORK/not_executable.sh"]
+YAML
+capture "$MTRUN" --db "$DB" run "$WORK/noexec.yaml"
+expect_eq "$RC" 1 "a program that cannot be executed"
+expect_eq "$(sql "select a.state || ': ' || a.error_reason from attempts a join trials t on t.id = a.trial_id
+  join campaigns c on c.id = t.campaign_id where c.experiment = 'noexec'")" \
+  "launch_failed: cannot execute $WORK/not_executable.sh: Permission denied" "not launched, and why"
+echo "PASS (a program that cannot be executed)"

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <regex>
 #include <sstream>
 #include <variant>
@@ -168,6 +169,20 @@ std::string failure_reason(const std::filesystem::path& log_file) {
   return reason.empty() ? "its log holds no message from the job or its launcher" : reason;
 }
 
+// The job's guard could not execute the program (not found, not executable): it says so in the
+// log and exits 127, as a shell does. Nothing ran, so the attempt did not launch rather than fail.
+std::optional<std::string> program_not_started(const ProcessOutcome& process, const std::filesystem::path& log) {
+  if (process.exit_code != 127) return std::nullopt;
+  constexpr std::string_view kGuardSays = "mtrun: cannot execute ";
+  std::optional<std::string> why;
+  scan_log(log, [&](std::string_view line) {
+    if (line.substr(0, kGuardSays.size()) != kGuardSays) return true;
+    why = std::string(line.substr(std::string_view("mtrun: ").size()));
+    return false;
+  });
+  return why;
+}
+
 AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::path& result_file,
                         const std::filesystem::path& log_file, const Trial& trial) {
   AttemptOutcome o;
@@ -207,7 +222,10 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
     case ProcessEnd::Signaled:
       o.state = AttemptState::Crashed;
       o.signal = process.signal;
-      o.error_reason = fmt::format("launcher killed by signal {}", process.signal);
+      // Launched directly, the process that died is the trial's own program, not a launcher.
+      o.error_reason = fmt::format("{} was killed by signal {} ({})",
+                                   trial.command_uses_launcher ? "the launcher" : "the program (launch: direct)",
+                                   process.signal, ::strsignal(process.signal));
       return o;
     case ProcessEnd::Exited: break;
   }
@@ -223,6 +241,11 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
   if (!rejected.empty()) {
     o.state = AttemptState::Failed;
     o.error_reason = fmt::format("result file {} rejected: {}", result_file.filename().string(), rejected);
+    return o;
+  }
+  if (auto why = program_not_started(process, log_file)) {
+    o.state = AttemptState::LaunchFailed;
+    o.error_reason = *why;
     return o;
   }
   if (trial.workload == "command") {

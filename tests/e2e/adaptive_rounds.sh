@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Adaptive repeats over several runs of one file: a round that a killed runner left unfinished is run
 # by the next `mtrun run`, which then goes on adding rounds; `run --force` measures every round again,
-# those adaptive repeats added included, so no older attempt stays in a mean. `command` trials (no
-# engine) print a value that grows with every attempt, so no interval ever reaches the target and each
-# configuration runs to `max`; a file says how long a trial sleeps first, long enough to be caught
-# running where a runner is stopped.
+# those adaptive repeats added included, so no older attempt stays in a mean; a stopped `run --force`
+# says what finishes it. `command` trials (no engine) print a value that grows with every attempt, so
+# no interval ever reaches the target and each configuration runs to `max`; a file says how long a
+# trial sleeps first, long enough to be caught running where a runner is stopped.
 source "$(dirname "$0")/lib.sh"
 export MTENGINE=/bin/true  # command workloads only: no engine is launched
 DB="$WORK/results/mtrun.sqlite"
@@ -70,5 +70,17 @@ expect_complete "after --force"
 expect_eq "$(sql "select count(*) from attempts where state = 'succeeded'")" 16 "one new attempt per trial"
 expect_eq "$(sql "select count(*) from latest_attempts a join metrics m on m.attempt_id = a.id where m.name = 'value' and m.value > 8")" 8 \
   "every reported value is a new one"
+echo "PASS (--force measures every adaptive round again)"
 
+# 3. Ctrl-C during `run --force`: the trials it did not reach succeeded before, so neither a plain
+#    `run` nor `rerun --failed` would run them; the runner says that `run --force` again does.
+echo 0.5 > "$WORK/sleep"
+"$MTRUN" --db "$DB" run "$EXP" --force > "$WORK/force.log" 2>&1 &
+RUNNER=$!
+wait_for_sql "select count(*) from attempts where state = 'running'" 1
+kill -INT $RUNNER
+set +e; wait $RUNNER; RC=$?; set -e
+expect_eq "$RC" 130 "exit code after Ctrl-C"
+expect_contains "$(cat "$WORK/force.log")" "\`mtrun run $EXP --force\` measures every trial again" \
+  "a stopped --force run says what finishes it"
 echo "PASS"

@@ -115,6 +115,18 @@ RunList trials_to_run(Store& store, const ExperimentPlan& plan, bool force) {
   return list;
 }
 
+// What finishes a run that was stopped, after "interrupted: N trial(s) not run; ". Running the file
+// again runs what has not succeeded, and only `run` adds adaptive rounds. A forced run cannot be
+// picked up where it stopped: the trials it did not reach succeeded before, so neither a plain `run`
+// nor `rerun --failed` would run them.
+std::string how_to_finish(const RunOptions& options, bool adaptive) {
+  const std::string file = options.experiment.string();
+  if (options.force)
+    return fmt::format("they keep their earlier attempts; `mtrun run {} --force` measures every trial again", file);
+  if (adaptive) return fmt::format("`mtrun run {}` runs them, then the adaptive rounds still due", file);
+  return fmt::format("`mtrun run {}` or `mtrun rerun --failed` completes the campaign", file);
+}
+
 int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine, options.limits);
   MeasurementSettings measurement = options.measurement;
@@ -148,7 +160,8 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
     fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n",
                list.skipped);
   }
-  return run_campaign_trials(store, lease, plan.context, plan.provenance, list.pending, measurement, options.db, out);
+  return run_campaign_trials(store, lease, plan.context, plan.provenance, list.pending, measurement,
+                             how_to_finish(options, !measurement.adaptive.empty()), options.db, out);
 }
 
 // The machine before any timing: a warning when busy, a refusal with --require-quiet. Where the
@@ -207,7 +220,8 @@ std::string campaign_answers(Database& db, const std::string& campaign_id) {
 
 int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
                         const ProvenanceContext& provenance, const PendingTrials& trials,
-                        const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out) {
+                        const MeasurementSettings& settings, const std::string& how_to_finish,
+                        const std::filesystem::path& db, std::ostream& out) {
   const std::string& campaign_id = lease.campaign_id();
   const int parallel = std::max(1, settings.parallel);
   check_parallel(context.launcher, parallel);
@@ -266,7 +280,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   // Where a configuration stopped at max, its mean is less certain than the experiment asked for.
   if (!result.stopped && !result.lease_lost)
     answers += adaptive_outcome_line(store.db(), campaign_id, settings.adaptive);
-  return finish_campaign(store, campaign_id, result, answers, db, out);
+  return finish_campaign(store, campaign_id, result, answers, how_to_finish, db, out);
 }
 
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {

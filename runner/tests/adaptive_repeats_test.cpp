@@ -4,6 +4,7 @@
 #include "experiment/matrix.h"
 #include "experiment_text.h"
 #include "run/adaptive_repeats.h"
+#include "store_fixture.h"
 
 using namespace mt;
 using mt::testing::load_errors;
@@ -14,6 +15,25 @@ Experiment load(const std::string& yaml) {
   LoadResult r = testing::load_experiment_text(yaml);
   REQUIRE(r.experiment);
   return *r.experiment;
+}
+
+// A trial of campaign "c" at `ordinal`, its latest attempt ending in `state` (none: never started).
+std::int64_t trial_at(Store& store, int ordinal, std::optional<AttemptState> state) {
+  Trial t;
+  t.study = "s";
+  t.workload = "command";
+  t.command = {"true"};
+  t.repeat_index = ordinal;
+  t.identity = "t" + std::to_string(ordinal);
+  t.group_key = "g";
+  const std::int64_t row = store.add_trial_if_new("c", t, ordinal);
+  if (state) {
+    const auto attempt = store.begin_attempt(row, 1, "true", "/run", "/run/log.txt", std::nullopt);
+    AttemptOutcome outcome;
+    outcome.state = *state;
+    store.finish_attempt(attempt, outcome, std::nullopt);
+  }
+  return row;
 }
 
 }  // namespace
@@ -114,4 +134,27 @@ TEST_CASE("what adaptive repeats came to: who reached the target, who stopped at
         "not finished (run the experiment again): f (3 rounds, ±9.5 %)");
   CHECK(adaptive_outcome({all[1]}, "") == "stopped at max: b (8 rounds, ±3.7 %)");
   CHECK(adaptive_outcome({}, "").empty());
+}
+
+// A runner stopped in an added round leaves it with an interrupted trial and one never started; the
+// plan alone does not list them, so without this a run of the file again would run nothing and the
+// campaign would stay short of its rounds. --force takes every added round, succeeded ones too, so
+// that no older attempt is left among the new ones in a mean.
+TEST_CASE("a run again runs the added rounds that have not succeeded, --force every one") {
+  TempStore temp("mtrun_adaptive_rounds_test", 2);
+  Store& store = temp.store;
+  trial_at(store, 0, AttemptState::Succeeded);  // the plan's two rounds
+  trial_at(store, 1, AttemptState::Succeeded);
+  const auto done = trial_at(store, 2, AttemptState::Succeeded);  // rounds added by an earlier run
+  const auto stopped = trial_at(store, 3, AttemptState::Interrupted);
+  const auto waiting = trial_at(store, 4, std::nullopt);
+
+  const AddedRounds again = added_rounds_to_run(store.db(), "c", 2, false);
+  CHECK(again.added == 3);
+  CHECK(again.to_run == std::vector<std::int64_t>{stopped, waiting});
+  const AddedRounds forced = added_rounds_to_run(store.db(), "c", 2, true);
+  CHECK(forced.added == 3);
+  CHECK(forced.to_run == std::vector<std::int64_t>{done, stopped, waiting});
+  // A campaign of the plan's trials alone has none.
+  CHECK(added_rounds_to_run(store.db(), "c", 5, true).added == 0);
 }

@@ -37,10 +37,12 @@ struct MeasurementSettings {
 
 // Runs while `lease` is held, renewing it (LeaseKeeper): first a look at the machine (a warning when
 // it is busy; with require_quiet, RunnerError kExitBusy), then `trials`, then adaptive rounds while
-// any configuration needs one.
+// any configuration needs one. `how_to_finish` is what the runner says finishes the campaign when it
+// is stopped (finish_campaign).
 int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
                         const ProvenanceContext& provenance, const PendingTrials& trials,
-                        const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out);
+                        const MeasurementSettings& settings, const std::string& how_to_finish,
+                        const std::filesystem::path& db, std::ostream& out);
 
 // --settle SECONDS, --wait-quiet SECONDS, --require-quiet and --parallel N on run and rerun.
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings);

@@ -49,6 +49,15 @@ std::string what_reruns(const RerunSelection& which, const TrialsToRerun& found)
   return fmt::format("{} trial(s) to run again ({})", found.rows.size(), fmt::join(parts, "; "));
 }
 
+// What finishes a stopped rerun: the same selection again, which picks the trials not run (they
+// still failed, or still have a disturbed attempt reported) and the one stopped.
+std::string how_to_finish(const RerunSelection& which) {
+  std::vector<std::string> flags;
+  if (which.failed) flags.push_back("--failed");
+  if (which.disturbed) flags.push_back("--disturbed");
+  return fmt::format("`mtrun rerun {}` again runs them", fmt::join(flags, " "));
+}
+
 int rerun(const RerunOptions& options, std::ostream& out) {
   if (!options.which.failed && !options.which.disturbed)
     throw RunnerError(kExitUsage, "rerun needs --failed, --disturbed or both: which trials to run again");
@@ -77,7 +86,7 @@ int rerun(const RerunOptions& options, std::ostream& out) {
       measurement.conditions = thresholds_from_json(j["conditions"].dump());
   }
   return run_campaign_trials(store, lease, context, capture_provenance_context(experiment_dir, context.engine), to_run,
-                             measurement, options.db, out);
+                             measurement, how_to_finish(options.which), options.db, out);
 }
 
 }  // namespace

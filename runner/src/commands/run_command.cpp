@@ -72,6 +72,61 @@ void check_parallel(const LauncherConfig& launcher, int parallel) {
   }
 }
 
+// The trials a run launches, in campaign order.
+struct RunList {
+  PendingTrials pending;
+  int skipped = 0;  // succeeded before, not run again
+  int added = 0;    // rounds adaptive repeats added on earlier runs, whatever their state
+};
+
+// Registers the plan's trials on first sight and lists those that have not succeeded (every one with
+// --force), then the rounds adaptive repeats added on earlier runs that have not succeeded (every one
+// with --force): running the file again finishes what a stopped runner left, adaptive rounds
+// included, and --force leaves no older attempt in the campaign's means.
+RunList trials_to_run(Store& store, const ExperimentPlan& plan, bool force) {
+  RunList list;
+  std::vector<std::size_t> plan_index;  // of each planned trial to run
+  // Trials are registered in transactions of many (one per trial is slow), but not all in one: a
+  // runner of another campaign must not wait long for the write lock.
+  constexpr size_t kTrialsPerCommit = 10000;
+  std::optional<Transaction> registration;
+  for (size_t i = 0; i < plan.trials.size(); ++i) {
+    if (i % kTrialsPerCommit == 0) {
+      if (registration) registration->commit();
+      registration.emplace(store.db());
+    }
+    std::int64_t row = store.add_trial_if_new(plan.campaign_id, plan.trials[i], int(i));
+    if (!force && store.latest_state(row) == AttemptState::Succeeded) {
+      ++list.skipped;
+    } else {
+      list.pending.rows.push_back(row);
+      plan_index.push_back(i);
+    }
+  }
+  if (registration) registration->commit();
+  const AddedRounds added = added_rounds_to_run(store.db(), plan.campaign_id, plan.trials.size(), force);
+  list.added = added.added;
+  list.skipped += added.added - int(added.to_run.size());
+  list.pending.rows.insert(list.pending.rows.end(), added.to_run.begin(), added.to_run.end());
+  // A planned trial is built from the plan, an added round from what the store holds of it.
+  list.pending.trial = [&plan, &store, plan_index = std::move(plan_index), added_rows = added.to_run](std::size_t k) {
+    return k < plan_index.size() ? plan.trials[plan_index[k]] : store.trial_spec(added_rows[k - plan_index.size()]);
+  };
+  return list;
+}
+
+// What finishes a run that was stopped, after "interrupted: N trial(s) not run; ". Running the file
+// again runs what has not succeeded, and only `run` adds adaptive rounds. A forced run cannot be
+// picked up where it stopped: the trials it did not reach succeeded before, so neither a plain `run`
+// nor `rerun --failed` would run them.
+std::string how_to_finish(const RunOptions& options, bool adaptive) {
+  const std::string file = options.experiment.string();
+  if (options.force)
+    return fmt::format("they keep their earlier attempts; `mtrun run {} --force` measures every trial again", file);
+  if (adaptive) return fmt::format("`mtrun run {}` runs them, then the adaptive rounds still due", file);
+  return fmt::format("`mtrun run {}` or `mtrun rerun --failed` completes the campaign", file);
+}
+
 int run_experiment(const RunOptions& options, std::ostream& out) {
   ExperimentPlan plan = make_plan(options.experiment, options.engine, options.limits);
   MeasurementSettings measurement = options.measurement;
@@ -95,36 +150,19 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
   store.record_questions(plan.campaign_id, questions_to_json(plan.experiment.questions));
   if (const std::string reference = reference_strategy(); !reference.empty())
     store.record_reference_strategy(plan.campaign_id, reference);
-  PendingTrials to_run;
-  std::vector<std::size_t> plan_index;  // of each trial to run
-  int skipped = 0;
-  // Trials are registered in transactions of many (one per trial is slow), but not all in one: a
-  // runner of another campaign must not wait long for the write lock.
-  constexpr size_t kTrialsPerCommit = 10000;
-  std::optional<Transaction> registration;
-  for (size_t i = 0; i < plan.trials.size(); ++i) {
-    if (i % kTrialsPerCommit == 0) {
-      if (registration) registration->commit();
-      registration.emplace(store.db());
-    }
-    std::int64_t row = store.add_trial_if_new(plan.campaign_id, plan.trials[i], int(i));
-    if (!options.force && store.latest_state(row) == AttemptState::Succeeded) {
-      ++skipped;
-    } else {
-      to_run.rows.push_back(row);
-      plan_index.push_back(i);
-    }
-  }
-  if (registration) registration->commit();
-  to_run.trial = [&plan, plan_index = std::move(plan_index)](std::size_t k) { return plan.trials[plan_index[k]]; };
-  fmt::print(out, "experiment {}: campaign {}, {} trials, {} to run, order {}; engine {}\n", plan.experiment.name,
-             plan.campaign_id, plan.trials.size(), to_run.rows.size(),
-             order_text(plan.experiment.order, plan.experiment.seed), plan.context.engine.string());
+  const RunList list = trials_to_run(store, plan, options.force);
+  fmt::print(out, "experiment {}: campaign {}, {} trials{}, {} to run, order {}; engine {}\n", plan.experiment.name,
+             plan.campaign_id, plan.trials.size(),
+             list.added > 0 ? fmt::format(" (and {} added by adaptive repeats)", list.added) : "",
+             list.pending.rows.size(), order_text(plan.experiment.order, plan.experiment.seed),
+             plan.context.engine.string());
   if (!program_note.empty()) fmt::print(out, "{}\n", program_note);
-  if (skipped > 0) {
-    fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n", skipped);
+  if (list.skipped > 0) {
+    fmt::print(out, "{} trial(s) already succeeded in this campaign and are skipped (--force re-runs them)\n",
+               list.skipped);
   }
-  return run_campaign_trials(store, lease, plan.context, plan.provenance, to_run, measurement, options.db, out);
+  return run_campaign_trials(store, lease, plan.context, plan.provenance, list.pending, measurement,
+                             how_to_finish(options, !measurement.adaptive.empty()), options.db, out);
 }
 
 // The machine before any timing: a warning when busy, a refusal with --require-quiet. Where the
@@ -183,7 +221,8 @@ std::string campaign_answers(Database& db, const std::string& campaign_id) {
 
 int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchContext& context,
                         const ProvenanceContext& provenance, const PendingTrials& trials,
-                        const MeasurementSettings& settings, const std::filesystem::path& db, std::ostream& out) {
+                        const MeasurementSettings& settings, const std::string& how_to_finish,
+                        const std::filesystem::path& db, std::ostream& out) {
   const std::string& campaign_id = lease.campaign_id();
   const int parallel = std::max(1, settings.parallel);
   check_parallel(context.launcher, parallel);
@@ -242,7 +281,7 @@ int run_campaign_trials(Store& store, const CampaignLease& lease, const LaunchCo
   // Where a configuration stopped at max, its mean is less certain than the experiment asked for.
   if (!result.stopped && !result.lease_lost)
     answers += adaptive_outcome_line(store.db(), campaign_id, settings.adaptive);
-  return finish_campaign(store, campaign_id, result, answers, db, out);
+  return finish_campaign(store, campaign_id, result, answers, how_to_finish, db, out);
 }
 
 void add_quiet_options(CLI::App& command, MeasurementSettings& settings) {
@@ -275,7 +314,8 @@ CommandRunner register_run_command(CLI::App& app, const GlobalOptions& global) {
   auto options = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "run the trials of an experiment that have not succeeded yet");
   cmd->add_option("FILE", options->experiment, "experiment YAML file")->required();
-  cmd->add_flag("--force", options->force, "re-run trials that already succeeded");
+  cmd->add_flag("--force", options->force,
+                "re-run every trial, those that already succeeded and the rounds adaptive repeats added included");
   cmd->add_option("--engine", options->engine, "mtengine binary (default: $MTENGINE, else beside mtrun)");
   add_max_trials_option(*cmd, options->limits);
   add_quiet_options(*cmd, options->measurement);

@@ -209,6 +209,20 @@ std::string adaptive_outcome_line(Database& db, const std::string& campaign_id,
       outcome);
 }
 
+AddedRounds added_rounds_to_run(Database& db, const std::string& campaign_id, std::size_t planned, bool force) {
+  auto s = db.prepare(
+      "SELECT t.id, (SELECT a.state FROM attempts a WHERE a.trial_id = t.id ORDER BY a.attempt DESC LIMIT 1) "
+      "FROM trials t WHERE t.campaign_id = ? AND t.ordinal >= ? ORDER BY t.ordinal");
+  s.bind(1, campaign_id).bind(2, std::int64_t(planned));
+  AddedRounds out;
+  while (s.step()) {
+    ++out.added;
+    const bool succeeded = !s.is_null(1) && s.text(1) == "succeeded";
+    if (force || !succeeded) out.to_run.push_back(s.integer(0));
+  }
+  return out;
+}
+
 PendingTrials next_adaptive_round(Store& store, const std::string& campaign_id,
                                   const std::map<std::string, RepeatPolicy>& policies, std::ostream& out) {
   std::vector<Trial> round;

@@ -77,6 +77,19 @@ std::string adaptive_outcome(const std::vector<ConfigurationRounds>& configurati
 std::string adaptive_outcome_line(Database& db, const std::string& campaign_id,
                                   const std::map<std::string, RepeatPolicy>& policies);
 
+// The rounds adaptive repeats added to a campaign on earlier runs: its trials beyond the plan's
+// `planned` ones (a plan's trials are its first ordinals; added rounds come after them), in the
+// order they were added.
+struct AddedRounds {
+  std::vector<std::int64_t> to_run;  // trial rows a run of the experiment runs again
+  int added = 0;                     // all of them, whatever their state
+};
+// Those whose latest attempt did not succeed (a round a stopped runner left unfinished, or one that
+// failed) are run again, as the plan's are, so that a run of the file again finishes the round and
+// goes on adding rounds. With `force`, every one: --force measures the campaign afresh, and a round
+// left with its older attempt would mix them into the new means.
+AddedRounds added_rounds_to_run(Database& db, const std::string& campaign_id, std::size_t planned, bool force);
+
 // Registers one more round of every configuration that needs it and returns those trials (none when
 // every configuration has reached its target or max), saying so on `out`.
 PendingTrials next_adaptive_round(Store& store, const std::string& campaign_id,

@@ -422,7 +422,8 @@ std::string trial_label(const Trial& t) {
 }
 
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
-                    const std::string& answers, const std::filesystem::path& db, std::ostream& out) {
+                    const std::string& answers, const std::string& how_to_finish, const std::filesystem::path& db,
+                    std::ostream& out) {
   const std::vector<TrialRow> rows = campaign_trials(store.db(), campaign_id);
   const bool keep_disturbed = keeps_disturbed(store.db(), campaign_id);
   fmt::print(out, "\n{}", render_summary(rows, keep_disturbed));
@@ -444,8 +445,7 @@ int finish_campaign(Store& store, const std::string& campaign_id, const Campaign
     return kExitFailure;
   }
   if (result.stopped) {
-    fmt::print(out, "interrupted: {} trial(s) not run; `mtrun rerun --failed` completes the campaign\n",
-               result.not_run);
+    fmt::print(out, "interrupted: {} trial(s) not run; {}\n", result.not_run, how_to_finish);
     return kExitInterrupted;
   }
   if (result.failed > 0) {

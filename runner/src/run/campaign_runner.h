@@ -85,8 +85,10 @@ std::string trial_label(const Trial& trial);
 // Exit code and closing lines shared by run and rerun: summary table, the answers to the
 // campaign's questions (`answers`, printed as they are), where the results are, and what to do about
 // failures, attempts on a disturbed machine (as each attempt's record says whether it waited for a
-// quiet one) or an interruption.
+// quiet one) or an interruption: "interrupted: N trial(s) not run; " and `how_to_finish`, which
+// the command that ran them knows ("`mtrun rerun --failed` completes the campaign").
 int finish_campaign(Store& store, const std::string& campaign_id, const CampaignResult& result,
-                    const std::string& answers, const std::filesystem::path& db, std::ostream& out);
+                    const std::string& answers, const std::string& how_to_finish, const std::filesystem::path& db,
+                    std::ostream& out);
 
 }  // namespace mt

@@ -126,10 +126,12 @@ TEST_CASE("what adaptive repeats came to: who reached the target, who stopped at
       config("a", RoundDecision::Reached, 5, 5, 1.64), config("b", RoundDecision::AtMax, 8, 8, 3.71),
       config("c", RoundDecision::AtMax, 8, 0, std::nullopt), config("d", RoundDecision::Blocked, 4, 1, std::nullopt),
       config("e", RoundDecision::AtMax, 8, 1, std::nullopt)};
-  CHECK(adaptive_outcome(all, "`") ==
-        "reached the target: `a` (5 rounds, ±1.6 %); stopped at max: `b` (8 rounds, ±3.7 %), `c` (8 rounds, no quiet "
-        "attempt), `e` (8 rounds, one quiet attempt: no interval); held back by a round that failed (mtrun rerun "
-        "--failed, then run the experiment again): `d` (4 rounds, one quiet attempt: no interval)");
+  CHECK(
+      adaptive_outcome(all, "`") ==
+      "reached the target: `a` (5 rounds, ±1.6 %); stopped at max: `b` (8 rounds, ±3.7 %), `c` (8 rounds, no quiet "
+      "attempt), `e` (8 rounds, one quiet attempt: no interval); held back by a round that has not succeeded: failed, "
+      "interrupted or not run yet (run the experiment again: it runs that round first): `d` (4 rounds, one quiet "
+      "attempt: no interval)");
   CHECK(adaptive_outcome({config("f", RoundDecision::More, 3, 3, 9.5)}, "") ==
         "not finished (run the experiment again): f (3 rounds, ±9.5 %)");
   CHECK(adaptive_outcome({all[1]}, "") == "stopped at max: b (8 rounds, ±3.7 %)");

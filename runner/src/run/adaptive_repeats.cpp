@@ -191,8 +191,8 @@ std::string adaptive_outcome(const std::vector<ConfigurationRounds>& configurati
        {std::pair{RoundDecision::Reached, "reached the target"}, std::pair{RoundDecision::AtMax, "stopped at max"},
         std::pair{RoundDecision::More, "not finished (run the experiment again)"},
         std::pair{RoundDecision::Blocked,
-                  "held back by a round that failed (mtrun rerun --failed, then run the "
-                  "experiment again)"}}) {
+                  "held back by a round that has not succeeded: failed, interrupted or not run yet (run the "
+                  "experiment again: it runs that round first)"}}) {
     if (auto it = by_decision.find(decision); it != by_decision.end())
       parts.push_back(fmt::format("{}: {}", heading, fmt::join(it->second, ", ")));
   }

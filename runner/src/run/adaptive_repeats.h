@@ -26,7 +26,7 @@ enum class RoundDecision {
   Reached,  // the interval is within the target
   AtMax,    // `max` rounds ran without reaching it
   More,     // another round is due
-  Blocked,  // a round did not succeed: `rerun --failed` first, no round is added over a gap
+  Blocked,  // a round has not succeeded (failed, interrupted, not run): it runs first, no round is added over a gap
 };
 
 struct RepeatStatus {

@@ -213,6 +213,13 @@ int run_command(const mt::CommandRunner& run, const std::filesystem::path& db, s
   } catch (const mt::RunnerError& e) {
     return failed(e.what(), e.exit_code());
   } catch (const mt::SqliteError& e) {
+    // Ctrl-C during a wait for another connection's lock: an interruption, as any other.
+    if (e.code() == SQLITE_BUSY && mt::g_stop_requested) {
+      return failed(fmt::format("stopped while waiting for {}, which another connection holds locked; the next run "
+                                "or rerun records the attempt left running as interrupted",
+                                mt::escape_control_characters(db.string())),
+                    mt::kExitInterrupted);
+    }
     // A database that cannot be opened or read at all is bad input; anything else failed on the way.
     const bool unusable = e.code() == SQLITE_NOTADB || e.code() == SQLITE_CORRUPT || e.code() == SQLITE_CANTOPEN ||
                           e.code() == SQLITE_READONLY || e.code() == SQLITE_PERM;

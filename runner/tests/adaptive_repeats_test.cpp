@@ -151,12 +151,18 @@ TEST_CASE("a run again runs the added rounds that have not succeeded, --force ev
   const auto stopped = trial_at(store, 3, AttemptState::Interrupted);
   const auto waiting = trial_at(store, 4, std::nullopt);
 
-  const AddedRounds again = added_rounds_to_run(store.db(), "c", 2, false);
+  const std::map<std::string, RepeatPolicy> adaptive = {{"s", RepeatPolicy{2, 8, 1.0}}};
+  const AddedRounds again = added_rounds_to_run(store.db(), "c", 2, false, adaptive);
   CHECK(again.added == 3);
   CHECK(again.to_run == std::vector<std::int64_t>{stopped, waiting});
-  const AddedRounds forced = added_rounds_to_run(store.db(), "c", 2, true);
+  const AddedRounds forced = added_rounds_to_run(store.db(), "c", 2, true, adaptive);
   CHECK(forced.added == 3);
   CHECK(forced.to_run == std::vector<std::int64_t>{done, stopped, waiting});
   // A campaign of the plan's trials alone has none.
-  CHECK(added_rounds_to_run(store.db(), "c", 5, true).added == 0);
+  CHECK(added_rounds_to_run(store.db(), "c", 5, true, adaptive).added == 0);
+  // The experiment's rules now decide: a max lowered to 4 leaves the round at index 4 alone, and a
+  // study no longer adaptive runs none of its added rounds.
+  CHECK(added_rounds_to_run(store.db(), "c", 2, false, {{"s", RepeatPolicy{2, 4, 1.0}}}).to_run ==
+        std::vector<std::int64_t>{stopped});
+  CHECK(added_rounds_to_run(store.db(), "c", 2, true, {}).to_run.empty());
 }

@@ -355,8 +355,10 @@ TEST_CASE(
   CHECK(
       contains(flaky.gate->failed_in_b[0], "s ddp ×2: in B 1 of 3 trials failed (the latest attempt of one: crashed"));
   CHECK(contains(flaky.gate->failed_in_b[0], ", in A none"));
-  // B failing where A failed too, or A failing where B succeeded, is no regression.
+  // A failing where B succeeded is no regression; B losing every figure A has is, although A
+  // failed once too.
   CHECK(compare_of(f, "bbbb", "cccc", gate).gate->failed_in_b.empty());
+  REQUIRE(compare_of(f, "cccc", "bbbb", gate).gate->failed_in_b.size() == 1);
   // Not finished in B: named as not judged, and the gate judges the rest.
   ComparisonOutcome unfinished = compare_of(f, "aaaa", "dddd", gate);
   CHECK(unfinished.gate->passed());

@@ -26,13 +26,6 @@ studies:
       value: {regex: 'value: ([0-9]+)'}
 YAML
 
-wait_for_sql() {  # wait_for_sql QUERY EXPECTED: poll the live database (WAL) until QUERY gives EXPECTED
-  for _ in $(seq 1 600); do
-    [ "$(sql "$1" 2>/dev/null)" == "$2" ] && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting for '$1' to be '$2'"
-}
 # Every trial's latest attempt succeeded, and the campaign has every round up to max.
 expect_complete() {  # expect_complete WHAT
   expect_eq "$(sql "select count(*) from trials")" 8 "$1: two configurations, four rounds each"
@@ -81,6 +74,6 @@ wait_for_sql "select count(*) from attempts where state = 'running'" 1
 kill -INT $RUNNER
 set +e; wait $RUNNER; RC=$?; set -e
 expect_eq "$RC" 130 "exit code after Ctrl-C"
-expect_contains "$(cat "$WORK/force.log")" "\`mtrun run $EXP --force\` measures every trial again" \
+expect_contains "$(cat "$WORK/force.log")" "\`mtrun --db $DB run $EXP --force\` measures every trial again" \
   "a stopped --force run says what finishes it"
 echo "PASS"

@@ -121,6 +121,12 @@ expect_eq "$RC" 0 "history of env campaigns: $OUT"
 expect_contains "$OUT" "env.SPEED=2" "history names the env value"
 echo "PASS (env axes)"
 
+# "STATE: REASON" of the one attempt of experiment NAME's campaign.
+outcome_of() {  # outcome_of NAME
+  sql "select a.state || ': ' || a.error_reason from attempts a join trials t on t.id = a.trial_id
+    join campaigns c on c.id = t.campaign_id where c.experiment = '$1'"
+}
+
 # A program launched directly that dies of a signal is named as the program, with the signal's name:
 # there is no launcher to blame.
 cat > "$WORK/segv.yaml" <<'YAML'
@@ -133,8 +139,7 @@ studies:
 YAML
 capture "$MTRUN" --db "$DB" run "$WORK/segv.yaml"
 expect_eq "$RC" 1 "a program that dies of a signal"
-expect_eq "$(sql "select a.state || ': ' || a.error_reason from attempts a join trials t on t.id = a.trial_id
-  join campaigns c on c.id = t.campaign_id where c.experiment = 'segv'")" \
+expect_eq "$(outcome_of segv)" \
   "crashed: the program (launch: direct) was killed by signal 11 (Segmentation fault)" "the program and its signal named"
 echo "PASS (a direct program's signal)"
 
@@ -151,7 +156,6 @@ studies:
 YAML
 capture "$MTRUN" --db "$DB" run "$WORK/noexec.yaml"
 expect_eq "$RC" 1 "a program that cannot be executed"
-expect_eq "$(sql "select a.state || ': ' || a.error_reason from attempts a join trials t on t.id = a.trial_id
-  join campaigns c on c.id = t.campaign_id where c.experiment = 'noexec'")" \
+expect_eq "$(outcome_of noexec)" \
   "launch_failed: cannot execute $WORK/not_executable.sh: Permission denied" "not launched, and why"
 echo "PASS (a program that cannot be executed)"

@@ -281,25 +281,28 @@ expect_contains "$OUT" "$(sql "select id from campaigns where experiment = 'rena
 echo "PASS (global options, renamed experiment)"
 
 # A writer waits for another connection's lock (a VACUUM, a shell's open transaction) rather than
-# lose what it ran: a trial while a transaction holds the database for 12 s (past SQLite's usual
-# 10 s) is recorded, and the wait is said.
-cat > "$WORK/held.yaml" <<'YAML'
+# lose what it ran: a trial that finishes while a transaction holds the database for 15 s (past
+# SQLite's usual 10 s) is recorded, and the wait is said. The lock is taken once the trial runs, so
+# the write that waits is the one that records it.
+cat > "$WORK/held.yaml" <<YAML
 name: held
 studies:
   - name: s
     workload: command
     launch: direct
-    command: [sh, -c, "sleep 2; echo 'value: 7'"]
+    command: [sh, -c, "touch $WORK/held.started; sleep 1; echo 'value: 7'"]
     metrics: {value: {regex: 'value: ([0-9]+)'}}
 YAML
 "$MTRUN" --db "$DB" run "$WORK/held.yaml" > "$WORK/held.out" 2>&1 &
 RUNNER=$!
-sleep 1
-(echo "BEGIN EXCLUSIVE; SELECT 1;"; sleep 12; echo "COMMIT;") | sqlite3 "$DB" > /dev/null
+for _ in $(seq 1 300); do [ -e "$WORK/held.started" ] && break; sleep 0.1; done
+[ -e "$WORK/held.started" ] || fail "the held trial never started: $(cat "$WORK/held.out")"
+(echo ".timeout 5000"; echo "BEGIN EXCLUSIVE; SELECT 1;"; sleep 15; echo "COMMIT;") | sqlite3 "$DB" > /dev/null
 set +e; wait $RUNNER; RC=$?; set -e
 OUT=$(cat "$WORK/held.out")
 expect_eq "$RC" 0 "a run while another connection held the database: $OUT"
 expect_contains "$OUT" "mtrun: waiting for $DB: another connection holds its lock" "the wait said"
-expect_eq "$(sql "select m.value from metrics m join attempts a on a.id = m.attempt_id join trials t on t.id = a.trial_id
-  join campaigns c on c.id = t.campaign_id where c.experiment = 'held' and m.name = 'value'")" 7.0 "the measurement recorded"
+expect_eq "$(sql "select a.state || ' ' || m.value from metrics m join attempts a on a.id = m.attempt_id
+  join trials t on t.id = a.trial_id join campaigns c on c.id = t.campaign_id
+  where c.experiment = 'held' and m.name = 'value'")" "succeeded 7.0" "the measurement recorded"
 echo "PASS (a writer waits for the lock)"

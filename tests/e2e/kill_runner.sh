@@ -15,13 +15,6 @@ studies:
       ranks: [1, 2]
 YAML
 
-wait_for_sql() {  # wait_for_sql QUERY EXPECTED: poll the live database (WAL) until QUERY gives EXPECTED
-  for _ in $(seq 1 600); do
-    [ "$(sql "$1" 2>/dev/null)" == "$2" ] && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting for '$1' to be '$2'"
-}
 ranks_alive() { pgrep -f -- "--output $WORK/" | wc -l; }
 
 # 1. SIGKILL while the second trial runs: the runner cannot react, its job guard must.

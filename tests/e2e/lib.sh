@@ -26,6 +26,13 @@ expect_eq() { [ "$1" == "$2" ] || fail "$3: expected '$2', got '$1'"; }
 expect_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: output lacks '$2'. Output was:
 $1"; }
 sql() { sqlite3 -batch -noheader "$DB" "$1"; }
+wait_for_sql() {  # wait_for_sql QUERY EXPECTED: poll the live database (WAL) until QUERY gives EXPECTED
+  for _ in $(seq 1 600); do
+    [ "$(sql "$1" 2>/dev/null)" == "$2" ] && return 0
+    sleep 0.1
+  done
+  fail "timed out waiting for '$1' to be '$2'"
+}
 
 # The store schema version this mtrun writes, as schemas/store.sql declares it (its last section).
 store_schema_version() { grep -o '^-- @version [0-9]*' "$MT_SOURCE_DIR/schemas/store.sql" | tail -1 | grep -o '[0-9]*$'; }

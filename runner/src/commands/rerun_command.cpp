@@ -20,6 +20,7 @@
 #include "store/rerun_selection.h"
 #include "commands/campaign_selection.h"
 #include "commands/campaign_command.h"
+#include "commands/advised_command.h"
 #include "commands/commands.h"
 #include "launch/engine_workloads.h"
 #include "commands/experiment_plan.h"
@@ -51,11 +52,13 @@ std::string what_reruns(const RerunSelection& which, const TrialsToRerun& found)
 
 // What finishes a stopped rerun: the same selection again, which picks the trials not run (they
 // still failed, or still have a disturbed attempt reported) and the one stopped.
-std::string how_to_finish(const RerunSelection& which) {
-  std::vector<std::string> flags;
-  if (which.failed) flags.push_back("--failed");
-  if (which.disturbed) flags.push_back("--disturbed");
-  return fmt::format("`mtrun rerun {}` again runs them", fmt::join(flags, " "));
+std::string how_to_finish(const RerunSelection& which, const std::filesystem::path& db,
+                          const std::string& campaign_id) {
+  std::vector<std::string> words = {"rerun"};
+  if (which.failed) words.push_back("--failed");
+  if (which.disturbed) words.push_back("--disturbed");
+  words.insert(words.end(), {"--campaign", campaign_id});
+  return fmt::format("{} again runs them", advised_command(db, words));
 }
 
 int rerun(const RerunOptions& options, std::ostream& out) {
@@ -86,7 +89,7 @@ int rerun(const RerunOptions& options, std::ostream& out) {
       measurement.conditions = thresholds_from_json(j["conditions"].dump());
   }
   return run_campaign_trials(store, lease, context, capture_provenance_context(experiment_dir, context.engine), to_run,
-                             measurement, how_to_finish(options.which), options.db, out);
+                             measurement, how_to_finish(options.which, options.db, campaign.id), options.db, out);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "run/campaign_runner.h"
 #include "run/lease_keeper.h"
+#include "commands/advised_command.h"
 #include "commands/campaign_command.h"
 #include "commands/commands.h"
 #include "commands/number_options.h"
@@ -104,7 +105,8 @@ RunList trials_to_run(Store& store, const ExperimentPlan& plan, bool force) {
     }
   }
   if (registration) registration->commit();
-  const AddedRounds added = added_rounds_to_run(store.db(), plan.campaign_id, plan.trials.size(), force);
+  const AddedRounds added =
+      added_rounds_to_run(store.db(), plan.campaign_id, plan.trials.size(), force, adaptive_studies(plan.experiment));
   list.added = added.added;
   list.skipped += added.added - int(added.to_run.size());
   list.pending.rows.insert(list.pending.rows.end(), added.to_run.begin(), added.to_run.end());
@@ -119,12 +121,16 @@ RunList trials_to_run(Store& store, const ExperimentPlan& plan, bool force) {
 // again runs what has not succeeded, and only `run` adds adaptive rounds. A forced run cannot be
 // picked up where it stopped: the trials it did not reach succeeded before, so neither a plain `run`
 // nor `rerun --failed` would run them.
-std::string how_to_finish(const RunOptions& options, bool adaptive) {
+std::string how_to_finish(const RunOptions& options, bool adaptive, const std::string& campaign_id) {
   const std::string file = options.experiment.string();
-  if (options.force)
-    return fmt::format("they keep their earlier attempts; `mtrun run {} --force` measures every trial again", file);
-  if (adaptive) return fmt::format("`mtrun run {}` runs them, then the adaptive rounds still due", file);
-  return fmt::format("`mtrun run {}` or `mtrun rerun --failed` completes the campaign", file);
+  if (options.force) {
+    return fmt::format("they keep their earlier attempts; {} measures every trial again",
+                       advised_command(options.db, {"run", file, "--force"}));
+  }
+  const std::string run = advised_command(options.db, {"run", file});
+  if (adaptive) return fmt::format("{} runs them, then the adaptive rounds still due", run);
+  return fmt::format("{} or {} completes the campaign", run,
+                     advised_command(options.db, {"rerun", "--failed", "--campaign", campaign_id}));
 }
 
 int run_experiment(const RunOptions& options, std::ostream& out) {
@@ -162,7 +168,7 @@ int run_experiment(const RunOptions& options, std::ostream& out) {
                list.skipped);
   }
   return run_campaign_trials(store, lease, plan.context, plan.provenance, list.pending, measurement,
-                             how_to_finish(options, !measurement.adaptive.empty()), options.db, out);
+                             how_to_finish(options, !measurement.adaptive.empty(), plan.campaign_id), options.db, out);
 }
 
 // The machine before any timing: a warning when busy, a refusal with --require-quiet. Where the

@@ -209,14 +209,19 @@ std::string adaptive_outcome_line(Database& db, const std::string& campaign_id,
       outcome);
 }
 
-AddedRounds added_rounds_to_run(Database& db, const std::string& campaign_id, std::size_t planned, bool force) {
+AddedRounds added_rounds_to_run(Database& db, const std::string& campaign_id, std::size_t planned, bool force,
+                                const std::map<std::string, RepeatPolicy>& policies) {
   auto s = db.prepare(
-      "SELECT t.id, (SELECT a.state FROM attempts a WHERE a.trial_id = t.id ORDER BY a.attempt DESC LIMIT 1) "
-      "FROM trials t WHERE t.campaign_id = ? AND t.ordinal >= ? ORDER BY t.ordinal");
+      "SELECT t.id, (SELECT a.state FROM attempts a WHERE a.trial_id = t.id ORDER BY a.attempt DESC LIMIT 1), "
+      "t.study, t.repeat_index FROM trials t WHERE t.campaign_id = ? AND t.ordinal >= ? ORDER BY t.ordinal");
   s.bind(1, campaign_id).bind(2, std::int64_t(planned));
   AddedRounds out;
   while (s.step()) {
     ++out.added;
+    // The experiment's rules now, not those the rounds were added under: a study no longer adaptive,
+    // or a round beyond a lowered max, is not run again (the file changed, the campaign did not).
+    const auto policy = policies.find(s.text(2));
+    if (policy == policies.end() || s.integer(3) >= policy->second.max) continue;
     const bool succeeded = !s.is_null(1) && s.text(1) == "succeeded";
     if (force || !succeeded) out.to_run.push_back(s.integer(0));
   }

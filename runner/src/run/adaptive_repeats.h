@@ -87,8 +87,10 @@ struct AddedRounds {
 // Those whose latest attempt did not succeed (a round a stopped runner left unfinished, or one that
 // failed) are run again, as the plan's are, so that a run of the file again finishes the round and
 // goes on adding rounds. With `force`, every one: --force measures the campaign afresh, and a round
-// left with its older attempt would mix them into the new means.
-AddedRounds added_rounds_to_run(Database& db, const std::string& campaign_id, std::size_t planned, bool force);
+// left with its older attempt would mix them into the new means. Only rounds the experiment's
+// `policies` still allow: of a study still adaptive, below its `max`.
+AddedRounds added_rounds_to_run(Database& db, const std::string& campaign_id, std::size_t planned, bool force,
+                                const std::map<std::string, RepeatPolicy>& policies);
 
 // Registers one more round of every configuration that needs it and returns those trials (none when
 // every configuration has reached its target or max), saying so on `out`.

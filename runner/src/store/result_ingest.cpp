@@ -169,18 +169,26 @@ std::string failure_reason(const std::filesystem::path& log_file) {
   return reason.empty() ? "its log holds no message from the job or its launcher" : reason;
 }
 
-// The job's guard could not execute the program (not found, not executable): it says so in the
-// log and exits 127, as a shell does. Nothing ran, so the attempt did not launch rather than fail.
+// "Segmentation fault" for 11: in English whatever the locale, as logs are read (strsignal
+// translates, and is not safe across threads).
+std::string signal_description(int signal) {
+  const char* described = ::sigdescr_np(signal);
+  return described ? described : fmt::format("signal {}", signal);
+}
+
+// The job's guard could not execute the program (not found, not executable): it says so as the
+// log's last line and exits 127, as a shell does. Nothing ran, so the attempt did not launch rather
+// than fail. (The last line only: a program that ran and exits 127 may print anything before.)
 std::optional<std::string> program_not_started(const ProcessOutcome& process, const std::filesystem::path& log) {
   if (process.exit_code != 127) return std::nullopt;
   constexpr std::string_view kGuardSays = "mtrun: cannot execute ";
-  std::optional<std::string> why;
+  std::string last;
   scan_log(log, [&](std::string_view line) {
-    if (line.substr(0, kGuardSays.size()) != kGuardSays) return true;
-    why = std::string(line.substr(std::string_view("mtrun: ").size()));
-    return false;
+    if (!line.empty()) last = line;
+    return true;
   });
-  return why;
+  if (last.rfind(kGuardSays, 0) != 0) return std::nullopt;
+  return last.substr(std::string_view("mtrun: ").size());
 }
 
 AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::path& result_file,
@@ -225,7 +233,7 @@ AttemptOutcome classify(const ProcessOutcome& process, const std::filesystem::pa
       // Launched directly, the process that died is the trial's own program, not a launcher.
       o.error_reason = fmt::format("{} was killed by signal {} ({})",
                                    trial.command_uses_launcher ? "the launcher" : "the program (launch: direct)",
-                                   process.signal, ::strsignal(process.signal));
+                                   process.signal, signal_description(process.signal));
       return o;
     case ProcessEnd::Exited: break;
   }

@@ -2,10 +2,13 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "table_cell.h"
 
 namespace mt {
 namespace {
@@ -125,22 +128,23 @@ void Database::wait_for_locks(std::chrono::seconds limit, const std::atomic<bool
 
 // SQLite's busy handler: nonzero to try again. `tries` is 0 at the start of each wait.
 int Database::on_busy(void* self, int tries) {
+  // SQLite's usual wait, which the writes after a stop (recording it) still get.
+  constexpr auto kUsualWait = std::chrono::seconds(10);
   auto& db = *static_cast<Database*>(self);
   const auto now = std::chrono::steady_clock::now();
   if (tries == 0) {
     db.busy_since_ = now;
     db.said_waiting_ = false;
   }
-  if (db.stop_ && db.stop_->load()) return 0;
+  const bool stopping = db.stop_ && db.stop_->load();
   const auto waited = now - db.busy_since_;
-  if (waited >= db.patience_) return 0;
-  if (waited >= std::chrono::seconds(10) && !db.said_waiting_) {
+  if (waited >= (stopping ? std::min<std::chrono::steady_clock::duration>(db.patience_, kUsualWait) : db.patience_))
+    return 0;
+  if (!stopping && waited >= kUsualWait && !db.said_waiting_) {
     db.said_waiting_ = true;
     std::fprintf(
-        stderr,
-        "mtrun: waiting for %s: another connection holds its lock (waiting up to %lld s more; Ctrl-C "
-        "stops)\n",
-        db.file_.c_str(),
+        stderr, "mtrun: waiting for %s: another connection holds its lock (waiting up to %lld s more; Ctrl-C stops)\n",
+        escape_control_characters(db.file_.string()).c_str(),
         static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(db.patience_ - waited).count()));
   }
   // Short sleeps first, as SQLite's own handler: most waits are for a commit a moment away.

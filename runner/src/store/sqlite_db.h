@@ -89,7 +89,8 @@ class Database {
   // Waits up to `limit` for another connection's lock, where the default gives up after 10 s: a
   // writer that records a finished measurement must not lose it to a long transaction elsewhere (a
   // VACUUM, a shell's open transaction). Once a wait passes 10 s it says on stderr what it waits
-  // for; it gives up at once when `stop` turns true (Ctrl-C).
+  // for. Once `stop` turns true (Ctrl-C) it waits no longer than SQLite's usual 10 s: the writes
+  // that record the stop still wait for a lock held a moment.
   void wait_for_locks(std::chrono::seconds limit, const std::atomic<bool>* stop = nullptr);
 
  private:

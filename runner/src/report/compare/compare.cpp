@@ -104,17 +104,20 @@ std::string stack_section(const std::vector<StackDifference>& differences, const
   return out;
 }
 
-// The configurations of both campaigns that only one has figures for, and what the gate makes of them.
-struct OneSided {
+// What the table of figures leaves out: the configurations only one campaign has figures for, and
+// failures in B. A failure in B fails the gate where it cost B every figure A has (a crash is the
+// largest regression there is), or where none of A's trials failed; a configuration B has no figures
+// for otherwise (disturbed, not run) is not judged.
+struct BeyondFigures {
   std::string listed;                    // the markdown list items
-  std::vector<std::string> failed_in_b;  // A's succeeded, B's failed: fails the gate
-  std::vector<std::string> not_judged;   // A's succeeded, B has none (disturbed, not run)
+  std::vector<std::string> failed_in_b;  // fails the gate
+  std::vector<std::string> not_judged;
 };
 
-OneSided one_sided(const std::vector<Group>& groups_a, const std::vector<Group>& groups_b,
-                   const std::vector<Configuration>& configs_a, const std::vector<Configuration>& configs_b,
-                   const ConfigurationMatch& match, const ReportData& a, const ReportData& b) {
-  OneSided out;
+BeyondFigures beyond_figures(const std::vector<Group>& groups_a, const std::vector<Group>& groups_b,
+                             const std::vector<Configuration>& configs_a, const std::vector<Configuration>& configs_b,
+                             const ConfigurationMatch& match, const ReportData& a, const ReportData& b) {
+  BeyondFigures out;
   for (const auto& [i, j] : match.pairs) {
     const Group &ga = groups_a[i], &gb = groups_b[j];
     const std::string name = group_name(gb);
@@ -141,9 +144,14 @@ OneSided one_sided(const std::vector<Group>& groups_a, const std::vector<Group>&
 }
 
 // Why the comparison has no rows: a side with no configuration averaged (all failed, or all ran on
-// a disturbed machine, as the warnings above name) is not "nothing in common".
-std::string nothing_compared(const std::vector<Group>& groups_a, const std::vector<Group>& groups_b) {
-  if (!groups_a.empty() && !groups_b.empty()) return "The two campaigns have no configuration in common.\n\n";
+// a disturbed machine, as the warnings above name) is not "nothing in common", nor are configurations
+// both planned that have figures on one side only (listed below the table's place).
+std::string nothing_compared(const std::vector<Group>& groups_a, const std::vector<Group>& groups_b,
+                             bool planned_in_common) {
+  if (!groups_a.empty() && !groups_b.empty()) {
+    return planned_in_common ? "No configuration has figures in both campaigns (see below).\n\n"
+                             : "The two campaigns have no configuration in common.\n\n";
+  }
   const char* who = groups_a.empty() && groups_b.empty() ? "neither campaign has a"
                     : groups_a.empty()                   ? "campaign A has no"
                                                          : "campaign B has no";
@@ -226,15 +234,16 @@ ComparisonOutcome compare_campaigns(const ReportData& a, const ReportData& b, co
       "Configurations are matched by study and parameters{}. Ratio = mean B ÷ mean A; the verdict says "
       "how B compares with A. {}\n\n",
       match.changed.empty() ? "" : " (those above left out)", verdict_rules(tested_count(rows)));
-  out += rows.empty() ? nothing_compared(averaged_a, averaged_b)
+  out += rows.empty() ? nothing_compared(averaged_a, averaged_b, !match.pairs.empty())
                       : render_contrasts(rows, {"configuration", "B mean ± std (n)", "A mean ± std (n)", "B/A"}) +
                             "\n" + kCellLegend + "\n\n";
-  const OneSided one = one_sided(groups_a, groups_b, configs_a, configs_b, match, a, b);
-  if (!one.listed.empty()) out += "Configurations with successful trials in one campaign only:\n\n" + one.listed + "\n";
+  const BeyondFigures beyond = beyond_figures(groups_a, groups_b, configs_a, configs_b, match, a, b);
+  if (!beyond.listed.empty())
+    out += "Configurations with successful trials in one campaign only:\n\n" + beyond.listed + "\n";
   if (options.fail_on_regression_pct) {
     GateOutcome gate = judge_regressions(rows, *options.fail_on_regression_pct);
-    gate.failed_in_b = one.failed_in_b;
-    gate.not_judged.insert(gate.not_judged.end(), one.not_judged.begin(), one.not_judged.end());
+    gate.failed_in_b = beyond.failed_in_b;
+    gate.not_judged.insert(gate.not_judged.end(), beyond.not_judged.begin(), beyond.not_judged.end());
     if (gate.judged == 0 && gate.not_finite.empty() && gate.failed_in_b.empty()) {
       std::string why = gate.not_judged.empty() ? "no configuration with successful, undisturbed attempts was found "
                                                   "in both campaigns"

@@ -42,8 +42,8 @@ struct ConfigurationMatch {
 };
 
 // Throws RunnerError (usage) when a --match/--ignore name is no parameter of any configuration, or
-// names both. Given every configuration that succeeded, also those left out of the match for running
-// on a disturbed machine: a parameter they alone have is not a typo.
+// names both. Given every configuration the campaigns planned, also those without figures (failed,
+// disturbed, not run): a parameter they alone have is not a typo.
 void check_named_parameters(const std::vector<Configuration>& a, const std::vector<Configuration>& b,
                             const MatchRules& rules);
 

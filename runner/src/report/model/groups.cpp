@@ -154,10 +154,11 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-namespace {
+bool attempt_failed(const std::optional<std::string>& state) {
+  return state == "failed" || state == "timed_out" || state == "crashed" || state == "launch_failed";
+}
 
-// Every group in order of first appearance, with its succeeded trials split by the machine's verdict.
-std::vector<Group> all_groups(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
+std::vector<Group> every_group(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
   std::vector<std::string> order;
   std::map<std::string, Group> by_key;
   for (const auto& t : trials) {
@@ -186,22 +187,12 @@ std::vector<Group> all_groups(const std::vector<ReportTrial>& trials, bool keep_
   return out;
 }
 
-}  // namespace
-
 std::vector<Group> group_trials(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
   std::vector<Group> out;
-  for (auto& g : all_groups(trials, keep_disturbed)) {
+  for (auto& g : every_group(trials, keep_disturbed)) {
     if (!g.succeeded.empty()) out.push_back(std::move(g));
   }
   return out;
-}
-
-bool attempt_failed(const std::optional<std::string>& state) {
-  return state == "failed" || state == "timed_out" || state == "crashed" || state == "launch_failed";
-}
-
-std::vector<Group> every_group(const std::vector<ReportTrial>& trials, bool keep_disturbed) {
-  return all_groups(trials, keep_disturbed);
 }
 
 std::vector<const Group*> group_pointers(const std::vector<Group>& groups) {
@@ -213,7 +204,7 @@ std::vector<const Group*> group_pointers(const std::vector<Group>& groups) {
 
 std::vector<Group> disturbed_groups(const std::vector<ReportTrial>& trials) {
   std::vector<Group> out;
-  for (auto& g : all_groups(trials, false)) {
+  for (auto& g : every_group(trials, false)) {
     if (g.succeeded.empty() && !g.disturbed.empty()) out.push_back(std::move(g));
   }
   return out;

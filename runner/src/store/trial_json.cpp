@@ -97,8 +97,11 @@ nlohmann::ordered_json recorded_parameters(const Trial& t) {
 nlohmann::ordered_json stored_parameters(const std::string& parameters_json, const std::string& spec_json) {
   json params = json::parse(parameters_json, nullptr, /*allow_exceptions=*/false);
   if (!params.is_object()) params = json::object();
-  // Most trials set no environment: their spec, read for every trial of a report, is not parsed.
-  if (spec_json.find("\"environment\"") == std::string::npos) return params;
+  // Most trials set no environment (trial_to_json writes it as {}): their spec, read for every
+  // trial of a report, is not parsed.
+  if (spec_json.find("\"environment\"") == std::string::npos ||
+      spec_json.find("\"environment\":{}") != std::string::npos)
+    return params;
   const json spec = json::parse(spec_json, nullptr, /*allow_exceptions=*/false);
   if (!spec.is_object() || !spec.contains("environment") || !spec["environment"].is_object()) return params;
   for (const auto& [name, value] : spec["environment"].items()) {
